@@ -1,0 +1,239 @@
+#include "config.h"
+#include "db/fsio.h"
+#include "core/die.h"
+#include "core/strbuf.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static enum fsio_fault fault_kind;
+static unsigned fault_countdown;
+
+void fsio_inject_fault(enum fsio_fault kind, unsigned n)
+{
+	fault_kind = kind;
+	fault_countdown = n;
+}
+
+static bool fault_hits(enum fsio_fault kind)
+{
+	if (!fault_countdown || fault_kind != kind)
+		return false;
+	if (--fault_countdown)
+		return false;
+	errno = EIO;
+	return true;
+}
+
+int fsio_read_at(int dirfd, const char *name, const char *what, size_t max, struct strbuf *out)
+{
+	struct stat st;
+	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+
+	strbuf_reset(out);
+	if (fd < 0) {
+		if (errno == ENOENT)
+			return 1;
+		if (errno == ELOOP)
+			return errorf("%s: is a symbolic link; refusing to read it", what);
+		return errorf_errno("cannot open '%s'", what);
+	}
+	if (fstat(fd, &st)) {
+		errorf_errno("cannot stat '%s'", what);
+		goto fail;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		errorf("%s: not a regular file", what);
+		goto fail;
+	}
+	if ((uint64_t)st.st_size > max) {
+		errorf("%s: file too large (%lld bytes)", what, (long long)st.st_size);
+		goto fail;
+	}
+	strbuf_grow(out, (size_t)st.st_size);
+	for (;;) {
+		ssize_t n;
+
+		strbuf_grow(out, 4096);
+		n = read(fd, out->buf + out->len, out->alloc - out->len - 1);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			errorf_errno("cannot read '%s'", what);
+			goto fail;
+		}
+		if (!n)
+			break;
+		out->len += (size_t)n;
+		if (out->len > max) {
+			errorf("%s: file too large", what);
+			goto fail;
+		}
+	}
+	out->buf[out->len] = '\0';
+	close(fd);
+	return 0;
+fail:
+	close(fd);
+	strbuf_reset(out);
+	return -1;
+}
+
+static int write_all(int fd, const void *data, size_t len)
+{
+	const char *p = data;
+
+	while (len) {
+		size_t chunk = len > (1u << 20) ? (1u << 20) : len;
+		ssize_t n;
+
+		if (fault_hits(FSIO_FAULT_SHORT)) {
+			if (write(fd, p, chunk / 2) < 0)
+				return -1;
+			errno = ENOSPC;
+			return -1;
+		}
+		if (fault_hits(FSIO_FAULT_WRITE))
+			return -1;
+		n = write(fd, p, chunk);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* Fills name with ".tmp.<base>.<16 hex>". */
+static void tmp_name(char *name, size_t size, const char *base)
+{
+	uint64_t r;
+
+	if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != sizeof(r))
+		r = (uint64_t)getpid() << 32 ^ (uint64_t)random();
+	snprintf(name, size, "%s%.40s.%016llx", FSIO_TMP_PREFIX, base, (unsigned long long)r);
+}
+
+int fsio_write_atomic(int dirfd, const char *name, const char *what, const void *data,
+		      size_t len, bool sync)
+{
+	char tmp[128];
+	int fd = -1, tries = 0;
+
+	do {
+		tmp_name(tmp, sizeof(tmp), name);
+		fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			    FSIO_FILE_MODE);
+	} while (fd < 0 && errno == EEXIST && ++tries < 10);
+	if (fd < 0)
+		return errorf_errno("cannot create a temporary file for '%s'", what);
+	if (write_all(fd, data, len)) {
+		errorf_errno("cannot write '%s'", what);
+		goto fail;
+	}
+	if (sync && (fault_hits(FSIO_FAULT_FSYNC) || fsync(fd))) {
+		errorf_errno("cannot fsync '%s'", what);
+		goto fail;
+	}
+	if (close(fd)) {
+		fd = -1;
+		errorf_errno("cannot write '%s'", what);
+		goto fail;
+	}
+	fd = -1;
+	if (renameat(dirfd, tmp, dirfd, name)) {
+		errorf_errno("cannot rename a temporary file to '%s'", what);
+		goto fail;
+	}
+	if (sync && fsio_fsync_dir(dirfd, what))
+		return -1;
+	return 0;
+fail:
+	if (fd >= 0)
+		close(fd);
+	unlinkat(dirfd, tmp, 0);
+	return -1;
+}
+
+int fsio_fsync_dir(int dirfd, const char *what)
+{
+	if (fsync(dirfd) && errno != EINVAL)
+		return errorf_errno("cannot fsync the directory of '%s'", what);
+	return 0;
+}
+
+static int remove_tree_at(int dirfd, const char *name)
+{
+	int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *d;
+	struct dirent *de;
+	int ret = 0;
+
+	if (fd < 0)
+		return -1;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return -1;
+	}
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (unlinkat(fd, de->d_name, 0) && errno != ENOENT)
+			ret = -1;
+	}
+	closedir(d);
+	if (unlinkat(dirfd, name, AT_REMOVEDIR))
+		ret = -1;
+	return ret;
+}
+
+int fsio_remove_temps(int dirfd, const char *what)
+{
+	int fd = dup(dirfd);
+	DIR *d;
+	struct dirent *de;
+	int ret = 0;
+
+	if (fd < 0)
+		return errorf_errno("cannot read directory '%s'", what);
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return errorf_errno("cannot read directory '%s'", what);
+	}
+	rewinddir(d);
+	while ((de = readdir(d))) {
+		if (strncmp(de->d_name, FSIO_TMP_PREFIX, strlen(FSIO_TMP_PREFIX)))
+			continue;
+		if (!unlinkat(dirfd, de->d_name, 0) || errno == ENOENT)
+			continue;
+		if ((errno == EISDIR || errno == EPERM) && !remove_tree_at(dirfd, de->d_name))
+			continue;
+		ret = errorf_errno("cannot remove stale temporary file '%s/%s'", what, de->d_name);
+	}
+	closedir(d);
+	return ret;
+}
+
+int fsio_mkdtemp_at(int dirfd, char *name, size_t size, const char *what)
+{
+	for (int tries = 0; tries < 10; tries++) {
+		tmp_name(name, size, "epoch");
+		if (!mkdirat(dirfd, name, FSIO_DIR_MODE))
+			return 0;
+		if (errno != EEXIST)
+			break;
+	}
+	return errorf_errno("cannot create a temporary directory in '%s'", what);
+}

@@ -1,0 +1,59 @@
+/*
+ * db/fsio.h - the file-system primitives of the database: bounded reads,
+ * atomic durable replacement (temp + fsync + rename + fsync dir), temp-file
+ * cleanup.  Everything is relative to a directory fd and never follows a
+ * symlink in the last path component.
+ *
+ * `what` arguments are the display path used in error messages, e.g.
+ * "prof.db/000001/abc.cycles.prof".  Functions report their errors with
+ * errorf() and return -1, except where noted.
+ */
+#ifndef DCPI_DB_FSIO_H
+#define DCPI_DB_FSIO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+struct strbuf;
+
+#define FSIO_TMP_PREFIX ".tmp."
+#define FSIO_FILE_MODE 0640
+#define FSIO_DIR_MODE 0750
+
+/*
+ * Reads the regular file `name` (no symlinks) into out, at most max bytes
+ * (a larger file is an error).  Returns 0; 1 if it does not exist (no
+ * message); -1 on error (reported).
+ */
+int fsio_read_at(int dirfd, const char *name, const char *what, size_t max, struct strbuf *out);
+
+/*
+ * Replaces `name` atomically with data: writes a new temp file in the same
+ * directory (O_CREAT|O_EXCL|O_NOFOLLOW, 0640), fsyncs it (unless !sync),
+ * renames it over name and fsyncs the directory.  On failure the temp file
+ * is removed and name is untouched.
+ */
+int fsio_write_atomic(int dirfd, const char *name, const char *what, const void *data,
+		      size_t len, bool sync);
+
+int fsio_fsync_dir(int dirfd, const char *what);
+
+/* Removes entries named .tmp.* (files, and directories with their files). */
+int fsio_remove_temps(int dirfd, const char *what);
+
+/*
+ * Creates a new temp directory .tmp.<random> under dirfd (0750); writes its
+ * name into name (size >= 32).
+ */
+int fsio_mkdtemp_at(int dirfd, char *name, size_t size, const char *what);
+
+/*
+ * Fault injection for tests: make the n-th following write (FSIO_FAULT_WRITE)
+ * or fsync (FSIO_FAULT_FSYNC) in fsio_write_atomic fail with EIO, or make the
+ * n-th write short and then fail (FSIO_FAULT_SHORT).  n == 0 disables.
+ */
+enum fsio_fault { FSIO_FAULT_WRITE, FSIO_FAULT_FSYNC, FSIO_FAULT_SHORT };
+void fsio_inject_fault(enum fsio_fault kind, unsigned n);
+
+#endif

@@ -1,0 +1,87 @@
+/*
+ * db/meta.h - epoch metadata: where and when an epoch was collected, what
+ * was sampled and how, and what went wrong (docs/db-format.md, "meta").
+ */
+#ifndef DCPI_DB_META_H
+#define DCPI_DB_META_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/event.h"
+
+struct strbuf;
+struct textrec_line;
+
+/* One sampled event. */
+struct epoch_event {
+	enum dcpi_event event;  /* the DCPI event asked for */
+	enum dcpi_event used;   /* the event really counted (clock for cycles without a PMU) */
+	uint64_t period;        /* mean sampling period, in `unit` */
+	bool period_in_ns;      /* unit: ns (clock) or events */
+	uint64_t freq_hz;       /* requested rate (-F), 0 if a period was given */
+	uint64_t samples;       /* samples recorded */
+	uint64_t time_enabled;  /* ns, for multiplexing scale */
+	uint64_t time_running;  /* ns */
+};
+
+struct epoch_counter {
+	char *name;
+	uint64_t value;
+};
+
+struct epoch_meta {
+	uint32_t seq;
+	char *label;            /* NULL if none */
+	int64_t start_ns;       /* UTC ns since the Unix epoch */
+	int64_t end_ns;         /* 0 while open */
+	char *host;
+	char *kernel;
+	char *cpu_model;
+	char *cpu_vendor;
+	int cpu_family, cpu_model_id, cpu_stepping;
+	double cpu_mhz;
+	unsigned ncpus;
+	char **command;         /* NULL-terminated argv of dcpirun's command, or NULL */
+
+	struct epoch_event *events;
+	size_t n_events, alloc_events;
+	struct epoch_counter *counters;
+	size_t n_counters, alloc_counters;
+
+	/* Lines with keys this version does not know, kept verbatim. */
+	struct textrec_line *extra;
+	size_t n_extra, alloc_extra;
+};
+
+void epoch_meta_init(struct epoch_meta *m);
+void epoch_meta_release(struct epoch_meta *m);
+/* Fills host, kernel, CPU identification and MHz, ncpus from this machine. */
+void epoch_meta_fill_host(struct epoch_meta *m);
+
+/* Finds the event entry for ev, or NULL. */
+struct epoch_event *epoch_meta_event(const struct epoch_meta *m, enum dcpi_event ev);
+/* Returns the entry for ev, adding a zeroed one if absent. */
+struct epoch_event *epoch_meta_add_event(struct epoch_meta *m, enum dcpi_event ev);
+/* Counter value by name (0 if absent). */
+uint64_t epoch_meta_counter(const struct epoch_meta *m, const char *name);
+/* Sets a counter (adds it if absent).  name must match [a-z0-9_]+. */
+void epoch_meta_set_counter(struct epoch_meta *m, const char *name, uint64_t value);
+void epoch_meta_set_label(struct epoch_meta *m, const char *label);
+
+/*
+ * The mean sampling period of ev in processor cycles: period for hardware
+ * events, period_ns * cpu_mhz / 1000 for clock.  0 if unknown.
+ */
+double epoch_meta_period_cycles(const struct epoch_meta *m, enum dcpi_event ev);
+
+/* Checks a label (1-64 bytes, no spaces/controls, not numeric, not latest*). */
+bool epoch_label_valid(const char *label);
+
+/* Formats m as a complete meta file (text record with checksum). */
+void epoch_meta_format(const struct epoch_meta *m, struct strbuf *out);
+/* Parses a meta file; -1 with *why on failure (m left empty). */
+int epoch_meta_parse(const char *buf, size_t len, struct epoch_meta *m, const char **why);
+
+#endif

@@ -1,0 +1,426 @@
+/*
+ * dcpi-test-helper - exposes database internals to test scripts (git's
+ * t/helper approach).
+ *
+ *   build DIR [FILE]       build a fixture database from a text description
+ *   check DIR              read every file of every epoch; print one line per
+ *                          profile ("SEQ KEY EVENT PID ENTRIES TOTAL"); exit 1
+ *                          if anything is unreadable
+ *   merge-loop DIR SEED    merge random increments forever (crash tests)
+ *   read-loop DIR SECONDS  load every profile in a loop; exit 1 on any error
+ *   encode-profile KEY EVENT < "OFFSET COUNT" lines > profile bytes
+ *
+ * Fixture description (build), one directive a line, '#' comments:
+ *   epoch [label=L] [start=ISO] [end=ISO] [host=H] [mhz=M] [model=TEXT]
+ *   event NAME [used=NAME] [period=N] [unit=ns|events] [freq=HZ]
+ *   counter NAME VALUE
+ *   image KEY|auto path=PATH [kind=file] [buildid=HEX] [size=N] [mtime=NS]
+ *         [dev=N] [ino=N]
+ *   profile KEY EVENT [pid=N]
+ *   OFFSET COUNT           (lines after profile; hex with 0x or decimal)
+ * Paths may use the escapes of docs/db-format.md (\n, \x20, ...).  Event
+ * sample counts in the metadata are the sums of the profiles unless the
+ * event line says samples=N.
+ */
+#include "config.h"
+#include "core/cli.h"
+#include "core/die.h"
+#include "core/strbuf.h"
+#include "core/timeutil.h"
+#include "core/utf8.h"
+#include "core/xalloc.h"
+#include "db/db.h"
+
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char usage[] =
+	"usage: dcpi-test-helper build DIR [FILE]\n"
+	"       dcpi-test-helper check DIR\n"
+	"       dcpi-test-helper merge-loop DIR SEED\n"
+	"       dcpi-test-helper read-loop DIR SECONDS\n"
+	"       dcpi-test-helper encode-profile KEY EVENT\n";
+
+/* ---- build ------------------------------------------------------------ */
+
+struct builder {
+	struct db *db;
+	uint32_t seq;            /* current epoch, 0 before the first */
+	struct epoch_meta meta;
+	bool explicit_samples[EVENT__COUNT];
+	struct image_index images;
+	struct db_profile_id prof;
+	bool in_profile;
+	struct profile p;
+	int lineno;
+};
+
+/* Returns the value of "name=value" among toks, or NULL. */
+static const char *opt(char **toks, int n, const char *name)
+{
+	size_t len = strlen(name);
+
+	for (int i = 0; i < n; i++)
+		if (!strncmp(toks[i], name, len) && toks[i][len] == '=')
+			return toks[i] + len + 1;
+	return NULL;
+}
+
+static uint64_t num(struct builder *b, const char *s)
+{
+	uint64_t v;
+
+	if (cli_parse_u64(s, &v))
+		die("line %d: bad number '%s'", b->lineno, s);
+	return v;
+}
+
+static char *unescape(struct builder *b, const char *s)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	if (strbuf_add_unescaped(&sb, s, strlen(s)))
+		die("line %d: bad escape in '%s'", b->lineno, s);
+	return strbuf_detach(&sb, NULL);
+}
+
+static void flush_profile(struct builder *b)
+{
+	if (!b->in_profile)
+		return;
+	profile_normalize(&b->p);
+	if (db_profile_merge(b->db, b->seq, &b->prof, &b->p))
+		die("cannot store profile");
+	if (!b->prof.per_pid && !b->explicit_samples[b->prof.event]) {
+		struct epoch_event *e = epoch_meta_add_event(&b->meta, b->prof.event);
+
+		e->samples += profile_total(&b->p);
+	}
+	b->p.n = 0;
+	b->in_profile = false;
+}
+
+static void finish_epoch(struct builder *b)
+{
+	flush_profile(b);
+	if (!b->seq)
+		return;
+	if (db_images_store(b->db, b->seq, &b->images) || db_meta_store(b->db, &b->meta))
+		die("cannot finish epoch %" PRIu32, b->seq);
+	image_index_release(&b->images);
+	epoch_meta_release(&b->meta);
+	memset(b->explicit_samples, 0, sizeof(b->explicit_samples));
+}
+
+static void do_epoch(struct builder *b, char **t, int n)
+{
+	const char *v;
+	int64_t end = 0;
+
+	finish_epoch(b);
+	epoch_meta_init(&b->meta);
+	epoch_meta_fill_host(&b->meta);
+	if ((v = opt(t, n, "label")))
+		epoch_meta_set_label(&b->meta, v);
+	if ((v = opt(t, n, "start")) && time_parse_iso(v, &b->meta.start_ns))
+		die("line %d: bad start time", b->lineno);
+	if ((v = opt(t, n, "end")) && time_parse_iso(v, &end))
+		die("line %d: bad end time", b->lineno);
+	if ((v = opt(t, n, "host"))) {
+		free(b->meta.host);
+		b->meta.host = unescape(b, v);
+	}
+	if ((v = opt(t, n, "model"))) {
+		free(b->meta.cpu_model);
+		b->meta.cpu_model = unescape(b, v);
+	}
+	if ((v = opt(t, n, "mhz")))
+		b->meta.cpu_mhz = strtod(v, NULL);
+	if (db_epoch_create(b->db, &b->meta))
+		die("cannot create epoch");
+	b->meta.end_ns = end ? end : b->meta.start_ns + 60 * (int64_t)1000000000;
+	b->seq = b->meta.seq;
+}
+
+static void do_event(struct builder *b, char **t, int n)
+{
+	int ev = n > 1 ? event_lookup(t[1]) : -1, used;
+	struct epoch_event *e;
+	const char *v;
+
+	if (ev < 0 || !b->seq)
+		die("line %d: bad event line", b->lineno);
+	e = epoch_meta_add_event(&b->meta, (enum dcpi_event)ev);
+	if ((v = opt(t, n, "used"))) {
+		if ((used = event_lookup(v)) < 0)
+			die("line %d: bad event '%s'", b->lineno, v);
+		e->used = (enum dcpi_event)used;
+	}
+	e->period = (v = opt(t, n, "period")) ? num(b, v) : 1000000;
+	v = opt(t, n, "unit");
+	e->period_in_ns = v ? !strcmp(v, "ns") : e->used == EVENT_CLOCK;
+	e->freq_hz = (v = opt(t, n, "freq")) ? num(b, v) : 0;
+	if ((v = opt(t, n, "samples"))) {
+		e->samples = num(b, v);
+		b->explicit_samples[ev] = true;
+	}
+}
+
+static void do_image(struct builder *b, char **t, int n)
+{
+	struct db_image img;
+	const char *v;
+	int kind;
+
+	memset(&img, 0, sizeof(img));
+	if (n < 2 || !b->seq || !(v = opt(t, n, "path")))
+		die("line %d: bad image line", b->lineno);
+	img.path = unescape(b, v);
+	if ((v = opt(t, n, "buildid")) && image_parse_build_id(&img, v))
+		die("line %d: bad build-id", b->lineno);
+	img.size = (v = opt(t, n, "size")) ? num(b, v) : 0;
+	img.mtime_ns = (v = opt(t, n, "mtime")) ? (int64_t)num(b, v) : 0;
+	img.dev = (v = opt(t, n, "dev")) ? num(b, v) : 0;
+	img.ino = (v = opt(t, n, "ino")) ? num(b, v) : 0;
+	if ((v = opt(t, n, "kind"))) {
+		if ((kind = image_kind_lookup(v)) < 0)
+			die("line %d: bad kind", b->lineno);
+		img.kind = (enum image_kind)kind;
+	}
+	if (strcmp(t[1], "auto")) {
+		if (!image_key_valid(t[1]))
+			die("line %d: bad key '%s'", b->lineno, t[1]);
+		strcpy(img.key, t[1]);
+	} else if (img.build_id_len) {
+		image_key_from_build_id(img.key, img.build_id, img.build_id_len);
+	} else {
+		image_key_from_path(img.key, img.path, img.dev, img.ino);
+	}
+	image_index_put(&b->images, &img);
+	printf("%s\n", img.key);
+	free(img.path);
+}
+
+static void do_profile(struct builder *b, char **t, int n)
+{
+	const char *v = opt(t, n, "pid");
+	int ev = n > 2 ? event_lookup(t[2]) : -1;
+
+	flush_profile(b);
+	if (ev < 0 || !b->seq)
+		die("line %d: bad profile line", b->lineno);
+	if (db_profile_id_set(&b->prof, t[1], (enum dcpi_event)ev, v != NULL,
+			      v ? (uint32_t)num(b, v) : 0))
+		die("line %d: bad profile key", b->lineno);
+	b->in_profile = true;
+}
+
+static void build_line(struct builder *b, char *line)
+{
+	char *t[32], *save = NULL, *tok;
+	int n = 0;
+
+	line[strcspn(line, "#\n")] = '\0';
+	for (tok = strtok_r(line, " \t", &save); tok && n < 32; tok = strtok_r(NULL, " \t", &save))
+		t[n++] = tok;
+	if (!n)
+		return;
+	if (!strcmp(t[0], "epoch")) {
+		do_epoch(b, t, n);
+	} else if (!strcmp(t[0], "event")) {
+		do_event(b, t, n);
+	} else if (!strcmp(t[0], "counter") && n == 3 && b->seq) {
+		epoch_meta_set_counter(&b->meta, t[1], num(b, t[2]));
+	} else if (!strcmp(t[0], "image")) {
+		do_image(b, t, n);
+	} else if (!strcmp(t[0], "profile")) {
+		do_profile(b, t, n);
+	} else if (b->in_profile && n == 2) {
+		profile_add(&b->p, num(b, t[0]), num(b, t[1]));
+	} else {
+		die("line %d: cannot parse '%s'", b->lineno, t[0]);
+	}
+}
+
+static int cmd_build(const char *dir, const char *file)
+{
+	struct builder b;
+	FILE *in = file ? fopen(file, "r") : stdin;
+	char *line = NULL;
+	size_t cap = 0;
+
+	if (!in)
+		die_errno("cannot open '%s'", file);
+	memset(&b, 0, sizeof(b));
+	if (!(b.db = db_open(dir, DB_CREATE | DB_NOSYNC)))
+		return 1;
+	while (getline(&line, &cap, in) > 0) {
+		b.lineno++;
+		build_line(&b, line);
+	}
+	finish_epoch(&b);
+	free(line);
+	profile_release(&b.p);
+	db_close(b.db);
+	if (file)
+		fclose(in);
+	return 0;
+}
+
+/* ---- check ------------------------------------------------------------ */
+
+static int cmd_check(const char *dir)
+{
+	struct db *db = db_open(dir, DB_READ);
+	struct db_epoch_list epochs;
+	int bad = 0;
+
+	if (!db)
+		return 1;
+	if (db_epochs_list(db, &epochs)) {
+		db_close(db);
+		return 1;
+	}
+	for (size_t i = 0; i < epochs.n; i++) {
+		struct image_index idx;
+		struct db_profile_id *ids;
+		size_t n;
+		uint32_t seq = epochs.v[i].seq;
+
+		bad |= !epochs.v[i].meta_ok;
+		bad |= db_images_load(db, seq, &idx) != 0;
+		image_index_release(&idx);
+		if (db_profiles_list(db, seq, &ids, &n)) {
+			bad = 1;
+			continue;
+		}
+		for (size_t j = 0; j < n; j++) {
+			struct profile p = PROFILE_INIT;
+
+			if (db_profile_load(db, seq, &ids[j], &p)) {
+				bad = 1;
+				continue;
+			}
+			printf("%" PRIu32 " %s %s %" PRIu32 " %zu %" PRIu64 "\n", seq, ids[j].key,
+			       event_name(ids[j].event), ids[j].pid, p.n, profile_total(&p));
+			profile_release(&p);
+		}
+		free(ids);
+	}
+	db_epoch_list_release(&epochs);
+	db_close(db);
+	return bad;
+}
+
+/* ---- merge-loop / read-loop (crash and concurrency tests) -------------- */
+
+static int cmd_merge_loop(const char *dir, const char *seed_s)
+{
+	struct db *db = db_open(dir, DB_CREATE | DB_WAIT);
+	uint32_t seq;
+	unsigned seed = (unsigned)strtoul(seed_s, NULL, 10);
+	static const char *const keys[] = { "aaaa", "bbbb", "cccc" };
+
+	if (!db)
+		return 1;
+	if (db_epoch_current(db, &seq) || !seq) {
+		struct epoch_meta m;
+
+		epoch_meta_init(&m);
+		epoch_meta_fill_host(&m);
+		if (db_epoch_create(db, &m))
+			return 1;
+		seq = m.seq;
+		epoch_meta_release(&m);
+	}
+	srand(seed);
+	for (;;) {
+		struct profile p = PROFILE_INIT;
+		struct db_profile_id id;
+		int n = 1 + rand() % 2000;
+
+		for (int i = 0; i < n; i++)
+			profile_add(&p, (uint64_t)(rand() % 100000), 1 + (uint64_t)(rand() % 5));
+		profile_normalize(&p);
+		db_profile_id_set(&id, keys[rand() % 3], EVENT_CYCLES, false, 0);
+		if (db_profile_merge(db, seq, &id, &p))
+			return 1;
+		profile_release(&p);
+	}
+}
+
+static int cmd_read_loop(const char *dir, const char *secs)
+{
+	struct db *db = db_open(dir, DB_READ);
+	int64_t until = time_monotonic_ns() + (int64_t)atoi(secs) * 1000000000;
+	unsigned long loads = 0;
+
+	if (!db)
+		return 1;
+	while (time_monotonic_ns() < until) {
+		uint32_t seq;
+		struct db_profile_id *ids;
+		size_t n;
+
+		if (db_epoch_resolve(db, "latest", &seq) || db_profiles_list(db, seq, &ids, &n))
+			return 1;
+		for (size_t i = 0; i < n; i++) {
+			struct profile p = PROFILE_INIT;
+
+			if (db_profile_load(db, seq, &ids[i], &p) < 0)
+				return 1;
+			profile_release(&p);
+			loads++;
+		}
+		free(ids);
+	}
+	printf("%lu loads\n", loads);
+	db_close(db);
+	return 0;
+}
+
+static int cmd_encode(const char *key, const char *event)
+{
+	struct profile p = PROFILE_INIT;
+	struct profile_header h;
+	struct strbuf out = STRBUF_INIT;
+	unsigned long long off, cnt;
+	int ev = event_lookup(event);
+
+	if (ev < 0 || !image_key_valid(key))
+		die("bad key or event");
+	memset(&h, 0, sizeof(h));
+	strcpy(h.key, key);
+	h.event = (enum dcpi_event)ev;
+	while (scanf("%lli %lli", &off, &cnt) == 2)
+		profile_add(&p, off, cnt);
+	profile_normalize(&p);
+	profile_encode(&p, &h, &out);
+	fwrite(out.buf, 1, out.len, stdout);
+	strbuf_release(&out);
+	profile_release(&p);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	cli_init(argc, argv);
+	if (argc >= 2 && !strcmp(argv[1], "--help"))
+		cli_usage(usage, 0);
+	if (argc >= 3 && !strcmp(argv[1], "build"))
+		return cmd_build(argv[2], argc > 3 ? argv[3] : NULL);
+	if (argc == 3 && !strcmp(argv[1], "check"))
+		return cmd_check(argv[2]);
+	if (argc == 4 && !strcmp(argv[1], "merge-loop"))
+		return cmd_merge_loop(argv[2], argv[3]);
+	if (argc == 4 && !strcmp(argv[1], "read-loop"))
+		return cmd_read_loop(argv[2], argv[3]);
+	if (argc == 4 && !strcmp(argv[1], "encode-profile"))
+		return cmd_encode(argv[2], argv[3]);
+	cli_usage(usage, 1);
+}

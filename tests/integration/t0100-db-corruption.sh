@@ -1,0 +1,101 @@
+#!/bin/bash
+# Corrupt and truncated database files: every reader exits non-zero with a
+# message naming the file, without crashing; the rest stays readable.
+. "$top_srcdir/tests/lib.sh"
+
+# Readers to check: the test helper always; report tools once they exist.
+readers() {
+	echo "dcpi-test-helper check db"
+	command -v dcpiprof >/dev/null && echo "dcpiprof -d db -E 1"
+	command -v dcpilist >/dev/null && echo "dcpilist -d db -E 1 main"
+	command -v dcpistats >/dev/null && echo "dcpistats -d db 1"
+	true
+}
+
+make_db() {
+	rm -rf db
+	dcpi-test-helper build db >/dev/null <<-'DESC'
+	epoch label=one
+	event cycles used=clock period=1000000 unit=ns
+	image aaaa path=/bin/true
+	profile aaaa cycles
+	0x1000 5
+	0x1008 7
+	0x2000 100
+	image bbbb path=/bin/false
+	profile bbbb cycles
+	0x10 1
+	DESC
+}
+
+# check_readers FILE: every reader must fail (status 1) and name FILE.
+check_readers() {
+	local file=$1 cmd
+	while read -r cmd; do
+		[ -n "$cmd" ] || continue
+		$cmd >out 2>err
+		rc=$?
+		if [ $rc -ne 1 ]; then
+			echo "'$cmd' exited $rc on damaged $file"; cat err; return 1
+		fi
+		grep -q "$file" err || { echo "'$cmd' did not name $file:"; cat err; return 1; }
+	done <<-EOF2
+	$(readers)
+	EOF2
+}
+
+test_expect_success 'fixture database is readable' '
+	make_db && dcpi-test-helper check db >out && test $(wc -l <out) = 2
+'
+
+prof=db/000001/aaaa.cycles.prof
+size=$(make_db && stat -c %s $prof)
+for len in 0 8 64 127 128 $((size / 2)) $((size * 3 / 4)) $((size - 1)); do
+	test_expect_success "profile truncated to $len bytes is reported by name" "
+		make_db && truncate -s $len $prof && check_readers $prof
+	"
+done
+
+for off in 0 9 13 20 30 45 60 100 121 126 128 $((size - 1)); do
+	test_expect_success "profile with byte $off flipped is reported by name" "
+		make_db &&
+		printf '\\x$(printf %02x $(( (off * 37 + 1) % 255 + 1 )))' |
+			dd of=$prof bs=1 seek=$off conv=notrunc 2>/dev/null &&
+		! cmp -s $prof /dev/null && check_readers $prof
+	"
+done
+
+test_expect_success 'a damaged profile leaves the other profiles readable' '
+	make_db && truncate -s 100 $prof &&
+	test_must_fail dcpi-test-helper check db >out 2>err &&
+	grep -q "bbbb cycles" out
+'
+
+for f in meta images; do
+	test_expect_success "truncated $f is reported by name" "
+		make_db && truncate -s 20 db/000001/$f &&
+		test_must_fail dcpi-test-helper check db 2>err && grep -q 'db/000001/$f' err
+	"
+	test_expect_success "$f with a changed byte is reported by name" "
+		make_db && sed -i '2s/./X/' db/000001/$f &&
+		test_must_fail dcpi-test-helper check db 2>err && grep -q 'db/000001/$f' err &&
+		grep -q 'bad checksum' err
+	"
+done
+
+test_expect_success 'a symlink in place of a profile is refused' '
+	make_db && rm $prof && ln -s /etc/passwd $prof &&
+	test_must_fail dcpi-test-helper check db 2>err && grep -q "symbolic link" err
+'
+
+test_expect_success 'a directory that is not a database is refused' '
+	mkdir notdb && echo x >notdb/file &&
+	test_must_fail dcpi-test-helper check notdb 2>err && grep -q "not a dcpi database" err
+'
+
+test_expect_success 'an unknown format version is refused' '
+	make_db && echo "dcpi-db 2" >db/FORMAT &&
+	test_must_fail dcpi-test-helper check db 2>err && grep -q "unsupported format version" err
+'
+
+test_done

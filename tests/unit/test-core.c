@@ -1,0 +1,234 @@
+/* Unit tests of core/: varint, crc32c, strbuf, escaping, JSON, u64map, time. */
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "core/crc32c.h"
+#include "core/json.h"
+#include "core/strbuf.h"
+#include "core/timeutil.h"
+#include "core/u64map.h"
+#include "core/utf8.h"
+#include "core/varint.h"
+
+static void varint_round_trip(void **state)
+{
+	static const uint64_t values[] = { 0, 1, 127, 128, 255, 256, 16383, 16384,
+					   (1ull << 32) - 1, 1ull << 32, (1ull << 63) - 1,
+					   1ull << 63, UINT64_MAX };
+
+	for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
+		uint8_t buf[VARINT_MAX];
+		const uint8_t *p = buf;
+		uint64_t v;
+		size_t n = varint_encode(values[i], buf);
+
+		assert_int_equal(n, varint_len(values[i]));
+		assert_int_equal(varint_decode(&p, buf + n, &v), 0);
+		assert_true(v == values[i]);
+		assert_ptr_equal(p, buf + n);
+		/* Every truncation fails and leaves the pointer alone. */
+		for (size_t k = 0; k < n; k++) {
+			p = buf;
+			assert_int_equal(varint_decode(&p, buf + k, &v), -1);
+			assert_ptr_equal(p, buf);
+		}
+	}
+}
+
+static void varint_rejects_malformed(void **state)
+{
+	static const uint8_t overlong[] = { 0x80, 0x00 };
+	static const uint8_t too_long[] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01 };
+	static const uint8_t overflow[] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02 };
+	const uint8_t *p;
+	uint64_t v;
+
+	p = overlong;
+	assert_int_equal(varint_decode(&p, overlong + 2, &v), -1);
+	p = too_long;
+	assert_int_equal(varint_decode(&p, too_long + sizeof(too_long), &v), -1);
+	p = overflow;
+	assert_int_equal(varint_decode(&p, overflow + sizeof(overflow), &v), -1);
+	assert_int_equal(varint_len(300), 2);
+}
+
+static void crc32c_known_values(void **state)
+{
+	char buf[1000];
+
+	assert_int_equal(crc32c(0, "123456789", 9), 0xe3069283);
+	assert_int_equal(crc32c_sw(0, "123456789", 9), 0xe3069283);
+	assert_int_equal(crc32c(0, "", 0), 0);
+	for (size_t i = 0; i < sizeof(buf); i++)
+		buf[i] = (char)(i * 7 + 3);
+	for (size_t len = 0; len < sizeof(buf); len += 37) {
+		assert_int_equal(crc32c(0, buf, len), crc32c_sw(0, buf, len));
+		/* Continuation equals one pass. */
+		assert_int_equal(crc32c(crc32c(0, buf, len / 3), buf + len / 3, len - len / 3),
+				 crc32c(0, buf, len));
+	}
+}
+
+static void strbuf_basics(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *s;
+	size_t len;
+
+	assert_string_equal(sb.buf, "");
+	strbuf_addstr(&sb, "abc");
+	strbuf_addf(&sb, "%d-%s", 42, "x");
+	strbuf_addch(&sb, '!');
+	assert_string_equal(sb.buf, "abc42-x!");
+	for (int i = 0; i < 1000; i++)
+		strbuf_addf(&sb, "%04d", i);
+	assert_int_equal(sb.len, 8 + 4000);
+	strbuf_setlen(&sb, 3);
+	strbuf_addstr(&sb, "  \n");
+	strbuf_rtrim(&sb);
+	s = strbuf_detach(&sb, &len);
+	assert_string_equal(s, "abc");
+	assert_int_equal(len, 3);
+	assert_string_equal(sb.buf, "");
+	free(s);
+}
+
+static void escape_round_trip(void **state)
+{
+	static const char *const inputs[] = {
+		"plain", "with space", "../../etc/x", "new\nline", "tab\there", "back\\slash",
+		"\x1b[31mred", "caf\xc3\xa9", "bad\xff utf8", "\x7f", "",
+	};
+
+	for (size_t i = 0; i < sizeof(inputs) / sizeof(inputs[0]); i++) {
+		struct strbuf esc = STRBUF_INIT, back = STRBUF_INIT;
+
+		strbuf_add_escaped(&esc, inputs[i], strlen(inputs[i]), ESCAPE_SPACE);
+		assert_null(strpbrk(esc.buf, " \n\t\r\x1b"));
+		assert_int_equal(strbuf_add_unescaped(&back, esc.buf, esc.len), 0);
+		assert_string_equal(back.buf, inputs[i]);
+		strbuf_release(&esc);
+		strbuf_release(&back);
+	}
+}
+
+static void escape_terminal(void **state)
+{
+	char *s = display_safe("a\x1b[2Jb\xc2\x9b" "c\xff" "caf\xc3\xa9");
+
+	assert_string_equal(s, "a\\x1b[2Jb\\xc2\\x9bc\\xffcaf\xc3\xa9");
+	free(s);
+}
+
+static void unescape_rejects_bad(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	assert_int_equal(strbuf_add_unescaped(&sb, "a\\", 2), -1);
+	assert_int_equal(strbuf_add_unescaped(&sb, "\\q", 2), -1);
+	assert_int_equal(strbuf_add_unescaped(&sb, "\\x4", 3), -1);
+	assert_int_equal(strbuf_add_unescaped(&sb, "\\xzz", 4), -1);
+	strbuf_release(&sb);
+}
+
+static void json_output(void **state)
+{
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&buf, &size);
+	struct json_writer w;
+
+	json_init(&w, f, false);
+	json_object_begin(&w);
+	json_key(&w, "name");
+	json_string(&w, "a\"b\\c\n\x01\xff\xc3\xa9");
+	json_key(&w, "list");
+	json_array_begin(&w);
+	json_u64(&w, 1);
+	json_i64(&w, -2);
+	json_double(&w, 0.5, 6);
+	json_bool(&w, true);
+	json_null(&w);
+	json_hex(&w, 0x401000);
+	json_array_end(&w);
+	json_key(&w, "empty");
+	json_object_begin(&w);
+	json_object_end(&w);
+	json_object_end(&w);
+	assert_int_equal(json_finish(&w), 0);
+	fclose(f);
+	assert_string_equal(buf, "{\"name\":\"a\\\"b\\\\c\\n\\u0001\\u00ff\xc3\xa9\","
+				 "\"list\":[1,-2,0.5,true,null,\"0x401000\"],\"empty\":{}}\n");
+	free(buf);
+}
+
+static void u64map_counts(void **state)
+{
+	struct u64map m = U64MAP_INIT;
+	uint64_t k, v, sum = 0;
+	size_t it = 0, n = 0;
+
+	for (uint64_t i = 0; i < 10000; i++)
+		u64map_add(&m, i * 0x1000, i);
+	u64map_add(&m, 0, 5);
+	u64map_add(&m, UINT64_MAX, 1);
+	assert_int_equal(m.size, 10001);
+	assert_true(u64map_get(&m, 0x1000 * 9999, &v) && v == 9999);
+	assert_true(u64map_get(&m, 0, &v) && v == 5);
+	assert_false(u64map_get(&m, 1, &v));
+	while (u64map_next(&m, &it, &k, &v)) {
+		sum += v;
+		n++;
+	}
+	assert_int_equal(n, 10001);
+	assert_true(sum == 9999ull * 10000 / 2 + 5 + 1);
+	u64map_clear(&m);
+	assert_int_equal(m.size, 0);
+	assert_false(u64map_get(&m, 0, &v));
+	u64map_release(&m);
+}
+
+static void time_format_parse(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int64_t ns, t = 1795329060123000000ll;
+
+	strbuf_add_time_iso(&sb, t);
+	assert_string_equal(sb.buf, "2026-11-22T06:31:00.123Z");
+	assert_int_equal(time_parse_iso(sb.buf, &ns), 0);
+	assert_true(ns == t);
+	assert_int_equal(time_parse_iso("2026-11-22T06:31:00Z", &ns), 0);
+	assert_int_equal(time_parse_iso("2026-13-22T06:31:00Z", &ns), -1);
+	assert_int_equal(time_parse_iso("2026-11-22 06:31:00", &ns), -1);
+	assert_int_equal(time_parse_iso("2026-11-22T06:31:00.Z", &ns), -1);
+	strbuf_reset(&sb);
+	strbuf_add_duration(&sb, 3723 * 1000000000ll);
+	assert_string_equal(sb.buf, "1h02m");
+	strbuf_release(&sb);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(varint_round_trip),
+		cmocka_unit_test(varint_rejects_malformed),
+		cmocka_unit_test(crc32c_known_values),
+		cmocka_unit_test(strbuf_basics),
+		cmocka_unit_test(escape_round_trip),
+		cmocka_unit_test(escape_terminal),
+		cmocka_unit_test(unescape_rejects_bad),
+		cmocka_unit_test(json_output),
+		cmocka_unit_test(u64map_counts),
+		cmocka_unit_test(time_format_parse),
+	};
+
+	return cmocka_run_group_tests_name("core", tests, NULL, NULL);
+}

@@ -1,0 +1,567 @@
+/* Unit tests of db/: profile encoding, text records, meta, image index, and
+ * the database operations (epochs, merge-add, corruption, faults). */
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <fcntl.h>
+#include <cmocka.h>
+
+#include "core/die.h"
+#include "core/strbuf.h"
+#include "core/xalloc.h"
+#include "db/db.h"
+#include "db/fsio.h"
+#include "db/textrec.h"
+
+/* Silence expected error messages, but count them. */
+static unsigned reported;
+static void quiet(enum report_level level, const char *msg)
+{
+	(void)level;
+	(void)msg;
+	reported++;
+}
+
+static void make_profile(struct profile *p, size_t n, uint64_t step)
+{
+	profile_init(p);
+	for (size_t i = 0; i < n; i++)
+		profile_add(p, 0x1000 + i * step, 1 + i % 7);
+}
+
+static void encode(const struct profile *p, const char *key, enum dcpi_event ev,
+		   struct strbuf *out)
+{
+	struct profile_header h;
+
+	memset(&h, 0, sizeof(h));
+	strcpy(h.key, key);
+	h.event = ev;
+	profile_encode(p, &h, out);
+}
+
+static void profile_normalize_and_merge(void **state)
+{
+	struct profile a = PROFILE_INIT, b = PROFILE_INIT;
+
+	profile_add(&a, 30, 1);
+	profile_add(&a, 10, 2);
+	profile_add(&a, 30, 4);
+	profile_add(&a, 20, 0);
+	assert_false(profile_is_normalized(&a));
+	profile_normalize(&a);
+	assert_true(profile_is_normalized(&a));
+	assert_int_equal(a.n, 2);
+	assert_true(profile_get(&a, 30) == 5 && profile_get(&a, 10) == 2);
+	profile_add(&b, 5, 1);
+	profile_add(&b, 10, 1);
+	profile_add(&b, 40, 9);
+	assert_int_equal(profile_merge(&a, &b), 0);
+	assert_int_equal(a.n, 4);
+	assert_true(profile_total(&a) == 18);
+	assert_true(profile_get(&a, 10) == 3);
+	/* Overflow is refused and leaves dst alone. */
+	profile_release(&b);
+	profile_add(&b, 40, UINT64_MAX);
+	assert_int_equal(profile_merge(&a, &b), -1);
+	assert_true(profile_get(&a, 40) == 9);
+	profile_release(&a);
+	profile_release(&b);
+}
+
+static void profile_encode_round_trip(void **state)
+{
+	static const size_t sizes[] = { 0, 1, 2, 100, 5000 };
+
+	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+		struct profile p, q = PROFILE_INIT;
+		struct profile_header h;
+		struct strbuf sb = STRBUF_INIT;
+		const char *why;
+
+		make_profile(&p, sizes[s], 3);
+		profile_add(&p, UINT64_MAX, 1);
+		profile_normalize(&p);
+		encode(&p, "abc123", EVENT_IMISS, &sb);
+		assert_int_equal(profile_decode(sb.buf, sb.len, &h, &q, &why), 0);
+		assert_int_equal(q.n, p.n);
+		assert_memory_equal(q.v, p.v, p.n * sizeof(*p.v));
+		assert_string_equal(h.key, "abc123");
+		assert_int_equal(h.event, EVENT_IMISS);
+		assert_true(h.total == profile_total(&p));
+		profile_release(&p);
+		profile_release(&q);
+		strbuf_release(&sb);
+	}
+}
+
+static void profile_is_compact(void **state)
+{
+	struct profile p;
+	struct strbuf sb = STRBUF_INIT;
+
+	/* 10000 offsets 4 bytes apart with small counts: 2 bytes each. */
+	make_profile(&p, 10000, 4);
+	encode(&p, "k", EVENT_CYCLES, &sb);
+	assert_true(sb.len <= PROFILE_HEADER_SIZE + 2 * 10000 + 8);
+	profile_release(&p);
+	strbuf_release(&sb);
+}
+
+static void profile_rejects_every_truncation_and_flip(void **state)
+{
+	struct profile p, q = PROFILE_INIT;
+	struct profile_header h;
+	struct strbuf sb = STRBUF_INIT;
+	const char *why;
+
+	make_profile(&p, 50, 5);
+	encode(&p, "deadbeef", EVENT_CYCLES, &sb);
+	for (size_t len = 0; len < sb.len; len++)
+		assert_int_equal(profile_decode(sb.buf, len, &h, &q, &why), -1);
+	for (size_t i = 0; i < sb.len; i++) {
+		for (int bit = 0; bit < 8; bit++) {
+			sb.buf[i] ^= (char)(1 << bit);
+			assert_int_equal(profile_decode(sb.buf, sb.len, &h, &q, &why), -1);
+			assert_int_equal(q.n, 0);
+			sb.buf[i] ^= (char)(1 << bit);
+		}
+	}
+	strbuf_addch(&sb, 0);
+	assert_int_equal(profile_decode(sb.buf, sb.len, &h, &q, &why), -1);
+	assert_string_equal(why, "trailing bytes after payload");
+	profile_release(&p);
+	profile_release(&q);
+	strbuf_release(&sb);
+}
+
+static void textrec_round_trip_and_damage(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct textrec rec;
+	const char *why;
+
+	textrec_begin(&sb, "dcpi-test", 1);
+	textrec_line(&sb, "path", "/a b/c\nd", "x", NULL);
+	textrec_finish(&sb);
+	assert_int_equal(textrec_parse(sb.buf, sb.len, "dcpi-test", 1, &rec, &why), 0);
+	assert_int_equal(rec.n, 1);
+	assert_int_equal(rec.lines[0].ntok, 3);
+	assert_string_equal(rec.lines[0].tok[1], "/a b/c\nd");
+	textrec_release(&rec);
+	assert_int_equal(textrec_parse(sb.buf, sb.len, "dcpi-other", 1, &rec, &why), -1);
+	for (size_t len = 0; len < sb.len; len++)
+		assert_int_equal(textrec_parse(sb.buf, len, "dcpi-test", 1, &rec, &why), -1);
+	sb.buf[12] ^= 1;
+	assert_int_equal(textrec_parse(sb.buf, sb.len, "dcpi-test", 1, &rec, &why), -1);
+	assert_string_equal(why, "bad checksum");
+	strbuf_release(&sb);
+}
+
+static void meta_round_trip(void **state)
+{
+	struct epoch_meta m, n;
+	struct strbuf a = STRBUF_INIT, b = STRBUF_INIT;
+	struct epoch_event *e;
+	const char *why;
+	char *argv[] = { "./prog", "arg with space", "", "x\ny", NULL };
+
+	epoch_meta_init(&m);
+	m.seq = 7;
+	m.start_ns = 1795329060123000000ll;
+	m.end_ns = m.start_ns + 5000000000ll;
+	epoch_meta_set_label(&m, "before");
+	epoch_meta_fill_host(&m);
+	m.command = argv;
+	e = epoch_meta_add_event(&m, EVENT_CYCLES);
+	e->used = EVENT_CLOCK;
+	e->period = 1000000;
+	e->period_in_ns = true;
+	e->samples = 12345;
+	m.cpu_mhz = 2000;
+	epoch_meta_set_counter(&m, "lost", 3);
+	epoch_meta_format(&m, &a);
+	m.command = NULL;
+	/* A line from a newer version survives a parse/format cycle. */
+	strbuf_setlen(&a, a.len - 16);
+	strbuf_addstr(&a, "future_key some\\x20value 1\n");
+	textrec_finish(&a);
+	assert_int_equal(epoch_meta_parse(a.buf, a.len, &n, &why), 0);
+	assert_int_equal(n.seq, 7);
+	assert_string_equal(n.label, "before");
+	assert_string_equal(n.command[1], "arg with space");
+	assert_string_equal(n.command[2], "");
+	assert_string_equal(n.command[3], "x\ny");
+	assert_null(n.command[4]);
+	assert_true(epoch_meta_counter(&n, "lost") == 3);
+	assert_true(epoch_meta_event(&n, EVENT_CYCLES)->used == EVENT_CLOCK);
+	assert_true(epoch_meta_period_cycles(&n, EVENT_CYCLES) == 2000000.0);
+	assert_int_equal(n.n_extra, 1);
+	epoch_meta_format(&n, &b);
+	assert_non_null(strstr(b.buf, "future_key some\\x20value 1\n"));
+	epoch_meta_release(&m);
+	epoch_meta_release(&n);
+	strbuf_release(&a);
+	strbuf_release(&b);
+}
+
+static void labels(void **state)
+{
+	assert_true(epoch_label_valid("before"));
+	assert_true(epoch_label_valid("v1.2"));
+	assert_false(epoch_label_valid(""));
+	assert_false(epoch_label_valid("12"));
+	assert_false(epoch_label_valid("latest"));
+	assert_false(epoch_label_valid("latest~1"));
+	assert_false(epoch_label_valid("a b"));
+	assert_false(epoch_label_valid("a\nb"));
+}
+
+static void image_index_hostile_paths(void **state)
+{
+	struct image_index idx = IMAGE_INDEX_INIT, back;
+	struct db_image img;
+	struct strbuf sb = STRBUF_INIT;
+	const char *why;
+	static const char *const paths[] = { "../../etc/x", "/tmp/a\nimage b", "/x y/\x1b[1m",
+					     "/usr/lib/libc.so.6" };
+
+	for (size_t i = 0; i < 4; i++) {
+		memset(&img, 0, sizeof(img));
+		img.path = (char *)paths[i];
+		img.dev = 1;
+		img.ino = i;
+		image_key_from_path(img.key, img.path, img.dev, img.ino);
+		assert_true(image_key_valid(img.key));
+		image_index_put(&idx, &img);
+	}
+	image_index_format(&idx, &sb);
+	assert_int_equal(image_index_parse(sb.buf, sb.len, &back, &why), 0);
+	assert_int_equal(back.n, 4);
+	for (size_t i = 0; i < 4; i++)
+		assert_string_equal(image_index_find(&back, idx.v[i].key)->path, idx.v[i].path);
+	assert_false(image_key_valid("../x"));
+	assert_false(image_key_valid("A"));
+	assert_false(image_key_valid(""));
+	image_index_release(&idx);
+	image_index_release(&back);
+	strbuf_release(&sb);
+}
+
+static void build_id_keys(void **state)
+{
+	uint8_t id[20];
+	char key[PROFILE_KEY_MAX + 1];
+	uint8_t big[32] = { 0 };
+
+	for (int i = 0; i < 20; i++)
+		id[i] = (uint8_t)(i * 17);
+	image_key_from_build_id(key, id, 20);
+	assert_string_equal(key, "00112233445566778899aabbccddeeff10213243");
+	image_key_from_build_id(key, big, 32);
+	assert_int_equal(key[0], 'h');
+	assert_true(image_key_valid(key));
+}
+
+/* ---- database operations ---------------------------------------------- */
+
+static char *tmpdb(void)
+{
+	char tmpl[] = "/tmp/dcpi-unit-XXXXXX";
+	char *dir = mkdtemp(tmpl);
+
+	assert_non_null(dir);
+	return xasprintf("%s/db", dir);
+}
+
+static struct db *new_db(char **path)
+{
+	struct db *db;
+
+	*path = tmpdb();
+	db = db_open(*path, DB_CREATE | DB_NOSYNC);
+	assert_non_null(db);
+	return db;
+}
+
+static uint32_t new_epoch(struct db *db, const char *label)
+{
+	struct epoch_meta m;
+	uint32_t seq;
+
+	epoch_meta_init(&m);
+	if (label)
+		epoch_meta_set_label(&m, label);
+	assert_int_equal(db_epoch_create(db, &m), 0);
+	seq = m.seq;
+	epoch_meta_release(&m);
+	return seq;
+}
+
+static void db_epochs_and_resolution(void **state)
+{
+	char *path;
+	struct db *db = new_db(&path), *rd;
+	uint32_t seq, cur;
+	struct epoch_meta m;
+
+	reported = 0;
+	assert_int_equal(db_epoch_resolve(db, "latest", &seq), -1);
+	assert_int_equal(new_epoch(db, "before"), 1);
+	assert_int_equal(new_epoch(db, NULL), 2);
+	assert_int_equal(new_epoch(db, "after"), 3);
+	assert_int_equal(new_epoch(db, "before"), 4);
+	assert_int_equal(db_epoch_resolve(db, NULL, &seq), 0);
+	assert_int_equal(seq, 4);
+	assert_int_equal(db_epoch_resolve(db, "latest~1", &seq), 0);
+	assert_int_equal(seq, 3);
+	assert_int_equal(db_epoch_resolve(db, "latest~3", &seq), 0);
+	assert_int_equal(seq, 1);
+	assert_int_equal(db_epoch_resolve(db, "latest~4", &seq), -1);
+	assert_int_equal(db_epoch_resolve(db, "latest~x", &seq), -1);
+	assert_int_equal(db_epoch_resolve(db, "2", &seq), 0);
+	assert_int_equal(seq, 2);
+	assert_int_equal(db_epoch_resolve(db, "9", &seq), -1);
+	assert_int_equal(db_epoch_resolve(db, "after", &seq), 0);
+	assert_int_equal(seq, 3);
+	assert_int_equal(db_epoch_resolve(db, "before", &seq), 0);
+	assert_int_equal(seq, 4);
+	assert_int_equal(db_epoch_resolve(db, "nope", &seq), -1);
+	assert_int_equal(db_epoch_current(db, &cur), 0);
+	assert_int_equal(cur, 4);
+	/* Creating an epoch closed the previous one. */
+	assert_int_equal(db_meta_load(db, 3, &m), 0);
+	assert_true(m.end_ns >= m.start_ns && m.end_ns != 0);
+	epoch_meta_release(&m);
+	assert_int_equal(db_meta_load(db, 4, &m), 0);
+	assert_true(m.end_ns == 0);
+	epoch_meta_release(&m);
+	/* An invalid label is refused. */
+	epoch_meta_init(&m);
+	epoch_meta_set_label(&m, "latest");
+	assert_int_equal(db_epoch_create(db, &m), -1);
+	epoch_meta_release(&m);
+	/* A second writer is refused; a reader is not. */
+	assert_null(db_open(path, DB_WRITE));
+	rd = db_open(path, DB_READ);
+	assert_non_null(rd);
+	db_close(rd);
+	assert_true(reported >= 7);
+	db_close(db);
+	free(path);
+}
+
+static void db_refuses_non_database(void **state)
+{
+	char *path = tmpdb();
+	char *file;
+	int fd;
+
+	reported = 0;
+	assert_null(db_open(path, DB_READ)); /* missing */
+	assert_int_equal(mkdir(path, 0755), 0);
+	file = xasprintf("%s/precious", path);
+	fd = open(file, O_CREAT | O_WRONLY, 0644);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_null(db_open(path, DB_CREATE)); /* non-empty, not a database */
+	assert_int_equal(access(file, F_OK), 0);
+	assert_int_equal(reported, 2);
+	free(file);
+	free(path);
+}
+
+static void db_merge_add(void **state)
+{
+	char *path;
+	struct db *db = new_db(&path);
+	struct db_profile_id id, *ids;
+	struct profile a, b = PROFILE_INIT, got = PROFILE_INIT;
+	struct db_image_totals *tot;
+	size_t n;
+	uint32_t seq = new_epoch(db, NULL);
+
+	make_profile(&a, 100, 4);
+	profile_normalize(&a);
+	assert_int_equal(db_profile_id_set(&id, "cafe", EVENT_CYCLES, false, 0), 0);
+	assert_int_equal(db_profile_load(db, seq, &id, &got), 1);
+	assert_int_equal(db_profile_merge(db, seq, &id, &a), 0);
+	assert_int_equal(db_profile_merge(db, seq, &id, &a), 0);
+	assert_int_equal(db_profile_load(db, seq, &id, &got), 0);
+	assert_int_equal(got.n, 100);
+	assert_true(profile_total(&got) == 2 * profile_total(&a));
+	profile_add(&b, 1, 10);
+	db_profile_id_set(&id, "cafe", EVENT_IMISS, false, 0);
+	assert_int_equal(db_profile_merge(db, seq, &id, &b), 0);
+	db_profile_id_set(&id, "cafe", EVENT_CYCLES, true, 77);
+	assert_int_equal(db_profile_merge(db, seq, &id, &b), 0);
+	assert_int_equal(db_profiles_list(db, seq, &ids, &n), 0);
+	assert_int_equal(n, 3);
+	assert_true(ids[1].per_pid && ids[1].pid == 77 && ids[2].event == EVENT_IMISS);
+	free(ids);
+	assert_int_equal(db_image_totals(db, seq, &tot, &n), 0);
+	assert_int_equal(n, 1);
+	assert_true(tot[0].samples[EVENT_CYCLES] == 2 * profile_total(&a));
+	assert_true(tot[0].samples[EVENT_IMISS] == 10);
+	free(tot);
+	profile_release(&a);
+	profile_release(&b);
+	profile_release(&got);
+	db_close(db);
+	free(path);
+}
+
+static void db_corrupt_profile_is_reported_and_quarantined(void **state)
+{
+	char *path;
+	struct db *db = new_db(&path);
+	struct db_profile_id id;
+	struct profile a, got = PROFILE_INIT;
+	struct profile_header h;
+	uint32_t seq = new_epoch(db, NULL);
+	char *file, *bad;
+
+	make_profile(&a, 10, 4);
+	db_profile_id_set(&id, "beef", EVENT_CYCLES, false, 0);
+	assert_int_equal(db_profile_merge(db, seq, &id, &a), 0);
+	file = xasprintf("%s/000001/beef.cycles.prof", path);
+	bad = xasprintf("%s.corrupt", file);
+	assert_int_equal(truncate(file, 140), 0);
+	reported = 0;
+	assert_int_equal(db_profile_load(db, seq, &id, &got), -1);
+	assert_int_equal(db_profile_stat(db, seq, &id, &h), -1);
+	assert_int_equal(reported, 2);
+	/* A merge keeps the bad file aside and goes on. */
+	assert_int_equal(db_profile_merge(db, seq, &id, &a), 0);
+	assert_int_equal(access(bad, F_OK), 0);
+	assert_int_equal(db_profile_load(db, seq, &id, &got), 0);
+	assert_true(profile_total(&got) == profile_total(&a));
+	/* A valid file under another key's name is caught by the header check. */
+	free(bad);
+	bad = xasprintf("%s/000001/feed.cycles.prof", path);
+	assert_int_equal(link(file, bad), 0);
+	db_profile_id_set(&id, "feed", EVENT_CYCLES, false, 0);
+	reported = 0;
+	assert_int_equal(db_profile_load(db, seq, &id, &got), -1);
+	assert_int_equal(reported, 1);
+	free(file);
+	free(bad);
+	profile_release(&a);
+	profile_release(&got);
+	db_close(db);
+	free(path);
+}
+
+static void db_fsync_failure_keeps_old_file(void **state)
+{
+	char *path = tmpdb();
+	struct db *db = db_open(path, DB_CREATE);
+	struct db_profile_id id;
+	struct profile a, got = PROFILE_INIT;
+	uint32_t seq;
+
+	assert_non_null(db);
+	seq = new_epoch(db, NULL);
+	make_profile(&a, 10, 4);
+	db_profile_id_set(&id, "f00d", EVENT_CYCLES, false, 0);
+	assert_int_equal(db_profile_merge(db, seq, &id, &a), 0);
+	for (int kind = FSIO_FAULT_WRITE; kind <= FSIO_FAULT_SHORT; kind++) {
+		fsio_inject_fault((enum fsio_fault)kind, 1);
+		reported = 0;
+		assert_int_equal(db_profile_merge(db, seq, &id, &a), -1);
+		assert_int_equal(reported, 1);
+		assert_int_equal(db_profile_load(db, seq, &id, &got), 0);
+		assert_true(profile_total(&got) == profile_total(&a));
+	}
+	/* Retrying from memory succeeds. */
+	assert_int_equal(db_profile_merge(db, seq, &id, &a), 0);
+	assert_int_equal(db_profile_load(db, seq, &id, &got), 0);
+	assert_true(profile_total(&got) == 2 * profile_total(&a));
+	profile_release(&a);
+	profile_release(&got);
+	db_close(db);
+	free(path);
+}
+
+static void db_cleans_orphaned_temps(void **state)
+{
+	char *path;
+	struct db *db = new_db(&path);
+	char *tmp1, *tmp2;
+	int fd;
+
+	new_epoch(db, NULL);
+	db_close(db);
+	tmp1 = xasprintf("%s/.tmp.current.1234", path);
+	tmp2 = xasprintf("%s/000001/.tmp.x.cycles.prof.99", path);
+	fd = open(tmp1, O_CREAT | O_WRONLY, 0600);
+	close(fd);
+	fd = open(tmp2, O_CREAT | O_WRONLY, 0600);
+	close(fd);
+	db = db_open(path, DB_READ);
+	db_close(db);
+	assert_int_equal(access(tmp1, F_OK), 0); /* readers leave them */
+	db = db_open(path, DB_WRITE);
+	assert_non_null(db);
+	assert_int_equal(access(tmp1, F_OK), -1);
+	assert_int_equal(access(tmp2, F_OK), -1);
+	db_close(db);
+	free(tmp1);
+	free(tmp2);
+	free(path);
+}
+
+static void db_aux_files(void **state)
+{
+	char *path;
+	struct db *db = new_db(&path);
+	struct strbuf sb = STRBUF_INIT;
+	uint32_t seq = new_epoch(db, NULL);
+
+	assert_true(db_aux_name_valid("kallsyms"));
+	assert_true(db_aux_name_valid("perf-123.map"));
+	assert_false(db_aux_name_valid("../x"));
+	assert_false(db_aux_name_valid(".tmp.x"));
+	assert_false(db_aux_name_valid("meta"));
+	assert_false(db_aux_name_valid("a.cycles.prof"));
+	assert_int_equal(db_aux_store(db, seq, "kallsyms", "ffff t x\n", 9), 0);
+	assert_int_equal(db_aux_load(db, seq, "kallsyms", 100, &sb), 0);
+	assert_string_equal(sb.buf, "ffff t x\n");
+	assert_int_equal(db_aux_load(db, seq, "perf-1.map", 100, &sb), 1);
+	strbuf_release(&sb);
+	db_close(db);
+	free(path);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(profile_normalize_and_merge),
+		cmocka_unit_test(profile_encode_round_trip),
+		cmocka_unit_test(profile_is_compact),
+		cmocka_unit_test(profile_rejects_every_truncation_and_flip),
+		cmocka_unit_test(textrec_round_trip_and_damage),
+		cmocka_unit_test(meta_round_trip),
+		cmocka_unit_test(labels),
+		cmocka_unit_test(image_index_hostile_paths),
+		cmocka_unit_test(build_id_keys),
+		cmocka_unit_test(db_epochs_and_resolution),
+		cmocka_unit_test(db_refuses_non_database),
+		cmocka_unit_test(db_merge_add),
+		cmocka_unit_test(db_corrupt_profile_is_reported_and_quarantined),
+		cmocka_unit_test(db_fsync_failure_keeps_old_file),
+		cmocka_unit_test(db_cleans_orphaned_temps),
+		cmocka_unit_test(db_aux_files),
+	};
+
+	set_report_routine(quiet);
+	return cmocka_run_group_tests_name("db", tests, NULL, NULL);
+}
