@@ -277,7 +277,8 @@ int db_epoch_seqs(struct db *db, uint32_t **seqs, size_t *n)
 		(*seqs)[(*n)++] = seq;
 	}
 	closedir(d);
-	qsort(*seqs, *n, sizeof(**seqs), cmp_u32);
+	if (*n)
+		qsort(*seqs, *n, sizeof(**seqs), cmp_u32);
 	return 0;
 }
 
