@@ -1,0 +1,186 @@
+#include "config.h"
+#include "tui/data.h"
+
+#include "core/utf8.h"
+#include "core/xalloc.h"
+#include "tui/job.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* ---- epochs ------------------------------------------------------------ */
+
+void data_load_epochs(struct job *job)
+{
+	struct db *db = job->arg;
+	struct epochs_data *ed = XNEW(struct epochs_data);
+
+	job->result = ed;
+	if (db_epochs_list(db, &ed->list)) {
+		job->status = -1;
+		return;
+	}
+	ed->n_images = xcalloc(ed->list.n ? ed->list.n : 1, sizeof(*ed->n_images));
+	for (size_t i = 0; i < ed->list.n && !job_cancelled(job); i++) {
+		struct db_epoch *e = &ed->list.v[i];
+		struct image_index idx = IMAGE_INDEX_INIT;
+
+		job_progress(job, i, ed->list.n);
+		ed->n_images[i] = db_images_load(db, e->seq, &idx) ? SIZE_MAX : idx.n;
+		image_index_release(&idx);
+		for (size_t k = 0; e->meta_ok && k < e->meta.n_events; k++)
+			ed->events[e->meta.events[k].event] = true;
+	}
+}
+
+void epochs_data_free(void *data)
+{
+	struct epochs_data *ed = data;
+
+	if (!ed)
+		return;
+	db_epoch_list_release(&ed->list);
+	free(ed->n_images);
+	free(ed);
+}
+
+const struct db_epoch *epochs_data_find(const struct epochs_data *ed, uint32_t seq)
+{
+	for (size_t i = 0; ed && i < ed->list.n; i++)
+		if (ed->list.v[i].seq == seq)
+			return &ed->list.v[i];
+	return NULL;
+}
+
+/* ---- images ------------------------------------------------------------ */
+
+const char *binary_status_name(enum binary_status s)
+{
+	static const char *const names[] = { "-", "ok", "missing", "rebuilt", "noaccess" };
+
+	return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
+}
+
+enum binary_status image_binary_status(const struct db_image *img)
+{
+	struct stat st;
+	int64_t mtime;
+
+	if (img->kind != IMAGE_FILE)
+		return BINARY_NA;
+	if (stat(img->path, &st))
+		return errno == ENOENT || errno == ENOTDIR ? BINARY_MISSING : BINARY_NOACCESS;
+	if (!S_ISREG(st.st_mode))
+		return BINARY_MISSING;
+	mtime = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+	if ((img->size && (uint64_t)st.st_size != img->size) ||
+	    (img->mtime_ns && mtime != img->mtime_ns))
+		return BINARY_REBUILT;
+	return BINARY_OK;
+}
+
+static void row_set_path(struct image_row *row, const char *path)
+{
+	const char *slash;
+
+	row->path = display_safe(path);
+	slash = strrchr(row->path, '/');
+	row->base = slash && slash[1] ? slash + 1 : row->path;
+}
+
+/* One row per index entry, plus one per key that has profiles but no entry. */
+static void build_rows(struct images_data *id, const struct db_image_totals *tot, size_t n_tot)
+{
+	size_t alloc = 0;
+
+	for (size_t i = 0; i < id->index.n; i++) {
+		ALLOC_GROW(id->rows, id->n + 1, alloc);
+		memset(&id->rows[id->n], 0, sizeof(*id->rows));
+		strcpy(id->rows[id->n].key, id->index.v[i].key);
+		id->rows[id->n].img = &id->index.v[i];
+		row_set_path(&id->rows[id->n], id->index.v[i].path);
+		id->n++;
+	}
+	for (size_t i = 0; i < n_tot; i++) {
+		const struct db_image *img = image_index_find(&id->index, tot[i].key);
+		struct image_row *row = NULL;
+
+		if (img) {
+			row = &id->rows[img - id->index.v];
+		} else {
+			char name[PROFILE_KEY_MAX + 3];
+
+			ALLOC_GROW(id->rows, id->n + 1, alloc);
+			row = &id->rows[id->n++];
+			memset(row, 0, sizeof(*row));
+			strcpy(row->key, tot[i].key);
+			snprintf(name, sizeof(name), "[%s]", tot[i].key);
+			row_set_path(row, name);
+		}
+		for (int e = 0; e < EVENT__COUNT; e++) {
+			row->samples[e] = tot[i].samples[e];
+			id->total[e] += tot[i].samples[e];
+			if (tot[i].samples[e])
+				id->events[e] = true;
+		}
+	}
+}
+
+void data_load_images(struct job *job)
+{
+	struct data_arg *arg = job->arg;
+	struct images_data *id = XNEW(struct images_data);
+	struct db_image_totals *tot = NULL;
+	size_t n_tot = 0;
+
+	job->result = id;
+	id->seq = arg->seq;
+	epoch_meta_init(&id->meta);
+	image_index_init(&id->index);
+	id->meta_ok = db_meta_load(arg->db, arg->seq, &id->meta) == 0;
+	for (size_t k = 0; id->meta_ok && k < id->meta.n_events; k++)
+		id->events[id->meta.events[k].event] = true;
+	id->index_ok = db_images_load(arg->db, arg->seq, &id->index) == 0;
+	if (db_image_totals(arg->db, arg->seq, &tot, &n_tot))
+		job->status = -1;
+	build_rows(id, tot, n_tot);
+	free(tot);
+	for (size_t i = 0; i < id->n && !job_cancelled(job); i++) {
+		if (i % 64 == 0)
+			job_progress(job, i, id->n);
+		if (id->rows[i].img)
+			id->rows[i].status = image_binary_status(id->rows[i].img);
+	}
+	if (!id->index_ok)
+		job->status = -1;
+}
+
+void images_data_free(void *data)
+{
+	struct images_data *id = data;
+
+	if (!id)
+		return;
+	for (size_t i = 0; i < id->n; i++)
+		free(id->rows[i].path);
+	free(id->rows);
+	image_index_release(&id->index);
+	epoch_meta_release(&id->meta);
+	free(id);
+}
+
+int data_default_event(const bool events[EVENT__COUNT])
+{
+	static const enum dcpi_event order[] = { EVENT_CYCLES, EVENT_CLOCK };
+
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
+		if (events[order[i]])
+			return (int)order[i];
+	for (int e = 0; e < EVENT__COUNT; e++)
+		if (events[e])
+			return e;
+	return -1;
+}

@@ -1,0 +1,90 @@
+/*
+ * tui/data.h - what the views show, loaded from the database by jobs
+ * (tui/job.h) and cached for the session.
+ *
+ * Each loader is a job run function: it reads the database through db/db.h
+ * on the worker thread and leaves a result the views only read.  Keys:
+ *   "epochs"        struct epochs_data   (data_load_epochs, arg: struct db *)
+ *   "images/SEQ"    struct images_data   (data_load_images, arg: struct data_arg *)
+ * The analysis views will add their loaders here ("procedures/SEQ/KEY", ...)
+ * on top of core/analysis.
+ */
+#ifndef DCPI_TUI_DATA_H
+#define DCPI_TUI_DATA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "db/db.h"
+
+struct job;
+
+/* ---- epochs ------------------------------------------------------------ */
+
+struct epochs_data {
+	struct db_epoch_list list;   /* sorted by number */
+	size_t *n_images;            /* per epoch; SIZE_MAX: image index unreadable */
+	bool events[EVENT__COUNT];   /* events some epoch sampled */
+};
+
+/* Job: lists the epochs of the database (arg: struct db *, not owned). */
+void data_load_epochs(struct job *job);
+void epochs_data_free(void *data);
+
+/* The epoch with this number, or NULL. */
+const struct db_epoch *epochs_data_find(const struct epochs_data *ed, uint32_t seq);
+
+/* ---- images ------------------------------------------------------------ */
+
+/* Whether the binary of an image is still the one that was profiled. */
+enum binary_status {
+	BINARY_NA,       /* not a file (kernel, vdso, anon, unknown) */
+	BINARY_OK,       /* exists; size and mtime match the image record */
+	BINARY_MISSING,  /* gone (or not a regular file) */
+	BINARY_REBUILT,  /* exists, but size or mtime differ: not the same code */
+	BINARY_NOACCESS, /* cannot be checked (permissions, I/O error) */
+};
+
+const char *binary_status_name(enum binary_status s);
+
+/*
+ * Checks an image's binary with stat(): size and mtime against the record.
+ * (Build-id verification belongs to disasm/ and can refine BINARY_OK.)
+ */
+enum binary_status image_binary_status(const struct db_image *img);
+
+struct image_row {
+	char key[PROFILE_KEY_MAX + 1];
+	const struct db_image *img;      /* NULL: profiles without an index entry */
+	uint64_t samples[EVENT__COUNT];  /* all processes */
+	enum binary_status status;
+	char *path;                      /* terminal-safe (display_safe) */
+	const char *base;                /* the last component of path */
+};
+
+struct images_data {
+	uint32_t seq;
+	bool meta_ok;
+	struct epoch_meta meta;
+	struct image_index index;
+	struct image_row *rows;
+	size_t n;
+	uint64_t total[EVENT__COUNT];
+	bool events[EVENT__COUNT];       /* in the meta, or with samples */
+	bool index_ok;                   /* false: the image index is unreadable */
+};
+
+struct data_arg {
+	struct db *db;                   /* not owned */
+	uint32_t seq;
+};
+
+/* Job: loads an epoch's images with totals and binary status (arg: struct data_arg *). */
+void data_load_images(struct job *job);
+void images_data_free(void *data);
+
+/* The first event in preferred order (cycles, clock, then the others) that ed has, or -1. */
+int data_default_event(const bool events[EVENT__COUNT]);
+
+#endif

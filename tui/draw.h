@@ -1,0 +1,190 @@
+/*
+ * tui/draw.h - the drawing layer: views draw lines through it and never call
+ * curses (tig's draw.h; perf's annotation_write_ops).
+ *
+ * A struct draw is one line being drawn into a backend: a curses window
+ * (tui/display.c) or a plain-text buffer (draw_init_text(), used for
+ * :save-view, for search and by anything that wants the same lines as text).
+ * Views describe what to draw with styles; the backend decides what a style
+ * looks like (a colour pair, a monochrome attribute, nothing at all).
+ *
+ * Text given to the layer is UTF-8.  The layer never lets a control byte,
+ * an invalid sequence or a C1 control through (they become '?'), clips at
+ * the line's width, honours horizontal scrolling, and in ASCII mode
+ * (DRAW_ASCII: a non-UTF-8 locale or --ascii) shows every non-ASCII
+ * character as '?' and every glyph in its ASCII form.  Callers should still
+ * pass untrusted text through display_safe() (core/utf8.h) so that control
+ * characters are shown escaped rather than replaced.
+ */
+#ifndef DCPI_TUI_DRAW_H
+#define DCPI_TUI_DRAW_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct strbuf;
+
+/* Colours and attributes, in the layer's own terms (no curses.h here). */
+enum draw_color {
+	DC_DEFAULT = -1,
+	DC_BLACK, DC_RED, DC_GREEN, DC_YELLOW, DC_BLUE, DC_MAGENTA, DC_CYAN, DC_WHITE,
+};
+
+enum draw_attr {
+	DA_NONE = 0,
+	DA_BOLD = (1 << 0),
+	DA_REVERSE = (1 << 1),
+	DA_UNDERLINE = (1 << 2),
+	DA_DIM = (1 << 3),
+};
+
+/*
+ * STYLE_INFO(_): _(ID, name, fg, bg, colour attrs, monochrome attrs).
+ * Monochrome (no colours, NO_COLOR, --no-color) uses only the last column,
+ * so everything that matters must be visible with attributes alone.
+ * The styles after "for the analysis views" are for views still to come.
+ */
+#define STYLE_INFO(_)                                                              \
+	_(NORMAL, "normal", DEFAULT, DEFAULT, NONE, NONE)                          \
+	_(CURSOR, "cursor", WHITE, BLUE, BOLD, REVERSE)                            \
+	_(TOPBAR, "topbar", BLACK, CYAN, NONE, REVERSE)                            \
+	_(TITLE, "title", WHITE, BLUE, BOLD, REVERSE)                              \
+	_(HEADER, "header", YELLOW, DEFAULT, BOLD, BOLD | DA_UNDERLINE)            \
+	_(STATUS, "status", DEFAULT, DEFAULT, NONE, NONE)                          \
+	_(INFO, "info", GREEN, DEFAULT, NONE, NONE)                                \
+	_(WARNING, "warning", YELLOW, DEFAULT, BOLD, BOLD)                         \
+	_(ERROR, "error", RED, DEFAULT, BOLD, BOLD)                                \
+	_(DIM, "dim", DEFAULT, DEFAULT, DIM, DIM)                                  \
+	_(HOT, "hot", RED, DEFAULT, BOLD, BOLD)                                    \
+	_(WARM, "warm", YELLOW, DEFAULT, NONE, NONE)                               \
+	_(MARK, "mark", MAGENTA, DEFAULT, BOLD, BOLD)                               \
+	_(CURRENT, "current", GREEN, DEFAULT, BOLD, BOLD)                          \
+	_(LABEL, "label", CYAN, DEFAULT, NONE, NONE)                               \
+	_(OK, "ok", GREEN, DEFAULT, NONE, NONE)                                    \
+	_(MISSING, "missing", RED, DEFAULT, BOLD, BOLD)                            \
+	_(REBUILT, "rebuilt", YELLOW, DEFAULT, BOLD, UNDERLINE)                    \
+	_(KEY, "key", GREEN, DEFAULT, NONE, BOLD)                                  \
+	_(SECTION, "section", YELLOW, DEFAULT, BOLD, BOLD | DA_UNDERLINE)          \
+	_(POPUP, "popup", BLACK, WHITE, NONE, REVERSE)                             \
+	/* for the analysis views */                                               \
+	_(ADDRESS, "address", BLUE, DEFAULT, NONE, NONE)                           \
+	_(MNEMONIC, "mnemonic", DEFAULT, DEFAULT, BOLD, BOLD)                      \
+	_(SOURCE, "source", CYAN, DEFAULT, NONE, DIM)                              \
+	_(BUBBLE, "bubble", RED, DEFAULT, NONE, NONE)                              \
+	_(CONF_HIGH, "conf-high", GREEN, DEFAULT, NONE, NONE)                      \
+	_(CONF_MEDIUM, "conf-medium", YELLOW, DEFAULT, NONE, NONE)                 \
+	_(CONF_LOW, "conf-low", RED, DEFAULT, NONE, DIM)                           \
+	_(WORSE, "worse", RED, DEFAULT, BOLD, BOLD)                                \
+	_(BETTER, "better", GREEN, DEFAULT, BOLD, UNDERLINE)
+
+enum style {
+#define STYLE_ENUM_(id, name, fg, bg, attr, mono) STYLE_##id,
+	STYLE_INFO(STYLE_ENUM_)
+#undef STYLE_ENUM_
+	STYLE__COUNT
+};
+
+struct style_info {
+	const char *name;
+	enum draw_color fg, bg;
+	unsigned attr, mono;
+};
+
+const struct style_info *style_info(enum style st);
+
+/*
+ * GLYPH_INFO(_): _(ID, UTF-8 form, ASCII form).  Both forms have display
+ * width 1 except where the ASCII form is longer ("->").
+ */
+#define GLYPH_INFO(_)                      \
+	_(ELLIPSIS, "\u2026", "~")         \
+	_(VLINE, "\u2502", "|")            \
+	_(HLINE, "\u2500", "-")            \
+	_(SORT_DESC, "\u25bc", "-")        \
+	_(SORT_ASC, "\u25b2", "+")         \
+	_(ARROW_RIGHT, "\u2192", "->")     \
+	_(BREADCRUMB, "\u203a", ">")       \
+	_(BULLET, "\u25cf", "*")           \
+	_(BAR, "\u2588", "#")              \
+	_(BUBBLE, "\u2591", ":")
+
+enum glyph {
+#define GLYPH_ENUM_(id, utf8, ascii) GLYPH_##id,
+	GLYPH_INFO(GLYPH_ENUM_)
+#undef GLYPH_ENUM_
+	GLYPH__COUNT
+};
+
+enum draw_flags {
+	DRAW_ASCII = (1 << 0),    /* ASCII only: '?' for other characters */
+	DRAW_SELECTED = (1 << 1), /* the cursor line: everything in STYLE_CURSOR */
+};
+
+enum draw_align {
+	ALIGN_LEFT,       /* pad right; truncate the end */
+	ALIGN_RIGHT,      /* pad left; truncate the end */
+	ALIGN_LEFT_TAIL,  /* pad right; truncate the start (paths: keep the file name) */
+};
+
+/* A width no line reaches: text backends use it to draw lines whole. */
+#define DRAW_UNBOUNDED (1 << 20)
+
+struct draw;
+
+struct draw_backend {
+	/*
+	 * Writes len bytes of clean text (display width `width`) at the line's
+	 * current position in style st.
+	 */
+	void (*put)(struct draw *d, const char *s, size_t len, int width, enum style st);
+};
+
+struct draw {
+	const struct draw_backend *be;
+	void *target;    /* backend data: a WINDOW, a strbuf */
+	int row;         /* backend data: the line's row */
+	int width;       /* columns of the line */
+	int col;         /* columns drawn so far */
+	int skip;        /* columns hidden on the left (horizontal scroll) */
+	int vcol;        /* virtual column: drawn plus skipped */
+	unsigned flags;  /* enum draw_flags */
+};
+
+/* Starts a line drawn as plain text appended to out (styles dropped). */
+void draw_init_text(struct draw *d, struct strbuf *out, int width, unsigned flags);
+
+/* Columns left on the line. */
+int draw_avail(const struct draw *d);
+
+/* Draws text, clipped; returns the columns drawn. */
+int draw_text(struct draw *d, enum style st, const char *s);
+int draw_textn(struct draw *d, enum style st, const char *s, size_t len);
+int draw_printf(struct draw *d, enum style st, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Draws n spaces (in style st). */
+void draw_space(struct draw *d, enum style st, int n);
+
+/*
+ * Draws s in exactly `width` columns: padded as align says, or cut with an
+ * ellipsis glyph where it does not fit.
+ */
+void draw_field(struct draw *d, enum style st, const char *s, int width, enum draw_align align);
+
+/* Draws a glyph (its ASCII form in ASCII mode). */
+int draw_glyph(struct draw *d, enum style st, enum glyph g);
+/* The text of a glyph under flags. */
+const char *glyph_text(enum glyph g, unsigned flags);
+
+/* Draws a horizontal bar of fraction (0..1) of width columns, then pads. */
+void draw_bar(struct draw *d, enum style st, double fraction, int width);
+
+/* Pads the rest of the line with spaces in style st (no-op when unbounded). */
+void draw_fill(struct draw *d, enum style st);
+
+/* Display width of s under flags (what draw_text() would draw, unclipped). */
+int text_width(const char *s, unsigned flags);
+
+#endif

@@ -1,0 +1,297 @@
+#include "config.h"
+#include "tui/job.h"
+
+#include "core/strbuf.h"
+#include "core/timeutil.h"
+#include "core/xalloc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static _Thread_local struct job *current_job;
+
+struct job *job_current(void)
+{
+	return current_job;
+}
+
+void job_add_message(struct job *job, enum report_level level, const char *text)
+{
+	ALLOC_GROW(job->msgs, job->n_msgs + 1, job->alloc_msgs);
+	job->msgs[job->n_msgs].level = level;
+	job->msgs[job->n_msgs].text = xstrdup(text);
+	job->n_msgs++;
+}
+
+void job_progress(struct job *job, uint64_t done, uint64_t total)
+{
+	atomic_store(&job->total, total);
+	atomic_store(&job->done, done);
+}
+
+bool job_cancelled(struct job *job)
+{
+	return atomic_load(&job->cancel);
+}
+
+static void job_free(struct job *job)
+{
+	if (job->free_arg)
+		job->free_arg(job->arg);
+	if (job->free_result && job->result)
+		job->free_result(job->result);
+	for (size_t i = 0; i < job->n_msgs; i++)
+		free(job->msgs[i].text);
+	free(job->msgs);
+	free(job->key);
+	free(job->title);
+	free(job);
+}
+
+static void job_execute(struct job *job)
+{
+	int64_t start = time_monotonic_ns();
+
+	current_job = job;
+	job->run(job);
+	current_job = NULL;
+	job->run_ns = time_monotonic_ns() - start;
+}
+
+/* The oldest queued job; called with the lock held. */
+static struct job *next_queued(struct jobs *jobs)
+{
+	for (size_t i = 0; i < jobs->n_all; i++)
+		if (jobs->all[i]->state == JOB_QUEUED)
+			return jobs->all[i];
+	return NULL;
+}
+
+static void *worker_main(void *arg)
+{
+	struct jobs *jobs = arg;
+
+	pthread_mutex_lock(&jobs->lock);
+	while (!jobs->stop) {
+		struct job *job = next_queued(jobs);
+
+		if (!job) {
+			pthread_cond_wait(&jobs->cond, &jobs->lock);
+			continue;
+		}
+		job->state = JOB_RUNNING;
+		pthread_mutex_unlock(&jobs->lock);
+		job_execute(job);
+		pthread_mutex_lock(&jobs->lock);
+		job->state = JOB_DONE;
+		pthread_cond_broadcast(&jobs->cond);
+	}
+	pthread_mutex_unlock(&jobs->lock);
+	return NULL;
+}
+
+void jobs_init(struct jobs *jobs, bool sync)
+{
+	memset(jobs, 0, sizeof(*jobs));
+	pthread_mutex_init(&jobs->lock, NULL);
+	pthread_cond_init(&jobs->cond, NULL);
+	jobs->sync = sync;
+}
+
+void jobs_release(struct jobs *jobs)
+{
+	pthread_mutex_lock(&jobs->lock);
+	jobs->stop = true;
+	for (size_t i = 0; i < jobs->n_all; i++)
+		atomic_store(&jobs->all[i]->cancel, true);
+	pthread_cond_broadcast(&jobs->cond);
+	pthread_mutex_unlock(&jobs->lock);
+	if (jobs->started)
+		pthread_join(jobs->worker, NULL);
+	for (size_t i = 0; i < jobs->n_all; i++)
+		job_free(jobs->all[i]);
+	free(jobs->all);
+	pthread_cond_destroy(&jobs->cond);
+	pthread_mutex_destroy(&jobs->lock);
+	memset(jobs, 0, sizeof(*jobs));
+}
+
+struct job *jobs_find(struct jobs *jobs, const char *key)
+{
+	struct job *found = NULL;
+
+	pthread_mutex_lock(&jobs->lock);
+	for (size_t i = 0; i < jobs->n_all && !found; i++)
+		if (jobs->all[i]->generation == jobs->generation && !strcmp(jobs->all[i]->key, key))
+			found = jobs->all[i];
+	pthread_mutex_unlock(&jobs->lock);
+	return found;
+}
+
+struct job *jobs_submit(struct jobs *jobs, const char *key, const char *title,
+			void (*run)(struct job *), void *arg, void (*free_arg)(void *),
+			void (*free_result)(void *))
+{
+	struct job *job = jobs_find(jobs, key);
+
+	if (job) {
+		if (free_arg)
+			free_arg(arg);
+		return job;
+	}
+	job = XNEW(struct job);
+	job->key = xstrdup(key);
+	job->title = xstrdup(title);
+	job->run = run;
+	job->arg = arg;
+	job->free_arg = free_arg;
+	job->free_result = free_result;
+	if (jobs->sync) {
+		job_execute(job);
+		job->state = JOB_DONE;
+	}
+	pthread_mutex_lock(&jobs->lock);
+	job->generation = jobs->generation;
+	ALLOC_GROW(jobs->all, jobs->n_all + 1, jobs->alloc_all);
+	jobs->all[jobs->n_all++] = job;
+	if (!jobs->sync && !jobs->started) {
+		if (pthread_create(&jobs->worker, NULL, worker_main, jobs))
+			die("cannot start the worker thread");
+		jobs->started = true;
+	}
+	pthread_cond_broadcast(&jobs->cond);
+	pthread_mutex_unlock(&jobs->lock);
+	return job;
+}
+
+/* Called with the lock held. */
+static bool busy_locked(struct jobs *jobs, bool any_generation)
+{
+	for (size_t i = 0; i < jobs->n_all; i++) {
+		struct job *job = jobs->all[i];
+
+		if (job->state != JOB_DONE &&
+		    (any_generation || job->generation == jobs->generation))
+			return true;
+	}
+	return false;
+}
+
+bool jobs_busy(struct jobs *jobs)
+{
+	bool busy;
+
+	pthread_mutex_lock(&jobs->lock);
+	busy = busy_locked(jobs, false);
+	pthread_mutex_unlock(&jobs->lock);
+	return busy;
+}
+
+void jobs_wait_idle(struct jobs *jobs)
+{
+	pthread_mutex_lock(&jobs->lock);
+	while (busy_locked(jobs, true))
+		pthread_cond_wait(&jobs->cond, &jobs->lock);
+	pthread_mutex_unlock(&jobs->lock);
+}
+
+/* Takes the finished, uncollected jobs out under the lock. */
+static size_t take_finished(struct jobs *jobs, struct job ***out, struct job ***stale, size_t *n_stale)
+{
+	size_t n = 0, kept = 0, alloc = 0, alloc_stale = 0;
+
+	*out = NULL;
+	*stale = NULL;
+	*n_stale = 0;
+	pthread_mutex_lock(&jobs->lock);
+	for (size_t i = 0; i < jobs->n_all; i++) {
+		struct job *job = jobs->all[i];
+
+		if (job->state == JOB_DONE && job->generation != jobs->generation) {
+			ALLOC_GROW(*stale, *n_stale + 1, alloc_stale);
+			(*stale)[(*n_stale)++] = job;
+			continue;
+		}
+		jobs->all[kept++] = job;
+		if (job->state == JOB_DONE && !job->collected) {
+			job->collected = true;
+			ALLOC_GROW(*out, n + 1, alloc);
+			(*out)[n++] = job;
+		}
+	}
+	jobs->n_all = kept;
+	pthread_mutex_unlock(&jobs->lock);
+	return n;
+}
+
+size_t jobs_collect(struct jobs *jobs, void (*fn)(struct job *job, void *data), void *data)
+{
+	struct job **done, **stale;
+	size_t n_stale, n = take_finished(jobs, &done, &stale, &n_stale);
+
+	for (size_t i = 0; i < n_stale; i++)
+		job_free(stale[i]);
+	for (size_t i = 0; i < n; i++) {
+		struct job *job = done[i];
+
+		for (size_t m = 0; m < job->n_msgs; m++) {
+			if (job->msgs[m].level == REPORT_WARNING)
+				warning("%s", job->msgs[m].text);
+			else
+				errorf("%s", job->msgs[m].text);
+		}
+		if (fn)
+			fn(job, data);
+	}
+	free(done);
+	free(stale);
+	return n;
+}
+
+void jobs_invalidate(struct jobs *jobs)
+{
+	pthread_mutex_lock(&jobs->lock);
+	for (size_t i = 0; i < jobs->n_all; i++)
+		if (jobs->all[i]->state != JOB_DONE)
+			atomic_store(&jobs->all[i]->cancel, true);
+	jobs->generation++;
+	pthread_mutex_unlock(&jobs->lock);
+	/*
+	 * Old jobs are freed by the next jobs_collect(), not here: views still
+	 * point into their results until they have reloaded.  Their messages
+	 * are dropped (they were shown, or no longer matter).
+	 */
+	for (size_t i = 0; i < jobs->n_all; i++)
+		jobs->all[i]->collected = true;
+}
+
+void jobs_describe(struct jobs *jobs, struct strbuf *sb)
+{
+	struct job *first = NULL;
+	size_t more = 0;
+
+	pthread_mutex_lock(&jobs->lock);
+	for (size_t i = 0; i < jobs->n_all; i++) {
+		struct job *job = jobs->all[i];
+
+		if (job->generation != jobs->generation || job->state == JOB_DONE)
+			continue;
+		if (!first || (job->state == JOB_RUNNING && first->state != JOB_RUNNING)) {
+			if (first)
+				more++;
+			first = job;
+		} else {
+			more++;
+		}
+	}
+	if (first) {
+		uint64_t done = atomic_load(&first->done), total = atomic_load(&first->total);
+
+		strbuf_addstr(sb, first->title);
+		if (first->state == JOB_RUNNING && total)
+			strbuf_addf(sb, " %d%%", (int)(done * 100 / total));
+		if (more)
+			strbuf_addf(sb, " (%zu more queued)", more);
+	}
+	pthread_mutex_unlock(&jobs->lock);
+}

@@ -1,0 +1,254 @@
+#include "config.h"
+#include "tui/table.h"
+
+#include "core/strbuf.h"
+#include "core/xalloc.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void table_init(struct table *t, void *ctx)
+{
+	memset(t, 0, sizeof(*t));
+	t->sort = -1;
+	t->ctx = ctx;
+}
+
+void table_release(struct table *t)
+{
+	free(t->cols);
+	free(t->rows);
+	free(t->shown);
+	free(t->filter);
+	free(t->widths);
+	table_init(t, NULL);
+}
+
+void table_clear_columns(struct table *t)
+{
+	t->n_cols = 0;
+	t->sort = -1; /* sort_name stays: a column of that name sorts again */
+}
+
+void table_add_column(struct table *t, const struct table_column *col)
+{
+	ALLOC_GROW(t->cols, t->n_cols + 1, t->alloc_cols);
+	t->cols[t->n_cols++] = *col;
+	if (t->sort < 0 && col->cmp && !strcmp(col->name, t->sort_name))
+		t->sort = (int)t->n_cols - 1;
+	t->widths = xreallocarray(t->widths, t->alloc_cols, sizeof(*t->widths));
+}
+
+int table_column_index(const struct table *t, const char *name)
+{
+	for (size_t i = 0; i < t->n_cols; i++)
+		if (!strcmp(t->cols[i].name, name))
+			return (int)i;
+	return -1;
+}
+
+void table_set_rows(struct table *t, const void *const *rows, size_t n)
+{
+	free(t->rows);
+	free(t->shown);
+	t->rows = n ? xmemdup(rows, n * sizeof(*rows)) : NULL;
+	t->n_rows = n;
+	t->shown = xcalloc(n ? n : 1, sizeof(*t->shown));
+	t->n_shown = 0;
+}
+
+void table_sort_by(struct table *t, int col, bool desc)
+{
+	t->sort = col >= 0 && (size_t)col < t->n_cols && t->cols[col].cmp ? col : -1;
+	t->desc = desc;
+	snprintf(t->sort_name, sizeof(t->sort_name), "%s", t->sort >= 0 ? t->cols[col].name : "");
+}
+
+void table_set_filter(struct table *t, const char *text)
+{
+	free(t->filter);
+	t->filter = text && *text ? xstrdup(text) : NULL;
+}
+
+/* The text of a row for filtering: the view's, else the drawn cells. */
+static void row_text(struct table *t, size_t i, struct strbuf *sb)
+{
+	struct draw d;
+
+	strbuf_reset(sb);
+	if (t->filter_text) {
+		t->filter_text(t->ctx, t->rows[i], sb);
+		return;
+	}
+	draw_init_text(&d, sb, DRAW_UNBOUNDED, 0);
+	for (size_t c = 0; c < t->n_cols; c++) {
+		if (t->cols[c].hidden)
+			continue;
+		t->cols[c].cell(t->ctx, &t->cols[c], t->rows[i], i, &d, 64);
+		strbuf_addch(sb, ' ');
+	}
+}
+
+static bool has_upper(const char *s)
+{
+	for (; *s; s++)
+		if (isupper((unsigned char)*s))
+			return true;
+	return false;
+}
+
+static void apply_filter(struct table *t)
+{
+	struct strbuf sb = STRBUF_INIT;
+	bool icase = t->filter && !has_upper(t->filter);
+
+	t->n_shown = 0;
+	for (size_t i = 0; i < t->n_rows; i++) {
+		if (t->filter) {
+			row_text(t, i, &sb);
+			if (!(icase ? strcasestr(sb.buf, t->filter) : strstr(sb.buf, t->filter)))
+				continue;
+		}
+		t->shown[t->n_shown++] = i;
+	}
+	strbuf_release(&sb);
+}
+
+static int compare_shown(const void *pa, const void *pb, void *arg)
+{
+	const struct table *t = arg;
+	size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
+	const struct table_column *col = &t->cols[t->sort];
+	int r = col->cmp(col, t->rows[a], t->rows[b]);
+
+	if (t->desc)
+		r = -r;
+	return r ? r : (a > b) - (a < b);
+}
+
+void table_update(struct table *t)
+{
+	apply_filter(t);
+	if (t->sort >= 0 && (size_t)t->sort < t->n_cols && t->cols[t->sort].cmp)
+		qsort_r(t->shown, t->n_shown, sizeof(*t->shown), compare_shown, t);
+	if (t->updated)
+		t->updated(t->ctx, t);
+}
+
+const void *table_row(const struct table *t, size_t pos)
+{
+	return pos < t->n_shown ? t->rows[t->shown[pos]] : NULL;
+}
+
+static int title_width(const struct table_column *c)
+{
+	return text_width(c->title ? c->title : c->name, 0);
+}
+
+void table_layout(struct table *t, int width)
+{
+	int fixed = 0, n_flex = 0;
+
+	for (size_t i = 0; i < t->n_cols; i++) {
+		const struct table_column *c = &t->cols[i];
+
+		if (c->hidden)
+			continue;
+		fixed++; /* the margin before each column */
+		if (c->width)
+			fixed += c->width > title_width(c) ? c->width : title_width(c);
+		else
+			n_flex++;
+	}
+	for (size_t i = 0; i < t->n_cols; i++) {
+		const struct table_column *c = &t->cols[i];
+		int w = c->width > title_width(c) ? c->width : title_width(c);
+
+		if (c->hidden)
+			w = 0;
+		else if (!c->width) {
+			w = n_flex ? (width - fixed) / n_flex : 0;
+			if (w < c->min)
+				w = c->min;
+		}
+		t->widths[i] = w;
+	}
+}
+
+/* The width of the widest cell of a column (at most max). */
+static int natural_width(struct table *t, const struct table_column *c, int max)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int w = title_width(c) > c->min ? title_width(c) : c->min;
+
+	for (size_t pos = 0; pos < t->n_shown; pos++) {
+		struct draw d;
+		int cw;
+
+		strbuf_reset(&sb);
+		draw_init_text(&d, &sb, max, 0);
+		c->cell(t->ctx, c, table_row(t, pos), pos, &d, max);
+		strbuf_rtrim(&sb);
+		cw = text_width(sb.buf, 0);
+		w = cw > w ? cw : w;
+	}
+	strbuf_release(&sb);
+	return w;
+}
+
+void table_layout_natural(struct table *t, int max)
+{
+	table_layout(t, 0);
+	for (size_t i = 0; i < t->n_cols; i++)
+		if (!t->cols[i].hidden && !t->cols[i].width)
+			t->widths[i] = natural_width(t, &t->cols[i], max);
+}
+
+void table_draw_header(struct table *t, struct draw *d)
+{
+	for (size_t i = 0; i < t->n_cols; i++) {
+		const struct table_column *c = &t->cols[i];
+		const char *title = c->title ? c->title : c->name;
+		int w = text_width(title, d->flags);
+
+		if (c->hidden)
+			continue;
+		/* The sort glyph sits in the margin, next to the title. */
+		if ((int)i == t->sort) {
+			if (c->align == ALIGN_RIGHT && w < t->widths[i])
+				draw_space(d, STYLE_HEADER, t->widths[i] - w);
+			draw_glyph(d, STYLE_HEADER, t->desc ? GLYPH_SORT_DESC : GLYPH_SORT_ASC);
+			if (c->align == ALIGN_RIGHT && w < t->widths[i]) {
+				draw_field(d, STYLE_HEADER, title, w, ALIGN_LEFT);
+				continue;
+			}
+		} else {
+			draw_space(d, STYLE_HEADER, 1);
+		}
+		draw_field(d, STYLE_HEADER, title, t->widths[i],
+			   c->align == ALIGN_RIGHT ? ALIGN_RIGHT : ALIGN_LEFT);
+	}
+	draw_fill(d, STYLE_HEADER);
+}
+
+void table_draw_row(struct table *t, size_t pos, struct draw *d)
+{
+	const void *row = table_row(t, pos);
+
+	if (!row)
+		return;
+	for (size_t i = 0; i < t->n_cols; i++) {
+		int before;
+
+		if (t->cols[i].hidden)
+			continue;
+		draw_space(d, STYLE_NORMAL, 1);
+		before = d->vcol;
+		t->cols[i].cell(t->ctx, &t->cols[i], row, pos, d, t->widths[i]);
+		/* Keep columns aligned even if a cell drew too little. */
+		if (d->vcol - before < t->widths[i])
+			draw_space(d, STYLE_NORMAL, t->widths[i] - (d->vcol - before));
+	}
+}

@@ -1,0 +1,115 @@
+/*
+ * tui/table.h - a sortable, filterable table of rows: the model behind the
+ * epochs and images views, and the procedures and diff views to come.
+ *
+ * A table does not own its rows: it holds pointers into the view's data and
+ * an order (`shown`): the rows that pass the filter, sorted.  Columns say
+ * how to compare two rows and how to draw one cell; the generic view code
+ * (tui/view.c) turns :sort, :filter, <, >, S and column completion into
+ * calls on the table, so a view that uses one gets all of that for free.
+ *
+ * Sorting is stable (ties keep the order rows were given in), so what is
+ * shown is deterministic.  A filter is a substring, case-insensitive unless
+ * it contains an upper-case letter (smartcase), matched against the text
+ * the view gives for a row.
+ */
+#ifndef DCPI_TUI_TABLE_H
+#define DCPI_TUI_TABLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "tui/draw.h"
+
+struct strbuf;
+struct table_column;
+
+/* Compares two rows for this column, ascending; 0 when equal. */
+typedef int (*table_cmp_fn)(const struct table_column *col, const void *a, const void *b);
+
+/*
+ * Draws the cell of row (shown at display position pos) in exactly `width`
+ * columns.  ctx is the table's ctx (the view's private data).
+ */
+typedef void (*table_cell_fn)(void *ctx, const struct table_column *col, const void *row,
+			      size_t pos, struct draw *d, int width);
+
+struct table_column {
+	const char *name;      /* :sort NAME, completion; unique within the table */
+	const char *title;     /* header text; NULL: name */
+	int width;             /* columns; 0: flexible, takes what is left */
+	int min;               /* flexible columns: at least this wide */
+	enum draw_align align;
+	bool numeric;          /* sorts descending first */
+	int arg;               /* the view's own use (an event, a counter) */
+	bool hidden;           /* not drawn: only a sort key (":sort name") */
+	table_cmp_fn cmp;      /* NULL: not sortable */
+	table_cell_fn cell;
+};
+
+struct table {
+	struct table_column *cols; /* owned */
+	size_t n_cols, alloc_cols;
+	const void **rows;         /* owned array of borrowed pointers */
+	size_t n_rows;
+	size_t *shown;             /* display order: indices into rows */
+	size_t n_shown;
+	int sort;                  /* column index, -1: the given order */
+	bool desc;
+	char sort_name[32];        /* the sort column's name, kept across columns changes */
+	char *filter;              /* NULL: every row */
+	void *ctx;                 /* passed to cell functions and hooks */
+	/* Appends the text a filter is matched against (NULL: the cells' text). */
+	void (*filter_text)(void *ctx, const void *row, struct strbuf *out);
+	/* Called after every table_update() (e.g. to recompute cumulative sums). */
+	void (*updated)(void *ctx, struct table *t);
+	int *widths;               /* from the last table_layout() */
+};
+
+void table_init(struct table *t, void *ctx);
+void table_release(struct table *t);
+
+/* Removes every column (rows and order are kept). */
+void table_clear_columns(struct table *t);
+/* Appends a copy of col. */
+void table_add_column(struct table *t, const struct table_column *col);
+/* The index of the column called name, or -1. */
+int table_column_index(const struct table *t, const char *name);
+
+/* Replaces the rows (the pointers are copied, not what they point to). */
+void table_set_rows(struct table *t, const void *const *rows, size_t n);
+
+/* Sorts by column col (-1: given order); desc: descending. */
+void table_sort_by(struct table *t, int col, bool desc);
+/* Sets the filter (NULL or "": none). */
+void table_set_filter(struct table *t, const char *text);
+/* Recomputes the shown rows from rows, filter and sort. */
+void table_update(struct table *t);
+
+/* The row shown at display position pos. */
+const void *table_row(const struct table *t, size_t pos);
+
+/* Computes the width of every column for a line of `width` columns. */
+void table_layout(struct table *t, int width);
+/*
+ * Lays out for text (dumps, search): flexible columns as wide as their
+ * widest shown cell, at most max.
+ */
+void table_layout_natural(struct table *t, int max);
+/* Draws the header line (titles, with a sort-order glyph). */
+void table_draw_header(struct table *t, struct draw *d);
+/* Draws the row at display position pos. */
+void table_draw_row(struct table *t, size_t pos, struct draw *d);
+
+/* Three-way comparisons for comparators. */
+static inline int table_cmp_u64(unsigned long long a, unsigned long long b)
+{
+	return (a > b) - (a < b);
+}
+
+static inline int table_cmp_double(double a, double b)
+{
+	return (a > b) - (a < b);
+}
+
+#endif

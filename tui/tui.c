@@ -1,0 +1,577 @@
+#include "config.h"
+#include "tui/tui.h"
+
+#include "core/die.h"
+#include "core/event.h"
+#include "core/strbuf.h"
+#include "core/timeutil.h"
+#include "core/utf8.h"
+#include "core/xalloc.h"
+#include "db/db.h"
+#include "tui/data.h"
+#include "tui/display.h"
+#include "tui/prompt.h"
+#include "tui/script.h"
+#include "tui/views.h"
+
+#include <curses.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- messages -------------------------------------------------------------- */
+
+/* The session the report routine talks to (it gets no context). */
+static struct tui *report_tui;
+
+static void status_set(struct tui *t, enum report_level level, bool info, const char *msg)
+{
+	free(t->status);
+	t->status = xstrdup(msg);
+	t->status_level = level;
+	t->status_is_info = info;
+	t->status_more = 0;
+}
+
+static void status_clear(struct tui *t)
+{
+	free(t->status);
+	t->status = NULL;
+	t->status_more = 0;
+}
+
+static bool logged(struct tui *t, const char *msg)
+{
+	for (size_t i = 0; i < t->n_msgs; i++)
+		if (!strcmp(t->msgs[i].text, msg))
+			return true;
+	return false;
+}
+
+/* Logs a message (once: the same bad file is reported by several loaders). */
+static void tui_message(struct tui *t, enum report_level level, const char *msg)
+{
+	if (logged(t, msg)) {
+		if (!t->status)
+			status_set(t, level, false, msg);
+		return;
+	}
+	ALLOC_GROW(t->msgs, t->n_msgs + 1, t->alloc_msgs);
+	t->msgs[t->n_msgs].level = level;
+	t->msgs[t->n_msgs].text = xstrdup(msg);
+	t->n_msgs++;
+	for (size_t i = 0; i < t->depth; i++)
+		if (t->stack[i]->ops == &messages_view_ops)
+			view_set_lines(t->stack[i], t->n_msgs);
+	if (!t->status || t->status_is_info)
+		status_set(t, level, false, msg);
+	else
+		t->status_more++;
+}
+
+/*
+ * Every errorf()/warning() of the session lands here: in a job it is kept
+ * with the job (shown when collected), otherwise in the status line and the
+ * messages view.  Only a fatal error ends the program, with the terminal
+ * restored first.
+ */
+static void report(enum report_level level, const char *msg)
+{
+	static const char *const prefix[] = { "warning", "error", "fatal" };
+	struct job *job = job_current();
+
+	if (level == REPORT_FATAL || !report_tui) {
+		if (level == REPORT_FATAL)
+			display_emergency();
+		fprintf(stderr, "%s: %s: %s\n", progname(), prefix[level], msg);
+		return;
+	}
+	if (job) {
+		job_add_message(job, level, msg);
+		return;
+	}
+	tui_message(report_tui, level, msg);
+}
+
+void tui_info(struct tui *t, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+
+	if (t->status && !t->status_is_info)
+		return;
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	status_set(t, REPORT_WARNING, true, sb.buf);
+	strbuf_release(&sb);
+}
+
+unsigned tui_draw_flags(const struct tui *t)
+{
+	return display_ascii(t) ? DRAW_ASCII : 0;
+}
+
+/* ---- views ----------------------------------------------------------------- */
+
+static const struct view_ops *const registry[] = {
+#define VIEW_REGISTER_(name) &name##_view_ops,
+	VIEW_INFO(VIEW_REGISTER_)
+#undef VIEW_REGISTER_
+};
+
+const struct view_ops *tui_view_ops(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(registry); i++)
+		if (!strcmp(registry[i]->name, name))
+			return registry[i];
+	return NULL;
+}
+
+struct view *tui_view(struct tui *t)
+{
+	return t->depth ? t->stack[t->depth - 1] : NULL;
+}
+
+int tui_push(struct tui *t, const struct view_ops *ops, const struct view_loc *loc)
+{
+	struct view *v;
+
+	if (t->depth == TUI_STACK_MAX)
+		return errorf("too many views open (%d): go back first", TUI_STACK_MAX);
+	if (!(v = view_new(t, ops, loc)))
+		return -1;
+	t->stack[t->depth++] = v;
+	t->dirty_views = true;
+	return 0;
+}
+
+int tui_open_view(struct tui *t, const char *name, const struct view_loc *loc)
+{
+	const struct view_ops *ops = tui_view_ops(name);
+
+	if (!ops)
+		return errorf("the %s view is not available yet", name);
+	return tui_push(t, ops, loc);
+}
+
+void tui_pop_to(struct tui *t, size_t depth)
+{
+	while (t->depth > depth && t->depth > 1)
+		view_free(t->stack[--t->depth]);
+	t->dirty_views = true;
+}
+
+/* ---- data ------------------------------------------------------------------ */
+
+void *tui_data(struct tui *t, struct view *waiter, const char *key, const char *title,
+	       void (*run)(struct job *), void *arg, void (*free_arg)(void *),
+	       void (*free_result)(void *))
+{
+	struct job *job = jobs_find(&t->jobs, key);
+
+	if (job && job->collected) {
+		if (free_arg)
+			free_arg(arg);
+		return job->result;
+	}
+	if (job) {
+		if (free_arg)
+			free_arg(arg);
+	} else {
+		jobs_submit(&t->jobs, key, title, run, arg, free_arg, free_result);
+	}
+	if (waiter)
+		view_wait(waiter, key);
+	return NULL;
+}
+
+const struct epochs_data *tui_epochs(struct tui *t, struct view *waiter)
+{
+	if (!t->db)
+		return NULL;
+	return tui_data(t, waiter, "epochs", "reading the epochs", data_load_epochs, t->db,
+			NULL, epochs_data_free);
+}
+
+const struct images_data *tui_images(struct tui *t, uint32_t seq, struct view *waiter)
+{
+	struct data_arg *arg;
+	char key[32], title[64];
+
+	if (!t->db || !seq)
+		return NULL;
+	snprintf(key, sizeof(key), "images/%" PRIu32, seq);
+	snprintf(title, sizeof(title), "reading the images of epoch %" PRIu32, seq);
+	arg = XNEW(struct data_arg);
+	arg->db = t->db;
+	arg->seq = seq;
+	return tui_data(t, waiter, key, title, data_load_images, arg, free, images_data_free);
+}
+
+static void job_finished(struct job *job, void *data)
+{
+	struct tui *t = data;
+
+	for (size_t i = 0; i < t->depth; i++) {
+		struct view *v = t->stack[i];
+
+		if (v->pending && !strcmp(v->pending, job->key)) {
+			view_wait(v, NULL);
+			if (v->ops->reload)
+				v->ops->reload(v);
+		}
+	}
+	t->dirty_views = true;
+}
+
+void tui_collect(struct tui *t)
+{
+	jobs_collect(&t->jobs, job_finished, t);
+}
+
+static void reload_views(struct tui *t, bool following_only)
+{
+	for (size_t i = 0; i < t->depth; i++) {
+		struct view *v = t->stack[i];
+
+		if (following_only && !(v->ops->flags & VIEW_FOLLOWS_EPOCH))
+			continue;
+		if (v->ops->flags & VIEW_FOLLOWS_EPOCH)
+			v->loc.epoch = t->epoch;
+		view_wait(v, NULL);
+		if (v->ops->reload)
+			v->ops->reload(v);
+	}
+	t->dirty_views = true;
+}
+
+void tui_set_epoch(struct tui *t, uint32_t seq)
+{
+	t->epoch = seq;
+	reload_views(t, true);
+}
+
+void tui_set_event(struct tui *t, int ev)
+{
+	t->event = ev;
+	t->event_chosen = true;
+	reload_views(t, false);
+}
+
+void tui_default_event(struct tui *t, const bool events[])
+{
+	int ev;
+
+	if (t->event >= 0 && events[t->event])
+		return;
+	if ((ev = data_default_event(events)) < 0)
+		return;
+	if (t->event_chosen && t->event >= 0)
+		tui_info(t, "no %s samples here: showing %s", event_name((enum dcpi_event)t->event),
+			 event_name((enum dcpi_event)ev));
+	t->event = ev;
+	t->event_chosen = false;
+}
+
+void tui_epoch_name(struct tui *t, uint32_t seq, struct strbuf *sb)
+{
+	struct job *job = jobs_find(&t->jobs, "epochs");
+	const struct db_epoch *e = NULL;
+
+	strbuf_addf(sb, "%" PRIu32, seq);
+	if (job && job->collected)
+		e = epochs_data_find(job->result, seq);
+	if (e && e->meta_ok && e->meta.label) {
+		char *label = display_safe(e->meta.label);
+
+		strbuf_addf(sb, " (%s)", label);
+		free(label);
+	}
+}
+
+void tui_toggle_mark(struct tui *t, uint32_t seq)
+{
+	if (t->marks[0] == seq) {
+		t->marks[0] = t->marks[1];
+		t->marks[1] = 0;
+	} else if (t->marks[1] == seq) {
+		t->marks[1] = 0;
+	} else if (!t->marks[0]) {
+		t->marks[0] = seq;
+	} else if (!t->marks[1]) {
+		t->marks[1] = seq;
+	} else {
+		t->marks[0] = t->marks[1];
+		t->marks[1] = seq;
+	}
+}
+
+char tui_mark_of(const struct tui *t, uint32_t seq)
+{
+	if (seq && t->marks[0] == seq)
+		return 'A';
+	if (seq && t->marks[1] == seq)
+		return 'B';
+	return 0;
+}
+
+/* ---- the session --------------------------------------------------------- */
+
+static void open_database(struct tui *t)
+{
+	uint32_t seq;
+
+	t->db = db_open(t->db_path, DB_READ);
+	if (t->db && !db_epoch_resolve(t->db, t->opt.epoch, &seq))
+		t->epoch = seq;
+}
+
+static void first_views(struct tui *t)
+{
+	struct view_loc loc = { .epoch = t->epoch };
+
+	tui_push(t, &epochs_view_ops, &loc);
+	if (t->epoch)
+		tui_push(t, &images_view_ops, &loc);
+}
+
+int tui_init(struct tui *t, const struct tui_options *opt)
+{
+	memset(t, 0, sizeof(*t));
+	t->opt = *opt;
+	t->event = -1;
+	t->timing.start_ns = time_monotonic_ns();
+	if (opt->event) {
+		t->event = event_lookup(opt->event);
+		t->event_chosen = t->event >= 0;
+	}
+	jobs_init(&t->jobs, opt->sync_jobs);
+	if (opt->script) {
+		t->script = XNEW(struct script);
+		if (script_load(t->script, opt->script))
+			return -1;
+		t->opt.headless = true;
+	}
+	if (display_open(t))
+		return -1;
+	report_tui = t;
+	set_report_routine(report);
+	prompt_init(t);
+	t->db_path = xstrdup(db_default_path(opt->db_path));
+	open_database(t);
+	first_views(t);
+	return 0;
+}
+
+void tui_release(struct tui *t)
+{
+	tui_pop_to(t, 0);
+	if (t->depth)
+		view_free(t->stack[--t->depth]);
+	prompt_release(t);
+	display_close(t);
+	set_report_routine(NULL);
+	report_tui = NULL;
+	jobs_release(&t->jobs);
+	if (t->db)
+		db_close(t->db);
+	if (t->script) {
+		script_release(t->script);
+		free(t->script);
+	}
+	for (size_t i = 0; i < t->n_msgs; i++)
+		free(t->msgs[i].text);
+	free(t->msgs);
+	free(t->status);
+	free(t->search);
+	if (t->search_ok)
+		regfree(&t->search_re);
+	free(t->db_path);
+	free(t->timing.key_ns);
+}
+
+/* ---- input ------------------------------------------------------------------ */
+
+void tui_key(struct tui *t, int key)
+{
+	enum request req;
+
+	key = key_normalize(key);
+	if (key == KEY_RESIZE) {
+		display_layout(t);
+		return;
+	}
+	status_clear(t);
+	req = key_request(key);
+	if (req == REQ_NONE) {
+		struct strbuf sb = STRBUF_INIT;
+
+		key_describe(key, &sb);
+		errorf("no request is bound to '%s' (? shows the keys)", sb.buf);
+		strbuf_release(&sb);
+		return;
+	}
+	tui_request(t, req, NULL, true);
+}
+
+void tui_command(struct tui *t, const char *line)
+{
+	struct strbuf name = STRBUF_INIT, arg = STRBUF_INIT;
+	size_t n;
+	enum request req;
+
+	line += strspn(line, " \t");
+	if (!*line)
+		return;
+	n = strcspn(line, " \t");
+	strbuf_add(&name, line, n);
+	line += n;
+	line += strspn(line, " \t");
+	strbuf_addstr(&arg, line);
+	strbuf_rtrim(&arg);
+	req = request_lookup(name.buf);
+	if (req == REQ_NONE)
+		errorf("unknown command ':%s' (? shows the commands)", name.buf);
+	else
+		tui_request(t, req, arg.len ? arg.buf : NULL, false);
+	strbuf_release(&name);
+	strbuf_release(&arg);
+}
+
+/* Arguments a key cannot supply: the prompt asks for them. */
+static bool key_needs_prompt(enum arg_kind kind)
+{
+	return kind != ARG_NONE && kind != ARG_EPOCH_PAIR;
+}
+
+static bool arg_required(enum arg_kind kind)
+{
+	return kind != ARG_NONE && kind != ARG_EPOCH_PAIR && kind != ARG_OPT_TEXT;
+}
+
+static void prompt_for(struct tui *t, const struct request_info *info)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	if (info->req == REQ_SEARCH) {
+		tui_session_request(t, REQ_PROMPT, "/");
+		return;
+	}
+	strbuf_addf(&sb, "%s ", info->name);
+	tui_session_request(t, REQ_PROMPT, sb.buf);
+	strbuf_release(&sb);
+}
+
+void tui_request(struct tui *t, enum request req, const char *arg, bool from_key)
+{
+	const struct request_info *info = request_info(req);
+	struct view *v = tui_view(t);
+
+	if (!arg || !*arg) {
+		arg = NULL;
+		if (from_key && key_needs_prompt(info->arg)) {
+			prompt_for(t, info);
+			return;
+		}
+		if (arg_required(info->arg)) {
+			errorf("':%s' needs an argument", info->name);
+			return;
+		}
+	}
+	if (v && v->ops->request && v->ops->request(v, req, arg) == VIEW_DONE)
+		return;
+	if (v && view_request(v, req, arg) == VIEW_DONE)
+		return;
+	tui_session_request(t, req, arg);
+}
+
+/* ---- the loop ------------------------------------------------------------ */
+
+static bool all_loaded(struct tui *t)
+{
+	for (size_t i = 0; i < t->depth; i++)
+		if (t->stack[i]->pending)
+			return false;
+	return !jobs_busy(&t->jobs);
+}
+
+static void note_paint(struct tui *t, int64_t key_start)
+{
+	int64_t now = time_monotonic_ns();
+
+	if (!t->timing.first_paint_ns)
+		t->timing.first_paint_ns = now - t->timing.start_ns;
+	if (!t->timing.first_screen_ns && all_loaded(t))
+		t->timing.first_screen_ns = now - t->timing.start_ns;
+	if (key_start) {
+		ALLOC_GROW(t->timing.key_ns, t->timing.n_keys + 1, t->timing.alloc_keys);
+		t->timing.key_ns[t->timing.n_keys++] = now - key_start;
+	}
+}
+
+static void write_timing(struct tui *t)
+{
+	FILE *f;
+
+	if (!t->opt.timing)
+		return;
+	if (!(f = fopen(t->opt.timing, "w"))) {
+		errorf_errno("cannot write '%s'", t->opt.timing);
+		return;
+	}
+	fprintf(f, "first_paint_ns %" PRId64 "\nfirst_screen_ns %" PRId64 "\n",
+		t->timing.first_paint_ns, t->timing.first_screen_ns);
+	for (size_t i = 0; i < t->timing.n_keys; i++)
+		fprintf(f, "key_ns %" PRId64 "\n", t->timing.key_ns[i]);
+	fclose(f);
+}
+
+/* One step of a script: every job finished first, so screens are deterministic. */
+static int64_t script_step(struct tui *t)
+{
+	const struct script_item *it = script_next(t->script);
+	int64_t start = time_monotonic_ns();
+
+	if (!it) {
+		t->quit = true;
+		return 0;
+	}
+	if (it->kind == SCRIPT_COMMAND) {
+		/* Like typing it, except that dumps keep what the screen shows. */
+		if (strncmp(it->command, "save-", 5))
+			status_clear(t);
+		tui_command(t, it->command);
+		return 0;
+	}
+	tui_key(t, it->key);
+	return start;
+}
+
+int tui_run(struct tui *t)
+{
+	int64_t key_start = 0;
+
+	for (;;) {
+		if (t->script)
+			jobs_wait_idle(&t->jobs);
+		tui_collect(t);
+		display_redraw(t);
+		note_paint(t, key_start);
+		key_start = 0;
+		if (t->quit)
+			break;
+		if (t->script) {
+			key_start = script_step(t);
+			continue;
+		}
+		int key = display_getkey(t, jobs_busy(&t->jobs) ? 100 : -1);
+
+		if (key != ERR)
+			tui_key(t, key);
+	}
+	write_timing(t);
+	return 0;
+}

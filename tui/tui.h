@@ -1,0 +1,180 @@
+/*
+ * tui/tui.h - a dcpi-tui session: the database, the view stack, the current
+ * epoch and event, the marked epochs, messages, jobs, and the loop that
+ * turns keys and script lines into requests.
+ *
+ * Views use the functions below to reach the session: to open other views
+ * (tui_push, tui_open_view), to get data (tui_data), to change the
+ * session's epoch or event, and to say things in the status line
+ * (tui_info; errors go through errorf() like everywhere in dcpi and end up
+ * in the status line and the messages view, because the session installs
+ * a report routine: nothing a view reports ever kills the UI).
+ */
+#ifndef DCPI_TUI_TUI_H
+#define DCPI_TUI_TUI_H
+
+#include <regex.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/die.h"
+#include "tui/job.h"
+#include "tui/request.h"
+#include "tui/view.h"
+
+struct display;
+struct script;
+struct strbuf;
+
+struct tui_options {
+	const char *db_path;   /* -d DIR or the argument, else $DCPI_DB, else dcpi.db */
+	const char *epoch;     /* -E: the first epoch (default latest) */
+	const char *event;     /* -e: the first event (default cycles, clock, ...) */
+	const char *script;    /* --script FILE / $DCPI_TUI_SCRIPT: keys and commands */
+	bool headless;         /* draw to /dev/null (implied by a script) */
+	bool ascii;            /* --ascii: no UTF-8 even in a UTF-8 locale */
+	bool no_color;         /* --no-color or $NO_COLOR */
+	bool sync_jobs;        /* $DCPI_TUI_THREADS=0: no worker thread */
+	const char *timing;    /* $DCPI_TUI_TIMING: write timings to this file */
+};
+
+struct tui_message {
+	enum report_level level;
+	char *text;
+};
+
+/* Timings for benchmarks ($DCPI_TUI_TIMING). */
+struct tui_timing {
+	int64_t start_ns;         /* tui_init */
+	int64_t first_paint_ns;   /* first screen drawn (maybe still loading) */
+	int64_t first_screen_ns;  /* first screen with every view loaded */
+	int64_t *key_ns;          /* per script key: handling to redrawn screen */
+	size_t n_keys, alloc_keys;
+};
+
+#define TUI_STACK_MAX 32
+
+/* The prompt while it is open (drawn by the display). */
+struct tui_prompt {
+	bool active;
+	const char *prompt;       /* ":" or "/" */
+	const char *line;         /* readline's buffer */
+	int point;                /* cursor, in bytes */
+	char **matches;           /* completion list shown above it, or NULL */
+	size_t n_matches;
+};
+
+struct tui {
+	struct tui_options opt;
+	struct db *db;            /* NULL if the database cannot be opened */
+	char *db_path;
+	struct jobs jobs;
+	struct display *disp;
+	struct script *script;    /* NULL: keys from the terminal */
+	struct view *stack[TUI_STACK_MAX];
+	size_t depth;
+	uint32_t epoch;           /* the current epoch, 0 if none */
+	int event;                /* the current event, -1 until known */
+	bool event_chosen;        /* by -e or :event (else follows the data) */
+	uint32_t marks[2];        /* epochs marked for a diff (A, B), 0: none */
+	char *search;             /* the last search pattern */
+	regex_t search_re;
+	bool search_ok;
+	struct tui_message *msgs; /* every warning and error of the session */
+	size_t n_msgs, alloc_msgs;
+	char *status;             /* the status line */
+	enum report_level status_level;
+	bool status_is_info;
+	size_t status_more;       /* messages since the one shown */
+	struct tui_prompt prompt;
+	bool quit;
+	bool dirty_views;         /* views must be re-laid out */
+	struct tui_timing timing;
+};
+
+/* Sets up a session (display, database, first views); -1 if the terminal cannot be used. */
+int tui_init(struct tui *t, const struct tui_options *opt);
+/* Runs until quit; returns the exit status. */
+int tui_run(struct tui *t);
+void tui_release(struct tui *t);
+
+/* ---- for views -------------------------------------------------------- */
+
+/* The view on top of the stack, or NULL. */
+struct view *tui_view(struct tui *t);
+
+/* Opens a view of ops at loc on top of the stack; -1 if it cannot open. */
+int tui_push(struct tui *t, const struct view_ops *ops, const struct view_loc *loc);
+
+/*
+ * Opens the view called name ("procedures", "diff", ...) at loc.  A view
+ * that is not built yet is reported in the status line ("the procedures
+ * view is not available yet") and -1 returned: the hook for later views.
+ */
+int tui_open_view(struct tui *t, const char *name, const struct view_loc *loc);
+
+/* The registered view called name, or NULL. */
+const struct view_ops *tui_view_ops(const char *name);
+
+/*
+ * The cached result of job key, or NULL after queuing it (run, arg,
+ * free_arg, free_result as jobs_submit()) and making waiter wait for it.
+ */
+void *tui_data(struct tui *t, struct view *waiter, const char *key, const char *title,
+	       void (*run)(struct job *), void *arg, void (*free_arg)(void *),
+	       void (*free_result)(void *));
+
+/* The epochs of the database, or NULL while loading (waiter waits). */
+const struct epochs_data *tui_epochs(struct tui *t, struct view *waiter);
+/* The images of epoch seq, or NULL while loading (waiter waits). */
+const struct images_data *tui_images(struct tui *t, uint32_t seq, struct view *waiter);
+
+/* Makes seq the current epoch: views that follow the epoch reload. */
+void tui_set_epoch(struct tui *t, uint32_t seq);
+/* Makes ev the current event: every view reloads. */
+void tui_set_event(struct tui *t, int ev);
+/*
+ * Makes sure the current event is one that events (of the data a view is
+ * about to show) has: else picks the default (cycles, clock, ...), saying so
+ * if the user had chosen the missing one.
+ */
+void tui_default_event(struct tui *t, const bool events[]);
+
+/* Appends "3" or "3 'label'" for epoch seq. */
+void tui_epoch_name(struct tui *t, uint32_t seq, struct strbuf *sb);
+
+/* Marks or unmarks epoch seq for a diff (A is the older mark). */
+void tui_toggle_mark(struct tui *t, uint32_t seq);
+/* 'A', 'B' or 0. */
+char tui_mark_of(const struct tui *t, uint32_t seq);
+
+/* A status-line note (not an error); errors use errorf(). */
+void tui_info(struct tui *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The draw flags for this session (DRAW_ASCII or 0). */
+unsigned tui_draw_flags(const struct tui *t);
+
+/* ---- input (tui.c, command.c) ------------------------------------------- */
+
+/*
+ * Runs request req with arg (NULL: none).  from_key: invoked by a key, so a
+ * missing argument opens the prompt instead of being an error.
+ */
+void tui_request(struct tui *t, enum request req, const char *arg, bool from_key);
+/* Runs a command line ("sort cycles"), as typed after ':'. */
+void tui_command(struct tui *t, const char *line);
+/* Handles one key. */
+void tui_key(struct tui *t, int key);
+/* Collects finished jobs and reloads the views waiting for them. */
+void tui_collect(struct tui *t);
+/* Completion candidates for arg kind (prompt). */
+void tui_complete(struct tui *t, enum arg_kind kind, struct candidates *c);
+
+/* Session requests (command.c): what neither the view nor view.c handled. */
+void tui_session_request(struct tui *t, enum request req, const char *arg);
+
+/* Pops views down to depth (>= 1). */
+void tui_pop_to(struct tui *t, size_t depth);
+
+#endif

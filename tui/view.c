@@ -1,0 +1,431 @@
+#include "config.h"
+#include "tui/view.h"
+
+#include "core/die.h"
+#include "core/strbuf.h"
+#include "core/xalloc.h"
+#include "tui/table.h"
+#include "tui/tui.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+void view_loc_copy(struct view_loc *dst, const struct view_loc *src)
+{
+	*dst = *src;
+	dst->image = src->image ? xstrdup(src->image) : NULL;
+	dst->procedure = src->procedure ? xstrdup(src->procedure) : NULL;
+}
+
+void view_loc_release(struct view_loc *loc)
+{
+	free(loc->image);
+	free(loc->procedure);
+	memset(loc, 0, sizeof(*loc));
+}
+
+void candidates_add(struct candidates *c, const char *word)
+{
+	size_t plen = c->prefix ? strlen(c->prefix) : 0;
+
+	if (plen && strncmp(word, c->prefix, plen))
+		return;
+	for (size_t i = 0; i < c->n; i++)
+		if (!strcmp(c->v[i], word))
+			return;
+	ALLOC_GROW(c->v, c->n + 1, c->alloc);
+	c->v[c->n++] = xstrdup(word);
+}
+
+void candidates_release(struct candidates *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		free(c->v[i]);
+	free(c->v);
+	c->v = NULL;
+	c->n = c->alloc = 0;
+}
+
+/* ---- lifecycle ----------------------------------------------------------- */
+
+struct view *view_new(struct tui *tui, const struct view_ops *ops, const struct view_loc *loc)
+{
+	struct view *v = XNEW(struct view);
+
+	v->ops = ops;
+	v->tui = tui;
+	v->height = 1;
+	v->width = 80;
+	v->empty = "(nothing to show)";
+	view_loc_copy(&v->loc, loc);
+	if (ops->priv_size)
+		v->priv = xcalloc(1, ops->priv_size);
+	if (ops->open && ops->open(v)) {
+		view_free(v);
+		return NULL;
+	}
+	return v;
+}
+
+void view_free(struct view *v)
+{
+	if (!v)
+		return;
+	if (v->ops->close)
+		v->ops->close(v);
+	view_loc_release(&v->loc);
+	free(v->pending);
+	free(v->priv);
+	free(v);
+}
+
+void view_wait(struct view *v, const char *key)
+{
+	free(v->pending);
+	v->pending = key ? xstrdup(key) : NULL;
+}
+
+/* ---- cursor ---------------------------------------------------------------- */
+
+static void clamp(struct view *v)
+{
+	size_t h = v->height > 0 ? (size_t)v->height : 1;
+
+	if (v->pos >= v->lines)
+		v->pos = v->lines ? v->lines - 1 : 0;
+	if (v->offset > v->pos)
+		v->offset = v->pos;
+	if (v->pos >= v->offset + h)
+		v->offset = v->pos - h + 1;
+	/* No empty space below the last line when the view could be full. */
+	if (v->lines >= h && v->offset + h > v->lines)
+		v->offset = v->lines - h;
+	if (v->lines < h)
+		v->offset = 0;
+}
+
+void view_set_lines(struct view *v, size_t lines)
+{
+	v->lines = lines;
+	clamp(v);
+}
+
+void view_move_to(struct view *v, size_t line)
+{
+	v->pos = line;
+	clamp(v);
+}
+
+void view_resize(struct view *v, int height, int width)
+{
+	v->height = height > 0 ? height : 1;
+	v->width = width > 0 ? width : 1;
+	clamp(v);
+}
+
+static void move_by(struct view *v, long delta)
+{
+	long pos = (long)v->pos + delta;
+
+	if (pos < 0)
+		pos = 0;
+	view_move_to(v, (size_t)pos);
+}
+
+/* Page moves scroll the window with the cursor (tig, less). */
+static void page_by(struct view *v, long delta)
+{
+	long off = (long)v->offset + delta, h = v->height;
+	long max_off = (long)v->lines > h ? (long)v->lines - h : 0;
+
+	if (off < 0)
+		off = 0;
+	if (off > max_off)
+		off = max_off;
+	v->offset = (size_t)off;
+	move_by(v, delta);
+	if (v->pos < v->offset)
+		v->pos = v->offset;
+	clamp(v);
+}
+
+static enum view_result move_request(struct view *v, enum request req)
+{
+	long h = v->height > 0 ? v->height : 1;
+
+	switch (req) {
+	case REQ_MOVE_UP:
+		move_by(v, -1);
+		break;
+	case REQ_MOVE_DOWN:
+		move_by(v, 1);
+		break;
+	case REQ_MOVE_PAGE_UP:
+		page_by(v, -h);
+		break;
+	case REQ_MOVE_PAGE_DOWN:
+		page_by(v, h);
+		break;
+	case REQ_MOVE_HALF_UP:
+		page_by(v, -(h + 1) / 2);
+		break;
+	case REQ_MOVE_HALF_DOWN:
+		page_by(v, (h + 1) / 2);
+		break;
+	case REQ_MOVE_FIRST:
+		view_move_to(v, 0);
+		break;
+	case REQ_MOVE_LAST:
+		view_move_to(v, v->lines ? v->lines - 1 : 0);
+		break;
+	case REQ_SCROLL_LEFT:
+		v->hscroll = v->hscroll > 8 ? v->hscroll - 8 : 0;
+		break;
+	case REQ_SCROLL_RIGHT:
+		v->hscroll += 8;
+		break;
+	default:
+		return VIEW_PASS;
+	}
+	return VIEW_DONE;
+}
+
+/* ---- tables ---------------------------------------------------------------- */
+
+void view_table_update(struct view *v)
+{
+	const void *cur = table_row(v->table, v->pos);
+
+	table_update(v->table);
+	view_set_lines(v, v->table->n_shown);
+	if (!cur)
+		return;
+	for (size_t i = 0; i < v->table->n_shown; i++) {
+		if (table_row(v->table, i) == cur) {
+			view_move_to(v, i);
+			return;
+		}
+	}
+	view_move_to(v, 0);
+}
+
+static void column_names(const struct table *t, struct strbuf *sb)
+{
+	for (size_t i = 0; i < t->n_cols; i++)
+		if (t->cols[i].cmp)
+			strbuf_addf(sb, "%s%s", sb->len ? ", " : "", t->cols[i].name);
+}
+
+static int sort_by_name(struct view *v, const char *name)
+{
+	struct table *t = v->table;
+	int col = table_column_index(t, name);
+
+	if (col < 0 || !t->cols[col].cmp) {
+		struct strbuf sb = STRBUF_INIT;
+
+		column_names(t, &sb);
+		errorf("no column '%s' to sort by here (columns: %s)", name, sb.buf);
+		strbuf_release(&sb);
+		return -1;
+	}
+	if (col == t->sort)
+		table_sort_by(t, col, !t->desc);
+	else
+		table_sort_by(t, col, t->cols[col].numeric);
+	return 0;
+}
+
+/* Sorts by the next (dir 1) or previous (dir -1) sortable column. */
+static void sort_step(struct table *t, int dir)
+{
+	int n = (int)t->n_cols, col = t->sort < 0 ? (dir > 0 ? -1 : 0) : t->sort;
+
+	for (int k = 0; k < n; k++) {
+		col = ((col + dir) % n + n) % n;
+		if (t->cols[col].cmp) {
+			table_sort_by(t, col, t->cols[col].numeric);
+			return;
+		}
+	}
+}
+
+static enum view_result table_request(struct view *v, enum request req, const char *arg)
+{
+	struct table *t = v->table;
+
+	switch (req) {
+	case REQ_SORT:
+		if (sort_by_name(v, arg))
+			return VIEW_DONE;
+		break;
+	case REQ_SORT_NEXT:
+	case REQ_SORT_PREV:
+		sort_step(t, req == REQ_SORT_NEXT ? 1 : -1);
+		break;
+	case REQ_SORT_REVERSE:
+		if (t->sort >= 0)
+			table_sort_by(t, t->sort, !t->desc);
+		break;
+	case REQ_FILTER:
+		table_set_filter(t, arg);
+		break;
+	default:
+		return VIEW_PASS;
+	}
+	view_table_update(v);
+	return VIEW_DONE;
+}
+
+enum view_result view_request(struct view *v, enum request req, const char *arg)
+{
+	if (move_request(v, req) == VIEW_DONE)
+		return VIEW_DONE;
+	if (v->table && table_request(v, req, arg) == VIEW_DONE)
+		return VIEW_DONE;
+	switch (req) {
+	case REQ_GOTO:
+		if (!v->ops->go_to)
+			return VIEW_PASS;
+		v->ops->go_to(v, arg);
+		return VIEW_DONE;
+	case REQ_SORT:
+	case REQ_SORT_NEXT:
+	case REQ_SORT_PREV:
+	case REQ_SORT_REVERSE:
+	case REQ_FILTER:
+		errorf("the %s view cannot be sorted or filtered", v->ops->name);
+		return VIEW_DONE;
+	default:
+		return VIEW_PASS;
+	}
+}
+
+/* ---- drawing --------------------------------------------------------------- */
+
+void view_draw_line(struct view *v, size_t line, struct draw *d)
+{
+	if (v->table)
+		table_draw_row(v->table, line, d);
+	else if (v->ops->draw)
+		v->ops->draw(v, line, d);
+}
+
+bool view_has_header(const struct view *v)
+{
+	return v->table || v->ops->draw_header;
+}
+
+void view_draw_header(struct view *v, struct draw *d)
+{
+	if (v->table)
+		table_draw_header(v->table, d);
+	else if (v->ops->draw_header)
+		v->ops->draw_header(v, d);
+}
+
+/*
+ * Text renderings (search, :save-view) lay tables out by their contents,
+ * whatever the screen, so that a dump does not depend on the terminal and
+ * long paths are searchable; the display lays them out again before drawing.
+ */
+#define TEXT_MAX_CELL 400
+
+static void text_layout(struct view *v)
+{
+	if (v->table)
+		table_layout_natural(v->table, TEXT_MAX_CELL);
+}
+
+static void line_text(struct view *v, size_t line, struct strbuf *sb, unsigned flags)
+{
+	struct draw d;
+
+	draw_init_text(&d, sb, DRAW_UNBOUNDED, flags & DRAW_ASCII);
+	view_draw_line(v, line, &d);
+	strbuf_rtrim(sb);
+}
+
+void view_line_text(struct view *v, size_t line, struct strbuf *sb, unsigned flags)
+{
+	text_layout(v);
+	line_text(v, line, sb, flags);
+}
+
+long view_search(struct view *v, const regex_t *re, int dir, bool *wrapped)
+{
+	struct strbuf sb = STRBUF_INIT;
+	long found = -1;
+
+	*wrapped = false;
+	text_layout(v);
+	for (size_t k = 1; k <= v->lines && found < 0; k++) {
+		size_t i = (v->pos + v->lines + (size_t)dir * k) % v->lines;
+
+		strbuf_reset(&sb);
+		line_text(v, i, &sb, 0);
+		if (!regexec(re, sb.buf, 0, NULL, 0)) {
+			found = (long)i;
+			*wrapped = dir > 0 ? i <= v->pos : i >= v->pos;
+		}
+	}
+	strbuf_release(&sb);
+	return found;
+}
+
+static void dump_header(struct view *v, FILE *out)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	fprintf(out, "view: %s\n", v->ops->name);
+	if (v->loc.epoch)
+		fprintf(out, "epoch: %" PRIu32 "\n", v->loc.epoch);
+	if (v->loc.epoch_b)
+		fprintf(out, "epoch-b: %" PRIu32 "\n", v->loc.epoch_b);
+	if (v->loc.image)
+		fprintf(out, "image: %s\n", v->loc.image);
+	if (v->loc.procedure)
+		fprintf(out, "procedure: %s\n", v->loc.procedure);
+	if (v->ops->title) {
+		v->ops->title(v, &sb);
+		fprintf(out, "title: %s\n", sb.buf);
+	}
+	fprintf(out, "lines: %zu\ncursor: %zu\n", v->lines, v->lines ? v->pos + 1 : 0);
+	if (v->table) {
+		const struct table *t = v->table;
+
+		fprintf(out, "sort: %s%s\n", t->sort >= 0 ? t->cols[t->sort].name : "-",
+			t->sort >= 0 ? (t->desc ? " desc" : " asc") : "");
+		fprintf(out, "filter: %s\n", t->filter ? t->filter : "-");
+	}
+	if (v->pending)
+		fprintf(out, "waiting-for: %s\n", v->pending);
+	strbuf_release(&sb);
+}
+
+void view_dump(struct view *v, FILE *out, unsigned flags)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct draw d;
+
+	dump_header(v, out);
+	fputs("--\n", out);
+	text_layout(v);
+	if (view_has_header(v)) {
+		draw_init_text(&d, &sb, DRAW_UNBOUNDED, flags & DRAW_ASCII);
+		view_draw_header(v, &d);
+		strbuf_rtrim(&sb);
+		fprintf(out, "  %s\n", sb.buf);
+	}
+	for (size_t i = 0; i < v->lines; i++) {
+		strbuf_reset(&sb);
+		draw_init_text(&d, &sb, DRAW_UNBOUNDED, flags & DRAW_ASCII);
+		view_draw_line(v, i, &d);
+		strbuf_rtrim(&sb);
+		fprintf(out, "%s%s\n", i == v->pos ? "> " : "  ", sb.buf);
+	}
+	if (!v->lines)
+		fprintf(out, "  %s\n", v->empty);
+	strbuf_release(&sb);
+}

@@ -1,0 +1,164 @@
+/*
+ * tui/view.h - the view interface: what every screen of dcpi-tui is.
+ *
+ * One view per file (tui/view-NAME.c), each ending with its ops table
+ * (tig's src/blob.c).  A view is a list of lines with a cursor; it draws
+ * them through the drawing layer (tui/draw.h), never through curses, and
+ * sees requests (tui/request.h), never keys.  Its request op runs first and
+ * returns VIEW_PASS for what it does not handle; then the generic code here
+ * (cursor movement, scrolling, sort, filter, goto) and then the session
+ * (tui/tui.h: views, epochs, search, prompt) get it.
+ *
+ * A view that shows a table (tui/table.h) sets v->table in open and gets
+ * drawing, the column header, sorting, filtering and column completion from
+ * this file; other views set ops->draw (and ops->draw_header).
+ *
+ * Where a view stands is its struct view_loc (epoch, image, procedure,
+ * address); drilling down opens the next view with a more precise loc:
+ *   epochs --Enter--> images (loc.epoch) --Enter--> procedures (loc.image)
+ *   --Enter--> procedure (loc.procedure) ; diff (loc.epoch, loc.epoch_b).
+ * Views that are not built yet are opened by name through tui_open_view()
+ * (tui/tui.h), which says in the status line when a view does not exist.
+ *
+ * Data comes from jobs (tui/job.h): open/reload look the data up with
+ * jobs_find(), submit a job if it is missing and call view_wait(); the
+ * session calls reload again when the job is done.
+ */
+#ifndef DCPI_TUI_VIEW_H
+#define DCPI_TUI_VIEW_H
+
+#include <regex.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "tui/draw.h"
+#include "tui/request.h"
+
+struct strbuf;
+struct table;
+struct tui;
+struct view;
+
+/* Where a view stands.  Strings are owned by the view (view_loc_copy). */
+struct view_loc {
+	uint32_t epoch;       /* 0: none */
+	uint32_t epoch_b;     /* a diff's second epoch, 0: none */
+	char *image;          /* image key, NULL: all images */
+	char *procedure;      /* procedure name, NULL: none */
+	uint64_t address;     /* an address in the image, 0: none */
+};
+
+void view_loc_copy(struct view_loc *dst, const struct view_loc *src);
+void view_loc_release(struct view_loc *loc);
+
+enum view_result {
+	VIEW_PASS, /* not handled here: pass it on */
+	VIEW_DONE, /* handled (including "handled with an error message") */
+};
+
+/* Completion candidates (prompt): words that start with a prefix. */
+struct candidates {
+	const char *prefix;
+	char **v;
+	size_t n, alloc;
+};
+
+/* Adds word if it starts with c->prefix and is not there yet. */
+void candidates_add(struct candidates *c, const char *word);
+void candidates_release(struct candidates *c);
+
+enum view_flags {
+	VIEW_FOLLOWS_EPOCH = (1 << 0), /* loc.epoch follows :epoch and reload */
+};
+
+struct view_ops {
+	const char *name;          /* "images": breadcrumbs, :save-view, tui_open_view() */
+	unsigned flags;            /* enum view_flags */
+	const char *legend;        /* help-view text about this view, or NULL */
+	size_t priv_size;          /* zeroed private data for each view */
+
+	/* Sets up the view at v->loc; -1 (reported) if it cannot be opened. */
+	int (*open)(struct view *v);
+	/* Frees what open and reload allocated (not priv itself). */
+	void (*close)(struct view *v);
+	/*
+	 * Rebuilds the lines: the data waited for has arrived, or the epoch,
+	 * the event or the database changed.  Keeps the cursor where it can.
+	 */
+	void (*reload)(struct view *v);
+	/* Draws a line (non-table views). */
+	void (*draw)(struct view *v, size_t line, struct draw *d);
+	/* Draws the sticky header line (non-table views; NULL: none). */
+	void (*draw_header)(struct view *v, struct draw *d);
+	/* Handles a request before the generic code; NULL: all pass. */
+	enum view_result (*request)(struct view *v, enum request req, const char *arg);
+	/* Appends what the title bar says about the view. */
+	void (*title)(struct view *v, struct strbuf *sb);
+	/* :goto WHAT; returns 0 and moves the cursor, or -1 (reported). */
+	int (*go_to)(struct view *v, const char *what);
+	/* Adds completion candidates of kind (ARG_GOTO, ...). */
+	void (*complete)(struct view *v, enum arg_kind kind, struct candidates *c);
+};
+
+struct view {
+	const struct view_ops *ops;
+	struct tui *tui;
+	struct view_loc loc;
+	void *priv;
+	struct table *table;  /* a table view's table (owned by priv) */
+	size_t lines;         /* lines (a table: rows shown) */
+	size_t pos;           /* the cursor line */
+	size_t offset;        /* the first line on screen */
+	int hscroll;          /* columns scrolled to the right */
+	int height, width;    /* the body, without the header line */
+	char *pending;        /* the job key the view waits for, or NULL */
+	const char *empty;    /* what to show when there are no lines */
+};
+
+/*
+ * Creates a view of ops at loc and opens it; NULL (after reporting) if it
+ * cannot be opened.
+ */
+struct view *view_new(struct tui *tui, const struct view_ops *ops, const struct view_loc *loc);
+void view_free(struct view *v);
+
+/* Sets the number of lines, keeping the cursor and offset in range. */
+void view_set_lines(struct view *v, size_t lines);
+/* Moves the cursor to line, scrolling to keep it visible. */
+void view_move_to(struct view *v, size_t line);
+/* Sets the body size (the display calls it on every layout). */
+void view_resize(struct view *v, int height, int width);
+
+/* Marks the view as waiting for job key (NULL: not waiting). */
+void view_wait(struct view *v, const char *key);
+
+/* Generic request handling (movement, scrolling, sort, filter, goto). */
+enum view_result view_request(struct view *v, enum request req, const char *arg);
+
+/* Draws line `line` / the header through the view's table or ops. */
+void view_draw_line(struct view *v, size_t line, struct draw *d);
+bool view_has_header(const struct view *v);
+void view_draw_header(struct view *v, struct draw *d);
+
+/* Appends the plain text of a line (unclipped, no horizontal scroll). */
+void view_line_text(struct view *v, size_t line, struct strbuf *sb, unsigned flags);
+
+/*
+ * Finds the next line (dir 1) or previous (dir -1) after the cursor that
+ * matches re, wrapping around; -1 if none.  *wrapped tells if it wrapped.
+ */
+long view_search(struct view *v, const regex_t *re, int dir, bool *wrapped);
+
+/*
+ * Writes the view model as text (:save-view): a header of key: value lines
+ * (view, loc, lines, cursor, sort, filter), "--", the column header, and
+ * every line, the cursor line marked with "> ".
+ */
+void view_dump(struct view *v, FILE *out, unsigned flags);
+
+/* Table views: re-sorts and re-filters, keeping the cursor on its row. */
+void view_table_update(struct view *v);
+
+#endif
