@@ -100,7 +100,9 @@ static void setup_styles(struct display *disp, bool want_color)
 			bg = bg < 0 ? COLOR_BLACK : bg;
 		}
 		disp->attr[s] = curses_attrs(si->attr);
-		if (s != STYLE_NORMAL && s < COLOR_PAIRS - 1 && init_pair((short)(s + 1), fg, bg) == OK)
+		/* A pair only for styles with colours of their own. */
+		if ((si->fg != DC_DEFAULT || si->bg != DC_DEFAULT) && s < COLOR_PAIRS - 1 &&
+		    init_pair((short)(s + 1), fg, bg) == OK)
 			disp->pair[s] = (short)(s + 1);
 	}
 }
@@ -236,14 +238,25 @@ static unsigned flags_of(struct tui *t)
 	return t->disp->ascii ? DRAW_ASCII : 0;
 }
 
-/* Draws right-aligned text at the end of a bar line that has d->col used. */
-static void draw_right(struct draw *d, enum style st, const char *text)
+/*
+ * Draws a bar: left, then right at the end of the line.  When both do not
+ * fit, left is cut (keep_right) or right is dropped.
+ */
+static void draw_bar_line(struct draw *d, enum style st, const char *left, const char *right,
+			  bool keep_right)
 {
-	int w = text_width(text, d->flags);
+	int lw = text_width(left, d->flags), rw = text_width(right, d->flags);
 
-	if (draw_avail(d) > w + 1) {
-		draw_space(d, st, draw_avail(d) - w);
-		draw_text(d, st, text);
+	if (lw + 1 + rw <= d->width) {
+		draw_text(d, st, left);
+		draw_space(d, st, d->width - lw - rw);
+		draw_text(d, st, right);
+	} else if (keep_right && rw + 2 < d->width) {
+		draw_field(d, st, left, d->width - rw - 1, ALIGN_LEFT);
+		draw_space(d, st, 1);
+		draw_text(d, st, right);
+	} else {
+		draw_text(d, st, left);
 	}
 	draw_fill(d, st);
 }
@@ -267,8 +280,7 @@ static void draw_topbar(struct tui *t)
 			    t->stack[i]->ops->name);
 	strbuf_addch(&path, ' ');
 	draw_init_window(&d, stdscr, 0, COLS, flags_of(t));
-	draw_text(&d, STYLE_TOPBAR, sb.buf);
-	draw_right(&d, STYLE_TOPBAR, path.buf);
+	draw_bar_line(&d, STYLE_TOPBAR, sb.buf, path.buf, false);
 	free(db);
 	strbuf_release(&sb);
 	strbuf_release(&path);
@@ -340,8 +352,7 @@ static void draw_title(struct tui *t, struct view *v)
 	if (v->lines)
 		strbuf_addf(&right, "%zu/%zu ", v->pos + 1, v->lines);
 	draw_init_window(&d, stdscr, LINES - 2, COLS, flags_of(t));
-	draw_text(&d, STYLE_TITLE, sb.buf);
-	draw_right(&d, STYLE_TITLE, right.buf);
+	draw_bar_line(&d, STYLE_TITLE, sb.buf, right.buf, true);
 	strbuf_release(&sb);
 	strbuf_release(&right);
 }
@@ -359,10 +370,7 @@ static void draw_status(struct tui *t)
 			st = t->status_level == REPORT_WARNING ? STYLE_WARNING : STYLE_ERROR;
 			strbuf_addstr(&sb, t->status_level == REPORT_WARNING ? "warning: " : "error: ");
 		}
-		char *msg = display_safe(t->status);
-
-		strbuf_addstr(&sb, msg);
-		free(msg);
+		strbuf_addstr(&sb, t->status);
 		if (t->status_more)
 			strbuf_addf(&sb, " (+%zu more: M)", t->status_more);
 	} else if (jobs_busy(&t->jobs)) {
@@ -439,7 +447,7 @@ void display_redraw(struct tui *t)
 
 	werase(stdscr);
 	if (too_small()) {
-		mvaddnstr(0, 0, "dcpi-tui: terminal too small", COLS);
+		mvaddnstr(0, 0, "screen too small", COLS);
 		wnoutrefresh(stdscr);
 		doupdate();
 		return;

@@ -33,7 +33,12 @@ static struct {
 	char *line;
 	char pend[8];          /* the rest of a key's byte sequence */
 	size_t pend_len, pend_pos;
-	char *histfile;
+	/* Two histories, commands and searches, swapped in and out of readline. */
+	struct {
+		char *file;
+		HISTORY_STATE *state;
+	} hist[2];
+	int cur;               /* the history readline has now */
 	bool ready;
 	FILE *devnull_out, *devnull_in;
 } P;
@@ -58,7 +63,8 @@ static int mkdir_p(const char *dir)
 	return mkdir(dir, 0700) && errno != EEXIST ? -1 : 0;
 }
 
-static char *history_path(void)
+/* The history file called name, its directory created; NULL if no HOME. */
+static char *history_path(const char *name)
 {
 	const char *state = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
 	char *base, *dir, *path;
@@ -70,7 +76,7 @@ static char *history_path(void)
 	else
 		return NULL;
 	dir = xasprintf("%s/dcpi", base);
-	path = xasprintf("%s/tui_history", dir);
+	path = xasprintf("%s/%s", dir, name);
 	if (mkdir_p(dir)) {
 		free(path);
 		path = NULL;
@@ -82,23 +88,67 @@ static char *history_path(void)
 
 const char *prompt_history_file(void)
 {
-	return P.histfile;
+	return P.hist[0].file;
+}
+
+/* Makes history h (0: commands, 1: searches) readline's. */
+static void use_history(int h)
+{
+	if (P.cur == h)
+		return;
+	free(P.hist[P.cur].state);
+	P.hist[P.cur].state = history_get_history_state();
+	history_set_history_state(P.hist[h].state);
+	P.cur = h;
+}
+
+static void load_histories(void)
+{
+	static const char *const names[] = { "tui_history", "tui_search_history" };
+
+	for (int h = 0; h < 2; h++) {
+		history_set_history_state(&(HISTORY_STATE){ 0 });
+		stifle_history(HISTORY_MAX);
+		P.hist[h].file = history_path(names[h]);
+		if (P.hist[h].file)
+			read_history(P.hist[h].file);
+		P.hist[h].state = history_get_history_state();
+	}
+	history_set_history_state(P.hist[0].state);
+	P.cur = 0;
+}
+
+static void save_histories(void)
+{
+	for (int h = 0; h < 2; h++) {
+		use_history(h);
+		if (P.hist[h].file)
+			history_truncate_file(P.hist[h].file, HISTORY_MAX);
+		clear_history();
+		free(P.hist[h].file);
+	}
+	free(P.hist[P.cur].state);
+	P.hist[P.cur].state = history_get_history_state();
+	free(P.hist[0].state);
+	free(P.hist[1].state);
+	history_set_history_state(&(HISTORY_STATE){ 0 });
 }
 
 static void remember(const char *line)
 {
 	HIST_ENTRY *last = history_get(history_base + history_length - 1);
+	const char *file = P.hist[P.cur].file;
 	int fd;
 
 	if (!*line || (last && !strcmp(last->line, line)))
 		return;
 	add_history(line);
-	if (!P.histfile)
+	if (!file)
 		return;
-	fd = open(P.histfile, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+	fd = open(file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
 	if (fd >= 0)
 		close(fd);
-	append_history(1, P.histfile);
+	append_history(1, file);
 }
 
 /* ---- input ------------------------------------------------------------ */
@@ -348,17 +398,15 @@ void prompt_init(struct tui *t)
 	rl_completion_display_matches_hook = display_matches;
 	rl_outstream = P.devnull_out;
 	rl_instream = P.devnull_in;
+	/* List the choices at the first Tab (an inputrc may say otherwise). */
+	rl_variable_bind("show-all-if-ambiguous", "on");
 	rl_initialize();
 	rl_bind_key(CTRL_('g'), cancel_fn);
 	rl_bind_key(CTRL_('c'), cancel_fn);
 	rl_bind_key(127, rubout_fn);
 	rl_bind_key(CTRL_('h'), rubout_fn);
 	rl_bind_key(CTRL_('l'), refresh_fn);
-	using_history();
-	stifle_history(HISTORY_MAX);
-	P.histfile = history_path();
-	if (P.histfile)
-		read_history(P.histfile);
+	load_histories();
 	P.ready = true;
 }
 
@@ -366,10 +414,7 @@ void prompt_release(struct tui *t)
 {
 	if (!P.ready)
 		return;
-	if (P.histfile)
-		history_truncate_file(P.histfile, HISTORY_MAX);
-	clear_history();
-	free(P.histfile);
+	save_histories();
 	if (P.devnull_out)
 		fclose(P.devnull_out);
 	if (P.devnull_in)
@@ -398,6 +443,7 @@ char *prompt_read(struct tui *t, const char *prompt, const char *initial)
 	P.pend_len = P.pend_pos = 0;
 	t->prompt.active = true;
 	t->prompt.prompt = prompt;
+	use_history(strcmp(prompt, "/") ? 0 : 1);
 	using_history();
 	rl_callback_handler_install(prompt, line_handler);
 	if (initial) {

@@ -14,8 +14,8 @@
  * C-c, or Backspace on an empty line cancel.
  *
  * History is kept across runs in $XDG_STATE_HOME/dcpi/tui_history (else
- * ~/.local/state/dcpi/tui_history), at most 500 lines, the directory created
- * with mode 0700.
+ * ~/.local/state/dcpi/tui_history), searches apart in tui_search_history,
+ * at most 500 lines each, files mode 0600 in a directory created 0700.
  */
 #ifndef DCPI_TUI_PROMPT_H
 #define DCPI_TUI_PROMPT_H
@@ -34,7 +34,7 @@ void prompt_release(struct tui *t);
  */
 char *prompt_read(struct tui *t, const char *prompt, const char *initial);
 
-/* The history file, or NULL if there is none (no HOME). */
+/* The command history file, or NULL if there is none (no HOME). */
 const char *prompt_history_file(void);
 
 #endif

@@ -152,8 +152,10 @@ int tui_open_view(struct tui *t, const char *name, const struct view_loc *loc)
 {
 	const struct view_ops *ops = tui_view_ops(name);
 
-	if (!ops)
-		return errorf("the %s view is not available yet", name);
+	if (!ops) {
+		warning("the %s view is not available yet", name);
+		return -1;
+	}
 	return tui_push(t, ops, loc);
 }
 

@@ -467,6 +467,7 @@ static void epochs_complete(struct view *v, enum arg_kind kind, struct candidate
 
 const struct view_ops epochs_view_ops = {
 	.name = "epochs",
+	.flags = VIEW_FOLLOWS_EPOCH,
 	.legend = "The first column marks the current epoch, and A and B the epochs marked\n"
 		  "for a diff.  Samples are per event as recorded in each epoch's metadata;\n"
 		  "lost: samples the kernel dropped; unknown: samples in no image.",

@@ -98,7 +98,6 @@ static int help_open(struct view *v)
 	struct help_view *hv = HV(v);
 
 	add_text(hv, "dcpi-tui: keys, and the commands to type after ':' (Tab completes them).");
-	add_line(hv, HELP_BLANK, NULL, NULL, NULL);
 	request_foreach(add_request, hv);
 	add_legends(hv);
 	view_set_lines(v, hv->n);

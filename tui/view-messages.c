@@ -6,10 +6,8 @@
 #include "tui/view.h"
 
 #include "core/strbuf.h"
-#include "core/utf8.h"
 #include "tui/tui.h"
 
-#include <stdlib.h>
 
 static void messages_reload(struct view *v)
 {
@@ -27,14 +25,12 @@ static int messages_open(struct view *v)
 static void messages_draw(struct view *v, size_t line, struct draw *d)
 {
 	const struct tui_message *m = &v->tui->msgs[line];
-	char *text = display_safe(m->text);
 
 	if (m->level == REPORT_WARNING)
 		draw_text(d, STYLE_WARNING, "warning: ");
 	else
 		draw_text(d, STYLE_ERROR, "error: ");
-	draw_text(d, STYLE_NORMAL, text);
-	free(text);
+	draw_text(d, STYLE_NORMAL, m->text);
 }
 
 static void messages_title(struct view *v, struct strbuf *sb)

@@ -244,7 +244,7 @@ static void sort_step(struct table *t, int dir)
 
 	for (int k = 0; k < n; k++) {
 		col = ((col + dir) % n + n) % n;
-		if (t->cols[col].cmp) {
+		if (t->cols[col].cmp && !t->cols[col].hidden) {
 			table_sort_by(t, col, t->cols[col].numeric);
 			return;
 		}

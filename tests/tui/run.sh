@@ -1,0 +1,136 @@
+# tests/tui/run.sh - the screen-test runner of dcpi-tui (tig's test/ approach),
+# sourced by tests/integration/t0600-tui-screens.sh after tests/lib.sh.
+#
+# A case is tests/tui/cases/NAME.script: a dcpi-tui script (tui/script.h) run
+# headless with --script.  Its :save-display and :save-view commands write
+# files into the case's directory; every one of them is compared with
+# tests/tui/expected/NAME/FILE by diff -u, and a file saved without an
+# expected copy (or expected but not saved) fails the case too.
+#
+# Lines "#! KEY: VALUE" at the top of a script set up its run:
+#   #! db: NAME       the database argument (default: db); fixtures below
+#   #! args: ...      more dcpi-tui arguments
+#   #! env: A=1 B=2   more environment
+#   #! size: 80x24    the screen (COLUMNS x LINES)
+#   #! home: NAME     share HOME (and so the prompt history) with other cases
+#                     naming the same home; cases run in name order
+#
+# The harness pins everything a screen depends on: TERM=xterm-256color,
+# LINES, COLUMNS, TZ=UTC, LC_ALL=C.UTF-8, HOME, and clears NO_COLOR,
+# DCPI_DB and XDG_STATE_HOME.
+#
+# Fixtures (in $TEST_DIR, built once by tui_fixtures):
+#   db             tests/tui/fixtures/basic.txt: 3 epochs, every binary status
+#   big            one epoch of 300 images, for scrolling and search
+#   bad            db with a corrupt profile (epoch 2), meta (1), index (3)
+#   nonexistent    no database at all
+#   bin/           the binaries the image records point at
+#
+# To (re)generate expected files after a deliberate change:
+#   DCPI_TUI_UPDATE=1 make check TESTS=tests/integration/t0600-tui-screens.sh
+# and review the diff.
+
+tui_src=$top_srcdir/tests/tui
+
+tui_fixtures() {
+	(
+		set -e
+		cd "$TEST_DIR"
+		mkdir -p bin
+		head -c 1234 /dev/zero >bin/app
+		head -c 200 /dev/zero >bin/libfoo.so
+		touch -d @1700000000 bin/app bin/libfoo.so
+		printf x >"$(printf 'bin/na\303\257ve-\343\203\246\343\203\213\343\202\263\343\203\274\343\203\211')"
+		dcpi-test-helper build db "$tui_src/fixtures/basic.txt" >/dev/null
+		tui_big_fixture | dcpi-test-helper build big >/dev/null
+		cp -r db bad
+		tui_flip bad/000002/aaaa0002.cycles.prof 150
+		tui_flip bad/000001/meta 20
+		tui_flip bad/000003/images 20
+	)
+}
+
+# tui_flip FILE OFFSET: damages one byte.
+tui_flip() {
+	printf '\377' | dd of="$1" bs=1 seek="$2" conv=notrunc 2>/dev/null
+}
+
+# 300 images with decreasing samples: lib-001.so .. lib-300.so.
+tui_big_fixture() {
+	echo "epoch label=big start=2026-02-01T00:00:00Z end=2026-02-01T01:00:00Z"
+	echo "event cycles used=clock period=100000 unit=ns"
+	for i in $(seq 1 300); do
+		n=$(printf %03d "$i")
+		echo "image k$n path=/usr/lib/big/lib-$n.so"
+		echo "profile k$n cycles"
+		echo "0x1000 $((3010 - i * 10))"
+	done
+}
+
+# tui_header SCRIPT KEY: the value of "#! KEY: VALUE" in SCRIPT.
+tui_header() {
+	sed -n "s/^#! $2: *//p" "$1" | head -n 1
+}
+
+# tui_case NAME: runs case NAME and compares what it saved.
+tui_case() {
+	local name=$1 script=$tui_src/cases/$1.script expected=$tui_src/expected/$1
+	local work=$TEST_DIR/case-$1 db args env size home rc f
+	db=$(tui_header "$script" db)
+	args=$(tui_header "$script" args)
+	env=$(tui_header "$script" env)
+	size=$(tui_header "$script" size)
+	home=$(tui_header "$script" home)
+	size=${size:-80x24}
+	home=$TEST_DIR/home-${home:-$name}
+	rm -rf "$work"
+	mkdir -p "$work" "$home"
+	ln -s ../bin "$work/bin"
+	for f in db big bad; do ln -s "../$f" "$work/$f"; done
+	# shellcheck disable=SC2086
+	(cd "$work" && env -i PATH="$PATH" HOME="$home" TERM=xterm-256color \
+		LINES="${size#*x}" COLUMNS="${size%x*}" TZ=UTC LC_ALL=C.UTF-8 \
+		${DCPI_TUI_THREADS:+DCPI_TUI_THREADS=$DCPI_TUI_THREADS} $env \
+		dcpi-tui --script "$script" $args "${db:-db}" >stdout 2>stderr)
+	rc=$?
+	if [ $rc -ne 0 ]; then
+		echo "dcpi-tui exited with status $rc"
+		cat "$work/stderr"
+		return 1
+	fi
+	if [ -s "$work/stderr" ]; then
+		echo "dcpi-tui wrote to stderr:"
+		cat "$work/stderr"
+		return 1
+	fi
+	tui_compare "$name" "$work" "$expected"
+}
+
+tui_compare() {
+	local name=$1 work=$2 expected=$3 f status=0
+	if [ "${DCPI_TUI_UPDATE:-0}" = 1 ]; then
+		rm -rf "$expected"
+		mkdir -p "$expected"
+		for f in "$work"/*.screen "$work"/*.view; do
+			[ -e "$f" ] && cp "$f" "$expected/"
+		done
+		return 0
+	fi
+	for f in "$expected"/*; do
+		[ -e "$f" ] || continue
+		if [ ! -e "$work/${f##*/}" ]; then
+			echo "$name did not save ${f##*/}"
+			status=1
+		elif ! diff -u "$f" "$work/${f##*/}"; then
+			status=1
+		fi
+	done
+	for f in "$work"/*.screen "$work"/*.view; do
+		[ -e "$f" ] || continue
+		if [ ! -e "$expected/${f##*/}" ]; then
+			echo "$name saved ${f##*/}, which has no expected copy"
+			status=1
+		fi
+	done
+	return $status
+}
