@@ -1,0 +1,580 @@
+/*
+ * Unit tests of tui/: the drawing layer, the request table and key syntax,
+ * tables, the generic view code, scripts and background jobs.  (The screens
+ * themselves are tested headless by tests/integration/t0600-tui-screens.sh.)
+ */
+#include "config.h"
+
+#include <locale.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "core/die.h"
+#include "core/strbuf.h"
+#include "core/xalloc.h"
+#include "tui/draw.h"
+#include "tui/job.h"
+#include "tui/request.h"
+#include "tui/script.h"
+#include "tui/table.h"
+#include "tui/view.h"
+
+#include <curses.h>
+
+/* ---- the drawing layer ---------------------------------------------------- */
+
+/* Draws with fn into a line of `width` columns and returns the text. */
+static char *render(int width, unsigned flags, int skip,
+		    void (*fn)(struct draw *d, const void *arg), const void *arg)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct draw d;
+
+	draw_init_text(&d, &sb, width, flags);
+	d.skip = skip;
+	fn(&d, arg);
+	return strbuf_detach(&sb, NULL);
+}
+
+static void put_text(struct draw *d, const void *arg)
+{
+	draw_text(d, STYLE_NORMAL, arg);
+}
+
+static void expect_text(int width, unsigned flags, int skip, const char *in, const char *out)
+{
+	char *s = render(width, flags, skip, put_text, in);
+
+	assert_string_equal(s, out);
+	free(s);
+}
+
+static void draw_clips_and_sanitizes(void **state)
+{
+	expect_text(5, 0, 0, "abcdefgh", "abcde");
+	expect_text(80, 0, 0, "a\tb\x1b[31mc\x7f", "a?b?[31mc?");
+	expect_text(80, 0, 0, "bad\xff\xc3(utf8", "bad?" "?(utf8");
+	expect_text(80, 0, 0, "c1\xc2\x9b", "c1?");
+	/* A wide character that does not fit is left out, not cut in half. */
+	expect_text(5, 0, 0, "ab\xe3\x83\xa6\xe3\x83\x8b", "ab\xe3\x83\xa6");
+	expect_text(80, DRAW_ASCII, 0, "na\xc3\xafve \xe3\x83\xa6", "na?ve ?");
+	/* Horizontal scroll: skipped columns; a cut wide character is blanked. */
+	expect_text(80, 0, 2, "abcdef", "cdef");
+	expect_text(80, 0, 1, "\xe3\x83\xa6x", " x");
+	assert_int_equal(text_width("a\xe3\x83\xa6\xcc\x81", 0), 3);
+	assert_int_equal(text_width("a\xe3\x83\xa6", DRAW_ASCII), 2);
+}
+
+struct field_arg {
+	const char *s;
+	int width;
+	enum draw_align align;
+};
+
+static void put_field(struct draw *d, const void *arg)
+{
+	const struct field_arg *f = arg;
+
+	draw_field(d, STYLE_NORMAL, f->s, f->width, f->align);
+	draw_text(d, STYLE_NORMAL, "|");
+}
+
+static void expect_field(const char *s, int width, enum draw_align align, unsigned flags,
+			 const char *out)
+{
+	struct field_arg f = { s, width, align };
+	char *r = render(DRAW_UNBOUNDED, flags, 0, put_field, &f);
+
+	assert_string_equal(r, out);
+	free(r);
+}
+
+static void draw_fields(void **state)
+{
+	expect_field("abc", 5, ALIGN_LEFT, 0, "abc  |");
+	expect_field("abc", 5, ALIGN_RIGHT, 0, "  abc|");
+	expect_field("abcdefgh", 5, ALIGN_LEFT, 0, "abcd\xe2\x80\xa6|");
+	expect_field("abcdefgh", 5, ALIGN_LEFT, DRAW_ASCII, "abcd~|");
+	expect_field("/usr/lib/libc.so", 8, ALIGN_LEFT_TAIL, 0, "\xe2\x80\xa6libc.so|");
+	expect_field("/usr/lib/libc.so", 8, ALIGN_LEFT_TAIL, DRAW_ASCII, "~libc.so|");
+	/* Wide characters: the field stays exactly as wide as asked. */
+	expect_field("\xe3\x83\xa6\xe3\x83\x8b\xe3\x82\xb3", 4, ALIGN_LEFT, 0,
+		     "\xe3\x83\xa6 \xe2\x80\xa6|");
+	expect_field("", 0, ALIGN_LEFT, 0, "|");
+}
+
+static void put_bar(struct draw *d, const void *arg)
+{
+	draw_bar(d, STYLE_NORMAL, *(const double *)arg, 4);
+	draw_text(d, STYLE_NORMAL, "|");
+}
+
+static void draw_bars_and_glyphs(void **state)
+{
+	double half = 0.5, full = 1.5, eighth = 1.0 / 32;
+	char *s;
+
+	s = render(80, DRAW_ASCII, 0, put_bar, &half);
+	assert_string_equal(s, "##  |");
+	free(s);
+	s = render(80, 0, 0, put_bar, &full);
+	assert_string_equal(s, "\xe2\x96\x88\xe2\x96\x88\xe2\x96\x88\xe2\x96\x88|");
+	free(s);
+	s = render(80, 0, 0, put_bar, &eighth);
+	assert_string_equal(s, "\xe2\x96\x8f   |");
+	free(s);
+	for (int g = 0; g < GLYPH__COUNT; g++) {
+		const char *a = glyph_text((enum glyph)g, DRAW_ASCII);
+
+		for (const char *p = a; *p; p++)
+			assert_true(*p > 32 && *p < 127);
+		assert_int_equal(text_width(glyph_text((enum glyph)g, 0), 0), 1);
+	}
+	for (int st = 0; st < STYLE__COUNT; st++)
+		assert_non_null(style_info((enum style)st)->name);
+}
+
+/* ---- requests and keys --------------------------------------------------------- */
+
+static void request_table_is_consistent(void **state)
+{
+	for (enum request r = REQ_NONE + 1; r < REQ__COUNT; r++) {
+		const struct request_info *info = request_info(r);
+
+		assert_int_equal(info->req, r);
+		assert_int_equal(request_lookup(info->name), r);
+		assert_true(*info->group);
+		assert_true(strlen(info->help) <= 36); /* fits the help view at 80 columns */
+		for (enum request o = r + 1; o < REQ__COUNT; o++)
+			assert_string_not_equal(info->name, request_info(o)->name);
+	}
+	assert_int_equal(request_lookup("q"), REQ_QUIT);
+	assert_int_equal(request_lookup("no-such-request"), REQ_NONE);
+}
+
+struct seen_keys {
+	int keys[128];
+	size_t n;
+};
+
+static void collect_keys(const struct request_info *info, void *data)
+{
+	struct seen_keys *seen = data;
+	const char *p = info->keys, *why;
+
+	while (*p) {
+		int key;
+
+		if (*p == ' ') {
+			p++;
+			continue;
+		}
+		key = key_normalize(key_parse(&p, &why));
+		assert_true(key >= 0);
+		for (size_t i = 0; i < seen->n; i++)
+			assert_int_not_equal(seen->keys[i], key); /* bound once */
+		assert_true(seen->n < ARRAY_SIZE(seen->keys));
+		seen->keys[seen->n++] = key;
+		assert_int_equal(key_request(key), info->req);
+	}
+}
+
+static void keys_are_bound_once(void **state)
+{
+	struct seen_keys seen = { .n = 0 };
+
+	request_foreach(collect_keys, &seen);
+	assert_true(seen.n > 20);
+	assert_int_equal(key_request('j'), REQ_MOVE_DOWN);
+	assert_int_equal(key_request(KEY_DOWN), REQ_MOVE_DOWN);
+	assert_int_equal(key_request('\n'), REQ_ENTER);
+	assert_int_equal(key_request(127), REQ_BACK);
+	assert_int_equal(key_request('?'), REQ_VIEW_HELP);
+	assert_int_equal(key_request('x'), REQ_NONE);
+}
+
+static int parse_one(const char *s, const char **rest)
+{
+	const char *why = NULL;
+	int key = key_parse(&s, &why);
+
+	if (rest)
+		*rest = s;
+	return key;
+}
+
+static void key_syntax(void **state)
+{
+	const char *rest, *why;
+	const char *p = "<Bogus>";
+	struct strbuf sb = STRBUF_INIT;
+	char bytes[8];
+
+	assert_int_equal(parse_one("j", NULL), 'j');
+	assert_int_equal(parse_one("<Enter>", NULL), '\r');
+	assert_int_equal(parse_one("<C-l>", NULL), 12);
+	assert_int_equal(parse_one("<F12>", NULL), KEY_F(12));
+	assert_int_equal(parse_one("<lt>", NULL), '<');
+	assert_int_equal(parse_one("<:>x", &rest), ':');
+	assert_string_equal(rest, "x");
+	assert_int_equal(parse_one("<", &rest), '<');
+	assert_int_equal(parse_one("<a b>", &rest), '<');
+	assert_string_equal(rest, "a b>");
+	assert_int_equal(key_parse(&p, &why), -1);
+	assert_non_null(why);
+	key_describe(KEY_PPAGE, &sb);
+	strbuf_addch(&sb, ' ');
+	key_describe(3, &sb);
+	strbuf_addch(&sb, ' ');
+	key_describe('\n', &sb);
+	assert_string_equal(sb.buf, "PgUp C-c Enter");
+	strbuf_release(&sb);
+	assert_int_equal(key_to_bytes(KEY_UP, bytes), 3);
+	assert_memory_equal(bytes, "\033[A", 3);
+	assert_int_equal(key_to_bytes(KEY_BACKSPACE, bytes), 1);
+	assert_int_equal(bytes[0], 127);
+	assert_int_equal(key_to_bytes(KEY_F(5), bytes), 0);
+}
+
+/* ---- tables ----------------------------------------------------------------- */
+
+struct row {
+	const char *name;
+	unsigned n;
+};
+
+static int cmp_n(const struct table_column *c, const void *a, const void *b)
+{
+	return table_cmp_u64(((const struct row *)a)->n, ((const struct row *)b)->n);
+}
+
+static int cmp_name(const struct table_column *c, const void *a, const void *b)
+{
+	return strcmp(((const struct row *)a)->name, ((const struct row *)b)->name);
+}
+
+static void cell_n(void *ctx, const struct table_column *col, const void *row, size_t pos,
+		   struct draw *d, int width)
+{
+	char buf[16];
+
+	snprintf(buf, sizeof(buf), "%u", ((const struct row *)row)->n);
+	draw_field(d, STYLE_NORMAL, buf, width, ALIGN_RIGHT);
+}
+
+static void cell_name(void *ctx, const struct table_column *col, const void *row, size_t pos,
+		      struct draw *d, int width)
+{
+	draw_field(d, STYLE_NORMAL, ((const struct row *)row)->name, width, ALIGN_LEFT);
+}
+
+static struct row rows[] = {
+	{ "libc.so", 5 }, { "app", 9 }, { "LibM.so", 5 }, { "kernel", 1 },
+};
+
+static void make_table(struct table *t)
+{
+	const void *p[4] = { &rows[0], &rows[1], &rows[2], &rows[3] };
+
+	table_init(t, NULL);
+	table_add_column(t, &(struct table_column){ .name = "n", .width = 3, .align = ALIGN_RIGHT,
+						    .numeric = true, .cmp = cmp_n, .cell = cell_n });
+	table_add_column(t, &(struct table_column){ .name = "name", .min = 4, .cmp = cmp_name,
+						    .cell = cell_name });
+	table_set_rows(t, p, 4);
+}
+
+static const char *name_at(struct table *t, size_t pos)
+{
+	return ((const struct row *)table_row(t, pos))->name;
+}
+
+static void table_sorts_stably_and_filters(void **state)
+{
+	struct table t;
+
+	make_table(&t);
+	table_sort_by(&t, 0, true);
+	table_update(&t);
+	assert_int_equal(t.n_shown, 4);
+	assert_string_equal(name_at(&t, 0), "app");
+	assert_string_equal(name_at(&t, 1), "libc.so"); /* tie: given order */
+	assert_string_equal(name_at(&t, 2), "LibM.so");
+	table_sort_by(&t, 0, false);
+	table_update(&t);
+	assert_string_equal(name_at(&t, 0), "kernel");
+	assert_string_equal(name_at(&t, 1), "libc.so");
+	table_set_filter(&t, "lib");      /* smartcase: case-insensitive */
+	table_update(&t);
+	assert_int_equal(t.n_shown, 2);
+	table_set_filter(&t, "Lib");      /* upper case: exact */
+	table_update(&t);
+	assert_int_equal(t.n_shown, 1);
+	assert_string_equal(name_at(&t, 0), "LibM.so");
+	assert_null(table_row(&t, 1));
+	table_set_filter(&t, "");
+	table_update(&t);
+	assert_int_equal(t.n_shown, 4);
+	/* The sort survives rebuilding the columns, by name. */
+	table_sort_by(&t, 1, false);
+	table_clear_columns(&t);
+	assert_int_equal(t.sort, -1);
+	table_add_column(&t, &(struct table_column){ .name = "name", .cmp = cmp_name,
+						     .cell = cell_name });
+	assert_int_equal(t.sort, 0);
+	table_release(&t);
+}
+
+static void table_layout_and_draw(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct table t;
+	struct draw d;
+
+	make_table(&t);
+	table_sort_by(&t, 0, true);
+	table_update(&t);
+	table_layout(&t, 20);
+	assert_int_equal(t.widths[0], 3);
+	assert_int_equal(t.widths[1], 20 - 3 - 2);
+	draw_init_text(&d, &sb, 20, 0);
+	table_draw_header(&t, &d);
+	assert_string_equal(sb.buf, "  \xe2\x96\xbcn name           ");
+	strbuf_reset(&sb);
+	draw_init_text(&d, &sb, 20, 0);
+	table_draw_row(&t, 0, &d);
+	assert_string_equal(sb.buf, "   9 app            ");
+	table_layout_natural(&t, 100);
+	assert_int_equal(t.widths[1], 7);
+	strbuf_release(&sb);
+	table_release(&t);
+}
+
+/* ---- the generic view code --------------------------------------------------- */
+
+static const char *const words[] = { "alpha", "beta", "gamma", "delta", "epsilon",
+				     "zeta", "eta", "theta", "iota", "kappa" };
+
+static void words_draw(struct view *v, size_t line, struct draw *d)
+{
+	draw_text(d, STYLE_NORMAL, words[line]);
+}
+
+static int words_open(struct view *v)
+{
+	view_set_lines(v, ARRAY_SIZE(words));
+	return 0;
+}
+
+static const struct view_ops words_ops = { .name = "words", .open = words_open,
+					   .draw = words_draw };
+
+static void view_moves_and_searches(void **state)
+{
+	struct view_loc loc = { .epoch = 3 };
+	struct view *v = view_new(NULL, &words_ops, &loc);
+	regex_t re;
+	bool wrapped;
+	FILE *f;
+	char buf[512];
+	size_t n;
+
+	assert_non_null(v);
+	view_resize(v, 4, 40);
+	assert_int_equal(view_request(v, REQ_MOVE_DOWN, NULL), VIEW_DONE);
+	assert_int_equal(v->pos, 1);
+	view_request(v, REQ_MOVE_PAGE_DOWN, NULL);
+	assert_int_equal(v->pos, 5);
+	assert_int_equal(v->offset, 4);
+	view_request(v, REQ_MOVE_LAST, NULL);
+	assert_int_equal(v->pos, 9);
+	assert_int_equal(v->offset, 6);
+	view_request(v, REQ_MOVE_DOWN, NULL);
+	assert_int_equal(v->pos, 9);
+	view_request(v, REQ_MOVE_HALF_UP, NULL);
+	assert_int_equal(v->pos, 7);
+	view_request(v, REQ_MOVE_FIRST, NULL);
+	assert_int_equal(v->pos, 0);
+	view_request(v, REQ_MOVE_UP, NULL);
+	assert_int_equal(v->pos, 0);
+	assert_int_equal(view_request(v, REQ_QUIT, NULL), VIEW_PASS);
+	/* Search goes forward from the cursor and wraps around. */
+	assert_int_equal(regcomp(&re, "eta", REG_EXTENDED | REG_NOSUB), 0);
+	assert_int_equal(view_search(v, &re, 1, &wrapped), 1);
+	assert_false(wrapped);
+	view_move_to(v, 7);
+	assert_int_equal(view_search(v, &re, 1, &wrapped), 1);
+	assert_true(wrapped);
+	assert_int_equal(view_search(v, &re, -1, &wrapped), 6);
+	regfree(&re);
+	/* Shrinking the view keeps the cursor visible. */
+	view_move_to(v, 9);
+	view_resize(v, 2, 40);
+	assert_int_equal(v->offset, 8);
+	f = tmpfile();
+	view_dump(v, f, 0);
+	rewind(f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	assert_non_null(strstr(buf, "view: words\nepoch: 3\nlines: 10\ncursor: 10\n--\n"));
+	assert_non_null(strstr(buf, "  iota\n> kappa\n"));
+	view_free(v);
+}
+
+static struct strbuf reported = STRBUF_INIT;
+
+/* Like the session's routine: messages of a job stay with the job. */
+static void test_report(enum report_level level, const char *msg)
+{
+	struct job *job = job_current();
+
+	if (job)
+		job_add_message(job, level, msg);
+	else
+		strbuf_addf(&reported, "[%s]", msg);
+}
+
+/* ---- scripts ----------------------------------------------------------------- */
+
+static void scripts_parse(void **state)
+{
+	static const char text[] = "# comment\n\n:save-display a.screen  \njj<Enter>\n<:>sort<Esc>\n";
+	struct script s;
+	const struct script_item *it;
+
+	assert_int_equal(script_parse(&s, "t", text, strlen(text)), 0);
+	it = script_next(&s);
+	assert_int_equal(it->kind, SCRIPT_COMMAND);
+	assert_string_equal(it->command, "save-display a.screen");
+	assert_int_equal(it->lineno, 3);
+	it = script_next(&s);
+	assert_int_equal(it->key, 'j');
+	assert_false(it->line_end);
+	script_next(&s);
+	it = script_next(&s);
+	assert_int_equal(it->key, '\r');
+	assert_true(it->line_end);
+	assert_int_equal(script_next(&s)->key, ':');
+	for (int i = 0; i < 4; i++)
+		script_next(&s);
+	it = script_next(&s);
+	assert_int_equal(it->key, 27);
+	assert_true(it->line_end);
+	assert_null(script_next(&s));
+	script_release(&s);
+	set_report_routine(test_report);
+	assert_int_equal(script_parse(&s, "t", "<Nope>\n", 7), -1);
+	script_release(&s);
+	assert_int_equal(script_parse(&s, "t", "a\0b\n", 4), -1);
+	script_release(&s);
+	set_report_routine(NULL);
+}
+
+/* ---- jobs ---------------------------------------------------------------------- */
+
+static volatile int gate;
+
+static void slow_job(struct job *job)
+{
+	int *n = XNEW(int);
+
+	*n = 42;
+	job_progress(job, 1, 4);
+	while (!gate && !job_cancelled(job))
+		usleep(1000);
+	errorf("reported from %s", job->key);
+	job->result = n;
+}
+
+static void count_done(struct job *job, void *data)
+{
+	(*(int *)data)++;
+}
+
+static void jobs_run_in_background(void **state)
+{
+	struct jobs jobs;
+	struct job *a, *b;
+	struct strbuf sb = STRBUF_INIT;
+	int done = 0;
+
+	set_report_routine(test_report);
+	strbuf_reset(&reported);
+	gate = 0;
+	jobs_init(&jobs, false);
+	a = jobs_submit(&jobs, "a", "job a", slow_job, NULL, NULL, free);
+	b = jobs_submit(&jobs, "a", "again", slow_job, xstrdup("x"), free, free);
+	assert_ptr_equal(a, b); /* cached by key */
+	assert_true(jobs_busy(&jobs));
+	while (atomic_load(&a->total) == 0)
+		usleep(1000);
+	jobs_describe(&jobs, &sb);
+	assert_string_equal(sb.buf, "job a 25%");
+	assert_int_equal(jobs_collect(&jobs, count_done, &done), 0);
+	gate = 1;
+	jobs_wait_idle(&jobs);
+	assert_false(jobs_busy(&jobs));
+	assert_int_equal(reported.len, 0); /* not until collected */
+	assert_int_equal(jobs_collect(&jobs, count_done, &done), 1);
+	assert_int_equal(done, 1);
+	assert_string_equal(reported.buf, "[reported from a]");
+	assert_int_equal(*(int *)jobs_find(&jobs, "a")->result, 42);
+	assert_int_equal(jobs_collect(&jobs, count_done, &done), 0);
+	/* Invalidated results are forgotten, and freed at the next collect. */
+	jobs_invalidate(&jobs);
+	assert_null(jobs_find(&jobs, "a"));
+	jobs_collect(&jobs, NULL, NULL);
+	assert_int_equal(jobs.n_all, 0);
+	/* A job still running at release is cancelled. */
+	gate = 0;
+	jobs_submit(&jobs, "b", "job b", slow_job, NULL, NULL, free);
+	jobs_release(&jobs);
+	strbuf_release(&sb);
+	set_report_routine(NULL);
+}
+
+static void jobs_run_inline(void **state)
+{
+	struct jobs jobs;
+	int done = 0;
+
+	set_report_routine(test_report);
+	strbuf_reset(&reported);
+	gate = 1;
+	jobs_init(&jobs, true);
+	jobs_submit(&jobs, "s", "sync", slow_job, NULL, NULL, free);
+	assert_false(jobs_busy(&jobs));
+	assert_int_equal(jobs_collect(&jobs, count_done, &done), 1);
+	assert_string_equal(reported.buf, "[reported from s]");
+	jobs_release(&jobs);
+	set_report_routine(NULL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(draw_clips_and_sanitizes),
+		cmocka_unit_test(draw_fields),
+		cmocka_unit_test(draw_bars_and_glyphs),
+		cmocka_unit_test(request_table_is_consistent),
+		cmocka_unit_test(keys_are_bound_once),
+		cmocka_unit_test(key_syntax),
+		cmocka_unit_test(table_sorts_stably_and_filters),
+		cmocka_unit_test(table_layout_and_draw),
+		cmocka_unit_test(view_moves_and_searches),
+		cmocka_unit_test(scripts_parse),
+		cmocka_unit_test(jobs_run_in_background),
+		cmocka_unit_test(jobs_run_inline),
+	};
+
+	setlocale(LC_CTYPE, "C.UTF-8");
+	return cmocka_run_group_tests_name("tui", tests, NULL, NULL);
+}
