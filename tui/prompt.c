@@ -125,13 +125,12 @@ static void save_histories(void)
 		if (P.hist[h].file)
 			history_truncate_file(P.hist[h].file, HISTORY_MAX);
 		clear_history();
+		free(history_list()); /* clear_history() keeps the array */
+		history_set_history_state(&(HISTORY_STATE){ 0 });
 		free(P.hist[h].file);
 	}
-	free(P.hist[P.cur].state);
-	P.hist[P.cur].state = history_get_history_state();
 	free(P.hist[0].state);
 	free(P.hist[1].state);
-	history_set_history_state(&(HISTORY_STATE){ 0 });
 }
 
 static void remember(const char *line)

@@ -480,7 +480,7 @@ static void scripts_parse(void **state)
 
 /* ---- jobs ---------------------------------------------------------------------- */
 
-static volatile int gate;
+static atomic_int gate;
 
 static void slow_job(struct job *job)
 {
