@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <langinfo.h>
 #include <limits.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -471,6 +472,14 @@ void display_redraw(struct tui *t)
 }
 
 /* ---- input ----------------------------------------------------------------- */
+
+void display_wait(struct tui *t, int fd, int timeout_ms)
+{
+	struct pollfd p[2] = { { .fd = fileno(stdin), .events = POLLIN },
+			       { .fd = fd, .events = POLLIN } };
+
+	poll(p, fd >= 0 ? 2 : 1, timeout_ms);
+}
 
 int display_getkey(struct tui *t, int timeout_ms)
 {

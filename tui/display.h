@@ -42,6 +42,11 @@ void display_layout(struct tui *t);
 /* Headless: pretends the terminal is now cols x lines. */
 int display_set_size(struct tui *t, int cols, int lines);
 
+/*
+ * Waits until a key may be there, fd (-1: none) is readable, or timeout_ms
+ * pass (-1: no limit).  Keys ncurses holds already count as there.
+ */
+void display_wait(struct tui *t, int fd, int timeout_ms);
 /* A key for the views (keypad on): ERR after timeout_ms (-1: wait). */
 int display_getkey(struct tui *t, int timeout_ms);
 /* A byte for the prompt (keypad off, readline parses sequences). */

@@ -5,8 +5,10 @@
 #include "core/timeutil.h"
 #include "core/xalloc.h"
 
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static _Thread_local struct job *current_job;
 
@@ -85,6 +87,9 @@ static void *worker_main(void *arg)
 		pthread_mutex_lock(&jobs->lock);
 		job->state = JOB_DONE;
 		pthread_cond_broadcast(&jobs->cond);
+		if (jobs->wake[1] >= 0 && write(jobs->wake[1], "", 1) < 0) {
+			/* Full pipe: the main loop has wake-ups pending anyway. */
+		}
 	}
 	pthread_mutex_unlock(&jobs->lock);
 	return NULL;
@@ -96,6 +101,22 @@ void jobs_init(struct jobs *jobs, bool sync)
 	pthread_mutex_init(&jobs->lock, NULL);
 	pthread_cond_init(&jobs->cond, NULL);
 	jobs->sync = sync;
+	jobs->wake[0] = jobs->wake[1] = -1;
+	if (!sync && pipe2(jobs->wake, O_CLOEXEC | O_NONBLOCK))
+		die_errno("cannot create a pipe");
+}
+
+int jobs_wake_fd(struct jobs *jobs)
+{
+	return jobs->wake[0];
+}
+
+static void drain_wake(struct jobs *jobs)
+{
+	char buf[64];
+
+	while (jobs->wake[0] >= 0 && read(jobs->wake[0], buf, sizeof(buf)) > 0)
+		;
 }
 
 void jobs_release(struct jobs *jobs)
@@ -111,6 +132,9 @@ void jobs_release(struct jobs *jobs)
 	for (size_t i = 0; i < jobs->n_all; i++)
 		job_free(jobs->all[i]);
 	free(jobs->all);
+	for (int i = 0; i < 2; i++)
+		if (jobs->wake[i] >= 0)
+			close(jobs->wake[i]);
 	pthread_cond_destroy(&jobs->cond);
 	pthread_mutex_destroy(&jobs->lock);
 	memset(jobs, 0, sizeof(*jobs));
@@ -227,7 +251,10 @@ static size_t take_finished(struct jobs *jobs, struct job ***out, struct job ***
 size_t jobs_collect(struct jobs *jobs, void (*fn)(struct job *job, void *data), void *data)
 {
 	struct job **done, **stale;
-	size_t n_stale, n = take_finished(jobs, &done, &stale, &n_stale);
+	size_t n_stale, n;
+
+	drain_wake(jobs);
+	n = take_finished(jobs, &done, &stale, &n_stale);
 
 	for (size_t i = 0; i < n_stale; i++)
 		job_free(stale[i]);

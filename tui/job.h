@@ -67,6 +67,7 @@ struct jobs {
 	struct job **all;                 /* every job of the session, in order */
 	size_t n_all, alloc_all;
 	unsigned generation;
+	int wake[2];                      /* a byte arrives when a job finishes */
 };
 
 void jobs_init(struct jobs *jobs, bool sync);
@@ -86,6 +87,12 @@ struct job *jobs_submit(struct jobs *jobs, const char *key, const char *title,
 
 /* True if a job of the current generation is queued or running. */
 bool jobs_busy(struct jobs *jobs);
+/*
+ * A file descriptor that becomes readable when a job finishes, for the
+ * input loop to poll along with the keyboard; jobs_collect() drains it.
+ * -1 with sync jobs.
+ */
+int jobs_wake_fd(struct jobs *jobs);
 /* Blocks until no job is queued or running (scripts: deterministic screens). */
 void jobs_wait_idle(struct jobs *jobs);
 

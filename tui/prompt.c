@@ -207,9 +207,13 @@ static int terminal_byte(void)
 	tui_collect(t);
 	if (t->dirty_views)
 		redisplay();
-	c = display_getbyte(t, jobs_busy(&t->jobs) ? 100 : -1);
+	c = display_getbyte(t, 0);
 	if (c == ERR) {
-		redisplay(); /* progress of background work */
+		display_wait(t, jobs_wake_fd(&t->jobs), jobs_busy(&t->jobs) ? 100 : -1);
+		c = display_getbyte(t, 0);
+	}
+	if (c == ERR) {
+		redisplay(); /* a finished job, or progress of background work */
 		return NO_BYTE;
 	}
 	if (c == KEY_RESIZE) {

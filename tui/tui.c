@@ -552,6 +552,17 @@ static int64_t script_step(struct tui *t)
 	return start;
 }
 
+int tui_next_key(struct tui *t)
+{
+	int key = display_getkey(t, 0);
+
+	if (key != ERR)
+		return key;
+	/* Woken by a key, a finished job, a signal (SIGWINCH), or to show progress. */
+	display_wait(t, jobs_wake_fd(&t->jobs), jobs_busy(&t->jobs) ? 100 : -1);
+	return display_getkey(t, 0);
+}
+
 int tui_run(struct tui *t)
 {
 	int64_t key_start = 0;
@@ -569,7 +580,7 @@ int tui_run(struct tui *t)
 			key_start = script_step(t);
 			continue;
 		}
-		int key = display_getkey(t, jobs_busy(&t->jobs) ? 100 : -1);
+		int key = tui_next_key(t);
 
 		if (key != ERR)
 			tui_key(t, key);

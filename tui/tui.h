@@ -164,6 +164,11 @@ unsigned tui_draw_flags(const struct tui *t);
 void tui_request(struct tui *t, enum request req, const char *arg, bool from_key);
 /* Runs a command line ("sort cycles"), as typed after ':'. */
 void tui_command(struct tui *t, const char *line);
+/*
+ * The next key from the keyboard, or ERR when something else needs the
+ * loop (a job finished, progress to show).  Never blocks past a finished job.
+ */
+int tui_next_key(struct tui *t);
 /* Handles one key. */
 void tui_key(struct tui *t, int key);
 /* Collects finished jobs and reloads the views waiting for them. */
