@@ -317,8 +317,9 @@ static void draw_view(struct tui *t, struct view *v)
 	if (view_has_header(v))
 		h--;
 	view_resize(v, h, COLS);
+	/* Scrolled right, flexible columns (paths) grow to show what was cut. */
 	if (v->table)
-		table_layout(v->table, COLS);
+		table_layout(v->table, COLS + v->hscroll);
 	if (view_has_header(v)) {
 		draw_init_window(&d, stdscr, y++, COLS, flags_of(t));
 		d.skip = v->hscroll;

@@ -23,6 +23,7 @@ void table_release(struct table *t)
 	free(t->shown);
 	free(t->filter);
 	free(t->widths);
+	free(t->natural);
 	table_init(t, NULL);
 }
 
@@ -39,6 +40,8 @@ void table_add_column(struct table *t, const struct table_column *col)
 	if (t->sort < 0 && col->cmp && !strcmp(col->name, t->sort_name))
 		t->sort = (int)t->n_cols - 1;
 	t->widths = xreallocarray(t->widths, t->alloc_cols, sizeof(*t->widths));
+	t->natural = xreallocarray(t->natural, t->alloc_cols, sizeof(*t->natural));
+	t->natural_max = 0;
 }
 
 int table_column_index(const struct table *t, const char *name)
@@ -130,6 +133,7 @@ static int compare_shown(const void *pa, const void *pb, void *arg)
 
 void table_update(struct table *t)
 {
+	t->natural_max = 0;
 	apply_filter(t);
 	if (t->sort >= 0 && (size_t)t->sort < t->n_cols && t->cols[t->sort].cmp)
 		qsort_r(t->shown, t->n_shown, sizeof(*t->shown), compare_shown, t);
@@ -201,9 +205,14 @@ static int natural_width(struct table *t, const struct table_column *c, int max)
 void table_layout_natural(struct table *t, int max)
 {
 	table_layout(t, 0);
-	for (size_t i = 0; i < t->n_cols; i++)
-		if (!t->cols[i].hidden && !t->cols[i].width)
-			t->widths[i] = natural_width(t, &t->cols[i], max);
+	for (size_t i = 0; i < t->n_cols; i++) {
+		if (t->cols[i].hidden || t->cols[i].width)
+			continue;
+		if (t->natural_max != max)
+			t->natural[i] = natural_width(t, &t->cols[i], max);
+		t->widths[i] = t->natural[i];
+	}
+	t->natural_max = max;
 }
 
 void table_draw_header(struct table *t, struct draw *d)

@@ -64,6 +64,8 @@ struct table {
 	/* Called after every table_update() (e.g. to recompute cumulative sums). */
 	void (*updated)(void *ctx, struct table *t);
 	int *widths;               /* from the last table_layout() */
+	int *natural;              /* cached widest cells (flexible columns) */
+	int natural_max;           /* the max they were measured with, 0: stale */
 };
 
 void table_init(struct table *t, void *ctx);
@@ -93,7 +95,9 @@ const void *table_row(const struct table *t, size_t pos);
 void table_layout(struct table *t, int width);
 /*
  * Lays out for text (dumps, search): flexible columns as wide as their
- * widest shown cell, at most max.
+ * widest shown cell, at most max.  The measure is cached until the next
+ * table_update() or column change: views whose cells change without one
+ * must call table_update().
  */
 void table_layout_natural(struct table *t, int max);
 /* Draws the header line (titles, with a sort-order glyph). */

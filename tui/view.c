@@ -150,6 +150,9 @@ static void page_by(struct view *v, long delta)
 	clamp(v);
 }
 
+/* How far a view scrolls sideways (text layouts cap cells at 400 columns). */
+#define MAX_HSCROLL 400
+
 static enum view_result move_request(struct view *v, enum request req)
 {
 	long h = v->height > 0 ? v->height : 1;
@@ -183,7 +186,8 @@ static enum view_result move_request(struct view *v, enum request req)
 		v->hscroll = v->hscroll > 8 ? v->hscroll - 8 : 0;
 		break;
 	case REQ_SCROLL_RIGHT:
-		v->hscroll += 8;
+		if (v->hscroll < MAX_HSCROLL)
+			v->hscroll += 8;
 		break;
 	default:
 		return VIEW_PASS;
