@@ -64,22 +64,31 @@ const char *binary_status_name(enum binary_status s)
 	return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
 }
 
-enum binary_status image_binary_status(const struct db_image *img)
+static enum binary_status check(const struct db_image *img, struct binary_check *out)
 {
 	struct stat st;
-	int64_t mtime;
 
 	if (img->kind != IMAGE_FILE)
 		return BINARY_NA;
-	if (stat(img->path, &st))
+	if (stat(img->path, &st)) {
+		out->err = errno;
 		return errno == ENOENT || errno == ENOTDIR ? BINARY_MISSING : BINARY_NOACCESS;
+	}
 	if (!S_ISREG(st.st_mode))
 		return BINARY_MISSING;
-	mtime = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
-	if ((img->size && (uint64_t)st.st_size != img->size) ||
-	    (img->mtime_ns && mtime != img->mtime_ns))
+	out->size = (uint64_t)st.st_size;
+	out->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+	if ((img->size && out->size != img->size) ||
+	    (img->mtime_ns && out->mtime_ns != img->mtime_ns))
 		return BINARY_REBUILT;
 	return BINARY_OK;
+}
+
+enum binary_status image_check_binary(const struct db_image *img, struct binary_check *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->status = check(img, out);
+	return out->status;
 }
 
 static void row_set_path(struct image_row *row, const char *path)
@@ -152,7 +161,7 @@ void data_load_images(struct job *job)
 		if (i % 64 == 0)
 			job_progress(job, i, id->n);
 		if (id->rows[i].img)
-			id->rows[i].status = image_binary_status(id->rows[i].img);
+			id->rows[i].status = image_check_binary(id->rows[i].img, &id->rows[i].bin);
 	}
 	if (!id->index_ok)
 		job->status = -1;

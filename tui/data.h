@@ -48,17 +48,26 @@ enum binary_status {
 
 const char *binary_status_name(enum binary_status s);
 
+/* What a check of an image's binary found. */
+struct binary_check {
+	enum binary_status status;
+	uint64_t size;        /* on disk, when it exists */
+	int64_t mtime_ns;
+	int err;              /* errno of a failed stat() */
+};
+
 /*
  * Checks an image's binary with stat(): size and mtime against the record.
  * (Build-id verification belongs to disasm/ and can refine BINARY_OK.)
  */
-enum binary_status image_binary_status(const struct db_image *img);
+enum binary_status image_check_binary(const struct db_image *img, struct binary_check *out);
 
 struct image_row {
 	char key[PROFILE_KEY_MAX + 1];
 	const struct db_image *img;      /* NULL: profiles without an index entry */
 	uint64_t samples[EVENT__COUNT];  /* all processes */
 	enum binary_status status;
+	struct binary_check bin;
 	char *path;                      /* terminal-safe (display_safe) */
 	const char *base;                /* the last component of path */
 };

@@ -309,13 +309,42 @@ static void draw_empty(struct tui *t, struct view *v, int y)
 	strbuf_release(&sb);
 }
 
+/* Lines of the details pane that fit under a view of h lines (0: closed). */
+static int pane_height(struct view *v, int h)
+{
+	int n;
+
+	if (!v->pane || !v->lines || !v->ops->pane_lines)
+		return 0;
+	n = (int)v->ops->pane_lines(v);
+	if (n > (h - 1) / 2)
+		n = (h - 1) / 2;
+	return n > 0 ? n : 0;
+}
+
+static void draw_pane(struct tui *t, struct view *v, int y, int n)
+{
+	struct draw d;
+
+	draw_init_window(&d, stdscr, y, COLS, flags_of(t));
+	for (int x = 0; x < COLS; x++)
+		draw_glyph(&d, STYLE_HEADER, GLYPH_HLINE);
+	for (int i = 0; i < n; i++) {
+		draw_init_window(&d, stdscr, y + 1 + i, COLS, flags_of(t));
+		v->ops->draw_pane(v, (size_t)i, &d);
+		draw_fill(&d, STYLE_NORMAL);
+	}
+}
+
 static void draw_view(struct tui *t, struct view *v)
 {
-	int y = 1, h = LINES - 3;
+	int y = 1, h = LINES - 3, pane;
 	struct draw d;
 
 	if (view_has_header(v))
 		h--;
+	if ((pane = pane_height(v, h)))
+		h -= pane + 1;
 	view_resize(v, h, COLS);
 	/* Scrolled right, flexible columns (paths) grow to show what was cut. */
 	if (v->table)
@@ -339,6 +368,8 @@ static void draw_view(struct tui *t, struct view *v)
 		view_draw_line(v, line, &d);
 		draw_fill(&d, STYLE_NORMAL);
 	}
+	if (pane)
+		draw_pane(t, v, y + h, pane);
 }
 
 static void draw_title(struct tui *t, struct view *v)

@@ -65,6 +65,7 @@ enum arg_kind {
 	REQ(VIEW_IMAGES, "view-images", "I", NONE, "Show the images of the current epoch") \
 	REQ(VIEW_HELP, "view-help", "? <F1>", NONE, "Show this help")                     \
 	REQ(VIEW_MESSAGES, "messages", "M", NONE, "Show the messages of this session")    \
+	REQ(TOGGLE_PANE, "toggle-pane", "p", NONE, "Show or hide the details pane")       \
 	REQ(REFRESH, "refresh", "<C-l>", NONE, "Redraw the screen")                       \
 	REQ(RELOAD, "reload", "R", NONE, "Reread the database")  \
 	GROUP("Searching, sorting, filtering")                                            \

@@ -465,12 +465,119 @@ static void epochs_complete(struct view *v, enum arg_kind kind, struct candidate
 		tui_complete(v->tui, ARG_EPOCH, c);
 }
 
+/* ---- the details pane: how the selected epoch was sampled --------------------- */
+
+enum { PANE_EPOCH, PANE_MACHINE, PANE_COMMAND, PANE_EVENTS, PANE_COUNTERS, PANE__LINES };
+
+static size_t epochs_pane_lines(struct view *v)
+{
+	const struct epoch_row *r = table_row(v->table, v->pos);
+
+	return r ? (meta_of(r) ? PANE__LINES : 1) : 0;
+}
+
+static void add_safe(struct strbuf *sb, const char *s)
+{
+	char *safe = display_safe(s ? s : "?");
+
+	strbuf_addstr(sb, safe);
+	free(safe);
+}
+
+static void pane_epoch(const struct epoch_row *r, const struct epoch_meta *m, struct strbuf *sb)
+{
+	strbuf_addf(sb, "%" PRIu32, r->e->seq);
+	if (r->label)
+		strbuf_addf(sb, " (%s)", r->label);
+	if (!m) {
+		strbuf_addstr(sb, ": its metadata is unreadable (M lists why)");
+		return;
+	}
+	strbuf_addstr(sb, ", ");
+	strbuf_add_time_iso(sb, m->start_ns);
+	strbuf_addstr(sb, " to ");
+	if (m->end_ns)
+		strbuf_add_time_iso(sb, m->end_ns);
+	else
+		strbuf_addstr(sb, "now (open)");
+}
+
+static void pane_machine(const struct epoch_meta *m, struct strbuf *sb)
+{
+	add_safe(sb, m->host);
+	strbuf_addstr(sb, ", ");
+	add_safe(sb, m->cpu_model);
+	if (m->cpu_mhz > 0)
+		strbuf_addf(sb, " at %.0f MHz", m->cpu_mhz);
+}
+
+static void pane_command(const struct epoch_meta *m, struct strbuf *sb)
+{
+	if (!m->command || !m->command[0]) {
+		strbuf_addstr(sb, "- (system-wide)");
+		return;
+	}
+	for (char **a = m->command; *a; a++) {
+		if (a != m->command)
+			strbuf_addch(sb, ' ');
+		add_safe(sb, *a);
+	}
+}
+
+static void pane_events(const struct epoch_meta *m, struct strbuf *sb)
+{
+	for (size_t i = 0; i < m->n_events; i++) {
+		const struct epoch_event *e = &m->events[i];
+
+		strbuf_addf(sb, "%s%s", i ? "; " : "", event_name(e->event));
+		if (e->used != e->event)
+			strbuf_addf(sb, " as %s", event_name(e->used));
+		strbuf_addf(sb, " every %" PRIu64 " %s", e->period, e->period_in_ns ? "ns" : "events");
+		if (e->freq_hz)
+			strbuf_addf(sb, " (%" PRIu64 " Hz)", e->freq_hz);
+		strbuf_addf(sb, ", %" PRIu64 " samples", e->samples);
+	}
+	if (!m->n_events)
+		strbuf_addstr(sb, "none recorded");
+}
+
+static void pane_counters(const struct epoch_meta *m, struct strbuf *sb)
+{
+	for (size_t i = 0; i < m->n_counters; i++)
+		strbuf_addf(sb, "%s%s %" PRIu64, i ? ", " : "", m->counters[i].name,
+			    m->counters[i].value);
+	if (!m->n_counters)
+		strbuf_addstr(sb, "none");
+}
+
+static void epochs_draw_pane(struct view *v, size_t line, struct draw *d)
+{
+	static const char *const labels[] = { "epoch", "machine", "command", "events", "counters" };
+	const struct epoch_row *r = table_row(v->table, v->pos);
+	const struct epoch_meta *m = r ? meta_of(r) : NULL;
+	struct strbuf sb = STRBUF_INIT;
+
+	if (!r || (!m && line))
+		return;
+	switch (line) {
+	case PANE_EPOCH: pane_epoch(r, m, &sb); break;
+	case PANE_MACHINE: pane_machine(m, &sb); break;
+	case PANE_COMMAND: pane_command(m, &sb); break;
+	case PANE_EVENTS: pane_events(m, &sb); break;
+	case PANE_COUNTERS: pane_counters(m, &sb); break;
+	}
+	draw_printf(d, STYLE_DIM, " %-9s", labels[line]);
+	draw_text(d, STYLE_NORMAL, sb.buf);
+	strbuf_release(&sb);
+}
+
 const struct view_ops epochs_view_ops = {
 	.name = "epochs",
 	.flags = VIEW_FOLLOWS_EPOCH,
 	.legend = "The first column marks the current epoch, and A and B the epochs marked\n"
 		  "for a diff.  Samples are per event as recorded in each epoch's metadata;\n"
-		  "lost: samples the kernel dropped; unknown: samples in no image.",
+		  "lost: samples the kernel dropped; unknown: samples in no image.  p shows how\n"
+		  "the selected epoch was sampled (machine, command, events, periods, counters).",
 	.priv_size = sizeof(struct epochs_view),
 	.open = epochs_open,
 	.close = epochs_close,
@@ -479,4 +586,6 @@ const struct view_ops epochs_view_ops = {
 	.title = epochs_title,
 	.go_to = epochs_goto,
 	.complete = epochs_complete,
+	.pane_lines = epochs_pane_lines,
+	.draw_pane = epochs_draw_pane,
 };

@@ -8,6 +8,7 @@
 #include "tui/view.h"
 
 #include "core/strbuf.h"
+#include "core/timeutil.h"
 #include "core/xalloc.h"
 #include "tui/data.h"
 #include "tui/table.h"
@@ -338,13 +339,121 @@ static void images_complete(struct view *v, enum arg_kind kind, struct candidate
 		candidates_add(c, iv->id->rows[i].base);
 }
 
+/* ---- the details pane: the selected image's record ------------------------- */
+
+enum { PANE_PATH, PANE_IMAGE, PANE_RECORD, PANE_BINARY, PANE_SAMPLES, PANE__LINES };
+
+static size_t images_pane_lines(struct view *v)
+{
+	return table_row(v->table, v->pos) ? PANE__LINES : 0;
+}
+
+static void add_file_state(struct strbuf *sb, uint64_t size, int64_t mtime_ns)
+{
+	strbuf_addf(sb, "%" PRIu64 " bytes, mtime ", size);
+	strbuf_add_time_short(sb, mtime_ns);
+}
+
+/* What the database recorded about the file when it was profiled. */
+static void describe_record(const struct image_row *r, struct strbuf *sb)
+{
+	const struct db_image *img = r->img;
+
+	if (!img)
+		strbuf_addstr(sb, "none: profiles without an entry in the image index");
+	else if (img->kind != IMAGE_FILE)
+		strbuf_addstr(sb, "-");
+	else if (!img->size && !img->mtime_ns)
+		strbuf_addstr(sb, "no size or mtime");
+	else
+		add_file_state(sb, img->size, img->mtime_ns);
+}
+
+/* What the file is like now. */
+static void describe_binary(const struct image_row *r, struct strbuf *sb)
+{
+	const struct db_image *img = r->img;
+
+	switch (r->status) {
+	case BINARY_NA:
+		strbuf_addf(sb, "not a file (%s)", img ? image_kind_name(img->kind) : "no record");
+		break;
+	case BINARY_OK:
+		strbuf_addstr(sb, img->size || img->mtime_ns ? "ok: as recorded" : "ok: it exists");
+		break;
+	case BINARY_MISSING:
+		strbuf_addstr(sb, "missing: no such file now");
+		break;
+	case BINARY_REBUILT:
+		strbuf_addstr(sb, "rebuilt: ");
+		add_file_state(sb, r->bin.size, r->bin.mtime_ns);
+		strbuf_addstr(sb, " now");
+		break;
+	case BINARY_NOACCESS:
+		strbuf_addf(sb, "cannot check: %s", strerror(r->bin.err));
+		break;
+	}
+}
+
+static void describe_samples(const struct images_view *iv, const struct image_row *r,
+			     struct strbuf *sb)
+{
+	for (int e = 0; e < EVENT__COUNT; e++) {
+		uint64_t total = iv->id->total[e];
+
+		if (!iv->id->events[e])
+			continue;
+		strbuf_addf(sb, "%s%s %" PRIu64 " (%.1f%%)", sb->len ? ", " : "",
+			    event_name((enum dcpi_event)e), r->samples[e],
+			    total ? 100.0 * (double)r->samples[e] / (double)total : 0.0);
+	}
+}
+
+static void images_draw_pane(struct view *v, size_t line, struct draw *d)
+{
+	static const char *const labels[] = { "path", "image", "recorded", "binary", "samples" };
+	const struct image_row *r = table_row(v->table, v->pos);
+	struct strbuf sb = STRBUF_INIT;
+
+	if (!r)
+		return;
+	switch (line) {
+	case PANE_PATH:
+		strbuf_addstr(&sb, r->path);
+		break;
+	case PANE_IMAGE:
+		strbuf_addf(&sb, "key %s", r->key);
+		if (r->img) {
+			strbuf_addf(&sb, ", %s, build-id ", image_kind_name(r->img->kind));
+			if (r->img->build_id_len)
+				strbuf_add_build_id(&sb, r->img);
+			else
+				strbuf_addstr(&sb, "none");
+		}
+		break;
+	case PANE_RECORD:
+		describe_record(r, &sb);
+		break;
+	case PANE_BINARY:
+		describe_binary(r, &sb);
+		break;
+	case PANE_SAMPLES:
+		describe_samples(IV(v), r, &sb);
+		break;
+	}
+	draw_printf(d, STYLE_DIM, " %-9s", labels[line]);
+	draw_text(d, STYLE_NORMAL, sb.buf);
+	strbuf_release(&sb);
+}
+
 const struct view_ops images_view_ops = {
 	.name = "images",
 	.flags = VIEW_FOLLOWS_EPOCH,
 	.legend = "Samples per event in each image of the epoch (all processes); % and cum% are\n"
 		  "shares of the current event (:event NAME).  status: ok (the binary is the one\n"
 		  "profiled: same size and mtime), missing, rebuilt (it changed since), noaccess,\n"
-		  "- (not a file: kernel, vdso, anonymous code).  :sort name sorts by file name.",
+		  "- (not a file: kernel, vdso, anonymous code).  :sort name sorts by file name;\n"
+		  "p shows the selected image's record and binary in a pane.",
 	.priv_size = sizeof(struct images_view),
 	.open = images_open,
 	.close = images_close,
@@ -353,4 +462,6 @@ const struct view_ops images_view_ops = {
 	.title = images_title,
 	.go_to = images_goto,
 	.complete = images_complete,
+	.pane_lines = images_pane_lines,
+	.draw_pane = images_draw_pane,
 };

@@ -289,6 +289,12 @@ enum view_result view_request(struct view *v, enum request req, const char *arg)
 	if (v->table && table_request(v, req, arg) == VIEW_DONE)
 		return VIEW_DONE;
 	switch (req) {
+	case REQ_TOGGLE_PANE:
+		if (!v->ops->draw_pane)
+			errorf("the %s view has no details pane", v->ops->name);
+		else
+			v->pane = !v->pane;
+		return VIEW_DONE;
 	case REQ_GOTO:
 		if (!v->ops->go_to)
 			return VIEW_PASS;
@@ -431,5 +437,15 @@ void view_dump(struct view *v, FILE *out, unsigned flags)
 	}
 	if (!v->lines)
 		fprintf(out, "  %s\n", v->empty);
+	if (v->pane && v->lines && v->ops->pane_lines) {
+		fputs("-- pane\n", out);
+		for (size_t i = 0, n = v->ops->pane_lines(v); i < n; i++) {
+			strbuf_reset(&sb);
+			draw_init_text(&d, &sb, DRAW_UNBOUNDED, flags & DRAW_ASCII);
+			v->ops->draw_pane(v, i, &d);
+			strbuf_rtrim(&sb);
+			fprintf(out, "  %s\n", sb.buf);
+		}
+	}
 	strbuf_release(&sb);
 }

@@ -100,6 +100,14 @@ struct view_ops {
 	int (*go_to)(struct view *v, const char *what);
 	/* Adds completion candidates of kind (ARG_GOTO, ...). */
 	void (*complete)(struct view *v, enum arg_kind kind, struct candidates *c);
+	/*
+	 * The details pane under the lines, opened and closed by :toggle-pane
+	 * (p): how many lines it has for the cursor line, and each of them.
+	 * The images view shows an image's record there; the procedure view
+	 * will show its summary (the paper's Figure 4).  NULL: no pane.
+	 */
+	size_t (*pane_lines)(struct view *v);
+	void (*draw_pane)(struct view *v, size_t line, struct draw *d);
 };
 
 struct view {
@@ -112,6 +120,7 @@ struct view {
 	size_t pos;           /* the cursor line */
 	size_t offset;        /* the first line on screen */
 	int hscroll;          /* columns scrolled to the right */
+	bool pane;            /* the details pane is open */
 	int height, width;    /* the body, without the header line */
 	char *pending;        /* the job key the view waits for, or NULL */
 	const char *empty;    /* what to show when there are no lines */
