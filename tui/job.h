@@ -104,7 +104,11 @@ void jobs_wait_idle(struct jobs *jobs);
  */
 size_t jobs_collect(struct jobs *jobs, void (*fn)(struct job *job, void *data), void *data);
 
-/* Forgets every cached result (reload); running jobs are cancelled. */
+/*
+ * Forgets every cached result (reload): jobs_find() no longer sees them,
+ * running ones are cancelled, and all are freed by the next jobs_collect()
+ * (so views may still read them until they reload).
+ */
 void jobs_invalidate(struct jobs *jobs);
 
 /* Appends a one-line progress summary ("loading images of epoch 3 40%"). */
