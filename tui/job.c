@@ -316,7 +316,7 @@ void jobs_describe(struct jobs *jobs, struct strbuf *sb)
 
 		strbuf_addstr(sb, first->title);
 		if (first->state == JOB_RUNNING && total)
-			strbuf_addf(sb, " %d%%", (int)(done * 100 / total));
+			strbuf_addf(sb, ": %d%%", (int)(done * 100 / total));
 		if (more)
 			strbuf_addf(sb, " (%zu more queued)", more);
 	}

@@ -111,7 +111,7 @@ size_t jobs_collect(struct jobs *jobs, void (*fn)(struct job *job, void *data), 
  */
 void jobs_invalidate(struct jobs *jobs);
 
-/* Appends a one-line progress summary ("loading images of epoch 3 40%"). */
+/* Appends a one-line progress summary ("reading the images of epoch 3: 40%"). */
 void jobs_describe(struct jobs *jobs, struct strbuf *sb);
 
 /* In a run function: reports progress. */

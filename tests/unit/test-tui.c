@@ -517,7 +517,7 @@ static void jobs_run_in_background(void **state)
 	while (atomic_load(&a->total) == 0)
 		usleep(1000);
 	jobs_describe(&jobs, &sb);
-	assert_string_equal(sb.buf, "job a 25%");
+	assert_string_equal(sb.buf, "job a: 25%");
 	assert_int_equal(jobs_collect(&jobs, count_done, &done), 0);
 	gate = 1;
 	jobs_wait_idle(&jobs);
