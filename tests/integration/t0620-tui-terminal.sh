@@ -36,6 +36,19 @@ wait_gone() {
 	return 1
 }
 
+# wait_row TEXT ROW: polls the pane (up to 10 s) until TEXT starts row ROW
+# (1-based): the screen has been laid out for a new size.
+wait_row() {
+	for _ in $(seq 1 100); do
+		tm capture-pane -p -t tui >pane 2>/dev/null &&
+			[ "$(grep -n -e "$1" pane | head -n 1 | cut -d: -f1)" = "$2" ] && return 0
+		sleep 0.1
+	done
+	echo "the pane never showed '$1' on row $2:"
+	cat pane
+	return 1
+}
+
 # wait_for TEXT: polls the pane (up to 10 s) until it shows TEXT.
 wait_for() {
 	for _ in $(seq 1 100); do
@@ -61,9 +74,8 @@ test_expect_success 'keys move the cursor' '
 
 test_expect_success 'a resize (SIGWINCH) lays the screen out again' '
 	tm resize-window -t tui -x 100 -y 30 &&
-	wait_for "^\[images\].* 2/2 *$" &&
-	test $(awk "/^\[images\]/ { print length(\$0) }" pane) -gt 80 &&
-	test $(grep -n "^\[images\]" pane | cut -d: -f1) = 29
+	wait_row "^\[images\].* 2/2 *$" 29 &&
+	test $(awk "/^\[images\]/ { print length(\$0) }" pane) -gt 80
 '
 
 test_expect_success 'the prompt edits, completes and runs commands through readline' '
@@ -78,6 +90,20 @@ test_expect_success 'history recalls the last command; Escape cancels' '
 	wait_for "^:sort path" &&
 	tm send-keys -t tui Escape &&
 	wait_gone "^:sort"
+'
+
+test_expect_success 'a resize while the prompt is open keeps the line being typed' '
+	tm send-keys -t tui : "filter tr" &&
+	wait_for "^:filter tr" &&
+	tm resize-window -t tui -x 70 -y 20 &&
+	wait_row "^\[images\]" 19 &&
+	test_grep "^:filter tr" pane &&
+	tm send-keys -t tui ue Enter &&
+	wait_for "2 images, 1 shown" &&
+	tm send-keys -t tui : "filter" Enter &&
+	wait_for "2 images, 70 cycles samples  " &&
+	tm resize-window -t tui -x 100 -y 30 &&
+	wait_row "^\[images\]" 29
 '
 
 test_expect_success ':save-display dumps the real screen' '
