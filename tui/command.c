@@ -275,6 +275,9 @@ static bool view_requests(struct tui *t, enum request req, const char *arg)
 	case REQ_VIEW_IMAGES:
 		show_images(t);
 		break;
+	case REQ_VIEW_PROCEDURES:
+		tui_open_view(t, "procedures", &(struct view_loc){ .epoch = t->epoch });
+		break;
 	case REQ_VIEW_HELP:
 		toggle_view(t, &help_view_ops);
 		break;

@@ -63,6 +63,7 @@ enum arg_kind {
 	REQ(QUIT, "quit", "Q", NONE, "Quit dcpi-tui")                                     \
 	REQ(VIEW_EPOCHS, "view-epochs", "E", NONE, "Show the epochs")                     \
 	REQ(VIEW_IMAGES, "view-images", "I", NONE, "Show the images of the current epoch") \
+	REQ(VIEW_PROCEDURES, "view-procedures", "P", NONE, "Show the procedures of all images") \
 	REQ(VIEW_HELP, "view-help", "? <F1>", NONE, "Show this help")                     \
 	REQ(VIEW_MESSAGES, "messages", "M", NONE, "Show the messages of this session")    \
 	REQ(TOGGLE_PANE, "toggle-pane", "p", NONE, "Show or hide the details pane")       \

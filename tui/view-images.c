@@ -326,7 +326,8 @@ static int images_goto(struct view *v, const char *what)
 			if (matches(&iv->id->rows[i], what, how))
 				return errorf("image '%s' is hidden by the filter (:filter clears it)", what);
 	}
-	return errorf("no image '%s' in epoch %" PRIu32, what, v->loc.epoch);
+	return errorf("no image '%s' in epoch %" PRIu32 " (procedures cannot be found yet)", what,
+		      v->loc.epoch);
 }
 
 static void images_complete(struct view *v, enum arg_kind kind, struct candidates *c)

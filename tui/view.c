@@ -5,7 +5,6 @@
 #include "core/strbuf.h"
 #include "core/xalloc.h"
 #include "tui/table.h"
-#include "tui/tui.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
