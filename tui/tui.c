@@ -50,12 +50,24 @@ static bool logged(struct tui *t, const char *msg)
 	return false;
 }
 
-/* Logs a message (once: the same bad file is reported by several loaders). */
+/*
+ * Logs a message: once (the same bad file is reported by several loaders),
+ * and at most TUI_MESSAGES_MAX of them (a damaged epoch of 20,000 images
+ * has as many bad files); the rest are counted.
+ */
 static void tui_message(struct tui *t, enum report_level level, const char *msg)
 {
 	if (logged(t, msg)) {
 		if (!t->status)
 			status_set(t, level, false, msg);
+		return;
+	}
+	if (t->n_msgs >= TUI_MESSAGES_MAX) {
+		t->msgs_dropped++;
+		if (!t->status)
+			status_set(t, level, false, msg);
+		else
+			t->status_more++;
 		return;
 	}
 	ALLOC_GROW(t->msgs, t->n_msgs + 1, t->alloc_msgs);

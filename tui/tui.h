@@ -54,6 +54,7 @@ struct tui_timing {
 };
 
 #define TUI_STACK_MAX 32
+#define TUI_MESSAGES_MAX 1000
 
 /* The prompt while it is open (drawn by the display). */
 struct tui_prompt {
@@ -81,8 +82,9 @@ struct tui {
 	char *search;             /* the last search pattern */
 	regex_t search_re;
 	bool search_ok;
-	struct tui_message *msgs; /* every warning and error of the session */
+	struct tui_message *msgs; /* the warnings and errors of the session */
 	size_t n_msgs, alloc_msgs;
+	size_t msgs_dropped;      /* more than TUI_MESSAGES_MAX: counted only */
 	char *status;             /* the status line */
 	enum report_level status_level;
 	bool status_is_info;

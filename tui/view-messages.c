@@ -36,6 +36,8 @@ static void messages_draw(struct view *v, size_t line, struct draw *d)
 static void messages_title(struct view *v, struct strbuf *sb)
 {
 	strbuf_addf(sb, "%zu messages this session", v->tui->n_msgs);
+	if (v->tui->msgs_dropped)
+		strbuf_addf(sb, " (and %zu more not kept)", v->tui->msgs_dropped);
 }
 
 const struct view_ops messages_view_ops = {
