@@ -8,7 +8,7 @@
 
 static const char *prog = "dcpi";
 static report_fn report_routine;
-static unsigned n_errors;
+static _Atomic unsigned n_errors; /* errors may come from worker threads */
 
 void set_progname(const char *argv0)
 {

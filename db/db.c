@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +43,10 @@ const char *db_default_path(const char *opt)
 
 /* ---- open / close ----------------------------------------------------- */
 
+/*
+ * True if the directory holds nothing but what an interrupted creation may
+ * have left there (temp files and the lock file).
+ */
 static bool dir_is_empty(int dirfd)
 {
 	int fd = dup(dirfd);
@@ -56,10 +61,69 @@ static bool dir_is_empty(int dirfd)
 	}
 	rewinddir(d);
 	while ((de = readdir(d)))
-		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..") &&
+		    strcmp(de->d_name, LOCK_NAME) &&
+		    strncmp(de->d_name, FSIO_TMP_PREFIX, strlen(FSIO_TMP_PREFIX)))
 			empty = false;
 	closedir(d);
 	return empty;
+}
+
+/*
+ * Creates a new database at path atomically: the directory is built in a
+ * temporary sibling (FORMAT written and synced) and renamed into place, so
+ * a crash never leaves a half-made database behind.  Losing a race with
+ * another creator is fine (the caller then opens what it made).
+ */
+static int create_new(const char *path, bool sync)
+{
+	char *copy = xstrdup(path), *slash, tmp[PATH_MAX] = "";
+	const char *parent = ".", *base = copy;
+	int pfd, tfd = -1, r = -1;
+
+	for (size_t n = strlen(copy); n > 1 && copy[n - 1] == '/'; n--)
+		copy[n - 1] = '\0';
+	if ((slash = strrchr(copy, '/'))) {
+		*slash = '\0';
+		parent = slash == copy ? "/" : copy;
+		base = slash + 1;
+	}
+	pfd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (pfd < 0) {
+		errorf_errno("cannot create database directory '%s'", path);
+		goto out;
+	}
+	snprintf(tmp, sizeof(tmp), "%s%.200s.new.%ld.%lld", FSIO_TMP_PREFIX, base, (long)getpid(),
+		 (long long)time_monotonic_ns());
+	if (mkdirat(pfd, tmp, FSIO_DIR_MODE) ||
+	    (tfd = openat(pfd, tmp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+		errorf_errno("cannot create database directory '%s'", path);
+		goto out;
+	}
+	if (fsio_write_atomic(tfd, FORMAT_NAME, path, FORMAT_TEXT, strlen(FORMAT_TEXT), sync))
+		goto out;
+	if (renameat(pfd, tmp, pfd, base)) {
+		if (errno != EEXIST && errno != ENOTEMPTY && errno != EISDIR) {
+			errorf_errno("cannot create database directory '%s'", path);
+			goto out;
+		}
+	} else {
+		tmp[0] = '\0';
+		if (sync && fsio_fsync_dir(pfd, path))
+			goto out;
+	}
+	r = 0;
+out:
+	if (tmp[0] && pfd >= 0 && tfd >= 0) {
+		unlinkat(tfd, FORMAT_NAME, 0);
+		unlinkat(pfd, tmp, AT_REMOVEDIR);
+	}
+	if (tfd >= 0)
+		close(tfd);
+	if (pfd >= 0)
+		close(pfd);
+	free(copy);
+	return r;
 }
 
 static int check_format(struct db *db, bool create)
@@ -161,10 +225,9 @@ struct db *db_open(const char *path, unsigned flags)
 	db->path = xstrdup(path);
 	db->flags = flags;
 	db->lockfd = -1;
-	if ((flags & DB_CREATE) && mkdir(path, FSIO_DIR_MODE) && errno != EEXIST) {
-		errorf_errno("cannot create database directory '%s'", path);
+	if ((flags & DB_CREATE) && access(path, F_OK) && errno == ENOENT &&
+	    create_new(path, !(flags & DB_NOSYNC)))
 		goto fail_nofd;
-	}
 	db->dirfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (db->dirfd < 0) {
 		if (errno == ENOENT)

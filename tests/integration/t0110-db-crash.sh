@@ -42,6 +42,26 @@ test_expect_success "$ROUNDS SIGKILLs during merges leave a consistent database"
 	kill_loop
 '
 
+create_kill_loop() {
+	local i pid
+	for i in $(seq 1 40); do
+		rm -rf newdb
+		dcpi-test-helper merge-loop newdb "$i" &
+		pid=$!
+		sleep "0.00$((RANDOM % 10))"
+		kill -9 "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+		# Either there is no database yet, or it is a complete one.
+		if [ -e newdb ] && ! dcpi-test-helper check newdb >/dev/null 2>err; then
+			echo "round $i: half-made database:"; cat err; ls -la newdb; return 1
+		fi
+	done
+}
+
+test_expect_success 'SIGKILL while a database is being created never leaves half of one' '
+	create_kill_loop
+'
+
 test_expect_success 'no temporary files survive the next writer' '
 	dcpi-test-helper merge-loop db 1 & pid=$!; sleep 0.2; kill -9 $pid; wait $pid 2>/dev/null
 	# Opening the database for writing removes what a killed writer left.
