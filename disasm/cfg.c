@@ -1,0 +1,1178 @@
+/*
+ * disasm/cfg.c - basic blocks, edges, jump tables, and the preparation of
+ * the graph for cycle equivalence.  See cfg.h.
+ */
+#include "config.h"
+
+#include "disasm/cfg.h"
+
+#include <capstone/capstone.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/die.h"
+#include "core/xalloc.h"
+#include "disasm/cycleq.h"
+#include "disasm/decode.h"
+
+#define MAX_TABLE 4096          /* entries of one jump table */
+#define SLICE_WINDOW 24         /* instructions looked at before an indirect jump */
+
+const char *cfg_edge_kind_name(enum cfg_edge_kind kind)
+{
+	static const char *const names[] = { "fallthrough", "taken", "jump", "switch",
+					      "call-return", "reentry", "return", "tail-call",
+					      "noreturn", "trap", "unresolved" };
+
+	return (unsigned)kind < ARRAY_SIZE(names) ? names[kind] : "?";
+}
+
+long cfg_insn_at(const struct cfg *cfg, uint64_t addr)
+{
+	size_t lo = 0, hi = cfg->n_insns;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (cfg->insns[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < cfg->n_insns && cfg->insns[lo].addr == addr ? (long)lo : -1;
+}
+
+long cfg_block_at(const struct cfg *cfg, uint64_t addr)
+{
+	size_t lo = 0, hi = cfg->exit;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (cfg->blocks[mid].end <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < cfg->exit && cfg->blocks[lo].start <= addr && addr < cfg->blocks[lo].end)
+		return (long)lo;
+	return -1;
+}
+
+/* ---- construction state ---------------------------------------------------- */
+
+/* A successor of one instruction, before blocks exist. */
+struct succ_rec {
+	uint32_t insn;          /* the instruction making the edge */
+	enum cfg_edge_kind kind;
+	uint64_t target;        /* address (inside: a leader; outside/exit: informational) */
+};
+
+struct builder {
+	struct cfg *cfg;
+	const struct cfg_env *env;
+	uint8_t *leader;        /* per instruction */
+	uint8_t *ends;          /* per instruction: ends its block */
+	struct succ_rec *succ;  /* per-instruction successors, grouped by insn */
+	size_t n_succ, alloc_succ;
+	uint64_t *reentry;      /* addresses control comes back to from outside */
+	size_t n_reentry, alloc_reentry;
+	/* table bases set outside the slice window, found on the first pass's graph */
+	struct base_hint *hints;
+	size_t n_hints, alloc_hints;
+	bool second_pass;
+};
+
+struct base_hint {
+	uint32_t jump;          /* instruction index of the indirect jump */
+	uint8_t reg;
+	bool resolved;
+	uint64_t value;         /* lea [rip + value] reaching the jump on every path */
+};
+
+static bool inside(const struct cfg *cfg, uint64_t addr)
+{
+	return addr >= cfg->start && addr < cfg->end;
+}
+
+static void add_succ(struct builder *b, size_t i, enum cfg_edge_kind kind, uint64_t target)
+{
+	struct succ_rec *s;
+
+	ALLOC_GROW(b->succ, b->n_succ + 1, b->alloc_succ);
+	s = &b->succ[b->n_succ++];
+	s->insn = (uint32_t)i;
+	s->kind = kind;
+	s->target = target;
+}
+
+static void set_missing(struct cfg *cfg, const char *why)
+{
+	if (!(cfg->flags & CFG_MISSING_EDGES))
+		cfg->missing_why = why;
+	cfg->flags |= CFG_MISSING_EDGES;
+}
+
+/* A branch to target: an edge inside (marking the leader), or leaving. */
+static void branch_to(struct builder *b, size_t i, enum cfg_edge_kind inner, uint64_t target)
+{
+	struct cfg *cfg = b->cfg;
+	long t;
+
+	if (!inside(cfg, target)) {
+		add_succ(b, i, CFG_TAIL_CALL, target);
+		return;
+	}
+	if ((t = cfg_insn_at(cfg, target)) < 0) {
+		set_missing(cfg, "a branch into the middle of an instruction");
+		add_succ(b, i, CFG_UNRESOLVED, target);
+		return;
+	}
+	b->leader[t] = 1;
+	add_succ(b, i, inner, target);
+}
+
+/* ---- jump tables (x86-64) -------------------------------------------------- */
+
+struct slice {
+	struct builder *b;
+	size_t lo;              /* first instruction index looked at */
+	struct insn in[SLICE_WINDOW];
+	struct insn_ops ops[SLICE_WINDOW];
+	size_t n;               /* in[k] is instruction (j - 1 - k) */
+	size_t j;
+};
+
+static bool x86_writes(const struct insn *in, unsigned reg)
+{
+	return regset_has(&in->writes, reg);
+}
+
+/* Re-decodes up to SLICE_WINDOW instructions before j (stopping at a block end). */
+static void load_slice(struct slice *s)
+{
+	struct cfg *cfg = s->b->cfg;
+	const struct cfg_env *env = s->b->env;
+
+	s->n = 0;
+	for (size_t k = s->j; k-- > 0 && s->n < SLICE_WINDOW;) {
+		const struct insn *orig = &cfg->insns[k];
+		uint8_t buf[16];
+
+		if (orig->kind == INSN_JUMP || orig->kind == INSN_IJUMP || orig->kind == INSN_RET ||
+		    orig->kind == INSN_TRAP || orig->kind == INSN_INVALID)
+			break;
+		if (env->read(env->ctx, orig->addr, buf, orig->len))
+			break;
+		decode_ops(env->dec, buf, orig->len, orig->addr, &s->in[s->n], &s->ops[s->n]);
+		s->n++;
+	}
+}
+
+/* Index in the slice of the nearest instruction before position `from` writing reg, or -1. */
+static long slice_def(const struct slice *s, size_t from, unsigned reg)
+{
+	for (size_t k = from; k < s->n; k++)
+		if (x86_writes(&s->in[k], reg))
+			return (long)k;
+	return -1;
+}
+
+/*
+ * The bound of a table indexed by reg, loaded at slice position at:
+ * a `cmp reg', imm` followed by ja/jae/jb/jbe, reg' being reg or a
+ * register copied into it.  0 if none.
+ */
+static uint64_t table_bound(const struct slice *s, size_t at, unsigned reg)
+{
+	struct regset alias;
+	unsigned jcc = 0;
+
+	memset(&alias, 0, sizeof(alias));
+	regset_add(&alias, reg);
+	for (size_t k = at + 1; k < s->n; k++) {
+		const struct insn *in = &s->in[k];
+		const struct insn_ops *o = &s->ops[k];
+
+		if (in->kind == INSN_CJUMP && !jcc)
+			jcc = in->cs_id;
+		if (in->cs_id == X86_INS_CMP && o->n == 2 && o->op[0].kind == OPK_REG &&
+		    o->op[1].kind == OPK_IMM && regset_has(&alias, o->op[0].reg) && jcc) {
+			uint64_t imm = (uint64_t)o->op[1].imm;
+
+			if (jcc == X86_INS_JA || jcc == X86_INS_JBE)
+				return imm + 1;
+			if (jcc == X86_INS_JAE || jcc == X86_INS_JB)
+				return imm;
+			return 0;
+		}
+		/* mov reg, other: the bound may be checked on other */
+		if ((in->cs_id == X86_INS_MOV || in->cs_id == X86_INS_MOVZX) && o->n == 2 &&
+		    o->op[0].kind == OPK_REG && o->op[1].kind == OPK_REG &&
+		    regset_has(&alias, o->op[0].reg))
+			regset_add(&alias, o->op[1].reg);
+		else if (in->kind == INSN_CALL || in->kind == INSN_ICALL)
+			break;
+	}
+	return 0;
+}
+
+struct table {
+	uint64_t base;          /* table address */
+	unsigned entsize;       /* 8: absolute pointers, 4: int32 offsets from rel_base */
+	bool relative;
+	uint64_t rel_base;
+	uint64_t bound;         /* entries, 0 if unknown */
+};
+
+/*
+ * The value of `lea reg, [rip + x]` reaching slice position from: the
+ * nearest writer of reg in the slice, or, if none is in the window, the
+ * only lea-rip writing reg anywhere in the procedure (a table base hoisted
+ * out of a loop; pops restoring the register on the way out are ignored).
+ */
+static bool lea_rip(const struct slice *s, size_t from, unsigned reg, uint64_t *addr)
+{
+	struct builder *b = s->b;
+	long k = slice_def(s, from, reg);
+	struct base_hint *h;
+
+	if (k >= 0) {
+		if (s->in[k].cs_id != X86_INS_LEA || !(s->in[k].flags & INSN_F_RIP_REL))
+			return false;
+		*addr = s->in[k].mem_addr;
+		return true;
+	}
+	if (s->n < SLICE_WINDOW && s->j - s->n == 0)
+		return false;  /* the procedure's entry: nothing sets reg */
+	for (size_t i = 0; i < b->n_hints; i++) {
+		h = &b->hints[i];
+		if (h->jump == s->j && h->reg == reg) {
+			*addr = h->value;
+			return h->resolved;
+		}
+	}
+	if (!b->second_pass) {
+		ALLOC_GROW(b->hints, b->n_hints + 1, b->alloc_hints);
+		h = &b->hints[b->n_hints++];
+		memset(h, 0, sizeof(*h));
+		h->jump = (uint32_t)s->j;
+		h->reg = (uint8_t)reg;
+	}
+	return false;
+}
+
+static bool read_u8s(struct builder *b, uint64_t addr, uint64_t n, unsigned *max)
+{
+	uint8_t buf[256];
+
+	if (!n || n > sizeof(buf) || b->env->read(b->env->ctx, addr, buf, (size_t)n))
+		return false;
+	*max = 0;
+	for (uint64_t i = 0; i < n; i++)
+		if (buf[i] > *max)
+			*max = buf[i];
+	return true;
+}
+
+/*
+ * The number of entries of a table indexed by reg at slice position k:
+ * from the cmp/ja guarding reg, or, when reg is itself read from a byte
+ * table (movzx reg, byte [class + idx], two-level switch tables), from the
+ * largest value in that table's guarded range.
+ */
+static uint64_t index_bound(const struct slice *s, size_t k, unsigned reg)
+{
+	long d = slice_def(s, k + 1, reg);
+	const struct insn_ops *o;
+	uint64_t cls, n;
+	unsigned max;
+
+	if (d >= 0) {
+		o = &s->ops[d];
+		if (s->in[d].cs_id == X86_INS_MOVZX && o->n == 2 && o->op[1].kind == OPK_MEM &&
+		    o->op[1].size == 1 && o->op[1].base != DREG_NONE &&
+		    o->op[1].index != DREG_NONE && o->op[1].scale == 1 && !o->op[1].disp &&
+		    lea_rip(s, (size_t)d + 1, o->op[1].base, &cls) &&
+		    (n = table_bound(s, (size_t)d, o->op[1].index)) &&
+		    read_u8s(s->b, cls, n, &max))
+			return (uint64_t)max + 1;
+	}
+	return table_bound(s, k, reg);
+}
+
+/* Checks for movsxd r, dword [base + idx*4] at k, with base = lea [rip + T]. */
+static bool pic_load(const struct slice *s, size_t k, struct table *t)
+{
+	const struct insn_operand *m = &s->ops[k].op[1];
+	uint64_t base;
+
+	if (s->in[k].cs_id != X86_INS_MOVSXD || s->ops[k].n != 2 || m->kind != OPK_MEM ||
+	    m->scale != 4 || m->index == DREG_NONE || m->base == DREG_NONE || m->disp)
+		return false;
+	if (!lea_rip(s, k + 1, m->base, &base))
+		return false;
+	t->base = base;
+	t->entsize = 4;
+	t->relative = true;
+	t->bound = index_bound(s, k, m->index);
+	return true;
+}
+
+/* Absolute table read by operand m (mem [idx*8 + disp]) at slice position k. */
+static bool abs_table(const struct slice *s, size_t k, const struct insn_operand *m,
+		      struct table *t)
+{
+	if (m->kind != OPK_MEM || m->scale != 8 || m->index == DREG_NONE || m->base != DREG_NONE ||
+	    m->disp <= 0)
+		return false;
+	t->base = (uint64_t)m->disp;
+	t->entsize = 8;
+	t->relative = false;
+	t->bound = k == (size_t)-1 ? table_bound(s, k, m->index) : index_bound(s, k, m->index);
+	return true;
+}
+
+enum ijump_class { IJ_TABLE, IJ_TAIL, IJ_UNRESOLVED };
+
+/* add r, s: one operand is the loaded offset, the other the base it is relative to. */
+static bool pic_add(const struct slice *s, size_t d, struct table *t)
+{
+	const struct insn_ops *o = &s->ops[d];
+
+	for (int i = 0; i < 2; i++) {
+		unsigned loaded = o->op[i].reg, base = o->op[1 - i].reg;
+		long dl = slice_def(s, d + 1, loaded);
+
+		if (dl >= 0 && pic_load(s, (size_t)dl, t) && lea_rip(s, d + 1, base, &t->rel_base))
+			return true;
+	}
+	return false;
+}
+
+/* Looks for a table feeding the indirect jump (its operand jop). */
+static enum ijump_class find_table(struct slice *s, const struct insn_operand *jop,
+				   struct table *t)
+{
+	const struct insn_ops *o;
+	long d;
+
+	if (jop->kind == OPK_MEM) {
+		if (jop->base == DREG_PC && jop->index == DREG_NONE)
+			return IJ_TAIL;  /* jmp [rip + slot]: through the GOT */
+		/* position -1: the bound search starts at the first slice entry */
+		if (abs_table(s, (size_t)-1, jop, t))
+			return IJ_TABLE;
+		return jop->index != DREG_NONE ? IJ_UNRESOLVED : IJ_TAIL;
+	}
+	if (jop->kind != OPK_REG)
+		return IJ_UNRESOLVED;
+	if ((d = slice_def(s, 0, jop->reg)) < 0)
+		return IJ_TAIL;
+	o = &s->ops[d];
+	if (s->in[d].cs_id == X86_INS_MOV && o->n == 2 && o->op[1].kind == OPK_MEM) {
+		if (abs_table(s, (size_t)d, &o->op[1], t))
+			return IJ_TABLE;
+		return o->op[1].index != DREG_NONE ? IJ_UNRESOLVED : IJ_TAIL;
+	}
+	if (s->in[d].cs_id == X86_INS_ADD && o->n == 2 && o->op[0].kind == OPK_REG &&
+	    o->op[1].kind == OPK_REG)
+		return pic_add(s, (size_t)d, t) ? IJ_TABLE : IJ_UNRESOLVED;
+	if (s->in[d].cs_id == X86_INS_MOVSXD)
+		return IJ_UNRESOLVED;
+	return IJ_TAIL;
+}
+
+/*
+ * Reads the targets of table t.  A bounded table must be all valid
+ * (inside: instruction starts; outside the procedure: allowed, they leave
+ * it); an unbounded one ends at its first entry that is not an instruction
+ * start inside the procedure.  Returns -1 if the table is bad.
+ */
+static int table_targets(struct builder *b, const struct table *t, uint64_t **out, size_t *n)
+{
+	const struct cfg_env *env = b->env;
+	size_t max = t->bound ? t->bound : MAX_TABLE, alloc = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (max > MAX_TABLE)
+		return -1;
+	for (size_t i = 0; i < max; i++) {
+		uint64_t target;
+		uint8_t raw[8];
+
+		if (env->read(env->ctx, t->base + i * t->entsize, raw, t->entsize))
+			return t->bound ? -1 : 0;
+		if (t->relative) {
+			int32_t rel = (int32_t)((uint32_t)raw[0] | (uint32_t)raw[1] << 8 |
+						(uint32_t)raw[2] << 16 | (uint32_t)raw[3] << 24);
+
+			target = t->rel_base + (uint64_t)(int64_t)rel;
+		} else {
+			target = 0;
+			for (int k = 7; k >= 0; k--)
+				target = target << 8 | raw[k];
+		}
+		if (inside(b->cfg, target) ? cfg_insn_at(b->cfg, target) < 0 : !t->bound) {
+			if (t->bound)
+				return -1;
+			break;
+		}
+		ALLOC_GROW(*out, *n + 1, alloc);
+		(*out)[(*n)++] = target;
+	}
+	return 0;
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void indirect_jump(struct builder *b, size_t j)
+{
+	struct cfg *cfg = b->cfg;
+	const struct cfg_env *env = b->env;
+	struct slice *s;
+	struct insn jin;
+	struct insn_ops jops;
+	struct table t;
+	uint8_t buf[16];
+	uint64_t *targets = NULL;
+	size_t nt = 0;
+	enum ijump_class cls;
+
+	if (cfg->arch != ARCH_X86_64 || !env || !env->dec || !env->read ||
+	    env->read(env->ctx, cfg->insns[j].addr, buf, cfg->insns[j].len)) {
+		set_missing(cfg, "an indirect jump that could not be resolved");
+		add_succ(b, j, CFG_UNRESOLVED, 0);
+		return;
+	}
+	decode_ops(env->dec, buf, cfg->insns[j].len, cfg->insns[j].addr, &jin, &jops);
+	s = XNEW(struct slice);
+	s->b = b;
+	s->j = j;
+	load_slice(s);
+	memset(&t, 0, sizeof(t));
+	cls = jops.n ? find_table(s, &jops.op[0], &t) : IJ_UNRESOLVED;
+	if (cls == IJ_TABLE && (table_targets(b, &t, &targets, &nt) || !nt))
+		cls = IJ_UNRESOLVED;
+	if (cls == IJ_TAIL) {
+		add_succ(b, j, CFG_TAIL_CALL, 0);
+	} else if (cls == IJ_UNRESOLVED) {
+		set_missing(cfg, "an indirect jump that could not be resolved");
+		add_succ(b, j, CFG_UNRESOLVED, 0);
+	} else {
+		qsort(targets, nt, sizeof(*targets), u64_cmp);
+		for (size_t k = 0; k < nt; k++)
+			if (!k || targets[k] != targets[k - 1])
+				branch_to(b, j, CFG_SWITCH, targets[k]);  /* outside: leaves */
+		cfg->flags |= CFG_JUMP_TABLES;
+	}
+	free(targets);
+	free(s);
+}
+
+/* ---- blocks and edges ------------------------------------------------------ */
+
+static bool is_noreturn(const struct builder *b, const struct insn *in)
+{
+	const struct cfg_env *env = b->env;
+
+	return env && env->noreturn && env->noreturn(env->ctx, in);
+}
+
+/* Successors of every instruction that transfers control, and the leaders. */
+static void scan_insns(struct builder *b)
+{
+	struct cfg *cfg = b->cfg;
+
+	for (size_t i = 0; i < cfg->n_insns; i++) {
+		const struct insn *in = &cfg->insns[i];
+
+		switch (in->kind) {
+		case INSN_JUMP:
+			branch_to(b, i, CFG_JUMP, in->target);
+			b->ends[i] = 1;
+			break;
+		case INSN_CJUMP:
+			branch_to(b, i, CFG_TAKEN, in->target);
+			b->ends[i] = 1;
+			break;
+		case INSN_IJUMP:
+			indirect_jump(b, i);
+			b->ends[i] = 1;
+			break;
+		case INSN_RET:
+			add_succ(b, i, CFG_RETURN, 0);
+			b->ends[i] = 1;
+			break;
+		case INSN_TRAP:
+		case INSN_INVALID:
+			add_succ(b, i, CFG_TRAP, 0);
+			b->ends[i] = 1;
+			break;
+		case INSN_CALL:
+		case INSN_ICALL:
+			if (is_noreturn(b, in)) {
+				add_succ(b, i, CFG_NORETURN, in->target);
+				b->ends[i] = 1;
+			}
+			break;
+		default:
+			break;
+		}
+		if (b->ends[i] && i + 1 < cfg->n_insns)
+			b->leader[i + 1] = 1;
+	}
+	if (cfg->n_insns)
+		b->leader[0] = 1;
+}
+
+/* Asks the image where code outside that this procedure jumps to comes back in. */
+static void find_reentries(struct builder *b)
+{
+	struct cfg *cfg = b->cfg;
+	const struct cfg_env *env = b->env;
+	uint64_t *seen = NULL;
+	size_t n_seen = 0, alloc_seen = 0;
+
+	if (!env || !env->reentries)
+		return;
+	for (size_t i = 0; i < b->n_succ; i++) {
+		const struct succ_rec *s = &b->succ[i];
+		uint64_t *v = NULL;
+		size_t n;
+		bool dup = false;
+
+		if (s->kind != CFG_TAIL_CALL || !s->target || inside(cfg, s->target))
+			continue;
+		for (size_t k = 0; k < n_seen && !dup; k++)
+			dup = seen[k] == s->target;
+		if (dup)
+			continue;
+		ALLOC_GROW(seen, n_seen + 1, alloc_seen);
+		seen[n_seen++] = s->target;
+		n = env->reentries(env->ctx, s->target, cfg->start, cfg->end, &v);
+		for (size_t k = 0; k < n; k++) {
+			long t = inside(cfg, v[k]) ? cfg_insn_at(cfg, v[k]) : -1;
+
+			if (t < 0) {
+				set_missing(cfg, "a jump back into the middle of an instruction");
+				continue;
+			}
+			b->leader[t] = 1;
+			ALLOC_GROW(b->reentry, b->n_reentry + 1, b->alloc_reentry);
+			b->reentry[b->n_reentry++] = v[k];
+		}
+		free(v);
+	}
+	free(seen);
+}
+
+static int succ_cmp(const void *a, const void *b)
+{
+	const struct succ_rec *x = a, *y = b;
+
+	if (x->insn != y->insn)
+		return x->insn < y->insn ? -1 : 1;
+	return x->target < y->target ? -1 : x->target > y->target;
+}
+
+static void make_blocks(struct builder *b)
+{
+	struct cfg *cfg = b->cfg;
+	size_t nb = 1, k = 0;
+
+	for (size_t i = 0; i < cfg->n_insns; i++)
+		nb += b->leader[i];
+	if (!cfg->n_insns)
+		nb++;  /* an empty entry block */
+	cfg->blocks = xcalloc(nb, sizeof(*cfg->blocks));
+	cfg->n_blocks = nb;
+	cfg->entry = 0;
+	cfg->exit = nb - 1;
+	for (size_t i = 0; i < cfg->n_insns; i++) {
+		struct cfg_block *blk;
+
+		if (b->leader[i]) {
+			blk = &cfg->blocks[k++];
+			blk->start = cfg->insns[i].addr;
+			blk->first = (uint32_t)i;
+		}
+		blk = &cfg->blocks[k - 1];
+		blk->n_insns++;
+		blk->end = cfg->insns[i].addr + cfg->insns[i].len;
+	}
+	if (!cfg->n_insns)
+		cfg->blocks[0].start = cfg->blocks[0].end = cfg->start;
+	cfg->blocks[0].flags |= CFG_BLOCK_ENTRY;
+	cfg->blocks[cfg->exit].flags |= CFG_BLOCK_EXIT;
+	cfg->blocks[cfg->exit].start = cfg->blocks[cfg->exit].end = cfg->end;
+	for (size_t i = 0; i < nb; i++)
+		cfg->blocks[i].cls = -1;
+}
+
+static void push_edge(struct cfg *cfg, size_t *alloc, uint32_t from, uint32_t to,
+		      enum cfg_edge_kind kind, uint64_t site, uint64_t target)
+{
+	struct cfg_edge *e;
+
+	ALLOC_GROW(cfg->edges, cfg->n_edges + 1, *alloc);
+	e = &cfg->edges[cfg->n_edges++];
+	e->from = from;
+	e->to = to;
+	e->kind = kind;
+	e->site = site;
+	e->target = target;
+	e->cls = -1;
+}
+
+static void make_edges(struct builder *b)
+{
+	struct cfg *cfg = b->cfg;
+	size_t alloc = 0, si = 0;
+
+	qsort(b->succ, b->n_succ, sizeof(*b->succ), succ_cmp);
+	for (size_t k = 0; k < cfg->exit; k++) {
+		const struct cfg_block *blk = &cfg->blocks[k];
+		size_t last;
+		const struct insn *in;
+
+		if (!blk->n_insns) {
+			push_edge(cfg, &alloc, (uint32_t)k, (uint32_t)cfg->exit, CFG_TAIL_CALL,
+				  blk->start, 0);
+			continue;
+		}
+		last = blk->first + blk->n_insns - 1;
+		in = &cfg->insns[last];
+		while (si < b->n_succ && b->succ[si].insn < last)
+			si++;
+		/* fall-through first */
+		if (!b->ends[last] || in->kind == INSN_CJUMP) {
+			enum cfg_edge_kind kind = in->kind == INSN_CALL || in->kind == INSN_ICALL
+							  ? CFG_CALL_RETURN : CFG_FALLTHROUGH;
+
+			if (k + 1 < cfg->exit)
+				push_edge(cfg, &alloc, (uint32_t)k, (uint32_t)(k + 1), kind, in->addr,
+					  cfg->blocks[k + 1].start);
+			else
+				push_edge(cfg, &alloc, (uint32_t)k, (uint32_t)cfg->exit,
+					  CFG_TAIL_CALL, in->addr, in->addr + in->len);
+		}
+		for (; si < b->n_succ && b->succ[si].insn == last; si++) {
+			const struct succ_rec *s = &b->succ[si];
+			long to = cfg_edge_kind_leaves(s->kind) ? -1 : cfg_block_at(cfg, s->target);
+
+			push_edge(cfg, &alloc, (uint32_t)k, to < 0 ? (uint32_t)cfg->exit : (uint32_t)to,
+				  to < 0 && !cfg_edge_kind_leaves(s->kind) ? CFG_UNRESOLVED : s->kind,
+				  in->addr, s->target);
+		}
+	}
+	qsort(b->reentry, b->n_reentry, sizeof(*b->reentry), u64_cmp);
+	for (size_t i = 0; i < b->n_reentry; i++) {
+		long to = cfg_block_at(cfg, b->reentry[i]);
+
+		if (to >= 0 && (!i || b->reentry[i] != b->reentry[i - 1]))
+			push_edge(cfg, &alloc, (uint32_t)cfg->exit, (uint32_t)to, CFG_REENTRY,
+				  b->reentry[i], b->reentry[i]);
+	}
+}
+
+/* Fills the succ/pred index arrays (CSR by block). */
+static void index_edges(struct cfg *cfg)
+{
+	uint32_t *fill_s = xcalloc(cfg->n_blocks + 1, sizeof(uint32_t));
+	uint32_t *fill_p = xcalloc(cfg->n_blocks + 1, sizeof(uint32_t));
+
+	cfg->succ = xcalloc(cfg->n_edges + 1, sizeof(uint32_t));
+	cfg->pred = xcalloc(cfg->n_edges + 1, sizeof(uint32_t));
+	for (size_t e = 0; e < cfg->n_edges; e++) {
+		cfg->blocks[cfg->edges[e].from].n_succ++;
+		cfg->blocks[cfg->edges[e].to].n_pred++;
+	}
+	for (size_t k = 0, s = 0, p = 0; k < cfg->n_blocks; k++) {
+		cfg->blocks[k].succ = (uint32_t)s;
+		cfg->blocks[k].pred = (uint32_t)p;
+		fill_s[k] = (uint32_t)s;
+		fill_p[k] = (uint32_t)p;
+		s += cfg->blocks[k].n_succ;
+		p += cfg->blocks[k].n_pred;
+	}
+	for (size_t e = 0; e < cfg->n_edges; e++) {
+		cfg->succ[fill_s[cfg->edges[e].from]++] = (uint32_t)e;
+		cfg->pred[fill_p[cfg->edges[e].to]++] = (uint32_t)e;
+	}
+	free(fill_s);
+	free(fill_p);
+}
+
+/* Marks blocks unreachable from the entry, and reachable ones that cannot reach EXIT. */
+static void mark_reachability(struct cfg *cfg)
+{
+	uint32_t *stack = xmalloc((cfg->n_blocks + 1) * sizeof(*stack));
+	uint8_t *seen = xcalloc(cfg->n_blocks, 1), *back = xcalloc(cfg->n_blocks, 1);
+	size_t sp = 0;
+
+	seen[cfg->entry] = 1;
+	stack[sp++] = (uint32_t)cfg->entry;
+	while (sp) {
+		const struct cfg_block *blk = &cfg->blocks[stack[--sp]];
+
+		for (uint32_t k = 0; k < blk->n_succ; k++) {
+			uint32_t to = cfg->edges[cfg->succ[blk->succ + k]].to;
+
+			if (!seen[to]) {
+				seen[to] = 1;
+				stack[sp++] = to;
+			}
+		}
+	}
+	back[cfg->exit] = 1;
+	stack[sp++] = (uint32_t)cfg->exit;
+	while (sp) {
+		const struct cfg_block *blk = &cfg->blocks[stack[--sp]];
+
+		for (uint32_t k = 0; k < blk->n_pred; k++) {
+			uint32_t from = cfg->edges[cfg->pred[blk->pred + k]].from;
+
+			if (!back[from] && seen[from]) {
+				back[from] = 1;
+				stack[sp++] = from;
+			}
+		}
+	}
+	for (size_t k = 0; k < cfg->exit; k++) {
+		if (!seen[k])
+			cfg->blocks[k].flags |= CFG_BLOCK_UNREACHABLE;
+		else if (!back[k]) {
+			cfg->blocks[k].flags |= CFG_BLOCK_NO_EXIT;
+			cfg->flags |= CFG_EXITLESS;
+		}
+	}
+	free(stack);
+	free(seen);
+	free(back);
+}
+
+/* Reachable bytes that do not decode: the graph cannot be trusted. */
+static void check_undecodable(struct cfg *cfg)
+{
+	for (size_t k = 0; k < cfg->exit; k++) {
+		const struct cfg_block *blk = &cfg->blocks[k];
+
+		if (!(blk->flags & CFG_BLOCK_UNREACHABLE) && blk->n_insns &&
+		    cfg->insns[blk->first + blk->n_insns - 1].kind == INSN_INVALID)
+			set_missing(cfg, "reachable bytes that cannot be decoded");
+	}
+}
+
+/*
+ * A jump into the middle of an instruction that skips its prefix (glibc's
+ * `je 1f; lock; 1: cmpxchg` for single-threaded processes): splits the
+ * instruction into its prefix and the instruction without it, so both are
+ * branch targets.
+ */
+static void split_at(struct cfg *cfg, const struct cfg_env *env, uint64_t target)
+{
+	size_t lo = 0, hi = cfg->n_insns, tail;
+	struct insn pre, rest, *c;
+	uint8_t buf[16];
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (cfg->insns[mid].addr <= target)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return;
+	c = &cfg->insns[lo - 1];
+	if (!(c->addr < target && target < c->addr + c->len))
+		return;
+	tail = c->addr + c->len - target;
+	if (env->read(env->ctx, target, buf, tail) ||
+	    decode_one(env->dec, buf, tail, target, &rest) != tail || rest.kind == INSN_INVALID)
+		return;
+	memset(&pre, 0, sizeof(pre));
+	pre.addr = c->addr;
+	pre.len = (uint8_t)(target - c->addr);
+	pre.kind = INSN_OTHER;
+	pre.flags = c->flags & INSN_F_LOCK;
+	snprintf(pre.text, sizeof(pre.text), "%s", pre.flags ? "lock (prefix)" : "(prefix)");
+	cfg->insns = xreallocarray(cfg->insns, cfg->n_insns + 1, sizeof(*cfg->insns));
+	c = &cfg->insns[lo - 1];
+	memmove(c + 2, c + 1, (cfg->n_insns - lo) * sizeof(*c));
+	c[0] = pre;
+	c[1] = rest;
+	cfg->n_insns++;
+}
+
+static void split_prefix_targets(struct cfg *cfg, const struct cfg_env *env)
+{
+	if (!env || !env->dec || !env->read)
+		return;
+	for (size_t i = 0; i < cfg->n_insns; i++) {
+		uint64_t t = cfg->insns[i].target;
+
+		if ((cfg->insns[i].kind == INSN_JUMP || cfg->insns[i].kind == INSN_CJUMP) &&
+		    inside(cfg, t) && cfg_insn_at(cfg, t) < 0)
+			split_at(cfg, env, t);
+	}
+}
+
+/*
+ * The value of `lea reg, [rip + x]` reaching instruction j on every path of
+ * the first pass's graph (walking predecessors backwards); false if some
+ * path sets reg otherwise, or reaches the entry or an outside re-entry
+ * without setting it.  Blocks without predecessors end a path: on the
+ * first pass they are reached only through the unresolved jumps.
+ */
+static bool reaching_lea(const struct cfg *cfg, size_t j, unsigned reg, uint64_t *value)
+{
+	uint32_t *stack = xmalloc((cfg->n_blocks + 1) * sizeof(*stack));
+	uint8_t *seen = xcalloc(cfg->n_blocks, 1);
+	long b0 = cfg_block_at(cfg, cfg->insns[j].addr);
+	size_t sp = 0;
+	bool found = false, ok = b0 >= 0;
+
+	if (ok) {
+		stack[sp++] = (uint32_t)b0;
+		seen[b0] = 2;  /* the jump's own block: scanned from j - 1 first */
+	}
+	while (ok && sp) {
+		uint32_t k = stack[--sp];
+		const struct cfg_block *blk = &cfg->blocks[k];
+		size_t i = seen[k] == 2 ? j : blk->first + blk->n_insns;
+		bool def = false;
+
+		seen[k] = 1;
+		while (i-- > blk->first && !def) {
+			const struct insn *in = &cfg->insns[i];
+
+			if (!regset_has(&in->writes, reg))
+				continue;
+			def = true;
+			if (in->cs_id != X86_INS_LEA || !(in->flags & INSN_F_RIP_REL) ||
+			    (found && *value != in->mem_addr))
+				ok = false;
+			*value = in->mem_addr;
+			found = true;
+		}
+		if (def)
+			continue;
+		if (k == cfg->entry)
+			ok = false;
+		/* a block without predecessors is reached only through control not
+		 * resolved yet (the jump table itself): its own code was checked */
+		for (uint32_t p = 0; ok && p < blk->n_pred; p++) {
+			uint32_t from = cfg->edges[cfg->pred[blk->pred + p]].from;
+
+			if (from == cfg->exit)
+				ok = false;
+			else if (!seen[from]) {
+				seen[from] = 1;
+				stack[sp++] = from;
+			}
+		}
+	}
+	free(stack);
+	free(seen);
+	return ok && found;
+}
+
+static void build_pass(struct builder *b)
+{
+	struct cfg *cfg = b->cfg;
+
+	b->leader = xcalloc(cfg->n_insns + 1, 1);
+	b->ends = xcalloc(cfg->n_insns + 1, 1);
+	scan_insns(b);
+	find_reentries(b);
+	make_blocks(b);
+	make_edges(b);
+	index_edges(cfg);
+	mark_reachability(cfg);
+	check_undecodable(cfg);
+	free(b->leader);
+	free(b->ends);
+	free(b->succ);
+	free(b->reentry);
+	b->succ = NULL;
+	b->reentry = NULL;
+	b->n_succ = b->alloc_succ = b->n_reentry = b->alloc_reentry = 0;
+}
+
+/* Drops everything but the instructions, for another pass. */
+static void reset_graph(struct cfg *cfg)
+{
+	free(cfg->blocks);
+	free(cfg->edges);
+	free(cfg->succ);
+	free(cfg->pred);
+	cfg->blocks = NULL;
+	cfg->edges = NULL;
+	cfg->succ = cfg->pred = NULL;
+	cfg->n_blocks = cfg->n_edges = 0;
+	cfg->flags = 0;
+	cfg->missing_why = NULL;
+}
+
+void cfg_build(struct cfg *cfg, struct insn *insns, size_t n, uint64_t start, uint64_t end,
+	       enum insn_arch arch, const struct cfg_env *env)
+{
+	struct builder b;
+	bool any = false;
+
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->start = start;
+	cfg->end = end;
+	cfg->arch = arch;
+	cfg->insns = insns;
+	cfg->n_insns = n;
+	memset(&b, 0, sizeof(b));
+	b.cfg = cfg;
+	b.env = env;
+	split_prefix_targets(cfg, env);
+	build_pass(&b);
+	for (size_t i = 0; i < b.n_hints; i++) {
+		b.hints[i].resolved = reaching_lea(cfg, b.hints[i].jump, b.hints[i].reg,
+						   &b.hints[i].value);
+		any |= b.hints[i].resolved;
+	}
+	if (any) {
+		reset_graph(cfg);
+		b.second_pass = true;
+		build_pass(&b);
+	}
+	free(b.hints);
+}
+
+void cfg_release(struct cfg *cfg)
+{
+	free(cfg->insns);
+	free(cfg->blocks);
+	free(cfg->edges);
+	free(cfg->succ);
+	free(cfg->pred);
+	memset(cfg, 0, sizeof(*cfg));
+}
+
+/* ---- frequency-equivalence classes ---------------------------------------- */
+
+/* Every block and edge in a class of its own (missing edges, or a failure). */
+static void singleton_classes(struct cfg *cfg)
+{
+	int next = 0;
+
+	for (size_t k = 0; k < cfg->n_blocks; k++)
+		cfg->blocks[k].cls = next++;
+	for (size_t e = 0; e < cfg->n_edges; e++)
+		cfg->edges[e].cls = next++;
+	cfg->n_classes = (size_t)next;
+}
+
+/*
+ * Tarjan's SCCs over the NO_EXIT blocks (iteratively); for each sink SCC
+ * (no edge to another NO_EXIT SCC: every NO_EXIT block leads to one) the
+ * lowest block gets a virtual edge to EXIT.  Appends those blocks to *out.
+ */
+static void exitless_sources(const struct cfg *cfg, uint32_t **out, size_t *nout)
+{
+	size_t nb = cfg->n_blocks, sp = 0, csp = 0, alloc = 0;
+	uint32_t *idx = xmalloc(nb * sizeof(uint32_t)), *low = xmalloc(nb * sizeof(uint32_t));
+	uint32_t *stack = xmalloc(nb * sizeof(uint32_t)), *cstack = xmalloc(nb * sizeof(uint32_t));
+	uint32_t *cpos = xmalloc(nb * sizeof(uint32_t)), *comp = xmalloc(nb * sizeof(uint32_t));
+	uint8_t *on = xcalloc(nb, 1);
+	uint32_t counter = 0, ncomp = 0;
+
+	*out = NULL;
+	*nout = 0;
+	for (size_t v = 0; v < nb; v++)
+		idx[v] = comp[v] = UINT32_MAX;
+	for (size_t root = 0; root < nb; root++) {
+		if (!(cfg->blocks[root].flags & CFG_BLOCK_NO_EXIT) || idx[root] != UINT32_MAX)
+			continue;
+		cstack[csp] = (uint32_t)root;
+		cpos[csp++] = 0;
+		idx[root] = low[root] = counter++;
+		stack[sp++] = (uint32_t)root;
+		on[root] = 1;
+		while (csp) {
+			uint32_t v = cstack[csp - 1];
+			const struct cfg_block *bv = &cfg->blocks[v];
+
+			if (cpos[csp - 1] < bv->n_succ) {
+				uint32_t w = cfg->edges[cfg->succ[bv->succ + cpos[csp - 1]++]].to;
+
+				if (!(cfg->blocks[w].flags & CFG_BLOCK_NO_EXIT))
+					continue;
+				if (idx[w] == UINT32_MAX) {
+					idx[w] = low[w] = counter++;
+					stack[sp++] = w;
+					on[w] = 1;
+					cstack[csp] = w;
+					cpos[csp++] = 0;
+				} else if (on[w] && idx[w] < low[v]) {
+					low[v] = idx[w];
+				}
+				continue;
+			}
+			csp--;
+			if (csp && low[v] < low[cstack[csp - 1]])
+				low[cstack[csp - 1]] = low[v];
+			if (low[v] != idx[v])
+				continue;
+			uint32_t w, first = v, top = (uint32_t)sp;
+			bool sink = true;
+
+			do {
+				w = stack[--sp];
+				on[w] = 0;
+				comp[w] = ncomp;
+				if (w < first)
+					first = w;
+			} while (w != v);
+			/* sink: no edge from this component to another NO_EXIT component
+			 * (those completed earlier are the only ones it can reach) */
+			for (uint32_t m = (uint32_t)sp; m < top && sink; m++) {
+				const struct cfg_block *bu = &cfg->blocks[stack[m]];
+
+				for (uint32_t k = 0; k < bu->n_succ; k++) {
+					uint32_t t = cfg->edges[cfg->succ[bu->succ + k]].to;
+
+					if ((cfg->blocks[t].flags & CFG_BLOCK_NO_EXIT) && comp[t] != ncomp)
+						sink = false;
+				}
+			}
+			if (sink) {
+				ALLOC_GROW(*out, *nout + 1, alloc);
+				(*out)[(*nout)++] = first;
+			}
+			ncomp++;
+		}
+	}
+	free(idx);
+	free(low);
+	free(stack);
+	free(cstack);
+	free(cpos);
+	free(comp);
+	free(on);
+}
+
+struct split_graph {
+	uint32_t *from, *to;
+	size_t n, alloc;
+};
+
+static void sg_add(struct split_graph *g, uint32_t from, uint32_t to)
+{
+	ALLOC_GROW(g->from, g->n + 1, g->alloc);
+	g->to = xreallocarray(g->to, g->alloc, sizeof(*g->to));
+	g->from[g->n] = from;
+	g->to[g->n] = to;
+	g->n++;
+}
+
+static bool live(const struct cfg *cfg, size_t k)
+{
+	return !(cfg->blocks[k].flags & CFG_BLOCK_UNREACHABLE);
+}
+
+/*
+ * Split graph: block k (not EXIT) is nodes 2k (in) and 2k+1 (out); EXIT is
+ * node 2*exit.  Edge ids: first one per live block (in -> out), then one per
+ * CFG edge between live blocks (edge_id[e]), then the virtual ones.
+ */
+static int classify_split(struct cfg *cfg)
+{
+	struct split_graph g = { NULL, NULL, 0, 0 };
+	uint32_t *block_id = xmalloc(cfg->n_blocks * sizeof(uint32_t));
+	uint32_t *edge_id = xmalloc((cfg->n_edges + 1) * sizeof(uint32_t));
+	uint32_t *srcs, exit_node = (uint32_t)(2 * cfg->exit), back_id;
+	size_t nsrc;
+	int *cls, nclasses, next;
+
+	for (size_t k = 0; k < cfg->exit; k++) {
+		block_id[k] = UINT32_MAX;
+		if (live(cfg, k)) {
+			block_id[k] = (uint32_t)g.n;
+			sg_add(&g, (uint32_t)(2 * k), (uint32_t)(2 * k + 1));
+		}
+	}
+	for (size_t e = 0; e < cfg->n_edges; e++) {
+		const struct cfg_edge *ce = &cfg->edges[e];
+
+		edge_id[e] = UINT32_MAX;
+		if (!live(cfg, ce->from))
+			continue;
+		edge_id[e] = (uint32_t)g.n;
+		sg_add(&g, (uint32_t)(2 * ce->from + 1),
+		       ce->to == cfg->exit ? exit_node : (uint32_t)(2 * ce->to));
+	}
+	exitless_sources(cfg, &srcs, &nsrc);
+	for (size_t i = 0; i < nsrc; i++)
+		sg_add(&g, 2 * srcs[i] + 1, exit_node);
+	back_id = (uint32_t)g.n;
+	sg_add(&g, exit_node, (uint32_t)(2 * cfg->entry));
+	cls = xmalloc(g.n * sizeof(int));
+	nclasses = cycleq_classes(2 * cfg->exit + 1, g.n, g.from, g.to, (uint32_t)(2 * cfg->entry), cls);
+	if (nclasses >= 0) {
+		next = nclasses;
+		for (size_t k = 0; k < cfg->exit; k++)
+			cfg->blocks[k].cls = block_id[k] != UINT32_MAX ? cls[block_id[k]] : next++;
+		cfg->blocks[cfg->exit].cls = cls[back_id];
+		for (size_t e = 0; e < cfg->n_edges; e++)
+			cfg->edges[e].cls = edge_id[e] != UINT32_MAX ? cls[edge_id[e]] : next++;
+		cfg->n_classes = (size_t)next;
+	}
+	free(cls);
+	free(srcs);
+	free(g.from);
+	free(g.to);
+	free(block_id);
+	free(edge_id);
+	return nclasses < 0 ? -1 : 0;
+}
+
+/* Renumbers classes in order of first appearance (blocks, then edges). */
+static void compact_classes(struct cfg *cfg)
+{
+	int *map = xmalloc((cfg->n_classes + 1) * sizeof(int)), next = 0;
+
+	for (size_t i = 0; i < cfg->n_classes; i++)
+		map[i] = -1;
+	for (size_t k = 0; k < cfg->n_blocks; k++) {
+		int *c = &cfg->blocks[k].cls;
+
+		if (map[*c] < 0)
+			map[*c] = next++;
+		*c = map[*c];
+	}
+	for (size_t e = 0; e < cfg->n_edges; e++) {
+		int *c = &cfg->edges[e].cls;
+
+		if (map[*c] < 0)
+			map[*c] = next++;
+		*c = map[*c];
+	}
+	cfg->n_classes = (size_t)next;
+	free(map);
+}
+
+void cfg_classify(struct cfg *cfg)
+{
+	if (cfg->flags & CFG_CLASSIFIED)
+		return;
+	cfg->flags |= CFG_CLASSIFIED;
+	if ((cfg->flags & CFG_MISSING_EDGES) || classify_split(cfg))
+		singleton_classes(cfg);
+	compact_classes(cfg);
+}
