@@ -15,6 +15,7 @@
 #include "core/xalloc.h"
 #include "disasm/cycleq.h"
 #include "disasm/decode.h"
+#include "disasm/jumptab.h"
 
 #define MAX_TABLE 4096          /* entries of one jump table */
 #define SLICE_WINDOW 24         /* instructions looked at before an indirect jump */
@@ -135,288 +136,82 @@ static void branch_to(struct builder *b, size_t i, enum cfg_edge_kind inner, uin
 
 /* ---- jump tables (x86-64) -------------------------------------------------- */
 
-struct slice {
-	struct builder *b;
-	size_t lo;              /* first instruction index looked at */
-	struct insn in[SLICE_WINDOW];
-	struct insn_ops ops[SLICE_WINDOW];
-	size_t n;               /* in[k] is instruction (j - 1 - k) */
-	size_t j;
-};
-
-static bool x86_writes(const struct insn *in, unsigned reg)
+/*
+ * Re-decodes, with operands, the instructions on the straight-line path
+ * before instruction j (up to SLICE_WINDOW, stopping after an instruction
+ * that does not fall through), in address order.  Returns how many.
+ */
+static size_t load_window(struct builder *b, size_t j, struct insn *w, struct insn_ops *ops)
 {
-	return regset_has(&in->writes, reg);
-}
+	struct cfg *cfg = b->cfg;
+	const struct cfg_env *env = b->env;
+	size_t n = 0, first = j;
 
-/* Re-decodes up to SLICE_WINDOW instructions before j (stopping at a block end). */
-static void load_slice(struct slice *s)
-{
-	struct cfg *cfg = s->b->cfg;
-	const struct cfg_env *env = s->b->env;
+	while (first > 0 && n < SLICE_WINDOW) {
+		const struct insn *prev = &cfg->insns[first - 1];
 
-	s->n = 0;
-	for (size_t k = s->j; k-- > 0 && s->n < SLICE_WINDOW;) {
-		const struct insn *orig = &cfg->insns[k];
+		if (!insn_falls_through(prev) || prev->kind == INSN_INVALID)
+			break;
+		first--;
+		n++;
+	}
+	for (size_t k = 0; k < n; k++) {
+		const struct insn *orig = &cfg->insns[first + k];
 		uint8_t buf[16];
 
-		if (orig->kind == INSN_JUMP || orig->kind == INSN_IJUMP || orig->kind == INSN_RET ||
-		    orig->kind == INSN_TRAP || orig->kind == INSN_INVALID)
-			break;
-		if (env->read(env->ctx, orig->addr, buf, orig->len))
-			break;
-		decode_ops(env->dec, buf, orig->len, orig->addr, &s->in[s->n], &s->ops[s->n]);
-		s->n++;
-	}
-}
-
-/* Index in the slice of the nearest instruction before position `from` writing reg, or -1. */
-static long slice_def(const struct slice *s, size_t from, unsigned reg)
-{
-	for (size_t k = from; k < s->n; k++)
-		if (x86_writes(&s->in[k], reg))
-			return (long)k;
-	return -1;
-}
-
-/*
- * The bound of a table indexed by reg, loaded at slice position at:
- * a `cmp reg', imm` followed by ja/jae/jb/jbe, reg' being reg or a
- * register copied into it.  0 if none.
- */
-static uint64_t table_bound(const struct slice *s, size_t at, unsigned reg)
-{
-	struct regset alias;
-	unsigned jcc = 0;
-
-	memset(&alias, 0, sizeof(alias));
-	regset_add(&alias, reg);
-	for (size_t k = at + 1; k < s->n; k++) {
-		const struct insn *in = &s->in[k];
-		const struct insn_ops *o = &s->ops[k];
-
-		if (in->kind == INSN_CJUMP && !jcc)
-			jcc = in->cs_id;
-		if (in->cs_id == X86_INS_CMP && o->n == 2 && o->op[0].kind == OPK_REG &&
-		    o->op[1].kind == OPK_IMM && regset_has(&alias, o->op[0].reg) && jcc) {
-			uint64_t imm = (uint64_t)o->op[1].imm;
-
-			if (jcc == X86_INS_JA || jcc == X86_INS_JBE)
-				return imm + 1;
-			if (jcc == X86_INS_JAE || jcc == X86_INS_JB)
-				return imm;
+		if (orig->len > sizeof(buf) || env->read(env->ctx, orig->addr, buf, orig->len))
 			return 0;
-		}
-		/* mov reg, other: the bound may be checked on other */
-		if ((in->cs_id == X86_INS_MOV || in->cs_id == X86_INS_MOVZX) && o->n == 2 &&
-		    o->op[0].kind == OPK_REG && o->op[1].kind == OPK_REG &&
-		    regset_has(&alias, o->op[0].reg))
-			regset_add(&alias, o->op[1].reg);
-		else if (in->kind == INSN_CALL || in->kind == INSN_ICALL)
-			break;
+		decode_ops(env->dec, buf, orig->len, orig->addr, &w[k], &ops[k]);
+	}
+	return n;
+}
+
+static int read_table_entry(struct builder *b, const struct jumptab *t, uint64_t i,
+			    uint64_t *target)
+{
+	const struct cfg_env *env = b->env;
+	uint8_t raw[8];
+
+	if (env->read(env->ctx, t->table + i * t->entsize, raw, t->entsize))
+		return -1;
+	if (t->relative) {
+		int32_t rel = (int32_t)((uint32_t)raw[0] | (uint32_t)raw[1] << 8 |
+					(uint32_t)raw[2] << 16 | (uint32_t)raw[3] << 24);
+
+		*target = t->rel_base + (uint64_t)(int64_t)rel;
+	} else {
+		*target = 0;
+		for (int k = 7; k >= 0; k--)
+			*target = *target << 8 | raw[k];
 	}
 	return 0;
 }
 
-struct table {
-	uint64_t base;          /* table address */
-	unsigned entsize;       /* 8: absolute pointers, 4: int32 offsets from rel_base */
-	bool relative;
-	uint64_t rel_base;
-	uint64_t bound;         /* entries, 0 if unknown */
-};
-
 /*
- * The value of `lea reg, [rip + x]` reaching slice position from: the
- * nearest writer of reg in the slice, or, if none is in the window, the
- * only lea-rip writing reg anywhere in the procedure (a table base hoisted
- * out of a loop; pops restoring the register on the way out are ignored).
+ * Reads the targets of a table.  A bounded table must be all valid
+ * (instruction starts inside the procedure, or addresses outside it, which
+ * leave); an unbounded one ends at its first entry that is not an
+ * instruction start inside the procedure.  Returns -1 if the table is bad.
  */
-static bool lea_rip(const struct slice *s, size_t from, unsigned reg, uint64_t *addr)
+static int table_targets(struct builder *b, const struct jumptab *t, uint64_t **out, size_t *n)
 {
-	struct builder *b = s->b;
-	long k = slice_def(s, from, reg);
-	struct base_hint *h;
-
-	if (k >= 0) {
-		if (s->in[k].cs_id != X86_INS_LEA || !(s->in[k].flags & INSN_F_RIP_REL))
-			return false;
-		*addr = s->in[k].mem_addr;
-		return true;
-	}
-	if (s->n < SLICE_WINDOW && s->j - s->n == 0)
-		return false;  /* the procedure's entry: nothing sets reg */
-	for (size_t i = 0; i < b->n_hints; i++) {
-		h = &b->hints[i];
-		if (h->jump == s->j && h->reg == reg) {
-			*addr = h->value;
-			return h->resolved;
-		}
-	}
-	if (!b->second_pass) {
-		ALLOC_GROW(b->hints, b->n_hints + 1, b->alloc_hints);
-		h = &b->hints[b->n_hints++];
-		memset(h, 0, sizeof(*h));
-		h->jump = (uint32_t)s->j;
-		h->reg = (uint8_t)reg;
-	}
-	return false;
-}
-
-static bool read_u8s(struct builder *b, uint64_t addr, uint64_t n, unsigned *max)
-{
-	uint8_t buf[256];
-
-	if (!n || n > sizeof(buf) || b->env->read(b->env->ctx, addr, buf, (size_t)n))
-		return false;
-	*max = 0;
-	for (uint64_t i = 0; i < n; i++)
-		if (buf[i] > *max)
-			*max = buf[i];
-	return true;
-}
-
-/*
- * The number of entries of a table indexed by reg at slice position k:
- * from the cmp/ja guarding reg, or, when reg is itself read from a byte
- * table (movzx reg, byte [class + idx], two-level switch tables), from the
- * largest value in that table's guarded range.
- */
-static uint64_t index_bound(const struct slice *s, size_t k, unsigned reg)
-{
-	long d = slice_def(s, k + 1, reg);
-	const struct insn_ops *o;
-	uint64_t cls, n;
-	unsigned max;
-
-	if (d >= 0) {
-		o = &s->ops[d];
-		if (s->in[d].cs_id == X86_INS_MOVZX && o->n == 2 && o->op[1].kind == OPK_MEM &&
-		    o->op[1].size == 1 && o->op[1].base != DREG_NONE &&
-		    o->op[1].index != DREG_NONE && o->op[1].scale == 1 && !o->op[1].disp &&
-		    lea_rip(s, (size_t)d + 1, o->op[1].base, &cls) &&
-		    (n = table_bound(s, (size_t)d, o->op[1].index)) &&
-		    read_u8s(s->b, cls, n, &max))
-			return (uint64_t)max + 1;
-	}
-	return table_bound(s, k, reg);
-}
-
-/* Checks for movsxd r, dword [base + idx*4] at k, with base = lea [rip + T]. */
-static bool pic_load(const struct slice *s, size_t k, struct table *t)
-{
-	const struct insn_operand *m = &s->ops[k].op[1];
-	uint64_t base;
-
-	if (s->in[k].cs_id != X86_INS_MOVSXD || s->ops[k].n != 2 || m->kind != OPK_MEM ||
-	    m->scale != 4 || m->index == DREG_NONE || m->base == DREG_NONE || m->disp)
-		return false;
-	if (!lea_rip(s, k + 1, m->base, &base))
-		return false;
-	t->base = base;
-	t->entsize = 4;
-	t->relative = true;
-	t->bound = index_bound(s, k, m->index);
-	return true;
-}
-
-/* Absolute table read by operand m (mem [idx*8 + disp]) at slice position k. */
-static bool abs_table(const struct slice *s, size_t k, const struct insn_operand *m,
-		      struct table *t)
-{
-	if (m->kind != OPK_MEM || m->scale != 8 || m->index == DREG_NONE || m->base != DREG_NONE ||
-	    m->disp <= 0)
-		return false;
-	t->base = (uint64_t)m->disp;
-	t->entsize = 8;
-	t->relative = false;
-	t->bound = k == (size_t)-1 ? table_bound(s, k, m->index) : index_bound(s, k, m->index);
-	return true;
-}
-
-enum ijump_class { IJ_TABLE, IJ_TAIL, IJ_UNRESOLVED };
-
-/* add r, s: one operand is the loaded offset, the other the base it is relative to. */
-static bool pic_add(const struct slice *s, size_t d, struct table *t)
-{
-	const struct insn_ops *o = &s->ops[d];
-
-	for (int i = 0; i < 2; i++) {
-		unsigned loaded = o->op[i].reg, base = o->op[1 - i].reg;
-		long dl = slice_def(s, d + 1, loaded);
-
-		if (dl >= 0 && pic_load(s, (size_t)dl, t) && lea_rip(s, d + 1, base, &t->rel_base))
-			return true;
-	}
-	return false;
-}
-
-/* Looks for a table feeding the indirect jump (its operand jop). */
-static enum ijump_class find_table(struct slice *s, const struct insn_operand *jop,
-				   struct table *t)
-{
-	const struct insn_ops *o;
-	long d;
-
-	if (jop->kind == OPK_MEM) {
-		if (jop->base == DREG_PC && jop->index == DREG_NONE)
-			return IJ_TAIL;  /* jmp [rip + slot]: through the GOT */
-		/* position -1: the bound search starts at the first slice entry */
-		if (abs_table(s, (size_t)-1, jop, t))
-			return IJ_TABLE;
-		return jop->index != DREG_NONE ? IJ_UNRESOLVED : IJ_TAIL;
-	}
-	if (jop->kind != OPK_REG)
-		return IJ_UNRESOLVED;
-	if ((d = slice_def(s, 0, jop->reg)) < 0)
-		return IJ_TAIL;
-	o = &s->ops[d];
-	if (s->in[d].cs_id == X86_INS_MOV && o->n == 2 && o->op[1].kind == OPK_MEM) {
-		if (abs_table(s, (size_t)d, &o->op[1], t))
-			return IJ_TABLE;
-		return o->op[1].index != DREG_NONE ? IJ_UNRESOLVED : IJ_TAIL;
-	}
-	if (s->in[d].cs_id == X86_INS_ADD && o->n == 2 && o->op[0].kind == OPK_REG &&
-	    o->op[1].kind == OPK_REG)
-		return pic_add(s, (size_t)d, t) ? IJ_TABLE : IJ_UNRESOLVED;
-	if (s->in[d].cs_id == X86_INS_MOVSXD)
-		return IJ_UNRESOLVED;
-	return IJ_TAIL;
-}
-
-/*
- * Reads the targets of table t.  A bounded table must be all valid
- * (inside: instruction starts; outside the procedure: allowed, they leave
- * it); an unbounded one ends at its first entry that is not an instruction
- * start inside the procedure.  Returns -1 if the table is bad.
- */
-static int table_targets(struct builder *b, const struct table *t, uint64_t **out, size_t *n)
-{
-	const struct cfg_env *env = b->env;
-	size_t max = t->bound ? t->bound : MAX_TABLE, alloc = 0;
+	bool bounded = t->hi >= t->lo;
+	uint64_t lo = bounded ? t->lo : 0, hi = bounded ? t->hi : MAX_TABLE - 1;
+	size_t alloc = 0;
 
 	*out = NULL;
 	*n = 0;
-	if (max > MAX_TABLE)
+	if (hi - lo >= MAX_TABLE)
 		return -1;
-	for (size_t i = 0; i < max; i++) {
+	for (uint64_t i = lo; i <= hi; i++) {
 		uint64_t target;
-		uint8_t raw[8];
+		bool in = false;
 
-		if (env->read(env->ctx, t->base + i * t->entsize, raw, t->entsize))
-			return t->bound ? -1 : 0;
-		if (t->relative) {
-			int32_t rel = (int32_t)((uint32_t)raw[0] | (uint32_t)raw[1] << 8 |
-						(uint32_t)raw[2] << 16 | (uint32_t)raw[3] << 24);
-
-			target = t->rel_base + (uint64_t)(int64_t)rel;
-		} else {
-			target = 0;
-			for (int k = 7; k >= 0; k--)
-				target = target << 8 | raw[k];
-		}
-		if (inside(b->cfg, target) ? cfg_insn_at(b->cfg, target) < 0 : !t->bound) {
-			if (t->bound)
+		if (read_table_entry(b, t, i, &target))
+			return bounded ? -1 : 0;
+		in = inside(b->cfg, target);
+		if (in ? cfg_insn_at(b->cfg, target) < 0 : !bounded) {
+			if (bounded)
 				return -1;
 			break;
 		}
@@ -433,48 +228,87 @@ static int u64_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Resolves jump j against a hint for reg, or asks for one. */
+static enum jumptab_result need_base(struct builder *b, size_t j, const struct jumptab *t,
+				     struct jumptab_hint *hint)
+{
+	for (size_t i = 0; i < b->n_hints; i++) {
+		const struct base_hint *h = &b->hints[i];
+
+		if (h->jump == j && h->reg == t->need_reg) {
+			if (!h->resolved)
+				return t->fallback;
+			hint->reg = h->reg;
+			hint->value = h->value;
+			return JT_NEED_BASE;
+		}
+	}
+	if (!b->second_pass) {
+		struct base_hint *h;
+
+		ALLOC_GROW(b->hints, b->n_hints + 1, b->alloc_hints);
+		h = &b->hints[b->n_hints++];
+		memset(h, 0, sizeof(*h));
+		h->jump = (uint32_t)j;
+		h->reg = (uint8_t)t->need_reg;
+	}
+	return t->fallback;
+}
+
+static enum jumptab_result analyse_jump(struct builder *b, size_t j, struct jumptab *t)
+{
+	const struct cfg_env *env = b->env;
+	const struct insn *orig = &b->cfg->insns[j];
+	struct insn *w = xcalloc(SLICE_WINDOW, sizeof(*w)), jin;
+	struct insn_ops *wops = xcalloc(SLICE_WINDOW, sizeof(*wops)), jops;
+	struct jumptab_hint hint;
+	enum jumptab_result r = JT_UNRESOLVED;
+	uint8_t buf[16];
+	size_t n;
+
+	if (orig->len <= sizeof(buf) && !env->read(env->ctx, orig->addr, buf, orig->len)) {
+		decode_ops(env->dec, buf, orig->len, orig->addr, &jin, &jops);
+		n = load_window(b, j, w, wops);
+		r = jumptab_analyse(w, wops, n, &jin, &jops, NULL, 0, env->read, env->ctx, t);
+		if (r == JT_NEED_BASE && (r = need_base(b, j, t, &hint)) == JT_NEED_BASE) {
+			r = jumptab_analyse(w, wops, n, &jin, &jops, &hint, 1, env->read, env->ctx, t);
+			if (r == JT_NEED_BASE)
+				r = t->fallback;
+		}
+	}
+	free(w);
+	free(wops);
+	return r;
+}
+
 static void indirect_jump(struct builder *b, size_t j)
 {
 	struct cfg *cfg = b->cfg;
 	const struct cfg_env *env = b->env;
-	struct slice *s;
-	struct insn jin;
-	struct insn_ops jops;
-	struct table t;
-	uint8_t buf[16];
+	struct jumptab t;
 	uint64_t *targets = NULL;
 	size_t nt = 0;
-	enum ijump_class cls;
+	enum jumptab_result r = JT_UNRESOLVED;
 
-	if (cfg->arch != ARCH_X86_64 || !env || !env->dec || !env->read ||
-	    env->read(env->ctx, cfg->insns[j].addr, buf, cfg->insns[j].len)) {
-		set_missing(cfg, "an indirect jump that could not be resolved");
-		add_succ(b, j, CFG_UNRESOLVED, 0);
-		return;
-	}
-	decode_ops(env->dec, buf, cfg->insns[j].len, cfg->insns[j].addr, &jin, &jops);
-	s = XNEW(struct slice);
-	s->b = b;
-	s->j = j;
-	load_slice(s);
-	memset(&t, 0, sizeof(t));
-	cls = jops.n ? find_table(s, &jops.op[0], &t) : IJ_UNRESOLVED;
-	if (cls == IJ_TABLE && (table_targets(b, &t, &targets, &nt) || !nt))
-		cls = IJ_UNRESOLVED;
-	if (cls == IJ_TAIL) {
+	if (cfg->arch == ARCH_X86_64 && env && env->dec && env->read)
+		r = analyse_jump(b, j, &t);
+	if (r == JT_TABLE && (table_targets(b, &t, &targets, &nt) || !nt))
+		r = JT_UNRESOLVED;
+	if (r == JT_TAIL) {
 		add_succ(b, j, CFG_TAIL_CALL, 0);
-	} else if (cls == IJ_UNRESOLVED) {
-		set_missing(cfg, "an indirect jump that could not be resolved");
-		add_succ(b, j, CFG_UNRESOLVED, 0);
-	} else {
+	} else if (r == JT_CONST) {
+		branch_to(b, j, CFG_JUMP, t.table);
+	} else if (r == JT_TABLE) {
 		qsort(targets, nt, sizeof(*targets), u64_cmp);
 		for (size_t k = 0; k < nt; k++)
 			if (!k || targets[k] != targets[k - 1])
 				branch_to(b, j, CFG_SWITCH, targets[k]);  /* outside: leaves */
 		cfg->flags |= CFG_JUMP_TABLES;
+	} else {
+		set_missing(cfg, "an indirect jump that could not be resolved");
+		add_succ(b, j, CFG_UNRESOLVED, 0);
 	}
 	free(targets);
-	free(s);
 }
 
 /* ---- blocks and edges ------------------------------------------------------ */
