@@ -161,17 +161,19 @@ static int read_segments(struct elffile *ef)
 	return 0;
 }
 
-static int read_sections(struct elffile *ef)
+static int read_sections(struct elffile *ef, unsigned e_shnum)
 {
 	size_t shstrndx = 0, nsec = 0;
 	Elf_Scn *scn = NULL;
 
-	if (elf_getshdrnum(ef->elf, &nsec))
+	ef->secs = xcalloc(1, sizeof(*ef->secs));
+	if (elf_getshdrnum(ef->elf, &nsec) || (e_shnum && nsec != e_shnum))
 		return -1;
 	if (nsec > 1000000)
 		return -1;
 	if (elf_getshdrstrndx(ef->elf, &shstrndx))
 		shstrndx = 0;
+	free(ef->secs);
 	ef->secs = xcalloc(nsec ? nsec : 1, sizeof(*ef->secs));
 	while ((scn = elf_nextscn(ef->elf, scn)) && ef->n_secs < nsec) {
 		GElf_Shdr sh;
@@ -193,7 +195,7 @@ static int read_sections(struct elffile *ef)
 		s->info = sh.sh_info;
 		s->index = elf_ndxscn(scn);
 	}
-	return 0;
+	return !nsec || ef->n_secs + 1 == nsec ? 0 : -1;  /* nextscn skips section 0 */
 }
 
 static struct elffile *finish_open(struct elffile *ef, char **whyp)
@@ -221,8 +223,10 @@ static struct elffile *finish_open(struct elffile *ef, char **whyp)
 		ef->arch_known = ef->is64 && ef->little &&
 				 (eh.e_machine == EM_X86_64 || eh.e_machine == EM_AARCH64);
 		ef->arch = eh.e_machine == EM_AARCH64 ? ARCH_AARCH64 : ARCH_X86_64;
-		if (read_segments(ef) || read_sections(ef))
-			why = "malformed program or section headers";
+		if (read_segments(ef))
+			why = "malformed program headers";
+		else if (read_sections(ef, eh.e_shnum))
+			ef->sections_bad = true;
 	}
 	if (why) {
 		*whyp = xasprintf("cannot read '%s': %s", ef->path, why);

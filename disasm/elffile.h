@@ -41,6 +41,7 @@ struct elffile {
 	unsigned type;          /* ET_EXEC, ET_DYN, ET_REL, ... */
 	bool is64, little;
 	bool arch_known;        /* machine is x86-64 or aarch64 (decodable) */
+	bool sections_bad;      /* the section headers are damaged (only segments are usable) */
 	enum insn_arch arch;
 	uint64_t entry;
 	uint64_t file_size;

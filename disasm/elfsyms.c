@@ -228,7 +228,7 @@ static uint64_t section_end(void *ctx, uint64_t addr)
 int elfsyms_load(struct proctab *tab, const struct elffile *bin, const struct elffile *dbg,
 		 const char *base)
 {
-	int r = 0;
+	int r = bin->sections_bad ? -1 : 0;
 
 	if (dbg && elffile_section(dbg, ".symtab"))
 		r |= load_symtab(tab, dbg, bin, SHT_SYMTAB, 0);

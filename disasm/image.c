@@ -396,10 +396,14 @@ static int load_elf_syms(struct image *img)
 	if (!elffile_section(p->bin, ".symtab"))
 		find_debug(img);
 	if (elfsyms_load(&p->procs, p->bin, p->dbg, img->base)) {
-		img->syms_why = xasprintf("cannot read symbols of '%s': malformed symbol tables",
-					  img->bin_path);
+		img->syms_why = xasprintf("cannot read symbols of '%s': %s", img->bin_path,
+					  p->bin->sections_bad ? "damaged section headers"
+							       : "malformed symbol tables or .eh_frame");
 		return -1;
 	}
+	if (!p->procs.n)
+		img->syms_why = xasprintf("no symbols in '%s' (no symbol table and no .eh_frame)",
+					  img->bin_path);
 	return 0;
 }
 

@@ -445,8 +445,8 @@ static enum jumptab_result classify(struct eval *e, struct val t, struct jumptab
 {
 	const struct var *x;
 
-	if (t.known && !t.s && t.kaddr) {
-		out->table = (uint64_t)t.k;  /* lea rax, [rip + label]; jmp rax */
+	if (t.known && !t.s) {
+		out->table = (uint64_t)t.k;  /* lea rax, [rip + label]; jmp rax (or mov eax, imm) */
 		return JT_CONST;
 	}
 	if (!t.known || t.s != 1 || t.v < 0)

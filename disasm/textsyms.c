@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/xalloc.h"
@@ -59,37 +60,74 @@ static void copy_field(char *buf, size_t size, const char *s, const char *e)
 	buf[n] = '\0';
 }
 
+struct ksym {
+	uint64_t addr;
+	size_t name_off, name_len;
+	char type;
+};
+
+static int ksym_cmp(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+#define KSYM_MAX_SIZE (1u << 20)  /* a text symbol extends at most this far */
+#define KSYM_LAST_SIZE 4096       /* the last symbol, with nothing after it */
+
 long kallsyms_load(struct proctab *tab, const char *buf, size_t len)
 {
 	const char *p = buf, *end = buf + len;
+	struct ksym *v = NULL;
+	size_t n = 0, alloc = 0;
 	long added = 0, nonzero = 0, bad = 0;
 
 	while (p < end) {
 		const char *eol = next_line(p, end), *name;
 		uint64_t addr;
-		char type, sym[512];
 
 		if (!hex_field(&p, eol, &addr) || p + 3 > eol || p[0] != ' ' || p[2] != ' ') {
 			bad++;
 			p = eol + 1;
 			continue;
 		}
-		type = p[1];
 		name = p + 3;
 		p = name;
 		while (p < eol && *p != '\t' && *p != ' ')
 			p++;
-		if ((type == 't' || type == 'T' || type == 'w' || type == 'W') && p > name) {
-			copy_field(sym, sizeof(sym), name, p);
-			if (addr)
-				nonzero++;
-			proctab_add(tab, addr, 0, sym, type == 'T' ? PROC_GLOBAL | PROC_KSYM
-							       : type == 'W' ? PROC_WEAK | PROC_KSYM
-									     : PROC_KSYM);
-			added++;
+		if (p > name) {
+			ALLOC_GROW(v, n + 1, alloc);
+			v[n].addr = addr;
+			v[n].type = name[-2];
+			v[n].name_off = (size_t)(name - buf);
+			v[n].name_len = (size_t)(p - name);
+			n++;
 		}
 		p = eol + 1;
 	}
+	/* every symbol (text or not) ends the text symbol before it */
+	qsort(v, n, sizeof(*v), ksym_cmp);
+	for (size_t i = 0; i < n; i++) {
+		char type = v[i].type, sym[512];
+		uint64_t size = KSYM_LAST_SIZE;
+		size_t k = i + 1;
+
+		if (type != 't' && type != 'T' && type != 'w' && type != 'W')
+			continue;
+		while (k < n && v[k].addr == v[i].addr)
+			k++;
+		if (k < n)
+			size = v[k].addr - v[i].addr < KSYM_MAX_SIZE ? v[k].addr - v[i].addr : KSYM_MAX_SIZE;
+		copy_field(sym, sizeof(sym), buf + v[i].name_off, buf + v[i].name_off + v[i].name_len);
+		if (v[i].addr)
+			nonzero++;
+		proctab_add(tab, v[i].addr, size, sym,
+			    type == 'T' ? PROC_GLOBAL | PROC_KSYM
+					: type == 'W' ? PROC_WEAK | PROC_KSYM : PROC_KSYM);
+		added++;
+	}
+	free(v);
 	proctab_finish(tab, NULL, NULL);
 	if (!nonzero || (bad && !added))
 		return -1;
