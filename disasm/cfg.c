@@ -299,7 +299,8 @@ static void indirect_jump(struct builder *b, size_t j)
 	} else if (r == JT_CONST) {
 		branch_to(b, j, CFG_JUMP, t.table);
 	} else if (r == JT_TABLE) {
-		qsort(targets, nt, sizeof(*targets), u64_cmp);
+		if (nt > 1)
+			qsort(targets, nt, sizeof(*targets), u64_cmp);
 		for (size_t k = 0; k < nt; k++)
 			if (!k || targets[k] != targets[k - 1])
 				branch_to(b, j, CFG_SWITCH, targets[k]);  /* outside: leaves */
@@ -471,7 +472,8 @@ static void make_edges(struct builder *b)
 	struct cfg *cfg = b->cfg;
 	size_t alloc = 0, si = 0;
 
-	qsort(b->succ, b->n_succ, sizeof(*b->succ), succ_cmp);
+	if (b->n_succ > 1)
+		qsort(b->succ, b->n_succ, sizeof(*b->succ), succ_cmp);
 	for (size_t k = 0; k < cfg->exit; k++) {
 		const struct cfg_block *blk = &cfg->blocks[k];
 		size_t last;
@@ -507,7 +509,8 @@ static void make_edges(struct builder *b)
 				  in->addr, s->target);
 		}
 	}
-	qsort(b->reentry, b->n_reentry, sizeof(*b->reentry), u64_cmp);
+	if (b->n_reentry > 1)
+		qsort(b->reentry, b->n_reentry, sizeof(*b->reentry), u64_cmp);
 	for (size_t i = 0; i < b->n_reentry; i++) {
 		long to = cfg_block_at(cfg, b->reentry[i]);
 

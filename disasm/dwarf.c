@@ -2,8 +2,9 @@
  * disasm/dwarf.c - line tables and inlined subroutines through libdwarf.
  *
  * Compatibility: the libdwarf calls that differ between the 2021 API
- * (Debian 12) and the 0.x API are wrapped in compat_*() below; everything
- * else has the same signature in both.
+ * (Debian 12) and the 0.x/2.x API are wrapped in compat_*() below;
+ * everything else has the same signature in both (checked by compiling
+ * against libdwarf 2.3.2's header).
  */
 #include "config.h"
 
@@ -42,7 +43,16 @@ static void compat_finish(Dwarf_Debug dbg)
 #endif
 }
 
-/* The next CU's DIE offset, or 0 when done/failed (fallback indexing only). */
+static void compat_ranges_dealloc(Dwarf_Debug dbg, Dwarf_Ranges *ranges, Dwarf_Signed n)
+{
+#ifdef HAVE_LIBDWARF_0X
+	dwarf_dealloc_ranges(dbg, ranges, n);
+#else
+	dwarf_ranges_dealloc(dbg, ranges, n);
+#endif
+}
+
+/* Advances to the next CU header (fallback indexing only). */
 static int compat_next_cu(Dwarf_Debug dbg, Dwarf_Half *version, Dwarf_Error *err)
 {
 	Dwarf_Unsigned len = 0, typeoff = 0, next = 0;
@@ -109,12 +119,12 @@ struct dwarf_info *dwarf_info_open(const char *path, const char **why)
 	int r = compat_init(path, &dbg, &err);
 
 	*why = NULL;
+	if (r != DW_DLV_OK && err)
+		dwarf_dealloc_error(dbg, err);  /* NULL dbg: libdwarf frees its own error */
 	if (r == DW_DLV_NO_ENTRY)
 		return NULL;
 	if (r != DW_DLV_OK) {
 		*why = "malformed DWARF";
-		if (err && dbg)
-			dwarf_dealloc_error(dbg, err);
 		if (dbg)
 			compat_finish(dbg);
 		return NULL;
@@ -271,7 +281,7 @@ static void debug_ranges(struct dwarf_info *dw, Dwarf_Die die, Dwarf_Attribute a
 		else
 			break;
 	}
-	dwarf_ranges_dealloc(dw->dbg, ranges, n);
+	compat_ranges_dealloc(dw->dbg, ranges, n);
 }
 
 /* The address ranges of a DIE (low/high pc or DW_AT_ranges). */
@@ -408,7 +418,8 @@ static void build_index(struct dwarf_info *dw)
 	dw->indexed = true;
 	if (!index_aranges(dw))
 		index_cus(dw);
-	qsort(dw->ranges, dw->n_ranges, sizeof(*dw->ranges), range_cmp);
+	if (dw->n_ranges > 1)
+		qsort(dw->ranges, dw->n_ranges, sizeof(*dw->ranges), range_cmp);
 }
 
 /* CUs whose ranges overlap [lo, hi), deduplicated, into out (caller frees). */
@@ -520,7 +531,8 @@ static void load_rows(struct dwarf_info *dw, struct cu *cu, Dwarf_Die die)
 		tmp[i].seq = (size_t)i;
 	}
 	dwarf_srclines_dealloc_b(ctx);
-	qsort(tmp, (size_t)n, sizeof(*tmp), row_cmp);
+	if (n > 1)
+		qsort(tmp, (size_t)n, sizeof(*tmp), row_cmp);
 	cu->rows = xcalloc((size_t)n, sizeof(*cu->rows));
 	for (Dwarf_Signed i = 0; i < n; i++)
 		cu->rows[i] = tmp[i].row;
@@ -820,4 +832,47 @@ int dwarf_info_inlines(struct dwarf_info *dw, uint64_t lo, uint64_t hi, struct s
 	*v = w.v;
 	*n = w.n;
 	return 0;
+}
+
+/* ---- pre-flight checks (libdwarf 20210528 workarounds) ----------------------- */
+
+static uint64_t le(const uint8_t *p, unsigned n)
+{
+	uint64_t v = 0;
+
+	for (unsigned i = 0; i < n; i++)
+		v |= (uint64_t)p[i] << (8 * i);
+	return v;
+}
+
+bool dwarf_lists_sane(const uint8_t *p, size_t len)
+{
+	size_t off = 0;
+
+	while (off < len) {
+		uint64_t unit;
+		size_t lsize = 4, hdr;
+
+		if (len - off < 4)
+			return false;
+		unit = le(p + off, 4);
+		if (unit == 0xffffffffu) {
+			if (len - off < 12)
+				return false;
+			unit = le(p + off + 4, 8);
+			lsize = 12;
+		} else if (unit >= 0xfffffff0u) {
+			return false;
+		}
+		hdr = off + lsize;
+		/* version (2), address size (1), segment selector size (1), offset count (4) */
+		if (unit > len || len - hdr < 8 || le(p + hdr, 2) != 5)
+			return false;
+		if (p[hdr + 2] != 2 && p[hdr + 2] != 4 && p[hdr + 2] != 8)
+			return false;
+		if (unit > len - hdr)
+			return false;
+		off = hdr + (size_t)unit;
+	}
+	return true;
 }

@@ -63,6 +63,13 @@ int dwarf_info_lines(struct dwarf_info *dw, uint64_t lo, uint64_t hi, struct src
 int dwarf_info_inlines(struct dwarf_info *dw, uint64_t lo, uint64_t hi, struct src_inline **v,
 		       size_t *n);
 
+/*
+ * Checks the unit headers of a .debug_rnglists or .debug_loclists section
+ * (decompressed).  libdwarf 20210528 frees memory twice when one of them
+ * is malformed, so a file that fails this check must not be given to it.
+ */
+bool dwarf_lists_sane(const uint8_t *p, size_t len);
+
 /* The directory of the CU holding addr (DW_AT_comp_dir), or NULL. */
 const char *dwarf_info_comp_dir(struct dwarf_info *dw, uint64_t addr);
 

@@ -379,6 +379,24 @@ const uint8_t *elffile_section_bytes(const struct elffile *ef, const struct elf_
 	return ef->raw + sec->offset;
 }
 
+const uint8_t *elffile_section_data(struct elffile *ef, const struct elf_section *sec,
+				    size_t *len)
+{
+	Elf_Scn *scn;
+	Elf_Data *d;
+	size_t raw;
+
+	*len = 0;
+	if (!elffile_section_bytes(ef, sec, &raw) || !(scn = elf_getscn(ef->elf, sec->index)))
+		return NULL;
+	if ((sec->flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0)
+		return NULL;
+	if (!(d = elf_getdata(scn, NULL)) || !d->d_buf)
+		return NULL;
+	*len = d->d_size;
+	return d->d_buf;
+}
+
 const uint8_t *elffile_bytes_at(const struct elffile *ef, uint64_t vaddr, size_t *avail)
 {
 	const struct elf_section *sec = elffile_section_at(ef, vaddr);

@@ -98,6 +98,14 @@ const uint8_t *elffile_section_bytes(const struct elffile *ef, const struct elf_
 				     size_t *len);
 
 /*
+ * The contents of a section, decompressed if it is SHF_COMPRESSED (as
+ * debug sections of Debian's debug packages are); valid until the file is
+ * closed.  NULL (with *len 0) for SHT_NOBITS or on a damaged section.
+ */
+const uint8_t *elffile_section_data(struct elffile *ef, const struct elf_section *sec,
+				    size_t *len);
+
+/*
  * The file bytes at vaddr: a pointer and, in *avail, how many bytes follow
  * within the same file-backed segment.  NULL if vaddr is not backed by file
  * contents (bss, out of range, a debug file whose .text is NOBITS).

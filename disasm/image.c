@@ -820,9 +820,29 @@ static bool has_dwarf(const struct elffile *ef)
 	return s && s->type != SHT_NOBITS && s->size;
 }
 
+/* Sections libdwarf 20210528 cannot be trusted with when malformed. */
+static bool dwarf_sane(struct elffile *ef)
+{
+	static const char *const lists[] = { ".debug_rnglists", ".debug_loclists" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(lists); i++) {
+		const struct elf_section *sec = elffile_section(ef, lists[i]);
+		const uint8_t *data;
+		size_t len;
+
+		if (!sec)
+			continue;
+		data = elffile_section_data(ef, sec, &len);
+		if ((!data && sec->size) || (data && !dwarf_lists_sane(data, len)))
+			return false;
+	}
+	return true;
+}
+
 struct dwarf_info *image_dwarf(struct image *img, const char **why)
 {
 	struct image_private *p = img->priv;
+	struct elffile *ef = NULL;
 	const char *path = NULL;
 
 	if (!p->dw_tried) {
@@ -830,13 +850,18 @@ struct dwarf_info *image_dwarf(struct image *img, const char **why)
 		if (binary_usable(img) && img->rec.kind == IMAGE_FILE) {
 			if (has_dwarf(p->bin)) {
 				path = img->bin_path;
+				ef = p->bin;
 			} else {
 				find_debug(img);
-				if (p->dbg && has_dwarf(p->dbg))
+				if (p->dbg && has_dwarf(p->dbg)) {
 					path = img->dbg_path;
+					ef = p->dbg;
+				}
 			}
 		}
-		if (path)
+		if (path && !dwarf_sane(ef))
+			p->dw_why = "malformed DWARF (range or location lists)";
+		else if (path)
 			p->dw = dwarf_info_open(path, &p->dw_why);
 	}
 	if (why)

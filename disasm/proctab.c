@@ -297,6 +297,7 @@ static void set_display_names(struct proctab *t)
 void proctab_finish(struct proctab *t, uint64_t (*limit)(void *ctx, uint64_t addr), void *ctx)
 {
 	struct alias_buf ab = { NULL, 0, 0 };
+	struct proc_cand *fde;
 	size_t nsym = 0;
 
 	if (t->finished)
@@ -310,11 +311,14 @@ void proctab_finish(struct proctab *t, uint64_t (*limit)(void *ctx, uint64_t add
 			t->cand[nsym++] = t->cand[i];
 			t->cand[i] = tmp;
 		}
-	qsort(t->cand, nsym, sizeof(*t->cand), cand_cmp);
-	qsort(t->cand + nsym, t->n_cand - nsym, sizeof(*t->cand), cand_cmp);
+	if (nsym > 1)
+		qsort(t->cand, nsym, sizeof(*t->cand), cand_cmp);
+	fde = t->cand ? t->cand + nsym : NULL;
+	if (t->n_cand - nsym > 1)
+		qsort(fde, t->n_cand - nsym, sizeof(*t->cand), cand_cmp);
 	group_cands(t, t->cand, nsym, &t->v, &t->n, &ab);
 	fix_ends(t->v, t->n, limit, ctx);
-	merge_fdes(t, &t->v, &t->n, t->cand + nsym, t->n_cand - nsym);
+	merge_fdes(t, &t->v, &t->n, fde, t->n_cand - nsym);
 	t->aliases = ab.v;
 	t->n_aliases = ab.n;
 	set_display_names(t);
@@ -376,7 +380,8 @@ static void build_names(struct proctab *t)
 	}
 	if (!t->n_names)
 		return;
-	qsort(t->names, t->n_names, sizeof(*t->names), name_cmp);
+	if (t->n_names > 1)
+		qsort(t->names, t->n_names, sizeof(*t->names), name_cmp);
 	for (size_t i = 1; i < t->n_names; i++)   /* one entry per (name, proc) */
 		if (t->names[i].proc != t->names[w].proc || strcmp(t->names[i].name, t->names[w].name))
 			t->names[++w] = t->names[i];

@@ -107,7 +107,8 @@ long kallsyms_load(struct proctab *tab, const char *buf, size_t len)
 		p = eol + 1;
 	}
 	/* every symbol (text or not) ends the text symbol before it */
-	qsort(v, n, sizeof(*v), ksym_cmp);
+	if (n > 1)
+		qsort(v, n, sizeof(*v), ksym_cmp);
 	for (size_t i = 0; i < n; i++) {
 		char type = v[i].type, sym[512];
 		uint64_t size = KSYM_LAST_SIZE;
