@@ -161,6 +161,35 @@ void proc_ref_describe(const struct epoch_view *v, const struct proc_ref *ref, s
 	free(path);
 }
 
+/* Why images that could hold the procedure have no names ("; 'X' cannot be named: ..."). */
+static void unnamed_images(struct epoch_view *v, const char *image, struct strbuf *sb)
+{
+	size_t shown = 0;
+
+	for (size_t i = 0; i < v->n_images && shown < 3; i++) {
+		struct image *img;
+		const char *why;
+		char *path, *safe;
+
+		if (image && !epoch_view_image_matches(v, i, image))
+			continue;
+		img = epoch_view_image(v, i);
+		if (image_procs(img)->n || img->state == IMAGE_NOTHING)
+			continue;
+		why = img->syms_why ? img->syms_why : img->why;
+		if (!why)
+			continue;
+		path = display_safe(img->rec.path);
+		safe = display_safe(why);
+		strbuf_addf(sb, "; '%s' cannot be named: %s", path, safe);
+		if (img->state == IMAGE_CHANGED)
+			strbuf_addstr(sb, " (--force uses it anyway)");
+		free(path);
+		free(safe);
+		shown++;
+	}
+}
+
 static struct epoch_view *sort_view;
 
 static int by_samples(const void *a, const void *b)
@@ -193,8 +222,9 @@ int proc_lookup(struct epoch_view *v, const char *spec, const char *image, struc
 			r = errorf("no image '%s' in epoch %" PRIu32, si, v->seq);
 			free(si);
 		} else {
-			r = errorf("no procedure '%s' in epoch %" PRIu32 "%s", safe, v->seq,
-				   image ? " in that image" : "");
+			unnamed_images(v, image, &sb);
+			r = errorf("no procedure '%s' in epoch %" PRIu32 "%s%s", safe, v->seq,
+				   image ? " in that image" : "", sb.buf);
 		}
 	} else {
 		sort_view = v;
