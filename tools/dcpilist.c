@@ -131,5 +131,6 @@ int main(int argc, char **argv)
 	}
 	srcfiles_release(&a.src);
 	db_close(db);
-	return r;
+	/* damaged files were reported (and skipped): the report is incomplete */
+	return r || error_count() ? 1 : 0;
 }

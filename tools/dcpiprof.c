@@ -112,5 +112,6 @@ int main(int argc, char **argv)
 		epoch_view_release(&view);
 	}
 	db_close(db);
-	return r;
+	/* damaged files were reported (and skipped): the report is incomplete */
+	return r || error_count() ? 1 : 0;
 }

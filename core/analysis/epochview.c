@@ -71,6 +71,11 @@ int epoch_view_open(struct epoch_view *v, struct db *db, const char *epoch,
 		add_event(v, v->meta.events[i].event);
 	for (int e = 0; e < EVENT__COUNT; e++)
 		add_event(v, (enum dcpi_event)e);
+	/* validate every profile now: damage is reported whatever is shown */
+	for (size_t i = 0; i < v->n_images; i++)
+		for (int e = 0; e < EVENT__COUNT; e++)
+			if (v->images[i].samples[e])
+				epoch_view_profile(v, i, (enum dcpi_event)e);
 	return 0;
 }
 

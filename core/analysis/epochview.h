@@ -17,8 +17,12 @@
  *   const struct profile *p = epoch_view_profile(&v, i, EVENT_CYCLES);
  *   epoch_view_release(&v);
  *
- * Images are opened lazily and kept until release; one unreadable image or
- * profile is reported once and treated as empty, the rest goes on.
+ * Profiles are all read and validated when the view opens (they are
+ * compact: a few bytes per sampled instruction), so a damaged one is
+ * reported at once, by name, whatever the report then looks at; it is
+ * treated as empty and the rest goes on.  Report tools exit 1 when
+ * anything was reported (error_count()), after printing what they could.
+ * Images (binaries, symbols) are opened lazily and kept until release.
  */
 #ifndef DCPI_CORE_ANALYSIS_EPOCHVIEW_H
 #define DCPI_CORE_ANALYSIS_EPOCHVIEW_H
@@ -75,8 +79,8 @@ void epoch_view_release(struct epoch_view *v);
 struct image *epoch_view_image(struct epoch_view *v, size_t i);
 
 /*
- * The profile of image i for ev (all processes), loaded on first use;
- * empty if there is none or it is unreadable (reported once).
+ * The profile of image i for ev (all processes); empty if there is none or
+ * it is unreadable (reported when the view opened).
  */
 const struct profile *epoch_view_profile(struct epoch_view *v, size_t i, enum dcpi_event ev);
 
