@@ -816,92 +816,124 @@ static void singleton_classes(struct cfg *cfg)
 }
 
 /*
- * Tarjan's SCCs over the NO_EXIT blocks (iteratively); for each sink SCC
- * (no edge to another NO_EXIT SCC: every NO_EXIT block leads to one) the
- * lowest block gets a virtual edge to EXIT.  Appends those blocks to *out.
+ * Tarjan's strongly connected components over the NO_EXIT blocks, done
+ * iteratively.  Every NO_EXIT block leads to a sink component (one with no
+ * edge to another NO_EXIT component); the lowest block of each sink gets a
+ * virtual edge to EXIT, which makes every block reach EXIT.
  */
-static void exitless_sources(const struct cfg *cfg, uint32_t **out, size_t *nout)
+struct tarjan {
+	const struct cfg *cfg;
+	uint32_t *idx, *low, *comp;
+	uint32_t *stack, *cstack, *cpos;
+	uint8_t *on;
+	size_t sp, csp;
+	uint32_t counter, ncomp;
+	uint32_t *sinks;
+	size_t nsinks, alloc_sinks;
+};
+
+static bool no_exit(const struct cfg *cfg, uint32_t b)
 {
-	size_t nb = cfg->n_blocks, sp = 0, csp = 0, alloc = 0;
-	uint32_t *idx = xmalloc(nb * sizeof(uint32_t)), *low = xmalloc(nb * sizeof(uint32_t));
-	uint32_t *stack = xmalloc(nb * sizeof(uint32_t)), *cstack = xmalloc(nb * sizeof(uint32_t));
-	uint32_t *cpos = xmalloc(nb * sizeof(uint32_t)), *comp = xmalloc(nb * sizeof(uint32_t));
-	uint8_t *on = xcalloc(nb, 1);
-	uint32_t counter = 0, ncomp = 0;
+	return (cfg->blocks[b].flags & CFG_BLOCK_NO_EXIT) != 0;
+}
 
-	*out = NULL;
-	*nout = 0;
-	for (size_t v = 0; v < nb; v++)
-		idx[v] = comp[v] = UINT32_MAX;
-	for (size_t root = 0; root < nb; root++) {
-		if (!(cfg->blocks[root].flags & CFG_BLOCK_NO_EXIT) || idx[root] != UINT32_MAX)
-			continue;
-		cstack[csp] = (uint32_t)root;
-		cpos[csp++] = 0;
-		idx[root] = low[root] = counter++;
-		stack[sp++] = (uint32_t)root;
-		on[root] = 1;
-		while (csp) {
-			uint32_t v = cstack[csp - 1];
-			const struct cfg_block *bv = &cfg->blocks[v];
+static void tj_push(struct tarjan *t, uint32_t v)
+{
+	t->idx[v] = t->low[v] = t->counter++;
+	t->stack[t->sp++] = v;
+	t->on[v] = 1;
+	t->cstack[t->csp] = v;
+	t->cpos[t->csp++] = 0;
+}
 
-			if (cpos[csp - 1] < bv->n_succ) {
-				uint32_t w = cfg->edges[cfg->succ[bv->succ + cpos[csp - 1]++]].to;
+/* Pops the component rooted at v; records its lowest block if it is a sink. */
+static void tj_component(struct tarjan *t, uint32_t v)
+{
+	const struct cfg *cfg = t->cfg;
+	size_t top = t->sp;
+	uint32_t w, first = v;
+	bool sink = true;
 
-				if (!(cfg->blocks[w].flags & CFG_BLOCK_NO_EXIT))
-					continue;
-				if (idx[w] == UINT32_MAX) {
-					idx[w] = low[w] = counter++;
-					stack[sp++] = w;
-					on[w] = 1;
-					cstack[csp] = w;
-					cpos[csp++] = 0;
-				} else if (on[w] && idx[w] < low[v]) {
-					low[v] = idx[w];
-				}
-				continue;
-			}
-			csp--;
-			if (csp && low[v] < low[cstack[csp - 1]])
-				low[cstack[csp - 1]] = low[v];
-			if (low[v] != idx[v])
-				continue;
-			uint32_t w, first = v, top = (uint32_t)sp;
-			bool sink = true;
+	do {
+		w = t->stack[--t->sp];
+		t->on[w] = 0;
+		t->comp[w] = t->ncomp;
+		if (w < first)
+			first = w;
+	} while (w != v);
+	/* components completed earlier are the only others it can reach */
+	for (size_t m = t->sp; m < top && sink; m++) {
+		const struct cfg_block *bu = &cfg->blocks[t->stack[m]];
 
-			do {
-				w = stack[--sp];
-				on[w] = 0;
-				comp[w] = ncomp;
-				if (w < first)
-					first = w;
-			} while (w != v);
-			/* sink: no edge from this component to another NO_EXIT component
-			 * (those completed earlier are the only ones it can reach) */
-			for (uint32_t m = (uint32_t)sp; m < top && sink; m++) {
-				const struct cfg_block *bu = &cfg->blocks[stack[m]];
+		for (uint32_t k = 0; k < bu->n_succ && sink; k++) {
+			uint32_t to = cfg->edges[cfg->succ[bu->succ + k]].to;
 
-				for (uint32_t k = 0; k < bu->n_succ; k++) {
-					uint32_t t = cfg->edges[cfg->succ[bu->succ + k]].to;
-
-					if ((cfg->blocks[t].flags & CFG_BLOCK_NO_EXIT) && comp[t] != ncomp)
-						sink = false;
-				}
-			}
-			if (sink) {
-				ALLOC_GROW(*out, *nout + 1, alloc);
-				(*out)[(*nout)++] = first;
-			}
-			ncomp++;
+			sink = !no_exit(cfg, to) || t->comp[to] == t->ncomp;
 		}
 	}
-	free(idx);
-	free(low);
-	free(stack);
-	free(cstack);
-	free(cpos);
-	free(comp);
-	free(on);
+	if (sink) {
+		ALLOC_GROW(t->sinks, t->nsinks + 1, t->alloc_sinks);
+		t->sinks[t->nsinks++] = first;
+	}
+	t->ncomp++;
+}
+
+static void tj_visit(struct tarjan *t, uint32_t root)
+{
+	const struct cfg *cfg = t->cfg;
+
+	tj_push(t, root);
+	while (t->csp) {
+		uint32_t v = t->cstack[t->csp - 1];
+		const struct cfg_block *bv = &cfg->blocks[v];
+
+		if (t->cpos[t->csp - 1] < bv->n_succ) {
+			uint32_t w = cfg->edges[cfg->succ[bv->succ + t->cpos[t->csp - 1]++]].to;
+
+			if (!no_exit(cfg, w))
+				continue;
+			if (t->idx[w] == UINT32_MAX)
+				tj_push(t, w);
+			else if (t->on[w] && t->idx[w] < t->low[v])
+				t->low[v] = t->idx[w];
+			continue;
+		}
+		t->csp--;
+		if (t->csp && t->low[v] < t->low[t->cstack[t->csp - 1]])
+			t->low[t->cstack[t->csp - 1]] = t->low[v];
+		if (t->low[v] == t->idx[v])
+			tj_component(t, v);
+	}
+}
+
+static void exitless_sources(const struct cfg *cfg, uint32_t **out, size_t *nout)
+{
+	size_t nb = cfg->n_blocks;
+	struct tarjan t;
+
+	memset(&t, 0, sizeof(t));
+	t.cfg = cfg;
+	t.idx = xmalloc(nb * sizeof(uint32_t));
+	t.low = xmalloc(nb * sizeof(uint32_t));
+	t.comp = xmalloc(nb * sizeof(uint32_t));
+	t.stack = xmalloc(nb * sizeof(uint32_t));
+	t.cstack = xmalloc(nb * sizeof(uint32_t));
+	t.cpos = xmalloc(nb * sizeof(uint32_t));
+	t.on = xcalloc(nb, 1);
+	for (size_t v = 0; v < nb; v++)
+		t.idx[v] = t.comp[v] = UINT32_MAX;
+	for (uint32_t root = 0; root < nb; root++)
+		if (no_exit(cfg, root) && t.idx[root] == UINT32_MAX)
+			tj_visit(&t, root);
+	free(t.idx);
+	free(t.low);
+	free(t.comp);
+	free(t.stack);
+	free(t.cstack);
+	free(t.cpos);
+	free(t.on);
+	*out = t.sinks;
+	*nout = t.nsinks;
 }
 
 struct split_graph {

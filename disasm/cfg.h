@@ -35,7 +35,8 @@
  * pointer that is not read from a table (jmp [rip + got], or a register
  * loaded from a structure) leaves the procedure (an indirect tail call).
  * An indirect jump that reads a table we cannot resolve makes the
- * procedure "missing edges" (CFG_MISSING_EDGES), as do a branch into the
+ * procedure "missing edges" (CFG_MISSING_EDGES), as does every indirect
+ * jump on aarch64 (jump tables are resolved for x86-64 only), as do a branch into the
  * middle of an instruction and reachable bytes that do not decode (capstone
  * 4 does not know some AVX-512 instructions).
  *

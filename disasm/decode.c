@@ -411,7 +411,7 @@ static void x86_operands(const cs_insn *ci, struct insn *out)
 	for (unsigned i = 0; i < x->op_count; i++) {
 		const cs_x86_op *op = &x->operands[i];
 
-		if (op->size > out->opsize)
+		if (op->size > out->opsize && op->type != X86_OP_IMM)
 			out->opsize = op->size;
 		switch (op->type) {
 		case X86_OP_REG:
