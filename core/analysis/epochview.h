@@ -1,0 +1,110 @@
+/*
+ * core/analysis/epochview.h - one epoch of a profile database opened for
+ * reports: its metadata, its images with their sample totals, and, on
+ * demand, each image's disasm/image.h view and its profiles.
+ *
+ * This is the common ground of every report: dcpiprof and dcpilist (and
+ * dcpicalc, dcpidiff, dcpi-tui) open an epoch view, then build rows from it
+ * (procprof.h, listing.h), so they all see the same images, names and
+ * numbers.
+ *
+ *   struct epoch_view v;
+ *   if (epoch_view_open(&v, db, "latest", NULL))
+ *           return -1;                      // reported
+ *   for (size_t i = 0; i < v.n_images; i++)
+ *           ... v.images[i].rec->path, v.images[i].samples[EVENT_CYCLES] ...
+ *   struct image *img = epoch_view_image(&v, i);          // opened now
+ *   const struct profile *p = epoch_view_profile(&v, i, EVENT_CYCLES);
+ *   epoch_view_release(&v);
+ *
+ * Profiles are all read and validated when the view opens (they are
+ * compact: a few bytes per sampled instruction), so a damaged one is
+ * reported at once, by name, whatever the report then looks at; it is
+ * treated as empty and the rest goes on.  Report tools exit 1 when
+ * anything was reported (error_count()), after printing what they could.
+ * Images (binaries, symbols) are opened lazily and kept until release.
+ */
+#ifndef DCPI_CORE_ANALYSIS_EPOCHVIEW_H
+#define DCPI_CORE_ANALYSIS_EPOCHVIEW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/event.h"
+#include "db/db.h"
+#include "disasm/image.h"
+
+struct epoch_view_opts {
+	bool force;             /* use binaries that changed since they were profiled */
+	const char *debug_dir;  /* where debug files are (NULL: default, see image.h) */
+};
+
+struct ev_image {
+	const struct db_image *rec;      /* the image record (in the view's index) */
+	uint64_t samples[EVENT__COUNT];  /* all samples of this image, per event */
+	/* private: use the accessors */
+	struct image *img;
+	struct profile prof[EVENT__COUNT];
+	unsigned char prof_state[EVENT__COUNT];
+	bool warned;
+};
+
+struct epoch_view {
+	struct db *db;
+	uint32_t seq;
+	struct epoch_meta meta;
+	bool meta_ok;
+	struct image_index index;
+	struct ev_image *images;         /* one per image of the index, in index order (by key) */
+	size_t n_images;
+	/* the events of the epoch in the order its metadata lists them, then
+	 * any other event with samples; only events with samples */
+	enum dcpi_event events[EVENT__COUNT];
+	size_t n_events;
+	uint64_t totals[EVENT__COUNT];   /* samples of all images, per event */
+	struct epoch_view_opts opts;
+};
+
+/*
+ * Opens the epoch named by epoch (a number, label, "latest", "latest~N";
+ * NULL for latest) of db, which stays owned by the caller.  Returns 0, or
+ * -1 after reporting (no such epoch, unreadable image index).
+ */
+int epoch_view_open(struct epoch_view *v, struct db *db, const char *epoch,
+		    const struct epoch_view_opts *opts);
+void epoch_view_release(struct epoch_view *v);
+
+/* The disasm view of image i, opened on first use (never NULL). */
+struct image *epoch_view_image(struct epoch_view *v, size_t i);
+
+/*
+ * The profile of image i for ev (all processes); empty if there is none or
+ * it is unreadable (reported when the view opened).
+ */
+const struct profile *epoch_view_profile(struct epoch_view *v, size_t i, enum dcpi_event ev);
+
+/*
+ * True if image i is what spec names: its path, its path's last component,
+ * or its key.
+ */
+bool epoch_view_image_matches(const struct epoch_view *v, size_t i, const char *spec);
+
+/* The display name of an event column: "cycles", or "cycles(clock)" when clock stood in. */
+const char *epoch_view_event_label(const struct epoch_view *v, enum dcpi_event ev, char *buf,
+				   size_t size);
+
+/*
+ * Parses a comma-separated event list ("cycles,imiss") into out (at most
+ * EVENT__COUNT); -1 with a message naming a bad event.
+ */
+int epoch_view_parse_events(const char *list, enum dcpi_event *out, size_t *n);
+
+/*
+ * Warns once per image about why it cannot be named or shown
+ * ("warning: /usr/bin/x: cannot open ...").  Report layers call it when
+ * they fall back to image-level rows.
+ */
+void epoch_view_warn_image(struct epoch_view *v, size_t i);
+
+#endif

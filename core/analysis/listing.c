@@ -1,0 +1,423 @@
+/*
+ * core/analysis/listing.c - a procedure's instructions with samples,
+ * blocks and source; the dcpilist report.
+ */
+#include "config.h"
+
+#include "core/analysis/listing.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/die.h"
+#include "core/json.h"
+#include "core/strbuf.h"
+#include "core/utf8.h"
+#include "core/xalloc.h"
+#include "disasm/decode.h"
+#include "disasm/srcfile.h"
+
+static void set_columns(struct listing *l, const struct listing_opts *o)
+{
+	if (o->events) {
+		for (size_t c = 0; c < o->n_events && c < EVENT__COUNT; c++)
+			l->events[l->n_events++] = o->events[c];
+	} else {
+		memcpy(l->events, l->view->events, l->view->n_events * sizeof(l->events[0]));
+		l->n_events = l->view->n_events;
+	}
+}
+
+static void attribute_samples(struct listing *l)
+{
+	const struct proc *p = l->ref.proc;
+	uint64_t lo, hi;
+
+	if (!image_addr_to_offset(l->img, p->start, &lo) ||
+	    !image_addr_to_offset(l->img, p->end - 1, &hi))
+		return;
+	for (size_t c = 0; c < l->n_events; c++) {
+		enum dcpi_event ev = l->events[c];
+		const struct profile *prof = epoch_view_profile(l->view, l->ref.image, ev);
+
+		for (size_t k = profile_lower_bound(prof, lo); k < prof->n && prof->v[k].offset <= hi;
+		     k++) {
+			uint64_t addr = p->start + (prof->v[k].offset - lo);
+			long i = cfg_insn_at(&l->cfg, addr);
+
+			l->totals[ev] += prof->v[k].count;
+			if (i < 0)
+				l->stray[ev] += prof->v[k].count;
+			else
+				l->insns[i].samples[ev] += prof->v[k].count;
+		}
+	}
+}
+
+static const struct src_inline *innermost(const struct listing *l, uint64_t addr)
+{
+	const struct src_inline *best = NULL;
+
+	for (size_t i = 0; i < l->n_inlines; i++)
+		if (addr >= l->inlines[i].lo && addr < l->inlines[i].hi &&
+		    (!best || l->inlines[i].depth > best->depth))
+			best = &l->inlines[i];
+	return best;
+}
+
+static void attach_source(struct listing *l, const struct listing_opts *o)
+{
+	struct dwarf_info *dw = image_dwarf(l->img, &l->src_why);
+	const struct src_line *prev = NULL;
+	size_t r = 0;
+
+	if (!dw) {
+		if (!l->src_why)
+			l->src_why = "no DWARF line information (compiled without -g, or no debug file)";
+		return;
+	}
+	if (dwarf_info_lines(dw, l->ref.proc->start, l->ref.proc->end, &l->lines, &l->n_lines))
+		l->src_why = "malformed DWARF line table";
+	dwarf_info_inlines(dw, l->ref.proc->start, l->ref.proc->end, &l->inlines, &l->n_inlines);
+	l->comp_dir = dwarf_info_comp_dir(dw, l->ref.proc->start);
+	if (!l->n_lines && !l->src_why)
+		l->src_why = "no line information for this procedure";
+	for (size_t i = 0; i < l->n_insns; i++) {
+		struct listing_insn *li = &l->insns[i];
+		uint64_t a = li->insn->addr;
+
+		while (r + 1 < l->n_lines && l->lines[r + 1].addr <= a)
+			r++;
+		li->line = r < l->n_lines && l->lines[r].addr <= a && !l->lines[r].end_seq
+				   ? &l->lines[r] : NULL;
+		li->inl = innermost(l, a);
+		li->new_line = li->line && (!prev || prev->line != li->line->line ||
+					    strcmp(prev->file, li->line->file));
+		if (li->line)
+			prev = li->line;
+		if (li->line && o->src)
+			li->src_text = srcfiles_line(o->src, li->line->file, l->comp_dir,
+						     li->line->line);
+	}
+}
+
+int listing_build(struct listing *l, struct epoch_view *v, const struct proc_ref *ref,
+		  const struct listing_opts *o)
+{
+	static const struct listing_opts defaults = LISTING_OPTS_INIT;
+	const char *why;
+
+	if (!o)
+		o = &defaults;
+	memset(l, 0, sizeof(*l));
+	l->view = v;
+	l->ref = *ref;
+	l->img = epoch_view_image(v, ref->image);
+	set_columns(l, o);
+	if (!image_has_code(l->img, &why)) {
+		char *name = display_safe(ref->proc->name), *path = display_safe(l->img->rec.path);
+
+		errorf("cannot list '%s' in '%s': %s", name, path, why);
+		free(name);
+		free(path);
+		return -1;
+	}
+	if (image_cfg(l->img, ref->proc, &l->cfg))
+		return -1;
+	cfg_classify(&l->cfg);
+	l->n_insns = l->cfg.n_insns;
+	l->insns = xcalloc(l->n_insns ? l->n_insns : 1, sizeof(*l->insns));
+	for (size_t i = 0; i < l->n_insns; i++) {
+		l->insns[i].insn = &l->cfg.insns[i];
+		l->insns[i].block = cfg_block_at(&l->cfg, l->cfg.insns[i].addr);
+	}
+	attribute_samples(l);
+	if (o->source)
+		attach_source(l, o);
+	return 0;
+}
+
+void listing_release(struct listing *l)
+{
+	cfg_release(&l->cfg);
+	free(l->insns);
+	free(l->lines);
+	free(l->inlines);
+	memset(l, 0, sizeof(*l));
+}
+
+/* ---- text --------------------------------------------------------------------- */
+
+static void block_line(const struct listing *l, long b, struct strbuf *sb)
+{
+	const struct cfg *cfg = &l->cfg;
+	const struct cfg_block *blk = &cfg->blocks[b];
+
+	strbuf_addf(sb, "  ; block %ld, class %d", b, blk->cls);
+	if (blk->flags & CFG_BLOCK_UNREACHABLE)
+		strbuf_addstr(sb, ", unreachable");
+	if (blk->flags & CFG_BLOCK_NO_EXIT)
+		strbuf_addstr(sb, ", never exits");
+	strbuf_addstr(sb, "; from");
+	if (!blk->n_pred)
+		strbuf_addstr(sb, b == (long)cfg->entry ? " entry" : " nowhere");
+	else if (b == (long)cfg->entry)
+		strbuf_addstr(sb, " entry,");
+	for (uint32_t k = 0; k < blk->n_pred; k++) {
+		const struct cfg_edge *e = &cfg->edges[cfg->pred[blk->pred + k]];
+
+		if (e->from == cfg->exit)
+			strbuf_addf(sb, "%s outside (%s)", k ? "," : "", cfg_edge_kind_name(e->kind));
+		else
+			strbuf_addf(sb, "%s %u (%s)", k ? "," : "", e->from, cfg_edge_kind_name(e->kind));
+	}
+	strbuf_addch(sb, '\n');
+}
+
+static void header(const struct listing *l, struct strbuf *sb, size_t nblocks)
+{
+	const struct epoch_view *v = l->view;
+	char *name = display_safe(l->ref.proc->name), *path = display_safe(l->img->rec.path);
+	char label[40];
+
+	strbuf_addf(sb, "Procedure %s in %s, epoch %" PRIu32 "\n", name, path, v->seq);
+	strbuf_addf(sb, "  0x%" PRIx64 "-0x%" PRIx64 ", %zu instructions, %zu basic blocks%s\n",
+		    l->ref.proc->start, l->ref.proc->end, l->n_insns, nblocks,
+		    l->cfg.flags & CFG_MISSING_EDGES ? " (missing edges)" : "");
+	for (size_t c = 0; c < l->n_events; c++) {
+		enum dcpi_event ev = l->events[c];
+
+		strbuf_addf(sb, "  %s: %" PRIu64 " samples", epoch_view_event_label(v, ev, label, sizeof(label)),
+			    l->totals[ev]);
+		if (v->totals[ev])
+			strbuf_addf(sb, " (%.2f%% of the epoch)", 100.0 * (double)l->totals[ev] / (double)v->totals[ev]);
+		if (l->stray[ev])
+			strbuf_addf(sb, ", %" PRIu64 " not at an instruction start", l->stray[ev]);
+		strbuf_addch(sb, '\n');
+	}
+	if (l->img->forced && l->img->why) {
+		char *why = display_safe(l->img->why);
+
+		strbuf_addf(sb, "  warning: %s\n", why);
+		free(why);
+	}
+	free(name);
+	free(path);
+}
+
+/* Source text for a terminal: tabs expanded to 8 columns, controls escaped. */
+static char *source_text(const char *text)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t col = 0;
+	char *safe;
+
+	for (const char *p = text; *p; p++) {
+		if (*p == '\t') {
+			do
+				strbuf_addch(&sb, ' ');
+			while (++col % 8);
+		} else {
+			strbuf_addch(&sb, *p);
+			col++;
+		}
+	}
+	safe = display_safe(sb.buf);
+	strbuf_release(&sb);
+	return safe;
+}
+
+static void source_line(const struct listing *l, const struct listing_insn *li, struct strbuf *sb)
+{
+	const char *file = li->line->file, *slash = strrchr(file, '/');
+	char *f = display_safe(slash ? slash + 1 : file);
+
+	strbuf_addf(sb, "%*s%s:%" PRIu32, 8, "", f, li->line->line);
+	if (li->src_text) {
+		char *t = source_text(li->src_text);
+
+		strbuf_addf(sb, ":  %s", t);
+		free(t);
+	}
+	if (li->inl) {
+		char *n = display_safe(li->inl->name);
+
+		strbuf_addf(sb, "   [inlined %s]", n);
+		free(n);
+	}
+	strbuf_addch(sb, '\n');
+	free(f);
+}
+
+int listing_print_text(const struct listing *l, FILE *out, unsigned flags)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t w[EVENT__COUNT], aw = 4, nblocks = l->cfg.n_blocks ? l->cfg.n_blocks - 1 : 0;
+	char label[40];
+	long cur_block = -1;
+	int r;
+
+	header(l, &sb, nblocks);
+	if ((flags & LISTING_SOURCE) && l->src_why)
+		strbuf_addf(&sb, "  (no source: %s)\n", l->src_why);
+	strbuf_addch(&sb, '\n');
+	for (size_t i = 0; i < l->n_insns; i++) {
+		int n = snprintf(NULL, 0, "%" PRIx64, l->insns[i].insn->addr);
+
+		if ((size_t)n > aw)
+			aw = (size_t)n;
+	}
+	strbuf_addf(&sb, "  %*s", (int)aw, "Addr");
+	for (size_t c = 0; c < l->n_events; c++) {
+		enum dcpi_event ev = l->events[c];
+		int len = snprintf(NULL, 0, "%" PRIu64, l->totals[ev]);
+
+		w[c] = strlen(epoch_view_event_label(l->view, ev, label, sizeof(label)));
+		if ((size_t)len > w[c])
+			w[c] = (size_t)len;
+		strbuf_addf(&sb, "  %*s", (int)w[c], label);
+	}
+	strbuf_addstr(&sb, "  Instruction\n");
+	for (size_t i = 0; i < l->n_insns; i++) {
+		const struct listing_insn *li = &l->insns[i];
+
+		if ((flags & LISTING_BLOCKS) && li->block != cur_block && li->block >= 0) {
+			cur_block = li->block;
+			block_line(l, cur_block, &sb);
+		}
+		if ((flags & LISTING_SOURCE) && li->new_line)
+			source_line(l, li, &sb);
+		strbuf_addf(&sb, "  %*" PRIx64, (int)aw, li->insn->addr);
+		for (size_t c = 0; c < l->n_events; c++)
+			strbuf_addf(&sb, "  %*" PRIu64, (int)w[c], li->samples[l->events[c]]);
+		strbuf_addf(&sb, "  %s\n", li->insn->text);
+	}
+	fwrite(sb.buf, 1, sb.len, out);
+	r = fflush(out) || ferror(out) ? -1 : 0;
+	strbuf_release(&sb);
+	return r;
+}
+
+/* ---- JSON ---------------------------------------------------------------------- */
+
+static void json_samples(struct json_writer *w, const struct listing *l, const uint64_t *s)
+{
+	json_object_begin(w);
+	for (size_t c = 0; c < l->n_events; c++) {
+		json_key(w, event_name(l->events[c]));
+		json_u64(w, s[l->events[c]]);
+	}
+	json_object_end(w);
+}
+
+static void json_insns(struct json_writer *w, const struct listing *l)
+{
+	json_key(w, "instructions");
+	json_array_begin(w);
+	for (size_t i = 0; i < l->n_insns; i++) {
+		const struct listing_insn *li = &l->insns[i];
+
+		json_object_begin(w);
+		json_key(w, "address");
+		json_hex(w, li->insn->addr);
+		json_key(w, "length");
+		json_u64(w, li->insn->len);
+		json_key(w, "text");
+		json_string(w, li->insn->text);
+		json_key(w, "kind");
+		json_string(w, insn_kind_name(li->insn->kind));
+		json_key(w, "block");
+		json_i64(w, li->block);
+		json_key(w, "samples");
+		json_samples(w, l, li->samples);
+		if (li->line) {
+			json_key(w, "file");
+			json_string(w, li->line->file);
+			json_key(w, "line");
+			json_u64(w, li->line->line);
+		}
+		if (li->inl) {
+			json_key(w, "inlined");
+			json_string(w, li->inl->name);
+		}
+		json_object_end(w);
+	}
+	json_array_end(w);
+}
+
+static void json_blocks(struct json_writer *w, const struct listing *l)
+{
+	const struct cfg *cfg = &l->cfg;
+
+	json_key(w, "blocks");
+	json_array_begin(w);
+	for (size_t b = 0; b < cfg->n_blocks; b++) {
+		const struct cfg_block *blk = &cfg->blocks[b];
+
+		json_object_begin(w);
+		json_key(w, "index");
+		json_u64(w, b);
+		json_key(w, "start");
+		json_hex(w, blk->start);
+		json_key(w, "end");
+		json_hex(w, blk->end);
+		json_key(w, "class");
+		json_i64(w, blk->cls);
+		json_key(w, "exit");
+		json_bool(w, b == cfg->exit);
+		json_key(w, "reachable");
+		json_bool(w, !(blk->flags & CFG_BLOCK_UNREACHABLE));
+		json_object_end(w);
+	}
+	json_array_end(w);
+	json_key(w, "edges");
+	json_array_begin(w);
+	for (size_t e = 0; e < cfg->n_edges; e++) {
+		json_object_begin(w);
+		json_key(w, "from");
+		json_u64(w, cfg->edges[e].from);
+		json_key(w, "to");
+		json_u64(w, cfg->edges[e].to);
+		json_key(w, "kind");
+		json_string(w, cfg_edge_kind_name(cfg->edges[e].kind));
+		json_key(w, "class");
+		json_i64(w, cfg->edges[e].cls);
+		json_object_end(w);
+	}
+	json_array_end(w);
+}
+
+int listing_print_json(const struct listing *l, FILE *out, unsigned flags)
+{
+	struct json_writer w;
+
+	json_init(&w, out, true);
+	json_object_begin(&w);
+	json_key(&w, "epoch");
+	json_u64(&w, l->view->seq);
+	json_key(&w, "procedure");
+	json_string(&w, l->ref.proc->name);
+	json_key(&w, "symbol");
+	json_string(&w, l->ref.proc->sym);
+	json_key(&w, "image");
+	json_string(&w, l->img->rec.path);
+	json_key(&w, "start");
+	json_hex(&w, l->ref.proc->start);
+	json_key(&w, "end");
+	json_hex(&w, l->ref.proc->end);
+	json_key(&w, "missing_edges");
+	json_bool(&w, (l->cfg.flags & CFG_MISSING_EDGES) != 0);
+	json_key(&w, "samples");
+	json_samples(&w, l, l->totals);
+	json_key(&w, "stray_samples");
+	json_samples(&w, l, l->stray);
+	if (flags & LISTING_SOURCE) {
+		json_key(&w, "source_unavailable");
+		json_string(&w, l->src_why);
+	}
+	json_insns(&w, l);
+	json_blocks(&w, l);
+	json_object_end(&w);
+	return json_finish(&w);
+}

@@ -1,0 +1,96 @@
+/*
+ * core/analysis/listing.h - one procedure instruction by instruction: each
+ * instruction with its samples per event, its basic block (with the
+ * frequency-equivalence classes of the CFG) and, on request, its source
+ * line and the inlined subroutine it comes from (dcpilist; the TUI's
+ * procedure view and dcpicalc build on it).
+ *
+ *   struct proc_ref ref;
+ *   struct listing l;
+ *   struct listing_opts o = LISTING_OPTS_INIT;
+ *   if (proc_lookup(&view, "main", NULL, &ref) || listing_build(&l, &view, &ref, &o))
+ *           ...;                                     // reported
+ *   for (size_t i = 0; i < l.n_insns; i++)
+ *           l.insns[i].insn->addr, ->text, l.insns[i].samples[EVENT_CYCLES],
+ *           l.insns[i].block (index into l.cfg.blocks), l.insns[i].line ...
+ *   listing_release(&l);
+ *
+ * Samples are attributed to the instruction at their address, as recorded
+ * (no skid correction: that is the analysis' business).  Samples inside the
+ * procedure's range that do not fall on an instruction start are counted
+ * in stray[].
+ *
+ * Refused (-1, reported) when the image has no code to show: a missing
+ * binary, a binary that changed since it was profiled (unless the view was
+ * opened with force), kernel and JIT images.
+ */
+#ifndef DCPI_CORE_ANALYSIS_LISTING_H
+#define DCPI_CORE_ANALYSIS_LISTING_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "core/analysis/epochview.h"
+#include "core/analysis/lookup.h"
+#include "disasm/cfg.h"
+#include "disasm/dwarf.h"
+
+struct srcfiles;
+
+struct listing_opts {
+	const enum dcpi_event *events;  /* columns; NULL: every event of the epoch */
+	size_t n_events;
+	bool source;                    /* attach source lines and inlines (DWARF) */
+	struct srcfiles *src;           /* read source text from here (may be NULL) */
+};
+
+#define LISTING_OPTS_INIT { NULL, 0, false, NULL }
+
+struct listing_insn {
+	const struct insn *insn;        /* in the listing's cfg */
+	uint64_t samples[EVENT__COUNT]; /* indexed by enum dcpi_event */
+	long block;                     /* index into cfg.blocks */
+	const struct src_line *line;    /* the line-table row covering it, or NULL */
+	const char *src_text;           /* that line's text (opts.src), or NULL */
+	const struct src_inline *inl;   /* the innermost inlined subroutine holding it, or NULL */
+	bool new_line;                  /* starts a run of instructions of one source line */
+};
+
+struct listing {
+	struct epoch_view *view;
+	struct proc_ref ref;
+	struct image *img;
+	enum dcpi_event events[EVENT__COUNT];  /* columns */
+	size_t n_events;
+	struct cfg cfg;                 /* the procedure's CFG, classified */
+	struct listing_insn *insns;     /* one per cfg instruction, in address order */
+	size_t n_insns;
+	uint64_t totals[EVENT__COUNT];  /* samples in the procedure */
+	uint64_t stray[EVENT__COUNT];   /* ... of them not at an instruction start */
+	/* source (opts.source) */
+	struct src_line *lines;
+	size_t n_lines;
+	struct src_inline *inlines;
+	size_t n_inlines;
+	const char *comp_dir;
+	const char *src_why;            /* why there are no source lines, or NULL */
+};
+
+int listing_build(struct listing *l, struct epoch_view *v, const struct proc_ref *ref,
+		  const struct listing_opts *o);
+void listing_release(struct listing *l);
+
+enum listing_print_flags {
+	LISTING_SOURCE = (1 << 0),      /* interleave source lines */
+	LISTING_BLOCKS = (1 << 1),      /* a line before each basic block: its class and edges */
+};
+
+/* Writes the listing as dcpilist prints it; -1 on a write error. */
+int listing_print_text(const struct listing *l, FILE *out, unsigned flags);
+
+/* Writes it as JSON (instructions, blocks with classes, edges); -1 on a write error. */
+int listing_print_json(const struct listing *l, FILE *out, unsigned flags);
+
+#endif

@@ -1,0 +1,413 @@
+/*
+ * core/analysis/procprof.c - samples per procedure or image, and the
+ * dcpiprof report (text and JSON).
+ */
+#include "config.h"
+
+#include "core/analysis/procprof.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/die.h"
+#include "core/json.h"
+#include "core/strbuf.h"
+#include "core/timeutil.h"
+#include "core/u64map.h"
+#include "core/utf8.h"
+#include "core/xalloc.h"
+
+struct builder {
+	struct procprof *pp;
+	size_t alloc;
+};
+
+static struct procprof_row *new_row(struct builder *b, size_t image, const struct proc *p,
+				    const char *name)
+{
+	struct procprof_row *r;
+
+	ALLOC_GROW(b->pp->rows, b->pp->n_rows + 1, b->alloc);
+	r = &b->pp->rows[b->pp->n_rows++];
+	memset(r, 0, sizeof(*r));
+	r->image = image;
+	r->proc = p;
+	r->name = name;
+	r->start = p ? p->start : 0;
+	return r;
+}
+
+static bool wanted(const struct procprof *pp, const struct procprof_opts *o, size_t i)
+{
+	const struct ev_image *e = &pp->view->images[i];
+	bool any = false;
+
+	for (size_t c = 0; c < pp->n_events; c++)
+		any |= e->samples[pp->events[c]] != 0;
+	if (!any)
+		return false;
+	if (!o->n_images)
+		return true;
+	for (size_t k = 0; k < o->n_images; k++)
+		if (epoch_view_image_matches(pp->view, i, o->images[k]))
+			return true;
+	return false;
+}
+
+/* Rows of one image by procedure. */
+static void image_rows(struct builder *b, size_t i, bool quiet)
+{
+	struct procprof *pp = b->pp;
+	struct epoch_view *v = pp->view;
+	struct image *img = epoch_view_image(v, i);
+	struct u64map rows;   /* proc pointer (0: unnamed) -> row index + 1 */
+	const char *unnamed = image_unnamed(img);
+
+	if (!quiet && (img->syms_why || !image_procs(img)->n || img->forced))
+		epoch_view_warn_image(v, i);
+	u64map_init(&rows);
+	for (size_t c = 0; c < pp->n_events; c++) {
+		enum dcpi_event ev = pp->events[c];
+		const struct profile *prof = epoch_view_profile(v, i, ev);
+		const struct proc *last = NULL;
+
+		for (size_t k = 0; k < prof->n; k++) {
+			const struct proc *p = NULL;
+			uint64_t addr, *slot;
+
+			if (image_offset_to_addr(img, prof->v[k].offset, &addr)) {
+				if (last && addr >= last->start && addr < last->end)
+					p = last;
+				else
+					p = last = image_proc_at(img, addr);
+			}
+			slot = u64map_slot(&rows, (uint64_t)(uintptr_t)p);
+			if (!*slot) {
+				new_row(b, i, p, p ? p->name : unnamed);
+				*slot = pp->n_rows;
+			}
+			pp->rows[*slot - 1].samples[ev] += prof->v[k].count;
+		}
+		/* samples the header counts but the profile lacks (unreadable profile) */
+		uint64_t got = profile_total(prof), want = v->images[i].samples[ev];
+
+		if (want > got) {
+			uint64_t *slot = u64map_slot(&rows, 0);
+
+			if (!*slot) {
+				new_row(b, i, NULL, unnamed);
+				*slot = pp->n_rows;
+			}
+			pp->rows[*slot - 1].samples[ev] += want - got;
+		}
+	}
+	u64map_release(&rows);
+}
+
+static const struct procprof *sort_pp;
+
+static int row_cmp(const void *a, const void *b)
+{
+	const struct procprof_row *x = a, *y = b;
+	int r;
+
+	for (size_t c = 0; c < sort_pp->n_events; c++) {
+		enum dcpi_event ev = sort_pp->events[c];
+
+		if (x->samples[ev] != y->samples[ev])
+			return x->samples[ev] > y->samples[ev] ? -1 : 1;
+	}
+	if ((r = strcmp(x->name, y->name)))
+		return r;
+	if ((r = strcmp(sort_pp->view->images[x->image].rec->path,
+			sort_pp->view->images[y->image].rec->path)))
+		return r;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static int set_columns(struct procprof *pp, const struct procprof_opts *o)
+{
+	const struct epoch_view *v = pp->view;
+
+	if (!o->events) {
+		memcpy(pp->events, v->events, v->n_events * sizeof(v->events[0]));
+		pp->n_events = v->n_events;
+		return 0;
+	}
+	for (size_t c = 0; c < o->n_events && c < EVENT__COUNT; c++) {
+		if ((unsigned)o->events[c] >= EVENT__COUNT)
+			return errorf("unknown event");
+		pp->events[pp->n_events++] = o->events[c];
+	}
+	return 0;
+}
+
+static int check_filters(struct procprof *pp, const struct procprof_opts *o)
+{
+	int r = 0;
+
+	for (size_t k = 0; k < o->n_images; k++) {
+		bool found = false;
+
+		for (size_t i = 0; i < pp->view->n_images && !found; i++)
+			found = epoch_view_image_matches(pp->view, i, o->images[k]);
+		if (!found) {
+			char *safe = display_safe(o->images[k]);
+
+			r = errorf("no image '%s' in epoch %" PRIu32, safe, pp->view->seq);
+			free(safe);
+			pp->unmatched++;
+		}
+	}
+	return r;
+}
+
+int procprof_build(struct procprof *pp, struct epoch_view *v, const struct procprof_opts *o)
+{
+	static const struct procprof_opts defaults = PROCPROF_OPTS_INIT;
+	struct builder b = { pp, 0 };
+
+	if (!o)
+		o = &defaults;
+	memset(pp, 0, sizeof(*pp));
+	pp->view = v;
+	pp->by_image = o->by_image;
+	if (set_columns(pp, o) || check_filters(pp, o))
+		return -1;
+	for (size_t c = 0; c < pp->n_events; c++)
+		pp->totals[pp->events[c]] = v->totals[pp->events[c]];
+	for (size_t i = 0; i < v->n_images; i++) {
+		if (!wanted(pp, o, i))
+			continue;
+		if (o->by_image) {
+			struct procprof_row *r = new_row(&b, i, NULL, v->images[i].rec->path);
+
+			memcpy(r->samples, v->images[i].samples, sizeof(r->samples));
+		} else {
+			image_rows(&b, i, o->quiet);
+		}
+	}
+	sort_pp = pp;
+	if (pp->n_rows > 1)
+		qsort(pp->rows, pp->n_rows, sizeof(*pp->rows), row_cmp);
+	sort_pp = NULL;
+	for (size_t r = 0; r < pp->n_rows; r++) {
+		uint64_t first = pp->n_events ? pp->events[0] : 0;
+
+		for (size_t c = 0; c < pp->n_events; c++)
+			pp->shown[pp->events[c]] += pp->rows[r].samples[pp->events[c]];
+		pp->rows[r].cum_percent = pp->n_events && pp->totals[first]
+			? 100.0 * (double)pp->shown[first] / (double)pp->totals[first] : 0;
+	}
+	return 0;
+}
+
+void procprof_release(struct procprof *pp)
+{
+	free(pp->rows);
+	memset(pp, 0, sizeof(*pp));
+}
+
+double procprof_percent(const struct procprof *pp, const struct procprof_row *row, size_t col)
+{
+	enum dcpi_event ev = pp->events[col];
+
+	return pp->totals[ev] ? 100.0 * (double)row->samples[ev] / (double)pp->totals[ev] : 0;
+}
+
+const char *procprof_image_path(const struct procprof *pp, const struct procprof_row *row)
+{
+	return pp->view->images[row->image].rec->path;
+}
+
+/* ---- text ------------------------------------------------------------------ */
+
+static size_t digits(uint64_t v)
+{
+	size_t n = 1;
+
+	while (v >= 10) {
+		v /= 10;
+		n++;
+	}
+	return n;
+}
+
+static void epoch_line(const struct epoch_view *v, struct strbuf *sb)
+{
+	strbuf_addf(sb, "Epoch %" PRIu32, v->seq);
+	if (v->meta_ok && v->meta.label) {
+		char *safe = display_safe(v->meta.label);
+
+		strbuf_addf(sb, " (%s)", safe);
+		free(safe);
+	}
+	if (v->meta_ok && v->meta.start_ns) {
+		strbuf_addstr(sb, ", ");
+		strbuf_add_time_short(sb, v->meta.start_ns);
+		if (v->meta.end_ns > v->meta.start_ns) {
+			strbuf_addstr(sb, ", ");
+			strbuf_add_duration(sb, v->meta.end_ns - v->meta.start_ns);
+		}
+	}
+	if (v->meta_ok && v->meta.host) {
+		char *safe = display_safe(v->meta.host);
+
+		strbuf_addf(sb, ", host %s", safe);
+		free(safe);
+	}
+	strbuf_addch(sb, '\n');
+}
+
+static void header(const struct procprof *pp, struct strbuf *sb)
+{
+	char label[40];
+
+	epoch_line(pp->view, sb);
+	strbuf_addstr(sb, "Total samples for event type ");
+	for (size_t c = 0; c < pp->n_events; c++)
+		strbuf_addf(sb, "%s%s = %" PRIu64, c ? ", " : "",
+			    epoch_view_event_label(pp->view, pp->events[c], label, sizeof(label)),
+			    pp->totals[pp->events[c]]);
+	if (!pp->n_events)
+		strbuf_addstr(sb, "(none: the epoch has no samples)");
+	strbuf_addstr(sb, "\n\nThe counts given below are the number of samples for each listed "
+			  "event type.\n");
+}
+
+int procprof_print_text(const struct procprof *pp, FILE *out, size_t max_rows)
+{
+	struct strbuf sb = STRBUF_INIT, line = STRBUF_INIT;
+	size_t n = max_rows && max_rows < pp->n_rows ? max_rows : pp->n_rows;
+	size_t w[EVENT__COUNT], namew = 9, total_w = 0;
+	char label[40];
+	int r;
+
+	header(pp, &sb);
+	for (size_t c = 0; c < pp->n_events; c++) {
+		enum dcpi_event ev = pp->events[c];
+
+		w[c] = strlen(epoch_view_event_label(pp->view, ev, label, sizeof(label)));
+		if (digits(pp->totals[ev]) > w[c])
+			w[c] = digits(pp->totals[ev]);
+	}
+	for (size_t i = 0; i < n && !pp->by_image; i++) {
+		size_t len = strlen(pp->rows[i].name);
+
+		if (len > namew)
+			namew = len > 40 ? 40 : len;
+	}
+	/* column titles */
+	for (size_t c = 0; c < pp->n_events; c++) {
+		strbuf_addf(&line, "%*s %7s ", (int)w[c],
+			    epoch_view_event_label(pp->view, pp->events[c], label, sizeof(label)), "%");
+		if (!c)
+			strbuf_addf(&line, "%7s ", "cum%");
+	}
+	if (pp->by_image)
+		strbuf_addstr(&line, " image");
+	else
+		strbuf_addf(&line, " %-*s  image", (int)namew, "procedure");
+	total_w = line.len + 20;
+	strbuf_addchars(&sb, '=', total_w > 100 ? 100 : total_w);
+	strbuf_addch(&sb, '\n');
+	strbuf_addf(&sb, "%s\n", line.buf);
+	for (size_t i = 0; i < n; i++) {
+		const struct procprof_row *row = &pp->rows[i];
+		char *name = display_safe(row->name);
+		char *path = display_safe(procprof_image_path(pp, row));
+
+		for (size_t c = 0; c < pp->n_events; c++) {
+			strbuf_addf(&sb, "%*" PRIu64 " %6.2f%% ", (int)w[c], row->samples[pp->events[c]],
+				    procprof_percent(pp, row, c));
+			if (!c)
+				strbuf_addf(&sb, "%6.2f%% ", row->cum_percent);
+		}
+		if (pp->by_image)
+			strbuf_addf(&sb, " %s\n", path);
+		else
+			strbuf_addf(&sb, " %-*s  %s\n", (int)namew, name, path);
+		free(name);
+		free(path);
+	}
+	fwrite(sb.buf, 1, sb.len, out);
+	r = fflush(out) || ferror(out) ? -1 : 0;
+	strbuf_release(&sb);
+	strbuf_release(&line);
+	return r;
+}
+
+/* ---- JSON ------------------------------------------------------------------- */
+
+int procprof_print_json(const struct procprof *pp, FILE *out, size_t max_rows)
+{
+	const struct epoch_view *v = pp->view;
+	size_t n = max_rows && max_rows < pp->n_rows ? max_rows : pp->n_rows;
+	struct json_writer w;
+
+	json_init(&w, out, true);
+	json_object_begin(&w);
+	json_key(&w, "epoch");
+	json_u64(&w, v->seq);
+	json_key(&w, "label");
+	json_string(&w, v->meta_ok ? v->meta.label : NULL);
+	json_key(&w, "by_image");
+	json_bool(&w, pp->by_image);
+	json_key(&w, "events");
+	json_array_begin(&w);
+	for (size_t c = 0; c < pp->n_events; c++) {
+		enum dcpi_event ev = pp->events[c];
+		const struct epoch_event *e = v->meta_ok ? epoch_meta_event(&v->meta, ev) : NULL;
+
+		json_object_begin(&w);
+		json_key(&w, "name");
+		json_string(&w, event_name(ev));
+		json_key(&w, "used");
+		json_string(&w, event_name(e ? e->used : ev));
+		json_key(&w, "total");
+		json_u64(&w, pp->totals[ev]);
+		json_object_end(&w);
+	}
+	json_array_end(&w);
+	json_key(&w, "rows");
+	json_array_begin(&w);
+	for (size_t i = 0; i < n; i++) {
+		const struct procprof_row *row = &pp->rows[i];
+
+		json_object_begin(&w);
+		if (!pp->by_image) {
+			json_key(&w, "procedure");
+			json_string(&w, row->name);
+			json_key(&w, "start");
+			if (row->proc)
+				json_hex(&w, row->start);
+			else
+				json_null(&w);
+		}
+		json_key(&w, "image");
+		json_string(&w, procprof_image_path(pp, row));
+		json_key(&w, "image_key");
+		json_string(&w, v->images[row->image].rec->key);
+		json_key(&w, "samples");
+		json_object_begin(&w);
+		for (size_t c = 0; c < pp->n_events; c++) {
+			json_key(&w, event_name(pp->events[c]));
+			json_u64(&w, row->samples[pp->events[c]]);
+		}
+		json_object_end(&w);
+		json_key(&w, "percent");
+		json_object_begin(&w);
+		for (size_t c = 0; c < pp->n_events; c++) {
+			json_key(&w, event_name(pp->events[c]));
+			json_double(&w, procprof_percent(pp, row, c), 6);
+		}
+		json_object_end(&w);
+		json_key(&w, "cum_percent");
+		json_double(&w, row->cum_percent, 6);
+		json_object_end(&w);
+	}
+	json_array_end(&w);
+	json_object_end(&w);
+	return json_finish(&w);
+}

@@ -1,0 +1,94 @@
+/*
+ * core/analysis/procprof.h - where the samples of an epoch fall: one row
+ * per procedure (or per image), with samples per event, percentages and a
+ * cumulative percentage, sorted like seed 001's Figure 1 (dcpiprof).
+ *
+ *   struct procprof pp;
+ *   struct procprof_opts o = PROCPROF_OPTS_INIT;
+ *   if (procprof_build(&pp, &view, &o))
+ *           ...;
+ *   for (size_t r = 0; r < pp.n_rows; r++) {
+ *           const struct procprof_row *row = &pp.rows[r];
+ *           row->name, row->image (index into view.images), row->start,
+ *           row->samples[pp.events[c]], procprof_percent(&pp, row, c),
+ *           row->cum_percent
+ *   }
+ *   procprof_release(&pp);
+ *
+ * Columns are the events in pp.events (the epoch's, or the ones asked
+ * for); rows are sorted by the first column, descending, then by the
+ * following columns, then by name.  Percentages are of all samples of the
+ * event in the epoch (every image, filtered or not), as DCPI did.
+ *
+ * Samples that no procedure holds are gathered per image into one row
+ * with a placeholder name and proc NULL ("[unknown]", or "[no binary]",
+ * "[changed binary]", "[no symbols]", "[kernel]" when the image cannot be
+ * named; see image_unnamed()).  procprof_build warns once per image that
+ * cannot be named, saying why.
+ */
+#ifndef DCPI_CORE_ANALYSIS_PROCPROF_H
+#define DCPI_CORE_ANALYSIS_PROCPROF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "core/analysis/epochview.h"
+
+struct procprof_opts {
+	bool by_image;                      /* one row per image (dcpiprof -i) */
+	const enum dcpi_event *events;      /* columns; NULL: every event of the epoch */
+	size_t n_events;
+	const char *const *images;          /* only these images (path, basename or key); NULL: all */
+	size_t n_images;
+	bool quiet;                         /* no warnings about images that cannot be named */
+};
+
+#define PROCPROF_OPTS_INIT { false, NULL, 0, NULL, 0, false }
+
+struct procprof_row {
+	size_t image;                       /* index into view->images */
+	const struct proc *proc;            /* NULL for image rows and unnamed samples */
+	const char *name;                   /* procedure name, placeholder, or (by image) the image path */
+	uint64_t start;                     /* the procedure's address (0 if proc is NULL) */
+	uint64_t samples[EVENT__COUNT];     /* indexed by enum dcpi_event */
+	double cum_percent;                 /* of the first column, this row included */
+};
+
+struct procprof {
+	struct epoch_view *view;
+	bool by_image;
+	enum dcpi_event events[EVENT__COUNT]; /* columns */
+	size_t n_events;
+	uint64_t totals[EVENT__COUNT];      /* all samples of the epoch per event (the % base) */
+	uint64_t shown[EVENT__COUNT];       /* samples in the rows */
+	struct procprof_row *rows;
+	size_t n_rows;
+	size_t unmatched;                   /* image filters that matched no image */
+};
+
+/*
+ * Builds the rows.  Returns 0, or -1 (reported) for an unknown event or an
+ * image filter that matches no image of the epoch.
+ */
+int procprof_build(struct procprof *pp, struct epoch_view *v, const struct procprof_opts *o);
+void procprof_release(struct procprof *pp);
+
+/* Percentage of row's samples in column col of all samples of that event. */
+double procprof_percent(const struct procprof *pp, const struct procprof_row *row, size_t col);
+
+/* The image path of a row. */
+const char *procprof_image_path(const struct procprof *pp, const struct procprof_row *row);
+
+/*
+ * Writes the report as dcpiprof prints it: the header with the totals per
+ * event, then one line per row (samples and % per event, cum%, procedure,
+ * image).  max_rows 0 means all.  Returns -1 on a write error.
+ */
+int procprof_print_text(const struct procprof *pp, FILE *out, size_t max_rows);
+
+/* Writes the report as JSON (dcpiprof --json); -1 on a write error. */
+int procprof_print_json(const struct procprof *pp, FILE *out, size_t max_rows);
+
+#endif

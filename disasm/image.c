@@ -1,0 +1,870 @@
+/*
+ * disasm/image.c - images by kind: binaries and debug files, kallsyms,
+ * perf maps, the vdso; verification; lazy procedures, code and DWARF.
+ */
+#include "config.h"
+
+#include "disasm/image.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "core/die.h"
+#include "core/strbuf.h"
+#include "core/u64map.h"
+#include "core/xalloc.h"
+#include "db/db.h"
+#include "disasm/decode.h"
+#include "disasm/elffile.h"
+#include "disasm/elfsyms.h"
+#include "disasm/textsyms.h"
+
+#define AUX_MAX (256u << 20)    /* kallsyms and perf maps: at most 256 MiB */
+#define NORETURN_DEPTH 6
+
+/* The direct jump targets of a code fragment outside procedures jump into (a .cold part). */
+struct frag {
+	uint64_t *targets;
+	size_t n;
+};
+
+enum nr_state { NR_UNKNOWN = 0, NR_RETURNS = 1, NR_NORETURN = 2, NR_BUSY = 3 };
+
+struct image_private {
+	struct image_opts opts;
+	struct elffile *bin, *dbg;
+	bool dbg_searched;
+	bool procs_loaded;
+	struct proctab procs;
+	struct proc **gaps;
+	size_t n_gaps, alloc_gaps;
+	struct u64map gap_by_start;     /* start -> index + 1 */
+	struct decoder *dec;
+	struct dwarf_info *dw;
+	bool dw_tried;
+	const char *dw_why;
+	struct u64map noreturn;         /* callee address -> enum nr_state */
+	unsigned nr_depth;
+	struct u64map frag_by_start;    /* outside fragment start -> index + 1 in frags */
+	struct frag *frags;
+	size_t n_frags, alloc_frags;
+};
+
+const char *image_state_name(enum image_state state)
+{
+	static const char *const names[] = { "ok", "names-only", "missing", "changed",
+					     "unreadable", "nothing" };
+
+	return (unsigned)state < ARRAY_SIZE(names) ? names[state] : "?";
+}
+
+static void set_state(struct image *img, enum image_state st, char *why)
+{
+	img->state = st;
+	free(img->why);
+	img->why = why;
+}
+
+static const char *debug_dir(const struct image *img)
+{
+	const char *d = img->priv->opts.debug_dir;
+
+	if (!d || !*d)
+		d = getenv("DCPI_DEBUG_DIR");
+	return d && *d ? d : "/usr/lib/debug";
+}
+
+/* ---- files ----------------------------------------------------------------- */
+
+static bool same_build_id(const struct elffile *ef, const struct db_image *rec)
+{
+	return ef->build_id_len == rec->build_id_len &&
+	       !memcmp(ef->build_id, rec->build_id, rec->build_id_len);
+}
+
+/* Opens path without reporting; NULL if absent or not ELF (*err, if err, says why). */
+static struct elffile *open_quiet(const char *path, char **err)
+{
+	char *why = NULL;
+	struct elffile *ef = elffile_open_why(path, &why);
+
+	if (err)
+		*err = why;
+	else
+		free(why);
+	return ef;
+}
+
+/* Checks a binary against its record; returns NULL if it matches, else why not. */
+static char *verify(const struct image *img, const struct elffile *ef, const char *path)
+{
+	const struct db_image *rec = &img->rec;
+	struct stat st;
+
+	if (rec->build_id_len) {
+		struct strbuf want = STRBUF_INIT;
+		char have[2 * ELF_BUILD_ID_MAX + 1];
+		char *why;
+
+		if (same_build_id(ef, rec))
+			return NULL;
+		strbuf_add_build_id(&want, rec);
+		elffile_build_id_hex(ef, have);
+		why = xasprintf("'%s' is not the binary profiled: build-id %s, profiled %s", path,
+				have[0] ? have : "(none)", want.buf);
+		strbuf_release(&want);
+		return why;
+	}
+	if (!rec->size && !rec->mtime_ns)
+		return NULL;
+	if (stat(path, &st))
+		return xasprintf("cannot stat '%s': %s", path, strerror(errno));
+	if ((rec->size && (uint64_t)st.st_size != rec->size) ||
+	    (rec->mtime_ns &&
+	     (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec != rec->mtime_ns))
+		return xasprintf("'%s' changed since it was profiled (size or modification time differ)",
+				 path);
+	return NULL;
+}
+
+/* The database's snapshot of the binary, binaries/BUILD-ID, if there is one. */
+static char *snapshot_path(const struct image *img)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const struct image_opts *o = &img->priv->opts;
+
+	if (!o->db || !img->rec.build_id_len)
+		return NULL;
+	strbuf_addf(&sb, "%s/binaries/", o->db->path);
+	strbuf_add_build_id(&sb, &img->rec);
+	if (access(sb.buf, R_OK)) {
+		strbuf_release(&sb);
+		return NULL;
+	}
+	return strbuf_detach(&sb, NULL);
+}
+
+static void open_file(struct image *img)
+{
+	struct image_private *p = img->priv;
+	char *snap = snapshot_path(img), *err = NULL, *why;
+	const char *path = snap ? snap : img->rec.path;
+
+	if (access(path, F_OK)) {
+		set_state(img, IMAGE_MISSING,
+			  xasprintf("cannot open '%s': %s", path, strerror(errno)));
+		free(snap);
+		return;
+	}
+	if (!(p->bin = open_quiet(path, &err))) {
+		set_state(img, IMAGE_UNREADABLE, err);
+		free(snap);
+		return;
+	}
+	img->bin_path = snap ? snap : xstrdup(img->rec.path);
+	if ((why = verify(img, p->bin, img->bin_path))) {
+		set_state(img, IMAGE_CHANGED, why);
+		img->forced = p->opts.force;
+	}
+	img->arch = p->bin->arch;
+	if (img->state == IMAGE_OK && !p->bin->arch_known)
+		set_state(img, IMAGE_NAMES_ONLY,
+			  xasprintf("'%s': machine %u is not supported for decoding", img->bin_path,
+				    p->bin->machine));
+}
+
+/* ---- the vdso of the running kernel ------------------------------------------ */
+
+static void open_vdso(struct image *img)
+{
+	struct image_private *p = img->priv;
+	const unsigned char *base = (const unsigned char *)getauxval(AT_SYSINFO_EHDR);
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)base;
+	struct utsname u;
+	size_t size = 0;
+	char *err = NULL;
+
+	if (!base || memcmp(base, ELFMAG, SELFMAG) || base[EI_CLASS] != ELFCLASS64) {
+		set_state(img, IMAGE_MISSING, xstrdup("no vdso in this process"));
+		return;
+	}
+	/* the vdso image ends with its section headers */
+	size = eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
+	for (unsigned i = 0; i < eh->e_phnum; i++) {
+		const Elf64_Phdr *ph = (const Elf64_Phdr *)(base + eh->e_phoff) + i;
+
+		if (ph->p_type == PT_LOAD && ph->p_offset + ph->p_filesz > size)
+			size = ph->p_offset + ph->p_filesz;
+	}
+	if (size > (64u << 20) || !(p->bin = elffile_open_mem(base, size, "[vdso]", &err))) {
+		free(err);
+		set_state(img, IMAGE_MISSING, xstrdup("cannot read the vdso of this process"));
+		return;
+	}
+	img->bin_path = xstrdup("[vdso]");
+	img->arch = p->bin->arch;
+	if (img->rec.build_id_len && !same_build_id(p->bin, &img->rec))
+		set_state(img, IMAGE_CHANGED,
+			  xstrdup("the running kernel's vdso is not the one profiled (build-id differs)"));
+	else if (!img->rec.build_id_len && p->opts.kernel_release && !uname(&u) &&
+		 strcmp(u.release, p->opts.kernel_release))
+		set_state(img, IMAGE_CHANGED,
+			  xasprintf("the vdso profiled is that of kernel %s; this is %s",
+				    p->opts.kernel_release, u.release));
+	if (img->state == IMAGE_CHANGED)
+		img->forced = p->opts.force;
+}
+
+/* ---- open / free --------------------------------------------------------------- */
+
+struct image *image_open(const struct db_image *rec, const struct image_opts *opts)
+{
+	struct image *img = XNEW(struct image);
+	const char *slash;
+
+	img->priv = XNEW(struct image_private);
+	if (opts)
+		img->priv->opts = *opts;
+	img->rec = *rec;
+	img->rec.path = xstrdup(rec->path ? rec->path : "");
+	slash = strrchr(img->rec.path, '/');
+	img->base = slash ? slash + 1 : img->rec.path;
+	proctab_init(&img->priv->procs);
+	u64map_init(&img->priv->gap_by_start);
+	u64map_init(&img->priv->noreturn);
+	u64map_init(&img->priv->frag_by_start);
+	img->arch = ARCH_X86_64;
+	switch (rec->kind) {
+	case IMAGE_FILE:
+		open_file(img);
+		break;
+	case IMAGE_VDSO:
+		open_vdso(img);
+		break;
+	case IMAGE_KERNEL:
+	case IMAGE_MODULE:
+	case IMAGE_ANON:
+		set_state(img, IMAGE_NAMES_ONLY,
+			  xstrdup(rec->kind == IMAGE_ANON ? "no code for anonymous memory (JIT)"
+							  : "no code for kernel images"));
+		break;
+	default:
+		set_state(img, IMAGE_NOTHING, xstrdup("samples that no image holds"));
+	}
+	return img;
+}
+
+void image_free(struct image *img)
+{
+	struct image_private *p;
+
+	if (!img)
+		return;
+	p = img->priv;
+	elffile_close(p->bin);
+	elffile_close(p->dbg);
+	proctab_release(&p->procs);
+	for (size_t i = 0; i < p->n_gaps; i++)
+		free(p->gaps[i]);
+	free(p->gaps);
+	u64map_release(&p->gap_by_start);
+	u64map_release(&p->noreturn);
+	u64map_release(&p->frag_by_start);
+	for (size_t i = 0; i < p->n_frags; i++)
+		free(p->frags[i].targets);
+	free(p->frags);
+	decoder_free(p->dec);
+	dwarf_info_close(p->dw);
+	free(p);
+	free(img->rec.path);
+	free(img->why);
+	free(img->bin_path);
+	free(img->dbg_path);
+	free(img->syms_why);
+	free(img);
+}
+
+static bool binary_usable(const struct image *img)
+{
+	return img->priv->bin && (img->state != IMAGE_CHANGED || img->forced);
+}
+
+/* ---- debug files -------------------------------------------------------------- */
+
+static struct elffile *try_debug(const struct image *img, const char *path, bool check_crc)
+{
+	const struct elffile *bin = img->priv->bin;
+	struct elffile *d;
+	uint32_t crc;
+
+	if (access(path, R_OK) || !strcmp(path, img->bin_path))
+		return NULL;
+	if (!(d = open_quiet(path, NULL)))
+		return NULL;
+	if (bin->build_id_len && d->build_id_len) {
+		if (d->build_id_len == bin->build_id_len &&
+		    !memcmp(d->build_id, bin->build_id, bin->build_id_len))
+			return d;
+	} else if (check_crc && !elffile_crc32_path(path, &crc) && crc == bin->debuglink_crc) {
+		return d;
+	}
+	elffile_close(d);
+	return NULL;
+}
+
+static void find_debug(struct image *img)
+{
+	struct image_private *p = img->priv;
+	const struct elffile *bin = p->bin;
+	char hex[2 * ELF_BUILD_ID_MAX + 1], *dir, *path;
+	const char *dd = debug_dir(img);
+
+	if (p->dbg_searched || !bin)
+		return;
+	p->dbg_searched = true;
+	if (bin->build_id_len >= 2) {
+		elffile_build_id_hex(bin, hex);
+		path = xasprintf("%s/.build-id/%.2s/%s.debug", dd, hex, hex + 2);
+		p->dbg = try_debug(img, path, false);
+		if (p->dbg)
+			img->dbg_path = path;
+		else
+			free(path);
+	}
+	if (p->dbg || !bin->debuglink || img->rec.kind != IMAGE_FILE)
+		return;
+	dir = xstrdup(img->bin_path);
+	*(strrchr(dir, '/') ? strrchr(dir, '/') : dir) = '\0';
+	const char *fmts[] = { "%s/%s", "%s/.debug/%s", NULL };
+	for (int i = 0; !p->dbg && i < 3; i++) {
+		path = i < 2 ? xasprintf(fmts[i], dir, bin->debuglink)
+			     : xasprintf("%s%s/%s", dd, dir, bin->debuglink);
+		p->dbg = try_debug(img, path, true);
+		if (p->dbg)
+			img->dbg_path = path;
+		else
+			free(path);
+	}
+	free(dir);
+}
+
+/* ---- procedures ---------------------------------------------------------------- */
+
+static int load_aux_syms(struct image *img, const char *name,
+			 long (*load)(struct proctab *, const char *, size_t))
+{
+	struct image_private *p = img->priv;
+	struct strbuf sb = STRBUF_INIT;
+	int r = -1;
+
+	if (!p->opts.db) {
+		proctab_finish(&p->procs, NULL, NULL);
+		set_state(img, IMAGE_MISSING, xasprintf("no %s to name its samples", name));
+		return 0;
+	}
+	r = db_aux_load(p->opts.db, p->opts.seq, name, AUX_MAX, &sb);
+	if (r == 1) {
+		proctab_finish(&p->procs, NULL, NULL);
+		set_state(img, IMAGE_MISSING, xasprintf("epoch %u has no %s", p->opts.seq, name));
+		r = 0;
+	} else if (r == 0 && load(&p->procs, sb.buf, sb.len) < 0) {
+		img->syms_why = xasprintf("cannot read symbols from %s: no usable addresses", name);
+		r = -1;
+	} else if (r < 0) {
+		proctab_finish(&p->procs, NULL, NULL);
+		img->syms_why = xasprintf("cannot read symbols from %s", name);
+	}
+	strbuf_release(&sb);
+	return r;
+}
+
+static int load_elf_syms(struct image *img)
+{
+	struct image_private *p = img->priv;
+
+	if (!binary_usable(img)) {
+		proctab_finish(&p->procs, NULL, NULL);
+		return 0;
+	}
+	if (!elffile_section(p->bin, ".symtab"))
+		find_debug(img);
+	if (elfsyms_load(&p->procs, p->bin, p->dbg, img->base)) {
+		img->syms_why = xasprintf("cannot read symbols of '%s': %s", img->bin_path,
+					  p->bin->sections_bad ? "damaged section headers"
+							       : "malformed symbol tables or .eh_frame");
+		return -1;
+	}
+	if (!p->procs.n)
+		img->syms_why = xasprintf("no symbols in '%s' (no symbol table and no .eh_frame)",
+					  img->bin_path);
+	return 0;
+}
+
+int image_load_procs(struct image *img)
+{
+	struct image_private *p = img->priv;
+	char name[64];
+	int r;
+
+	if (p->procs_loaded)
+		return img->syms_bad ? -1 : 0;
+	p->procs_loaded = true;
+	switch (img->rec.kind) {
+	case IMAGE_FILE:
+	case IMAGE_VDSO:
+		r = load_elf_syms(img);
+		break;
+	case IMAGE_KERNEL:
+	case IMAGE_MODULE:
+		r = load_aux_syms(img, "kallsyms", kallsyms_load);
+		break;
+	case IMAGE_ANON:
+		if (strncmp(img->rec.key, "anon-", 5) || strlen(img->rec.key) > 40) {
+			proctab_finish(&p->procs, NULL, NULL);
+			r = 0;
+			break;
+		}
+		snprintf(name, sizeof(name), "perf-%s.map", img->rec.key + 5);
+		r = load_aux_syms(img, name, perfmap_load);
+		break;
+	default:
+		proctab_finish(&p->procs, NULL, NULL);
+		r = 0;
+	}
+	img->syms_bad = r < 0;
+	return r;
+}
+
+struct proctab *image_procs(struct image *img)
+{
+	image_load_procs(img);
+	return &img->priv->procs;
+}
+
+/* ---- addresses ------------------------------------------------------------------ */
+
+static bool offsets_are_addresses(const struct image *img)
+{
+	return img->rec.kind == IMAGE_KERNEL || img->rec.kind == IMAGE_MODULE ||
+	       img->rec.kind == IMAGE_ANON || img->rec.kind == IMAGE_UNKNOWN;
+}
+
+bool image_offset_to_addr(const struct image *img, uint64_t offset, uint64_t *addr)
+{
+	if (offsets_are_addresses(img)) {
+		*addr = offset;
+		return true;
+	}
+	return img->priv->bin && !elffile_off_to_vaddr(img->priv->bin, offset, addr);
+}
+
+bool image_addr_to_offset(const struct image *img, uint64_t addr, uint64_t *offset)
+{
+	if (offsets_are_addresses(img)) {
+		*offset = addr;
+		return true;
+	}
+	return img->priv->bin && !elffile_vaddr_to_off(img->priv->bin, addr, offset);
+}
+
+/* Makes (or finds) the PROC_GAP procedure holding addr. */
+static const struct proc *gap_at(struct image *img, uint64_t addr)
+{
+	struct image_private *p = img->priv;
+	const struct elf_section *sec;
+	const struct proctab *t = &p->procs;
+	uint64_t lo, hi, idx;
+	size_t next;
+	struct proc *g;
+	char name[320];
+
+	if (!binary_usable(img) || !(sec = elffile_section_at(p->bin, addr)) ||
+	    !(sec->flags & SHF_EXECINSTR))
+		return NULL;
+	lo = sec->addr;
+	hi = sec->addr + sec->size;
+	next = proctab_lower_bound(t, addr);
+	if (next < t->n && t->v[next].start < hi)
+		hi = t->v[next].start;
+	if (next > 0 && t->v[next - 1].end > lo)
+		lo = t->v[next - 1].end;
+	if (lo > addr || addr >= hi)
+		return NULL;
+	if (u64map_get(&p->gap_by_start, lo, &idx))
+		return p->gaps[idx - 1];
+	g = XNEW(struct proc);
+	g->start = lo;
+	g->end = hi;
+	snprintf(name, sizeof(name), "%s+0x%llx", img->base, (unsigned long long)lo);
+	g->name = g->sym = proctab_strdup(&p->procs, name);
+	g->flags = PROC_GAP;
+	ALLOC_GROW(p->gaps, p->n_gaps + 1, p->alloc_gaps);
+	p->gaps[p->n_gaps++] = g;
+	*u64map_slot(&p->gap_by_start, lo) = p->n_gaps;
+	return g;
+}
+
+const struct proc *image_proc_at(struct image *img, uint64_t addr)
+{
+	const struct proc *pr;
+
+	image_load_procs(img);
+	if ((pr = proctab_find(&img->priv->procs, addr)))
+		return pr;
+	return gap_at(img, addr);
+}
+
+size_t image_procs_by_name(struct image *img, const char *name, const struct proc **out,
+			   size_t max)
+{
+	size_t n, blen = strlen(img->base);
+	const struct proc *g;
+	uint64_t addr;
+	char *end;
+
+	image_load_procs(img);
+	n = proctab_by_name(&img->priv->procs, name, out, max);
+	if (n || strncmp(name, img->base, blen) || strncmp(name + blen, "+0x", 3))
+		return n;
+	/* BASE+0xADDR of a gap not made yet */
+	errno = 0;
+	addr = strtoull(name + blen + 3, &end, 16);
+	if (errno || *end || !(g = gap_at(img, addr)) || g->start != addr)
+		return 0;
+	if (max)
+		out[0] = g;
+	return 1;
+}
+
+const char *image_unnamed(struct image *img)
+{
+	image_load_procs(img);
+	switch (img->state) {
+	case IMAGE_MISSING:
+		return img->rec.kind == IMAGE_KERNEL || img->rec.kind == IMAGE_MODULE ? "[kernel]"
+										      : "[no binary]";
+	case IMAGE_CHANGED:
+		if (!img->forced)
+			return "[changed binary]";
+		break;
+	case IMAGE_UNREADABLE:
+		return "[no symbols]";
+	default:
+		break;
+	}
+	if (!img->priv->procs.n && img->state != IMAGE_NOTHING)
+		return "[no symbols]";
+	return "[unknown]";
+}
+
+/* ---- code ------------------------------------------------------------------------- */
+
+bool image_has_code(const struct image *img, const char **why)
+{
+	const struct image_private *p = img->priv;
+	const char *w = NULL;
+
+	if (img->state == IMAGE_CHANGED && !img->forced)
+		w = "the binary changed since it was profiled (use --force to use it anyway)";
+	else if (img->state != IMAGE_OK && img->state != IMAGE_CHANGED)
+		w = img->why ? img->why : "no code";
+	else if (!p->bin || !p->bin->arch_known)
+		w = "unsupported architecture";
+	else if (!elffile_has_code(p->bin))
+		w = "the file has no code (a debug file?)";
+	if (why)
+		*why = w;
+	return !w;
+}
+
+int image_read(struct image *img, uint64_t addr, void *buf, size_t size)
+{
+	const uint8_t *b;
+	size_t avail;
+
+	if (!binary_usable(img) || !(b = elffile_bytes_at(img->priv->bin, addr, &avail)) ||
+	    avail < size)
+		return -1;
+	memcpy(buf, b, size);
+	return 0;
+}
+
+struct decoder *image_decoder(struct image *img)
+{
+	struct image_private *p = img->priv;
+
+	if (!p->dec)
+		p->dec = decoder_new(img->arch);
+	return p->dec;
+}
+
+int image_decode(struct image *img, const struct proc *pr, struct insn **v, size_t *n)
+{
+	const char *why;
+	const uint8_t *b;
+	size_t avail, alloc = 0, len;
+	struct decoder *dec;
+
+	*v = NULL;
+	*n = 0;
+	if (!image_has_code(img, &why))
+		return errorf("cannot decode '%s' in '%s': %s", pr->name, img->rec.path, why);
+	if (!(b = elffile_bytes_at(img->priv->bin, pr->start, &avail)))
+		return errorf("cannot decode '%s': its address 0x%llx is not in '%s'", pr->name,
+			      (unsigned long long)pr->start, img->bin_path);
+	if (!(dec = image_decoder(img)))
+		return -1;
+	len = pr->end - pr->start;
+	if (len > avail)
+		len = avail;
+	if (len > (64u << 20))
+		len = 64u << 20;
+	if (len)
+		decode_range(dec, b, len, pr->start, v, n, &alloc);
+	return 0;
+}
+
+/* ---- noreturn calls ------------------------------------------------------------------ */
+
+static bool noreturn_name(const char *name)
+{
+	static const char *const names[] = {
+		"abort", "exit", "_exit", "_Exit", "quick_exit", "__assert_fail",
+		"__assert_perror_fail", "__assert", "__stack_chk_fail", "__stack_chk_fail_local",
+		"__chk_fail", "__fortify_fail", "__libc_fatal", "err", "errx", "verr", "verrx",
+		"longjmp", "_longjmp", "siglongjmp", "__longjmp_chk", "pthread_exit",
+		"__pthread_exit", "__cxa_throw", "__cxa_rethrow", "__cxa_bad_cast",
+		"__cxa_bad_typeid", "__cxa_throw_bad_array_new_length", "__cxa_pure_virtual",
+		"__cxa_call_terminate", "_Unwind_Resume", "__libc_start_main",
+		"__libc_start_call_main", "_ZSt9terminatev", "__ubsan_handle_builtin_unreachable",
+		"__builtin_unreachable", "__go_panic",
+	};
+	size_t len = strlen(name);
+	char buf[256];
+
+	if (len > 4 && !strcmp(name + len - 4, "@plt")) {
+		if (len - 4 >= sizeof(buf))
+			return false;
+		memcpy(buf, name, len - 4);
+		buf[len - 4] = '\0';
+		name = buf;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+		if (!strcmp(name, names[i]))
+			return true;
+	if (!strncmp(name, "_ZSt", 4) && strstr(name, "__throw_"))
+		return true;
+	if (!strncmp(name, "__asan_report_", 14) ||
+	    (!strncmp(name, "__ubsan_handle_", 15) && strstr(name, "_abort")))
+		return true;
+	return false;
+}
+
+static bool noreturn_callback(void *ctx, const struct insn *call)
+{
+	return call->kind == INSN_CALL && image_noreturn(ctx, call->target);
+}
+
+static int read_callback(void *ctx, uint64_t addr, void *buf, size_t size)
+{
+	return image_read(ctx, addr, buf, size);
+}
+
+/* A procedure never returns if no reachable edge leaves by return or by a call that returns. */
+static bool analyse_noreturn(struct image *img, const struct proc *pr)
+{
+	struct cfg cfg;
+	bool returns = false;
+
+	if (image_cfg(img, pr, &cfg))
+		return false;
+	for (size_t e = 0; e < cfg.n_edges && !returns; e++) {
+		const struct cfg_edge *ed = &cfg.edges[e];
+
+		if (cfg.blocks[ed->from].flags & CFG_BLOCK_UNREACHABLE)
+			continue;
+		switch (ed->kind) {
+		case CFG_RETURN:
+		case CFG_UNRESOLVED:
+			returns = true;
+			break;
+		case CFG_TAIL_CALL:
+			returns = !ed->target || ed->target == cfg.end || !image_noreturn(img, ed->target);
+			break;
+		default:
+			break;
+		}
+	}
+	/* an empty procedure, or one made of nothing that leaves: not analysed */
+	if (!cfg.n_insns)
+		returns = true;
+	cfg_release(&cfg);
+	return !returns;
+}
+
+bool image_noreturn(struct image *img, uint64_t addr)
+{
+	struct image_private *p = img->priv;
+	const struct proc *pr = image_proc_at(img, addr);
+	uint64_t *st;
+	bool nr;
+
+	if (!pr || pr->start != addr || (pr->flags & PROC_GAP))
+		return false;
+	if (noreturn_name(pr->sym) || noreturn_name(pr->name))
+		return true;
+	for (uint32_t i = 0; i < pr->n_aliases; i++)
+		if (noreturn_name(p->procs.aliases[pr->alias_first + i]))
+			return true;
+	if (pr->flags & PROC_PLT)
+		return false;
+	st = u64map_slot(&p->noreturn, addr);
+	if (*st == NR_BUSY || *st == NR_RETURNS)
+		return false;
+	if (*st == NR_NORETURN)
+		return true;
+	if (p->nr_depth >= NORETURN_DEPTH)
+		return false;
+	*st = NR_BUSY;
+	p->nr_depth++;
+	nr = analyse_noreturn(img, pr);
+	p->nr_depth--;
+	*u64map_slot(&p->noreturn, addr) = nr ? NR_NORETURN : NR_RETURNS;
+	return nr;
+}
+
+/* The fragment holding target, decoded once: its direct jumps' targets. */
+static const struct frag *fragment(struct image *img, const struct proc *q)
+{
+	struct image_private *p = img->priv;
+	uint64_t idx;
+	struct insn *v;
+	size_t n, alloc = 0;
+	struct frag f = { NULL, 0 };
+
+	if (u64map_get(&p->frag_by_start, q->start, &idx))
+		return &p->frags[idx - 1];
+	if (!image_decode(img, q, &v, &n)) {
+		for (size_t i = 0; i < n; i++)
+			if ((v[i].kind == INSN_JUMP || v[i].kind == INSN_CJUMP) &&
+			    (v[i].target < q->start || v[i].target >= q->end)) {
+				ALLOC_GROW(f.targets, f.n + 1, alloc);
+				f.targets[f.n++] = v[i].target;
+			}
+		free(v);
+	}
+	ALLOC_GROW(p->frags, p->n_frags + 1, p->alloc_frags);
+	p->frags[p->n_frags++] = f;
+	*u64map_slot(&p->frag_by_start, q->start) = p->n_frags;
+	return &p->frags[p->n_frags - 1];
+}
+
+/*
+ * Jumps to code outside the procedure come back when that code is a part
+ * of it placed elsewhere: a .cold part (named so, or entered in its middle,
+ * or an unnamed FDE range in a stripped binary).  A jump to the start of an
+ * ordinary function is a tail call: nothing comes back.
+ */
+static size_t reentries_callback(void *ctx, uint64_t target, uint64_t start, uint64_t end,
+				 uint64_t **out)
+{
+	struct image *img = ctx;
+	const struct proc *q = image_proc_at(img, target);
+	const struct frag *f;
+	size_t n = 0, alloc = 0;
+
+	*out = NULL;
+	if (!q || (q->start >= start && q->start < end))
+		return 0;
+	if (target == q->start && !strstr(q->sym, ".cold") && !(q->flags & (PROC_FDE | PROC_GAP)))
+		return 0;
+	f = fragment(img, q);
+	for (size_t i = 0; i < f->n; i++)
+		if (f->targets[i] >= start && f->targets[i] < end) {
+			ALLOC_GROW(*out, n + 1, alloc);
+			(*out)[n++] = f->targets[i];
+		}
+	return n;
+}
+
+int image_cfg(struct image *img, const struct proc *pr, struct cfg *cfg)
+{
+	struct cfg_env env;
+	struct insn *v;
+	size_t n;
+
+	if (image_decode(img, pr, &v, &n))
+		return -1;
+	env.dec = image_decoder(img);
+	env.read = read_callback;
+	env.noreturn = noreturn_callback;
+	env.reentries = reentries_callback;
+	env.ctx = img;
+	cfg_build(cfg, v, n, pr->start, pr->end, img->arch, &env);
+	return 0;
+}
+
+/* ---- DWARF ------------------------------------------------------------------------------ */
+
+static bool has_dwarf(const struct elffile *ef)
+{
+	const struct elf_section *s = elffile_section(ef, ".debug_info");
+
+	return s && s->type != SHT_NOBITS && s->size;
+}
+
+/* Sections libdwarf 20210528 cannot be trusted with when malformed. */
+static bool dwarf_sane(struct elffile *ef)
+{
+	static const char *const lists[] = { ".debug_rnglists", ".debug_loclists" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(lists); i++) {
+		const struct elf_section *sec = elffile_section(ef, lists[i]);
+		const uint8_t *data;
+		size_t len;
+
+		if (!sec)
+			continue;
+		data = elffile_section_data(ef, sec, &len);
+		if ((!data && sec->size) || (data && !dwarf_lists_sane(data, len)))
+			return false;
+	}
+	return true;
+}
+
+struct dwarf_info *image_dwarf(struct image *img, const char **why)
+{
+	struct image_private *p = img->priv;
+	struct elffile *ef = NULL;
+	const char *path = NULL;
+
+	if (!p->dw_tried) {
+		p->dw_tried = true;
+		if (binary_usable(img) && img->rec.kind == IMAGE_FILE) {
+			if (has_dwarf(p->bin)) {
+				path = img->bin_path;
+				ef = p->bin;
+			} else {
+				find_debug(img);
+				if (p->dbg && has_dwarf(p->dbg)) {
+					path = img->dbg_path;
+					ef = p->dbg;
+				}
+			}
+		}
+		if (path && !dwarf_sane(ef))
+			p->dw_why = "malformed DWARF (range or location lists)";
+		else if (path)
+			p->dw = dwarf_info_open(path, &p->dw_why);
+	}
+	if (why)
+		*why = p->dw_why;
+	return p->dw;
+}
