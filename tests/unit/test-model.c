@@ -1,0 +1,637 @@
+/* Unit tests of model/: the model chooser, table lookups and the static
+ * basic-block scheduler on small hand-built blocks with known schedules. */
+#include "config.h"
+
+#include <capstone/capstone.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "core/strbuf.h"
+#include "db/meta.h"
+#include "model/model.h"
+#include "model/sched.h"
+
+/* ---- building instructions by hand ---------------------------------------- */
+
+#define SIG1(a) (OPK_##a)
+#define SIG2(a, b) (OPK_##a | OPK_##b << 2)
+#define SIG3(a, b, c) (OPK_##a | OPK_##b << 2 | OPK_##c << 4)
+#define REGS(...) ((const int[]){ __VA_ARGS__, -1 })
+#define NONE REGS(-1)
+
+enum { RAX = DREG_RAX, RCX = DREG_RCX, RDX = DREG_RDX, RBX = DREG_RBX, RSP = DREG_RSP,
+       RSI = DREG_RSI, RDI = DREG_RDI, R8 = DREG_R8, R9 = DREG_R9, R10 = DREG_R10,
+       R11 = DREG_R11, R12 = DREG_R12, R13 = DREG_R13, FL = DREG_FLAGS, V0 = DREG_V0 };
+
+static uint64_t next_addr = 0x1000;
+
+/* An instruction at the next address (4 bytes long). */
+static struct insn I(unsigned id, const char *text, unsigned opsig, unsigned nops,
+		     unsigned opsize, const int *rd, const int *wr, unsigned flags)
+{
+	struct insn in;
+
+	memset(&in, 0, sizeof(in));
+	in.addr = next_addr;
+	in.len = 4;
+	next_addr += 4;
+	in.kind = INSN_OTHER;
+	in.cs_id = id;
+	in.opsig = (uint8_t)opsig;
+	in.nops = (uint8_t)nops;
+	in.opsize = (uint8_t)opsize;
+	in.flags = (uint16_t)flags;
+	for (; *rd >= 0; rd++)
+		regset_add(&in.reads, (unsigned)*rd);
+	for (; *wr >= 0; wr++)
+		regset_add(&in.writes, (unsigned)*wr);
+	snprintf(in.text, sizeof(in.text), "%s", text);
+	return in;
+}
+
+static struct insn add_rr(int dst, int src, const char *text)
+{
+	return I(X86_INS_ADD, text, SIG2(REG, REG), 2, 8, REGS(dst, src), REGS(dst, FL), 0);
+}
+
+static struct insn jcc(unsigned id, uint64_t target)
+{
+	struct insn in = I(id, "jne 0x1000", SIG1(IMM), 1, 0, REGS(FL), NONE, 0);
+
+	in.kind = INSN_CJUMP;
+	in.target = target;
+	return in;
+}
+
+static const struct cpu_model *zen4(void)
+{
+	return cpu_model_by_name("znver4");
+}
+
+static void sched(const struct cpu_model *m, const struct insn *b, size_t n,
+		  const struct sched_entry *e, struct block_schedule *s)
+{
+	assert_int_equal(schedule_block(m, b, n, e, s), 0);
+}
+
+static void dump(const struct block_schedule *s, const struct insn *b)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	for (size_t i = 0; i < s->n; i++) {
+		strbuf_reset(&sb);
+		sched_describe(s, i, &sb);
+		printf("# %2zu %-28s D%-3d S%-3d C%-3d R%-3d %s\n", i, b[i].text, s->insn[i].dispatch,
+		       s->insn[i].issue, s->insn[i].complete, s->insn[i].retire, sb.buf);
+	}
+	printf("# cycles %.2f, %u issue points\n", s->cycles, s->issue_points);
+	strbuf_release(&sb);
+}
+
+/* ---- the chooser ----------------------------------------------------------- */
+
+static void chooser_by_cpu(void **state)
+{
+	bool exact;
+	(void)state;
+
+	assert_string_equal(cpu_model_for_cpu("AuthenticAMD", 25, 17, &exact)->name, "znver4");
+	assert_true(exact);
+	assert_string_equal(cpu_model_for_cpu("AuthenticAMD", 25, 0x61, &exact)->name, "znver4");
+	assert_string_equal(cpu_model_for_cpu("AuthenticAMD", 25, 1, &exact)->name, "znver3");
+	assert_true(exact);
+	assert_string_equal(cpu_model_for_cpu("AuthenticAMD", 25, 0x21, NULL)->name, "znver3");
+	assert_string_equal(cpu_model_for_cpu("AuthenticAMD", 26, 0x44, &exact)->name, "znver4");
+	assert_false(exact);  /* Zen 5: the closest model, not an exact one */
+	assert_string_equal(cpu_model_for_cpu("GenuineIntel", 6, 0x55, &exact)->name, "skylake");
+	assert_true(exact);
+	assert_string_equal(cpu_model_for_cpu("GenuineIntel", 6, 0x8f, &exact)->name, "skylake");
+	assert_false(exact);
+	assert_string_equal(cpu_model_for_cpu("GenuineIntel", 15, 4, &exact)->name,
+			    "generic-x86-64");
+	assert_false(exact);
+	assert_string_equal(cpu_model_for_cpu("HygonGenuine", 24, 0, &exact)->name,
+			    "generic-x86-64");
+	assert_string_equal(cpu_model_for_cpu(NULL, 0, 0, &exact)->name, "generic-x86-64");
+	assert_false(exact);
+}
+
+static void chooser_by_meta(void **state)
+{
+	struct epoch_meta meta;
+	bool exact = true;
+	(void)state;
+
+	assert_ptr_equal(cpu_model_for(NULL, &exact), cpu_model_generic());
+	assert_false(exact);
+	epoch_meta_init(&meta);
+	assert_ptr_equal(cpu_model_for(&meta, NULL), cpu_model_generic());
+	meta.cpu_vendor = strdup("AuthenticAMD");
+	meta.cpu_family = 25;
+	meta.cpu_model_id = 17;
+	assert_string_equal(cpu_model_for(&meta, &exact)->name, "znver4");
+	assert_true(exact);
+	epoch_meta_release(&meta);
+}
+
+static void models_are_sane(void **state)
+{
+	(void)state;
+
+	for (size_t i = 0; cpu_models[i]; i++) {
+		const struct cpu_model *m = cpu_models[i];
+
+		assert_ptr_equal(cpu_model_by_name(m->name), m);
+		assert_non_null(m->table);
+		assert_true(m->dispatch_width >= 1 && m->retire_width >= 1 && m->rob_size >= 32);
+		assert_int_equal(m->cache_line, 64);
+		assert_true(m->int_dividers >= 1 && m->store_queue > 0 && m->load_latency >= 3);
+		assert_true(m->description && m->provenance);
+		/* the table is sorted and its unit masks name real units */
+		for (size_t k = 1; k < m->table->n_entries; k++) {
+			const struct model_entry *a = &m->table->entries[k - 1];
+			const struct model_entry *b = &m->table->entries[k];
+
+			assert_true(a->cs_id < b->cs_id ||
+				    (a->cs_id == b->cs_id && (a->opsig < b->opsig ||
+				     (a->opsig == b->opsig && a->opsize < b->opsize))));
+			for (unsigned g = 0; g < b->n_groups; g++)
+				assert_true(b->groups[g].mask >> m->table->n_units == 0);
+		}
+	}
+	assert_null(cpu_model_by_name("pentium4"));
+}
+
+/* ---- lookups ------------------------------------------------------------------ */
+
+static void lookup_basic(void **state)
+{
+	const struct cpu_model *m = zen4();
+	struct insn add = add_rr(RAX, RBX, "add rax, rbx");
+	struct insn imul = I(X86_INS_IMUL, "imul rax, rcx", SIG2(REG, REG), 2, 8,
+			     REGS(RAX, RCX), REGS(RAX, FL), 0);
+	struct insn load = I(X86_INS_MOV, "mov rax, qword ptr [rbx]", SIG2(REG, MEM), 2, 8,
+			     REGS(RBX), REGS(RAX), INSN_F_LOAD);
+	struct insn addm = I(X86_INS_ADD, "add rax, qword ptr [rbx]", SIG2(REG, MEM), 2, 8,
+			     REGS(RAX, RBX), REGS(RAX, FL), INSN_F_LOAD);
+	struct insn divq = I(X86_INS_DIV, "div rcx", SIG1(REG), 1, 8, REGS(RAX, RDX, RCX),
+			     REGS(RAX, RDX, FL), 0);
+	struct model_timing t;
+	(void)state;
+
+	assert_int_equal(model_lookup(m, &add, &t), MODEL_EXACT);
+	assert_int_equal(t.latency, 1);
+	assert_int_equal(t.fu, FU_ALU);
+	assert_true(t.rthroughput > 0.2 && t.rthroughput < 0.3);
+	assert_int_equal(t.n_groups, 1);
+	assert_int_equal(model_lookup(m, &imul, &t), MODEL_EXACT);
+	assert_int_equal(t.latency, 3);
+	assert_int_equal(t.fu, FU_MUL);
+	assert_int_equal(model_lookup(m, &load, &t), MODEL_EXACT);
+	assert_int_equal(t.latency, 4);  /* llvm-mca's 5, re-based to the measured 4 */
+	assert_int_equal(t.fu, FU_LOAD);
+	assert_true(t.flags & ME_LOAD);
+	assert_int_equal(model_lookup(m, &addm, &t), MODEL_EXACT);
+	assert_int_equal(t.latency, 5);  /* load 4 + add 1 */
+	assert_int_equal(model_lookup(m, &divq, &t), MODEL_EXACT);
+	assert_int_equal(t.fu, FU_DIV);
+	assert_int_equal(t.latency, 10); /* Zen 4 override (measured) */
+	assert_int_equal(model_lookup(cpu_model_by_name("znver3"), &divq, &t), MODEL_EXACT);
+	assert_int_equal(t.latency, 17); /* llvm-mca znver3 */
+	assert_non_null(model_table_find(m->table, X86_INS_ADD, SIG2(REG, REG), 8));
+	assert_null(model_table_find(m->table, X86_INS_ADD, SIG2(REG, REG), 3));
+	assert_string_equal(model_fu_name(FU_FP_DIV), "fp-div");
+	assert_string_equal(model_unit_name(m, 0), "Zn3ALU0");
+	assert_string_equal(model_unit_name(m, 999), "?");
+}
+
+static void lookup_rules(void **state)
+{
+	const struct cpu_model *m = zen4();
+	struct insn zero = I(X86_INS_XOR, "xor eax, eax", SIG2(REG, REG), 2, 4, REGS(RAX),
+			     REGS(RAX, FL), INSN_F_ZERO_IDIOM);
+	struct insn nop = I(X86_INS_NOP, "nop dword ptr [rax]", SIG1(MEM), 1, 4, REGS(RAX),
+			    NONE, INSN_F_NOP);
+	struct insn mov = I(X86_INS_MOV, "mov rax, rcx", SIG2(REG, REG), 2, 8, REGS(RCX),
+			    REGS(RAX), 0);
+	struct insn zmm = I(X86_INS_VADDPS, "vaddps zmm0, zmm1, zmm2", SIG3(REG, REG, REG), 3,
+			    64, REGS(V0 + 1, V0 + 2), REGS(V0), 0);
+	struct insn ymm = zmm;
+	struct insn lockadd = I(X86_INS_ADD, "lock add qword ptr [rbx], rax", SIG2(MEM, REG), 2,
+				8, REGS(RBX, RAX), REGS(FL), INSN_F_LOAD | INSN_F_STORE | INSN_F_LOCK);
+	struct model_timing t, ty;
+	(void)state;
+
+	model_lookup(m, &zero, &t);
+	assert_true(t.eliminated);
+	assert_int_equal(t.latency, 0);
+	assert_int_equal(t.n_groups, 0);
+	model_lookup(m, &nop, &t);
+	assert_true(t.eliminated);
+	assert_int_equal(t.fu, FU_NONE);
+	model_lookup(m, &mov, &t);
+	assert_true(t.eliminated);    /* move elimination */
+	ymm.opsize = 32;
+	assert_int_equal(model_lookup(m, &ymm, &ty), MODEL_EXACT);
+	assert_int_equal(model_lookup(m, &zmm, &t), MODEL_NEAR);  /* double-pumped from ymm */
+	assert_int_equal(t.latency, ty.latency);
+	assert_true(t.rthroughput > 1.9 * ty.rthroughput);
+	assert_int_equal(t.groups[0].cycles, 2 * ty.groups[0].cycles);
+	assert_int_equal(model_lookup(cpu_model_by_name("znver3"), &zmm, &t), MODEL_NEAR);
+	assert_int_equal(t.groups[0].cycles, ty.groups[0].cycles);
+	model_lookup(m, &lockadd, &t);
+	assert_true(t.latency >= m->lock_latency);
+}
+
+/* An id no table has falls back to its class default, flagged. */
+static void lookup_default(void **state)
+{
+	const struct cpu_model *m = zen4();
+	const struct model_table *tab = m->table;
+	unsigned id = 0;
+	struct model_timing t;
+	struct insn in;
+	(void)state;
+
+	for (unsigned cand = 1; cand < MODEL_X86_NIDS && !id; cand++) {
+		bool present = false;
+
+		if (model_x86_id_class(cand) != FU_FP_MUL)
+			continue;
+		for (size_t k = 0; k < tab->n_entries && !present; k++)
+			present = tab->entries[k].cs_id == cand;
+		if (!present)
+			id = cand;
+	}
+	assert_true(id > 0);
+	in = I(id, "v4fmaddps zmm0, zmm1, xmmword ptr [rbx]", SIG3(REG, REG, REG), 3, 64,
+	       REGS(V0 + 1), REGS(V0), 0);
+	assert_int_equal(model_lookup(m, &in, &t), MODEL_DEFAULT);
+	assert_int_equal(t.fu, FU_FP_MUL);
+	assert_int_equal(t.latency, tab->defaults[FU_FP_MUL].latency);
+	in.flags = INSN_F_LOAD;
+	in.opsig = SIG3(REG, REG, MEM);
+	model_lookup(m, &in, &t);
+	assert_int_equal(t.latency, tab->defaults[FU_FP_MUL].latency + m->vec_load_latency);
+}
+
+/* ---- the scheduler ------------------------------------------------------------- */
+
+static void sched_dependence_chain(void **state)
+{
+	struct insn b[3];
+	struct block_schedule s = BLOCK_SCHEDULE_INIT;
+	(void)state;
+
+	b[0] = add_rr(RAX, RBX, "add rax, rbx");
+	b[1] = add_rr(RAX, RCX, "add rax, rcx");
+	b[2] = add_rr(RAX, RDX, "add rax, rdx");
+	sched(zen4(), b, 3, NULL, &s);
+	dump(&s, b);
+	assert_int_equal(s.entry, SCHED_ENTRY_COLD);
+	assert_true(s.cycles == 3);
+	assert_int_equal(s.issue_points, 3);
+	for (int i = 0; i < 3; i++)
+		assert_true(s.insn[i].m == 1 && s.insn[i].stall == 0);
+	assert_int_equal(s.insn[0].reason, SCHED_LATENCY);
+	assert_int_equal(s.insn[2].reason, SCHED_DEP);
+	assert_int_equal(s.insn[2].reg, DREG_RAX);
+	assert_int_equal(s.insn[2].producer.kind, SREF_BLOCK);
+	assert_int_equal(s.insn[2].producer.index, 1);
+	block_schedule_release(&s);
+}
+
+static struct insn mov_rr(int dst, int src)
+{
+	return I(X86_INS_MOV, "mov reg, reg", SIG2(REG, REG), 2, 8, REGS(src), REGS(dst), 0);
+}
+
+static void sched_width(void **state)
+{
+	static const int dst[] = { RAX, RCX, RDX, RBX, RSI, RDI, R8, R9, R10, R11, R12, R13 };
+	struct insn b[12];
+	struct block_schedule s = BLOCK_SCHEDULE_INIT;
+	(void)state;
+
+	/* 12 independent adds: 4 ALUs, 3 cycles */
+	for (int i = 0; i < 12; i++)
+		b[i] = I(X86_INS_ADD, "add reg, 1", SIG2(REG, IMM), 2, 8, REGS(dst[i]),
+			 REGS(dst[i], FL), 0);
+	sched(zen4(), b, 12, NULL, &s);
+	dump(&s, b);
+	assert_true(s.cycles == 3);
+	assert_int_equal(s.issue_points, 3);
+	assert_true(s.insn[0].m == 1 && s.insn[4].m == 1 && s.insn[8].m == 1);
+	assert_int_equal(s.insn[4].reason, SCHED_UNIT);
+	assert_int_equal(s.insn[4].producer.kind, SREF_BLOCK);
+
+	/* 4 adds and 2 eliminated moves a cycle: the 6-wide dispatch is the limit */
+	for (int g = 0; g < 2; g++) {
+		for (int i = 0; i < 4; i++)
+			b[6 * g + i] = I(X86_INS_ADD, "add reg, 1", SIG2(REG, IMM), 2, 8,
+					 REGS(dst[4 * g + i]), REGS(dst[4 * g + i], FL), 0);
+		b[6 * g + 4] = mov_rr(g ? DREG_R14 : R8, RSI);
+		b[6 * g + 5] = mov_rr(g ? DREG_R15 : R9, RDI);
+	}
+	b[4] = mov_rr(DREG_R12 + 2, RSI);
+	sched(zen4(), b, 12, NULL, &s);
+	dump(&s, b);
+	assert_true(s.cycles == 2);
+	assert_int_equal(s.issue_points, 2);
+	assert_true(s.insn[0].m == 1 && s.insn[6].m == 1);
+	assert_true(s.insn[4].flags & SCHED_F_ELIMINATED);
+	assert_int_equal(s.insn[6].reason, SCHED_DISPATCH);
+	for (int i = 1; i < 12; i++)
+		if (i != 6)
+			assert_true(s.insn[i].m == 0 && !s.insn[i].issue_point);
+	/* the 4-wide generic core needs 3 cycles */
+	sched(cpu_model_generic(), b, 12, NULL, &s);
+	dump(&s, b);
+	assert_true(s.cycles == 3);
+	block_schedule_release(&s);
+}
+
+static void sched_divide(void **state)
+{
+	struct insn b[3];
+	struct block_schedule s = BLOCK_SCHEDULE_INIT;
+	(void)state;
+
+	b[0] = I(X86_INS_XOR, "xor edx, edx", SIG2(REG, REG), 2, 4, REGS(RDX), REGS(RDX, FL),
+		 INSN_F_ZERO_IDIOM);
+	b[1] = I(X86_INS_DIV, "div rcx", SIG1(REG), 1, 8, REGS(RAX, RDX, RCX), REGS(RAX, RDX, FL),
+		 0);
+	b[2] = add_rr(RSI, RAX, "add rsi, rax");
+	sched(zen4(), b, 3, NULL, &s);
+	dump(&s, b);
+	assert_true(s.insn[0].m == 0);
+	assert_true(s.insn[0].flags & SCHED_F_ELIMINATED);
+	assert_true(s.insn[1].m == 10);
+	assert_true(s.insn[1].stall == 9);
+	assert_int_equal(s.insn[1].reason, SCHED_LATENCY);
+	assert_int_equal(s.insn[1].timing.fu, FU_DIV);
+	assert_true(s.insn[2].m == 1);
+	assert_int_equal(s.insn[2].reason, SCHED_DEP);
+	assert_int_equal(s.insn[2].reg, DREG_RAX);
+	assert_true(s.cycles == 11);
+
+	/* two independent divides: the second waits for the divider */
+	b[0] = I(X86_INS_DIV, "div rcx", SIG1(REG), 1, 8, REGS(RAX, RDX, RCX), REGS(RAX, RDX, FL), 0);
+	b[1] = I(X86_INS_DIV, "div r8", SIG1(REG), 1, 8, REGS(R9, R10, R8), REGS(R9, R10, FL), 0);
+	sched(zen4(), b, 2, NULL, &s);
+	dump(&s, b);
+	assert_true(s.insn[0].m == 10);
+	assert_int_equal(s.insn[1].reason, SCHED_UNIT);
+	assert_string_equal(model_unit_name(zen4(), s.insn[1].unit), "Zn3ALU0");
+	assert_int_equal(s.insn[1].producer.index, 0);
+	assert_true(s.insn[1].m == 7);  /* starts 7 cycles later (measured throughput) */
+	block_schedule_release(&s);
+}
+
+static void sched_load_use(void **state)
+{
+	struct insn b[2];
+	struct block_schedule s = BLOCK_SCHEDULE_INIT;
+	(void)state;
+
+	b[0] = I(X86_INS_MOV, "mov rax, qword ptr [rbx + 8]", SIG2(REG, MEM), 2, 8, REGS(RBX),
+		 REGS(RAX), INSN_F_LOAD);
+	b[1] = add_rr(RCX, RAX, "add rcx, rax");
+	sched(zen4(), b, 2, NULL, &s);
+	dump(&s, b);
+	assert_true(s.insn[0].m == 4);
+	assert_int_equal(s.insn[0].reason, SCHED_LATENCY);
+	assert_int_equal(s.insn[0].timing.fu, FU_LOAD);
+	assert_true(s.insn[1].m == 1);
+	assert_int_equal(s.insn[1].reason, SCHED_DEP);
+	assert_int_equal(s.insn[1].producer.index, 0);
+
+	/* a load whose address comes from a slow producer: address before data */
+	b[0] = I(X86_INS_IMUL, "imul rbx, rbx", SIG2(REG, REG), 2, 8, REGS(RBX), REGS(RBX, FL), 0);
+	b[1] = I(X86_INS_ADD, "add rax, qword ptr [rbx]", SIG2(REG, MEM), 2, 8, REGS(RAX, RBX),
+		 REGS(RAX, FL), INSN_F_LOAD);
+	sched(zen4(), b, 2, NULL, &s);
+	dump(&s, b);
+	assert_true(s.insn[0].m == 3);
+	assert_true(s.insn[1].m == 5);   /* load 4 + add 1 after rbx */
+	assert_int_equal(s.insn[1].reason, SCHED_DEP);
+	assert_int_equal(s.insn[1].reg, DREG_RBX);
+	block_schedule_release(&s);
+}
+
+static void sched_zero_idiom(void **state)
+{
+	struct insn b[3];
+	struct block_schedule s = BLOCK_SCHEDULE_INIT;
+	(void)state;
+
+	/* imul writes rax, then xor eax,eax breaks the dependence */
+	b[0] = I(X86_INS_IMUL, "imul rax, rcx", SIG2(REG, REG), 2, 8, REGS(RAX, RCX),
+		 REGS(RAX, FL), 0);
+	b[1] = I(X86_INS_XOR, "xor eax, eax", SIG2(REG, REG), 2, 4, REGS(RAX), REGS(RAX, FL),
+		 INSN_F_ZERO_IDIOM);
+	b[2] = add_rr(RAX, RBX, "add rax, rbx");
+	sched(zen4(), b, 3, NULL, &s);
+	dump(&s, b);
+	assert_true(s.insn[0].m == 3);
+	assert_true(s.insn[1].m == 0);
+	assert_true(s.insn[2].m == 0);  /* done long before the imul retires */
+	assert_true(s.cycles == 3);
+	/* without the idiom flag xor would wait for the imul */
+	b[1].flags = 0;
+	sched(zen4(), b, 3, NULL, &s);
+	dump(&s, b);
+	assert_true(s.cycles == 5);
+	block_schedule_release(&s);
+}
+
+static void sched_fused_branch(void **state)
+{
+	struct insn b[3];
+	struct block_schedule s = BLOCK_SCHEDULE_INIT;
+	(void)state;
+
+	next_addr = 0x2000;
+	b[0] = I(X86_INS_IMUL, "imul rax, rdx", SIG2(REG, REG), 2, 8, REGS(RAX, RDX),
+		 REGS(RAX, FL), 0);
+	b[1] = I(X86_INS_CMP, "cmp rax, rcx", SIG2(REG, REG), 2, 8, REGS(RAX, RCX), REGS(FL), 0);
+	b[2] = jcc(X86_INS_JNE, 0x2000);
+	sched(zen4(), b, 3, NULL, &s);
+	dump(&s, b);
+	assert_true(s.insn[2].flags & SCHED_F_FUSED);
+	assert_false(s.insn[1].flags & SCHED_F_FUSED);
+	assert_true(s.insn[2].m == 0);
+	assert_true(s.insn[0].m == 3 && s.insn[1].m == 1);
+	assert_true(s.cycles == 4);
+	/* Skylake does not fuse cmp with jo; Zen 3+ does */
+	b[2] = jcc(X86_INS_JO, 0x2000);
+	b[2].addr = b[1].addr + b[1].len;
+	sched(cpu_model_by_name("skylake"), b, 3, NULL, &s);
+	assert_false(s.insn[2].flags & SCHED_F_FUSED);
+	sched(zen4(), b, 3, NULL, &s);
+	assert_true(s.insn[2].flags & SCHED_F_FUSED);
+	/* not adjacent: no fusion */
+	b[2].addr += 4;
+	sched(zen4(), b, 3, NULL, &s);
+	assert_false(s.insn[2].flags & SCHED_F_FUSED);
+	block_schedule_release(&s);
+}
+
+static void sched_store(void **state)
+{
+	struct insn b[3];
+	struct block_schedule s = BLOCK_SCHEDULE_INIT;
+	(void)state;
+
+	b[0] = I(X86_INS_IMUL, "imul rax, rcx", SIG2(REG, REG), 2, 8, REGS(RAX, RCX),
+		 REGS(RAX, FL), 0);
+	b[1] = I(X86_INS_MOV, "mov qword ptr [rsp + 8], rax", SIG2(MEM, REG), 2, 8,
+		 REGS(RSP, RAX), NONE, INSN_F_STORE);
+	b[2] = I(X86_INS_MOV, "mov rdx, qword ptr [rsp + 8]", SIG2(REG, MEM), 2, 8, REGS(RSP),
+		 REGS(RDX), INSN_F_LOAD);
+	sched(zen4(), b, 3, NULL, &s);
+	dump(&s, b);
+	assert_true(s.insn[0].m == 3);
+	/* the store retires when its data is there: with the imul */
+	assert_true(s.insn[1].m == 1);
+	assert_int_equal(s.insn[1].reason, SCHED_DEP);
+	assert_int_equal(s.insn[1].timing.fu, FU_STORE);
+	/* the reload gets the stored value (Zen 4 renames memory: same cycle) */
+	assert_int_equal(s.insn[2].complete, s.insn[1].complete);
+	assert_true(s.insn[2].m == 0);
+	/* Skylake forwards through the store buffer in 5 cycles */
+	sched(cpu_model_by_name("skylake"), b, 3, NULL, &s);
+	dump(&s, b);
+	assert_int_equal(s.insn[2].reason, SCHED_MEMDEP);
+	assert_int_equal(s.insn[2].producer.index, 1);
+	assert_true(s.insn[2].m == 4);
+	/* a different address: no dependence */
+	snprintf(b[2].text, sizeof(b[2].text), "mov rdx, qword ptr [rsp + 16]");
+	sched(zen4(), b, 3, NULL, &s);
+	assert_int_not_equal(s.insn[2].reason, SCHED_MEMDEP);
+	block_schedule_release(&s);
+}
+
+static void sched_loop(void **state)
+{
+	struct insn b[3];
+	struct block_schedule s = BLOCK_SCHEDULE_INIT;
+	struct sched_entry loop = { SCHED_ENTRY_LOOP, NULL, 0 };
+	(void)state;
+
+	/* pointer chase: 4 cycles an iteration, all on the load */
+	next_addr = 0x3000;
+	b[0] = I(X86_INS_MOV, "mov rax, qword ptr [rax]", SIG2(REG, MEM), 2, 8, REGS(RAX),
+		 REGS(RAX), INSN_F_LOAD);
+	b[1] = I(X86_INS_DEC, "dec rcx", SIG1(REG), 1, 8, REGS(RCX), REGS(RCX, FL), 0);
+	b[2] = jcc(X86_INS_JNE, 0x3000);
+	sched(zen4(), b, 3, &loop, &s);
+	dump(&s, b);
+	assert_int_equal(s.entry, SCHED_ENTRY_LOOP);
+	assert_true(s.iterations > 1);
+	assert_true(s.cycles > 3.99 && s.cycles < 4.01);
+	assert_true(s.insn[0].m > 3.99);
+	assert_int_equal(s.insn[0].reason, SCHED_DEP);
+	assert_int_equal(s.insn[0].producer.kind, SREF_PREV_ITER);
+	assert_true(s.insn[2].flags & SCHED_F_FUSED);
+
+	/* independent work: the loop runs at the front end's rate, the cold
+	 * schedule charges the full load latency */
+	b[0] = I(X86_INS_MOV, "mov rax, qword ptr [rbx]", SIG2(REG, MEM), 2, 8, REGS(RBX),
+		 REGS(RAX), INSN_F_LOAD);
+	sched(zen4(), b, 3, &loop, &s);
+	dump(&s, b);
+	assert_true(s.cycles > 0.99 && s.cycles < 1.01);  /* one taken branch a cycle */
+	sched(zen4(), b, 3, NULL, &s);
+	assert_true(s.cycles == 4);
+	block_schedule_release(&s);
+}
+
+static void sched_predecessor(void **state)
+{
+	struct insn pred[1], b[2];
+	struct block_schedule cold = BLOCK_SCHEDULE_INIT, warm = BLOCK_SCHEDULE_INIT;
+	struct sched_entry e = { SCHED_ENTRY_PRED, pred, 1 };
+	(void)state;
+
+	next_addr = 0x4000;
+	pred[0] = I(X86_INS_MOV, "mov rdi, qword ptr [rsi]", SIG2(REG, MEM), 2, 8, REGS(RSI),
+		    REGS(RDI), INSN_F_LOAD);
+	b[0] = I(X86_INS_IMUL, "imul rax, rcx", SIG2(REG, REG), 2, 8, REGS(RAX, RCX),
+		 REGS(RAX, FL), 0);
+	b[1] = add_rr(RDI, RAX, "add rdi, rax");
+	sched(zen4(), b, 2, NULL, &cold);
+	sched(zen4(), b, 2, &e, &warm);
+	dump(&cold, b);
+	dump(&warm, b);
+	assert_true(cold.insn[0].m == 3 && cold.insn[1].m == 1);
+	/* the imul overlaps the predecessor's load: M=0; the add waits for both */
+	assert_int_equal(warm.entry, SCHED_ENTRY_PRED);
+	assert_true(warm.insn[0].m == 0);
+	assert_true(warm.insn[1].m == 1);
+	assert_int_equal(warm.insn[1].reason, SCHED_DEP);
+	assert_true(warm.insn[0].dispatch == -0 || warm.insn[0].dispatch <= 0);
+	block_schedule_min(&cold, &warm);
+	assert_true(cold.insn[0].m == 0 && cold.cycles == 1);
+	block_schedule_release(&cold);
+	block_schedule_release(&warm);
+}
+
+static void sched_describe_and_errors(void **state)
+{
+	struct insn b[2];
+	struct block_schedule s = BLOCK_SCHEDULE_INIT;
+	struct strbuf sb = STRBUF_INIT;
+	(void)state;
+
+	b[0] = I(X86_INS_MOV, "mov rax, qword ptr [rbx]", SIG2(REG, MEM), 2, 8, REGS(RBX),
+		 REGS(RAX), INSN_F_LOAD);
+	b[1] = add_rr(RCX, RAX, "add rcx, rax");
+	sched(zen4(), b, 2, NULL, &s);
+	sched_describe(&s, 0, &sb);
+	assert_string_equal(sb.buf, "M=4 latency (load, 4 cycles)");
+	strbuf_reset(&sb);
+	sched_describe(&s, 1, &sb);
+	assert_string_equal(sb.buf, "M=1 dependence on rax from #0");
+	assert_string_equal(sched_reg_name(DREG_FLAGS), "flags");
+	assert_string_equal(sched_reg_name(DREG_V0 + 3), "xmm3");
+	assert_string_equal(sched_reason_name(SCHED_UNIT), "unit busy");
+	assert_int_equal(schedule_block(zen4(), b, 0, NULL, &s), -1);
+	/* a serialising instruction is flagged uncertain */
+	b[0] = I(X86_INS_CPUID, "cpuid", 0, 0, 0, REGS(RAX, RCX), REGS(RAX, RBX, RCX, RDX), 0);
+	sched(zen4(), b, 2, NULL, &s);
+	assert_true(s.insn[0].flags & SCHED_F_UNCERTAIN);
+	assert_int_equal(s.uncertain, 1);
+	strbuf_release(&sb);
+	block_schedule_release(&s);
+}
+
+int main(void)
+{
+	static const struct CMUnitTest tests[] = {
+		cmocka_unit_test(chooser_by_cpu),
+		cmocka_unit_test(chooser_by_meta),
+		cmocka_unit_test(models_are_sane),
+		cmocka_unit_test(lookup_basic),
+		cmocka_unit_test(lookup_rules),
+		cmocka_unit_test(lookup_default),
+		cmocka_unit_test(sched_dependence_chain),
+		cmocka_unit_test(sched_width),
+		cmocka_unit_test(sched_divide),
+		cmocka_unit_test(sched_load_use),
+		cmocka_unit_test(sched_zero_idiom),
+		cmocka_unit_test(sched_fused_branch),
+		cmocka_unit_test(sched_store),
+		cmocka_unit_test(sched_loop),
+		cmocka_unit_test(sched_predecessor),
+		cmocka_unit_test(sched_describe_and_errors),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
