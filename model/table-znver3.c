@@ -6,7 +6,7 @@
  * LLVM-exception).  Instructions: every x86-64 encoding model/gen/gen-model.c
  * enumerates, decoded with capstone 4.0 for the key (capstone id, operand
  * signature, widest operand size) and with llvm-mc-14 --disassemble for the
- * text given to llvm-mca.  3276 keys, 2955 with numbers (the others are not
+ * text given to llvm-mca.  3874 keys, 3460 with numbers (the others are not
  * supported by this CPU model or not understood by LLVM).
  * Units: llvm-mca's resource pressure per iteration, memory pipes (Zn3AGU,Zn3LSU,Zn3Load,Zn3Store,Zn3FPSt,Zn3FPP45)
  * left out, the rest grouped by equal share (gen-model.c, make_groups()).
@@ -538,6 +538,22 @@ static const struct model_entry entries_znver3[] = {
 	{ 199, 9, 16, 8, 1, 50, ME_LOAD, FU_VEC, 1, { { 0x1e0, 1 } } }, /* orpd (%rbx), %xmm0 */
 	{ 200, 5, 16, 1, 1, 25, 0, FU_VEC, 1, { { 0x1e0, 1 } } }, /* orps %xmm1, %xmm0 */
 	{ 200, 9, 16, 8, 1, 50, ME_LOAD, FU_VEC, 1, { { 0x1e0, 1 } } }, /* orps (%rbx), %xmm0 */
+	{ 201, 5, 16, 0, 1, 17, 0, FU_VEC, 0, { } }, /* vmovapd %xmm1, %xmm0 */
+	{ 201, 5, 32, 0, 1, 17, 0, FU_VEC, 0, { } }, /* vmovapd %ymm1, %ymm0 */
+	{ 201, 6, 16, 1, 1, 100, ME_STORE, FU_STORE, 0, { } }, /* vmovapd %xmm0, (%rbx) */
+	{ 201, 6, 32, 1, 1, 100, ME_STORE, FU_STORE, 0, { } }, /* vmovapd %ymm0, (%rbx) */
+	{ 201, 6, 64, 1, 1, 100, ME_STORE, FU_STORE, 0, { } }, /* vmovapd %zmm0, (%rbx) */
+	{ 201, 9, 16, 8, 1, 50, ME_LOAD, FU_LOAD, 0, { } }, /* vmovapd (%rbx), %xmm0 */
+	{ 201, 9, 32, 8, 1, 50, ME_LOAD, FU_LOAD, 0, { } }, /* vmovapd (%rbx), %ymm0 */
+	{ 201, 9, 64, 8, 1, 50, ME_LOAD, FU_LOAD, 0, { } }, /* vmovapd (%rbx), %zmm0 */
+	{ 202, 5, 16, 0, 1, 17, 0, FU_VEC, 0, { } }, /* vmovaps %xmm1, %xmm0 */
+	{ 202, 5, 32, 0, 1, 17, 0, FU_VEC, 0, { } }, /* vmovaps %ymm1, %ymm0 */
+	{ 202, 6, 16, 1, 1, 100, ME_STORE, FU_STORE, 0, { } }, /* vmovaps %xmm0, (%rbx) */
+	{ 202, 6, 32, 1, 1, 100, ME_STORE, FU_STORE, 0, { } }, /* vmovaps %ymm0, (%rbx) */
+	{ 202, 6, 64, 1, 1, 100, ME_STORE, FU_STORE, 0, { } }, /* vmovaps %zmm0, (%rbx) */
+	{ 202, 9, 16, 8, 1, 50, ME_LOAD, FU_LOAD, 0, { } }, /* vmovaps (%rbx), %xmm0 */
+	{ 202, 9, 32, 8, 1, 50, ME_LOAD, FU_LOAD, 0, { } }, /* vmovaps (%rbx), %ymm0 */
+	{ 202, 9, 64, 8, 1, 50, ME_LOAD, FU_LOAD, 0, { } }, /* vmovaps (%rbx), %zmm0 */
 	{ 203, 5, 16, 1, 1, 25, 0, FU_VEC, 1, { { 0x1e0, 1 } } }, /* xorpd %xmm1, %xmm0 */
 	{ 203, 9, 16, 8, 1, 50, ME_LOAD, FU_VEC, 1, { { 0x1e0, 1 } } }, /* xorpd (%rbx), %xmm0 */
 	{ 204, 5, 16, 1, 1, 25, 0, FU_VEC, 1, { { 0x1e0, 1 } } }, /* xorps %xmm1, %xmm0 */
@@ -626,6 +642,10 @@ static const struct model_entry entries_znver3[] = {
 	{ 237, 9, 16, 11, 2, 100, ME_LOAD, FU_FP_ADD, 1, { { 0x180, 2 } } }, /* ucomisd (%rbx), %xmm0 */
 	{ 238, 5, 16, 4, 2, 100, 0, FU_FP_ADD, 1, { { 0x180, 2 } } }, /* ucomiss %xmm1, %xmm0 */
 	{ 238, 9, 16, 11, 2, 100, ME_LOAD, FU_FP_ADD, 1, { { 0x180, 2 } } }, /* ucomiss (%rbx), %xmm0 */
+	{ 239, 5, 16, 4, 2, 100, 0, FU_FP_ADD, 1, { { 0x180, 2 } } }, /* vcomisd %xmm1, %xmm0 */
+	{ 239, 9, 16, 11, 2, 100, ME_LOAD, FU_FP_ADD, 1, { { 0x180, 2 } } }, /* vcomisd (%rbx), %xmm0 */
+	{ 240, 5, 16, 4, 2, 100, 0, FU_FP_ADD, 1, { { 0x180, 2 } } }, /* vcomiss %xmm1, %xmm0 */
+	{ 240, 9, 16, 11, 2, 100, ME_LOAD, FU_FP_ADD, 1, { { 0x180, 2 } } }, /* vcomiss (%rbx), %xmm0 */
 	{ 241, 21, 16, 3, 1, 50, 0, FU_CVT, 1, { { 0x60, 1 } } }, /* vcvtsd2ss %xmm1, %xmm2, %xmm0 */
 	{ 241, 37, 16, 10, 1, 50, ME_LOAD, FU_CVT, 1, { { 0x60, 1 } } }, /* vcvtsd2ss (%rbx), %xmm2, %xmm0 */
 	{ 242, 21, 16, 4, 2, 100, 0, FU_CVT, 1, { { 0x60, 2 } } }, /* vcvtsi2sd %ecx, %xmm2, %xmm0 */
@@ -634,10 +654,24 @@ static const struct model_entry entries_znver3[] = {
 	{ 243, 37, 16, 10, 1, 100, ME_LOAD, FU_CVT, 1, { { 0x60, 2 } } }, /* vcvtsi2ssl (%rbx), %xmm2, %xmm0 */
 	{ 244, 21, 16, 3, 1, 50, 0, FU_CVT, 1, { { 0x60, 1 } } }, /* vcvtss2sd %xmm1, %xmm2, %xmm0 */
 	{ 244, 37, 16, 10, 1, 50, ME_LOAD, FU_CVT, 1, { { 0x60, 1 } } }, /* vcvtss2sd (%rbx), %xmm2, %xmm0 */
+	{ 245, 5, 16, 2, 2, 100, 0, FU_CVT, 1, { { 0x60, 2 } } }, /* vcvttsd2si %xmm1, %eax */
+	{ 245, 9, 8, 9, 2, 100, ME_LOAD, FU_CVT, 1, { { 0x60, 2 } } }, /* vcvttsd2si (%rbx), %eax */
+	{ 246, 5, 16, 2, 2, 100, 0, FU_CVT, 1, { { 0x60, 2 } } }, /* vcvttsd2usi %xmm1, %eax */
+	{ 246, 9, 8, 9, 2, 100, ME_LOAD, FU_CVT, 1, { { 0x60, 2 } } }, /* vcvttsd2usi (%rbx), %eax */
+	{ 247, 5, 16, 2, 2, 100, 0, FU_CVT, 1, { { 0x60, 2 } } }, /* vcvttss2si %xmm1, %eax */
+	{ 247, 9, 4, 9, 2, 100, ME_LOAD, FU_CVT, 1, { { 0x60, 2 } } }, /* vcvttss2si (%rbx), %eax */
+	{ 247, 9, 8, 9, 2, 100, ME_LOAD, FU_CVT, 1, { { 0x60, 2 } } }, /* vcvttss2si (%rbx), %rax */
+	{ 248, 5, 16, 2, 2, 100, 0, FU_CVT, 1, { { 0x60, 2 } } }, /* vcvttss2usi %xmm1, %eax */
+	{ 248, 9, 4, 9, 2, 100, ME_LOAD, FU_CVT, 1, { { 0x60, 2 } } }, /* vcvttss2usi (%rbx), %eax */
+	{ 248, 9, 8, 9, 2, 100, ME_LOAD, FU_CVT, 1, { { 0x60, 2 } } }, /* vcvttss2usi (%rbx), %rax */
 	{ 249, 21, 16, 4, 2, 100, 0, FU_CVT, 1, { { 0x60, 2 } } }, /* vcvtusi2sd %ecx, %xmm2, %xmm0 */
 	{ 249, 37, 16, 10, 1, 100, ME_LOAD, FU_CVT, 1, { { 0x60, 2 } } }, /* vcvtusi2sdl (%rbx), %xmm2, %xmm0 */
 	{ 250, 21, 16, 4, 2, 100, 0, FU_CVT, 1, { { 0x60, 2 } } }, /* vcvtusi2ss %ecx, %xmm2, %xmm0 */
 	{ 250, 37, 16, 10, 1, 100, ME_LOAD, FU_CVT, 1, { { 0x60, 2 } } }, /* vcvtusi2ssl (%rbx), %xmm2, %xmm0 */
+	{ 251, 5, 16, 4, 2, 100, 0, FU_FP_ADD, 1, { { 0x180, 2 } } }, /* vucomisd %xmm1, %xmm0 */
+	{ 251, 9, 16, 11, 2, 100, ME_LOAD, FU_FP_ADD, 1, { { 0x180, 2 } } }, /* vucomisd (%rbx), %xmm0 */
+	{ 252, 5, 16, 4, 2, 100, 0, FU_FP_ADD, 1, { { 0x180, 2 } } }, /* vucomiss %xmm1, %xmm0 */
+	{ 252, 9, 16, 11, 2, 100, ME_LOAD, FU_FP_ADD, 1, { { 0x180, 2 } } }, /* vucomiss (%rbx), %xmm0 */
 	{ 253, 3, 0, 1, 1, 50, 0, FU_BRANCH, 1, { { 0x11, 1 } } }, /* jae 3 */
 	{ 254, 3, 0, 1, 1, 50, 0, FU_BRANCH, 1, { { 0x11, 1 } } }, /* ja 3 */
 	{ 255, 3, 0, 1, 1, 50, 0, FU_BRANCH, 1, { { 0x11, 1 } } }, /* jbe 3 */
@@ -662,8 +696,24 @@ static const struct model_entry entries_znver3[] = {
 	{ 275, 21, 2, 1, 1, 25, 0, FU_VEC, 1, { { 0x1e0, 1 } } }, /* kandnb %k1, %k2, %k0 */
 	{ 278, 21, 2, 1, 1, 25, 0, FU_VEC, 1, { { 0x1e0, 1 } } }, /* kandnw %k1, %k2, %k0 */
 	{ 280, 21, 2, 1, 1, 25, 0, FU_VEC, 1, { { 0x1e0, 1 } } }, /* kandw %k1, %k2, %k0 */
+	{ 281, 5, 2, 1, 1, 100, 0, FU_VEC, 1, { { 0xf, 4 } } }, /* kmovb %k1, %k0 */
+	{ 281, 5, 4, 1, 1, 100, 0, FU_VEC, 1, { { 0xf, 4 } } }, /* kmovb %ecx, %k0 */
+	{ 281, 6, 2, 1, 1, 100, ME_STORE, FU_VEC, 0, { } }, /* kmovb %k0, (%rbx) */
+	{ 281, 9, 2, 5, 1, 33, ME_LOAD, FU_VEC, 0, { } }, /* kmovb (%rbx), %k0 */
+	{ 284, 5, 2, 1, 1, 100, 0, FU_VEC, 1, { { 0xf, 4 } } }, /* kmovw %k1, %k0 */
+	{ 284, 5, 4, 1, 1, 100, 0, FU_VEC, 1, { { 0xf, 4 } } }, /* kmovw %ecx, %k0 */
+	{ 284, 6, 2, 1, 1, 100, ME_STORE, FU_VEC, 0, { } }, /* kmovw %k0, (%rbx) */
+	{ 284, 9, 2, 5, 1, 33, ME_LOAD, FU_VEC, 0, { } }, /* kmovw (%rbx), %k0 */
+	{ 285, 5, 2, 1, 1, 25, 0, FU_VEC, 1, { { 0x1e0, 1 } } }, /* knotb %k1, %k0 */
+	{ 288, 5, 2, 1, 1, 25, 0, FU_VEC, 1, { { 0x1e0, 1 } } }, /* knotw %k1, %k0 */
 	{ 289, 21, 2, 1, 1, 25, 0, FU_VEC, 1, { { 0x1e0, 1 } } }, /* korb %k1, %k2, %k0 */
+	{ 292, 5, 2, 1, 1, 25, 0, FU_VEC, 1, { { 0x1e0, 1 } } }, /* kortestb %k1, %k0 */
+	{ 295, 5, 2, 1, 1, 25, 0, FU_VEC, 1, { { 0x1e0, 1 } } }, /* kortestw %k1, %k0 */
 	{ 296, 21, 2, 1, 1, 25, 0, FU_VEC, 1, { { 0x1e0, 1 } } }, /* korw %k1, %k2, %k0 */
+	{ 297, 53, 2, 1, 1, 50, 0, FU_VEC, 1, { { 0x120, 1 } } }, /* kshiftlb $8, %k1, %k0 */
+	{ 300, 53, 2, 1, 1, 50, 0, FU_VEC, 1, { { 0x120, 1 } } }, /* kshiftlw $8, %k1, %k0 */
+	{ 301, 53, 2, 1, 1, 50, 0, FU_VEC, 1, { { 0x120, 1 } } }, /* kshiftrb $8, %k1, %k0 */
+	{ 304, 53, 2, 1, 1, 50, 0, FU_VEC, 1, { { 0x120, 1 } } }, /* kshiftrw $8, %k1, %k0 */
 	{ 305, 21, 2, 1, 1, 50, 0, FU_VEC, 1, { { 0x120, 1 } } }, /* kunpckbw %k1, %k2, %k0 */
 	{ 306, 21, 2, 1, 1, 25, 0, FU_VEC, 1, { { 0x1e0, 1 } } }, /* kxnorb %k1, %k2, %k0 */
 	{ 309, 21, 2, 1, 1, 25, 0, FU_VEC, 1, { { 0x1e0, 1 } } }, /* kxnorw %k1, %k2, %k0 */
@@ -1232,6 +1282,8 @@ static const struct model_entry entries_znver3[] = {
 	{ 477, 9, 2, 5, 1, 100, ME_LOAD, FU_LOAD, 0, { } }, /* movsbw (%rbx), %ax */
 	{ 477, 9, 4, 5, 1, 33, ME_LOAD, FU_LOAD, 1, { { 0xf, 1 } } }, /* movsbl (%rbx), %eax */
 	{ 477, 9, 8, 5, 1, 33, ME_LOAD, FU_LOAD, 1, { { 0xf, 1 } } }, /* movsbq (%rbx), %rax */
+	{ 478, 5, 8, 1, 1, 25, 0, FU_ALU, 1, { { 0xf, 1 } } }, /* movslq %ecx, %rax */
+	{ 478, 9, 8, 5, 1, 33, ME_LOAD, FU_LOAD, 1, { { 0xf, 1 } } }, /* movslq (%rbx), %rax */
 	{ 479, 5, 16, 0, 1, 17, 0, FU_VEC, 0, { } }, /* movupd %xmm1, %xmm0 */
 	{ 479, 6, 16, 1, 1, 100, ME_STORE, FU_STORE, 0, { } }, /* movupd %xmm0, (%rbx) */
 	{ 479, 9, 16, 8, 1, 50, ME_LOAD, FU_LOAD, 0, { } }, /* movupd (%rbx), %xmm0 */
@@ -1320,6 +1372,7 @@ static const struct model_entry entries_znver3[] = {
 	{ 510, 57, 16, 9, 4, 200, ME_LOAD, FU_VEC, 1, { { 0x1e0, 8 } } }, /* pcmpistri $8, (%rbx), %xmm0 */
 	{ 511, 53, 16, 6, 3, 200, 0, FU_VEC, 1, { { 0x1e0, 8 } } }, /* pcmpistrm $8, %xmm1, %xmm0 */
 	{ 511, 57, 16, 13, 4, 200, ME_LOAD, FU_VEC, 1, { { 0x1e0, 8 } } }, /* pcmpistrm $8, (%rbx), %xmm0 */
+	{ 512, 0, 0, 1, 1, 33, ME_LOAD | ME_STORE | ME_UNMODELED, FU_ALU, 0, { } }, /* sfence */
 	{ 513, 21, 4, 3, 1, 100, 0, FU_ALU, 1, { { 0x2, 1 } } }, /* pdepl %ecx, %edx, %eax */
 	{ 513, 21, 8, 3, 1, 100, 0, FU_ALU, 1, { { 0x2, 1 } } }, /* pdepq %rcx, %rdx, %rax */
 	{ 513, 37, 4, 5, 1, 33, ME_LOAD, FU_ALU, 1, { { 0xf, 1 } } }, /* pdepl (%rbx), %edx, %eax */
@@ -1504,6 +1557,10 @@ static const struct model_entry entries_znver3[] = {
 	{ 607, 14, 2, 5, 2, 67, ME_LOAD | ME_STORE, FU_ALU, 1, { { 0x6, 1 } } }, /* rorw $8, (%rbx) */
 	{ 607, 14, 4, 5, 2, 67, ME_LOAD | ME_STORE, FU_ALU, 1, { { 0x6, 1 } } }, /* rorl $8, (%rbx) */
 	{ 607, 14, 8, 5, 2, 67, ME_LOAD | ME_STORE, FU_ALU, 1, { { 0x6, 1 } } }, /* rorq $8, (%rbx) */
+	{ 608, 53, 4, 1, 1, 50, 0, FU_ALU, 1, { { 0x6, 1 } } }, /* rorxl $8, %ecx, %eax */
+	{ 608, 53, 8, 1, 1, 50, 0, FU_ALU, 1, { { 0x6, 1 } } }, /* rorxq $8, %rcx, %rax */
+	{ 608, 57, 4, 5, 2, 50, ME_LOAD, FU_ALU, 1, { { 0x6, 1 } } }, /* rorxl $8, (%rbx), %eax */
+	{ 608, 57, 8, 5, 2, 50, ME_LOAD, FU_ALU, 1, { { 0x6, 1 } } }, /* rorxq $8, (%rbx), %rax */
 	{ 609, 53, 16, 3, 1, 50, 0, FU_FP_ADD, 1, { { 0x60, 1 } } }, /* roundpd $8, %xmm1, %xmm0 */
 	{ 609, 57, 16, 10, 1, 50, ME_LOAD, FU_FP_ADD, 1, { { 0x60, 1 } } }, /* roundpd $8, (%rbx), %xmm0 */
 	{ 610, 53, 16, 3, 1, 50, 0, FU_FP_ADD, 1, { { 0x60, 1 } } }, /* roundps $8, %xmm1, %xmm0 */
@@ -1810,6 +1867,10 @@ static const struct model_entry entries_znver3[] = {
 	{ 723, 37, 16, 11, 1, 50, ME_LOAD, FU_VEC, 1, { { 0x180, 1 } } }, /* vaesenclast (%rbx), %xmm2, %xmm0 */
 	{ 724, 21, 16, 4, 1, 50, 0, FU_VEC, 1, { { 0x180, 1 } } }, /* vaesenc %xmm1, %xmm2, %xmm0 */
 	{ 724, 37, 16, 11, 1, 50, ME_LOAD, FU_VEC, 1, { { 0x180, 1 } } }, /* vaesenc (%rbx), %xmm2, %xmm0 */
+	{ 725, 5, 16, 4, 1, 50, 0, FU_VEC, 1, { { 0x180, 1 } } }, /* vaesimc %xmm1, %xmm0 */
+	{ 725, 9, 16, 11, 1, 50, ME_LOAD, FU_VEC, 1, { { 0x180, 1 } } }, /* vaesimc (%rbx), %xmm0 */
+	{ 726, 53, 16, 4, 1, 50, 0, FU_VEC, 1, { { 0x180, 1 } } }, /* vaeskeygenassist $8, %xmm1, %xmm0 */
+	{ 726, 57, 16, 11, 1, 50, ME_LOAD, FU_VEC, 1, { { 0x180, 1 } } }, /* vaeskeygenassist $8, (%rbx), %xmm0 */
 	{ 729, 21, 16, 1, 1, 25, 0, FU_VEC, 1, { { 0x1e0, 1 } } }, /* vandnpd %xmm1, %xmm2, %xmm0 */
 	{ 729, 21, 32, 1, 1, 25, 0, FU_VEC, 1, { { 0x1e0, 1 } } }, /* vandnpd %ymm1, %ymm2, %ymm0 */
 	{ 729, 37, 16, 8, 1, 50, ME_LOAD, FU_VEC, 1, { { 0x1e0, 1 } } }, /* vandnpd (%rbx), %xmm2, %xmm0 */
@@ -1850,6 +1911,69 @@ static const struct model_entry entries_znver3[] = {
 	{ 738, 85, 32, 1, 1, 50, 0, FU_VEC, 1, { { 0x180, 1 } } }, /* vblendvps %ymm0, %ymm1, %ymm2, %ymm0 */
 	{ 738, 101, 16, 8, 1, 50, ME_LOAD, FU_VEC, 1, { { 0x180, 1 } } }, /* vblendvps %xmm0, (%rbx), %xmm2, %xmm0 */
 	{ 738, 101, 32, 8, 1, 50, ME_LOAD, FU_VEC, 1, { { 0x180, 1 } } }, /* vblendvps %ymm0, (%rbx), %ymm2, %ymm0 */
+	{ 739, 9, 32, 8, 1, 50, ME_LOAD, FU_LOAD, 1, { { 0x120, 1 } } }, /* vbroadcastf128 (%rbx), %ymm0 */
+	{ 740, 9, 64, 8, 1, 50, ME_LOAD, FU_LOAD, 1, { { 0x120, 1 } } }, /* vbroadcasti32x4 (%rbx), %zmm0 */
+	{ 741, 9, 64, 8, 1, 50, ME_LOAD, FU_LOAD, 1, { { 0x120, 1 } } }, /* vbroadcasti64x4 (%rbx), %zmm0 */
+	{ 742, 5, 32, 2, 1, 100, 0, FU_SHUFFLE, 1, { { 0x100, 1 } } }, /* vbroadcastsd %xmm1, %ymm0 */
+	{ 742, 5, 64, 2, 1, 100, 0, FU_SHUFFLE, 1, { { 0x100, 1 } } }, /* vbroadcastsd %xmm1, %zmm0 */
+	{ 742, 9, 32, 8, 1, 50, ME_LOAD, FU_LOAD, 1, { { 0x120, 1 } } }, /* vbroadcastsd (%rbx), %ymm0 */
+	{ 742, 9, 64, 9, 3, 100, ME_LOAD, FU_LOAD, 1, { { 0x100, 1 } } }, /* vbroadcastsd (%rbx), %zmm0 */
+	{ 743, 5, 16, 1, 1, 50, 0, FU_SHUFFLE, 1, { { 0x120, 1 } } }, /* vbroadcastss %xmm1, %xmm0 */
+	{ 743, 5, 32, 2, 1, 100, 0, FU_SHUFFLE, 1, { { 0x100, 1 } } }, /* vbroadcastss %xmm1, %ymm0 */
+	{ 743, 5, 64, 2, 1, 100, 0, FU_SHUFFLE, 1, { { 0x100, 1 } } }, /* vbroadcastss %xmm1, %zmm0 */
+	{ 743, 9, 16, 8, 1, 50, ME_LOAD, FU_LOAD, 1, { { 0x120, 1 } } }, /* vbroadcastss (%rbx), %xmm0 */
+	{ 743, 9, 32, 8, 1, 50, ME_LOAD, FU_LOAD, 1, { { 0x120, 1 } } }, /* vbroadcastss (%rbx), %ymm0 */
+	{ 743, 9, 64, 9, 3, 100, ME_LOAD, FU_LOAD, 1, { { 0x100, 1 } } }, /* vbroadcastss (%rbx), %zmm0 */
+	{ 746, 5, 16, 3, 1, 50, 0, FU_CVT, 1, { { 0x60, 1 } } }, /* vcvtdq2pd %xmm1, %xmm0 */
+	{ 746, 5, 32, 4, 2, 100, 0, FU_CVT, 1, { { 0x60, 2 } } }, /* vcvtdq2pd %xmm1, %ymm0 */
+	{ 746, 9, 16, 10, 1, 50, ME_LOAD, FU_CVT, 1, { { 0x60, 1 } } }, /* vcvtdq2pd (%rbx), %xmm0 */
+	{ 746, 9, 32, 11, 1, 100, ME_LOAD, FU_CVT, 1, { { 0x60, 2 } } }, /* vcvtdq2pd (%rbx), %ymm0 */
+	{ 747, 5, 16, 3, 1, 50, 0, FU_CVT, 1, { { 0x60, 1 } } }, /* vcvtdq2ps %xmm1, %xmm0 */
+	{ 747, 5, 32, 3, 1, 50, 0, FU_CVT, 1, { { 0x60, 1 } } }, /* vcvtdq2ps %ymm1, %ymm0 */
+	{ 747, 9, 16, 10, 1, 50, ME_LOAD, FU_CVT, 1, { { 0x60, 1 } } }, /* vcvtdq2ps (%rbx), %xmm0 */
+	{ 747, 9, 32, 10, 1, 50, ME_LOAD, FU_CVT, 1, { { 0x60, 1 } } }, /* vcvtdq2ps (%rbx), %ymm0 */
+	{ 748, 9, 16, 10, 1, 50, ME_LOAD, FU_CVT, 1, { { 0x60, 1 } } }, /* vcvtpd2dqx (%rbx), %xmm0 */
+	{ 749, 5, 16, 3, 1, 50, 0, FU_CVT, 1, { { 0x60, 1 } } }, /* vcvtpd2dq %xmm1, %xmm0 */
+	{ 749, 5, 32, 6, 2, 100, 0, FU_CVT, 1, { { 0x60, 2 } } }, /* vcvtpd2dq %ymm1, %xmm0 */
+	{ 749, 9, 32, 13, 2, 100, ME_LOAD, FU_CVT, 1, { { 0x60, 2 } } }, /* vcvtpd2dqy (%rbx), %xmm0 */
+	{ 750, 9, 16, 10, 1, 50, ME_LOAD, FU_CVT, 1, { { 0x60, 1 } } }, /* vcvtpd2psx (%rbx), %xmm0 */
+	{ 751, 5, 16, 3, 1, 50, 0, FU_CVT, 1, { { 0x60, 1 } } }, /* vcvtpd2ps %xmm1, %xmm0 */
+	{ 751, 5, 32, 6, 2, 100, 0, FU_CVT, 1, { { 0x60, 2 } } }, /* vcvtpd2ps %ymm1, %xmm0 */
+	{ 751, 9, 32, 13, 2, 100, ME_LOAD, FU_CVT, 1, { { 0x60, 2 } } }, /* vcvtpd2psy (%rbx), %xmm0 */
+	{ 753, 5, 16, 3, 1, 50, 0, FU_CVT, 1, { { 0x60, 1 } } }, /* vcvtph2ps %xmm1, %xmm0 */
+	{ 753, 5, 32, 4, 2, 100, 0, FU_CVT, 1, { { 0x60, 2 } } }, /* vcvtph2ps %xmm1, %ymm0 */
+	{ 753, 9, 16, 10, 1, 50, ME_LOAD, FU_CVT, 1, { { 0x60, 1 } } }, /* vcvtph2ps (%rbx), %xmm0 */
+	{ 753, 9, 32, 11, 1, 100, ME_LOAD, FU_CVT, 1, { { 0x60, 2 } } }, /* vcvtph2ps (%rbx), %ymm0 */
+	{ 754, 5, 16, 3, 1, 50, 0, FU_CVT, 1, { { 0x60, 1 } } }, /* vcvtps2dq %xmm1, %xmm0 */
+	{ 754, 5, 32, 3, 1, 50, 0, FU_CVT, 1, { { 0x60, 1 } } }, /* vcvtps2dq %ymm1, %ymm0 */
+	{ 754, 9, 16, 10, 1, 50, ME_LOAD, FU_CVT, 1, { { 0x60, 1 } } }, /* vcvtps2dq (%rbx), %xmm0 */
+	{ 754, 9, 32, 10, 1, 50, ME_LOAD, FU_CVT, 1, { { 0x60, 1 } } }, /* vcvtps2dq (%rbx), %ymm0 */
+	{ 755, 5, 16, 3, 1, 50, 0, FU_CVT, 1, { { 0x60, 1 } } }, /* vcvtps2pd %xmm1, %xmm0 */
+	{ 755, 5, 32, 4, 2, 100, 0, FU_CVT, 1, { { 0x60, 2 } } }, /* vcvtps2pd %xmm1, %ymm0 */
+	{ 755, 9, 16, 10, 1, 50, ME_LOAD, FU_CVT, 1, { { 0x60, 1 } } }, /* vcvtps2pd (%rbx), %xmm0 */
+	{ 755, 9, 32, 11, 1, 100, ME_LOAD, FU_CVT, 1, { { 0x60, 2 } } }, /* vcvtps2pd (%rbx), %ymm0 */
+	{ 756, 53, 16, 3, 1, 100, 0, FU_CVT, 1, { { 0x60, 2 } } }, /* vcvtps2ph $8, %xmm0, %xmm1 */
+	{ 756, 53, 32, 6, 2, 100, 0, FU_CVT, 1, { { 0x60, 2 } } }, /* vcvtps2ph $8, %ymm0, %xmm1 */
+	{ 756, 54, 16, 4, 2, 100, ME_STORE, FU_CVT, 1, { { 0x60, 1 } } }, /* vcvtps2ph $8, %xmm0, (%rbx) */
+	{ 756, 54, 32, 7, 3, 100, ME_STORE, FU_CVT, 1, { { 0x60, 2 } } }, /* vcvtps2ph $8, %ymm0, (%rbx) */
+	{ 758, 5, 16, 2, 2, 100, 0, FU_CVT, 1, { { 0x60, 2 } } }, /* vcvtsd2si %xmm1, %eax */
+	{ 758, 9, 8, 9, 2, 100, ME_LOAD, FU_CVT, 1, { { 0x60, 2 } } }, /* vcvtsd2si (%rbx), %eax */
+	{ 759, 5, 16, 2, 2, 100, 0, FU_CVT, 1, { { 0x60, 2 } } }, /* vcvtsd2usi %xmm1, %eax */
+	{ 759, 9, 8, 9, 2, 100, ME_LOAD, FU_CVT, 1, { { 0x60, 2 } } }, /* vcvtsd2usi (%rbx), %eax */
+	{ 760, 5, 16, 2, 2, 100, 0, FU_CVT, 1, { { 0x60, 2 } } }, /* vcvtss2si %xmm1, %eax */
+	{ 760, 9, 4, 9, 2, 100, ME_LOAD, FU_CVT, 1, { { 0x60, 2 } } }, /* vcvtss2si (%rbx), %eax */
+	{ 760, 9, 8, 9, 2, 100, ME_LOAD, FU_CVT, 1, { { 0x60, 2 } } }, /* vcvtss2si (%rbx), %rax */
+	{ 761, 5, 16, 2, 2, 100, 0, FU_CVT, 1, { { 0x60, 2 } } }, /* vcvtss2usi %xmm1, %eax */
+	{ 761, 9, 4, 9, 2, 100, ME_LOAD, FU_CVT, 1, { { 0x60, 2 } } }, /* vcvtss2usi (%rbx), %eax */
+	{ 761, 9, 8, 9, 2, 100, ME_LOAD, FU_CVT, 1, { { 0x60, 2 } } }, /* vcvtss2usi (%rbx), %rax */
+	{ 762, 9, 16, 10, 1, 50, ME_LOAD, FU_CVT, 1, { { 0x60, 1 } } }, /* vcvttpd2dqx (%rbx), %xmm0 */
+	{ 763, 5, 16, 3, 1, 50, 0, FU_CVT, 1, { { 0x60, 1 } } }, /* vcvttpd2dq %xmm1, %xmm0 */
+	{ 763, 5, 32, 6, 2, 100, 0, FU_CVT, 1, { { 0x60, 2 } } }, /* vcvttpd2dq %ymm1, %xmm0 */
+	{ 763, 9, 32, 13, 2, 100, ME_LOAD, FU_CVT, 1, { { 0x60, 2 } } }, /* vcvttpd2dqy (%rbx), %xmm0 */
+	{ 765, 5, 16, 3, 1, 50, 0, FU_CVT, 1, { { 0x60, 1 } } }, /* vcvttps2dq %xmm1, %xmm0 */
+	{ 765, 5, 32, 3, 1, 50, 0, FU_CVT, 1, { { 0x60, 1 } } }, /* vcvttps2dq %ymm1, %ymm0 */
+	{ 765, 9, 16, 10, 1, 50, ME_LOAD, FU_CVT, 1, { { 0x60, 1 } } }, /* vcvttps2dq (%rbx), %xmm0 */
+	{ 765, 9, 32, 10, 1, 50, ME_LOAD, FU_CVT, 1, { { 0x60, 1 } } }, /* vcvttps2dq (%rbx), %ymm0 */
 	{ 769, 21, 16, 13, 1, 500, 0, FU_FP_DIV, 1, { { 0x100, 5 } } }, /* vdivpd %xmm1, %xmm2, %xmm0 */
 	{ 769, 21, 32, 13, 1, 500, 0, FU_FP_DIV, 1, { { 0x100, 5 } } }, /* vdivpd %ymm1, %ymm2, %ymm0 */
 	{ 769, 37, 16, 20, 1, 500, ME_LOAD, FU_FP_DIV, 1, { { 0x100, 5 } } }, /* vdivpd (%rbx), %xmm2, %xmm0 */
@@ -1872,6 +1996,20 @@ static const struct model_entry entries_znver3[] = {
 	{ 775, 2, 2, 100, 100, 2500, ME_LOAD | ME_UNMODELED, FU_SYSTEM, 1, { { 0xf, 100 } } }, /* verr (%rbx) */
 	{ 776, 1, 2, 100, 100, 2500, ME_UNMODELED, FU_SYSTEM, 1, { { 0xf, 100 } } }, /* verw %cx */
 	{ 776, 2, 2, 100, 100, 2500, ME_LOAD | ME_UNMODELED, FU_SYSTEM, 1, { { 0xf, 100 } } }, /* verw (%rbx) */
+	{ 781, 53, 32, 4, 1, 100, 0, FU_SHUFFLE, 1, { { 0x80, 1 } } }, /* vextractf128 $8, %ymm0, %xmm1 */
+	{ 781, 54, 32, 8, 2, 100, ME_STORE, FU_SHUFFLE, 1, { { 0x80, 1 } } }, /* vextractf128 $8, %ymm0, (%rbx) */
+	{ 782, 53, 64, 2, 1, 100, 0, FU_SHUFFLE, 1, { { 0x100, 1 } } }, /* vextractf32x4 $8, %zmm0, %xmm1 */
+	{ 782, 54, 64, 1, 1, 100, ME_STORE, FU_SHUFFLE, 0, { } }, /* vextractf32x4 $8, %zmm0, (%rbx) */
+	{ 783, 53, 64, 2, 1, 100, 0, FU_SHUFFLE, 1, { { 0x100, 1 } } }, /* vextractf64x4 $8, %zmm0, %ymm1 */
+	{ 783, 54, 64, 1, 1, 100, ME_STORE, FU_SHUFFLE, 0, { } }, /* vextractf64x4 $8, %zmm0, (%rbx) */
+	{ 784, 53, 32, 4, 1, 100, 0, FU_SHUFFLE, 1, { { 0x80, 1 } } }, /* vextracti128 $8, %ymm0, %xmm1 */
+	{ 784, 54, 32, 8, 2, 100, ME_STORE, FU_SHUFFLE, 1, { { 0x80, 1 } } }, /* vextracti128 $8, %ymm0, (%rbx) */
+	{ 785, 53, 64, 2, 1, 100, 0, FU_SHUFFLE, 1, { { 0x100, 1 } } }, /* vextracti32x4 $8, %zmm0, %xmm1 */
+	{ 785, 54, 64, 1, 1, 100, ME_STORE, FU_SHUFFLE, 0, { } }, /* vextracti32x4 $8, %zmm0, (%rbx) */
+	{ 786, 53, 64, 2, 1, 100, 0, FU_SHUFFLE, 1, { { 0x100, 1 } } }, /* vextracti64x4 $8, %zmm0, %ymm1 */
+	{ 786, 54, 64, 1, 1, 100, ME_STORE, FU_SHUFFLE, 0, { } }, /* vextracti64x4 $8, %zmm0, (%rbx) */
+	{ 787, 53, 16, 1, 2, 100, 0, FU_SHUFFLE, 0, { } }, /* vextractps $8, %xmm0, %ecx */
+	{ 787, 54, 16, 2, 2, 100, ME_STORE, FU_SHUFFLE, 0, { } }, /* vextractps $8, %xmm0, (%rbx) */
 	{ 788, 21, 16, 4, 1, 100, 0, FU_FP_MUL, 1, { { 0x180, 2 } } }, /* vfmadd132pd %xmm1, %xmm2, %xmm0 */
 	{ 788, 21, 32, 4, 1, 100, 0, FU_FP_MUL, 1, { { 0x180, 2 } } }, /* vfmadd132pd %ymm1, %ymm2, %ymm0 */
 	{ 788, 37, 16, 11, 1, 100, ME_LOAD, FU_FP_MUL, 1, { { 0x180, 2 } } }, /* vfmadd132pd (%rbx), %xmm2, %xmm0 */
@@ -2214,6 +2352,10 @@ static const struct model_entry entries_znver3[] = {
 	{ 901, 229, 64, 9, 1, 100, ME_LOAD, FU_SHUFFLE, 1, { { 0x100, 1 } } }, /* vinserti64x4 $8, (%rbx), %zmm2, %zmm0 */
 	{ 902, 213, 16, 1, 1, 50, 0, FU_SHUFFLE, 1, { { 0x120, 1 } } }, /* vinsertps $8, %xmm1, %xmm2, %xmm0 */
 	{ 902, 229, 16, 8, 1, 50, ME_LOAD, FU_SHUFFLE, 1, { { 0x120, 1 } } }, /* vinsertps $8, (%rbx), %xmm2, %xmm0 */
+	{ 903, 9, 16, 8, 1, 50, ME_LOAD, FU_LOAD, 0, { } }, /* vlddqu (%rbx), %xmm0 */
+	{ 903, 9, 32, 8, 1, 50, ME_LOAD, FU_LOAD, 0, { } }, /* vlddqu (%rbx), %ymm0 */
+	{ 904, 2, 4, 5, 1, 150, ME_LOAD | ME_STORE | ME_UNMODELED, FU_SYSTEM, 1, { { 0xf, 6 } } }, /* vldmxcsr (%rbx) */
+	{ 905, 5, 16, 1, 1, 100, ME_LOAD | ME_STORE | ME_UNMODELED, FU_VEC, 0, { } }, /* vmaskmovdqu %xmm1, %xmm0 */
 	{ 906, 22, 16, 1, 10, 400, ME_LOAD | ME_STORE, FU_VEC, 0, { } }, /* vmaskmovpd %xmm0, %xmm2, (%rbx) */
 	{ 906, 22, 32, 1, 18, 600, ME_LOAD | ME_STORE, FU_VEC, 0, { } }, /* vmaskmovpd %ymm0, %ymm2, (%rbx) */
 	{ 906, 37, 16, 8, 1, 50, ME_LOAD, FU_LOAD, 0, { } }, /* vmaskmovpd (%rbx), %xmm2, %xmm0 */
@@ -2252,14 +2394,132 @@ static const struct model_entry entries_znver3[] = {
 	{ 919, 0, 0, 100, 100, 2500, ME_UNMODELED, FU_ALU, 1, { { 0xf, 100 } } }, /* vmlaunch */
 	{ 920, 1, 8, 100, 100, 2500, ME_UNMODELED, FU_ALU, 1, { { 0xf, 100 } } }, /* vmload */
 	{ 921, 0, 0, 100, 100, 2500, ME_UNMODELED, FU_ALU, 1, { { 0xf, 100 } } }, /* vmmcall */
+	{ 922, 5, 16, 1, 1, 25, 0, FU_VEC, 1, { { 0x1e0, 1 } } }, /* vmovq %xmm0, %xmm1 */
+	{ 922, 6, 16, 1, 1, 100, ME_STORE, FU_STORE, 0, { } }, /* vmovq %xmm0, (%rbx) */
+	{ 922, 9, 16, 8, 1, 50, ME_LOAD, FU_LOAD, 0, { } }, /* vmovq (%rbx), %xmm0 */
+	{ 923, 5, 16, 1, 1, 50, 0, FU_SHUFFLE, 1, { { 0x120, 1 } } }, /* vmovddup %xmm1, %xmm0 */
+	{ 923, 5, 32, 1, 1, 50, 0, FU_SHUFFLE, 1, { { 0x120, 1 } } }, /* vmovddup %ymm1, %ymm0 */
+	{ 923, 9, 16, 8, 1, 50, ME_LOAD, FU_LOAD, 1, { { 0x120, 1 } } }, /* vmovddup (%rbx), %xmm0 */
+	{ 923, 9, 32, 8, 1, 50, ME_LOAD, FU_LOAD, 1, { { 0x120, 1 } } }, /* vmovddup (%rbx), %ymm0 */
+	{ 924, 5, 16, 1, 1, 100, 0, FU_VEC, 0, { } }, /* vmovd %ecx, %xmm0 */
+	{ 924, 6, 16, 1, 1, 100, ME_STORE, FU_STORE, 0, { } }, /* vmovd %xmm0, (%rbx) */
+	{ 924, 9, 16, 8, 1, 50, ME_LOAD, FU_LOAD, 0, { } }, /* vmovd (%rbx), %xmm0 */
+	{ 925, 5, 16, 0, 1, 17, 0, FU_VEC, 0, { } }, /* vmovdqa32 %xmm1, %xmm0 */
+	{ 925, 5, 32, 0, 1, 17, 0, FU_VEC, 0, { } }, /* vmovdqa32 %ymm1, %ymm0 */
+	{ 925, 6, 16, 1, 1, 100, ME_STORE, FU_STORE, 0, { } }, /* vmovdqa32 %xmm0, (%rbx) */
+	{ 925, 6, 32, 1, 1, 100, ME_STORE, FU_STORE, 0, { } }, /* vmovdqa32 %ymm0, (%rbx) */
+	{ 925, 6, 64, 1, 1, 100, ME_STORE, FU_STORE, 0, { } }, /* vmovdqa32 %zmm0, (%rbx) */
+	{ 925, 9, 16, 8, 1, 50, ME_LOAD, FU_LOAD, 0, { } }, /* vmovdqa32 (%rbx), %xmm0 */
+	{ 925, 9, 32, 8, 1, 50, ME_LOAD, FU_LOAD, 0, { } }, /* vmovdqa32 (%rbx), %ymm0 */
+	{ 925, 9, 64, 8, 1, 50, ME_LOAD, FU_LOAD, 0, { } }, /* vmovdqa32 (%rbx), %zmm0 */
+	{ 926, 5, 16, 0, 1, 17, 0, FU_VEC, 0, { } }, /* vmovdqa64 %xmm1, %xmm0 */
+	{ 926, 5, 32, 0, 1, 17, 0, FU_VEC, 0, { } }, /* vmovdqa64 %ymm1, %ymm0 */
+	{ 926, 6, 16, 1, 1, 100, ME_STORE, FU_STORE, 0, { } }, /* vmovdqa64 %xmm0, (%rbx) */
+	{ 926, 6, 32, 1, 1, 100, ME_STORE, FU_STORE, 0, { } }, /* vmovdqa64 %ymm0, (%rbx) */
+	{ 926, 6, 64, 1, 1, 100, ME_STORE, FU_STORE, 0, { } }, /* vmovdqa64 %zmm0, (%rbx) */
+	{ 926, 9, 16, 8, 1, 50, ME_LOAD, FU_LOAD, 0, { } }, /* vmovdqa64 (%rbx), %xmm0 */
+	{ 926, 9, 32, 8, 1, 50, ME_LOAD, FU_LOAD, 0, { } }, /* vmovdqa64 (%rbx), %ymm0 */
+	{ 926, 9, 64, 8, 1, 50, ME_LOAD, FU_LOAD, 0, { } }, /* vmovdqa64 (%rbx), %zmm0 */
+	{ 927, 5, 16, 0, 1, 17, 0, FU_VEC, 0, { } }, /* vmovdqa %xmm1, %xmm0 */
+	{ 927, 5, 32, 0, 1, 17, 0, FU_VEC, 0, { } }, /* vmovdqa %ymm1, %ymm0 */
+	{ 927, 6, 16, 1, 1, 100, ME_STORE, FU_STORE, 0, { } }, /* vmovdqa %xmm0, (%rbx) */
+	{ 927, 6, 32, 1, 1, 100, ME_STORE, FU_STORE, 0, { } }, /* vmovdqa %ymm0, (%rbx) */
+	{ 927, 9, 16, 8, 1, 50, ME_LOAD, FU_LOAD, 0, { } }, /* vmovdqa (%rbx), %xmm0 */
+	{ 927, 9, 32, 8, 1, 50, ME_LOAD, FU_LOAD, 0, { } }, /* vmovdqa (%rbx), %ymm0 */
+	{ 928, 5, 16, 0, 1, 17, 0, FU_VEC, 0, { } }, /* vmovdqu16 %xmm1, %xmm0 */
+	{ 928, 5, 32, 0, 1, 17, 0, FU_VEC, 0, { } }, /* vmovdqu16 %ymm1, %ymm0 */
+	{ 928, 6, 16, 1, 1, 100, ME_STORE, FU_STORE, 0, { } }, /* vmovdqu16 %xmm0, (%rbx) */
+	{ 928, 6, 32, 1, 1, 100, ME_STORE, FU_STORE, 0, { } }, /* vmovdqu16 %ymm0, (%rbx) */
+	{ 928, 6, 64, 1, 1, 100, ME_STORE, FU_STORE, 0, { } }, /* vmovdqu16 %zmm0, (%rbx) */
+	{ 928, 9, 16, 8, 1, 50, ME_LOAD, FU_LOAD, 0, { } }, /* vmovdqu16 (%rbx), %xmm0 */
+	{ 928, 9, 32, 8, 1, 50, ME_LOAD, FU_LOAD, 0, { } }, /* vmovdqu16 (%rbx), %ymm0 */
+	{ 928, 9, 64, 8, 1, 50, ME_LOAD, FU_LOAD, 0, { } }, /* vmovdqu16 (%rbx), %zmm0 */
+	{ 929, 5, 16, 0, 1, 17, 0, FU_VEC, 0, { } }, /* vmovdqu32 %xmm1, %xmm0 */
+	{ 929, 5, 32, 0, 1, 17, 0, FU_VEC, 0, { } }, /* vmovdqu32 %ymm1, %ymm0 */
+	{ 929, 6, 16, 1, 1, 100, ME_STORE, FU_STORE, 0, { } }, /* vmovdqu32 %xmm0, (%rbx) */
+	{ 929, 6, 32, 1, 1, 100, ME_STORE, FU_STORE, 0, { } }, /* vmovdqu32 %ymm0, (%rbx) */
+	{ 929, 6, 64, 1, 1, 100, ME_STORE, FU_STORE, 0, { } }, /* vmovdqu32 %zmm0, (%rbx) */
+	{ 929, 9, 16, 8, 1, 50, ME_LOAD, FU_LOAD, 0, { } }, /* vmovdqu32 (%rbx), %xmm0 */
+	{ 929, 9, 32, 8, 1, 50, ME_LOAD, FU_LOAD, 0, { } }, /* vmovdqu32 (%rbx), %ymm0 */
+	{ 929, 9, 64, 8, 1, 50, ME_LOAD, FU_LOAD, 0, { } }, /* vmovdqu32 (%rbx), %zmm0 */
+	{ 930, 5, 16, 0, 1, 17, 0, FU_VEC, 0, { } }, /* vmovdqu64 %xmm1, %xmm0 */
+	{ 930, 5, 32, 0, 1, 17, 0, FU_VEC, 0, { } }, /* vmovdqu64 %ymm1, %ymm0 */
+	{ 930, 6, 16, 1, 1, 100, ME_STORE, FU_STORE, 0, { } }, /* vmovdqu64 %xmm0, (%rbx) */
+	{ 930, 6, 32, 1, 1, 100, ME_STORE, FU_STORE, 0, { } }, /* vmovdqu64 %ymm0, (%rbx) */
+	{ 930, 6, 64, 1, 1, 100, ME_STORE, FU_STORE, 0, { } }, /* vmovdqu64 %zmm0, (%rbx) */
+	{ 930, 9, 16, 8, 1, 50, ME_LOAD, FU_LOAD, 0, { } }, /* vmovdqu64 (%rbx), %xmm0 */
+	{ 930, 9, 32, 8, 1, 50, ME_LOAD, FU_LOAD, 0, { } }, /* vmovdqu64 (%rbx), %ymm0 */
+	{ 930, 9, 64, 8, 1, 50, ME_LOAD, FU_LOAD, 0, { } }, /* vmovdqu64 (%rbx), %zmm0 */
+	{ 931, 5, 16, 0, 1, 17, 0, FU_VEC, 0, { } }, /* vmovdqu8 %xmm1, %xmm0 */
+	{ 931, 5, 32, 0, 1, 17, 0, FU_VEC, 0, { } }, /* vmovdqu8 %ymm1, %ymm0 */
+	{ 931, 6, 16, 1, 1, 100, ME_STORE, FU_STORE, 0, { } }, /* vmovdqu8 %xmm0, (%rbx) */
+	{ 931, 6, 32, 1, 1, 100, ME_STORE, FU_STORE, 0, { } }, /* vmovdqu8 %ymm0, (%rbx) */
+	{ 931, 6, 64, 1, 1, 100, ME_STORE, FU_STORE, 0, { } }, /* vmovdqu8 %zmm0, (%rbx) */
+	{ 931, 9, 16, 8, 1, 50, ME_LOAD, FU_LOAD, 0, { } }, /* vmovdqu8 (%rbx), %xmm0 */
+	{ 931, 9, 32, 8, 1, 50, ME_LOAD, FU_LOAD, 0, { } }, /* vmovdqu8 (%rbx), %ymm0 */
+	{ 931, 9, 64, 8, 1, 50, ME_LOAD, FU_LOAD, 0, { } }, /* vmovdqu8 (%rbx), %zmm0 */
+	{ 932, 5, 16, 0, 1, 17, 0, FU_VEC, 0, { } }, /* vmovdqu %xmm1, %xmm0 */
+	{ 932, 5, 32, 0, 1, 17, 0, FU_VEC, 0, { } }, /* vmovdqu %ymm1, %ymm0 */
+	{ 932, 6, 16, 1, 1, 100, ME_STORE, FU_STORE, 0, { } }, /* vmovdqu %xmm0, (%rbx) */
+	{ 932, 6, 32, 1, 1, 100, ME_STORE, FU_STORE, 0, { } }, /* vmovdqu %ymm0, (%rbx) */
+	{ 932, 9, 16, 8, 1, 50, ME_LOAD, FU_LOAD, 0, { } }, /* vmovdqu (%rbx), %xmm0 */
+	{ 932, 9, 32, 8, 1, 50, ME_LOAD, FU_LOAD, 0, { } }, /* vmovdqu (%rbx), %ymm0 */
 	{ 933, 21, 16, 1, 1, 50, 0, FU_SHUFFLE, 1, { { 0x120, 1 } } }, /* vmovhlps %xmm1, %xmm2, %xmm0 */
+	{ 934, 6, 16, 2, 2, 100, ME_STORE, FU_STORE, 0, { } }, /* vmovhpd %xmm0, (%rbx) */
 	{ 934, 37, 16, 8, 1, 50, ME_LOAD, FU_LOAD, 1, { { 0x120, 1 } } }, /* vmovhpd (%rbx), %xmm2, %xmm0 */
+	{ 935, 6, 16, 2, 2, 100, ME_STORE, FU_STORE, 0, { } }, /* vmovhps %xmm0, (%rbx) */
 	{ 935, 37, 16, 8, 1, 50, ME_LOAD, FU_LOAD, 1, { { 0x120, 1 } } }, /* vmovhps (%rbx), %xmm2, %xmm0 */
 	{ 936, 21, 16, 1, 1, 50, 0, FU_SHUFFLE, 1, { { 0x120, 1 } } }, /* vmovlhps %xmm1, %xmm2, %xmm0 */
+	{ 937, 6, 16, 1, 1, 100, ME_STORE, FU_STORE, 0, { } }, /* vmovlpd %xmm0, (%rbx) */
 	{ 937, 37, 16, 8, 1, 50, ME_LOAD, FU_LOAD, 1, { { 0x120, 1 } } }, /* vmovlpd (%rbx), %xmm2, %xmm0 */
+	{ 938, 6, 16, 1, 1, 100, ME_STORE, FU_STORE, 0, { } }, /* vmovlps %xmm0, (%rbx) */
 	{ 938, 37, 16, 8, 1, 50, ME_LOAD, FU_LOAD, 1, { { 0x120, 1 } } }, /* vmovlps (%rbx), %xmm2, %xmm0 */
+	{ 939, 5, 16, 1, 1, 100, 0, FU_SHUFFLE, 1, { { 0x20, 1 } } }, /* vmovmskpd %xmm1, %eax */
+	{ 939, 5, 32, 1, 1, 100, 0, FU_SHUFFLE, 1, { { 0x20, 1 } } }, /* vmovmskpd %ymm1, %eax */
+	{ 940, 5, 16, 1, 1, 100, 0, FU_SHUFFLE, 1, { { 0x20, 1 } } }, /* vmovmskps %xmm1, %eax */
+	{ 940, 5, 32, 1, 1, 100, 0, FU_SHUFFLE, 1, { { 0x20, 1 } } }, /* vmovmskps %ymm1, %eax */
+	{ 941, 9, 16, 8, 1, 50, ME_LOAD, FU_LOAD, 0, { } }, /* vmovntdqa (%rbx), %xmm0 */
+	{ 941, 9, 32, 8, 1, 50, ME_LOAD, FU_LOAD, 0, { } }, /* vmovntdqa (%rbx), %ymm0 */
+	{ 941, 9, 64, 8, 1, 50, ME_LOAD, FU_LOAD, 0, { } }, /* vmovntdqa (%rbx), %zmm0 */
+	{ 942, 6, 16, 1, 1, 100, ME_STORE, FU_STORE, 0, { } }, /* vmovntdq %xmm0, (%rbx) */
+	{ 942, 6, 32, 1, 1, 100, ME_STORE, FU_STORE, 0, { } }, /* vmovntdq %ymm0, (%rbx) */
+	{ 942, 6, 64, 1, 1, 100, ME_STORE, FU_STORE, 0, { } }, /* vmovntdq %zmm0, (%rbx) */
+	{ 943, 6, 16, 1, 1, 100, ME_STORE, FU_STORE, 0, { } }, /* vmovntpd %xmm0, (%rbx) */
+	{ 943, 6, 32, 1, 1, 100, ME_STORE, FU_STORE, 0, { } }, /* vmovntpd %ymm0, (%rbx) */
+	{ 943, 6, 64, 1, 1, 100, ME_STORE, FU_STORE, 0, { } }, /* vmovntpd %zmm0, (%rbx) */
+	{ 944, 6, 16, 1, 1, 100, ME_STORE, FU_STORE, 0, { } }, /* vmovntps %xmm0, (%rbx) */
+	{ 944, 6, 32, 1, 1, 100, ME_STORE, FU_STORE, 0, { } }, /* vmovntps %ymm0, (%rbx) */
+	{ 944, 6, 64, 1, 1, 100, ME_STORE, FU_STORE, 0, { } }, /* vmovntps %zmm0, (%rbx) */
+	{ 945, 6, 16, 1, 1, 100, ME_STORE, FU_STORE, 0, { } }, /* vmovsd %xmm0, (%rbx) */
+	{ 945, 9, 16, 8, 1, 50, ME_LOAD, FU_LOAD, 0, { } }, /* vmovsd (%rbx), %xmm0 */
 	{ 945, 21, 16, 1, 1, 50, 0, FU_VEC, 1, { { 0x120, 1 } } }, /* vmovsd %xmm1, %xmm2, %xmm0 */
+	{ 946, 5, 16, 1, 1, 50, 0, FU_SHUFFLE, 1, { { 0x120, 1 } } }, /* vmovshdup %xmm1, %xmm0 */
+	{ 946, 5, 32, 1, 1, 50, 0, FU_SHUFFLE, 1, { { 0x120, 1 } } }, /* vmovshdup %ymm1, %ymm0 */
+	{ 946, 9, 16, 8, 1, 50, ME_LOAD, FU_LOAD, 1, { { 0x120, 1 } } }, /* vmovshdup (%rbx), %xmm0 */
+	{ 946, 9, 32, 8, 1, 50, ME_LOAD, FU_LOAD, 1, { { 0x120, 1 } } }, /* vmovshdup (%rbx), %ymm0 */
+	{ 947, 5, 16, 1, 1, 50, 0, FU_SHUFFLE, 1, { { 0x120, 1 } } }, /* vmovsldup %xmm1, %xmm0 */
+	{ 947, 5, 32, 1, 1, 50, 0, FU_SHUFFLE, 1, { { 0x120, 1 } } }, /* vmovsldup %ymm1, %ymm0 */
+	{ 947, 9, 16, 8, 1, 50, ME_LOAD, FU_LOAD, 1, { { 0x120, 1 } } }, /* vmovsldup (%rbx), %xmm0 */
+	{ 947, 9, 32, 8, 1, 50, ME_LOAD, FU_LOAD, 1, { { 0x120, 1 } } }, /* vmovsldup (%rbx), %ymm0 */
+	{ 948, 6, 16, 1, 1, 100, ME_STORE, FU_STORE, 0, { } }, /* vmovss %xmm0, (%rbx) */
+	{ 948, 9, 16, 8, 1, 50, ME_LOAD, FU_LOAD, 0, { } }, /* vmovss (%rbx), %xmm0 */
 	{ 948, 21, 16, 1, 1, 50, 0, FU_VEC, 1, { { 0x120, 1 } } }, /* vmovss %xmm1, %xmm2, %xmm0 */
+	{ 949, 5, 16, 0, 1, 17, 0, FU_VEC, 0, { } }, /* vmovupd %xmm1, %xmm0 */
+	{ 949, 5, 32, 0, 1, 17, 0, FU_VEC, 0, { } }, /* vmovupd %ymm1, %ymm0 */
+	{ 949, 6, 16, 1, 1, 100, ME_STORE, FU_STORE, 0, { } }, /* vmovupd %xmm0, (%rbx) */
+	{ 949, 6, 32, 1, 1, 100, ME_STORE, FU_STORE, 0, { } }, /* vmovupd %ymm0, (%rbx) */
+	{ 949, 6, 64, 1, 1, 100, ME_STORE, FU_STORE, 0, { } }, /* vmovupd %zmm0, (%rbx) */
+	{ 949, 9, 16, 8, 1, 50, ME_LOAD, FU_LOAD, 0, { } }, /* vmovupd (%rbx), %xmm0 */
+	{ 949, 9, 32, 8, 1, 50, ME_LOAD, FU_LOAD, 0, { } }, /* vmovupd (%rbx), %ymm0 */
+	{ 949, 9, 64, 8, 1, 50, ME_LOAD, FU_LOAD, 0, { } }, /* vmovupd (%rbx), %zmm0 */
+	{ 950, 5, 16, 0, 1, 17, 0, FU_VEC, 0, { } }, /* vmovups %xmm1, %xmm0 */
+	{ 950, 5, 32, 0, 1, 17, 0, FU_VEC, 0, { } }, /* vmovups %ymm1, %ymm0 */
+	{ 950, 6, 16, 1, 1, 100, ME_STORE, FU_STORE, 0, { } }, /* vmovups %xmm0, (%rbx) */
+	{ 950, 6, 32, 1, 1, 100, ME_STORE, FU_STORE, 0, { } }, /* vmovups %ymm0, (%rbx) */
+	{ 950, 6, 64, 1, 1, 100, ME_STORE, FU_STORE, 0, { } }, /* vmovups %zmm0, (%rbx) */
+	{ 950, 9, 16, 8, 1, 50, ME_LOAD, FU_LOAD, 0, { } }, /* vmovups (%rbx), %xmm0 */
+	{ 950, 9, 32, 8, 1, 50, ME_LOAD, FU_LOAD, 0, { } }, /* vmovups (%rbx), %ymm0 */
+	{ 950, 9, 64, 8, 1, 50, ME_LOAD, FU_LOAD, 0, { } }, /* vmovups (%rbx), %zmm0 */
 	{ 951, 213, 16, 4, 4, 200, 0, FU_FP_MUL, 1, { { 0x1e0, 8 } } }, /* vmpsadbw $8, %xmm1, %xmm2, %xmm0 */
 	{ 951, 213, 32, 4, 3, 200, 0, FU_FP_MUL, 1, { { 0x1e0, 8 } } }, /* vmpsadbw $8, %ymm1, %ymm2, %ymm0 */
 	{ 951, 229, 16, 11, 6, 200, ME_LOAD, FU_FP_MUL, 1, { { 0x1e0, 8 } } }, /* vmpsadbw $8, (%rbx), %xmm2, %xmm0 */
@@ -2287,6 +2547,18 @@ static const struct model_entry entries_znver3[] = {
 	{ 962, 9, 8, 100, 100, 2500, ME_LOAD | ME_UNMODELED, FU_ALU, 1, { { 0xf, 100 } } }, /* vmwriteq (%rbx), %rax */
 	{ 963, 0, 0, 100, 100, 2500, ME_UNMODELED, FU_ALU, 1, { { 0xf, 100 } } }, /* vmxoff */
 	{ 964, 2, 8, 100, 100, 2500, ME_UNMODELED, FU_ALU, 1, { { 0xf, 100 } } }, /* vmxon (%rbx) */
+	{ 965, 5, 16, 1, 1, 50, 0, FU_VEC, 1, { { 0x180, 1 } } }, /* vpabsb %xmm1, %xmm0 */
+	{ 965, 5, 32, 1, 1, 50, 0, FU_VEC, 1, { { 0x180, 1 } } }, /* vpabsb %ymm1, %ymm0 */
+	{ 965, 9, 16, 8, 1, 50, ME_LOAD, FU_VEC, 1, { { 0x1e0, 1 } } }, /* vpabsb (%rbx), %xmm0 */
+	{ 965, 9, 32, 8, 1, 50, ME_LOAD, FU_VEC, 1, { { 0x1e0, 1 } } }, /* vpabsb (%rbx), %ymm0 */
+	{ 966, 5, 16, 1, 1, 50, 0, FU_VEC, 1, { { 0x180, 1 } } }, /* vpabsd %xmm1, %xmm0 */
+	{ 966, 5, 32, 1, 1, 50, 0, FU_VEC, 1, { { 0x180, 1 } } }, /* vpabsd %ymm1, %ymm0 */
+	{ 966, 9, 16, 8, 1, 50, ME_LOAD, FU_VEC, 1, { { 0x1e0, 1 } } }, /* vpabsd (%rbx), %xmm0 */
+	{ 966, 9, 32, 8, 1, 50, ME_LOAD, FU_VEC, 1, { { 0x1e0, 1 } } }, /* vpabsd (%rbx), %ymm0 */
+	{ 968, 5, 16, 1, 1, 50, 0, FU_VEC, 1, { { 0x180, 1 } } }, /* vpabsw %xmm1, %xmm0 */
+	{ 968, 5, 32, 1, 1, 50, 0, FU_VEC, 1, { { 0x180, 1 } } }, /* vpabsw %ymm1, %ymm0 */
+	{ 968, 9, 16, 8, 1, 50, ME_LOAD, FU_VEC, 1, { { 0x1e0, 1 } } }, /* vpabsw (%rbx), %xmm0 */
+	{ 968, 9, 32, 8, 1, 50, ME_LOAD, FU_VEC, 1, { { 0x1e0, 1 } } }, /* vpabsw (%rbx), %ymm0 */
 	{ 969, 21, 16, 1, 1, 50, 0, FU_SHUFFLE, 1, { { 0x120, 1 } } }, /* vpackssdw %xmm1, %xmm2, %xmm0 */
 	{ 969, 21, 32, 1, 1, 50, 0, FU_SHUFFLE, 1, { { 0x120, 1 } } }, /* vpackssdw %ymm1, %ymm2, %ymm0 */
 	{ 969, 37, 16, 8, 1, 50, ME_LOAD, FU_SHUFFLE, 1, { { 0x120, 1 } } }, /* vpackssdw (%rbx), %xmm2, %xmm0 */
@@ -2399,6 +2671,34 @@ static const struct model_entry entries_znver3[] = {
 	{ 996, 213, 32, 1, 1, 25, 0, FU_VEC, 1, { { 0x1e0, 1 } } }, /* vpblendw $8, %ymm1, %ymm2, %ymm0 */
 	{ 996, 229, 16, 8, 1, 50, ME_LOAD, FU_VEC, 1, { { 0x1e0, 1 } } }, /* vpblendw $8, (%rbx), %xmm2, %xmm0 */
 	{ 996, 229, 32, 8, 1, 50, ME_LOAD, FU_VEC, 1, { { 0x1e0, 1 } } }, /* vpblendw $8, (%rbx), %ymm2, %ymm0 */
+	{ 997, 5, 16, 1, 1, 50, 0, FU_SHUFFLE, 1, { { 0x120, 1 } } }, /* vpbroadcastb %xmm1, %xmm0 */
+	{ 997, 5, 32, 2, 1, 100, 0, FU_SHUFFLE, 1, { { 0x100, 1 } } }, /* vpbroadcastb %xmm1, %ymm0 */
+	{ 997, 5, 64, 2, 1, 100, 0, FU_SHUFFLE, 1, { { 0x100, 1 } } }, /* vpbroadcastb %ecx, %zmm0 */
+	{ 997, 9, 16, 8, 1, 50, ME_LOAD, FU_LOAD, 1, { { 0x120, 1 } } }, /* vpbroadcastb (%rbx), %xmm0 */
+	{ 997, 9, 32, 8, 1, 50, ME_LOAD, FU_LOAD, 1, { { 0x120, 1 } } }, /* vpbroadcastb (%rbx), %ymm0 */
+	{ 998, 5, 16, 1, 1, 50, 0, FU_SHUFFLE, 1, { { 0x120, 1 } } }, /* vpbroadcastd %xmm1, %xmm0 */
+	{ 998, 5, 32, 2, 1, 100, 0, FU_SHUFFLE, 1, { { 0x100, 1 } } }, /* vpbroadcastd %xmm1, %ymm0 */
+	{ 998, 5, 64, 2, 1, 100, 0, FU_SHUFFLE, 1, { { 0x100, 1 } } }, /* vpbroadcastd %xmm1, %zmm0 */
+	{ 998, 9, 16, 8, 1, 50, ME_LOAD, FU_LOAD, 1, { { 0x120, 1 } } }, /* vpbroadcastd (%rbx), %xmm0 */
+	{ 998, 9, 32, 8, 1, 50, ME_LOAD, FU_LOAD, 1, { { 0x120, 1 } } }, /* vpbroadcastd (%rbx), %ymm0 */
+	{ 998, 9, 64, 9, 1, 100, ME_LOAD, FU_LOAD, 1, { { 0x100, 1 } } }, /* vpbroadcastd (%rbx), %zmm0 */
+	{ 999, 5, 16, 1, 1, 50, 0, FU_SHUFFLE, 1, { { 0x120, 1 } } }, /* vpbroadcastmb2q %k1, %xmm0 */
+	{ 999, 5, 32, 1, 1, 50, 0, FU_SHUFFLE, 1, { { 0x120, 1 } } }, /* vpbroadcastmb2q %k1, %ymm0 */
+	{ 999, 5, 64, 1, 1, 50, 0, FU_SHUFFLE, 1, { { 0x120, 1 } } }, /* vpbroadcastmb2q %k1, %zmm0 */
+	{ 1000, 5, 16, 1, 1, 50, 0, FU_SHUFFLE, 1, { { 0x120, 1 } } }, /* vpbroadcastmw2d %k1, %xmm0 */
+	{ 1000, 5, 32, 1, 1, 50, 0, FU_SHUFFLE, 1, { { 0x120, 1 } } }, /* vpbroadcastmw2d %k1, %ymm0 */
+	{ 1000, 5, 64, 1, 1, 50, 0, FU_SHUFFLE, 1, { { 0x120, 1 } } }, /* vpbroadcastmw2d %k1, %zmm0 */
+	{ 1001, 5, 16, 1, 1, 50, 0, FU_SHUFFLE, 1, { { 0x120, 1 } } }, /* vpbroadcastq %xmm1, %xmm0 */
+	{ 1001, 5, 32, 2, 1, 100, 0, FU_SHUFFLE, 1, { { 0x100, 1 } } }, /* vpbroadcastq %xmm1, %ymm0 */
+	{ 1001, 5, 64, 2, 1, 100, 0, FU_SHUFFLE, 1, { { 0x100, 1 } } }, /* vpbroadcastq %xmm1, %zmm0 */
+	{ 1001, 9, 16, 8, 1, 50, ME_LOAD, FU_LOAD, 1, { { 0x120, 1 } } }, /* vpbroadcastq (%rbx), %xmm0 */
+	{ 1001, 9, 32, 8, 1, 50, ME_LOAD, FU_LOAD, 1, { { 0x120, 1 } } }, /* vpbroadcastq (%rbx), %ymm0 */
+	{ 1001, 9, 64, 9, 1, 100, ME_LOAD, FU_LOAD, 1, { { 0x100, 1 } } }, /* vpbroadcastq (%rbx), %zmm0 */
+	{ 1002, 5, 16, 1, 1, 50, 0, FU_SHUFFLE, 1, { { 0x120, 1 } } }, /* vpbroadcastw %xmm1, %xmm0 */
+	{ 1002, 5, 32, 2, 1, 100, 0, FU_SHUFFLE, 1, { { 0x100, 1 } } }, /* vpbroadcastw %xmm1, %ymm0 */
+	{ 1002, 5, 64, 2, 1, 100, 0, FU_SHUFFLE, 1, { { 0x100, 1 } } }, /* vpbroadcastw %ecx, %zmm0 */
+	{ 1002, 9, 16, 8, 1, 50, ME_LOAD, FU_LOAD, 1, { { 0x120, 1 } } }, /* vpbroadcastw (%rbx), %xmm0 */
+	{ 1002, 9, 32, 8, 1, 50, ME_LOAD, FU_LOAD, 1, { { 0x120, 1 } } }, /* vpbroadcastw (%rbx), %ymm0 */
 	{ 1003, 213, 16, 4, 4, 200, 0, FU_FP_MUL, 1, { { 0x180, 4 } } }, /* vpclmulqdq $8, %xmm1, %xmm2, %xmm0 */
 	{ 1003, 229, 16, 11, 4, 200, ME_LOAD, FU_FP_MUL, 1, { { 0x180, 4 } } }, /* vpclmulqdq $8, (%rbx), %xmm2, %xmm0 */
 	{ 1005, 213, 16, 1, 1, 25, 0, FU_VEC, 1, { { 0x1e0, 1 } } }, /* vpcmpb $8, %xmm1, %xmm2, %k0 */
@@ -2422,6 +2722,10 @@ static const struct model_entry entries_znver3[] = {
 	{ 1010, 21, 32, 1, 1, 25, 0, FU_VEC, 1, { { 0x1e0, 1 } } }, /* vpcmpeqw %ymm1, %ymm2, %ymm0 */
 	{ 1010, 37, 16, 8, 1, 50, ME_LOAD, FU_VEC, 1, { { 0x1e0, 1 } } }, /* vpcmpeqw (%rbx), %xmm2, %xmm0 */
 	{ 1010, 37, 32, 8, 1, 50, ME_LOAD, FU_VEC, 1, { { 0x1e0, 1 } } }, /* vpcmpeqw (%rbx), %ymm2, %ymm0 */
+	{ 1011, 53, 16, 6, 8, 300, 0, FU_VEC, 1, { { 0x1e0, 12 } } }, /* vpcmpestri $8, %xmm1, %xmm0 */
+	{ 1011, 57, 16, 13, 12, 300, ME_LOAD, FU_VEC, 1, { { 0x1e0, 12 } } }, /* vpcmpestri $8, (%rbx), %xmm0 */
+	{ 1012, 53, 16, 6, 7, 300, 0, FU_VEC, 1, { { 0x1e0, 12 } } }, /* vpcmpestrm $8, %xmm1, %xmm0 */
+	{ 1012, 57, 16, 13, 12, 300, ME_LOAD, FU_VEC, 1, { { 0x1e0, 12 } } }, /* vpcmpestrm $8, (%rbx), %xmm0 */
 	{ 1013, 21, 16, 1, 1, 25, 0, FU_VEC, 1, { { 0x1e0, 1 } } }, /* vpcmpgtb %xmm1, %xmm2, %xmm0 */
 	{ 1013, 21, 32, 1, 1, 25, 0, FU_VEC, 1, { { 0x1e0, 1 } } }, /* vpcmpgtb %ymm1, %ymm2, %ymm0 */
 	{ 1013, 37, 16, 8, 1, 50, ME_LOAD, FU_VEC, 1, { { 0x1e0, 1 } } }, /* vpcmpgtb (%rbx), %xmm2, %xmm0 */
@@ -2438,6 +2742,10 @@ static const struct model_entry entries_znver3[] = {
 	{ 1016, 21, 32, 1, 1, 25, 0, FU_VEC, 1, { { 0x1e0, 1 } } }, /* vpcmpgtw %ymm1, %ymm2, %ymm0 */
 	{ 1016, 37, 16, 8, 1, 50, ME_LOAD, FU_VEC, 1, { { 0x1e0, 1 } } }, /* vpcmpgtw (%rbx), %xmm2, %xmm0 */
 	{ 1016, 37, 32, 8, 1, 50, ME_LOAD, FU_VEC, 1, { { 0x1e0, 1 } } }, /* vpcmpgtw (%rbx), %ymm2, %ymm0 */
+	{ 1017, 53, 16, 2, 4, 200, 0, FU_VEC, 1, { { 0x1e0, 8 } } }, /* vpcmpistri $8, %xmm1, %xmm0 */
+	{ 1017, 57, 16, 9, 4, 200, ME_LOAD, FU_VEC, 1, { { 0x1e0, 8 } } }, /* vpcmpistri $8, (%rbx), %xmm0 */
+	{ 1018, 53, 16, 6, 3, 200, 0, FU_VEC, 1, { { 0x1e0, 8 } } }, /* vpcmpistrm $8, %xmm1, %xmm0 */
+	{ 1018, 57, 16, 13, 4, 200, ME_LOAD, FU_VEC, 1, { { 0x1e0, 8 } } }, /* vpcmpistrm $8, (%rbx), %xmm0 */
 	{ 1020, 213, 16, 1, 1, 25, 0, FU_VEC, 1, { { 0x1e0, 1 } } }, /* vpcmpub $8, %xmm1, %xmm2, %k0 */
 	{ 1020, 229, 16, 8, 1, 50, ME_LOAD, FU_VEC, 1, { { 0x1e0, 1 } } }, /* vpcmpub $8, (%rbx), %xmm2, %k0 */
 	{ 1021, 37, 16, 8, 1, 50, ME_LOAD, FU_VEC, 1, { { 0x1e0, 1 } } }, /* vpcmpequb (%rax,%rcx), %xmm2, %k0 */
@@ -2488,18 +2796,34 @@ static const struct model_entry entries_znver3[] = {
 	{ 1046, 21, 32, 3, 1, 50, 0, FU_SHUFFLE, 1, { { 0x120, 1 } } }, /* vpermilpd %ymm1, %ymm2, %ymm0 */
 	{ 1046, 37, 16, 10, 1, 50, ME_LOAD, FU_SHUFFLE, 1, { { 0x120, 1 } } }, /* vpermilpd (%rbx), %xmm2, %xmm0 */
 	{ 1046, 37, 32, 10, 1, 50, ME_LOAD, FU_SHUFFLE, 1, { { 0x120, 1 } } }, /* vpermilpd (%rbx), %ymm2, %ymm0 */
+	{ 1046, 53, 16, 1, 1, 50, 0, FU_SHUFFLE, 1, { { 0x120, 1 } } }, /* vpermilpd $8, %xmm1, %xmm0 */
+	{ 1046, 53, 32, 1, 1, 50, 0, FU_SHUFFLE, 1, { { 0x120, 1 } } }, /* vpermilpd $8, %ymm1, %ymm0 */
+	{ 1046, 57, 16, 8, 1, 50, ME_LOAD, FU_SHUFFLE, 1, { { 0x120, 1 } } }, /* vpermilpd $8, (%rbx), %xmm0 */
+	{ 1046, 57, 32, 8, 1, 50, ME_LOAD, FU_SHUFFLE, 1, { { 0x120, 1 } } }, /* vpermilpd $8, (%rbx), %ymm0 */
 	{ 1047, 21, 16, 3, 1, 50, 0, FU_SHUFFLE, 1, { { 0x120, 1 } } }, /* vpermilps %xmm1, %xmm2, %xmm0 */
 	{ 1047, 21, 32, 3, 1, 50, 0, FU_SHUFFLE, 1, { { 0x120, 1 } } }, /* vpermilps %ymm1, %ymm2, %ymm0 */
 	{ 1047, 37, 16, 10, 1, 50, ME_LOAD, FU_SHUFFLE, 1, { { 0x120, 1 } } }, /* vpermilps (%rbx), %xmm2, %xmm0 */
 	{ 1047, 37, 32, 10, 1, 50, ME_LOAD, FU_SHUFFLE, 1, { { 0x120, 1 } } }, /* vpermilps (%rbx), %ymm2, %ymm0 */
+	{ 1047, 53, 16, 1, 1, 50, 0, FU_SHUFFLE, 1, { { 0x120, 1 } } }, /* vpermilps $8, %xmm1, %xmm0 */
+	{ 1047, 53, 32, 1, 1, 50, 0, FU_SHUFFLE, 1, { { 0x120, 1 } } }, /* vpermilps $8, %ymm1, %ymm0 */
+	{ 1047, 57, 16, 8, 1, 50, ME_LOAD, FU_SHUFFLE, 1, { { 0x120, 1 } } }, /* vpermilps $8, (%rbx), %xmm0 */
+	{ 1047, 57, 32, 8, 1, 50, ME_LOAD, FU_SHUFFLE, 1, { { 0x120, 1 } } }, /* vpermilps $8, (%rbx), %ymm0 */
 	{ 1048, 21, 64, 7, 2, 100, 0, FU_SHUFFLE, 1, { { 0x100, 1 } } }, /* vpermpd %zmm1, %zmm2, %zmm0 */
 	{ 1048, 37, 64, 14, 3, 100, ME_LOAD, FU_SHUFFLE, 1, { { 0x100, 1 } } }, /* vpermpd (%rbx), %zmm2, %zmm0 */
+	{ 1048, 53, 32, 6, 2, 100, 0, FU_SHUFFLE, 1, { { 0x100, 1 } } }, /* vpermpd $8, %ymm1, %ymm0 */
+	{ 1048, 53, 64, 2, 1, 100, 0, FU_SHUFFLE, 1, { { 0x100, 1 } } }, /* vpermpd $8, %zmm1, %zmm0 */
+	{ 1048, 57, 32, 10, 3, 200, ME_LOAD, FU_SHUFFLE, 1, { { 0x100, 2 } } }, /* vpermpd $8, (%rbx), %ymm0 */
+	{ 1048, 57, 64, 9, 3, 100, ME_LOAD, FU_SHUFFLE, 1, { { 0x100, 1 } } }, /* vpermpd $8, (%rbx), %zmm0 */
 	{ 1049, 21, 32, 7, 2, 100, 0, FU_SHUFFLE, 1, { { 0x100, 1 } } }, /* vpermps %ymm1, %ymm2, %ymm0 */
 	{ 1049, 21, 64, 7, 2, 100, 0, FU_SHUFFLE, 1, { { 0x100, 1 } } }, /* vpermps %zmm1, %zmm2, %zmm0 */
 	{ 1049, 37, 32, 11, 3, 200, ME_LOAD, FU_SHUFFLE, 1, { { 0x100, 2 } } }, /* vpermps (%rbx), %ymm2, %ymm0 */
 	{ 1049, 37, 64, 14, 3, 100, ME_LOAD, FU_SHUFFLE, 1, { { 0x100, 1 } } }, /* vpermps (%rbx), %zmm2, %zmm0 */
 	{ 1050, 21, 64, 1, 2, 50, 0, FU_SHUFFLE, 1, { { 0x120, 1 } } }, /* vpermq %zmm1, %zmm2, %zmm0 */
 	{ 1050, 37, 64, 8, 2, 50, ME_LOAD, FU_SHUFFLE, 1, { { 0x120, 1 } } }, /* vpermq (%rbx), %zmm2, %zmm0 */
+	{ 1050, 53, 32, 6, 2, 100, 0, FU_SHUFFLE, 1, { { 0x100, 1 } } }, /* vpermq $8, %ymm1, %ymm0 */
+	{ 1050, 53, 64, 2, 1, 100, 0, FU_SHUFFLE, 1, { { 0x100, 1 } } }, /* vpermq $8, %zmm1, %zmm0 */
+	{ 1050, 57, 32, 9, 2, 200, ME_LOAD, FU_SHUFFLE, 1, { { 0x100, 2 } } }, /* vpermq $8, (%rbx), %ymm0 */
+	{ 1050, 57, 64, 9, 1, 100, ME_LOAD, FU_SHUFFLE, 1, { { 0x100, 1 } } }, /* vpermq $8, (%rbx), %zmm0 */
 	{ 1051, 21, 64, 1, 2, 50, 0, FU_SHUFFLE, 1, { { 0x120, 1 } } }, /* vpermt2d %zmm1, %zmm2, %zmm0 */
 	{ 1051, 37, 64, 8, 2, 50, ME_LOAD, FU_SHUFFLE, 1, { { 0x120, 1 } } }, /* vpermt2d (%rbx), %zmm2, %zmm0 */
 	{ 1052, 21, 64, 7, 2, 100, 0, FU_SHUFFLE, 1, { { 0x100, 1 } } }, /* vpermt2pd %zmm1, %zmm2, %zmm0 */
@@ -2508,6 +2832,14 @@ static const struct model_entry entries_znver3[] = {
 	{ 1053, 37, 64, 14, 3, 100, ME_LOAD, FU_SHUFFLE, 1, { { 0x100, 1 } } }, /* vpermt2ps (%rbx), %zmm2, %zmm0 */
 	{ 1054, 21, 64, 1, 2, 50, 0, FU_SHUFFLE, 1, { { 0x120, 1 } } }, /* vpermt2q %zmm1, %zmm2, %zmm0 */
 	{ 1054, 37, 64, 8, 2, 50, ME_LOAD, FU_SHUFFLE, 1, { { 0x120, 1 } } }, /* vpermt2q (%rbx), %zmm2, %zmm0 */
+	{ 1057, 53, 16, 1, 2, 100, 0, FU_SHUFFLE, 0, { } }, /* vpextrb $8, %xmm0, %ecx */
+	{ 1057, 54, 16, 2, 2, 100, ME_STORE, FU_SHUFFLE, 0, { } }, /* vpextrb $8, %xmm0, (%rbx) */
+	{ 1058, 53, 16, 1, 2, 100, 0, FU_SHUFFLE, 0, { } }, /* vpextrd $8, %xmm0, %ecx */
+	{ 1058, 54, 16, 2, 2, 100, ME_STORE, FU_SHUFFLE, 0, { } }, /* vpextrd $8, %xmm0, (%rbx) */
+	{ 1059, 53, 16, 1, 2, 100, 0, FU_SHUFFLE, 0, { } }, /* vpextrq $8, %xmm0, %rcx */
+	{ 1059, 54, 16, 2, 2, 100, ME_STORE, FU_SHUFFLE, 0, { } }, /* vpextrq $8, %xmm0, (%rbx) */
+	{ 1060, 53, 16, 1, 2, 100, 0, FU_SHUFFLE, 0, { } }, /* vpextrw $8, %xmm1, %eax */
+	{ 1060, 54, 16, 2, 2, 100, ME_STORE, FU_SHUFFLE, 0, { } }, /* vpextrw $8, %xmm0, (%rbx) */
 	{ 1069, 21, 16, 2, 4, 200, 0, FU_SHUFFLE, 1, { { 0x80, 2 } } }, /* vphaddd %xmm1, %xmm2, %xmm0 */
 	{ 1069, 21, 32, 2, 3, 200, 0, FU_SHUFFLE, 1, { { 0x80, 2 } } }, /* vphaddd %ymm1, %ymm2, %ymm0 */
 	{ 1069, 37, 16, 9, 4, 200, ME_LOAD, FU_SHUFFLE, 1, { { 0x80, 2 } } }, /* vphaddd (%rbx), %xmm2, %xmm0 */
@@ -2520,6 +2852,8 @@ static const struct model_entry entries_znver3[] = {
 	{ 1079, 21, 32, 2, 3, 200, 0, FU_SHUFFLE, 1, { { 0x80, 2 } } }, /* vphaddw %ymm1, %ymm2, %ymm0 */
 	{ 1079, 37, 16, 9, 4, 200, ME_LOAD, FU_SHUFFLE, 1, { { 0x80, 2 } } }, /* vphaddw (%rbx), %xmm2, %xmm0 */
 	{ 1079, 37, 32, 9, 4, 200, ME_LOAD, FU_SHUFFLE, 1, { { 0x80, 2 } } }, /* vphaddw (%rbx), %ymm2, %ymm0 */
+	{ 1080, 5, 16, 3, 1, 50, 0, FU_VEC, 1, { { 0x180, 1 } } }, /* vphminposuw %xmm1, %xmm0 */
+	{ 1080, 9, 16, 10, 1, 50, ME_LOAD, FU_VEC, 1, { { 0x180, 1 } } }, /* vphminposuw (%rbx), %xmm0 */
 	{ 1083, 21, 16, 2, 4, 200, 0, FU_SHUFFLE, 1, { { 0x80, 2 } } }, /* vphsubd %xmm1, %xmm2, %xmm0 */
 	{ 1083, 21, 32, 2, 3, 200, 0, FU_SHUFFLE, 1, { { 0x80, 2 } } }, /* vphsubd %ymm1, %ymm2, %ymm0 */
 	{ 1083, 37, 16, 9, 4, 200, ME_LOAD, FU_SHUFFLE, 1, { { 0x80, 2 } } }, /* vphsubd (%rbx), %xmm2, %xmm0 */
@@ -2620,6 +2954,110 @@ static const struct model_entry entries_znver3[] = {
 	{ 1124, 21, 32, 1, 1, 25, 0, FU_VEC, 1, { { 0x1e0, 1 } } }, /* vpminuw %ymm1, %ymm2, %ymm0 */
 	{ 1124, 37, 16, 8, 1, 50, ME_LOAD, FU_VEC, 1, { { 0x1e0, 1 } } }, /* vpminuw (%rbx), %xmm2, %xmm0 */
 	{ 1124, 37, 32, 8, 1, 50, ME_LOAD, FU_VEC, 1, { { 0x1e0, 1 } } }, /* vpminuw (%rbx), %ymm2, %ymm0 */
+	{ 1125, 5, 64, 4, 2, 150, 0, FU_SHUFFLE, 1, { { 0x120, 3 } } }, /* vpmovdb %zmm0, %xmm1 */
+	{ 1125, 6, 64, 11, 1, 150, ME_STORE, FU_SHUFFLE, 1, { { 0x120, 3 } } }, /* vpmovdb %zmm0, (%rbx) */
+	{ 1126, 5, 64, 4, 2, 150, 0, FU_SHUFFLE, 1, { { 0x120, 3 } } }, /* vpmovdw %zmm0, %ymm1 */
+	{ 1126, 6, 64, 11, 1, 150, ME_STORE, FU_SHUFFLE, 1, { { 0x120, 3 } } }, /* vpmovdw %zmm0, (%rbx) */
+	{ 1127, 5, 16, 0, 1, 17, 0, FU_SHUFFLE, 0, { } }, /* vpmovm2b %k1, %xmm0 */
+	{ 1128, 5, 32, 0, 1, 17, 0, FU_SHUFFLE, 0, { } }, /* vpmovm2d %k1, %ymm0 */
+	{ 1130, 5, 16, 0, 1, 17, 0, FU_SHUFFLE, 0, { } }, /* vpmovm2w %k1, %xmm0 */
+	{ 1130, 5, 32, 0, 1, 17, 0, FU_SHUFFLE, 0, { } }, /* vpmovm2w %k1, %ymm0 */
+	{ 1131, 5, 16, 1, 1, 100, 0, FU_SHUFFLE, 1, { { 0x20, 1 } } }, /* vpmovmskb %xmm1, %eax */
+	{ 1131, 5, 32, 1, 1, 100, 0, FU_SHUFFLE, 1, { { 0x20, 1 } } }, /* vpmovmskb %ymm1, %eax */
+	{ 1132, 5, 64, 4, 2, 150, 0, FU_SHUFFLE, 1, { { 0x120, 3 } } }, /* vpmovqb %zmm0, %xmm1 */
+	{ 1132, 6, 64, 11, 1, 150, ME_STORE, FU_SHUFFLE, 1, { { 0x120, 3 } } }, /* vpmovqb %zmm0, (%rbx) */
+	{ 1133, 5, 64, 4, 2, 150, 0, FU_SHUFFLE, 1, { { 0x120, 3 } } }, /* vpmovqd %zmm0, %ymm1 */
+	{ 1133, 6, 64, 11, 1, 150, ME_STORE, FU_SHUFFLE, 1, { { 0x120, 3 } } }, /* vpmovqd %zmm0, (%rbx) */
+	{ 1134, 5, 64, 4, 2, 150, 0, FU_SHUFFLE, 1, { { 0x120, 3 } } }, /* vpmovqw %zmm0, %xmm1 */
+	{ 1134, 6, 64, 11, 1, 150, ME_STORE, FU_SHUFFLE, 1, { { 0x120, 3 } } }, /* vpmovqw %zmm0, (%rbx) */
+	{ 1135, 5, 64, 4, 2, 150, 0, FU_SHUFFLE, 1, { { 0x120, 3 } } }, /* vpmovsdb %zmm0, %xmm1 */
+	{ 1135, 6, 64, 11, 1, 150, ME_STORE, FU_SHUFFLE, 1, { { 0x120, 3 } } }, /* vpmovsdb %zmm0, (%rbx) */
+	{ 1136, 5, 64, 4, 2, 150, 0, FU_SHUFFLE, 1, { { 0x120, 3 } } }, /* vpmovsdw %zmm0, %ymm1 */
+	{ 1136, 6, 64, 11, 1, 150, ME_STORE, FU_SHUFFLE, 1, { { 0x120, 3 } } }, /* vpmovsdw %zmm0, (%rbx) */
+	{ 1137, 5, 64, 4, 2, 150, 0, FU_SHUFFLE, 1, { { 0x120, 3 } } }, /* vpmovsqb %zmm0, %xmm1 */
+	{ 1137, 6, 64, 11, 1, 150, ME_STORE, FU_SHUFFLE, 1, { { 0x120, 3 } } }, /* vpmovsqb %zmm0, (%rbx) */
+	{ 1138, 5, 64, 4, 2, 150, 0, FU_SHUFFLE, 1, { { 0x120, 3 } } }, /* vpmovsqd %zmm0, %ymm1 */
+	{ 1138, 6, 64, 11, 1, 150, ME_STORE, FU_SHUFFLE, 1, { { 0x120, 3 } } }, /* vpmovsqd %zmm0, (%rbx) */
+	{ 1139, 5, 64, 4, 2, 150, 0, FU_SHUFFLE, 1, { { 0x120, 3 } } }, /* vpmovsqw %zmm0, %xmm1 */
+	{ 1139, 6, 64, 11, 1, 150, ME_STORE, FU_SHUFFLE, 1, { { 0x120, 3 } } }, /* vpmovsqw %zmm0, (%rbx) */
+	{ 1140, 5, 16, 1, 1, 50, 0, FU_SHUFFLE, 1, { { 0x120, 1 } } }, /* vpmovsxbd %xmm1, %xmm0 */
+	{ 1140, 5, 32, 4, 2, 150, 0, FU_SHUFFLE, 1, { { 0x120, 3 } } }, /* vpmovsxbd %xmm1, %ymm0 */
+	{ 1140, 5, 64, 4, 2, 150, 0, FU_SHUFFLE, 1, { { 0x120, 3 } } }, /* vpmovsxbd %xmm1, %zmm0 */
+	{ 1140, 9, 16, 8, 1, 50, ME_LOAD, FU_LOAD, 1, { { 0x120, 1 } } }, /* vpmovsxbd (%rbx), %xmm0 */
+	{ 1140, 9, 32, 11, 1, 150, ME_LOAD, FU_LOAD, 1, { { 0x120, 3 } } }, /* vpmovsxbd (%rbx), %ymm0 */
+	{ 1140, 9, 64, 11, 1, 150, ME_LOAD, FU_LOAD, 1, { { 0x120, 3 } } }, /* vpmovsxbd (%rbx), %zmm0 */
+	{ 1141, 5, 16, 1, 1, 50, 0, FU_SHUFFLE, 1, { { 0x120, 1 } } }, /* vpmovsxbq %xmm1, %xmm0 */
+	{ 1141, 5, 32, 4, 2, 150, 0, FU_SHUFFLE, 1, { { 0x120, 3 } } }, /* vpmovsxbq %xmm1, %ymm0 */
+	{ 1141, 5, 64, 4, 2, 150, 0, FU_SHUFFLE, 1, { { 0x120, 3 } } }, /* vpmovsxbq %xmm1, %zmm0 */
+	{ 1141, 9, 16, 8, 1, 50, ME_LOAD, FU_LOAD, 1, { { 0x120, 1 } } }, /* vpmovsxbq (%rbx), %xmm0 */
+	{ 1141, 9, 32, 11, 1, 150, ME_LOAD, FU_LOAD, 1, { { 0x120, 3 } } }, /* vpmovsxbq (%rbx), %ymm0 */
+	{ 1141, 9, 64, 11, 1, 150, ME_LOAD, FU_LOAD, 1, { { 0x120, 3 } } }, /* vpmovsxbq (%rbx), %zmm0 */
+	{ 1142, 5, 16, 1, 1, 50, 0, FU_SHUFFLE, 1, { { 0x120, 1 } } }, /* vpmovsxbw %xmm1, %xmm0 */
+	{ 1142, 5, 32, 4, 2, 150, 0, FU_SHUFFLE, 1, { { 0x120, 3 } } }, /* vpmovsxbw %xmm1, %ymm0 */
+	{ 1142, 9, 16, 8, 1, 50, ME_LOAD, FU_LOAD, 1, { { 0x120, 1 } } }, /* vpmovsxbw (%rbx), %xmm0 */
+	{ 1142, 9, 32, 11, 1, 150, ME_LOAD, FU_LOAD, 1, { { 0x120, 3 } } }, /* vpmovsxbw (%rbx), %ymm0 */
+	{ 1143, 5, 16, 1, 1, 50, 0, FU_SHUFFLE, 1, { { 0x120, 1 } } }, /* vpmovsxdq %xmm1, %xmm0 */
+	{ 1143, 5, 32, 4, 2, 150, 0, FU_SHUFFLE, 1, { { 0x120, 3 } } }, /* vpmovsxdq %xmm1, %ymm0 */
+	{ 1143, 5, 64, 4, 2, 150, 0, FU_SHUFFLE, 1, { { 0x120, 3 } } }, /* vpmovsxdq %ymm1, %zmm0 */
+	{ 1143, 9, 16, 8, 1, 50, ME_LOAD, FU_LOAD, 1, { { 0x120, 1 } } }, /* vpmovsxdq (%rbx), %xmm0 */
+	{ 1143, 9, 32, 11, 1, 150, ME_LOAD, FU_LOAD, 1, { { 0x120, 3 } } }, /* vpmovsxdq (%rbx), %ymm0 */
+	{ 1143, 9, 64, 11, 1, 150, ME_LOAD, FU_LOAD, 1, { { 0x120, 3 } } }, /* vpmovsxdq (%rbx), %zmm0 */
+	{ 1144, 5, 16, 1, 1, 50, 0, FU_SHUFFLE, 1, { { 0x120, 1 } } }, /* vpmovsxwd %xmm1, %xmm0 */
+	{ 1144, 5, 32, 4, 2, 150, 0, FU_SHUFFLE, 1, { { 0x120, 3 } } }, /* vpmovsxwd %xmm1, %ymm0 */
+	{ 1144, 5, 64, 4, 2, 150, 0, FU_SHUFFLE, 1, { { 0x120, 3 } } }, /* vpmovsxwd %ymm1, %zmm0 */
+	{ 1144, 9, 16, 8, 1, 50, ME_LOAD, FU_LOAD, 1, { { 0x120, 1 } } }, /* vpmovsxwd (%rbx), %xmm0 */
+	{ 1144, 9, 32, 11, 1, 150, ME_LOAD, FU_LOAD, 1, { { 0x120, 3 } } }, /* vpmovsxwd (%rbx), %ymm0 */
+	{ 1144, 9, 64, 11, 1, 150, ME_LOAD, FU_LOAD, 1, { { 0x120, 3 } } }, /* vpmovsxwd (%rbx), %zmm0 */
+	{ 1145, 5, 16, 1, 1, 50, 0, FU_SHUFFLE, 1, { { 0x120, 1 } } }, /* vpmovsxwq %xmm1, %xmm0 */
+	{ 1145, 5, 32, 4, 2, 150, 0, FU_SHUFFLE, 1, { { 0x120, 3 } } }, /* vpmovsxwq %xmm1, %ymm0 */
+	{ 1145, 5, 64, 4, 2, 150, 0, FU_SHUFFLE, 1, { { 0x120, 3 } } }, /* vpmovsxwq %xmm1, %zmm0 */
+	{ 1145, 9, 16, 8, 1, 50, ME_LOAD, FU_LOAD, 1, { { 0x120, 1 } } }, /* vpmovsxwq (%rbx), %xmm0 */
+	{ 1145, 9, 32, 11, 1, 150, ME_LOAD, FU_LOAD, 1, { { 0x120, 3 } } }, /* vpmovsxwq (%rbx), %ymm0 */
+	{ 1145, 9, 64, 11, 1, 150, ME_LOAD, FU_LOAD, 1, { { 0x120, 3 } } }, /* vpmovsxwq (%rbx), %zmm0 */
+	{ 1146, 5, 64, 4, 2, 150, 0, FU_SHUFFLE, 1, { { 0x120, 3 } } }, /* vpmovusdb %zmm0, %xmm1 */
+	{ 1146, 6, 64, 11, 1, 150, ME_STORE, FU_SHUFFLE, 1, { { 0x120, 3 } } }, /* vpmovusdb %zmm0, (%rbx) */
+	{ 1147, 5, 64, 4, 2, 150, 0, FU_SHUFFLE, 1, { { 0x120, 3 } } }, /* vpmovusdw %zmm0, %ymm1 */
+	{ 1147, 6, 64, 11, 1, 150, ME_STORE, FU_SHUFFLE, 1, { { 0x120, 3 } } }, /* vpmovusdw %zmm0, (%rbx) */
+	{ 1148, 5, 64, 4, 2, 150, 0, FU_SHUFFLE, 1, { { 0x120, 3 } } }, /* vpmovusqb %zmm0, %xmm1 */
+	{ 1148, 6, 64, 11, 1, 150, ME_STORE, FU_SHUFFLE, 1, { { 0x120, 3 } } }, /* vpmovusqb %zmm0, (%rbx) */
+	{ 1149, 5, 64, 4, 2, 150, 0, FU_SHUFFLE, 1, { { 0x120, 3 } } }, /* vpmovusqd %zmm0, %ymm1 */
+	{ 1149, 6, 64, 11, 1, 150, ME_STORE, FU_SHUFFLE, 1, { { 0x120, 3 } } }, /* vpmovusqd %zmm0, (%rbx) */
+	{ 1150, 5, 64, 4, 2, 150, 0, FU_SHUFFLE, 1, { { 0x120, 3 } } }, /* vpmovusqw %zmm0, %xmm1 */
+	{ 1150, 6, 64, 11, 1, 150, ME_STORE, FU_SHUFFLE, 1, { { 0x120, 3 } } }, /* vpmovusqw %zmm0, (%rbx) */
+	{ 1151, 5, 16, 1, 1, 50, 0, FU_SHUFFLE, 1, { { 0x120, 1 } } }, /* vpmovzxbd %xmm1, %xmm0 */
+	{ 1151, 5, 32, 4, 2, 150, 0, FU_SHUFFLE, 1, { { 0x120, 3 } } }, /* vpmovzxbd %xmm1, %ymm0 */
+	{ 1151, 5, 64, 4, 2, 150, 0, FU_SHUFFLE, 1, { { 0x120, 3 } } }, /* vpmovzxbd %xmm1, %zmm0 */
+	{ 1151, 9, 16, 8, 1, 50, ME_LOAD, FU_LOAD, 1, { { 0x120, 1 } } }, /* vpmovzxbd (%rbx), %xmm0 */
+	{ 1151, 9, 32, 11, 1, 150, ME_LOAD, FU_LOAD, 1, { { 0x120, 3 } } }, /* vpmovzxbd (%rbx), %ymm0 */
+	{ 1151, 9, 64, 11, 1, 150, ME_LOAD, FU_LOAD, 1, { { 0x120, 3 } } }, /* vpmovzxbd (%rbx), %zmm0 */
+	{ 1152, 5, 16, 1, 1, 50, 0, FU_SHUFFLE, 1, { { 0x120, 1 } } }, /* vpmovzxbq %xmm1, %xmm0 */
+	{ 1152, 5, 32, 4, 2, 150, 0, FU_SHUFFLE, 1, { { 0x120, 3 } } }, /* vpmovzxbq %xmm1, %ymm0 */
+	{ 1152, 5, 64, 4, 2, 150, 0, FU_SHUFFLE, 1, { { 0x120, 3 } } }, /* vpmovzxbq %xmm1, %zmm0 */
+	{ 1152, 9, 16, 8, 1, 50, ME_LOAD, FU_LOAD, 1, { { 0x120, 1 } } }, /* vpmovzxbq (%rbx), %xmm0 */
+	{ 1152, 9, 32, 11, 1, 150, ME_LOAD, FU_LOAD, 1, { { 0x120, 3 } } }, /* vpmovzxbq (%rbx), %ymm0 */
+	{ 1152, 9, 64, 11, 1, 150, ME_LOAD, FU_LOAD, 1, { { 0x120, 3 } } }, /* vpmovzxbq (%rbx), %zmm0 */
+	{ 1153, 5, 16, 1, 1, 50, 0, FU_SHUFFLE, 1, { { 0x120, 1 } } }, /* vpmovzxbw %xmm1, %xmm0 */
+	{ 1153, 5, 32, 4, 2, 150, 0, FU_SHUFFLE, 1, { { 0x120, 3 } } }, /* vpmovzxbw %xmm1, %ymm0 */
+	{ 1153, 9, 16, 8, 1, 50, ME_LOAD, FU_LOAD, 1, { { 0x120, 1 } } }, /* vpmovzxbw (%rbx), %xmm0 */
+	{ 1153, 9, 32, 11, 1, 150, ME_LOAD, FU_LOAD, 1, { { 0x120, 3 } } }, /* vpmovzxbw (%rbx), %ymm0 */
+	{ 1154, 5, 16, 1, 1, 50, 0, FU_SHUFFLE, 1, { { 0x120, 1 } } }, /* vpmovzxdq %xmm1, %xmm0 */
+	{ 1154, 5, 32, 4, 2, 150, 0, FU_SHUFFLE, 1, { { 0x120, 3 } } }, /* vpmovzxdq %xmm1, %ymm0 */
+	{ 1154, 5, 64, 4, 2, 150, 0, FU_SHUFFLE, 1, { { 0x120, 3 } } }, /* vpmovzxdq %ymm1, %zmm0 */
+	{ 1154, 9, 16, 8, 1, 50, ME_LOAD, FU_LOAD, 1, { { 0x120, 1 } } }, /* vpmovzxdq (%rbx), %xmm0 */
+	{ 1154, 9, 32, 11, 1, 150, ME_LOAD, FU_LOAD, 1, { { 0x120, 3 } } }, /* vpmovzxdq (%rbx), %ymm0 */
+	{ 1154, 9, 64, 11, 1, 150, ME_LOAD, FU_LOAD, 1, { { 0x120, 3 } } }, /* vpmovzxdq (%rbx), %zmm0 */
+	{ 1155, 5, 16, 1, 1, 50, 0, FU_SHUFFLE, 1, { { 0x120, 1 } } }, /* vpmovzxwd %xmm1, %xmm0 */
+	{ 1155, 5, 32, 4, 2, 150, 0, FU_SHUFFLE, 1, { { 0x120, 3 } } }, /* vpmovzxwd %xmm1, %ymm0 */
+	{ 1155, 5, 64, 4, 2, 150, 0, FU_SHUFFLE, 1, { { 0x120, 3 } } }, /* vpmovzxwd %ymm1, %zmm0 */
+	{ 1155, 9, 16, 8, 1, 50, ME_LOAD, FU_LOAD, 1, { { 0x120, 1 } } }, /* vpmovzxwd (%rbx), %xmm0 */
+	{ 1155, 9, 32, 11, 1, 150, ME_LOAD, FU_LOAD, 1, { { 0x120, 3 } } }, /* vpmovzxwd (%rbx), %ymm0 */
+	{ 1155, 9, 64, 11, 1, 150, ME_LOAD, FU_LOAD, 1, { { 0x120, 3 } } }, /* vpmovzxwd (%rbx), %zmm0 */
+	{ 1156, 5, 16, 1, 1, 50, 0, FU_SHUFFLE, 1, { { 0x120, 1 } } }, /* vpmovzxwq %xmm1, %xmm0 */
+	{ 1156, 5, 32, 4, 2, 150, 0, FU_SHUFFLE, 1, { { 0x120, 3 } } }, /* vpmovzxwq %xmm1, %ymm0 */
+	{ 1156, 5, 64, 4, 2, 150, 0, FU_SHUFFLE, 1, { { 0x120, 3 } } }, /* vpmovzxwq %xmm1, %zmm0 */
+	{ 1156, 9, 16, 8, 1, 50, ME_LOAD, FU_LOAD, 1, { { 0x120, 1 } } }, /* vpmovzxwq (%rbx), %xmm0 */
+	{ 1156, 9, 32, 11, 1, 150, ME_LOAD, FU_LOAD, 1, { { 0x120, 3 } } }, /* vpmovzxwq (%rbx), %ymm0 */
+	{ 1156, 9, 64, 11, 1, 150, ME_LOAD, FU_LOAD, 1, { { 0x120, 3 } } }, /* vpmovzxwq (%rbx), %zmm0 */
 	{ 1157, 21, 16, 3, 1, 50, 0, FU_FP_MUL, 1, { { 0xc0, 1 } } }, /* vpmuldq %xmm1, %xmm2, %xmm0 */
 	{ 1157, 21, 32, 3, 1, 50, 0, FU_FP_MUL, 1, { { 0xc0, 1 } } }, /* vpmuldq %ymm1, %ymm2, %ymm0 */
 	{ 1157, 37, 16, 10, 1, 50, ME_LOAD, FU_FP_MUL, 1, { { 0xc0, 1 } } }, /* vpmuldq (%rbx), %xmm2, %xmm0 */
@@ -2672,6 +3110,18 @@ static const struct model_entry entries_znver3[] = {
 	{ 1186, 21, 32, 1, 1, 50, 0, FU_SHUFFLE, 1, { { 0x120, 1 } } }, /* vpshufb %ymm1, %ymm2, %ymm0 */
 	{ 1186, 37, 16, 8, 1, 50, ME_LOAD, FU_SHUFFLE, 1, { { 0x120, 1 } } }, /* vpshufb (%rbx), %xmm2, %xmm0 */
 	{ 1186, 37, 32, 8, 1, 50, ME_LOAD, FU_SHUFFLE, 1, { { 0x120, 1 } } }, /* vpshufb (%rbx), %ymm2, %ymm0 */
+	{ 1187, 53, 16, 1, 1, 50, 0, FU_SHUFFLE, 1, { { 0x120, 1 } } }, /* vpshufd $8, %xmm1, %xmm0 */
+	{ 1187, 53, 32, 1, 1, 50, 0, FU_SHUFFLE, 1, { { 0x120, 1 } } }, /* vpshufd $8, %ymm1, %ymm0 */
+	{ 1187, 57, 16, 8, 1, 50, ME_LOAD, FU_SHUFFLE, 1, { { 0x120, 1 } } }, /* vpshufd $8, (%rbx), %xmm0 */
+	{ 1187, 57, 32, 8, 1, 50, ME_LOAD, FU_SHUFFLE, 1, { { 0x120, 1 } } }, /* vpshufd $8, (%rbx), %ymm0 */
+	{ 1188, 53, 16, 1, 1, 50, 0, FU_SHUFFLE, 1, { { 0x120, 1 } } }, /* vpshufhw $8, %xmm1, %xmm0 */
+	{ 1188, 53, 32, 1, 1, 50, 0, FU_SHUFFLE, 1, { { 0x120, 1 } } }, /* vpshufhw $8, %ymm1, %ymm0 */
+	{ 1188, 57, 16, 8, 1, 50, ME_LOAD, FU_SHUFFLE, 1, { { 0x120, 1 } } }, /* vpshufhw $8, (%rbx), %xmm0 */
+	{ 1188, 57, 32, 8, 1, 50, ME_LOAD, FU_SHUFFLE, 1, { { 0x120, 1 } } }, /* vpshufhw $8, (%rbx), %ymm0 */
+	{ 1189, 53, 16, 1, 1, 50, 0, FU_SHUFFLE, 1, { { 0x120, 1 } } }, /* vpshuflw $8, %xmm1, %xmm0 */
+	{ 1189, 53, 32, 1, 1, 50, 0, FU_SHUFFLE, 1, { { 0x120, 1 } } }, /* vpshuflw $8, %ymm1, %ymm0 */
+	{ 1189, 57, 16, 8, 1, 50, ME_LOAD, FU_SHUFFLE, 1, { { 0x120, 1 } } }, /* vpshuflw $8, (%rbx), %xmm0 */
+	{ 1189, 57, 32, 8, 1, 50, ME_LOAD, FU_SHUFFLE, 1, { { 0x120, 1 } } }, /* vpshuflw $8, (%rbx), %ymm0 */
 	{ 1190, 21, 16, 1, 1, 50, 0, FU_VEC, 1, { { 0x180, 1 } } }, /* vpsignb %xmm1, %xmm2, %xmm0 */
 	{ 1190, 21, 32, 1, 1, 50, 0, FU_VEC, 1, { { 0x180, 1 } } }, /* vpsignb %ymm1, %ymm2, %ymm0 */
 	{ 1190, 37, 16, 8, 1, 50, ME_LOAD, FU_VEC, 1, { { 0x1e0, 1 } } }, /* vpsignb (%rbx), %xmm2, %xmm0 */
@@ -2788,6 +3238,10 @@ static const struct model_entry entries_znver3[] = {
 	{ 1217, 21, 32, 1, 1, 25, 0, FU_VEC, 1, { { 0x1e0, 1 } } }, /* vpsubw %ymm1, %ymm2, %ymm0 */
 	{ 1217, 37, 16, 8, 1, 50, ME_LOAD, FU_VEC, 1, { { 0x1e0, 1 } } }, /* vpsubw (%rbx), %xmm2, %xmm0 */
 	{ 1217, 37, 32, 8, 1, 50, ME_LOAD, FU_VEC, 1, { { 0x1e0, 1 } } }, /* vpsubw (%rbx), %ymm2, %ymm0 */
+	{ 1222, 5, 16, 1, 2, 100, 0, FU_VEC, 1, { { 0x120, 1 } } }, /* vptest %xmm1, %xmm0 */
+	{ 1222, 5, 32, 1, 2, 100, 0, FU_VEC, 1, { { 0x120, 1 } } }, /* vptest %ymm1, %ymm0 */
+	{ 1222, 9, 16, 8, 2, 100, ME_LOAD, FU_VEC, 1, { { 0x120, 1 } } }, /* vptest (%rbx), %xmm0 */
+	{ 1222, 9, 32, 8, 2, 100, ME_LOAD, FU_VEC, 1, { { 0x120, 1 } } }, /* vptest (%rbx), %ymm0 */
 	{ 1223, 21, 16, 1, 1, 50, 0, FU_SHUFFLE, 1, { { 0x120, 1 } } }, /* vpunpckhbw %xmm1, %xmm2, %xmm0 */
 	{ 1223, 21, 32, 1, 1, 50, 0, FU_SHUFFLE, 1, { { 0x120, 1 } } }, /* vpunpckhbw %ymm1, %ymm2, %ymm0 */
 	{ 1223, 37, 16, 8, 1, 50, ME_LOAD, FU_SHUFFLE, 1, { { 0x120, 1 } } }, /* vpunpckhbw (%rbx), %xmm2, %xmm0 */
@@ -2832,6 +3286,14 @@ static const struct model_entry entries_znver3[] = {
 	{ 1233, 21, 32, 1, 1, 25, 0, FU_VEC, 1, { { 0x1e0, 1 } } }, /* vpxor %ymm1, %ymm2, %ymm0 */
 	{ 1233, 37, 16, 8, 1, 50, ME_LOAD, FU_VEC, 1, { { 0x1e0, 1 } } }, /* vpxor (%rbx), %xmm2, %xmm0 */
 	{ 1233, 37, 32, 8, 1, 50, ME_LOAD, FU_VEC, 1, { { 0x1e0, 1 } } }, /* vpxor (%rbx), %ymm2, %ymm0 */
+	{ 1234, 5, 16, 3, 1, 50, 0, FU_FP_MUL, 1, { { 0x180, 1 } } }, /* vrcp14pd %xmm1, %xmm0 */
+	{ 1234, 5, 32, 3, 1, 50, 0, FU_FP_MUL, 1, { { 0x180, 1 } } }, /* vrcp14pd %ymm1, %ymm0 */
+	{ 1234, 9, 16, 10, 1, 50, ME_LOAD, FU_FP_MUL, 1, { { 0x180, 1 } } }, /* vrcp14pd (%rbx), %xmm0 */
+	{ 1234, 9, 32, 10, 1, 50, ME_LOAD, FU_FP_MUL, 1, { { 0x180, 1 } } }, /* vrcp14pd (%rbx), %ymm0 */
+	{ 1235, 5, 16, 3, 1, 50, 0, FU_FP_MUL, 1, { { 0x180, 1 } } }, /* vrcp14ps %xmm1, %xmm0 */
+	{ 1235, 5, 32, 3, 1, 50, 0, FU_FP_MUL, 1, { { 0x180, 1 } } }, /* vrcp14ps %ymm1, %ymm0 */
+	{ 1235, 9, 16, 10, 1, 50, ME_LOAD, FU_FP_MUL, 1, { { 0x180, 1 } } }, /* vrcp14ps (%rbx), %xmm0 */
+	{ 1235, 9, 32, 10, 1, 50, ME_LOAD, FU_FP_MUL, 1, { { 0x180, 1 } } }, /* vrcp14ps (%rbx), %ymm0 */
 	{ 1236, 21, 16, 3, 1, 50, 0, FU_FP_MUL, 1, { { 0x180, 1 } } }, /* vrcp14sd %xmm1, %xmm2, %xmm0 */
 	{ 1236, 37, 16, 10, 1, 50, ME_LOAD, FU_FP_MUL, 1, { { 0x180, 1 } } }, /* vrcp14sd (%rbx), %xmm2, %xmm0 */
 	{ 1237, 21, 16, 3, 1, 50, 0, FU_FP_MUL, 1, { { 0x180, 1 } } }, /* vrcp14ss %xmm1, %xmm2, %xmm0 */
@@ -2840,16 +3302,36 @@ static const struct model_entry entries_znver3[] = {
 	{ 1240, 37, 16, 10, 1, 50, ME_LOAD, FU_FP_MUL, 1, { { 0x180, 1 } } }, /* vrcp28sd (%rbx), %xmm2, %xmm0 */
 	{ 1241, 21, 16, 3, 1, 50, 0, FU_FP_MUL, 1, { { 0x180, 1 } } }, /* vrcp28ss %xmm1, %xmm2, %xmm0 */
 	{ 1241, 37, 16, 10, 1, 50, ME_LOAD, FU_FP_MUL, 1, { { 0x180, 1 } } }, /* vrcp28ss (%rbx), %xmm2, %xmm0 */
+	{ 1242, 5, 16, 3, 1, 50, 0, FU_FP_MUL, 1, { { 0x180, 1 } } }, /* vrcpps %xmm1, %xmm0 */
+	{ 1242, 5, 32, 3, 1, 50, 0, FU_FP_MUL, 1, { { 0x180, 1 } } }, /* vrcpps %ymm1, %ymm0 */
+	{ 1242, 9, 16, 10, 1, 50, ME_LOAD, FU_FP_MUL, 1, { { 0x180, 1 } } }, /* vrcpps (%rbx), %xmm0 */
+	{ 1242, 9, 32, 10, 1, 50, ME_LOAD, FU_FP_MUL, 1, { { 0x180, 1 } } }, /* vrcpps (%rbx), %ymm0 */
 	{ 1243, 21, 16, 3, 1, 50, 0, FU_FP_MUL, 1, { { 0x180, 1 } } }, /* vrcpss %xmm1, %xmm2, %xmm0 */
 	{ 1243, 37, 16, 10, 1, 50, ME_LOAD, FU_FP_MUL, 1, { { 0x180, 1 } } }, /* vrcpss (%rbx), %xmm2, %xmm0 */
 	{ 1246, 213, 16, 3, 1, 50, 0, FU_FP_ADD, 1, { { 0x60, 1 } } }, /* vrndscalesd $8, %xmm1, %xmm2, %xmm0 */
 	{ 1246, 229, 16, 10, 1, 50, ME_LOAD, FU_FP_ADD, 1, { { 0x60, 1 } } }, /* vrndscalesd $8, (%rbx), %xmm2, %xmm0 */
 	{ 1247, 213, 16, 3, 1, 50, 0, FU_FP_ADD, 1, { { 0x60, 1 } } }, /* vrndscaless $8, %xmm1, %xmm2, %xmm0 */
 	{ 1247, 229, 16, 10, 1, 50, ME_LOAD, FU_FP_ADD, 1, { { 0x60, 1 } } }, /* vrndscaless $8, (%rbx), %xmm2, %xmm0 */
+	{ 1248, 53, 16, 3, 1, 50, 0, FU_FP_ADD, 1, { { 0x60, 1 } } }, /* vroundpd $8, %xmm1, %xmm0 */
+	{ 1248, 53, 32, 3, 1, 50, 0, FU_FP_ADD, 1, { { 0x60, 1 } } }, /* vroundpd $8, %ymm1, %ymm0 */
+	{ 1248, 57, 16, 10, 1, 50, ME_LOAD, FU_FP_ADD, 1, { { 0x60, 1 } } }, /* vroundpd $8, (%rbx), %xmm0 */
+	{ 1248, 57, 32, 10, 1, 50, ME_LOAD, FU_FP_ADD, 1, { { 0x60, 1 } } }, /* vroundpd $8, (%rbx), %ymm0 */
+	{ 1249, 53, 16, 3, 1, 50, 0, FU_FP_ADD, 1, { { 0x60, 1 } } }, /* vroundps $8, %xmm1, %xmm0 */
+	{ 1249, 53, 32, 3, 1, 50, 0, FU_FP_ADD, 1, { { 0x60, 1 } } }, /* vroundps $8, %ymm1, %ymm0 */
+	{ 1249, 57, 16, 10, 1, 50, ME_LOAD, FU_FP_ADD, 1, { { 0x60, 1 } } }, /* vroundps $8, (%rbx), %xmm0 */
+	{ 1249, 57, 32, 10, 1, 50, ME_LOAD, FU_FP_ADD, 1, { { 0x60, 1 } } }, /* vroundps $8, (%rbx), %ymm0 */
 	{ 1250, 213, 16, 3, 1, 50, 0, FU_FP_ADD, 1, { { 0x60, 1 } } }, /* vroundsd $8, %xmm1, %xmm2, %xmm0 */
 	{ 1250, 229, 16, 10, 1, 50, ME_LOAD, FU_FP_ADD, 1, { { 0x60, 1 } } }, /* vroundsd $8, (%rbx), %xmm2, %xmm0 */
 	{ 1251, 213, 16, 3, 1, 50, 0, FU_FP_ADD, 1, { { 0x60, 1 } } }, /* vroundss $8, %xmm1, %xmm2, %xmm0 */
 	{ 1251, 229, 16, 10, 1, 50, ME_LOAD, FU_FP_ADD, 1, { { 0x60, 1 } } }, /* vroundss $8, (%rbx), %xmm2, %xmm0 */
+	{ 1252, 5, 16, 3, 1, 100, 0, FU_FP_MUL, 1, { { 0x100, 1 } } }, /* vrsqrt14pd %xmm1, %xmm0 */
+	{ 1252, 5, 32, 3, 1, 100, 0, FU_FP_MUL, 1, { { 0x100, 1 } } }, /* vrsqrt14pd %ymm1, %ymm0 */
+	{ 1252, 9, 16, 10, 1, 100, ME_LOAD, FU_FP_MUL, 1, { { 0x100, 1 } } }, /* vrsqrt14pd (%rbx), %xmm0 */
+	{ 1252, 9, 32, 10, 1, 100, ME_LOAD, FU_FP_MUL, 1, { { 0x100, 1 } } }, /* vrsqrt14pd (%rbx), %ymm0 */
+	{ 1253, 5, 16, 3, 1, 100, 0, FU_FP_MUL, 1, { { 0x100, 1 } } }, /* vrsqrt14ps %xmm1, %xmm0 */
+	{ 1253, 5, 32, 3, 1, 100, 0, FU_FP_MUL, 1, { { 0x100, 1 } } }, /* vrsqrt14ps %ymm1, %ymm0 */
+	{ 1253, 9, 16, 10, 1, 100, ME_LOAD, FU_FP_MUL, 1, { { 0x100, 1 } } }, /* vrsqrt14ps (%rbx), %xmm0 */
+	{ 1253, 9, 32, 10, 1, 100, ME_LOAD, FU_FP_MUL, 1, { { 0x100, 1 } } }, /* vrsqrt14ps (%rbx), %ymm0 */
 	{ 1254, 21, 16, 3, 1, 100, 0, FU_FP_MUL, 1, { { 0x100, 1 } } }, /* vrsqrt14sd %xmm1, %xmm2, %xmm0 */
 	{ 1254, 37, 16, 10, 1, 100, ME_LOAD, FU_FP_MUL, 1, { { 0x100, 1 } } }, /* vrsqrt14sd (%rbx), %xmm2, %xmm0 */
 	{ 1255, 21, 16, 3, 1, 100, 0, FU_FP_MUL, 1, { { 0x100, 1 } } }, /* vrsqrt14ss %xmm1, %xmm2, %xmm0 */
@@ -2858,6 +3340,10 @@ static const struct model_entry entries_znver3[] = {
 	{ 1258, 37, 16, 10, 1, 100, ME_LOAD, FU_FP_MUL, 1, { { 0x100, 1 } } }, /* vrsqrt28sd (%rbx), %xmm2, %xmm0 */
 	{ 1259, 21, 16, 3, 1, 100, 0, FU_FP_MUL, 1, { { 0x100, 1 } } }, /* vrsqrt28ss %xmm1, %xmm2, %xmm0 */
 	{ 1259, 37, 16, 10, 1, 100, ME_LOAD, FU_FP_MUL, 1, { { 0x100, 1 } } }, /* vrsqrt28ss (%rbx), %xmm2, %xmm0 */
+	{ 1260, 5, 16, 3, 1, 100, 0, FU_FP_MUL, 1, { { 0x100, 1 } } }, /* vrsqrtps %xmm1, %xmm0 */
+	{ 1260, 5, 32, 3, 1, 100, 0, FU_FP_MUL, 1, { { 0x100, 1 } } }, /* vrsqrtps %ymm1, %ymm0 */
+	{ 1260, 9, 16, 10, 1, 100, ME_LOAD, FU_FP_MUL, 1, { { 0x100, 1 } } }, /* vrsqrtps (%rbx), %xmm0 */
+	{ 1260, 9, 32, 10, 1, 100, ME_LOAD, FU_FP_MUL, 1, { { 0x100, 1 } } }, /* vrsqrtps (%rbx), %ymm0 */
 	{ 1261, 21, 16, 3, 1, 100, 0, FU_FP_MUL, 1, { { 0x100, 1 } } }, /* vrsqrtss %xmm1, %xmm2, %xmm0 */
 	{ 1261, 37, 16, 10, 1, 100, ME_LOAD, FU_FP_MUL, 1, { { 0x100, 1 } } }, /* vrsqrtss (%rbx), %xmm2, %xmm0 */
 	{ 1274, 213, 16, 1, 1, 50, 0, FU_SHUFFLE, 1, { { 0x120, 1 } } }, /* vshufpd $8, %xmm1, %xmm2, %xmm0 */
@@ -2868,10 +3354,19 @@ static const struct model_entry entries_znver3[] = {
 	{ 1275, 213, 32, 1, 1, 50, 0, FU_SHUFFLE, 1, { { 0x120, 1 } } }, /* vshufps $8, %ymm1, %ymm2, %ymm0 */
 	{ 1275, 229, 16, 8, 1, 50, ME_LOAD, FU_SHUFFLE, 1, { { 0x120, 1 } } }, /* vshufps $8, (%rbx), %xmm2, %xmm0 */
 	{ 1275, 229, 32, 8, 1, 50, ME_LOAD, FU_SHUFFLE, 1, { { 0x120, 1 } } }, /* vshufps $8, (%rbx), %ymm2, %ymm0 */
+	{ 1276, 5, 16, 21, 1, 900, 0, FU_FP_DIV, 1, { { 0x100, 9 } } }, /* vsqrtpd %xmm1, %xmm0 */
+	{ 1276, 5, 32, 21, 1, 900, 0, FU_FP_DIV, 1, { { 0x100, 9 } } }, /* vsqrtpd %ymm1, %ymm0 */
+	{ 1276, 9, 16, 28, 1, 900, ME_LOAD, FU_FP_DIV, 1, { { 0x100, 9 } } }, /* vsqrtpd (%rbx), %xmm0 */
+	{ 1276, 9, 32, 28, 1, 900, ME_LOAD, FU_FP_DIV, 1, { { 0x100, 9 } } }, /* vsqrtpd (%rbx), %ymm0 */
+	{ 1277, 5, 16, 15, 1, 500, 0, FU_FP_DIV, 1, { { 0x100, 5 } } }, /* vsqrtps %xmm1, %xmm0 */
+	{ 1277, 5, 32, 15, 1, 500, 0, FU_FP_DIV, 1, { { 0x100, 5 } } }, /* vsqrtps %ymm1, %ymm0 */
+	{ 1277, 9, 16, 22, 1, 500, ME_LOAD, FU_FP_DIV, 1, { { 0x100, 5 } } }, /* vsqrtps (%rbx), %xmm0 */
+	{ 1277, 9, 32, 22, 1, 500, ME_LOAD, FU_FP_DIV, 1, { { 0x100, 5 } } }, /* vsqrtps (%rbx), %ymm0 */
 	{ 1278, 21, 16, 21, 1, 900, 0, FU_FP_DIV, 1, { { 0x100, 9 } } }, /* vsqrtsd %xmm1, %xmm2, %xmm0 */
 	{ 1278, 37, 16, 28, 1, 900, ME_LOAD, FU_FP_DIV, 1, { { 0x100, 9 } } }, /* vsqrtsd (%rbx), %xmm2, %xmm0 */
 	{ 1279, 21, 16, 15, 1, 500, 0, FU_FP_DIV, 1, { { 0x100, 5 } } }, /* vsqrtss %xmm1, %xmm2, %xmm0 */
 	{ 1279, 37, 16, 22, 1, 500, ME_LOAD, FU_FP_DIV, 1, { { 0x100, 5 } } }, /* vsqrtss (%rbx), %xmm2, %xmm0 */
+	{ 1280, 2, 4, 2, 2, 1500, ME_STORE | ME_UNMODELED, FU_SYSTEM, 1, { { 0xf, 60 } } }, /* vstmxcsr (%rbx) */
 	{ 1281, 21, 16, 3, 1, 50, 0, FU_FP_ADD, 1, { { 0x60, 1 } } }, /* vsubpd %xmm1, %xmm2, %xmm0 */
 	{ 1281, 21, 32, 3, 1, 50, 0, FU_FP_ADD, 1, { { 0x60, 1 } } }, /* vsubpd %ymm1, %ymm2, %ymm0 */
 	{ 1281, 37, 16, 10, 1, 50, ME_LOAD, FU_FP_ADD, 1, { { 0x60, 1 } } }, /* vsubpd (%rbx), %xmm2, %xmm0 */
@@ -2884,6 +3379,14 @@ static const struct model_entry entries_znver3[] = {
 	{ 1283, 37, 16, 10, 1, 50, ME_LOAD, FU_FP_ADD, 1, { { 0x60, 1 } } }, /* vsubsd (%rbx), %xmm2, %xmm0 */
 	{ 1284, 21, 16, 3, 1, 50, 0, FU_FP_ADD, 1, { { 0x60, 1 } } }, /* vsubss %xmm1, %xmm2, %xmm0 */
 	{ 1284, 37, 16, 10, 1, 50, ME_LOAD, FU_FP_ADD, 1, { { 0x60, 1 } } }, /* vsubss (%rbx), %xmm2, %xmm0 */
+	{ 1285, 5, 16, 1, 2, 100, 0, FU_VEC, 1, { { 0x120, 2 } } }, /* vtestpd %xmm1, %xmm0 */
+	{ 1285, 5, 32, 1, 2, 100, 0, FU_VEC, 1, { { 0x120, 2 } } }, /* vtestpd %ymm1, %ymm0 */
+	{ 1285, 9, 16, 8, 2, 100, ME_LOAD, FU_VEC, 1, { { 0x120, 2 } } }, /* vtestpd (%rbx), %xmm0 */
+	{ 1285, 9, 32, 8, 2, 100, ME_LOAD, FU_VEC, 1, { { 0x120, 2 } } }, /* vtestpd (%rbx), %ymm0 */
+	{ 1286, 5, 16, 1, 2, 100, 0, FU_VEC, 1, { { 0x120, 2 } } }, /* vtestps %xmm1, %xmm0 */
+	{ 1286, 5, 32, 1, 2, 100, 0, FU_VEC, 1, { { 0x120, 2 } } }, /* vtestps %ymm1, %ymm0 */
+	{ 1286, 9, 16, 8, 2, 100, ME_LOAD, FU_VEC, 1, { { 0x120, 2 } } }, /* vtestps (%rbx), %xmm0 */
+	{ 1286, 9, 32, 8, 2, 100, ME_LOAD, FU_VEC, 1, { { 0x120, 2 } } }, /* vtestps (%rbx), %ymm0 */
 	{ 1287, 21, 16, 1, 1, 50, 0, FU_SHUFFLE, 1, { { 0x120, 1 } } }, /* vunpckhpd %xmm1, %xmm2, %xmm0 */
 	{ 1287, 21, 32, 1, 1, 50, 0, FU_SHUFFLE, 1, { { 0x120, 1 } } }, /* vunpckhpd %ymm1, %ymm2, %ymm0 */
 	{ 1287, 37, 16, 8, 1, 50, ME_LOAD, FU_SHUFFLE, 1, { { 0x120, 1 } } }, /* vunpckhpd (%rbx), %xmm2, %xmm0 */
@@ -2900,6 +3403,8 @@ static const struct model_entry entries_znver3[] = {
 	{ 1290, 21, 32, 1, 1, 50, 0, FU_SHUFFLE, 1, { { 0x120, 1 } } }, /* vunpcklps %ymm1, %ymm2, %ymm0 */
 	{ 1290, 37, 16, 8, 1, 50, ME_LOAD, FU_SHUFFLE, 1, { { 0x120, 1 } } }, /* vunpcklps (%rbx), %xmm2, %xmm0 */
 	{ 1290, 37, 32, 8, 1, 50, ME_LOAD, FU_SHUFFLE, 1, { { 0x120, 1 } } }, /* vunpcklps (%rbx), %ymm2, %ymm0 */
+	{ 1291, 0, 0, 10, 18, 600, ME_UNMODELED, FU_ALU, 1, { { 0x1e0, 24 } } }, /* vzeroall */
+	{ 1292, 0, 0, 0, 1, 25, ME_UNMODELED, FU_ALU, 1, { { 0x1e0, 1 } } }, /* vzeroupper */
 	{ 1293, 0, 0, 100, 100, 2500, ME_UNMODELED, FU_SYSTEM, 1, { { 0xf, 100 } } }, /* wait */
 	{ 1294, 0, 0, 100, 100, 2500, ME_LOAD | ME_STORE | ME_UNMODELED, FU_SYSTEM, 1, { { 0xf, 100 } } }, /* wbinvd */
 	{ 1295, 1, 4, 100, 100, 2500, ME_LOAD | ME_STORE | ME_UNMODELED, FU_SYSTEM, 1, { { 0xf, 100 } } }, /* wrfsbasel %ecx */
@@ -2986,20 +3491,20 @@ const struct model_table model_table_znver3 = {
 	.n_units = ARRAY_SIZE(units_znver3),
 	.defaults = {
 		[FU_NONE] = { 100, 100, 2500 }, /* median of 4 */
-		[FU_ALU] = { 1, 1, 50 }, /* median of 392 */
+		[FU_ALU] = { 1, 1, 50 }, /* median of 397 */
 		[FU_MUL] = { 3, 2, 300 }, /* median of 16 */
 		[FU_DIV] = { 13, 2, 1300 }, /* median of 8 */
 		[FU_BRANCH] = { 1, 1, 50 }, /* median of 30 */
-		[FU_LOAD] = { 8, 1, 50 }, /* median of 72 */
-		[FU_STORE] = { 1, 1, 100 }, /* median of 41 */
-		[FU_FP_ADD] = { 3, 1, 50 }, /* median of 75 */
-		[FU_FP_MUL] = { 4, 1, 100 }, /* median of 202 */
-		[FU_FP_DIV] = { 13, 1, 500 }, /* median of 23 */
-		[FU_VEC] = { 1, 1, 50 }, /* median of 399 */
-		[FU_SHUFFLE] = { 1, 1, 50 }, /* median of 186 */
-		[FU_CVT] = { 3, 2, 50 }, /* median of 28 */
+		[FU_LOAD] = { 8, 1, 50 }, /* median of 174 */
+		[FU_STORE] = { 1, 1, 100 }, /* median of 92 */
+		[FU_FP_ADD] = { 3, 1, 50 }, /* median of 83 */
+		[FU_FP_MUL] = { 4, 1, 100 }, /* median of 214 */
+		[FU_FP_DIV] = { 13, 1, 500 }, /* median of 27 */
+		[FU_VEC] = { 1, 1, 50 }, /* median of 458 */
+		[FU_SHUFFLE] = { 1, 1, 100 }, /* median of 325 */
+		[FU_CVT] = { 3, 2, 100 }, /* median of 58 */
 		[FU_X87] = { 3, 1, 100 }, /* median of 78 */
 		[FU_STRING] = { 100, 100, 2500 }, /* median of 25 */
-		[FU_SYSTEM] = { 100, 100, 2500 }, /* median of 84 */
+		[FU_SYSTEM] = { 100, 100, 2500 }, /* median of 85 */
 	},
 };

@@ -7,8 +7,9 @@
  *	without 66/F2/F3 and REX.W, VEX 128/256, EVEX 128/256/512; ModRM
  *	register and [rbx] forms for every /digit), decodes each with
  *	capstone, and prints one line per distinct key (capstone id, operand
- *	signature, widest operand size) with the first encoding found:
- *	  id mnemonic opsig opsize nops vector hex text   (TAB-separated)
+ *	signature, widest operand size) with up to MAXCAND encodings of it,
+ *	the preferred first, '|'-separated:
+ *	  id mnemonic opsig opsize nops vector hexes text   (TAB-separated)
  *
  *   gen-model classes
  *	Prints model/x86-class.c: the functional-unit class of every capstone
@@ -84,9 +85,12 @@ static struct key key_of(const cs_insn *in)
 }
 
 #define MAXKEYS 65536
+#define MAXCAND 4   /* encodings kept per key: generate.sh uses the first LLVM times */
 static struct {
 	struct key k;
-	char hex[64];
+	char hex[MAXCAND][64];
+	char head[MAXCAND][32];   /* prefixes and opcode of each encoding */
+	unsigned ncand;
 	char text[160];
 	char mnem[32];
 	bool vec;
@@ -114,13 +118,49 @@ static bool is_vector(const cs_insn *in)
 	return false;
 }
 
-static bool key_seen(struct key k)
+/* The index of key k among the keys seen, or -1. */
+static long key_seen(struct key k)
 {
 	for (size_t i = 0; i < nseen; i++)
 		if (seen[i].k.id == k.id && seen[i].k.opsig == k.opsig &&
 		    seen[i].k.opsize == k.opsize)
-			return true;
-	return false;
+			return (long)i;
+	return -1;
+}
+
+static void hex_of(const cs_insn *in, char *out)
+{
+	for (size_t i = 0, o = 0; i < in->size; i++)
+		o += (size_t)sprintf(out + o, i ? " %02x" : "%02x", in->bytes[i]);
+}
+
+/* The prefixes and opcode of an encoding (what precedes ModRM or the immediate). */
+static void head_of(const cs_insn *in, char *out)
+{
+	const cs_x86_encoding *enc = &in->detail->x86.encoding;
+	size_t n = enc->modrm_offset ? enc->modrm_offset :
+		   enc->imm_offset ? enc->imm_offset : in->size;
+
+	for (size_t i = 0, o = 0; i < n && i < 10; i++)
+		o += (size_t)sprintf(out + o, "%02x", in->bytes[i]);
+}
+
+/*
+ * Keeps another encoding of a known key if its prefixes or opcode differ
+ * from those kept (another ModRM, displacement or immediate would not help).
+ */
+static void add_candidate(size_t i, const cs_insn *in)
+{
+	char head[32] = "";
+
+	if (seen[i].ncand == MAXCAND)
+		return;
+	head_of(in, head);
+	for (unsigned c = 0; c < seen[i].ncand; c++)
+		if (!strcmp(seen[i].head[c], head))
+			return;
+	hex_of(in, seen[i].hex[seen[i].ncand]);
+	strcpy(seen[i].head[seen[i].ncand++], head);
 }
 
 static void try_bytes(const uint8_t *b, size_t n)
@@ -132,10 +172,13 @@ static void try_bytes(const uint8_t *b, size_t n)
 	if (!cnt)
 		return;
 	k = key_of(in);
-	if (in->id != X86_INS_INVALID && !key_seen(k) && nseen < MAXKEYS) {
+	if (in->id != X86_INS_INVALID && key_seen(k) >= 0) {
+		add_candidate((size_t)key_seen(k), in);
+	} else if (in->id != X86_INS_INVALID && nseen < MAXKEYS) {
 		seen[nseen].k = k;
-		for (size_t i = 0, o = 0; i < in->size; i++)
-			o += (size_t)sprintf(seen[nseen].hex + o, i ? " %02x" : "%02x", in->bytes[i]);
+		hex_of(in, seen[nseen].hex[0]);
+		head_of(in, seen[nseen].head[0]);
+		seen[nseen].ncand = 1;
 		snprintf(seen[nseen].text, sizeof(seen[nseen].text), "%.31s %.120s", in->mnemonic,
 			 in->op_str);
 		snprintf(seen[nseen].mnem, sizeof(seen[nseen].mnem), "%s",
@@ -221,11 +264,15 @@ static void enum_legacy(void)
 				}
 }
 
-/* VEX3: C4 [RXB.mmmmm] [W.vvvv.L.pp]; vvvv = 2 (distinct from rm = 1). */
+/*
+ * VEX3: C4 [RXB.mmmmm] [W.vvvv.L.pp]; vvvv = 2 (distinct from rm = 1) for
+ * three-operand forms, then none (1111b), which two-operand forms require.
+ */
 static void enum_vex(void)
 {
 	uint8_t buf[32];
 
+	for (unsigned v = 0; v < 2; v++)
 	for (unsigned map = 1; map <= 3; map++)
 		for (unsigned pp = 0; pp < 4; pp++)
 			for (unsigned l = 0; l < 2; l++)
@@ -233,17 +280,19 @@ static void enum_vex(void)
 					for (unsigned op = 0; op < 256; op++) {
 						buf[0] = 0xc4;
 						buf[1] = (uint8_t)(0xe0 | map);
-						buf[2] = (uint8_t)(w << 7 | (~2u & 15) << 3 | l << 2 | pp);
+						buf[2] = (uint8_t)(w << 7 | (v ? 15 : ~2u & 15) << 3 |
+								   l << 2 | pp);
 						buf[3] = (uint8_t)op;
 						try_modrms(buf, 4);
 					}
 }
 
-/* EVEX: 62 [RXBR'00mm] [W.vvvv.1.pp] [z.L'L.b.V'.aaa]; no masking. */
+/* EVEX: 62 [RXBR'00mm] [W.vvvv.1.pp] [z.L'L.b.V'.aaa]; no masking; vvvv as VEX. */
 static void enum_evex(void)
 {
 	uint8_t buf[32];
 
+	for (unsigned v = 0; v < 2; v++)
 	for (unsigned map = 1; map <= 3; map++)
 		for (unsigned pp = 0; pp < 4; pp++)
 			for (unsigned ll = 0; ll < 3; ll++)
@@ -251,7 +300,8 @@ static void enum_evex(void)
 					for (unsigned op = 0; op < 256; op++) {
 						buf[0] = 0x62;
 						buf[1] = (uint8_t)(0xf0 | map);
-						buf[2] = (uint8_t)(w << 7 | (~2u & 15) << 3 | 4 | pp);
+						buf[2] = (uint8_t)(w << 7 | (v ? 15 : ~2u & 15) << 3 | 4 |
+								   pp);
 						buf[3] = (uint8_t)(ll << 5 | 8);
 						buf[4] = (uint8_t)op;
 						try_modrms(buf, 5);
@@ -268,10 +318,13 @@ static void enumerate(void)
 static int cmd_variants(void)
 {
 	enumerate();
-	for (size_t i = 0; i < nseen; i++)
-		printf("%u\t%s\t%u\t%u\t%u\t%d\t%s\t%s\n", seen[i].k.id, seen[i].mnem,
-		       seen[i].k.opsig, seen[i].k.opsize, seen[i].k.nops, seen[i].vec, seen[i].hex,
-		       seen[i].text);
+	for (size_t i = 0; i < nseen; i++) {
+		printf("%u\t%s\t%u\t%u\t%u\t%d\t", seen[i].k.id, seen[i].mnem, seen[i].k.opsig,
+		       seen[i].k.opsize, seen[i].k.nops, seen[i].vec);
+		for (unsigned c = 0; c < seen[i].ncand; c++)
+			printf("%s%s", c ? "|" : "", seen[i].hex[c]);
+		printf("\t%s\n", seen[i].text);
+	}
 	return 0;
 }
 
@@ -571,12 +624,14 @@ static bool read_measured(FILE *in, struct measured *e, const char *memres)
 	e->k.opsize = (unsigned)atoi(field(&s));
 	e->k.nops = (unsigned)atoi(field(&s));
 	e->vec = atoi(field(&s));
-	field(&s); /* hex */
+	field(&s); /* encodings */
 	field(&s); /* capstone text */
-	snprintf(e->asm_text, sizeof(e->asm_text), "%s", field(&s));
-	f = field(&s);
+	field(&s); /* LLVM texts of the encodings */
+	f = field(&s);  /* the one llvm-mca timed, or "-" */
 	if (!*f || !strcmp(f, "-"))
 		return true;
+	snprintf(e->asm_text, sizeof(e->asm_text), "%s", f);
+	f = field(&s);
 	e->ok = true;
 	e->lat = atof(f);
 	e->uops = atof(field(&s));
