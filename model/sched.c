@@ -206,6 +206,7 @@ struct proto {
 	bool stack_op;              /* push/pop/call/ret: rsp from the stack engine */
 	bool fused;                 /* fused into the instruction before it */
 	bool serial;                /* waits for all older instructions */
+	bool call;                  /* the callee runs after it: what follows starts afresh */
 	bool uncertain;
 	unsigned load_lat;          /* the load part of the latency (0 if no load) */
 };
@@ -261,6 +262,7 @@ static void prepare(const struct cpu_model *m, struct proto *p, const struct ins
 	prepare_regs(m, p);
 	p->fused = prev && macro_fused(m, prev, in);
 	p->serial = p->t.fu == FU_SYSTEM;
+	p->call = in->kind == INSN_CALL || in->kind == INSN_ICALL;
 	p->uncertain = p->t.match == MODEL_DEFAULT || p->t.fu == FU_STRING ||
 		       p->t.fu == FU_SYSTEM || (in->flags & INSN_F_REP) ||
 		       ((p->t.flags & ME_UNMODELED) && p->t.latency >= 100);
@@ -311,6 +313,7 @@ struct sim {
 	int last_r;
 	unsigned retired_last;
 	int serial_until;
+	int call_until;               /* after a call: dispatch resumes when it retired */
 	struct unit *units;
 	unsigned n_exec, n_units;     /* table units, then load ports, then store ports */
 	int stores[STORE_WINDOW];     /* recent store stream indices, ring */
@@ -525,6 +528,8 @@ static void dispatch(struct sim *s, size_t i)
 		d = prev->D + 1;
 	if (i >= m->rob_size && s->e[i - m->rob_size].R > d)
 		d = s->e[i - m->rob_size].R;
+	if (s->call_until > d)
+		d = s->call_until;
 	if (s->serial_until > d) {
 		d = s->serial_until;
 		e->d_serial = true;
@@ -648,6 +653,8 @@ static void retire(struct sim *s, size_t i)
 	s->last_r = r;
 	s->retired_last++;
 	e->R = r;
+	if (e->p->call && r > s->call_until)
+		s->call_until = r;
 }
 
 static void sim_run(struct sim *s)
@@ -823,7 +830,10 @@ int schedule_block(const struct cpu_model *m, const struct insn *insns, size_t n
 		record_pass(&s, n_pred + (size_t)(warm + it) * n, out, it == measured - 1);
 	for (size_t i = 0; i < n; i++) {
 		out->insn[i].timing = block[i].t;
+		bool after_call = i ? block[i - 1].call : n_pred && pred[n_pred - 1].call;
+
 		out->insn[i].flags = (block[i].fused ? SCHED_F_FUSED : 0) |
+				     (after_call ? SCHED_F_AFTER_CALL : 0) |
 				     (block[i].t.eliminated ? SCHED_F_ELIMINATED : 0) |
 				     (block[i].uncertain ? SCHED_F_UNCERTAIN : 0);
 	}

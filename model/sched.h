@@ -25,7 +25,10 @@
  * is one macro-op: the jump gets M = 0 and SCHED_F_FUSED; push, pop, call
  * and ret do not wait for rsp (stack engine); a load whose address text
  * equals an older store's, with the address registers unchanged in
- * between, waits for the store (store-to-load forwarding).
+ * between, waits for the store (store-to-load forwarding).  A call does not
+ * end a basic block, but its callee runs before the next instruction: that
+ * one is dispatched only once the call retired, as if the block started
+ * there (SCHED_F_AFTER_CALL).
  *
  * What is assumed at block entry (struct sched_entry):
  *  - SCHED_ENTRY_COLD (the default, DCPI's choice): nothing older is in
@@ -90,6 +93,9 @@ enum sched_insn_flags {
 	SCHED_F_ELIMINATED = (1 << 1), /* nop, zero idiom or eliminated move */
 	SCHED_F_UNCERTAIN = (1 << 2),  /* timing is a guess: class default, unmodelled by
 					  llvm-mca, rep string, serialising: do not trust M */
+	SCHED_F_AFTER_CALL = (1 << 3), /* follows a call: the callee ran in between, so it
+					  starts afresh (and, with skid, its samples are
+					  the callee's return's) */
 };
 
 struct sched_insn {

@@ -204,6 +204,16 @@ static void lookup_basic(void **state)
 	assert_int_equal(t.latency, 10); /* Zen 4 override (measured) */
 	assert_int_equal(model_lookup(cpu_model_by_name("znver3"), &divq, &t), MODEL_EXACT);
 	assert_int_equal(t.latency, 17); /* llvm-mca znver3 */
+	/* an immediate-only form is found whether or not the decoder counts the
+	 * immediate's size in opsize */
+	{
+		struct insn j = jcc(X86_INS_JNE, 0x1000);
+
+		assert_int_equal(model_lookup(m, &j, &t), MODEL_EXACT);
+		assert_int_equal(t.fu, FU_BRANCH);
+		j.opsize = 8;
+		assert_int_equal(model_lookup(m, &j, &t), MODEL_EXACT);
+	}
 	assert_non_null(model_table_find(m->table, X86_INS_ADD, SIG2(REG, REG), 8));
 	assert_null(model_table_find(m->table, X86_INS_ADD, SIG2(REG, REG), 3));
 	assert_string_equal(model_fu_name(FU_FP_DIV), "fp-div");
@@ -583,6 +593,34 @@ static void sched_predecessor(void **state)
 	block_schedule_release(&warm);
 }
 
+static void sched_call(void **state)
+{
+	struct insn b[4];
+	struct block_schedule s = BLOCK_SCHEDULE_INIT;
+	(void)state;
+
+	b[0] = I(X86_INS_MOV, "mov rdi, qword ptr [rbx]", SIG2(REG, MEM), 2, 8, REGS(RBX),
+		 REGS(RDI), INSN_F_LOAD);
+	b[1] = I(X86_INS_CALL, "call 0x9000", SIG1(IMM), 1, 0, REGS(RSP), REGS(RSP),
+		 INSN_F_STORE);
+	b[1].kind = INSN_CALL;
+	b[1].target = 0x9000;
+	b[2] = add_rr(RCX, RDX, "add rcx, rdx");
+	b[3] = add_rr(RSI, RDX, "add rsi, rdx");
+	sched(zen4(), b, 4, NULL, &s);
+	dump(&s, b);
+	/* the call retires after the load; the callee runs; then the adds */
+	assert_true(s.insn[0].m == 4);
+	assert_true(s.insn[1].m == 0);
+	assert_true(s.insn[2].flags & SCHED_F_AFTER_CALL);
+	assert_false(s.insn[3].flags & SCHED_F_AFTER_CALL);
+	assert_true(s.insn[2].m == 1);
+	assert_int_equal(s.insn[2].reason, SCHED_DISPATCH);
+	assert_true(s.insn[2].dispatch >= s.insn[1].retire);
+	assert_true(s.cycles == 5);
+	block_schedule_release(&s);
+}
+
 static void sched_describe_and_errors(void **state)
 {
 	struct insn b[2];
@@ -630,6 +668,7 @@ int main(void)
 		cmocka_unit_test(sched_store),
 		cmocka_unit_test(sched_loop),
 		cmocka_unit_test(sched_predecessor),
+		cmocka_unit_test(sched_call),
 		cmocka_unit_test(sched_describe_and_errors),
 	};
 
