@@ -281,9 +281,35 @@ static void apply_override(const struct cpu_model *m, const struct insn *in,
 	}
 }
 
+static bool reads_or_writes(const struct regset *rs, unsigned first, unsigned count)
+{
+	for (unsigned r = first; r < first + count; r++)
+		if (regset_has(rs, r))
+			return true;
+	return false;
+}
+
+/* movd/movq between a general and a vector register: the crossing's latency. */
+static void cross_domain(const struct cpu_model *m, const struct insn *in,
+			 struct model_timing *t)
+{
+	unsigned lat = 0;
+
+	if (m->arch != ARCH_X86_64 || in->cs_id >= MODEL_X86_NIDS ||
+	    !(model_x86_class[in->cs_id] & MODEL_X86_MOVE) || in->opsig != (OPK_REG | OPK_REG << 2))
+		return;
+	if (reads_or_writes(&in->reads, DREG_GPR0, 16) && reads_or_writes(&in->writes, DREG_V0, 32))
+		lat = m->gpr_to_vec_latency;
+	else if (reads_or_writes(&in->reads, DREG_V0, 32) && reads_or_writes(&in->writes, DREG_GPR0, 16))
+		lat = m->vec_to_gpr_latency;
+	if (lat > t->latency)
+		t->latency = lat;
+}
+
 static void apply_rules(const struct cpu_model *m, const struct insn *in, struct model_timing *t)
 {
 	apply_override(m, in, t);
+	cross_domain(m, in, t);
 	if (t->fu == FU_LOAD && (t->flags & ME_LOAD) && m->table_load_bias && t->latency > 1) {
 		int lat = (int)t->latency - m->table_load_bias;
 

@@ -115,6 +115,8 @@ struct cpu_model {
 	int table_load_bias;       /* table latency of pure loads minus load_latency (llvm-mca's +1) */
 	unsigned store_forward_latency; /* store to a load of the same address */
 	unsigned lock_latency;     /* a locked read-modify-write, uncontended */
+	unsigned gpr_to_vec_latency; /* movd/movq xmm, r (0: the table's) */
+	unsigned vec_to_gpr_latency; /* movd/movq r, xmm (0: the table's) */
 	unsigned loads_per_cycle, stores_per_cycle;
 	unsigned load_queue, store_queue; /* entries */
 	unsigned cache_line;       /* bytes */
@@ -187,6 +189,8 @@ struct model_timing {
  *  - pure loads (FU_LOAD) are re-based to m->load_latency (table_load_bias);
  *  - m->overrides replace the table's latency and throughput;
  *  - locked instructions take at least m->lock_latency;
+ *  - moves between general and vector registers take the model's
+ *    crossing latency (the table's key cannot tell them from vector moves);
  *  - a form the table lacks comes from the nearest form of the same
  *    instruction (a 512-bit form from the 256-bit one on double-pumped
  *    models), else from the class default (MODEL_DEFAULT).

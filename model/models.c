@@ -25,13 +25,13 @@
 #include "model/model.h"
 
 /*
- * Zen 4 measured (model/gen/measure.c): div/idiv r32 and r64 with a small
- * quotient take 10 cycles and start every 7 (llvm-mca's znver3: 13-17, both);
- * 15-16 with a 62-bit quotient.  M_i wants the best case.
+ * Zen 4 measured (model/gen/measure.c): div r32 and r64 with a small
+ * quotient take 10 cycles and start every 7, idiv r64 9 (llvm-mca's znver3:
+ * 13-17, both); 15-16 with a 62-bit quotient.  M_i wants the best case.
  */
 static const struct model_override znver4_overrides[] = {
 	{ X86_INS_DIV, 10, 700, "measured: small quotient" },
-	{ X86_INS_IDIV, 10, 700, "measured: small quotient" },
+	{ X86_INS_IDIV, 9, 700, "measured: small quotient, with cqo" },
 };
 
 static const struct cpu_model znver4 = {
@@ -56,6 +56,8 @@ static const struct cpu_model znver4 = {
 	.table_load_bias = 1,       /* llvm-mca-14 znver3: mov r64,[m] = 5 */
 	.store_forward_latency = 1, /* [measured] store + reload of [r]: 1 cycle (memory renaming) */
 	.lock_latency = 8,          /* [measured] lock xadd, uncontended, L1 */
+	.gpr_to_vec_latency = 3,    /* [measured] vmovq xmm,r + vmovq r,xmm: 6; */
+	.vec_to_gpr_latency = 2,    /*   vmovq xmm,[r] + vmovq r,xmm: 8.9 */
 	.loads_per_cycle = 3,       /* [SOGZen4] 2.12: three memory ops per cycle; [measured] */
 	.stores_per_cycle = 2,      /* [SOGZen4] 2.12; [measured] 2 to one line, 1 to two lines */
 	.load_queue = 72,           /* [SOGZen4] 2.12 as quoted by LLVM */
@@ -88,6 +90,8 @@ static const struct cpu_model znver3 = {
 	.table_load_bias = 1,
 	.store_forward_latency = 1, /* assumed as measured on Zen 4 (memory renaming) */
 	.lock_latency = 8,
+	.gpr_to_vec_latency = 3,    /* assumed as measured on Zen 4 */
+	.vec_to_gpr_latency = 2,
 	.loads_per_cycle = 3,
 	.stores_per_cycle = 2,
 	.load_queue = 72,

@@ -266,7 +266,8 @@ static void prepare(const struct cpu_model *m, struct proto *p, const struct ins
 	p->uncertain = p->t.match == MODEL_DEFAULT || p->t.fu == FU_STRING ||
 		       p->t.fu == FU_SYSTEM || (in->flags & INSN_F_REP) ||
 		       ((p->t.flags & ME_UNMODELED) && p->t.latency >= 100);
-	p->load_lat = load_part(m, p);
+	/* a locked op needs all its operands before it starts (no early load) */
+	p->load_lat = (in->flags & INSN_F_LOCK) ? 0 : load_part(m, p);
 }
 
 /* ---- the machine -------------------------------------------------------------- */

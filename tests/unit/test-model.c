@@ -593,6 +593,32 @@ static void sched_predecessor(void **state)
 	block_schedule_release(&warm);
 }
 
+static void sched_lock_and_crossing(void **state)
+{
+	struct insn b[2];
+	struct block_schedule s = BLOCK_SCHEDULE_INIT;
+	struct sched_entry loop = { SCHED_ENTRY_LOOP, NULL, 0 };
+	(void)state;
+
+	/* a chain of lock xadd: the whole locked latency each (measured 8) */
+	next_addr = 0x5000;
+	b[0] = I(X86_INS_XADD, "lock xadd qword ptr [rdi], rax", SIG2(MEM, REG), 2, 8,
+		 REGS(RDI, RAX), REGS(RAX, FL), INSN_F_LOAD | INSN_F_STORE | INSN_F_LOCK);
+	sched(zen4(), b, 1, &loop, &s);
+	dump(&s, b);
+	assert_true(s.cycles > 7.99 && s.cycles < 8.01);
+	/* general -> vector -> general: 3 + 2 on Zen 4 (measured pair: 6) */
+	b[0] = I(X86_INS_VMOVQ, "vmovq xmm0, rax", SIG2(REG, REG), 2, 16, REGS(RAX),
+		 REGS(V0), 0);
+	b[1] = I(X86_INS_VMOVQ, "vmovq rax, xmm0", SIG2(REG, REG), 2, 16, REGS(V0),
+		 REGS(RAX), 0);
+	sched(zen4(), b, 2, &loop, &s);
+	dump(&s, b);
+	assert_true(s.insn[0].m > 2.99 && s.insn[0].m < 3.01);
+	assert_true(s.insn[1].m > 1.99 && s.insn[1].m < 2.01);
+	block_schedule_release(&s);
+}
+
 static void sched_call(void **state)
 {
 	struct insn b[4];
@@ -669,6 +695,7 @@ int main(void)
 		cmocka_unit_test(sched_loop),
 		cmocka_unit_test(sched_predecessor),
 		cmocka_unit_test(sched_call),
+		cmocka_unit_test(sched_lock_and_crossing),
 		cmocka_unit_test(sched_describe_and_errors),
 	};
 
