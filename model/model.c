@@ -12,6 +12,11 @@
 #include "db/meta.h"
 #include "model/model.h"
 
+/* The tables are keyed by capstone 4.0's instruction ids: another capstone
+ * numbers them differently and needs model/gen/generate.sh run again. */
+_Static_assert(X86_INS_ENDING == MODEL_X86_NIDS,
+	       "model tables were generated for another capstone: run model/gen/generate.sh");
+
 const char *model_fu_name(enum model_fu fu)
 {
 	static const char *const names[] = {
