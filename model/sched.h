@@ -138,7 +138,9 @@ void block_schedule_release(struct block_schedule *s);
 
 /*
  * Schedules insns[0..n) (one basic block, in address order) on model m.
- * entry NULL means SCHED_ENTRY_COLD.  Replaces the contents of out.
+ * The instructions must be of m->arch (every model is x86-64 for now: do
+ * not schedule aarch64 code).  entry NULL means SCHED_ENTRY_COLD.
+ * Replaces the contents of out.
  * Returns 0, or -1 with an error message if n is 0 or an instruction id is
  * out of the model's range.
  */
