@@ -11,6 +11,7 @@
 #include "core/xalloc.h"
 #include "db/db.h"
 #include "tui/data.h"
+#include "tui/data-proc.h"
 #include "tui/display.h"
 #include "tui/prompt.h"
 #include "tui/table.h"
@@ -227,6 +228,7 @@ static void reload(struct tui *t)
 	if (!t->db && !(t->db = db_open(t->db_path, DB_READ)))
 		return;
 	jobs_invalidate(&t->jobs);
+	data_ctx_invalidate(t->data);
 	if (!t->epoch && !db_epoch_resolve(t->db, NULL, &seq))
 		t->epoch = seq;
 	for (size_t i = 0; i < t->depth; i++) {
@@ -290,6 +292,10 @@ static bool view_requests(struct tui *t, enum request req, const char *arg)
 	case REQ_MARK:
 		errorf("epochs are marked in the epochs view (E)");
 		break;
+	case REQ_HOTTEST:
+	case REQ_TOGGLE_SOURCE:
+		errorf("':%s' works in the procedure view", request_info(req)->name);
+		break;
 	default:
 		return false;
 	}
@@ -323,6 +329,11 @@ void tui_session_request(struct tui *t, enum request req, const char *arg)
 		break;
 	case REQ_DIFF:
 		do_diff(t, arg);
+		break;
+	case REQ_FORCE:
+		tui_set_force(t, !t->force);
+		tui_info(t, t->force ? "using binaries that changed since profiling (:force again stops)"
+			 : "no longer using binaries that changed since profiling");
 		break;
 	case REQ_PROMPT:
 		do_prompt(t, arg);

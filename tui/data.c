@@ -59,36 +59,57 @@ const struct db_epoch *epochs_data_find(const struct epochs_data *ed, uint32_t s
 
 const char *binary_status_name(enum binary_status s)
 {
-	static const char *const names[] = { "-", "ok", "missing", "rebuilt", "noaccess" };
+	static const char *const names[] = { "-", "ok", "missing", "rebuilt", "unreadable" };
 
 	return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
 }
 
-static enum binary_status check(const struct db_image *img, struct binary_check *out)
+static enum binary_status status_of(const struct image *img)
 {
-	struct stat st;
-
-	if (img->kind != IMAGE_FILE)
-		return BINARY_NA;
-	if (stat(img->path, &st)) {
-		out->err = errno;
-		return errno == ENOENT || errno == ENOTDIR ? BINARY_MISSING : BINARY_NOACCESS;
-	}
-	if (!S_ISREG(st.st_mode))
+	switch (img->state) {
+	case IMAGE_OK:
+	case IMAGE_NAMES_ONLY:
+		return BINARY_OK;
+	case IMAGE_MISSING:
 		return BINARY_MISSING;
-	out->size = (uint64_t)st.st_size;
-	out->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
-	if ((img->size && out->size != img->size) ||
-	    (img->mtime_ns && out->mtime_ns != img->mtime_ns))
+	case IMAGE_CHANGED:
 		return BINARY_REBUILT;
-	return BINARY_OK;
+	case IMAGE_UNREADABLE:
+		return BINARY_UNREADABLE;
+	default:
+		return BINARY_NA;
+	}
 }
 
-enum binary_status image_check_binary(const struct db_image *img, struct binary_check *out)
+enum binary_status image_check_binary(const struct db_image *rec, const struct image_opts *opts,
+				      struct binary_check *out)
 {
+	struct image *img;
+	struct stat st;
+
 	memset(out, 0, sizeof(*out));
-	out->status = check(img, out);
+	if (rec->kind != IMAGE_FILE)
+		return out->status = BINARY_NA;
+	img = image_open(rec, opts);
+	out->status = status_of(img);
+	if (img->why && out->status != BINARY_OK)
+		out->why = display_safe(img->why);
+	if (img->bin_path && strcmp(img->bin_path, rec->path))
+		out->used = display_safe(img->bin_path);
+	if (!stat(img->bin_path ? img->bin_path : rec->path, &st) && S_ISREG(st.st_mode)) {
+		out->stat_ok = true;
+		out->size = (uint64_t)st.st_size;
+		out->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+	}
+	image_free(img);
 	return out->status;
+}
+
+void binary_check_release(struct binary_check *c)
+{
+	free(c->why);
+	free(c->used);
+	memset(c, 0, sizeof(*c));
 }
 
 static void row_set_path(struct image_row *row, const char *path)
@@ -173,6 +194,24 @@ static int load_totals(struct job *job, struct db *db, uint32_t seq,
 	return 0;
 }
 
+/* The binary status of every row, as disasm verifies it. */
+static void check_binaries(struct job *job, const struct data_arg *arg, struct images_data *id)
+{
+	struct image_opts o;
+
+	memset(&o, 0, sizeof(o));
+	o.db = arg->db;
+	o.seq = arg->seq;
+	o.kernel_release = id->meta_ok ? id->meta.kernel : NULL;
+	o.debug_dir = arg->debug_dir;
+	for (size_t i = 0; i < id->n && !job_cancelled(job); i++) {
+		if (i % 64 == 0)
+			job_progress(job, i, id->n);
+		if (id->rows[i].img)
+			id->rows[i].status = image_check_binary(id->rows[i].img, &o, &id->rows[i].bin);
+	}
+}
+
 void data_load_images(struct job *job)
 {
 	struct data_arg *arg = job->arg;
@@ -192,12 +231,7 @@ void data_load_images(struct job *job)
 		job->status = -1;
 	build_rows(id, tot, n_tot);
 	free(tot);
-	for (size_t i = 0; i < id->n && !job_cancelled(job); i++) {
-		if (i % 64 == 0)
-			job_progress(job, i, id->n);
-		if (id->rows[i].img)
-			id->rows[i].status = image_check_binary(id->rows[i].img, &id->rows[i].bin);
-	}
+	check_binaries(job, arg, id);
 	if (!id->index_ok)
 		job->status = -1;
 }
@@ -208,8 +242,10 @@ void images_data_free(void *data)
 
 	if (!id)
 		return;
-	for (size_t i = 0; i < id->n; i++)
+	for (size_t i = 0; i < id->n; i++) {
 		free(id->rows[i].path);
+		binary_check_release(&id->rows[i].bin);
+	}
 	free(id->rows);
 	image_index_release(&id->index);
 	epoch_meta_release(&id->meta);

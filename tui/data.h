@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "db/db.h"
+#include "disasm/image.h"
 
 struct job;
 
@@ -37,13 +38,17 @@ const struct db_epoch *epochs_data_find(const struct epochs_data *ed, uint32_t s
 
 /* ---- images ------------------------------------------------------------ */
 
-/* Whether the binary of an image is still the one that was profiled. */
+/*
+ * Whether the binary of an image is still the one that was profiled, as
+ * disasm/image.h verifies it for the report tools (build-id when the record
+ * has one, else size and mtime; the database's binaries/ snapshot first).
+ */
 enum binary_status {
-	BINARY_NA,       /* not a file (kernel, vdso, anon, unknown) */
-	BINARY_OK,       /* exists; size and mtime match the image record */
-	BINARY_MISSING,  /* gone (or not a regular file) */
-	BINARY_REBUILT,  /* exists, but size or mtime differ: not the same code */
-	BINARY_NOACCESS, /* cannot be checked (permissions, I/O error) */
+	BINARY_NA,         /* not a file (kernel, vdso, anon, unknown) */
+	BINARY_OK,         /* the binary profiled (or its snapshot) */
+	BINARY_MISSING,    /* gone */
+	BINARY_REBUILT,    /* exists, but not the code profiled (build-id, size or mtime differ) */
+	BINARY_UNREADABLE, /* cannot be read as ELF (permissions, not ELF, I/O error) */
 };
 
 const char *binary_status_name(enum binary_status s);
@@ -51,16 +56,21 @@ const char *binary_status_name(enum binary_status s);
 /* What a check of an image's binary found. */
 struct binary_check {
 	enum binary_status status;
-	uint64_t size;        /* on disk, when it exists */
+	bool stat_ok;         /* size and mtime_ns are those of the file now */
+	uint64_t size;
 	int64_t mtime_ns;
-	int err;              /* errno of a failed stat() */
+	char *why;            /* disasm's sentence when not ok (terminal-safe), or NULL */
+	char *used;           /* the file verified when not the recorded path (a snapshot), or NULL */
 };
 
 /*
- * Checks an image's binary with stat(): size and mtime against the record.
- * (Build-id verification belongs to disasm/ and can refine BINARY_OK.)
+ * Checks an image's binary the way the report tools do (image_open() of
+ * disasm/image.h with opts), filling out; release out with
+ * binary_check_release().
  */
-enum binary_status image_check_binary(const struct db_image *img, struct binary_check *out);
+enum binary_status image_check_binary(const struct db_image *img, const struct image_opts *opts,
+				      struct binary_check *out);
+void binary_check_release(struct binary_check *c);
 
 struct image_row {
 	char key[PROFILE_KEY_MAX + 1];
@@ -87,6 +97,7 @@ struct images_data {
 struct data_arg {
 	struct db *db;                   /* not owned */
 	uint32_t seq;
+	const char *debug_dir;           /* where debug files are (NULL: default); not owned */
 };
 
 /* Job: loads an epoch's images with totals and binary status (arg: struct data_arg *). */

@@ -15,12 +15,18 @@
 #include <string.h>
 
 static const char usage[] =
-	"usage: dcpi-tui [-d DIR] [-E EPOCH] [-e EVENT] [--ascii] [--no-color]\n"
-	"                [--script FILE] [DIR]\n"
+	"usage: dcpi-tui [-d DIR] [-E EPOCH] [-e EVENT] [--force] [--debug-dir DIR]\n"
+	"                [--substitute-path FROM=TO] [--ascii] [--no-color] [--script FILE]\n"
+	"                [DIR]\n"
 	"\n"
 	"  -d, --db DIR       the database (default: $DCPI_DB, else ./dcpi.db)\n"
 	"  -E, --epoch EPOCH  start in this epoch (number, label, latest~N; default latest)\n"
 	"  -e, --event NAME   show this event first (default cycles, else clock, ...)\n"
+	"      --force        use binaries that changed since they were profiled (:force)\n"
+	"      --debug-dir DIR\n"
+	"                     where separate debug files are (default /usr/lib/debug)\n"
+	"      --substitute-path FROM=TO\n"
+	"                     look for sources under FROM in TO (repeatable)\n"
 	"      --ascii        draw with ASCII only\n"
 	"      --no-color     no colours (also when $NO_COLOR is set)\n"
 	"      --script FILE  read keys and commands from FILE and draw to /dev/null\n"
@@ -29,7 +35,10 @@ static const char usage[] =
 	"\n"
 	"Press ? in dcpi-tui for its keys and commands.\n";
 
-enum { OPT_ASCII = CLI_OPT__FIRST_FREE, OPT_NO_COLOR, OPT_SCRIPT };
+enum {
+	OPT_ASCII = CLI_OPT__FIRST_FREE, OPT_NO_COLOR, OPT_SCRIPT, OPT_FORCE, OPT_DEBUG_DIR,
+	OPT_SUBST,
+};
 
 static const struct option longopts[] = {
 	CLI_LONGOPTS_COMMON,
@@ -39,8 +48,24 @@ static const struct option longopts[] = {
 	{ "ascii", no_argument, NULL, OPT_ASCII },
 	{ "no-color", no_argument, NULL, OPT_NO_COLOR },
 	{ "script", required_argument, NULL, OPT_SCRIPT },
+	{ "force", no_argument, NULL, OPT_FORCE },
+	{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
+	{ "substitute-path", required_argument, NULL, OPT_SUBST },
 	{ NULL, 0, NULL, 0 },
 };
+
+/* --substitute-path arguments, in order (they live as long as argv). */
+static const char *substitutions[64];
+
+static void add_substitution(struct tui_options *opt, const char *spec)
+{
+	if (!strchr(spec, '=') || spec[0] == '=')
+		die("bad substitution '%s' (want FROM=TO)", spec);
+	if (opt->n_substitutions == sizeof(substitutions) / sizeof(*substitutions))
+		die("too many --substitute-path options");
+	substitutions[opt->n_substitutions++] = spec;
+	opt->substitutions = substitutions;
+}
 
 static void parse_options(int argc, char **argv, struct tui_options *opt)
 {
@@ -63,6 +88,9 @@ static void parse_options(int argc, char **argv, struct tui_options *opt)
 		case OPT_ASCII: opt->ascii = true; break;
 		case OPT_NO_COLOR: opt->no_color = true; break;
 		case OPT_SCRIPT: opt->script = optarg; break;
+		case OPT_FORCE: opt->force = true; break;
+		case OPT_DEBUG_DIR: opt->debug_dir = optarg; break;
+		case OPT_SUBST: add_substitution(opt, optarg); break;
 		case CLI_OPT_HELP: cli_usage(usage, 0);
 		case CLI_OPT_VERSION: cli_version();
 		default: cli_usage(usage, 1);

@@ -71,6 +71,10 @@ enum draw_attr {
 	/* for the analysis views */                                               \
 	_(ADDRESS, "address", BLUE, DEFAULT, NONE, NONE)                           \
 	_(MNEMONIC, "mnemonic", DEFAULT, DEFAULT, BOLD, BOLD)                      \
+	_(REGISTER, "register", CYAN, DEFAULT, NONE, NONE)                         \
+	_(IMMEDIATE, "immediate", MAGENTA, DEFAULT, NONE, NONE)                    \
+	_(TARGET, "target", BLUE, DEFAULT, BOLD, UNDERLINE)                        \
+	_(BLOCK, "block", YELLOW, DEFAULT, NONE, BOLD)                             \
 	_(SOURCE, "source", CYAN, DEFAULT, NONE, DIM)                              \
 	_(BUBBLE, "bubble", RED, DEFAULT, NONE, NONE)                              \
 	_(CONF_HIGH, "conf-high", GREEN, DEFAULT, NONE, NONE)                      \

@@ -83,6 +83,10 @@ enum arg_kind {
 	REQ(EVENT, "event", "v", EVENT, "Show samples of event NAME")                     \
 	REQ(MARK, "mark", "m", NONE, "Mark an epoch for a diff (A, B)")     \
 	REQ(DIFF, "diff", "d", EPOCH_PAIR, "Diff epochs A, B (or the marked)") \
+	REQ(FORCE, "force", "", NONE, "Use changed binaries (again: stop)") \
+	GROUP("Procedure view")                                                           \
+	REQ(HOTTEST, "hottest", "H", NONE, "Go to the hottest block (again: next)")   \
+	REQ(TOGGLE_SOURCE, "toggle-source", "s", NONE, "Show or hide source lines")       \
 	GROUP("Prompt and dumps")                                                         \
 	REQ(PROMPT, "prompt", ":", NONE, "Open the command prompt")                       \
 	REQ(SAVE_DISPLAY, "save-display", "", FILE,                                       \

@@ -9,6 +9,7 @@
 #include "core/xalloc.h"
 #include "db/db.h"
 #include "tui/data.h"
+#include "tui/data-proc.h"
 #include "tui/display.h"
 #include "tui/prompt.h"
 #include "tui/script.h"
@@ -222,7 +223,68 @@ const struct images_data *tui_images(struct tui *t, uint32_t seq, struct view *w
 	arg = XNEW(struct data_arg);
 	arg->db = t->db;
 	arg->seq = seq;
+	arg->debug_dir = t->opt.debug_dir;
 	return tui_data(t, waiter, key, title, data_load_images, arg, free, images_data_free);
+}
+
+const struct procs_data *tui_procs(struct tui *t, uint32_t seq, const char *image,
+				   struct view *waiter)
+{
+	struct procs_arg *arg;
+	struct strbuf key = STRBUF_INIT, title = STRBUF_INIT;
+	const struct procs_data *pd;
+
+	if (!t->db || !seq)
+		return NULL;
+	strbuf_addf(&key, "procs/%" PRIu32 "/%d/%s", seq, t->force, image ? image : "*");
+	strbuf_addf(&title, "reading the procedures of %s", image ? "an image" : "every image");
+	arg = XNEW(struct procs_arg);
+	arg->ctx = t->data;
+	arg->db = t->db;
+	arg->seq = seq;
+	arg->force = t->force;
+	arg->image = image ? xstrdup(image) : NULL;
+	pd = tui_data(t, waiter, key.buf, title.buf, data_load_procs, arg, procs_arg_free,
+		      procs_data_free);
+	strbuf_release(&key);
+	strbuf_release(&title);
+	return pd;
+}
+
+const struct proc_data *tui_proc(struct tui *t, uint32_t seq, const char *image,
+				 const char *spec, struct view *waiter)
+{
+	struct proc_arg *arg;
+	struct strbuf key = STRBUF_INIT, title = STRBUF_INIT;
+	const struct proc_data *pd;
+	char *safe = display_safe(spec);
+
+	if (!t->db || !seq)
+		return NULL;
+	strbuf_addf(&key, "proc/%" PRIu32 "/%d/%s/%s", seq, t->force, image ? image : "*", spec);
+	strbuf_addf(&title, "analysing %s", safe);
+	arg = XNEW(struct proc_arg);
+	arg->ctx = t->data;
+	arg->db = t->db;
+	arg->seq = seq;
+	arg->force = t->force;
+	arg->image = image ? xstrdup(image) : NULL;
+	arg->spec = xstrdup(spec);
+	pd = tui_data(t, waiter, key.buf, title.buf, data_load_proc, arg, proc_arg_free,
+		      proc_data_free);
+	strbuf_release(&key);
+	strbuf_release(&title);
+	free(safe);
+	return pd;
+}
+
+int tui_open_procedure(struct tui *t, uint32_t seq, const char *image, const char *spec)
+{
+	struct view_loc loc = { .epoch = seq, .image = (char *)image, .procedure = (char *)spec };
+
+	if (!seq)
+		return errorf("no epoch to look for procedures in");
+	return tui_open_view(t, "procedure", &loc);
 }
 
 static void job_finished(struct job *job, void *data)
@@ -266,6 +328,12 @@ void tui_set_epoch(struct tui *t, uint32_t seq)
 {
 	t->epoch = seq;
 	reload_views(t, true);
+}
+
+void tui_set_force(struct tui *t, bool force)
+{
+	t->force = force;
+	reload_views(t, false);
 }
 
 void tui_set_event(struct tui *t, int ev)
@@ -363,6 +431,7 @@ int tui_init(struct tui *t, const struct tui_options *opt)
 		t->event_chosen = t->event >= 0;
 	}
 	jobs_init(&t->jobs, opt->sync_jobs);
+	t->force = opt->force;
 	if (opt->script) {
 		t->script = XNEW(struct script);
 		if (script_load(t->script, opt->script))
@@ -374,6 +443,9 @@ int tui_init(struct tui *t, const struct tui_options *opt)
 	report_tui = t;
 	set_report_routine(report);
 	prompt_init(t);
+	t->data = data_ctx_new(&(struct data_ctx_opts){ .debug_dir = opt->debug_dir,
+							.substitutions = opt->substitutions,
+							.n_substitutions = opt->n_substitutions });
 	t->db_path = xstrdup(db_default_path(opt->db_path));
 	open_database(t);
 	first_views(t);
@@ -390,6 +462,7 @@ void tui_release(struct tui *t)
 	set_report_routine(NULL);
 	report_tui = NULL;
 	jobs_release(&t->jobs);
+	data_ctx_free(t->data);
 	if (t->db)
 		db_close(t->db);
 	if (t->script) {

@@ -23,7 +23,10 @@
 #include "tui/request.h"
 #include "tui/view.h"
 
+struct data_ctx;
 struct display;
+struct proc_data;
+struct procs_data;
 struct script;
 struct strbuf;
 
@@ -37,6 +40,10 @@ struct tui_options {
 	bool no_color;         /* --no-color or $NO_COLOR */
 	bool sync_jobs;        /* $DCPI_TUI_THREADS=0: no worker thread */
 	const char *timing;    /* $DCPI_TUI_TIMING: write timings to this file */
+	bool force;            /* --force: use binaries that changed since profiling */
+	const char *debug_dir; /* --debug-dir: where separate debug files are */
+	const char *const *substitutions; /* --substitute-path FROM=TO, in order */
+	size_t n_substitutions;
 };
 
 struct tui_message {
@@ -71,6 +78,8 @@ struct tui {
 	struct db *db;            /* NULL if the database cannot be opened */
 	char *db_path;
 	struct jobs jobs;
+	struct data_ctx *data;    /* the analysis views' shared epochs (tui/data-proc.h) */
+	bool force;               /* use binaries that changed since profiling (:force) */
 	struct display *disp;
 	struct script *script;    /* NULL: keys from the terminal */
 	struct view *stack[TUI_STACK_MAX];
@@ -131,6 +140,29 @@ void *tui_data(struct tui *t, struct view *waiter, const char *key, const char *
 const struct epochs_data *tui_epochs(struct tui *t, struct view *waiter);
 /* The images of epoch seq, or NULL while loading (waiter waits). */
 const struct images_data *tui_images(struct tui *t, uint32_t seq, struct view *waiter);
+
+/*
+ * The procedures of epoch seq, of one image (its key) or all (NULL), or
+ * NULL while loading (waiter waits).  Honours the session's :force.
+ */
+const struct procs_data *tui_procs(struct tui *t, uint32_t seq, const char *image,
+				   struct view *waiter);
+/*
+ * One procedure of epoch seq: spec as core/analysis/lookup.h takes it (a
+ * name, NAME@IMAGE or 0xADDRESS), looked for in image (a key) or in every
+ * image (NULL).  NULL while loading (waiter waits).
+ */
+const struct proc_data *tui_proc(struct tui *t, uint32_t seq, const char *image,
+				 const char *spec, struct view *waiter);
+
+/* Uses (or stops using) binaries that changed since profiling: every view reloads. */
+void tui_set_force(struct tui *t, bool force);
+
+/*
+ * Opens the procedure view of spec (a name or 0xADDRESS) in image (a key,
+ * or NULL: any image of the epoch).
+ */
+int tui_open_procedure(struct tui *t, uint32_t seq, const char *image, const char *spec);
 
 /* Makes seq the current epoch: views that follow the epoch reload. */
 void tui_set_epoch(struct tui *t, uint32_t seq);

@@ -150,6 +150,17 @@ static void add_samples_column(struct images_view *iv, int ev)
 		.numeric = true, .arg = ev, .cmp = cmp_samples, .cell = cell_samples });
 }
 
+/* As wide as the longest status shown ("rebuilt", "unreadable"), at least 7. */
+static int status_width(const struct images_view *iv)
+{
+	int w = 7;
+
+	for (size_t i = 0; i < iv->id->n; i++)
+		if ((int)strlen(binary_status_name(iv->id->rows[i].status)) > w)
+			w = (int)strlen(binary_status_name(iv->id->rows[i].status));
+	return w;
+}
+
 /* The current event first, with its % and cum%, then the other events. */
 static void build_columns(struct view *v)
 {
@@ -169,7 +180,7 @@ static void build_columns(struct view *v)
 	for (int e = 0; e < EVENT__COUNT; e++)
 		if (e != iv->event && iv->id->events[e])
 			add_samples_column(iv, e);
-	table_add_column(t, &(struct table_column){ .name = "status", .width = 7,
+	table_add_column(t, &(struct table_column){ .name = "status", .width = status_width(iv),
 						    .cmp = cmp_status, .cell = cell_status });
 	table_add_column(t, &(struct table_column){ .name = "path", .min = 12,
 						    .align = ALIGN_LEFT_TAIL, .cmp = cmp_path,
@@ -308,13 +319,21 @@ static bool matches(const struct image_row *r, const char *what, int how)
 	}
 }
 
-/* :goto NAME: an image by file name or path, then key prefix, then path substring. */
+/*
+ * :goto NAME: an image by file name or path, then key prefix, then path
+ * substring; else a procedure of that name in the epoch.  :goto 0xADDRESS:
+ * the procedure at that address in the selected image.
+ */
 static int images_goto(struct view *v, const char *what)
 {
 	const struct images_view *iv = IV(v);
+	const struct image_row *cur = table_row(v->table, v->pos);
 
-	if (!strncmp(what, "0x", 2) || (what[0] >= '0' && what[0] <= '9' && !strchr(what, '/')))
-		return errorf("addresses need the procedure views, which are not available yet");
+	if (!strncmp(what, "0x", 2) || !strncmp(what, "0X", 2)) {
+		if (!cur)
+			return errorf("no image selected to look for address %s in", what);
+		return tui_open_procedure(v->tui, v->loc.epoch, cur->key, what);
+	}
 	for (int how = 0; how < 3; how++) {
 		for (size_t i = 0; i < v->lines; i++) {
 			if (matches(table_row(v->table, i), what, how)) {
@@ -326,8 +345,7 @@ static int images_goto(struct view *v, const char *what)
 			if (matches(&iv->id->rows[i], what, how))
 				return errorf("image '%s' is hidden by the filter (:filter clears it)", what);
 	}
-	return errorf("no image '%s' in epoch %" PRIu32 " (procedures cannot be found yet)", what,
-		      v->loc.epoch);
+	return tui_open_procedure(v->tui, v->loc.epoch, NULL, what);
 }
 
 static void images_complete(struct view *v, enum arg_kind kind, struct candidates *c)
@@ -370,7 +388,7 @@ static void describe_record(const struct image_row *r, struct strbuf *sb)
 		add_file_state(sb, img->size, img->mtime_ns);
 }
 
-/* What the file is like now. */
+/* What the file is like now, as the report tools see it. */
 static void describe_binary(const struct image_row *r, struct strbuf *sb)
 {
 	const struct db_image *img = r->img;
@@ -378,22 +396,30 @@ static void describe_binary(const struct image_row *r, struct strbuf *sb)
 	switch (r->status) {
 	case BINARY_NA:
 		strbuf_addf(sb, "not a file (%s)", img ? image_kind_name(img->kind) : "no record");
-		break;
+		return;
 	case BINARY_OK:
-		strbuf_addstr(sb, img->size || img->mtime_ns ? "ok: as recorded" : "ok: it exists");
-		break;
-	case BINARY_MISSING:
-		strbuf_addstr(sb, "missing: no such file now");
-		break;
+		if (r->bin.used)
+			strbuf_addf(sb, "ok: the database's copy %s", r->bin.used);
+		else
+			strbuf_addstr(sb, img->build_id_len ? "ok: same build-id"
+				      : img->size || img->mtime_ns ? "ok: same size and mtime"
+				      : "ok: it exists (nothing recorded to check)");
+		return;
 	case BINARY_REBUILT:
 		strbuf_addstr(sb, "rebuilt: ");
-		add_file_state(sb, r->bin.size, r->bin.mtime_ns);
-		strbuf_addstr(sb, " now");
+		if (r->bin.stat_ok) {
+			add_file_state(sb, r->bin.size, r->bin.mtime_ns);
+			strbuf_addstr(sb, " now; ");
+		}
 		break;
-	case BINARY_NOACCESS:
-		strbuf_addf(sb, "cannot check: %s", strerror(r->bin.err));
+	case BINARY_MISSING:
+		strbuf_addstr(sb, "missing: ");
+		break;
+	case BINARY_UNREADABLE:
+		strbuf_addstr(sb, "unreadable: ");
 		break;
 	}
+	strbuf_addstr(sb, r->bin.why ? r->bin.why : "?");
 }
 
 static void describe_samples(const struct images_view *iv, const struct image_row *r,
@@ -452,8 +478,9 @@ const struct view_ops images_view_ops = {
 	.flags = VIEW_FOLLOWS_EPOCH,
 	.legend = "Samples per event in each image of the epoch (all processes); % and cum% are\n"
 		  "shares of the current event (:event NAME).  status: ok (the binary is the one\n"
-		  "profiled: same size and mtime), missing, rebuilt (it changed since), noaccess,\n"
-		  "- (not a file: kernel, vdso, anonymous code).  :sort name sorts by file name;\n"
+		  "profiled: same build-id, else same size and mtime), missing, rebuilt (it\n"
+		  "changed since), unreadable (not ELF, no permission), - (not a file: kernel,\n"
+		  "vdso, anonymous code).  :sort name sorts by file name;\n"
 		  "p shows the selected image's record and binary in a pane.",
 	.priv_size = sizeof(struct images_view),
 	.open = images_open,

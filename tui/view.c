@@ -2,7 +2,9 @@
 #include "tui/view.h"
 
 #include "core/die.h"
+#include "core/hash.h"
 #include "core/strbuf.h"
+#include "core/u64map.h"
 #include "core/xalloc.h"
 #include "tui/table.h"
 
@@ -24,15 +26,36 @@ void view_loc_release(struct view_loc *loc)
 	memset(loc, 0, sizeof(*loc));
 }
 
+/* True if word is a candidate already (procedure names come by the 100,000). */
+static bool candidates_has(struct candidates *c, const char *word)
+{
+	uint64_t h = hash_bytes(HASH_FNV_INIT, word, strlen(word)), *slot;
+
+	if (!c->seen) {
+		c->seen = XNEW(struct u64map);
+		u64map_init(c->seen);
+	}
+	slot = u64map_slot(c->seen, h);
+	if (!*slot) {
+		*slot = c->n + 1;
+		return false;
+	}
+	if (!strcmp(c->v[*slot - 1], word))
+		return true;
+	for (size_t i = 0; i < c->n; i++) /* a hash collision: rare */
+		if (!strcmp(c->v[i], word))
+			return true;
+	return false;
+}
+
 void candidates_add(struct candidates *c, const char *word)
 {
 	size_t plen = c->prefix ? strlen(c->prefix) : 0;
 
 	if (plen && strncmp(word, c->prefix, plen))
 		return;
-	for (size_t i = 0; i < c->n; i++)
-		if (!strcmp(c->v[i], word))
-			return;
+	if (candidates_has(c, word))
+		return;
 	ALLOC_GROW(c->v, c->n + 1, c->alloc);
 	c->v[c->n++] = xstrdup(word);
 }
@@ -42,7 +65,12 @@ void candidates_release(struct candidates *c)
 	for (size_t i = 0; i < c->n; i++)
 		free(c->v[i]);
 	free(c->v);
+	if (c->seen) {
+		u64map_release(c->seen);
+		free(c->seen);
+	}
 	c->v = NULL;
+	c->seen = NULL;
 	c->n = c->alloc = 0;
 }
 

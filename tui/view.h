@@ -38,6 +38,7 @@
 
 struct strbuf;
 struct table;
+struct u64map;
 struct tui;
 struct view;
 
@@ -63,6 +64,7 @@ struct candidates {
 	const char *prefix;
 	char **v;
 	size_t n, alloc;
+	struct u64map *seen;  /* hash of a word -> index + 1 (private) */
 };
 
 /* Adds word if it starts with c->prefix and is not there yet. */

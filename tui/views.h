@@ -4,8 +4,9 @@
  * a line here, and a line in tui/Makemodule.am; tui_open_view("NAME", loc)
  * then finds it (until then it says the view is not available yet).
  *
- * Still to come, on top of core/analysis: procedures (of one image or all),
- * procedure (annotated blocks with bubbles), diff, diff-procedure.
+ * procedures (of one image or all) and procedure (one procedure's listing)
+ * build on core/analysis (tui/data-proc.h).  Still to come: the analysis
+ * in the procedure view (CPI, bubbles, culprits), diff, diff-procedure.
  */
 #ifndef DCPI_TUI_VIEWS_H
 #define DCPI_TUI_VIEWS_H
@@ -15,6 +16,8 @@
 #define VIEW_INFO(_) \
 	_(epochs)    \
 	_(images)    \
+	_(procedures) \
+	_(procedure) \
 	_(help)      \
 	_(messages)
 

@@ -1,0 +1,438 @@
+/*
+ * tui/data-proc.c - procedures and listings for the analysis views, on
+ * epoch views shared between jobs (see tui/data-proc.h).
+ */
+#include "config.h"
+#include "tui/data-proc.h"
+
+#include "core/analysis/lookup.h"
+#include "core/die.h"
+#include "core/strbuf.h"
+#include "core/utf8.h"
+#include "core/xalloc.h"
+#include "disasm/srcfile.h"
+#include "tui/job.h"
+
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct data_ctx {
+	pthread_mutex_t lock;           /* guards epochs, n, alloc and stale flags */
+	struct shared_epoch **epochs;
+	size_t n, alloc;
+	struct srcfiles src;            /* worker only */
+	char *debug_dir;
+};
+
+struct data_ctx *data_ctx_new(const struct data_ctx_opts *opts)
+{
+	struct data_ctx *ctx = XNEW(struct data_ctx);
+
+	pthread_mutex_init(&ctx->lock, NULL);
+	srcfiles_init(&ctx->src);
+	if (opts && opts->debug_dir)
+		ctx->debug_dir = xstrdup(opts->debug_dir);
+	for (size_t i = 0; opts && i < opts->n_substitutions; i++)
+		if (srcfiles_add_subst(&ctx->src, opts->substitutions[i]))
+			errorf("bad substitution '%s' (want FROM=TO)", opts->substitutions[i]);
+	return ctx;
+}
+
+static void epoch_close(struct shared_epoch *se)
+{
+	epoch_view_release(&se->view);
+	free(se->error);
+	free(se);
+}
+
+void data_ctx_free(struct data_ctx *ctx)
+{
+	if (!ctx)
+		return;
+	for (size_t i = 0; i < ctx->n; i++)
+		epoch_close(ctx->epochs[i]);
+	free(ctx->epochs);
+	srcfiles_release(&ctx->src);
+	free(ctx->debug_dir);
+	pthread_mutex_destroy(&ctx->lock);
+	free(ctx);
+}
+
+void data_ctx_invalidate(struct data_ctx *ctx)
+{
+	pthread_mutex_lock(&ctx->lock);
+	for (size_t i = 0; i < ctx->n; i++) {
+		if (!ctx->epochs[i]->stale) {
+			ctx->epochs[i]->stale = true;
+			atomic_fetch_sub(&ctx->epochs[i]->refs, 1); /* the cache's own */
+		}
+	}
+	pthread_mutex_unlock(&ctx->lock);
+}
+
+void shared_epoch_put(struct shared_epoch *se)
+{
+	if (se)
+		atomic_fetch_sub(&se->refs, 1);
+}
+
+/* The text of the last message the running job reported, or a default. */
+static char *last_message(struct job *job, const char *dflt)
+{
+	return xstrdup(job->n_msgs ? job->msgs[job->n_msgs - 1].text : dflt);
+}
+
+/* Worker: closes the stale epoch views nothing uses any more.  Lock held. */
+static void sweep(struct data_ctx *ctx)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < ctx->n; i++) {
+		struct shared_epoch *se = ctx->epochs[i];
+
+		if (se->stale && atomic_load(&se->refs) <= 0)
+			epoch_close(se);
+		else
+			ctx->epochs[kept++] = se;
+	}
+	ctx->n = kept;
+}
+
+/* Worker: the epoch view of (db, seq, force), with a reference for the caller. */
+static struct shared_epoch *epoch_get(struct data_ctx *ctx, struct job *job, struct db *db,
+				      uint32_t seq, bool force)
+{
+	struct epoch_view_opts o = { .force = force, .debug_dir = ctx->debug_dir };
+	struct shared_epoch *se;
+	char name[16];
+
+	pthread_mutex_lock(&ctx->lock);
+	sweep(ctx);
+	for (size_t i = 0; i < ctx->n; i++) {
+		se = ctx->epochs[i];
+		if (!se->stale && se->db == db && se->seq == seq && se->force == force) {
+			atomic_fetch_add(&se->refs, 1);
+			pthread_mutex_unlock(&ctx->lock);
+			return se;
+		}
+	}
+	pthread_mutex_unlock(&ctx->lock);
+
+	se = XNEW(struct shared_epoch);
+	atomic_init(&se->refs, 2); /* the cache's and the caller's */
+	se->db = db;
+	se->seq = seq;
+	se->force = force;
+	snprintf(name, sizeof(name), "%" PRIu32, seq);
+	if ((se->status = epoch_view_open(&se->view, db, name, &o)))
+		se->error = last_message(job, "cannot open the epoch");
+
+	pthread_mutex_lock(&ctx->lock);
+	ALLOC_GROW(ctx->epochs, ctx->n + 1, ctx->alloc);
+	ctx->epochs[ctx->n++] = se;
+	pthread_mutex_unlock(&ctx->lock);
+	return se;
+}
+
+/* ---- procedures ------------------------------------------------------------ */
+
+void procs_arg_free(void *arg)
+{
+	struct procs_arg *a = arg;
+
+	if (!a)
+		return;
+	free(a->image);
+	free(a);
+}
+
+void procs_data_free(void *data)
+{
+	struct procs_data *pd = data;
+
+	if (!pd)
+		return;
+	for (size_t i = 0; i < pd->n; i++)
+		free(pd->rows[i].name);
+	free(pd->rows);
+	for (size_t i = 0; i < pd->n_images; i++) {
+		free(pd->images[i].path);
+		free(pd->images[i].why);
+	}
+	free(pd->images);
+	procprof_release(&pd->pp);
+	free(pd->image);
+	free(pd->error);
+	shared_epoch_put(pd->se);
+	free(pd);
+}
+
+static bool image_wanted(struct epoch_view *v, size_t i, const char *image)
+{
+	bool any = false;
+
+	for (int e = 0; e < EVENT__COUNT; e++)
+		any |= v->images[i].samples[e] != 0;
+	return any && (!image || epoch_view_image_matches(v, i, image));
+}
+
+/*
+ * Opens the images and reads their symbols, with progress: the slow part
+ * of the procedures of a big epoch, which procprof_build() would otherwise
+ * do in one go.
+ */
+static void open_images(struct job *job, struct epoch_view *v, const char *image)
+{
+	for (size_t i = 0; i < v->n_images && !job_cancelled(job); i++) {
+		if (i % 16 == 0)
+			job_progress(job, i, v->n_images);
+		if (image_wanted(v, i, image))
+			image_procs(epoch_view_image(v, i));
+	}
+}
+
+static void describe_images(struct procs_data *pd, struct epoch_view *v)
+{
+	pd->n_images = v->n_images;
+	pd->images = xcalloc(v->n_images ? v->n_images : 1, sizeof(*pd->images));
+	for (size_t i = 0; i < v->n_images; i++) {
+		struct procs_image *pi = &pd->images[i];
+		const char *slash;
+
+		pi->path = display_safe(v->images[i].rec->path);
+		slash = strrchr(pi->path, '/');
+		pi->base = slash && slash[1] ? slash + 1 : pi->path;
+	}
+	for (size_t r = 0; r < pd->pp.n_rows; r++) {
+		struct procs_image *pi = &pd->images[pd->pp.rows[r].image];
+		struct image *img;
+		const char *why;
+
+		if (pi->opened)
+			continue;
+		img = epoch_view_image(v, pd->pp.rows[r].image);
+		pi->opened = true;
+		pi->state = img->state;
+		pi->forced = img->forced;
+		why = img->syms_why ? img->syms_why : img->why;
+		pi->why = why ? display_safe(why) : NULL;
+	}
+}
+
+void data_load_procs(struct job *job)
+{
+	struct procs_arg *arg = job->arg;
+	struct procs_data *pd = XNEW(struct procs_data);
+	struct procprof_opts po = PROCPROF_OPTS_INIT;
+	const char *images[1] = { arg->image };
+	struct epoch_view *v;
+
+	job->result = pd;
+	pd->seq = arg->seq;
+	pd->force = arg->force;
+	pd->image = arg->image ? xstrdup(arg->image) : NULL;
+	pd->se = epoch_get(arg->ctx, job, arg->db, arg->seq, arg->force);
+	if ((pd->status = job->status = pd->se->status)) {
+		pd->error = xstrdup(pd->se->error);
+		return;
+	}
+	v = &pd->se->view;
+	for (size_t k = 0; k < v->n_events; k++)
+		pd->events[v->events[k]] = true;
+	open_images(job, v, arg->image);
+	if (job_cancelled(job))
+		return;
+	po.images = arg->image ? images : NULL;
+	po.n_images = arg->image ? 1 : 0;
+	if (procprof_build(&pd->pp, v, &po)) {
+		pd->status = job->status = -1;
+		pd->error = last_message(job, "cannot list the procedures");
+		return;
+	}
+	pd->n = pd->pp.n_rows;
+	pd->rows = xcalloc(pd->n ? pd->n : 1, sizeof(*pd->rows));
+	for (size_t r = 0; r < pd->n; r++) {
+		pd->rows[r].pr = &pd->pp.rows[r];
+		pd->rows[r].name = display_safe(pd->pp.rows[r].name);
+	}
+	describe_images(pd, v);
+}
+
+const struct procs_image *procs_row_image(const struct procs_data *pd, const struct proc_row *r)
+{
+	return &pd->images[r->pr->image];
+}
+
+const char *procs_row_key(const struct procs_data *pd, const struct proc_row *r)
+{
+	return pd->se->view.images[r->pr->image].rec->key;
+}
+
+/* ---- one procedure ---------------------------------------------------------- */
+
+void proc_arg_free(void *arg)
+{
+	struct proc_arg *a = arg;
+
+	if (!a)
+		return;
+	free(a->image);
+	free(a->spec);
+	free(a);
+}
+
+void proc_data_free(void *data)
+{
+	struct proc_data *pd = data;
+
+	if (!pd)
+		return;
+	for (size_t i = 0; pd->targets && i < pd->l.n_insns; i++)
+		free(pd->targets[i].name);
+	free(pd->targets);
+	listing_release(&pd->l);
+	free(pd->names);
+	free(pd->error);
+	free(pd->name);
+	free(pd->image_path);
+	free(pd->warning);
+	free(pd->src_file);
+	shared_epoch_put(pd->se);
+	free(pd);
+}
+
+/* True if an image the lookup could have used is a changed binary not used. */
+static bool changed_binary(struct epoch_view *v, const char *image)
+{
+	for (size_t i = 0; i < v->n_images; i++) {
+		struct image *img;
+
+		if (!image_wanted(v, i, image))
+			continue;
+		img = epoch_view_image(v, i);
+		if (img->state == IMAGE_CHANGED && !img->forced)
+			return true;
+	}
+	return false;
+}
+
+/* Names branch and call targets outside the procedure. */
+static void name_targets(struct proc_data *pd, struct image *img)
+{
+	const struct proc *self = pd->l.ref.proc;
+
+	pd->targets = xcalloc(pd->l.n_insns ? pd->l.n_insns : 1, sizeof(*pd->targets));
+	for (size_t i = 0; i < pd->l.n_insns; i++) {
+		const struct insn *in = pd->l.insns[i].insn;
+		const struct proc *p;
+		char *name;
+
+		if (!in->target || (in->kind != INSN_JUMP && in->kind != INSN_CJUMP &&
+				    in->kind != INSN_CALL))
+			continue;
+		if (in->target >= self->start && in->target < self->end)
+			continue;
+		if (!(p = image_proc_at(img, in->target)))
+			continue;
+		name = in->target == p->start ? xstrdup(p->name)
+			: xasprintf("%s+0x%" PRIx64, p->name, in->target - p->start);
+		pd->targets[i].name = display_safe(name);
+		free(name);
+	}
+}
+
+static void list_names(struct proc_data *pd, struct image *img)
+{
+	struct proctab *t = image_procs(img);
+
+	pd->n_names = t->n;
+	pd->names = xcalloc(t->n ? t->n : 1, sizeof(*pd->names));
+	for (size_t k = 0; k < t->n; k++)
+		pd->names[k] = t->v[k].name;
+}
+
+/* "./a/./b.c" -> "a/b.c": how srcfiles joins a relative directory and file. */
+static char *tidy_path(const char *path)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *safe;
+
+	while (!strncmp(path, "./", 2))
+		path += 2;
+	for (const char *p = path; *p; p++) {
+		if (!strncmp(p, "/./", 3)) {
+			p++;
+			continue;
+		}
+		strbuf_addch(&sb, *p);
+	}
+	safe = display_safe(sb.buf);
+	strbuf_release(&sb);
+	return safe;
+}
+
+static void find_source(struct proc_data *pd, struct data_ctx *ctx)
+{
+	for (size_t i = 0; i < pd->l.n_insns; i++) {
+		const struct src_line *line = pd->l.insns[i].line;
+		const char *found;
+
+		if (!line)
+			continue;
+		srcfiles_line(&ctx->src, line->file, pd->l.comp_dir, line->line);
+		found = srcfiles_found_path(&ctx->src, line->file, pd->l.comp_dir);
+		pd->src_file = tidy_path(found ? found : line->file);
+		return;
+	}
+}
+
+static void proc_failed(struct job *job, struct proc_data *pd, struct epoch_view *v,
+			const char *image)
+{
+	pd->status = job->status = -1;
+	pd->error = last_message(job, "cannot show the procedure");
+	pd->need_force = changed_binary(v, image);
+}
+
+void data_load_proc(struct job *job)
+{
+	struct proc_arg *arg = job->arg;
+	struct proc_data *pd = XNEW(struct proc_data);
+	struct listing_opts lo = LISTING_OPTS_INIT;
+	struct proc_ref ref;
+	struct epoch_view *v;
+	struct image *img;
+
+	job->result = pd;
+	pd->se = epoch_get(arg->ctx, job, arg->db, arg->seq, arg->force);
+	if (pd->se->status) {
+		pd->status = job->status = -1;
+		pd->error = xstrdup(pd->se->error);
+		return;
+	}
+	v = &pd->se->view;
+	memcpy(pd->epoch_totals, v->totals, sizeof(pd->epoch_totals));
+	if (proc_lookup(v, arg->spec, arg->image, &ref)) {
+		proc_failed(job, pd, v, arg->image);
+		return;
+	}
+	lo.source = true;
+	lo.src = &arg->ctx->src;
+	if (listing_build(&pd->l, v, &ref, &lo)) {
+		listing_release(&pd->l);
+		proc_failed(job, pd, v, v->images[ref.image].rec->key);
+		return;
+	}
+	img = pd->l.img;
+	snprintf(pd->image_key, sizeof(pd->image_key), "%s", v->images[ref.image].rec->key);
+	pd->name = display_safe(ref.proc->name);
+	pd->image_path = display_safe(img->rec.path);
+	if (img->forced && img->why)
+		pd->warning = display_safe(img->why);
+	name_targets(pd, img);
+	list_names(pd, img);
+	find_source(pd, arg->ctx);
+}

@@ -1,0 +1,170 @@
+/*
+ * tui/data-proc.h - what the procedure views show, built on worker threads
+ * with the same library calls as dcpiprof and dcpilist
+ * (core/analysis/procprof.h, lookup.h, listing.h), so that dcpi-tui and
+ * the tools never disagree.
+ *
+ * Keys (tui/job.h caches each result for the session):
+ *   "procs/SEQ/F/IMAGE"      struct procs_data  (data_load_procs)
+ *   "proc/SEQ/F/IMAGE/SPEC"  struct proc_data   (data_load_proc)
+ * F is 1 when binaries that changed since profiling are used anyway (the
+ * tools' --force, dcpi-tui's :force), else 0; IMAGE is an image key or "*"
+ * for every image; SPEC is what core/analysis/lookup.h takes (a name or
+ * 0xADDRESS).
+ *
+ * Sharing and threads.  Both results are built on one struct epoch_view
+ * per (database, epoch, force), opened by the first job that needs it and
+ * shared by every later one (images, symbols and DWARF are read once).  An
+ * epoch view changes as it is used (images open lazily), so only the
+ * worker thread ever calls into it; results keep what the views read in
+ * their own memory, or in memory the epoch view never changes again
+ * (procedure names, image records, a listing's CFG), and hold a reference
+ * that keeps the epoch view alive.  The main thread only drops references;
+ * epoch views are closed by the worker (when a job finds them unused and
+ * stale) or by data_ctx_free().
+ */
+#ifndef DCPI_TUI_DATA_PROC_H
+#define DCPI_TUI_DATA_PROC_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/analysis/epochview.h"
+#include "core/analysis/listing.h"
+#include "core/analysis/procprof.h"
+
+struct job;
+struct data_ctx;
+
+/* One epoch opened for the analysis views, shared (see above). */
+struct shared_epoch {
+	atomic_int refs;
+	struct db *db;
+	uint32_t seq;
+	bool force;
+	bool stale;              /* after data_ctx_invalidate(): not handed out again */
+	int status;              /* epoch_view_open(): 0, or -1 (reported) */
+	char *error;             /* what it reported, or NULL */
+	struct epoch_view view;
+};
+
+struct data_ctx_opts {
+	const char *debug_dir;            /* NULL: $DCPI_DEBUG_DIR, else /usr/lib/debug */
+	const char *const *substitutions; /* "FROM=TO" source path substitutions */
+	size_t n_substitutions;
+};
+
+/* The analysis context of a session; -1-free: bad substitutions are reported and skipped. */
+struct data_ctx *data_ctx_new(const struct data_ctx_opts *opts);
+/* Closes every epoch view; call when no job runs any more (after jobs_release()). */
+void data_ctx_free(struct data_ctx *ctx);
+/* Main thread (reload): epoch views opened so far are not reused. */
+void data_ctx_invalidate(struct data_ctx *ctx);
+
+/* Drops a reference (any thread). */
+void shared_epoch_put(struct shared_epoch *se);
+
+/* ---- procedures ---------------------------------------------------------- */
+
+/* What an image of the epoch is like for the analysis (copied from disasm). */
+struct procs_image {
+	enum image_state state;
+	bool opened;              /* state and why are known (the image has rows) */
+	bool forced;              /* a changed binary used anyway */
+	char *path;               /* terminal-safe */
+	const char *base;         /* last component of path */
+	char *why;                /* why names or code are missing (terminal-safe), or NULL */
+};
+
+/*
+ * Slots for the analysis columns of the procedures view (CPI, best-case
+ * CPI, dominant culprit, share of high-confidence estimates).  Filled once
+ * core/analysis computes them; until then procs_data.analysed is false and
+ * the view shows no such columns.
+ */
+struct proc_analysis {
+	double cpi, best_cpi;
+	const char *culprit;
+	double high_conf;         /* 0..1 */
+};
+
+struct proc_row {
+	const struct procprof_row *pr; /* samples, image, proc (NULL: unnamed samples) */
+	char *name;               /* terminal-safe */
+	struct proc_analysis an;  /* valid when procs_data.analysed */
+};
+
+struct procs_data {
+	struct shared_epoch *se;
+	uint32_t seq;
+	bool force;
+	char *image;              /* the image key asked for, NULL: all */
+	struct procprof pp;
+	struct proc_row *rows;
+	size_t n;
+	struct procs_image *images;  /* one per image of the epoch view */
+	size_t n_images;
+	bool events[EVENT__COUNT];   /* events with samples in the epoch */
+	bool analysed;
+	int status;                  /* 0, or -1: the epoch or the image cannot be read */
+	char *error;                 /* then: what was reported (terminal-safe) */
+};
+
+struct procs_arg {
+	struct data_ctx *ctx;
+	struct db *db;
+	uint32_t seq;
+	bool force;
+	char *image;              /* owned; NULL: all images */
+};
+
+/* Job: the procedures of an epoch (arg: struct procs_arg *, freed by procs_arg_free). */
+void data_load_procs(struct job *job);
+void procs_arg_free(void *arg);
+void procs_data_free(void *data);
+
+/* The image path and key of a row. */
+const struct procs_image *procs_row_image(const struct procs_data *pd, const struct proc_row *r);
+const char *procs_row_key(const struct procs_data *pd, const struct proc_row *r);
+
+/* ---- one procedure ----------------------------------------------------------- */
+
+/* What a branch or call of an instruction goes to, outside the procedure. */
+struct proc_target {
+	char *name;               /* "memcpy@plt", "main+0x12" (terminal-safe), or NULL */
+};
+
+struct proc_data {
+	struct shared_epoch *se;
+	int status;               /* 0, or -1: not found or refused (error says why) */
+	char *error;              /* the message reported, terminal-safe */
+	bool need_force;          /* refused because a binary changed: :force would help */
+	struct listing l;         /* valid when status is 0 */
+	char image_key[PROFILE_KEY_MAX + 1];
+	char *name;               /* terminal-safe */
+	char *image_path;         /* terminal-safe */
+	char *warning;            /* a changed binary used anyway (terminal-safe), or NULL */
+	char *src_file;           /* the source file found for the first line, or NULL */
+	struct proc_target *targets;  /* per instruction (l.insns) */
+	const char **names;       /* every procedure name of the image (completion) */
+	size_t n_names;
+	uint64_t epoch_totals[EVENT__COUNT];
+};
+
+struct proc_arg {
+	struct data_ctx *ctx;
+	struct db *db;
+	uint32_t seq;
+	bool force;
+	char *image;              /* owned; NULL: any image */
+	char *spec;               /* owned: NAME, NAME@IMAGE, 0xADDR */
+};
+
+/* Job: one procedure's listing (arg: struct proc_arg *, freed by proc_arg_free). */
+void data_load_proc(struct job *job);
+void proc_arg_free(void *arg);
+void proc_data_free(void *data);
+
+#endif

@@ -1,0 +1,513 @@
+/*
+ * tui/view-procedures.c - the procedures of one image or of every image of
+ * an epoch, as dcpiprof lists them (core/analysis/procprof.h): samples per
+ * event, the share and running share of the current event, the name and
+ * the image.  Once core/analysis computes them, the CPI, best-case CPI,
+ * dominant culprit and share of high-confidence estimates join as columns
+ * (struct proc_analysis; until then they are not shown).  Enter opens the
+ * procedure.
+ */
+#include "config.h"
+#include "tui/view.h"
+
+#include "core/strbuf.h"
+#include "core/xalloc.h"
+#include "tui/data-proc.h"
+#include "tui/table.h"
+#include "tui/tui.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct procs_view {
+	const struct procs_data *pd;
+	struct table table;
+	double *cum;            /* running share by display position */
+	int event;              /* the event the columns were built for */
+};
+
+#define PV(v) ((struct procs_view *)(v)->priv)
+#define ROW(p) ((const struct proc_row *)(p))
+
+static uint64_t samples(const struct proc_row *r, int ev)
+{
+	return ev >= 0 ? r->pr->samples[ev] : 0;
+}
+
+static double share(const struct procs_view *pv, const struct proc_row *r)
+{
+	uint64_t total = pv->event >= 0 ? pv->pd->pp.totals[pv->event] : 0;
+
+	return total ? (double)samples(r, pv->event) / (double)total : 0;
+}
+
+/* Hot (>= 10%), warm (>= 1%), cold (0) rows stand out. */
+static enum style share_style(double s, uint64_t n)
+{
+	if (!n)
+		return STYLE_DIM;
+	return s >= 0.10 ? STYLE_HOT : s >= 0.01 ? STYLE_WARM : STYLE_NORMAL;
+}
+
+/* ---- cells ------------------------------------------------------------- */
+
+static void cell_samples(void *ctx, const struct table_column *col, const void *row, size_t pos,
+			 struct draw *d, int width)
+{
+	struct procs_view *pv = PV((struct view *)ctx);
+	uint64_t n = samples(row, col->arg);
+	char buf[24];
+
+	snprintf(buf, sizeof(buf), "%" PRIu64, n);
+	draw_field(d, col->arg == pv->event ? share_style(share(pv, row), n)
+		   : (n ? STYLE_NORMAL : STYLE_DIM), buf, width, ALIGN_RIGHT);
+}
+
+static void draw_percent(struct draw *d, enum style st, double s, int width)
+{
+	char buf[16];
+
+	snprintf(buf, sizeof(buf), "%.1f", s * 100);
+	draw_field(d, st, buf, width, ALIGN_RIGHT);
+}
+
+static void cell_percent(void *ctx, const struct table_column *col, const void *row, size_t pos,
+			 struct draw *d, int width)
+{
+	struct procs_view *pv = PV((struct view *)ctx);
+	double s = share(pv, row);
+
+	draw_percent(d, share_style(s, samples(row, pv->event)), s, width);
+}
+
+static void cell_cum(void *ctx, const struct table_column *col, const void *row, size_t pos,
+		     struct draw *d, int width)
+{
+	struct view *v = ctx;
+
+	draw_percent(d, STYLE_NORMAL, PV(v)->cum && pos < v->table->n_shown ? PV(v)->cum[pos] : 0,
+		     width);
+}
+
+static void cell_name(void *ctx, const struct table_column *col, const void *row, size_t pos,
+		      struct draw *d, int width)
+{
+	draw_field(d, ROW(row)->pr->proc ? STYLE_NORMAL : STYLE_DIM, ROW(row)->name, width,
+		   ALIGN_LEFT);
+}
+
+static void cell_image(void *ctx, const struct table_column *col, const void *row, size_t pos,
+		       struct draw *d, int width)
+{
+	const struct procs_image *pi = procs_row_image(PV((struct view *)ctx)->pd, row);
+
+	draw_field(d, STYLE_NORMAL, pi->base, width, ALIGN_LEFT_TAIL);
+}
+
+/* The analysis columns (shown once procs_data.analysed). */
+static void cell_cpi(void *ctx, const struct table_column *col, const void *row, size_t pos,
+		     struct draw *d, int width)
+{
+	const struct proc_analysis *an = &ROW(row)->an;
+	double x = col->arg ? an->best_cpi : an->cpi;
+	char buf[16];
+
+	snprintf(buf, sizeof(buf), "%.2f", x);
+	draw_field(d, x > 0 ? STYLE_NORMAL : STYLE_DIM, x > 0 ? buf : "-", width, ALIGN_RIGHT);
+}
+
+static void cell_culprit(void *ctx, const struct table_column *col, const void *row, size_t pos,
+			 struct draw *d, int width)
+{
+	const char *c = ROW(row)->an.culprit;
+
+	draw_field(d, c ? STYLE_BUBBLE : STYLE_DIM, c ? c : "-", width, ALIGN_LEFT);
+}
+
+static void cell_conf(void *ctx, const struct table_column *col, const void *row, size_t pos,
+		      struct draw *d, int width)
+{
+	double h = ROW(row)->an.high_conf;
+
+	draw_percent(d, h >= 0.8 ? STYLE_CONF_HIGH : h >= 0.5 ? STYLE_CONF_MEDIUM : STYLE_CONF_LOW,
+		     h, width);
+}
+
+/* ---- comparisons ----------------------------------------------------------- */
+
+static int cmp_samples(const struct table_column *c, const void *a, const void *b)
+{
+	return table_cmp_u64(samples(a, c->arg), samples(b, c->arg));
+}
+
+static int cmp_name(const struct table_column *c, const void *a, const void *b)
+{
+	return strcmp(ROW(a)->name, ROW(b)->name);
+}
+
+static int cmp_address(const struct table_column *c, const void *a, const void *b)
+{
+	return table_cmp_u64(ROW(a)->pr->start, ROW(b)->pr->start);
+}
+
+static int cmp_cpi(const struct table_column *c, const void *a, const void *b)
+{
+	return c->arg ? table_cmp_double(ROW(a)->an.best_cpi, ROW(b)->an.best_cpi)
+		      : table_cmp_double(ROW(a)->an.cpi, ROW(b)->an.cpi);
+}
+
+static int cmp_culprit(const struct table_column *c, const void *a, const void *b)
+{
+	return strcmp(ROW(a)->an.culprit ? ROW(a)->an.culprit : "",
+		      ROW(b)->an.culprit ? ROW(b)->an.culprit : "");
+}
+
+static int cmp_conf(const struct table_column *c, const void *a, const void *b)
+{
+	return table_cmp_double(ROW(a)->an.high_conf, ROW(b)->an.high_conf);
+}
+
+/* ---- building -------------------------------------------------------------- */
+
+static int digits(uint64_t n)
+{
+	int d = 1;
+
+	while (n >= 10) {
+		n /= 10;
+		d++;
+	}
+	return d;
+}
+
+static void add_samples_column(struct procs_view *pv, int ev)
+{
+	table_add_column(&pv->table, &(struct table_column){
+		.name = event_name((enum dcpi_event)ev), .width = digits(pv->pd->pp.totals[ev]),
+		.align = ALIGN_RIGHT, .numeric = true, .arg = ev, .cmp = cmp_samples,
+		.cell = cell_samples });
+}
+
+static void add_analysis_columns(struct table *t)
+{
+	table_add_column(t, &(struct table_column){ .name = "cpi", .title = "CPI", .width = 5,
+		.align = ALIGN_RIGHT, .numeric = true, .cmp = cmp_cpi, .cell = cell_cpi });
+	table_add_column(t, &(struct table_column){ .name = "best", .title = "best", .width = 5,
+		.align = ALIGN_RIGHT, .numeric = true, .arg = 1, .cmp = cmp_cpi, .cell = cell_cpi });
+	table_add_column(t, &(struct table_column){ .name = "culprit", .width = 8,
+		.cmp = cmp_culprit, .cell = cell_culprit });
+	table_add_column(t, &(struct table_column){ .name = "conf", .title = "conf%", .width = 5,
+		.align = ALIGN_RIGHT, .numeric = true, .cmp = cmp_conf, .cell = cell_conf });
+}
+
+/* The current event first, with its % and cum%, then the other events. */
+static void build_columns(struct view *v)
+{
+	struct procs_view *pv = PV(v);
+	struct table *t = &pv->table;
+
+	table_clear_columns(t);
+	if (pv->event >= 0) {
+		add_samples_column(pv, pv->event);
+		table_add_column(t, &(struct table_column){ .name = "percent", .title = "%",
+			.width = 5, .align = ALIGN_RIGHT, .numeric = true, .arg = pv->event,
+			.cmp = cmp_samples, .cell = cell_percent });
+		table_add_column(t, &(struct table_column){ .name = "cum", .title = "cum%",
+			.width = 5, .align = ALIGN_RIGHT, .cell = cell_cum });
+	}
+	for (size_t k = 0; k < pv->pd->pp.n_events; k++)
+		if ((int)pv->pd->pp.events[k] != pv->event)
+			add_samples_column(pv, pv->pd->pp.events[k]);
+	if (pv->pd->analysed)
+		add_analysis_columns(t);
+	table_add_column(t, &(struct table_column){ .name = "procedure", .min = 12,
+		.cmp = cmp_name, .cell = cell_name });
+	if (!v->loc.image)
+		table_add_column(t, &(struct table_column){ .name = "image", .min = 10,
+			.align = ALIGN_LEFT_TAIL, .cell = cell_image });
+	/* Sorting without a column of their own: ":sort address", ":sort name". */
+	table_add_column(t, &(struct table_column){ .name = "address", .hidden = true,
+		.cmp = cmp_address });
+}
+
+static void procs_updated(void *ctx, struct table *t)
+{
+	struct view *v = ctx;
+	struct procs_view *pv = PV(v);
+	double sum = 0;
+
+	free(pv->cum);
+	pv->cum = xcalloc(t->n_shown ? t->n_shown : 1, sizeof(*pv->cum));
+	for (size_t i = 0; i < t->n_shown; i++) {
+		sum += share(pv, table_row(t, i));
+		pv->cum[i] = sum;
+	}
+}
+
+static void procs_filter_text(void *ctx, const void *row, struct strbuf *out)
+{
+	struct procs_view *pv = PV((struct view *)ctx);
+
+	strbuf_addf(out, "%s %s", ROW(row)->name, procs_row_image(pv->pd, row)->path);
+}
+
+static const void *find_row(struct view *v, const struct proc_row *want)
+{
+	for (size_t i = 0; want && i < v->lines; i++) {
+		const struct proc_row *r = table_row(v->table, i);
+
+		if (r->pr->image == want->pr->image && r->pr->start == want->pr->start &&
+		    !strcmp(r->name, want->name)) {
+			view_move_to(v, i);
+			return r;
+		}
+	}
+	return NULL;
+}
+
+static void procs_reload(struct view *v)
+{
+	struct procs_view *pv = PV(v);
+	const struct proc_row *cur = table_row(v->table, v->pos);
+	struct proc_row keep = { 0 };
+	struct procprof_row keep_pr = { 0 };
+	const struct procs_data *pd = tui_procs(v->tui, v->loc.epoch, v->loc.image, v);
+	const void **ptrs;
+
+	if (cur) {
+		keep_pr = *cur->pr;
+		keep.pr = &keep_pr;
+		keep.name = xstrdup(cur->name);
+	}
+	table_set_rows(&pv->table, NULL, 0);
+	pv->pd = pd;
+	v->empty = v->tui->db ? "(no samples in this epoch)" : "(no database)";
+	if (!pd || pd->status) {
+		if (pd)
+			v->empty = pd->error;
+		view_set_lines(v, 0);
+		free(keep.name);
+		return;
+	}
+	tui_default_event(v->tui, pd->events);
+	if (pv->event >= 0 && pv->event != v->tui->event &&
+	    !strcmp(pv->table.sort_name, event_name((enum dcpi_event)pv->event)))
+		pv->table.sort_name[0] = '\0';
+	pv->event = v->tui->event;
+	build_columns(v);
+	if (pv->table.sort < 0)
+		table_sort_by(&pv->table, pv->event >= 0 ? 0 : table_column_index(&pv->table, "procedure"),
+			      pv->event >= 0);
+	ptrs = xcalloc(pd->n ? pd->n : 1, sizeof(*ptrs));
+	for (size_t i = 0; i < pd->n; i++)
+		ptrs[i] = &pd->rows[i];
+	table_set_rows(&pv->table, ptrs, pd->n);
+	free(ptrs);
+	view_table_update(v);
+	if (!find_row(v, cur ? &keep : NULL))
+		view_move_to(v, 0);
+	free(keep.name);
+}
+
+static int procs_open(struct view *v)
+{
+	struct procs_view *pv = PV(v);
+
+	if (!v->loc.epoch)
+		return errorf("no epoch to show the procedures of");
+	table_init(&pv->table, v);
+	pv->table.filter_text = procs_filter_text;
+	pv->table.updated = procs_updated;
+	pv->event = -1;
+	v->table = &pv->table;
+	procs_reload(v);
+	return 0;
+}
+
+static void procs_close(struct view *v)
+{
+	table_release(&PV(v)->table);
+	free(PV(v)->cum);
+}
+
+/* Why an unnamed row has no procedure to open. */
+static void refuse(struct view *v, const struct proc_row *r)
+{
+	const struct procs_image *pi = procs_row_image(PV(v)->pd, r);
+
+	errorf("no procedure to open: %s in '%s'%s%s%s", r->name, pi->path,
+	       pi->why ? ": " : " (samples outside every known procedure)",
+	       pi->why ? pi->why : "",
+	       pi->state == IMAGE_CHANGED && !pi->forced ? " (:force uses it anyway)" : "");
+}
+
+static void open_row(struct view *v, const struct proc_row *r)
+{
+	char spec[32];
+
+	if (!r->pr->proc) {
+		refuse(v, r);
+		return;
+	}
+	snprintf(spec, sizeof(spec), "0x%" PRIx64, r->pr->start);
+	tui_open_procedure(v->tui, v->loc.epoch, procs_row_key(PV(v)->pd, r), spec);
+}
+
+static enum view_result procs_request(struct view *v, enum request req, const char *arg)
+{
+	const struct proc_row *r = table_row(v->table, v->pos);
+
+	if (req != REQ_ENTER)
+		return VIEW_PASS;
+	if (r)
+		open_row(v, r);
+	return VIEW_DONE;
+}
+
+static void procs_title(struct view *v, struct strbuf *sb)
+{
+	struct procs_view *pv = PV(v);
+	const struct procs_data *pd = pv->pd;
+
+	strbuf_addstr(sb, "epoch ");
+	tui_epoch_name(v->tui, v->loc.epoch, sb);
+	if (!pd || pd->status)
+		return;
+	strbuf_addf(sb, ": %zu procedure%s", pd->n, pd->n == 1 ? "" : "s");
+	if (v->loc.image)
+		strbuf_addf(sb, " of %s", pd->n ? procs_row_image(pd, &pd->rows[0])->base : v->loc.image);
+	if (v->lines != pd->n)
+		strbuf_addf(sb, ", %zu shown", v->lines);
+	if (pv->event >= 0)
+		strbuf_addf(sb, ", %" PRIu64 " %s samples", pd->pp.shown[pv->event],
+			    event_name((enum dcpi_event)pv->event));
+	if (pd->force)
+		strbuf_addstr(sb, " (forced)");
+}
+
+static bool parse_address(const char *s, uint64_t *addr)
+{
+	char *end;
+
+	if (strncmp(s, "0x", 2) && strncmp(s, "0X", 2))
+		return false;
+	errno = 0;
+	*addr = strtoull(s + 2, &end, 16);
+	return !errno && end != s + 2 && !*end;
+}
+
+static bool matches(const struct proc_row *r, const char *what, uint64_t addr, bool is_addr)
+{
+	if (is_addr)
+		return r->pr->proc && addr >= r->pr->proc->start && addr < r->pr->proc->end;
+	return !strcmp(r->name, what);
+}
+
+/*
+ * :goto NAME|0xADDRESS: the row of that procedure; else (it may have no
+ * samples, or be hidden by the filter) the procedure itself.
+ */
+static int procs_goto(struct view *v, const char *what)
+{
+	uint64_t addr = 0;
+	bool is_addr = parse_address(what, &addr);
+
+	for (size_t i = 0; i < v->lines; i++) {
+		if (matches(table_row(v->table, i), what, addr, is_addr)) {
+			view_move_to(v, i);
+			return 0;
+		}
+	}
+	return tui_open_procedure(v->tui, v->loc.epoch, v->loc.image, what);
+}
+
+static void procs_complete(struct view *v, enum arg_kind kind, struct candidates *c)
+{
+	const struct procs_data *pd = PV(v)->pd;
+
+	if (kind != ARG_GOTO || !pd)
+		return;
+	for (size_t i = 0; i < pd->n; i++)
+		if (pd->rows[i].pr->proc)
+			candidates_add(c, pd->rows[i].name);
+}
+
+/* ---- the details pane: the selected procedure ------------------------------ */
+
+enum { PANE_NAME, PANE_IMAGE, PANE_SAMPLES, PANE__LINES };
+
+static size_t procs_pane_lines(struct view *v)
+{
+	return table_row(v->table, v->pos) ? PANE__LINES : 0;
+}
+
+static void describe_samples(const struct procs_data *pd, const struct proc_row *r,
+			     struct strbuf *sb)
+{
+	for (size_t k = 0; k < pd->pp.n_events; k++) {
+		enum dcpi_event e = pd->pp.events[k];
+		uint64_t total = pd->pp.totals[e];
+
+		strbuf_addf(sb, "%s%s %" PRIu64 " (%.2f%% of the epoch)", k ? ", " : "",
+			    event_name(e), r->pr->samples[e],
+			    total ? 100.0 * (double)r->pr->samples[e] / (double)total : 0.0);
+	}
+}
+
+static void procs_draw_pane(struct view *v, size_t line, struct draw *d)
+{
+	static const char *const labels[] = { "procedure", "image", "samples" };
+	const struct proc_row *r = table_row(v->table, v->pos);
+	const struct procs_data *pd = PV(v)->pd;
+	const struct procs_image *pi;
+	struct strbuf sb = STRBUF_INIT;
+
+	if (!r)
+		return;
+	pi = procs_row_image(pd, r);
+	switch (line) {
+	case PANE_NAME:
+		strbuf_addstr(&sb, r->name);
+		if (r->pr->proc)
+			strbuf_addf(&sb, "  0x%" PRIx64 "-0x%" PRIx64 " (%" PRIu64 " bytes)",
+				    r->pr->proc->start, r->pr->proc->end,
+				    r->pr->proc->end - r->pr->proc->start);
+		else
+			strbuf_addf(&sb, "  (no procedure: %s)",
+				    pi->why ? pi->why : "samples outside every known procedure");
+		break;
+	case PANE_IMAGE:
+		strbuf_addf(&sb, "%s, key %s, %s%s", pi->path, procs_row_key(pd, r),
+			    image_state_name(pi->state), pi->forced ? " (forced)" : "");
+		break;
+	case PANE_SAMPLES:
+		describe_samples(pd, r, &sb);
+		break;
+	}
+	draw_printf(d, STYLE_DIM, " %-10s", labels[line]);
+	draw_text(d, STYLE_NORMAL, sb.buf);
+	strbuf_release(&sb);
+}
+
+const struct view_ops procedures_view_ops = {
+	.name = "procedures",
+	.flags = VIEW_FOLLOWS_EPOCH,
+	.legend = "Samples per event in each procedure (dcpiprof's rows); % and cum% are shares\n"
+		  "of all samples of the current event in the epoch.  Samples no procedure holds\n"
+		  "are one row per image: [unknown], or why it has no names ([no binary],\n"
+		  "[changed binary]: :force uses it anyway, [no symbols], [kernel]).  Enter opens\n"
+		  "the procedure; :sort address and :sort procedure sort by address or name;\n"
+		  ":filter matches names and image paths; p shows the selected row in a pane.",
+	.priv_size = sizeof(struct procs_view),
+	.open = procs_open,
+	.close = procs_close,
+	.reload = procs_reload,
+	.request = procs_request,
+	.title = procs_title,
+	.go_to = procs_goto,
+	.complete = procs_complete,
+	.pane_lines = procs_pane_lines,
+	.draw_pane = procs_draw_pane,
+};
