@@ -397,6 +397,24 @@ static void proc_failed(struct job *job, struct proc_data *pd, struct epoch_view
 	pd->need_force = changed_binary(v, image);
 }
 
+/* Looks the procedure up as dcpilist does; -1 (pd says why) if not exactly one. */
+static int find(struct job *job, struct proc_data *pd, struct epoch_view *v,
+		const struct proc_arg *arg, struct proc_ref *ref)
+{
+	struct proc_ref *refs;
+	size_t n;
+
+	if (!proc_lookup(v, arg->spec, arg->image, ref))
+		return 0;
+	n = proc_lookup_all(v, arg->spec, arg->image, &refs);
+	free(refs);
+	pd->status = job->status = -1;
+	pd->error = last_message(job, "cannot find the procedure");
+	/* not found (not ambiguous): a changed binary might have had it */
+	pd->need_force = !n && changed_binary(v, arg->image);
+	return -1;
+}
+
 void data_load_proc(struct job *job)
 {
 	struct proc_arg *arg = job->arg;
@@ -415,10 +433,8 @@ void data_load_proc(struct job *job)
 	}
 	v = &pd->se->view;
 	memcpy(pd->epoch_totals, v->totals, sizeof(pd->epoch_totals));
-	if (proc_lookup(v, arg->spec, arg->image, &ref)) {
-		proc_failed(job, pd, v, arg->image);
+	if (find(job, pd, v, arg, &ref))
 		return;
-	}
 	lo.source = true;
 	lo.src = &arg->ctx->src;
 	if (listing_build(&pd->l, v, &ref, &lo)) {

@@ -29,8 +29,11 @@ static struct tui *report_tui;
 
 static void status_set(struct tui *t, enum report_level level, bool info, const char *msg)
 {
+	const char *nl = strchr(msg, '\n');
+
 	free(t->status);
-	t->status = xstrdup(msg);
+	/* a message of several lines: its first, the rest in the messages view */
+	t->status = nl ? xasprintf("%.*s (M: more)", (int)(nl - msg), msg) : xstrdup(msg);
 	t->status_level = level;
 	t->status_is_info = info;
 	t->status_more = 0;
@@ -77,7 +80,7 @@ static void tui_message(struct tui *t, enum report_level level, const char *msg)
 	t->n_msgs++;
 	for (size_t i = 0; i < t->depth; i++)
 		if (t->stack[i]->ops == &messages_view_ops)
-			view_set_lines(t->stack[i], t->n_msgs);
+			t->stack[i]->ops->reload(t->stack[i]);
 	if (!t->status || t->status_is_info)
 		status_set(t, level, false, msg);
 	else

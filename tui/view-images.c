@@ -407,9 +407,11 @@ static void describe_binary(const struct image_row *r, struct strbuf *sb)
 		return;
 	case BINARY_REBUILT:
 		strbuf_addstr(sb, "rebuilt: ");
-		if (r->bin.stat_ok) {
+		/* without a build-id, what differs is the size or mtime */
+		if (!img->build_id_len && r->bin.stat_ok) {
 			add_file_state(sb, r->bin.size, r->bin.mtime_ns);
-			strbuf_addstr(sb, " now; ");
+			strbuf_addstr(sb, " now");
+			return;
 		}
 		break;
 	case BINARY_MISSING:

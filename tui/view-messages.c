@@ -1,6 +1,8 @@
 /*
  * tui/view-messages.c - every warning and error of the session, oldest
- * first (the status line shows only the first of a burst).
+ * first (the status line shows only the first of a burst, and only the
+ * first line of a message of several lines, such as the candidates of an
+ * ambiguous procedure name).
  */
 #include "config.h"
 #include "tui/view.h"
@@ -8,10 +10,24 @@
 #include "core/strbuf.h"
 #include "tui/tui.h"
 
+#include <string.h>
+
+static size_t msg_lines(const char *text)
+{
+	size_t n = 1;
+
+	for (const char *p = text; (p = strchr(p, '\n')); p++)
+		n++;
+	return n;
+}
 
 static void messages_reload(struct view *v)
 {
-	view_set_lines(v, v->tui->n_msgs);
+	size_t n = 0;
+
+	for (size_t i = 0; i < v->tui->n_msgs; i++)
+		n += msg_lines(v->tui->msgs[i].text);
+	view_set_lines(v, n);
 }
 
 static int messages_open(struct view *v)
@@ -24,13 +40,32 @@ static int messages_open(struct view *v)
 
 static void messages_draw(struct view *v, size_t line, struct draw *d)
 {
-	const struct tui_message *m = &v->tui->msgs[line];
+	const struct tui_message *m = NULL;
+	const char *s, *nl;
+	size_t k = 0;
 
-	if (m->level == REPORT_WARNING)
+	for (size_t i = 0; i < v->tui->n_msgs; i++) {
+		size_t n = msg_lines(v->tui->msgs[i].text);
+
+		if (line < k + n) {
+			m = &v->tui->msgs[i];
+			break;
+		}
+		k += n;
+	}
+	if (!m)
+		return;
+	s = m->text;
+	for (size_t skip = line - k; skip; skip--)
+		s = strchr(s, '\n') + 1;
+	if (s != m->text)
+		draw_space(d, STYLE_NORMAL, 2);
+	else if (m->level == REPORT_WARNING)
 		draw_text(d, STYLE_WARNING, "warning: ");
 	else
 		draw_text(d, STYLE_ERROR, "error: ");
-	draw_text(d, STYLE_NORMAL, m->text);
+	nl = strchr(s, '\n');
+	draw_textn(d, STYLE_NORMAL, s, nl ? (size_t)(nl - s) : strlen(s));
 }
 
 static void messages_title(struct view *v, struct strbuf *sb)

@@ -23,8 +23,16 @@
 #   db             tests/tui/fixtures/basic.txt: 3 epochs, every binary status
 #   big            one epoch of 300 images, for scrolling and search
 #   bad            db with a corrupt profile (epoch 2), meta (1), index (3)
+#   pdb            tests/tui/fixtures/prog.txt: samples at real offsets of
+#                  bin/prog, for the procedure views
 #   nonexistent    no database at all
-#   bin/           the binaries the image records point at
+#   bin/           the binaries the image records point at: bin/prog is
+#                  tests/tui/fixtures/prog.s assembled and linked by as and ld
+#                  (no compiler, no C library: the same code everywhere), with
+#                  a copy without DWARF (prog-nog) and a stripped one
+#                  (prog-strip); the images of db are copies of it padded to
+#                  20000 bytes
+#   prog.c         its source, found through its DWARF (comp_dir ".")
 #
 # To (re)generate expected files after a deliberate change:
 #   DCPI_TUI_UPDATE=1 make check TESTS=tests/integration/t0600-tui-screens.sh
@@ -37,17 +45,36 @@ tui_fixtures() {
 		set -e
 		cd "$TEST_DIR"
 		mkdir -p bin
-		head -c 1234 /dev/zero >bin/app
-		head -c 200 /dev/zero >bin/libfoo.so
+		tui_program
+		for f in bin/app bin/libfoo.so \
+			"$(printf 'bin/na\303\257ve-\343\203\246\343\203\213\343\202\263\343\203\274\343\203\211')"; do
+			cp bin/prog "$f"
+			truncate -s 20000 "$f"
+		done
 		touch -d @1700000000 bin/app bin/libfoo.so
-		printf x >"$(printf 'bin/na\303\257ve-\343\203\246\343\203\213\343\202\263\343\203\274\343\203\211')"
 		dcpi-test-helper build db "$tui_src/fixtures/basic.txt" >/dev/null
+		sed "s/@BUILDID@/$(tui_build_id bin/prog)/" "$tui_src/fixtures/prog.txt" >prog.txt
+		dcpi-test-helper build pdb prog.txt >/dev/null
 		tui_big_fixture | dcpi-test-helper build big >/dev/null
 		cp -r db bad
 		tui_flip bad/000002/aaaa0002.cycles.prof 150
 		tui_flip bad/000001/meta 20
 		tui_flip bad/000003/images 20
 	)
+}
+
+# tui_program: bin/prog and its variants, from the committed assembly.
+tui_program() {
+	as -o prog.o "$tui_src/fixtures/prog.s"
+	ld -o bin/prog --build-id=sha1 prog.o
+	objcopy --strip-debug bin/prog bin/prog-nog
+	objcopy --strip-all bin/prog bin/prog-strip
+	cp "$tui_src/fixtures/prog.c" prog.c
+}
+
+# tui_build_id FILE: the GNU build-id of an ELF file, in hex.
+tui_build_id() {
+	readelf -n "$1" | awk '/Build ID/ { print $3; exit }'
 }
 
 # tui_flip FILE OFFSET: damages one byte.
@@ -86,7 +113,7 @@ tui_case() {
 	rm -rf "$work"
 	mkdir -p "$work" "$home"
 	ln -s ../bin "$work/bin"
-	for f in db big bad; do ln -s "../$f" "$work/$f"; done
+	for f in db big bad pdb prog.c; do ln -s "../$f" "$work/$f"; done
 	# shellcheck disable=SC2086
 	(cd "$work" && env -i PATH="$PATH" HOME="$home" TERM=xterm-256color \
 		LINES="${size#*x}" COLUMNS="${size%x*}" TZ=UTC LC_ALL=C.UTF-8 \
