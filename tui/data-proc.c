@@ -397,6 +397,17 @@ static void proc_failed(struct job *job, struct proc_data *pd, struct epoch_view
 	pd->need_force = changed_binary(v, image);
 }
 
+/* The IMAGE of a NAME@IMAGE spec if it names an image of the epoch, else NULL. */
+static const char *spec_image(struct epoch_view *v, const char *spec)
+{
+	const char *at = strrchr(spec, '@');
+
+	for (size_t i = 0; at && i < v->n_images; i++)
+		if (epoch_view_image_matches(v, i, at + 1))
+			return at + 1;
+	return NULL;
+}
+
 /* Looks the procedure up as dcpilist does; -1 (pd says why) if not exactly one. */
 static int find(struct job *job, struct proc_data *pd, struct epoch_view *v,
 		const struct proc_arg *arg, struct proc_ref *ref)
@@ -411,7 +422,7 @@ static int find(struct job *job, struct proc_data *pd, struct epoch_view *v,
 	pd->status = job->status = -1;
 	pd->error = last_message(job, "cannot find the procedure");
 	/* not found (not ambiguous): a changed binary might have had it */
-	pd->need_force = !n && changed_binary(v, arg->image);
+	pd->need_force = !n && changed_binary(v, arg->image ? arg->image : spec_image(v, arg->spec));
 	return -1;
 }
 

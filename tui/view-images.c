@@ -332,7 +332,9 @@ static int images_goto(struct view *v, const char *what)
 	if (!strncmp(what, "0x", 2) || !strncmp(what, "0X", 2)) {
 		if (!cur)
 			return errorf("no image selected to look for address %s in", what);
-		return tui_open_procedure(v->tui, v->loc.epoch, cur->key, what);
+		/* 0xADDRESS@IMAGE says which image itself */
+		return tui_open_procedure(v->tui, v->loc.epoch, strchr(what, '@') ? NULL : cur->key,
+					  what);
 	}
 	for (int how = 0; how < 3; how++) {
 		for (size_t i = 0; i < v->lines; i++) {

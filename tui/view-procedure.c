@@ -64,6 +64,7 @@ struct proc_view {
 	char **msgs;               /* PL_MESSAGE lines */
 	size_t n_msgs;
 	bool placed;               /* the cursor was put on loc.address */
+	uint64_t keep;             /* the cursor's address while the listing reloads */
 };
 
 #define PRV(v) ((struct proc_view *)(v)->priv)
@@ -145,19 +146,69 @@ static void add_msg0(struct proc_view *pv, const char *s)
 	add_msg(pv, s, strlen(s));
 }
 
-/* Why there is no listing: the message reported, a line per line. */
+/* The width messages are wrapped at (fixed, so that dumps do not depend on the screen). */
+#define MSG_WIDTH 76
+
+/* Adds one line of a message, wrapped at spaces; continuations are indented. */
+static void add_wrapped(struct proc_view *pv, const char *s, size_t len)
+{
+	bool first = true;
+
+	while (len > MSG_WIDTH - (first ? 0 : 4)) {
+		size_t max = MSG_WIDTH - (first ? 0 : 4), cut = max;
+
+		while (cut > max / 2 && s[cut] != ' ')
+			cut--;
+		if (s[cut] != ' ')
+			cut = max;
+		if (first) {
+			add_msg(pv, s, cut);
+		} else {
+			char *t = xasprintf("    %.*s", (int)cut, s);
+
+			add_msg0(pv, t);
+			free(t);
+		}
+		first = false;
+		while (cut < len && s[cut] == ' ')
+			cut++;
+		s += cut;
+		len -= cut;
+	}
+	if (first) {
+		add_msg(pv, s, len);
+	} else {
+		char *t = xasprintf("    %.*s", (int)len, s);
+
+		add_msg0(pv, t);
+		free(t);
+	}
+}
+
+/*
+ * Why there is no listing: the message reported, a line per line and per
+ * "; " clause (lookup.h lists the images that cannot be named that way).
+ */
 static void build_message(struct proc_view *pv, const struct proc_data *pd)
 {
 	const char *s = pd->error ? pd->error : "cannot show the procedure";
 
 	add_msg(pv, "", 0);
-	for (const char *nl; (nl = strchr(s, '\n')); s = nl + 1)
-		add_msg(pv, s, (size_t)(nl - s));
-	add_msg(pv, s, strlen(s));
+	while (*s) {
+		size_t nl = strcspn(s, "\n"), n = nl;
+		const char *semi = strstr(s, "; ");
+
+		if (semi && (size_t)(semi - s) < nl)
+			n = (size_t)(semi - s) + 1;
+		add_wrapped(pv, s, n);
+		s += n;
+		while (*s == ' ' || *s == '\n')
+			s++;
+	}
 	if (pd->need_force) {
 		add_msg(pv, "", 0);
-		add_msg0(pv, "The binary changed since it was profiled: its code may not be what ran.");
-		add_msg0(pv, ":force uses it anyway (as the tools' --force).");
+		add_msg0(pv, "A binary that could hold it changed since it was profiled, so its code");
+		add_msg0(pv, "may not be what ran: :force uses it anyway (as the tools' --force).");
 	}
 }
 
@@ -262,12 +313,14 @@ static long address_line(const struct view *v, uint64_t addr)
 	return (long)PRV(v)->insn_line[i];
 }
 
-static void rebuild(struct view *v)
+/*
+ * Rebuilds the lines, keeping the cursor on its instruction (or block);
+ * at is its address from before (0: none).
+ */
+static void rebuild_at(struct view *v, uint64_t at, bool on_block)
 {
 	struct proc_view *pv = PRV(v);
 	const struct listing *l = listing_of(v);
-	uint64_t at = line_address(v, v->pos);
-	bool on_block = v->pos < pv->n && pv->lines[v->pos].kind == PL_BLOCK;
 
 	clear_lines(pv);
 	if (pv->pd && pv->pd->status)
@@ -284,6 +337,14 @@ static void rebuild(struct view *v)
 			view_move_to(v, on_block ? pv->block_line[l->insns[pv->lines[line].idx].block]
 						 : (size_t)line);
 	}
+}
+
+static void rebuild(struct view *v)
+{
+	struct proc_view *pv = PRV(v);
+
+	rebuild_at(v, line_address(v, v->pos),
+		   v->pos < pv->n && pv->lines[v->pos].kind == PL_BLOCK);
 }
 
 /* ---- data --------------------------------------------------------------------- */
@@ -321,7 +382,12 @@ static void proc_reload(struct view *v)
 {
 	struct proc_view *pv = PRV(v);
 	const struct proc_data *pd;
+	uint64_t at = line_address(v, v->pos);
+	bool on_block = v->pos < pv->n && pv->lines[v->pos].kind == PL_BLOCK;
 
+	/* the listing goes while the new one loads: remember where the cursor was */
+	if (at)
+		pv->keep = at;
 	follow_epoch(v);
 	pd = tui_proc(v->tui, v->loc.epoch, pv->image, pv->spec, v);
 	pv->pd = pd;
@@ -336,7 +402,9 @@ static void proc_reload(struct view *v)
 		if (!pd->l.n_lines)
 			pv->source = false;
 	}
-	rebuild(v);
+	rebuild_at(v, pv->keep, on_block);
+	if (listing_of(v))
+		pv->keep = 0;
 	place_cursor(v);
 }
 

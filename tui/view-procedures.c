@@ -26,6 +26,9 @@ struct procs_view {
 	struct table table;
 	double *cum;            /* running share by display position */
 	int event;              /* the event the columns were built for */
+	/* the cursor's row, kept while new data loads */
+	struct procprof_row keep_pr;
+	struct proc_row keep;
 };
 
 #define PV(v) ((struct procs_view *)(v)->priv)
@@ -271,15 +274,14 @@ static void procs_reload(struct view *v)
 {
 	struct procs_view *pv = PV(v);
 	const struct proc_row *cur = table_row(v->table, v->pos);
-	struct proc_row keep = { 0 };
-	struct procprof_row keep_pr = { 0 };
 	const struct procs_data *pd = tui_procs(v->tui, v->loc.epoch, v->loc.image, v);
 	const void **ptrs;
 
 	if (cur) {
-		keep_pr = *cur->pr;
-		keep.pr = &keep_pr;
-		keep.name = xstrdup(cur->name);
+		free(pv->keep.name);
+		pv->keep_pr = *cur->pr;
+		pv->keep.pr = &pv->keep_pr;
+		pv->keep.name = xstrdup(cur->name);
 	}
 	table_set_rows(&pv->table, NULL, 0);
 	pv->pd = pd;
@@ -288,7 +290,6 @@ static void procs_reload(struct view *v)
 		if (pd)
 			v->empty = pd->error;
 		view_set_lines(v, 0);
-		free(keep.name);
 		return;
 	}
 	tui_default_event(v->tui, pd->events);
@@ -306,9 +307,8 @@ static void procs_reload(struct view *v)
 	table_set_rows(&pv->table, ptrs, pd->n);
 	free(ptrs);
 	view_table_update(v);
-	if (!find_row(v, cur ? &keep : NULL))
+	if (!find_row(v, pv->keep.name ? &pv->keep : NULL))
 		view_move_to(v, 0);
-	free(keep.name);
 }
 
 static int procs_open(struct view *v)
@@ -330,6 +330,7 @@ static void procs_close(struct view *v)
 {
 	table_release(&PV(v)->table);
 	free(PV(v)->cum);
+	free(PV(v)->keep.name);
 }
 
 /* Why an unnamed row has no procedure to open. */
