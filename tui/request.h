@@ -85,7 +85,7 @@ enum arg_kind {
 	REQ(DIFF, "diff", "d", EPOCH_PAIR, "Diff epochs A, B (or the marked)") \
 	REQ(FORCE, "force", "", NONE, "Use changed binaries (again: stop)") \
 	GROUP("Procedure view")                                                           \
-	REQ(HOTTEST, "hottest", "H", NONE, "Go to the hottest block (again: next)")   \
+	REQ(HOTTEST, "hottest", "H", NONE, "Visit the blocks, hottest first")   \
 	REQ(TOGGLE_SOURCE, "toggle-source", "s", NONE, "Show or hide source lines")       \
 	GROUP("Prompt and dumps")                                                         \
 	REQ(PROMPT, "prompt", ":", NONE, "Open the command prompt")                       \
