@@ -112,25 +112,11 @@ static void do_diff(struct tui *t, const char *arg)
 
 static void set_search(struct tui *t, const char *pattern)
 {
-	int flags = REG_EXTENDED | REG_NOSUB, r;
-	bool upper = false;
-
-	for (const char *p = pattern; *p; p++)
-		upper |= isupper((unsigned char)*p) != 0;
-	if (!upper)
-		flags |= REG_ICASE;
 	if (t->search_ok)
-		regfree(&t->search_re);
+		view_pattern_release(&t->search_pat);
 	free(t->search);
 	t->search = xstrdup(pattern);
-	r = regcomp(&t->search_re, pattern, flags);
-	t->search_ok = r == 0;
-	if (r) {
-		char msg[128];
-
-		regerror(r, &t->search_re, msg, sizeof(msg));
-		errorf("bad regular expression '%s': %s", pattern, msg);
-	}
+	t->search_ok = !view_pattern_init(&t->search_pat, pattern);
 }
 
 static void find(struct tui *t, int dir)
@@ -145,7 +131,7 @@ static void find(struct tui *t, int dir)
 	}
 	if (!t->search_ok || !v)
 		return;
-	line = view_search(v, &t->search_re, dir, &wrapped);
+	line = view_search(v, &t->search_pat, dir, &wrapped);
 	if (line < 0) {
 		errorf("no match for '%s'", t->search);
 		return;

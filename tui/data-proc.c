@@ -156,7 +156,8 @@ void procs_data_free(void *data)
 	if (!pd)
 		return;
 	for (size_t i = 0; i < pd->n; i++)
-		free(pd->rows[i].name);
+		if (pd->rows[i].owned)
+			free(pd->rows[i].name);
 	free(pd->rows);
 	for (size_t i = 0; i < pd->n_images; i++) {
 		free(pd->images[i].path);
@@ -222,6 +223,15 @@ static void describe_images(struct procs_data *pd, struct epoch_view *v)
 	}
 }
 
+/* True if display_safe(s) would be s: printable ASCII, no backslash. */
+static bool plain(const char *s)
+{
+	for (; *s; s++)
+		if (*s < 0x20 || *s > 0x7e || *s == '\\')
+			return false;
+	return true;
+}
+
 void data_load_procs(struct job *job)
 {
 	struct procs_arg *arg = job->arg;
@@ -255,8 +265,16 @@ void data_load_procs(struct job *job)
 	pd->n = pd->pp.n_rows;
 	pd->rows = xcalloc(pd->n ? pd->n : 1, sizeof(*pd->rows));
 	for (size_t r = 0; r < pd->n; r++) {
+		const char *name = pd->pp.rows[r].name;
+
 		pd->rows[r].pr = &pd->pp.rows[r];
-		pd->rows[r].name = display_safe(pd->pp.rows[r].name);
+		/* most names need no escaping: borrow them (they outlive the rows) */
+		if (plain(name)) {
+			pd->rows[r].name = (char *)name;
+		} else {
+			pd->rows[r].name = display_safe(name);
+			pd->rows[r].owned = true;
+		}
 	}
 	describe_images(pd, v);
 }

@@ -92,7 +92,8 @@ struct proc_analysis {
 
 struct proc_row {
 	const struct procprof_row *pr; /* samples, image, proc (NULL: unnamed samples) */
-	char *name;               /* terminal-safe */
+	char *name;               /* terminal-safe (borrowed when the name needs no escaping) */
+	bool owned;               /* name was allocated for the row */
 	struct proc_analysis an;  /* valid when procs_data.analysed */
 };
 

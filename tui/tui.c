@@ -478,7 +478,7 @@ void tui_release(struct tui *t)
 	free(t->status);
 	free(t->search);
 	if (t->search_ok)
-		regfree(&t->search_re);
+		view_pattern_release(&t->search_pat);
 	free(t->db_path);
 	free(t->timing.key_ns);
 }

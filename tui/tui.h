@@ -89,7 +89,7 @@ struct tui {
 	bool event_chosen;        /* by -e or :event (else follows the data) */
 	uint32_t marks[2];        /* epochs marked for a diff (A, B), 0: none */
 	char *search;             /* the last search pattern */
-	regex_t search_re;
+	struct view_pattern search_pat;
 	bool search_ok;
 	struct tui_message *msgs; /* the warnings and errors of the session */
 	size_t n_msgs, alloc_msgs;

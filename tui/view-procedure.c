@@ -1042,7 +1042,7 @@ static void proc_draw_pane(struct view *v, size_t line, struct draw *d)
 
 const struct view_ops procedure_view_ops = {
 	.name = "procedure",
-	.flags = VIEW_FOLLOWS_EPOCH,
+	.flags = VIEW_FOLLOWS_EPOCH | VIEW_CACHE_TEXT,
 	.legend = "One procedure as dcpilist lists it: basic blocks (their class of equal\n"
 		  "execution counts, where control comes from, their samples), each instruction's\n"
 		  "address, samples per event and % of the procedure's samples of the current\n"

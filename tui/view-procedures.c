@@ -494,7 +494,7 @@ static void procs_draw_pane(struct view *v, size_t line, struct draw *d)
 
 const struct view_ops procedures_view_ops = {
 	.name = "procedures",
-	.flags = VIEW_FOLLOWS_EPOCH,
+	.flags = VIEW_FOLLOWS_EPOCH | VIEW_CACHE_TEXT,
 	.legend = "Samples per event in each procedure (dcpiprof's rows); % and cum% are shares\n"
 		  "of all samples of the current event in the epoch.  Samples no procedure holds\n"
 		  "are one row per image: [unknown], or why it has no names ([no binary],\n"

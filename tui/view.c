@@ -8,6 +8,7 @@
 #include "core/xalloc.h"
 #include "tui/table.h"
 
+#include <ctype.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,6 +75,8 @@ void candidates_release(struct candidates *c)
 	c->n = c->alloc = 0;
 }
 
+static void texts_free(struct view *v);
+
 /* ---- lifecycle ----------------------------------------------------------- */
 
 struct view *view_new(struct tui *tui, const struct view_ops *ops, const struct view_loc *loc)
@@ -102,6 +105,7 @@ void view_free(struct view *v)
 	if (v->ops->close)
 		v->ops->close(v);
 	view_loc_release(&v->loc);
+	texts_free(v);
 	free(v->pending);
 	free(v->priv);
 	free(v);
@@ -134,6 +138,7 @@ static void clamp(struct view *v)
 
 void view_set_lines(struct view *v, size_t lines)
 {
+	texts_free(v);
 	v->lines = lines;
 	clamp(v);
 }
@@ -229,7 +234,7 @@ void view_table_update(struct view *v)
 	const void *cur = table_row(v->table, v->pos);
 
 	table_update(v->table);
-	view_set_lines(v, v->table->n_shown);
+	view_set_lines(v, v->table->n_shown); /* also forgets the texts of the lines */
 	if (!cur)
 		return;
 	for (size_t i = 0; i < v->table->n_shown; i++) {
@@ -390,19 +395,92 @@ void view_line_text(struct view *v, size_t line, struct strbuf *sb, unsigned fla
 	line_text(v, line, sb, flags);
 }
 
-long view_search(struct view *v, const regex_t *re, int dir, bool *wrapped)
+int view_pattern_init(struct view_pattern *p, const char *pattern)
+{
+	int flags = REG_EXTENDED | REG_NOSUB, r;
+
+	memset(p, 0, sizeof(*p));
+	p->icase = true;
+	for (const char *c = pattern; *c; c++)
+		if (isupper((unsigned char)*c))
+			p->icase = false;
+	if (p->icase)
+		flags |= REG_ICASE;
+	if ((r = regcomp(&p->re, pattern, flags))) {
+		char msg[128];
+
+		regerror(r, &p->re, msg, sizeof(msg));
+		return errorf("bad regular expression '%s': %s", pattern, msg);
+	}
+	if (!pattern[strcspn(pattern, ".[]()*+?{}|^$\\")])
+		p->literal = xstrdup(pattern);
+	return 0;
+}
+
+void view_pattern_release(struct view_pattern *p)
+{
+	regfree(&p->re);
+	free(p->literal);
+	p->literal = NULL;
+}
+
+bool view_pattern_match(const struct view_pattern *p, const char *text)
+{
+	if (p->literal)
+		return (p->icase ? strcasestr(text, p->literal) : strstr(text, p->literal)) != NULL;
+	return !regexec(&p->re, text, 0, NULL, 0);
+}
+
+static void texts_free(struct view *v)
+{
+	for (size_t i = 0; i < v->n_texts; i++)
+		free(v->texts[i]);
+	free(v->texts);
+	v->texts = NULL;
+	v->n_texts = 0;
+}
+
+/* The text of every line, kept (VIEW_CACHE_TEXT views). */
+static void texts_build(struct view *v)
 {
 	struct strbuf sb = STRBUF_INIT;
+
+	text_layout(v);
+	v->texts = xcalloc(v->lines ? v->lines : 1, sizeof(*v->texts));
+	for (size_t i = 0; i < v->lines; i++) {
+		strbuf_reset(&sb);
+		line_text(v, i, &sb, 0);
+		v->texts[i] = xstrdup(sb.buf);
+	}
+	v->n_texts = v->lines;
+	strbuf_release(&sb);
+}
+
+long view_search(struct view *v, const struct view_pattern *p, int dir, bool *wrapped)
+{
+	struct strbuf sb = STRBUF_INIT;
+	bool cache = v->ops->flags & VIEW_CACHE_TEXT;
 	long found = -1;
 
 	*wrapped = false;
-	text_layout(v);
+	if (cache && v->n_texts != v->lines)
+		texts_free(v);
+	if (cache && !v->texts)
+		texts_build(v);
+	if (!cache)
+		text_layout(v);
 	for (size_t k = 1; k <= v->lines && found < 0; k++) {
 		size_t i = (v->pos + v->lines + (size_t)dir * k) % v->lines;
+		const char *text;
 
-		strbuf_reset(&sb);
-		line_text(v, i, &sb, 0);
-		if (!regexec(re, sb.buf, 0, NULL, 0)) {
+		if (cache) {
+			text = v->texts[i];
+		} else {
+			strbuf_reset(&sb);
+			line_text(v, i, &sb, 0);
+			text = sb.buf;
+		}
+		if (view_pattern_match(p, text)) {
 			found = (long)i;
 			*wrapped = dir > 0 ? i <= v->pos : i >= v->pos;
 		}

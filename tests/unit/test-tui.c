@@ -381,7 +381,7 @@ static void view_moves_and_searches(void **state)
 {
 	struct view_loc loc = { .epoch = 3 };
 	struct view *v = view_new(NULL, &words_ops, &loc);
-	regex_t re;
+	struct view_pattern pat;
 	bool wrapped;
 	FILE *f;
 	char buf[512];
@@ -407,14 +407,24 @@ static void view_moves_and_searches(void **state)
 	assert_int_equal(v->pos, 0);
 	assert_int_equal(view_request(v, REQ_QUIT, NULL), VIEW_PASS);
 	/* Search goes forward from the cursor and wraps around. */
-	assert_int_equal(regcomp(&re, "eta", REG_EXTENDED | REG_NOSUB), 0);
-	assert_int_equal(view_search(v, &re, 1, &wrapped), 1);
+	assert_int_equal(view_pattern_init(&pat, "eta"), 0);
+	assert_non_null(pat.literal);
+	assert_int_equal(view_search(v, &pat, 1, &wrapped), 1);
 	assert_false(wrapped);
 	view_move_to(v, 7);
-	assert_int_equal(view_search(v, &re, 1, &wrapped), 1);
+	assert_int_equal(view_search(v, &pat, 1, &wrapped), 1);
 	assert_true(wrapped);
-	assert_int_equal(view_search(v, &re, -1, &wrapped), 6);
-	regfree(&re);
+	assert_int_equal(view_search(v, &pat, -1, &wrapped), 6);
+	view_pattern_release(&pat);
+	/* A regular expression, smartcase. */
+	assert_int_equal(view_pattern_init(&pat, "^[tz]"), 0);
+	assert_null(pat.literal);
+	assert_true(view_pattern_match(&pat, "Theta"));
+	view_pattern_release(&pat);
+	assert_int_equal(view_pattern_init(&pat, "Eta"), 0);
+	assert_false(view_pattern_match(&pat, "beta"));
+	assert_true(view_pattern_match(&pat, "bEta"));
+	view_pattern_release(&pat);
 	/* Shrinking the view keeps the cursor visible. */
 	view_move_to(v, 9);
 	view_resize(v, 2, 40);
