@@ -201,6 +201,22 @@ static bool busy_locked(struct jobs *jobs, bool any_generation)
 	return false;
 }
 
+void jobs_foreach_collected(struct jobs *jobs, const char *prefix,
+			    void (*fn)(struct job *job, void *data), void *data)
+{
+	size_t n = strlen(prefix);
+
+	pthread_mutex_lock(&jobs->lock);
+	for (size_t i = 0; i < jobs->n_all; i++) {
+		struct job *job = jobs->all[i];
+
+		if (job->collected && job->generation == jobs->generation &&
+		    !strncmp(job->key, prefix, n))
+			fn(job, data);
+	}
+	pthread_mutex_unlock(&jobs->lock);
+}
+
 bool jobs_busy(struct jobs *jobs)
 {
 	bool busy;

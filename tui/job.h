@@ -85,6 +85,14 @@ struct job *jobs_submit(struct jobs *jobs, const char *key, const char *title,
 			void (*run)(struct job *), void *arg, void (*free_arg)(void *),
 			void (*free_result)(void *));
 
+/*
+ * Calls fn for every job of the current generation that the main thread has
+ * collected and whose key starts with prefix (results the views may read).
+ * fn must not call back into jobs.
+ */
+void jobs_foreach_collected(struct jobs *jobs, const char *prefix,
+			    void (*fn)(struct job *job, void *data), void *data);
+
 /* True if a job of the current generation is queued or running. */
 bool jobs_busy(struct jobs *jobs);
 /*

@@ -281,6 +281,23 @@ const struct proc_data *tui_proc(struct tui *t, uint32_t seq, const char *image,
 	return pd;
 }
 
+static void add_proc_names(struct job *job, void *data)
+{
+	const struct procs_data *pd = job->result;
+
+	for (size_t r = 0; pd && r < pd->n; r++)
+		if (pd->rows[r].pr->proc)
+			candidates_add(data, pd->rows[r].name);
+}
+
+void tui_complete_procedures(struct tui *t, uint32_t seq, struct candidates *c)
+{
+	char prefix[48];
+
+	snprintf(prefix, sizeof(prefix), "procs/%" PRIu32 "/%d/", seq, t->force);
+	jobs_foreach_collected(&t->jobs, prefix, add_proc_names, c);
+}
+
 int tui_open_procedure(struct tui *t, uint32_t seq, const char *image, const char *spec)
 {
 	struct view_loc loc = { .epoch = seq, .image = (char *)image, .procedure = (char *)spec };

@@ -155,6 +155,12 @@ const struct procs_data *tui_procs(struct tui *t, uint32_t seq, const char *imag
 const struct proc_data *tui_proc(struct tui *t, uint32_t seq, const char *image,
 				 const char *spec, struct view *waiter);
 
+/*
+ * Adds the procedure names of epoch seq the session has loaded (the
+ * procedures of every image, or of any one image) to completion candidates.
+ */
+void tui_complete_procedures(struct tui *t, uint32_t seq, struct candidates *c);
+
 /* Uses (or stops using) binaries that changed since profiling: every view reloads. */
 void tui_set_force(struct tui *t, bool force);
 

@@ -358,6 +358,7 @@ static void images_complete(struct view *v, enum arg_kind kind, struct candidate
 		return;
 	for (size_t i = 0; i < iv->id->n; i++)
 		candidates_add(c, iv->id->rows[i].base);
+	tui_complete_procedures(v->tui, v->loc.epoch, c);
 }
 
 /* ---- the details pane: the selected image's record ------------------------- */

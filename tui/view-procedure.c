@@ -886,6 +886,7 @@ static void proc_complete(struct view *v, enum arg_kind kind, struct candidates 
 		return;
 	for (size_t i = 0; i < pd->n_names; i++)
 		candidates_add(c, pd->names[i]);
+	tui_complete_procedures(v->tui, v->loc.epoch, c);
 }
 
 static void proc_title(struct view *v, struct strbuf *sb)

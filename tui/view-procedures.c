@@ -433,6 +433,7 @@ static void procs_complete(struct view *v, enum arg_kind kind, struct candidates
 	for (size_t i = 0; i < pd->n; i++)
 		if (pd->rows[i].pr->proc)
 			candidates_add(c, pd->rows[i].name);
+	tui_complete_procedures(v->tui, v->loc.epoch, c);
 }
 
 /* ---- the details pane: the selected procedure ------------------------------ */
