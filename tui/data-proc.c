@@ -426,6 +426,30 @@ static const char *spec_image(struct epoch_view *v, const char *spec)
 	return NULL;
 }
 
+/*
+ * NAME@IMAGE found in IMAGE alone, without reading the symbols of every
+ * other image first as proc_lookup() does (it tries the whole spec as a
+ * name everywhere before splitting it): true if exactly one procedure
+ * matches.  Anything else goes to proc_lookup(), for its messages.
+ */
+static bool one_in_image(struct epoch_view *v, const char *spec, struct proc_ref *ref)
+{
+	const char *image = spec_image(v, spec);
+	struct proc_ref *refs;
+	char *name;
+	size_t n;
+
+	if (!image)
+		return false;
+	name = xstrndup(spec, (size_t)(image - 1 - spec));
+	n = proc_lookup_all(v, name, image, &refs);
+	if (n == 1)
+		*ref = refs[0];
+	free(refs);
+	free(name);
+	return n == 1;
+}
+
 /* Looks the procedure up as dcpilist does; -1 (pd says why) if not exactly one. */
 static int find(struct job *job, struct proc_data *pd, struct epoch_view *v,
 		const struct proc_arg *arg, struct proc_ref *ref)
@@ -433,6 +457,8 @@ static int find(struct job *job, struct proc_data *pd, struct epoch_view *v,
 	struct proc_ref *refs;
 	size_t n;
 
+	if (!arg->image && one_in_image(v, arg->spec, ref))
+		return 0;
 	if (!proc_lookup(v, arg->spec, arg->image, ref))
 		return 0;
 	n = proc_lookup_all(v, arg->spec, arg->image, &refs);
