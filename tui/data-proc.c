@@ -23,6 +23,7 @@ struct data_ctx {
 	pthread_mutex_t lock;           /* guards epochs, n, alloc and stale flags */
 	struct shared_epoch **epochs;
 	size_t n, alloc;
+	unsigned generation;            /* bumped by data_ctx_invalidate() */
 	struct srcfiles src;            /* worker only */
 	char *debug_dir;
 };
@@ -64,6 +65,7 @@ void data_ctx_free(struct data_ctx *ctx)
 void data_ctx_invalidate(struct data_ctx *ctx)
 {
 	pthread_mutex_lock(&ctx->lock);
+	ctx->generation++;
 	for (size_t i = 0; i < ctx->n; i++) {
 		if (!ctx->epochs[i]->stale) {
 			ctx->epochs[i]->stale = true;
@@ -107,9 +109,11 @@ static struct shared_epoch *epoch_get(struct data_ctx *ctx, struct job *job, str
 {
 	struct epoch_view_opts o = { .force = force, .debug_dir = ctx->debug_dir };
 	struct shared_epoch *se;
+	unsigned generation;
 	char name[16];
 
 	pthread_mutex_lock(&ctx->lock);
+	generation = ctx->generation;
 	sweep(ctx);
 	for (size_t i = 0; i < ctx->n; i++) {
 		se = ctx->epochs[i];
@@ -131,6 +135,11 @@ static struct shared_epoch *epoch_get(struct data_ctx *ctx, struct job *job, str
 		se->error = last_message(job, "cannot open the epoch");
 
 	pthread_mutex_lock(&ctx->lock);
+	/* invalidated while it opened: what it read may be old, do not share it */
+	if (generation != ctx->generation) {
+		se->stale = true;
+		atomic_fetch_sub(&se->refs, 1);
+	}
 	ALLOC_GROW(ctx->epochs, ctx->n + 1, ctx->alloc);
 	ctx->epochs[ctx->n++] = se;
 	pthread_mutex_unlock(&ctx->lock);

@@ -439,7 +439,7 @@ static void proc_close(struct view *v)
 /* ---- drawing ---------------------------------------------------------------------- */
 
 static void draw_insn_text(struct draw *d, const struct insn *in, const char *target_name,
-			   const struct listing *l, unsigned flags)
+			   const struct listing *l)
 {
 	struct insn_span sp[INSN_SPANS_MAX];
 	bool direct = in->target && (in->kind == INSN_JUMP || in->kind == INSN_CJUMP ||
@@ -498,7 +498,7 @@ static void draw_insn(struct view *v, const struct listing_insn *li, size_t i, s
 		draw_field(d, share_style(n, total), buf, 5, ALIGN_RIGHT);
 	}
 	draw_space(d, STYLE_NORMAL, 2);
-	draw_insn_text(d, li->insn, pv->pd->targets[i].name, &pv->pd->l, d->flags);
+	draw_insn_text(d, li->insn, pv->pd->targets[i].name, &pv->pd->l);
 }
 
 /* "from entry, 1 (taken), outside (reentry)" */
