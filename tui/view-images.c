@@ -315,13 +315,14 @@ static bool matches(const struct image_row *r, const char *what, int how)
 	case 1:
 		return !strncmp(r->key, what, strlen(what));
 	default:
-		return strstr(r->path, what) != NULL;
+		return strstr(r->base, what) != NULL;
 	}
 }
 
 /*
- * :goto NAME: an image by file name or path, then key prefix, then path
- * substring; else a procedure of that name in the epoch.  :goto 0xADDRESS:
+ * :goto NAME: an image by file name or path, then key prefix, then a part of
+ * its file name; else a procedure of that name in the epoch.  (Directories
+ * are not searched: ":goto main" must not pick /home/main/x over main().)  :goto 0xADDRESS:
  * the procedure at that address in the selected image.
  */
 static int images_goto(struct view *v, const char *what)
