@@ -1,0 +1,1204 @@
+/*
+ * core/analysis/calc.c - the analysis of one procedure (calc.h): schedules,
+ * skid, frequency estimation, propagation, flow correction, CPI, culprits
+ * and the summary.
+ */
+#include "config.h"
+
+#include "core/analysis/calc.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/analysis/culprit.h"
+#include "core/analysis/flow.h"
+#include "core/analysis/freq.h"
+#include "core/analysis/skid.h"
+#include "core/die.h"
+#include "core/xalloc.h"
+#include "db/meta.h"
+
+#define PRED_TAIL 32        /* instructions run before a block scheduled with it (PRED) */
+#define PRED_MAX 16         /* predecessors scheduled separately (the rest: cold) */
+
+/* Everything the analysis keeps while it runs. */
+struct work {
+	struct calc *c;
+	const struct epoch_meta *meta;
+	const struct cfg *cfg;
+	double *rec[EVENT__COUNT];     /* recorded samples per instruction, events present */
+	unsigned *skflags;             /* enum skid_flags per instruction */
+	/* schedules: per block, one per distinct predecessor (and the cold one) */
+	struct bsched {
+		size_t n;
+		struct block_schedule *s;  /* s[0]: cold */
+		long *pred_edge;           /* edge index each schedule stands for (-1: cold/outside) */
+	} *bs;
+	double *cls_val;               /* per class */
+	unsigned char *cls_state;      /* enum freq_state */
+	enum calc_conf *cls_conf;
+	struct est_result *cls_est;
+	double *cls_m;                 /* usable issue cycles of each class */
+	double moved_out;
+};
+
+/* ---- names ------------------------------------------------------------------- */
+
+static const struct {
+	const char *name, *key;
+	char letter;
+} culprits[CULPRIT__COUNT] = {
+	[CULPRIT_ICACHE] = { "I-cache miss", "icache", 'i' },
+	[CULPRIT_ITLB] = { "ITLB miss", "itlb", 'I' },
+	[CULPRIT_DCACHE] = { "D-cache miss", "dcache", 'd' },
+	[CULPRIT_DTLB] = { "DTLB miss", "dtlb", 'D' },
+	[CULPRIT_BRANCH] = { "branch mispredict", "branch", 'p' },
+	[CULPRIT_STORE_BUF] = { "store queue full", "store-queue", 'w' },
+	[CULPRIT_MUL] = { "multiplier busy", "multiplier", 'm' },
+	[CULPRIT_DIV] = { "divider busy or slow divide", "divider", 'v' },
+	[CULPRIT_SYNC] = { "synchronisation", "sync", 'y' },
+	[CULPRIT_UNEXPLAINED] = { "unexplained stall", "unexplained", 'u' },
+}, statics[CALC_STATIC__COUNT] = {
+	[CALC_STATIC_SLOT] = { "slotting (dispatch/retire width)", "slotting", 's' },
+	[CALC_STATIC_DEP] = { "register dependency", "dependency", 'r' },
+	[CALC_STATIC_MEMDEP] = { "memory dependency", "memory-dependency", 'f' },
+	[CALC_STATIC_UNIT] = { "functional unit busy", "unit", 'x' },
+	[CALC_STATIC_SERIAL] = { "serialisation", "serialisation", 'z' },
+};
+
+const char *calc_conf_name(enum calc_conf c)
+{
+	static const char *const n[] = { "none", "low", "medium", "high" };
+
+	return (unsigned)c < ARRAY_SIZE(n) ? n[c] : "none";
+}
+
+char calc_conf_letter(enum calc_conf c)
+{
+	return "-LMH"[(unsigned)c < 4 ? c : 0];
+}
+
+const char *calc_culprit_name(enum calc_culprit k) { return culprits[k].name; }
+const char *calc_culprit_key(enum calc_culprit k) { return culprits[k].key; }
+char calc_culprit_letter(enum calc_culprit k) { return culprits[k].letter; }
+const char *calc_static_name(enum calc_static k) { return statics[k].name; }
+const char *calc_static_key(enum calc_static k) { return statics[k].key; }
+char calc_static_letter(enum calc_static k) { return statics[k].letter; }
+
+enum calc_static calc_static_of(enum sched_reason r)
+{
+	switch (r) {
+	case SCHED_LATENCY: case SCHED_DEP: return CALC_STATIC_DEP;
+	case SCHED_MEMDEP: return CALC_STATIC_MEMDEP;
+	case SCHED_UNIT: return CALC_STATIC_UNIT;
+	case SCHED_DISPATCH: case SCHED_RETIRE: return CALC_STATIC_SLOT;
+	case SCHED_SERIAL: return CALC_STATIC_SERIAL;
+	default: return CALC_STATIC__COUNT;
+	}
+}
+
+const char *calc_how_name(enum calc_how h)
+{
+	static const char *const n[] = { "none", "samples", "propagated", "flow" };
+
+	return (unsigned)h < ARRAY_SIZE(n) ? n[h] : "none";
+}
+
+long calc_insn_at(const struct calc *c, uint64_t addr)
+{
+	return cfg_insn_at(&c->list.cfg, addr);
+}
+
+/* ---- setup -------------------------------------------------------------------- */
+
+static bool reachable(const struct cfg *cfg, size_t b)
+{
+	return b != cfg->exit && !(cfg->blocks[b].flags & CFG_BLOCK_UNREACHABLE);
+}
+
+static void choose_event(struct calc *c, const struct epoch_meta *meta)
+{
+	const struct listing *l = &c->list;
+
+	c->time_event = EVENT_CYCLES;
+	if (!l->totals[EVENT_CYCLES] && (l->totals[EVENT_CLOCK] ||
+					 (meta && epoch_meta_event(meta, EVENT_CLOCK) &&
+					  !epoch_meta_event(meta, EVENT_CYCLES))))
+		c->time_event = EVENT_CLOCK;
+	c->has_time = l->totals[c->time_event] > 0;
+	c->skid = c->opts.skid >= 0 ? c->opts.skid : skid_default(meta, c->time_event);
+}
+
+static void choose_period(struct calc *c, const struct epoch_meta *meta)
+{
+	const struct epoch_event *e = meta ? epoch_meta_event(meta, c->time_event) : NULL;
+
+	if (c->opts.period_cycles > 0)
+		c->period = c->opts.period_cycles;
+	else if (e && e->period_in_ns && c->opts.mhz > 0)
+		c->period = (double)e->period * c->opts.mhz / 1000.0;
+	else if (meta)
+		c->period = epoch_meta_period_cycles(meta, c->time_event);
+}
+
+static void alloc_results(struct calc *c)
+{
+	const struct cfg *cfg = &c->list.cfg;
+
+	c->n_insns = cfg->n_insns;
+	c->insns = xcalloc(c->n_insns + 1, sizeof(*c->insns));
+	c->n_blocks = cfg->n_blocks;
+	c->blocks = xcalloc(c->n_blocks + 1, sizeof(*c->blocks));
+	c->n_edges = cfg->n_edges;
+	c->edges = xcalloc(c->n_edges + 1, sizeof(*c->edges));
+	for (size_t i = 0; i < c->n_insns; i++) {
+		c->insns[i].insn = &cfg->insns[i];
+		c->insns[i].block = c->list.insns[i].block;
+		memcpy(c->insns[i].raw, c->list.insns[i].samples, sizeof(c->insns[i].raw));
+	}
+	for (size_t b = 0; b < c->n_blocks; b++) {
+		c->blocks[b].cfg = &cfg->blocks[b];
+		c->blocks[b].n_insns = cfg->blocks[b].n_insns;
+		block_schedule_init(&c->blocks[b].sched);
+	}
+	for (size_t e = 0; e < c->n_edges; e++)
+		c->edges[e].cfg = &cfg->edges[e];
+}
+
+/* ---- schedules ------------------------------------------------------------------ */
+
+static bool self_edge(const struct cfg *cfg, uint32_t e)
+{
+	return cfg->edges[e].from == cfg->edges[e].to;
+}
+
+/* The predecessor of block b most often taken (by edge frequency; unknown: the first). */
+static long main_pred(const struct work *w, uint32_t b)
+{
+	const struct cfg *cfg = w->cfg;
+	const struct cfg_block *blk = &cfg->blocks[b];
+	long best = -1;
+	double bw = -1;
+
+	for (uint32_t k = 0; k < blk->n_pred; k++) {
+		uint32_t e = cfg->pred[blk->pred + k];
+		double f = w->c->edges[e].freq;
+
+		if (cfg->edges[e].from == cfg->exit || cfg->edges[e].kind == CFG_CALL_RETURN)
+			continue;
+		if (f > bw) {
+			bw = f;
+			best = (long)cfg->edges[e].from;
+		}
+	}
+	return best;
+}
+
+/*
+ * The instructions run before a block entered from p: p's, then its main
+ * predecessor's before them, and so on, up to PRED_TAIL instructions, none
+ * before a call (the callee ran in between).  Written to buf in execution
+ * order; returns how many.
+ */
+static size_t pred_context(const struct work *w, uint32_t p, struct insn **out)
+{
+	struct insn *buf;
+	const struct cfg *cfg = w->cfg;
+	uint32_t chain[PRED_TAIL];
+	size_t nchain = 0, total = 0, n = 0;
+	long b = (long)p;
+
+	while (b >= 0 && total < PRED_TAIL && nchain < PRED_TAIL) {
+		const struct cfg_block *blk = &cfg->blocks[b];
+		bool call = false;
+
+		chain[nchain++] = (uint32_t)b;
+		for (uint32_t i = blk->first; i < blk->first + blk->n_insns; i++)
+			call |= cfg->insns[i].kind == INSN_CALL || cfg->insns[i].kind == INSN_ICALL;
+		total += blk->n_insns;
+		if (call || b == (long)cfg->entry)
+			break;
+		b = main_pred(w, (uint32_t)b);
+	}
+	buf = *out = xmalloc((total + 1) * sizeof(*buf));
+	for (size_t k = nchain; k-- > 0;) {
+		const struct cfg_block *blk = &cfg->blocks[chain[k]];
+
+		for (uint32_t i = blk->first; i < blk->first + blk->n_insns; i++) {
+			const struct insn *in = &cfg->insns[i];
+
+			if (in->kind == INSN_CALL || in->kind == INSN_ICALL) {
+				n = 0;
+				continue;
+			}
+			buf[n++] = *in;
+		}
+	}
+	if (n > PRED_TAIL) {
+		memmove(buf, buf + (n - PRED_TAIL), PRED_TAIL * sizeof(*buf));
+		n = PRED_TAIL;
+	}
+	return n;
+}
+
+static int sched_one(struct work *w, size_t b, const struct sched_entry *e, struct block_schedule *s)
+{
+	const struct cfg *cfg = w->cfg;
+	const struct cfg_block *blk = &cfg->blocks[b];
+
+	block_schedule_init(s);
+	return schedule_block(w->c->model, &cfg->insns[blk->first], blk->n_insns, e, s);
+}
+
+/* Schedules block b: cold, and per predecessor as the options ask. */
+static void schedule_all(struct work *w, size_t b)
+{
+	const struct cfg *cfg = w->cfg;
+	const struct cfg_block *blk = &cfg->blocks[b];
+	struct bsched *bs = &w->bs[b];
+	enum calc_sched mode = w->c->opts.sched;
+	size_t cap = blk->n_pred + 1;
+
+	bs->s = xcalloc(cap, sizeof(*bs->s));
+	bs->pred_edge = xmalloc(cap * sizeof(*bs->pred_edge));
+	if (sched_one(w, b, NULL, &bs->s[0])) {
+		bs->n = 0;
+		return;
+	}
+	bs->pred_edge[0] = -1;
+	bs->n = 1;
+	if (mode == CALC_SCHED_COLD)
+		return;
+	for (uint32_t k = 0; k < blk->n_pred && bs->n <= PRED_MAX; k++) {
+		uint32_t e = cfg->pred[blk->pred + k];
+		const struct cfg_edge *ed = &cfg->edges[e];
+		struct sched_entry entry = { SCHED_ENTRY_PRED, NULL, 0 };
+		struct insn *ctx = NULL;
+
+		if (ed->from == cfg->exit || ed->kind == CFG_CALL_RETURN)
+			continue;
+		if (self_edge(cfg, e)) {
+			entry.kind = SCHED_ENTRY_LOOP;
+		} else {
+			if (mode == CALC_SCHED_LOOP)
+				continue;
+			entry.n_pred = pred_context(w, ed->from, &ctx);
+			entry.pred = ctx;
+			if (!entry.n_pred) {
+				free(ctx);
+				continue;
+			}
+		}
+		if (!sched_one(w, b, &entry, &bs->s[bs->n]))
+			bs->pred_edge[bs->n++] = (long)e;
+		free(ctx);
+	}
+}
+
+static double edge_weight(const struct calc *c, long e)
+{
+	if (e < 0)
+		return 0;
+	return c->edges[e].freq > 0 ? c->edges[e].freq : 0;
+}
+
+static void copy_schedule(struct block_schedule *dst, const struct block_schedule *src)
+{
+	block_schedule_release(dst);
+	*dst = *src;
+	dst->insn = xmemdup(src->insn, src->n * sizeof(*src->insn));
+}
+
+/* Recomputes the totals of a combined schedule. */
+static void schedule_totals(struct block_schedule *s)
+{
+	s->cycles = 0;
+	s->issue_points = 0;
+	s->uncertain = 0;
+	for (size_t i = 0; i < s->n; i++) {
+		struct sched_insn *x = &s->insn[i];
+
+		x->issue_point = x->m > 1e-9;
+		if (!x->issue_point) {
+			x->m = 0;
+			x->reason = SCHED_NONE;
+		}
+		x->stall = x->m > 1 ? x->m - 1 : 0;
+		s->cycles += x->m;
+		s->issue_points += x->issue_point;
+		s->uncertain += !!(x->flags & SCHED_F_UNCERTAIN);
+	}
+}
+
+/*
+ * The schedule of block b used for the estimate: cold; the minimum over
+ * the predecessors (PRED); or their mean weighted by edge frequency
+ * (AUTO, LOOP: the self-loop and, for AUTO, the other predecessors).
+ * Entries from outside count as cold.
+ */
+static void combine(struct work *w, size_t b, bool weighted)
+{
+	struct bsched *bs = &w->bs[b];
+	struct block_schedule *out = &w->c->blocks[b].sched;
+	const struct cfg_block *blk = &w->cfg->blocks[b];
+	double total = 0, best = -1, *acc;
+	size_t heaviest = 0;
+
+	if (!bs->n)
+		return;
+	if (bs->n == 1 || w->c->opts.sched == CALC_SCHED_COLD) {
+		copy_schedule(out, &bs->s[0]);
+		return;
+	}
+	if (w->c->opts.sched == CALC_SCHED_PRED && !weighted) {
+		copy_schedule(out, &bs->s[1]);
+		for (size_t k = 2; k < bs->n; k++)
+			block_schedule_min(out, &bs->s[k]);
+		return;
+	}
+	/* weights: the scheduled predecessors by edge frequency; the rest (and the
+	 * invocations of the entry) on the cold schedule */
+	double *wt = xcalloc(bs->n, sizeof(*wt));
+	double in_total = 0;
+
+	for (uint32_t k = 0; k < blk->n_pred; k++)
+		in_total += weighted ? edge_weight(w->c, w->cfg->pred[blk->pred + k]) : 1;
+	if (b == w->cfg->entry)
+		in_total += weighted ? (w->c->invocations > 0 ? w->c->invocations : 0) : 1;
+	for (size_t k = 1; k < bs->n; k++) {
+		wt[k] = weighted ? edge_weight(w->c, bs->pred_edge[k]) : 1;
+		total += wt[k];
+	}
+	wt[0] = in_total > total ? in_total - total : 0;
+	total = in_total > total ? in_total : total;
+	if (!(total > 0)) {
+		for (size_t k = 0; k < bs->n; k++)
+			wt[k] = 1;
+		total = (double)bs->n;
+	}
+	for (size_t k = 0; k < bs->n; k++)
+		if (wt[k] > best) {
+			best = wt[k];
+			heaviest = k;
+		}
+	copy_schedule(out, &bs->s[heaviest]);
+	acc = xcalloc(out->n + 1, sizeof(*acc));
+	for (size_t k = 0; k < bs->n; k++)
+		for (size_t i = 0; i < out->n; i++)
+			acc[i] += wt[k] * bs->s[k].insn[i].m / total;
+	for (size_t i = 0; i < out->n; i++)
+		out->insn[i].m = acc[i];
+	schedule_totals(out);
+	free(acc);
+	free(wt);
+}
+
+/* The schedule every estimate uses: per block, by the options. */
+static void schedules(struct work *w, bool weighted)
+{
+	enum calc_sched mode = w->c->opts.sched;
+
+	for (size_t b = 0; b < w->cfg->exit; b++) {
+		if (!w->cfg->blocks[b].n_insns)
+			continue;
+		if (mode == CALC_SCHED_LOOP || mode == CALC_SCHED_AUTO || mode == CALC_SCHED_PRED)
+			combine(w, b, weighted && mode != CALC_SCHED_PRED);
+		else
+			combine(w, b, false);
+	}
+}
+
+/* Copies M and the flags into the instructions; crude M = 1 without a schedule. */
+static void apply_schedules(struct work *w)
+{
+	struct calc *c = w->c;
+
+	for (size_t b = 0; b < w->cfg->exit; b++) {
+		const struct cfg_block *blk = &w->cfg->blocks[b];
+		const struct block_schedule *s = &c->blocks[b].sched;
+
+		for (uint32_t k = 0; k < blk->n_insns; k++) {
+			struct calc_insn *ci = &c->insns[blk->first + k];
+
+			ci->flags &= ~(CALC_I_ISSUE | CALC_I_UNCERTAIN);
+			if (s->insn && k < s->n) {
+				const struct sched_insn *x = &s->insn[k];
+
+				ci->m = x->m;
+				ci->sreason = x->issue_point && x->m > 1 ? calc_static_of(x->reason)
+									 : CALC_STATIC__COUNT;
+				if (x->flags & SCHED_F_UNCERTAIN)
+					ci->flags |= CALC_I_UNCERTAIN;
+			} else {
+				ci->m = 1;
+				ci->sreason = CALC_STATIC__COUNT;
+			}
+			if (ci->m > 0)
+				ci->flags |= CALC_I_ISSUE;
+			if (!k)
+				ci->flags |= CALC_I_HEAD;
+		}
+	}
+}
+
+/* ---- skid --------------------------------------------------------------------------- */
+
+static void attribute(struct work *w, bool weighted)
+{
+	struct calc *c = w->c;
+	const struct cfg *cfg = w->cfg;
+	double *ew = NULL, *out = xcalloc(cfg->n_insns + 1, sizeof(*out));
+
+	if (weighted) {
+		ew = xcalloc(cfg->n_edges + 1, sizeof(*ew));
+		for (size_t e = 0; e < cfg->n_edges; e++)
+			ew[e] = c->edges[e].freq > 0 ? c->edges[e].freq : 0;
+	}
+	for (size_t ev = 0; ev < EVENT__COUNT; ev++) {
+		double gone;
+
+		if (!w->rec[ev])
+			continue;
+		gone = skid_attribute(cfg, w->rec[ev], ew, c->invocations, ev == c->time_event ? c->skid
+				      : skid_default(w->meta, (enum dcpi_event)ev), out,
+				      ev == c->time_event ? w->skflags : NULL);
+		for (size_t i = 0; i < cfg->n_insns; i++)
+			c->insns[i].attributed[ev] = out[i];
+		if (ev == c->time_event) {
+			w->moved_out = gone;
+			for (size_t i = 0; i < cfg->n_insns; i++) {
+				struct calc_insn *ci = &c->insns[i];
+
+				ci->samples = out[i];
+				ci->flags &= ~(CALC_I_UNMEASURED | CALC_I_AFTER_CALL | CALC_I_ENTRY);
+				if (w->skflags[i] & SKID_UNMEASURED)
+					ci->flags |= CALC_I_UNMEASURED;
+				if (w->skflags[i] & SKID_AFTER_CALL)
+					ci->flags |= CALC_I_AFTER_CALL;
+				if (w->skflags[i] & SKID_ENTRY)
+					ci->flags |= CALC_I_ENTRY;
+			}
+		}
+	}
+	free(ew);
+	free(out);
+}
+
+/* ---- estimation ---------------------------------------------------------------------- */
+
+static enum calc_conf confidence(const struct est_result *r)
+{
+	switch (r->method) {
+	case EST_CLUSTER:
+		if (r->points >= 3 && r->spread <= 1.3 && r->samples >= 200)
+			return CALC_CONF_HIGH;
+		if (r->points >= 2 && r->samples >= 50)
+			return CALC_CONF_MEDIUM;
+		return CALC_CONF_LOW;
+	case EST_SUM:
+		return r->total_s >= 100 ? CALC_CONF_MEDIUM : CALC_CONF_LOW;
+	default:
+		return CALC_CONF_NONE;
+	}
+}
+
+/* The points of class cls, block by block. */
+static size_t class_points(struct work *w, int cls, struct est_point *p, size_t *idx)
+{
+	const struct cfg *cfg = w->cfg;
+	size_t n = 0;
+
+	for (size_t b = 0; b < cfg->exit; b++) {
+		const struct cfg_block *blk = &cfg->blocks[b];
+		const struct block_schedule *s = &w->c->blocks[b].sched;
+		size_t base = n;
+
+		if (blk->cls != cls || !blk->n_insns)
+			continue;
+		for (uint32_t k = 0; k < blk->n_insns; k++) {
+			const struct calc_insn *ci = &w->c->insns[blk->first + k];
+			const struct sched_insn *x = s->insn && k < s->n ? &s->insn[k] : NULL;
+
+			p[n].s = ci->samples;
+			p[n].m = ci->m;
+			p[n].seg = (unsigned)b;
+			p[n].usable = !(ci->flags & (CALC_I_UNMEASURED | CALC_I_UNCERTAIN));
+			p[n].producer = -1;
+			if (x && x->producer.kind == SREF_BLOCK && x->producer.index < k &&
+			    (x->reason == SCHED_DEP || x->reason == SCHED_MEMDEP || x->reason == SCHED_UNIT))
+				p[n].producer = (int)(base + x->producer.index);
+			idx[n++] = blk->first + k;
+		}
+	}
+	return n;
+}
+
+static void estimate_classes(struct work *w)
+{
+	const struct cfg *cfg = w->cfg;
+	struct est_point *p = xmalloc((cfg->n_insns + 1) * sizeof(*p));
+	size_t *idx = xmalloc((cfg->n_insns + 1) * sizeof(*idx));
+	unsigned char *used = xmalloc(cfg->n_insns + 1);
+	unsigned char *has = xcalloc(cfg->n_classes + 1, 1);
+
+	for (size_t b = 0; b < cfg->exit; b++)
+		if (cfg->blocks[b].n_insns && cfg->blocks[b].cls >= 0)
+			has[cfg->blocks[b].cls] = 1;
+	for (size_t i = 0; i < cfg->n_insns; i++)
+		w->c->insns[i].flags &= ~CALC_I_USED;
+	for (size_t cls = 0; cls < cfg->n_classes; cls++) {
+		struct est_result *r = &w->cls_est[cls];
+		size_t n;
+
+		w->cls_state[cls] = FREQ_UNKNOWN;
+		w->cls_val[cls] = 0;
+		w->cls_conf[cls] = CALC_CONF_NONE;
+		if (!has[cls] || !w->c->has_time)
+			continue;
+		n = class_points(w, (int)cls, p, idx);
+		freq_estimate_class(p, n, w->c->opts.est, r, used);
+		w->cls_m[cls] = r->total_m;
+		if (r->method == EST_NONE)
+			continue;
+		w->cls_val[cls] = r->f;
+		w->cls_state[cls] = FREQ_ESTIMATED;
+		w->cls_conf[cls] = confidence(r);
+		for (size_t k = 0; k < n; k++)
+			if (used[k])
+				w->c->insns[idx[k]].flags |= CALC_I_USED;
+	}
+	free(has);
+	free(used);
+	free(idx);
+	free(p);
+}
+
+/* The flow graph of the procedure for propagation. */
+static void fgraph_make(const struct cfg *cfg, struct fgraph *g, int **ncls, int **acls,
+			uint32_t **from, uint32_t **to)
+{
+	*ncls = xmalloc((cfg->n_blocks + 1) * sizeof(int));
+	*acls = xmalloc((cfg->n_edges + 1) * sizeof(int));
+	*from = xmalloc((cfg->n_edges + 1) * sizeof(uint32_t));
+	*to = xmalloc((cfg->n_edges + 1) * sizeof(uint32_t));
+	for (size_t b = 0; b < cfg->n_blocks; b++)
+		(*ncls)[b] = b == cfg->exit || reachable(cfg, b) ? cfg->blocks[b].cls : -1;
+	for (size_t e = 0; e < cfg->n_edges; e++) {
+		const struct cfg_edge *ed = &cfg->edges[e];
+		bool live = (ed->from == cfg->exit || reachable(cfg, ed->from)) &&
+			    (ed->to == cfg->exit || reachable(cfg, ed->to));
+
+		(*acls)[e] = live ? ed->cls : -1;
+		(*from)[e] = ed->from;
+		(*to)[e] = ed->to;
+	}
+	g->n_nodes = cfg->n_blocks;
+	g->n_arcs = cfg->n_edges;
+	g->n_classes = cfg->n_classes;
+	g->from = *from;
+	g->to = *to;
+	g->node_cls = *ncls;
+	g->arc_cls = *acls;
+	g->entry = (uint32_t)cfg->entry;
+	g->exit = (uint32_t)cfg->exit;
+	g->in_constraints = !(cfg->flags & CFG_MISSING_EDGES);
+}
+
+/* Confidence of propagated classes: the weakest estimate, one level down. */
+static void propagated_confidence(struct work *w)
+{
+	enum calc_conf lo = CALC_CONF_HIGH;
+	bool any = false;
+
+	for (size_t c = 0; c < w->cfg->n_classes; c++)
+		if (w->cls_state[c] == FREQ_ESTIMATED) {
+			any = true;
+			if (w->cls_conf[c] < lo)
+				lo = w->cls_conf[c];
+		}
+	if (!any)
+		return;
+	for (size_t c = 0; c < w->cfg->n_classes; c++)
+		if (w->cls_state[c] == FREQ_PROPAGATED)
+			w->cls_conf[c] = lo > CALC_CONF_LOW ? lo - 1 : CALC_CONF_LOW;
+}
+
+static void propagate(struct work *w)
+{
+	struct fgraph g;
+	int *ncls, *acls;
+	uint32_t *from, *to;
+
+	fgraph_make(w->cfg, &g, &ncls, &acls, &from, &to);
+	freq_propagate(&g, w->cls_val, w->cls_state);
+	propagated_confidence(w);
+	free(ncls);
+	free(acls);
+	free(from);
+	free(to);
+}
+
+/* Puts the class values on blocks and edges. */
+static void spread_values(struct work *w)
+{
+	struct calc *c = w->c;
+	const struct cfg *cfg = w->cfg;
+
+	for (size_t b = 0; b < cfg->n_blocks; b++) {
+		int cls = cfg->blocks[b].cls;
+		struct calc_block *cb = &c->blocks[b];
+
+		cb->freq = -1;
+		cb->conf = CALC_CONF_NONE;
+		cb->how = CALC_HOW_NONE;
+		memset(&cb->est, 0, sizeof(cb->est));
+		if (cls >= 0) {
+			const struct est_result *r = &w->cls_est[cls];
+
+			cb->est = (struct calc_estimate){ (int)r->method, r->windows, r->points, r->spread,
+							  r->support, r->samples, r->total_s, r->total_m };
+		}
+		if (cls < 0 || w->cls_state[cls] == FREQ_UNKNOWN)
+			continue;
+		cb->freq = w->cls_val[cls];
+		cb->conf = w->cls_conf[cls];
+		cb->how = w->cls_state[cls] == FREQ_ESTIMATED ? CALC_HOW_SAMPLES : CALC_HOW_PROPAGATED;
+	}
+	for (size_t e = 0; e < cfg->n_edges; e++) {
+		int cls = cfg->edges[e].cls;
+		struct calc_edge *ce = &c->edges[e];
+
+		ce->freq = -1;
+		ce->conf = CALC_CONF_NONE;
+		ce->how = CALC_HOW_NONE;
+		if (cls < 0 || w->cls_state[cls] == FREQ_UNKNOWN)
+			continue;
+		ce->freq = w->cls_val[cls];
+		ce->conf = w->cls_conf[cls];
+		ce->how = w->cls_state[cls] == FREQ_ESTIMATED ? CALC_HOW_SAMPLES : CALC_HOW_PROPAGATED;
+	}
+	c->invocations = c->blocks[cfg->exit].freq;
+}
+
+/* ---- flow correction -------------------------------------------------------------- */
+
+static double rel_error(enum calc_conf conf)
+{
+	switch (conf) {
+	case CALC_CONF_HIGH: return 0.05;
+	case CALC_CONF_MEDIUM: return 0.15;
+	case CALC_CONF_LOW: return 0.4;
+	default: return 0;
+	}
+}
+
+/* The weight of an estimate: one over its expected error (0: unknown). */
+static double est_weight(double val, enum calc_conf conf, double class_m)
+{
+	double rel = rel_error(conf), floor = class_m > 0 ? 2.0 / class_m : 1.0, sigma;
+
+	if (conf == CALC_CONF_NONE || val < 0)
+		return 1e-9;
+	sigma = sqrt(rel * val * rel * val + floor * floor);
+	return 1.0 / sigma;
+}
+
+struct netb {
+	uint32_t *from, *to;
+	double *est, *w;
+	size_t n, alloc_a, alloc_b, alloc_c, alloc_d;
+	long *block_arc, *edge_arc;
+	long inv_arc;
+};
+
+static size_t net_arc(struct netb *n, uint32_t u, uint32_t v, double est, double w)
+{
+	ALLOC_GROW(n->from, n->n + 1, n->alloc_a);
+	ALLOC_GROW(n->to, n->n + 1, n->alloc_b);
+	ALLOC_GROW(n->est, n->n + 1, n->alloc_c);
+	ALLOC_GROW(n->w, n->n + 1, n->alloc_d);
+	n->from[n->n] = u;
+	n->to[n->n] = v;
+	n->est[n->n] = est > 0 ? est : 0;
+	n->w[n->n] = w;
+	return n->n++;
+}
+
+/* Node of block b: 2b (in), 2b+1 (out); EXIT is one node, 2*exit. */
+static uint32_t node_in(const struct cfg *cfg, size_t b)
+{
+	return (uint32_t)(2 * b);
+}
+
+static uint32_t node_out(const struct cfg *cfg, size_t b)
+{
+	return b == cfg->exit ? (uint32_t)(2 * b) : (uint32_t)(2 * b + 1);
+}
+
+static double class_m(const struct work *w, int cls)
+{
+	return cls >= 0 ? w->cls_m[cls] : 0;
+}
+
+static void build_net(struct work *w, struct netb *n)
+{
+	const struct cfg *cfg = w->cfg;
+	const struct calc *c = w->c;
+
+	n->block_arc = xmalloc((cfg->n_blocks + 1) * sizeof(long));
+	n->edge_arc = xmalloc((cfg->n_edges + 1) * sizeof(long));
+	for (size_t b = 0; b < cfg->n_blocks; b++) {
+		const struct calc_block *cb = &c->blocks[b];
+
+		n->block_arc[b] = -1;
+		if (!reachable(cfg, b))
+			continue;
+		n->block_arc[b] = (long)net_arc(n, node_in(cfg, b), node_out(cfg, b), cb->freq,
+						est_weight(cb->freq, cb->conf,
+							   class_m(w, cfg->blocks[b].cls)));
+	}
+	for (size_t e = 0; e < cfg->n_edges; e++) {
+		const struct cfg_edge *ed = &cfg->edges[e];
+		const struct calc_edge *ce = &c->edges[e];
+
+		n->edge_arc[e] = -1;
+		if (!(ed->from == cfg->exit || reachable(cfg, ed->from)) ||
+		    !(ed->to == cfg->exit || reachable(cfg, ed->to)))
+			continue;
+		n->edge_arc[e] = (long)net_arc(n, node_out(cfg, ed->from), node_in(cfg, ed->to),
+					       ce->freq, est_weight(ce->freq, ce->conf,
+								    class_m(w, ed->cls)));
+	}
+	n->inv_arc = (long)net_arc(n, node_out(cfg, cfg->exit), node_in(cfg, cfg->entry),
+				   c->invocations,
+				   est_weight(c->invocations, c->blocks[cfg->exit].conf,
+					      class_m(w, cfg->blocks[cfg->exit].cls)));
+}
+
+static void take_flow(struct calc *c, double old, double nv, double *freq, enum calc_how *how)
+{
+	(void)c;
+	if (old < 0 || fabs(nv - old) > 0.02 * (old > 0 ? old : 1e-12))
+		*how = CALC_HOW_FLOW;
+	*freq = nv;
+}
+
+static void flow(struct work *w)
+{
+	const struct cfg *cfg = w->cfg;
+	struct calc *c = w->c;
+	struct netb n = { 0 };
+	struct flow_net net;
+	double *x;
+	bool any = false;
+
+	for (size_t cls = 0; cls < cfg->n_classes; cls++)
+		any |= w->cls_state[cls] != FREQ_UNKNOWN;
+	if (!any || (cfg->flags & CFG_MISSING_EDGES) || c->opts.no_flow)
+		return;
+	build_net(w, &n);
+	net = (struct flow_net){ 2 * cfg->n_blocks, n.n, n.from, n.to, n.est, n.w };
+	x = xcalloc(n.n + 1, sizeof(*x));
+	if (!flow_correct(&net, x)) {
+		for (size_t b = 0; b < cfg->n_blocks; b++)
+			if (n.block_arc[b] >= 0)
+				take_flow(c, c->blocks[b].freq, x[n.block_arc[b]], &c->blocks[b].freq,
+					  &c->blocks[b].how);
+		for (size_t e = 0; e < cfg->n_edges; e++)
+			if (n.edge_arc[e] >= 0)
+				take_flow(c, c->edges[e].freq, x[n.edge_arc[e]], &c->edges[e].freq,
+					  &c->edges[e].how);
+		c->invocations = x[n.inv_arc];
+		c->blocks[cfg->exit].freq = c->invocations;
+		for (size_t b = 0; b < cfg->n_blocks; b++)
+			if (c->blocks[b].conf == CALC_CONF_NONE && c->blocks[b].freq >= 0)
+				c->blocks[b].conf = CALC_CONF_LOW;
+		for (size_t e = 0; e < cfg->n_edges; e++)
+			if (c->edges[e].conf == CALC_CONF_NONE && c->edges[e].freq >= 0)
+				c->edges[e].conf = CALC_CONF_LOW;
+	}
+	free(x);
+	free(n.from);
+	free(n.to);
+	free(n.est);
+	free(n.w);
+	free(n.block_arc);
+	free(n.edge_arc);
+}
+
+static void frequencies(struct work *w)
+{
+	estimate_classes(w);
+	propagate(w);
+	spread_values(w);
+	flow(w);
+}
+
+/* ---- CPI, stalls, culprits -------------------------------------------------------------- */
+
+/* True if a difference of d cycles per execution at i is beyond sampling noise. */
+static bool significant(const struct calc_insn *ci, double freq, double d)
+{
+	double noise = freq > 0 ? 2.0 * sqrt(ci->samples > 1 ? ci->samples : 1) / freq : INFINITY;
+
+	return fabs(d) >= 0.5 && fabs(d) > noise;
+}
+
+static void insn_figures(struct work *w, size_t i, const struct culprit_ctx *cx)
+{
+	struct calc *c = w->c;
+	struct calc_insn *ci = &c->insns[i];
+	const struct calc_block *cb = &c->blocks[ci->block];
+	double d;
+
+	ci->freq = cb->freq;
+	ci->conf = cb->conf;
+	ci->execs = cb->freq >= 0 && c->period > 0 ? cb->freq * c->period : -1;
+	ci->stall_static = ci->m > 1 ? ci->m - 1 : 0;
+	ci->cpi = -1;
+	ci->stall_dynamic = 0;
+	ci->culprits = 0;
+	ci->flags &= ~CALC_I_GAIN;
+	if ((ci->flags & CALC_I_UNMEASURED) || !(cb->freq > 0) || !c->has_time)
+		return;
+	ci->cpi = ci->samples / cb->freq;
+	d = ci->cpi - ci->m;
+	if (!significant(ci, cb->freq, d))
+		return;
+	ci->stall_dynamic = d;
+	if (d < 0) {
+		ci->flags |= CALC_I_GAIN;
+		return;
+	}
+	ci->culprits = culprit_find(cx, i, d, cb->freq, &ci->causes, &ci->n_causes,
+				    &(size_t){ ci->n_causes }, NULL);
+}
+
+/* The static culprit: the producer of a static stall, as a cause. */
+static void static_cause(struct calc *c, size_t i)
+{
+	struct calc_insn *ci = &c->insns[i];
+	const struct calc_block *cb = &c->blocks[ci->block];
+	const struct cfg_block *blk = cb->cfg;
+	const struct sched_insn *x;
+	size_t k = i - blk->first, p;
+
+	if (ci->sreason == CALC_STATIC__COUNT || !cb->sched.insn || k >= cb->sched.n)
+		return;
+	x = &cb->sched.insn[k];
+	if (x->producer.kind == SREF_BLOCK || x->producer.kind == SREF_PREV_ITER)
+		p = blk->first + x->producer.index;
+	else
+		return;
+	if (p >= c->n_insns)
+		return;
+	ci->causes = xreallocarray(ci->causes, ci->n_causes + 1, sizeof(*ci->causes));
+	ci->causes[ci->n_causes++] = (struct calc_cause){ c->insns[p].insn->addr,
+							  1u << (16 + ci->sreason) };
+}
+
+struct cctx {
+	struct culprit_ctx cx;
+	double *bf, *ef, *ev[EVENT__COUNT];
+	struct block_schedule *sched;
+};
+
+static void cctx_init(struct work *w, struct cctx *x)
+{
+	struct calc *c = w->c;
+	struct culprit_ctx *cx = &x->cx;
+
+	memset(x, 0, sizeof(*x));
+	x->bf = xcalloc(c->n_blocks + 1, sizeof(double));
+	x->ef = xcalloc(c->n_edges + 1, sizeof(double));
+	x->sched = xcalloc(c->n_blocks + 1, sizeof(*x->sched));
+	cx->cfg = w->cfg;
+	cx->model = c->model;
+	for (size_t b = 0; b < c->n_blocks; b++) {
+		x->bf[b] = c->blocks[b].freq;
+		x->sched[b] = c->blocks[b].sched;
+	}
+	for (size_t e = 0; e < c->n_edges; e++)
+		x->ef[e] = c->edges[e].freq;
+	cx->block_freq = x->bf;
+	cx->edge_freq = x->ef;
+	cx->sched = x->sched;
+	cx->time_period = c->period;
+	for (size_t ev = 0; ev < EVENT__COUNT; ev++) {
+		const struct epoch_event *ee = w->meta ? epoch_meta_event(w->meta, (enum dcpi_event)ev) : NULL;
+
+		if (ev == c->time_event || !w->rec[ev] || !ee || ee->period_in_ns || !ee->period)
+			continue;
+		cx->ev_period[ev] = (double)ee->period;
+		x->ev[ev] = xmalloc((c->n_insns + 1) * sizeof(double));
+		for (size_t i = 0; i < c->n_insns; i++)
+			x->ev[ev][i] = c->insns[i].attributed[ev];
+		cx->ev[ev] = x->ev[ev];
+	}
+}
+
+static void cctx_release(struct cctx *x)
+{
+	for (size_t ev = 0; ev < EVENT__COUNT; ev++)
+		free(x->ev[ev]);
+	free(x->sched);
+	free(x->bf);
+	free(x->ef);
+}
+
+static void insn_results(struct work *w)
+{
+	struct calc *c = w->c;
+	struct cctx x;
+
+	cctx_init(w, &x);
+	for (size_t i = 0; i < c->n_insns; i++) {
+		free(c->insns[i].causes);
+		c->insns[i].causes = NULL;
+		c->insns[i].n_causes = 0;
+		if (c->insns[i].block < 0 || (size_t)c->insns[i].block >= c->n_blocks)
+			continue;
+		static_cause(c, i);
+		insn_figures(w, i, &x.cx);
+	}
+	cctx_release(&x);
+}
+
+static void block_results(struct calc *c)
+{
+	for (size_t b = 0; b < c->n_blocks; b++) {
+		struct calc_block *cb = &c->blocks[b];
+		const struct cfg_block *blk = cb->cfg;
+		bool known = cb->freq > 0;
+
+		cb->execs = cb->freq >= 0 && c->period > 0 ? cb->freq * c->period : -1;
+		cb->samples = cb->best_cycles = cb->cycles = 0;
+		for (uint32_t k = 0; k < blk->n_insns; k++) {
+			const struct calc_insn *ci = &c->insns[blk->first + k];
+
+			cb->samples += ci->samples;
+			cb->best_cycles += ci->m;
+			if (ci->cpi >= 0)
+				cb->cycles += ci->cpi;
+			else if (ci->flags & CALC_I_UNMEASURED)
+				cb->cycles += ci->m;
+			else
+				known = false;
+		}
+		if (!known || !c->has_time)
+			cb->cycles = -1;
+		cb->best_cpi = blk->n_insns ? cb->best_cycles / blk->n_insns : 0;
+		cb->cpi = cb->cycles >= 0 && blk->n_insns ? cb->cycles / blk->n_insns : -1;
+	}
+}
+
+/* ---- summary ------------------------------------------------------------------------------ */
+
+static void summary_insn(struct calc *c, const struct calc_insn *ci, const struct culprit_ctx *cx,
+			 size_t i)
+{
+	struct calc_summary *s = &c->summary;
+	double f = ci->freq, dyn;
+
+	if (ci->flags & CALC_I_UNMEASURED)
+		return;
+	s->samples += ci->samples;
+	if (!(f > 0) || ci->cpi < 0) {
+		s->unestimated += ci->samples;
+		return;
+	}
+	s->execution += f * (ci->m < 1 ? ci->m : 1);
+	if (ci->sreason != CALC_STATIC__COUNT)
+		s->stat[ci->sreason] += f * ci->stall_static;
+	dyn = f * ci->stall_dynamic;
+	if (ci->flags & CALC_I_GAIN) {
+		s->gain += dyn;
+	} else if (ci->culprits) {
+		double bound[CULPRIT__COUNT];
+		struct calc_cause *tmp = NULL;
+		size_t nt = 0, at = 0;
+		unsigned n = 0;
+
+		culprit_find(cx, i, ci->stall_dynamic, f, &tmp, &nt, &at, bound);
+		free(tmp);
+		for (size_t k = 0; k < CULPRIT__COUNT; k++)
+			n += !!(ci->culprits & (1u << k));
+		for (size_t k = 0; k < CULPRIT__COUNT; k++) {
+			double hi;
+
+			if (!(ci->culprits & (1u << k)))
+				continue;
+			hi = isinf(bound[k]) || bound[k] * f > dyn ? dyn : bound[k] * f;
+			s->dyn_hi[k] += hi;
+			if (n == 1)
+				s->dyn_lo[k] += hi;
+		}
+	}
+	s->dynamic += dyn;
+	if (ci->conf == CALC_CONF_HIGH)
+		s->high_share += ci->samples;
+	if (ci->conf <= CALC_CONF_LOW)
+		s->low_share += ci->samples;
+}
+
+static void summarise(struct work *w, double epoch_total)
+{
+	struct calc *c = w->c;
+	struct calc_summary *s = &c->summary;
+	struct cctx x;
+	double unmeasured = 0, best = 0;
+
+	memset(s, 0, sizeof(*s));
+	cctx_init(w, &x);
+	for (size_t i = 0; i < c->n_insns; i++) {
+		const struct calc_insn *ci = &c->insns[i];
+
+		if (ci->freq > 0) {
+			s->insns += ci->freq;
+			best += ci->freq * ci->m;
+			if (ci->flags & CALC_I_UNMEASURED)
+				unmeasured += ci->freq * ci->m;
+		}
+		summary_insn(c, ci, &x.cx, i);
+	}
+	s->recorded = (double)c->list.totals[c->time_event];
+	s->moved_out = w->moved_out;
+	s->epoch_share = epoch_total > 0 ? s->recorded / epoch_total : 0;
+	s->best_cycles = best;
+	s->best_cpi = s->insns > 0 ? best / s->insns : -1;
+	s->cpi = s->insns > 0 && c->has_time ? (s->samples - s->unestimated + unmeasured) / s->insns : -1;
+	for (size_t k = 0; k < CALC_STATIC__COUNT; k++)
+		s->static_total += s->stat[k];
+	s->net_error = s->samples - (s->execution + s->static_total + s->dynamic + s->unestimated);
+	if (s->samples > 0) {
+		s->high_share /= s->samples;
+		s->low_share /= s->samples;
+	}
+	s->dominant = -1;
+	for (size_t k = 0; k < CULPRIT__COUNT; k++)
+		if (s->dyn_hi[k] > 0 && (s->dominant < 0 || s->dyn_hi[k] > s->dyn_hi[s->dominant]))
+			s->dominant = (int)k;
+	for (size_t cls = 0; cls < w->cfg->n_classes; cls++) {
+		s->n_classes++;
+		s->n_estimated += w->cls_state[cls] == FREQ_ESTIMATED;
+		s->n_propagated += w->cls_state[cls] == FREQ_PROPAGATED;
+	}
+	for (size_t b = 0; b < c->n_blocks; b++)
+		s->n_flow += c->blocks[b].how == CALC_HOW_FLOW;
+	cctx_release(&x);
+}
+
+/* ---- driver ---------------------------------------------------------------------------------- */
+
+static void work_init(struct work *w, struct calc *c, const struct epoch_meta *meta)
+{
+	const struct cfg *cfg = &c->list.cfg;
+	size_t nc = cfg->n_classes + 1;
+
+	memset(w, 0, sizeof(*w));
+	w->c = c;
+	w->meta = meta;
+	w->cfg = cfg;
+	for (size_t ev = 0; ev < EVENT__COUNT; ev++) {
+		if (!c->list.totals[ev])
+			continue;
+		w->rec[ev] = xcalloc(cfg->n_insns + 1, sizeof(double));
+		for (size_t i = 0; i < cfg->n_insns; i++)
+			w->rec[ev][i] = (double)c->list.insns[i].samples[ev];
+	}
+	w->skflags = xcalloc(cfg->n_insns + 1, sizeof(unsigned));
+	w->bs = xcalloc(cfg->n_blocks + 1, sizeof(*w->bs));
+	w->cls_val = xcalloc(nc, sizeof(double));
+	w->cls_state = xcalloc(nc, 1);
+	w->cls_conf = xcalloc(nc, sizeof(enum calc_conf));
+	w->cls_est = xcalloc(nc, sizeof(struct est_result));
+	w->cls_m = xcalloc(nc, sizeof(double));
+}
+
+static void work_release(struct work *w)
+{
+	for (size_t ev = 0; ev < EVENT__COUNT; ev++)
+		free(w->rec[ev]);
+	for (size_t b = 0; b < w->cfg->n_blocks; b++) {
+		for (size_t k = 0; k < w->bs[b].n; k++)
+			block_schedule_release(&w->bs[b].s[k]);
+		free(w->bs[b].s);
+		free(w->bs[b].pred_edge);
+	}
+	free(w->bs);
+	free(w->skflags);
+	free(w->cls_val);
+	free(w->cls_state);
+	free(w->cls_conf);
+	free(w->cls_est);
+	free(w->cls_m);
+}
+
+static bool can_schedule(const struct calc *c)
+{
+	return c->model && c->model->arch == c->list.cfg.arch;
+}
+
+int calc_from_listing(struct calc *c, const struct epoch_meta *meta, const uint64_t *epoch_totals,
+		      const struct calc_opts *o)
+{
+	static const struct calc_opts defaults = CALC_OPTS_INIT;
+	struct work w;
+
+	c->opts = o ? *o : defaults;
+	c->model = c->opts.model ? c->opts.model : cpu_model_for(meta, &c->model_exact);
+	if (c->opts.model)
+		c->model_exact = true;
+	choose_event(c, meta);
+	choose_period(c, meta);
+	alloc_results(c);
+	work_init(&w, c, meta);
+	if (can_schedule(c))
+		for (size_t b = 0; b < w.cfg->exit; b++)
+			if (w.cfg->blocks[b].n_insns)
+				schedule_all(&w, b);
+	/* pass 1: unweighted schedules, head samples split evenly */
+	schedules(&w, false);
+	apply_schedules(&w);
+	attribute(&w, false);
+	frequencies(&w);
+	/* pass 2: with the edge frequencies of pass 1 */
+	schedules(&w, true);
+	apply_schedules(&w);
+	attribute(&w, true);
+	frequencies(&w);
+	insn_results(&w);
+	block_results(c);
+	summarise(&w, epoch_totals ? (double)epoch_totals[c->time_event] : 0);
+	work_release(&w);
+	return 0;
+}
+
+int calc_build(struct calc *c, struct epoch_view *v, const struct proc_ref *ref,
+	       const struct calc_opts *o)
+{
+	struct listing_opts lo = LISTING_OPTS_INIT;
+
+	memset(c, 0, sizeof(*c));
+	if (o) {
+		lo.source = o->source;
+		lo.src = o->src;
+	}
+	if (listing_build(&c->list, v, ref, &lo))
+		return -1;
+	return calc_from_listing(c, v->meta_ok ? &v->meta : NULL, v->totals, o);
+}
+
+void calc_release(struct calc *c)
+{
+	for (size_t i = 0; i < c->n_insns; i++)
+		free(c->insns[i].causes);
+	for (size_t b = 0; b < c->n_blocks; b++)
+		block_schedule_release(&c->blocks[b].sched);
+	free(c->insns);
+	free(c->blocks);
+	free(c->edges);
+	listing_release(&c->list);
+	memset(c, 0, sizeof(*c));
+}

@@ -1,0 +1,382 @@
+/*
+ * core/analysis/calc.h - instruction-level analysis of one procedure (seed
+ * 001, section 6): from sample counts alone, how often each instruction
+ * ran, how many cycles it spent per execution, and why it stalled.  This is
+ * what dcpicalc prints and what dcpi-tui shows in its procedure and
+ * procedures views; both go through this header, so they never disagree.
+ *
+ *   struct calc c;
+ *   struct calc_opts o = CALC_OPTS_INIT;
+ *   if (calc_build(&c, &view, &ref, &o))           // ref from proc_lookup()
+ *           ...;                                    // reported (no code, ...)
+ *   c.summary.cpi, c.summary.best_cpi, ...          // the procedure (Figure 4)
+ *   for (size_t b = 0; b < c.n_blocks; b++)
+ *           c.blocks[b].freq, .conf, .best_cpi, .cpi ...
+ *   for (size_t i = 0; i < c.n_insns; i++)
+ *           c.insns[i].insn->addr, ->text, .cpi, .culprits, .conf ...
+ *   struct calc_lines lines;                        // Figure 2, line by line
+ *   calc_render(&c, &lines, 0);
+ *   ... lines.v[k].kind, .insn, .block, .text ...
+ *   calc_lines_release(&lines);
+ *   calc_release(&c);
+ *
+ * What is computed (docs/analysis.md has the details and the measurements):
+ *
+ *  1. The listing (listing.h): the CFG with its frequency-equivalence
+ *     classes and the samples recorded at each instruction, per event.
+ *  2. The static schedule of every block (model/sched.h): M_i, issue
+ *     points, static stall reasons.  opts.sched says what is assumed before
+ *     a block (cold, the predecessors' tails, a self-loop's steady state).
+ *  3. The skid model (skid.h): with timer or non-precise sampling, a sample
+ *     recorded at address p measures the instruction executed just before
+ *     p.  Samples are moved back to that instruction; at block heads they
+ *     are split over the predecessors by edge frequency; samples that
+ *     measured another procedure (the instruction after a call measures the
+ *     callee's return; the entry measures the callers' calls) leave it, and
+ *     instructions whose time was recorded elsewhere (calls, returns, jumps
+ *     out) are "unmeasured".
+ *  4. Frequencies (freq.h): per equivalence class from the ratios of
+ *     samples to M over windows of issue points (clusters of small ratios,
+ *     the sum-ratio fallback, dependence windows, anomaly rejection), then
+ *     local propagation over the flow constraints, then a global min-cost
+ *     flow correction (flow.h) so that block and edge frequencies conserve
+ *     flow.  Each estimate gets a confidence (low, medium, high).
+ *  5. CPI per instruction and block (actual and best case), stall cycles
+ *     split into static (from the schedule) and dynamic, and the culprits
+ *     of each dynamic stall, "guilty until proven innocent" (culprit.h).
+ *  6. The procedure summary (Figure 4).
+ *
+ * Units.  `freq` is executions per sampling period (F in the paper); an
+ * execution count is freq x period (`execs`; for the clock event the
+ * period is period_ns x MHz / 1000 cycles).  Cycles (cpi, stalls) are per
+ * execution.  "Samples" are samples of the time event (cycles, or clock
+ * standing in for it); one sample is period cycles.
+ */
+#ifndef DCPI_CORE_ANALYSIS_CALC_H
+#define DCPI_CORE_ANALYSIS_CALC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "core/analysis/listing.h"
+#include "model/model.h"
+#include "model/sched.h"
+
+struct strbuf;
+
+/* ---- options --------------------------------------------------------------- */
+
+/* What the static schedule of a block assumes about the code before it. */
+enum calc_sched {
+	CALC_SCHED_AUTO,  /* self-loops: LOOP; other blocks: PRED, weighted by edge frequency */
+	CALC_SCHED_COLD,  /* nothing in flight (DCPI's choice) */
+	CALC_SCHED_PRED,  /* per predecessor (its tail), the per-instruction minimum */
+	CALC_SCHED_LOOP,  /* self-loops in their steady state, other blocks cold */
+};
+
+struct est_params;
+
+struct calc_opts {
+	enum calc_sched sched;
+	bool no_flow;           /* skip the global flow correction (keep local propagation) */
+	int skid;               /* instructions a time sample lands after the one it measures;
+				   -1: the event's default (skid.h) */
+	double mhz;             /* clock rate for clock-event periods; 0: the epoch's cpu_mhz */
+	double period_cycles;   /* cycles per time sample; 0: from the epoch (overrides mhz) */
+	const struct cpu_model *model; /* NULL: cpu_model_for(the epoch) */
+	bool source;            /* attach source lines (listing.h) */
+	struct srcfiles *src;   /* source text for the listing (may be NULL) */
+	const struct est_params *est; /* the estimator's knobs (freq.h); NULL: defaults */
+};
+
+#define CALC_OPTS_INIT { CALC_SCHED_AUTO, false, -1, 0, 0, NULL, false, NULL, NULL }
+
+/* ---- confidence, culprits, static reasons ----------------------------------- */
+
+enum calc_conf {
+	CALC_CONF_NONE,    /* no estimate (no samples and nothing to propagate from) */
+	CALC_CONF_LOW,
+	CALC_CONF_MEDIUM,
+	CALC_CONF_HIGH,
+};
+
+/* "none", "low", "medium", "high" */
+const char *calc_conf_name(enum calc_conf c);
+/* '-', 'L', 'M', 'H' (for monochrome displays) */
+char calc_conf_letter(enum calc_conf c);
+
+/*
+ * Possible reasons of a dynamic stall (bits of calc_insn.culprits), with
+ * the letter shown in bubbles and the legend.
+ */
+enum calc_culprit {
+	CULPRIT_ICACHE,      /* i: I-cache miss (the instruction starts a line, or a predecessor ends in another) */
+	CULPRIT_ITLB,        /* I: ITLB miss (the same at page granularity) */
+	CULPRIT_DCACHE,      /* d: D-cache miss (a load, or an operand produced by a load) */
+	CULPRIT_DTLB,        /* D: DTLB miss (a load or a store) */
+	CULPRIT_BRANCH,      /* p: branch mispredict (a block head after a conditional or indirect branch) */
+	CULPRIT_STORE_BUF,   /* w: store queue full (a store) */
+	CULPRIT_MUL,         /* m: multiplier busy (a multiply after a recent one) */
+	CULPRIT_DIV,         /* v: divider busy or a value-dependent divide */
+	CULPRIT_SYNC,        /* y: synchronisation (locked or serialising instruction) */
+	CULPRIT_UNEXPLAINED, /* u: unexplained stall (everything else was ruled out) */
+	CULPRIT__COUNT
+};
+
+/* Bubble letters of the static stall reasons (enum sched_reason). */
+enum calc_static {
+	CALC_STATIC_SLOT,    /* s: dispatch or retire width, a taken branch, ROB full */
+	CALC_STATIC_DEP,     /* r: waits for a register (dependence or its own latency) */
+	CALC_STATIC_MEMDEP,  /* f: waits for a store it reads (store-to-load forwarding) */
+	CALC_STATIC_UNIT,    /* x: functional unit or port busy */
+	CALC_STATIC_SERIAL,  /* z: serialising instruction */
+	CALC_STATIC__COUNT
+};
+
+const char *calc_culprit_name(enum calc_culprit k);   /* "D-cache miss" */
+const char *calc_culprit_key(enum calc_culprit k);    /* "dcache" (JSON) */
+char calc_culprit_letter(enum calc_culprit k);        /* 'd' */
+const char *calc_static_name(enum calc_static k);     /* "register dependency" */
+const char *calc_static_key(enum calc_static k);      /* "dependency" (JSON) */
+char calc_static_letter(enum calc_static k);          /* 'r' */
+/* The static class of a schedule reason (SCHED_NONE: CALC_STATIC__COUNT). */
+enum calc_static calc_static_of(enum sched_reason r);
+
+/* ---- per instruction, block, edge ------------------------------------------- */
+
+/* How a frequency was obtained. */
+enum calc_how {
+	CALC_HOW_NONE,        /* no estimate */
+	CALC_HOW_SAMPLES,     /* from the class's own samples (ratios S/M) */
+	CALC_HOW_PROPAGATED,  /* from neighbours through the flow constraints */
+	CALC_HOW_FLOW,        /* changed by the global flow correction */
+};
+const char *calc_how_name(enum calc_how h);           /* "samples", "propagated", "flow" */
+
+enum calc_insn_flags {
+	CALC_I_ISSUE = (1 << 0),      /* an issue point (M > 0) */
+	CALC_I_UNMEASURED = (1 << 1), /* its time was recorded in another procedure (a call,
+					 a return, a jump out): samples and CPI unknown */
+	CALC_I_AFTER_CALL = (1 << 2), /* follows a call: the samples recorded at it measured
+					 the callee's return and were given back */
+	CALC_I_UNCERTAIN = (1 << 3),  /* M is a guess (sched.h SCHED_F_UNCERTAIN) */
+	CALC_I_USED = (1 << 4),       /* in a window the frequency estimate was taken from */
+	CALC_I_HEAD = (1 << 5),       /* first instruction of its block */
+	CALC_I_ENTRY = (1 << 6),      /* the procedure's first instruction: its recorded
+					 samples measured the callers' calls */
+	CALC_I_GAIN = (1 << 7),       /* fewer cycles than the static minimum, beyond noise */
+};
+
+/* An instruction that may have caused a stall (the culprit addresses). */
+struct calc_cause {
+	uint64_t addr;
+	unsigned what;                /* 1 << enum calc_culprit, or 1 << (16 + enum calc_static) */
+};
+
+struct calc_insn {
+	const struct insn *insn;      /* addr (ELF vaddr), text, ... (in calc.list.cfg) */
+	long block;                   /* index into calc.blocks */
+	uint64_t raw[EVENT__COUNT];   /* samples recorded at this address, per event */
+	double samples;               /* time samples it accounts for after the skid model (S_i) */
+	double attributed[EVENT__COUNT]; /* the same for every event (skid-corrected) */
+	double m;                     /* M_i: cycles at best (static schedule) */
+	double freq;                  /* executions per sampling period (the block's); < 0 unknown */
+	double execs;                 /* estimated executions (freq x period); < 0 unknown */
+	double cpi;                   /* cycles per execution: samples / freq; < 0 unknown */
+	double stall_static;          /* static stall cycles (M - 1 for an issue point) */
+	double stall_dynamic;         /* cpi - M (negative: an unexplained gain); 0 if unknown */
+	enum calc_static sreason;     /* why the static stall (CALC_STATIC__COUNT: none) */
+	unsigned culprits;            /* dynamic stall: bits of enum calc_culprit (0: none) */
+	enum calc_conf conf;          /* the block's confidence */
+	unsigned flags;               /* enum calc_insn_flags */
+	struct calc_cause *causes;    /* culprit instructions (static and dynamic), by address */
+	size_t n_causes;
+};
+
+struct calc_block {
+	const struct cfg_block *cfg;  /* start, end, edges, class (in calc.list.cfg) */
+	double freq;                  /* executions per sampling period; < 0 unknown */
+	double execs;                 /* freq x period; < 0 unknown */
+	enum calc_conf conf;
+	enum calc_how how;
+	double samples;               /* time samples of its instructions (after skid) */
+	double best_cycles;           /* sum of M_i: cycles per execution at best */
+	double cycles;                /* cycles per execution (measured instructions: samples /
+					 freq; unmeasured ones: M_i); < 0 unknown */
+	double best_cpi, cpi;         /* best_cycles / n, cycles / n; cpi < 0 unknown */
+	unsigned n_insns;
+	struct block_schedule sched;  /* the schedule used (owned) */
+	/* how the class's own estimate was made (freq.h struct est_result): for
+	 * "why this confidence" displays and the accuracy benchmark */
+	struct calc_estimate {
+		int method;           /* enum est_method: 0 none, 1 cluster, 2 sum ratio */
+		unsigned windows, points;
+		double spread, support, samples, class_samples, class_m;
+	} est;
+};
+
+struct calc_edge {
+	const struct cfg_edge *cfg;   /* from, to, kind (in calc.list.cfg) */
+	double freq, execs;           /* < 0 unknown */
+	enum calc_conf conf;
+	enum calc_how how;
+};
+
+/* The procedure summary, as seed 001's Figure 4.  Cycle figures are in samples. */
+struct calc_summary {
+	double samples;               /* tallied: time samples of the procedure after skid */
+	double recorded;              /* time samples recorded in the procedure's range */
+	double moved_out;             /* ... of them that measured other procedures (skid) */
+	double epoch_share;           /* samples / all time samples of the epoch */
+	double insns;                 /* instructions executed, in freq units (sum freq x n) */
+	double best_cycles;           /* sum freq x M (samples) */
+	double best_cpi, cpi;         /* best_cycles / insns, samples / insns; < 0 unknown */
+	double dyn_lo[CULPRIT__COUNT], dyn_hi[CULPRIT__COUNT]; /* dynamic stall ranges */
+	double gain;                  /* unexplained gain (<= 0) */
+	double dynamic;               /* subtotal dynamic (stalls + gain) */
+	double stat[CALC_STATIC__COUNT];
+	double static_total;
+	double execution;             /* one cycle per issue point */
+	double unestimated;           /* samples of instructions without a frequency */
+	double net_error;             /* samples - (execution + static + dynamic + unestimated) */
+	double high_share;            /* share of samples in high-confidence estimates */
+	double low_share;             /* ... in low-confidence (or no) estimates */
+	int dominant;                 /* culprit with the largest upper bound, or -1 */
+	unsigned n_classes, n_estimated, n_propagated, n_flow; /* how the classes got values */
+};
+
+struct calc {
+	struct listing list;          /* the instructions, samples per event, CFG */
+	const struct cpu_model *model;
+	bool model_exact;             /* the epoch's CPU was recognised */
+	enum dcpi_event time_event;   /* the event used for time (cycles, or clock) */
+	bool has_time;                /* the epoch has samples of it */
+	int skid;                     /* instructions of skid assumed for the time event */
+	double period;                /* cycles per time sample (0 if unknown: execs < 0) */
+	struct calc_insn *insns;      /* list.n_insns, in address order */
+	size_t n_insns;
+	struct calc_block *blocks;    /* list.cfg.n_blocks (the last is the virtual EXIT) */
+	size_t n_blocks;
+	struct calc_edge *edges;      /* list.cfg.n_edges */
+	size_t n_edges;
+	double invocations;           /* calls of the procedure, freq units (the EXIT class) */
+	struct calc_summary summary;
+	struct calc_opts opts;
+};
+
+/*
+ * Analyses the procedure ref of view v.  Returns 0, or -1 after reporting
+ * why (the image has no code, a changed binary without force...).  An
+ * epoch without time samples still gives the schedule (best case) with
+ * every frequency unknown.
+ */
+int calc_build(struct calc *c, struct epoch_view *v, const struct proc_ref *ref,
+	       const struct calc_opts *o);
+void calc_release(struct calc *c);
+
+/*
+ * The analysis proper, on a listing the caller filled in c->list (c zeroed
+ * otherwise; c takes the listing over and calc_release() releases it):
+ * tests build listings from machine code and synthetic samples.  meta (may
+ * be NULL: generic model, no period) gives the model, events and periods;
+ * epoch_totals (may be NULL) the time samples of the epoch for the
+ * summary's share.  Returns 0.
+ */
+int calc_from_listing(struct calc *c, const struct epoch_meta *meta, const uint64_t *epoch_totals,
+		      const struct calc_opts *o);
+
+/* The instruction at addr (its index), or -1. */
+long calc_insn_at(const struct calc *c, uint64_t addr);
+
+/* ---- rendering (dcpicalc's text, the TUI's procedure view) -------------------- */
+
+enum calc_line_kind {
+	CALC_LINE_HEADER,   /* procedure, image, epoch, model, period */
+	CALC_LINE_BLOCK,    /* "*** Block ..." / "*** Best-case ..." / "*** Actual ..." */
+	CALC_LINE_BUBBLE,   /* a stall bubble above an instruction (letters, maybe a legend) */
+	CALC_LINE_INSN,     /* an instruction */
+	CALC_LINE_SOURCE,   /* a source line (opts.source) */
+	CALC_LINE_COLUMNS,  /* the column titles */
+	CALC_LINE_BLANK,
+};
+
+struct calc_line {
+	enum calc_line_kind kind;
+	long block;         /* the block it belongs to, or -1 */
+	long insn;          /* the instruction (INSN, BUBBLE, SOURCE), or -1 */
+	bool is_static;     /* BUBBLE: a static stall line (else dynamic) */
+	char *text;         /* the line, without newline (owned) */
+};
+
+struct calc_lines {
+	struct calc_line *v;
+	size_t n, alloc;
+};
+
+enum calc_render_flags {
+	CALC_RENDER_NO_HEADER = (1 << 0), /* no procedure header lines */
+	CALC_RENDER_ADDR_ONLY = (1 << 1), /* reserved */
+};
+
+/*
+ * The Figure 2 listing of c, one line each: per block its header (address
+ * range, frequency, execs, confidence, "Best-case x/y = CPI", "Actual
+ * x/y = CPI"), then the instructions (address, text, samples, CPI,
+ * confidence letter, culprit addresses) with bubbles above the stalled ones
+ * (one line per half cycle of stall, or three lines with "... N.Ncy" for
+ * long stalls; letters for the reasons, each letter explained once, at the
+ * end of the first bubble line it appears on: "(d = D-cache miss)").
+ */
+void calc_render(const struct calc *c, struct calc_lines *out, unsigned flags);
+void calc_lines_release(struct calc_lines *l);
+
+/* Formats a CPI the way every view shows it ("18.0cy", "0.62", "?"). */
+void calc_format_cycles(double cycles, char *buf, size_t size);
+
+/*
+ * The bubble of instruction i: how many half-cycle lines of static and of
+ * dynamic stall (before scaling), and its letters (static reason letter;
+ * culprit letters).  Returns false when the instruction has no stall.
+ */
+struct calc_bubble {
+	double static_cycles, dynamic_cycles;
+	char static_letter;        /* 0 if none */
+	char letters[CULPRIT__COUNT + 1]; /* dynamic culprits, NUL-terminated */
+};
+bool calc_bubble_of(const struct calc *c, size_t i, struct calc_bubble *out);
+
+/* ---- reports ----------------------------------------------------------------- */
+
+/* Writes the Figure 2 listing (calc_render) to out; -1 on a write error. */
+int calc_print_text(const struct calc *c, FILE *out);
+
+/* Appends the Figure 4 summary lines ("*** D-cache miss  27.9% to 27.9%"). */
+void calc_summary_text(const struct calc *c, struct strbuf *sb);
+
+/* Writes the Graphviz graph of the CFG (blocks with frequency, CPI, confidence). */
+int calc_print_dot(const struct calc *c, FILE *out);
+
+struct json_writer;
+/*
+ * Writes one procedure as a JSON object: name, image, start, end, model,
+ * event, period, summary, blocks (start, end, freq, execs, confidence,
+ * best_cpi, cpi, how), edges, instructions (addr, text, samples per event,
+ * attributed, m, freq, execs, cpi, confidence, culprits with addresses).
+ */
+void calc_json(const struct calc *c, struct json_writer *w);
+
+/* ---- the procedures view --------------------------------------------------------- */
+
+/* One procedure's figures for a table of procedures (dcpi-tui, dcpicalc --image). */
+struct calc_procrow {
+	double samples;          /* time samples tallied */
+	double cpi, best_cpi;    /* < 0 unknown */
+	int dominant;            /* enum calc_culprit, or -1 */
+	double dominant_share;   /* its upper bound, share of the samples */
+	double high_share;       /* share of samples with high-confidence frequencies */
+};
+void calc_procrow(const struct calc *c, struct calc_procrow *row);
+
+#endif

@@ -1,0 +1,443 @@
+/*
+ * core/analysis/freq.c - frequency estimation per class and local
+ * propagation (freq.h).
+ */
+#include "config.h"
+
+#include "core/analysis/freq.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/xalloc.h"
+
+/* ---- windows ------------------------------------------------------------------ */
+
+struct window {
+	size_t lo, hi;     /* points [lo, hi] */
+	double s, m;
+	double ratio;
+};
+
+struct wins {
+	struct window *v;
+	size_t n, alloc;
+};
+
+static void add_window(struct wins *w, const struct est_point *p, size_t lo, size_t hi)
+{
+	struct window *x;
+	double s = 0, m = 0;
+
+	for (size_t k = lo; k <= hi; k++) {
+		s += p[k].s;
+		m += p[k].m;
+	}
+	if (m <= 0)
+		return;
+	for (size_t k = 0; k < w->n; k++)
+		if (w->v[k].lo == lo && w->v[k].hi == hi)
+			return;
+	ALLOC_GROW(w->v, w->n + 1, w->alloc);
+	x = &w->v[w->n++];
+	x->lo = lo;
+	x->hi = hi;
+	x->s = s;
+	x->m = m;
+	x->ratio = s / m;
+}
+
+/*
+ * Groups of one segment [lo, hi]: each issue point with the M = 0 points
+ * after it (leading M = 0 points join the first group).  Writes the group
+ * starts into g (g[k] .. g[k+1]-1); returns the number of groups.
+ */
+static size_t groups(const struct est_point *p, size_t lo, size_t hi, size_t *g)
+{
+	size_t n = 0;
+
+	for (size_t k = lo; k <= hi; k++)
+		if (p[k].m > 0)
+			g[n++] = k;
+	if (n)
+		g[0] = lo;
+	g[n] = hi + 1;
+	return n;
+}
+
+static void segment_windows(const struct est_point *p, size_t lo, size_t hi,
+			    const struct est_params *par, struct wins *w, size_t *g)
+{
+	size_t ng = groups(p, lo, hi, g);
+
+	for (size_t k = 0; k < ng; k++) {
+		add_window(w, p, g[k], g[k + 1] - 1);
+		if (par->pairs && k + 1 < ng)
+			add_window(w, p, g[k], g[k + 2] - 1);
+	}
+	if (!par->dep_windows)
+		return;
+	for (size_t k = 0; k < ng; k++) {
+		size_t i = g[k];
+		int j;
+
+		/* the issue point of the group (the first point with M > 0) */
+		while (i < g[k + 1] && p[i].m <= 0)
+			i++;
+		if (i >= g[k + 1])
+			continue;
+		j = p[i].producer;
+		if (j < 0 || (size_t)j < lo || (size_t)j >= i)
+			continue;
+		add_window(w, p, (size_t)j + 1, g[k + 1] - 1);
+	}
+}
+
+static void build_windows(const struct est_point *p, size_t n, const struct est_params *par,
+			  struct wins *w)
+{
+	size_t *g = xmalloc((n + 2) * sizeof(*g));
+
+	for (size_t lo = 0; lo < n;) {
+		size_t hi = lo;
+
+		if (!p[lo].usable) {
+			lo++;
+			continue;
+		}
+		while (hi + 1 < n && p[hi + 1].usable && p[hi + 1].seg == p[lo].seg)
+			hi++;
+		segment_windows(p, lo, hi, par, w, g);
+		lo = hi + 1;
+	}
+	free(g);
+}
+
+static int by_ratio(const void *a, const void *b)
+{
+	const struct window *x = a, *y = b;
+
+	if (x->ratio != y->ratio)
+		return x->ratio < y->ratio ? -1 : 1;
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* ---- clusters ------------------------------------------------------------------ */
+
+/* Share of the usable issue cycles covered by windows [a, b] of the sorted list. */
+static double coverage(const struct est_point *p, size_t n, const struct wins *w, size_t a,
+		       size_t b, double total_m, unsigned char *mark, unsigned *points)
+{
+	double m = 0;
+
+	memset(mark, 0, n);
+	for (size_t k = a; k <= b; k++)
+		for (size_t i = w->v[k].lo; i <= w->v[k].hi; i++)
+			mark[i] = 1;
+	*points = 0;
+	for (size_t i = 0; i < n; i++)
+		if (mark[i] && p[i].m > 0) {
+			m += p[i].m;
+			(*points)++;
+		}
+	return total_m > 0 ? m / total_m : 0;
+}
+
+static void totals(const struct est_point *p, size_t n, struct est_result *r)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i].usable) {
+			r->total_m += p[i].m;
+			r->total_s += p[i].s;
+		}
+}
+
+static void sum_ratio(const struct est_point *p, size_t n, struct est_result *r,
+		      unsigned char *used)
+{
+	r->method = EST_SUM;
+	r->f = r->total_s / r->total_m;
+	r->samples = r->total_s;
+	r->support = 1;
+	r->spread = 1;
+	for (size_t i = 0; i < n; i++)
+		if (p[i].usable) {
+			if (used)
+				used[i] = 1;
+			if (p[i].m > 0)
+				r->points++;
+		}
+}
+
+/* The end of the cluster starting at sorted window a. */
+static size_t cluster_end(const struct wins *w, size_t a, double factor)
+{
+	size_t b = a;
+	double lim = w->v[a].ratio * factor;
+
+	while (b + 1 < w->n && w->v[b + 1].ratio <= lim)
+		b++;
+	return b;
+}
+
+void freq_estimate_class(const struct est_point *p, size_t n, const struct est_params *par,
+			 struct est_result *r, unsigned char *used)
+{
+	static const struct est_params defaults = EST_PARAMS_INIT;
+	struct wins w = { NULL, 0, 0 };
+	unsigned char *mark;
+
+	if (!par)
+		par = &defaults;
+	memset(r, 0, sizeof(*r));
+	if (used)
+		memset(used, 0, n);
+	totals(p, n, r);
+	if (r->total_m <= 0)
+		return;
+	if (r->total_s < par->sparse) {
+		sum_ratio(p, n, r, used);
+		return;
+	}
+	build_windows(p, n, par, &w);
+	r->windows = (unsigned)w.n;
+	if (!w.n) {
+		sum_ratio(p, n, r, used);
+		return;
+	}
+	qsort(w.v, w.n, sizeof(*w.v), by_ratio);
+	mark = xmalloc(n ? n : 1);
+	for (size_t a = 0; a < w.n; a++) {
+		size_t b = cluster_end(&w, a, par->cluster);
+		unsigned points;
+		double sup = coverage(p, n, &w, a, b, r->total_m, mark, &points), s = 0, m = 0;
+
+		if (sup < par->min_support && a + 1 < w.n) {
+			r->rejected++;
+			continue;
+		}
+		for (size_t k = a; k <= b; k++) {
+			s += w.v[k].s;
+			m += w.v[k].m;
+		}
+		r->method = EST_CLUSTER;
+		r->f = s / m;
+		r->used = (unsigned)(b - a + 1);
+		r->points = points;
+		r->spread = w.v[a].ratio > 0 ? w.v[b].ratio / w.v[a].ratio : (w.v[b].ratio > 0 ? INFINITY : 1);
+		r->support = sup;
+		r->samples = s;
+		if (used)
+			memcpy(used, mark, n);
+		break;
+	}
+	free(mark);
+	free(w.v);
+	if (r->method == EST_NONE)
+		sum_ratio(p, n, r, used);
+}
+
+/* ---- propagation ------------------------------------------------------------ */
+
+/*
+ * A constraint: sum of coef x val over its classes = 0.  Stored as
+ * (class, coefficient) terms with coefficients merged per class.
+ */
+struct term {
+	int cls;
+	double coef;
+};
+
+struct constraints {
+	struct term *terms;
+	size_t n_terms, alloc_terms;
+	size_t *start;       /* constraint k: terms[start[k] .. start[k+1]) */
+	size_t n, alloc;
+};
+
+static void add_term(struct constraints *cs, int cls, double coef)
+{
+	size_t first = cs->start[cs->n];
+
+	if (cls < 0)
+		return;
+	for (size_t t = first; t < cs->n_terms; t++)
+		if (cs->terms[t].cls == cls) {
+			cs->terms[t].coef += coef;
+			return;
+		}
+	ALLOC_GROW(cs->terms, cs->n_terms + 1, cs->alloc_terms);
+	cs->terms[cs->n_terms].cls = cls;
+	cs->terms[cs->n_terms++].coef = coef;
+}
+
+static void close_constraint(struct constraints *cs)
+{
+	size_t first = cs->start[cs->n], keep = first;
+
+	/* drop cancelled terms (a block and its only edge in one class) */
+	for (size_t t = first; t < cs->n_terms; t++)
+		if (fabs(cs->terms[t].coef) > 1e-9)
+			cs->terms[keep++] = cs->terms[t];
+	cs->n_terms = keep;
+	if (keep == first)
+		return;      /* empty: nothing to learn */
+	ALLOC_GROW(cs->start, cs->n + 2, cs->alloc);
+	cs->start[++cs->n] = cs->n_terms;
+}
+
+/* Arcs by node: CSR lists of incoming and outgoing arcs. */
+struct adj {
+	size_t *in_start, *out_start;
+	uint32_t *in, *out;
+};
+
+static void adj_build(const struct fgraph *g, struct adj *a)
+{
+	size_t *fi = xcalloc(g->n_nodes + 1, sizeof(*fi)), *fo = xcalloc(g->n_nodes + 1, sizeof(*fo));
+
+	a->in_start = xcalloc(g->n_nodes + 1, sizeof(size_t));
+	a->out_start = xcalloc(g->n_nodes + 1, sizeof(size_t));
+	a->in = xmalloc((g->n_arcs + 1) * sizeof(uint32_t));
+	a->out = xmalloc((g->n_arcs + 1) * sizeof(uint32_t));
+	for (size_t k = 0; k < g->n_arcs; k++) {
+		a->in_start[g->to[k] + 1]++;
+		a->out_start[g->from[k] + 1]++;
+	}
+	for (size_t v = 0; v < g->n_nodes; v++) {
+		a->in_start[v + 1] += a->in_start[v];
+		a->out_start[v + 1] += a->out_start[v];
+	}
+	for (size_t k = 0; k < g->n_arcs; k++) {
+		a->in[a->in_start[g->to[k]] + fi[g->to[k]]++] = (uint32_t)k;
+		a->out[a->out_start[g->from[k]] + fo[g->from[k]]++] = (uint32_t)k;
+	}
+	free(fi);
+	free(fo);
+}
+
+static void adj_release(struct adj *a)
+{
+	free(a->in_start);
+	free(a->out_start);
+	free(a->in);
+	free(a->out);
+}
+
+static void add_arcs(struct constraints *cs, const struct fgraph *g, const size_t *start,
+		     const uint32_t *list, size_t v, double coef)
+{
+	for (size_t k = start[v]; k < start[v + 1]; k++)
+		add_term(cs, g->arc_cls[list[k]], coef);
+}
+
+/*
+ * node = sum in (+ the invocations at the entry), node = sum out; at EXIT
+ * (which is not split): sum in = sum out + invocations.  The invocations
+ * are the class of the EXIT block.
+ */
+static void build_constraints(const struct fgraph *g, struct constraints *cs)
+{
+	int inv = g->node_cls[g->exit];
+	struct adj a;
+
+	adj_build(g, &a);
+	ALLOC_GROW(cs->start, 1, cs->alloc);
+	cs->start[0] = 0;
+	for (size_t v = 0; v < g->n_nodes; v++) {
+		if (v == g->exit) {
+			if (!g->in_constraints)
+				continue;
+			add_arcs(cs, g, a.in_start, a.in, v, 1);
+			add_arcs(cs, g, a.out_start, a.out, v, -1);
+			add_term(cs, inv, -1);
+			close_constraint(cs);
+			continue;
+		}
+		if (g->node_cls[v] < 0)
+			continue;
+		if (g->in_constraints) {
+			add_term(cs, g->node_cls[v], 1);
+			add_arcs(cs, g, a.in_start, a.in, v, -1);
+			if (v == g->entry)
+				add_term(cs, inv, -1);
+			close_constraint(cs);
+		}
+		add_term(cs, g->node_cls[v], 1);
+		add_arcs(cs, g, a.out_start, a.out, v, -1);
+		close_constraint(cs);
+	}
+	adj_release(&a);
+}
+
+static bool solve(const struct constraints *cs, size_t k, double *val, unsigned char *state,
+		  int *which)
+{
+	int unknown = -1;
+	double sum = 0, coef = 0;
+
+	for (size_t t = cs->start[k]; t < cs->start[k + 1]; t++) {
+		int c = cs->terms[t].cls;
+
+		if (state[c] == FREQ_UNKNOWN) {
+			if (unknown >= 0)
+				return false;
+			unknown = c;
+			coef = cs->terms[t].coef;
+		} else {
+			sum += cs->terms[t].coef * val[c];
+		}
+	}
+	if (unknown < 0)
+		return false;
+	val[unknown] = -sum / coef;
+	if (!(val[unknown] > 0))
+		val[unknown] = 0;
+	state[unknown] = FREQ_PROPAGATED;
+	*which = unknown;
+	return true;
+}
+
+size_t freq_propagate(const struct fgraph *g, double *val, unsigned char *state)
+{
+	struct constraints cs = { 0 };
+	size_t *cnt, *cstart, *clist, *queue, qh = 0, qt = 0, filled = 0;
+
+	build_constraints(g, &cs);
+	/* class -> constraints index */
+	cstart = xcalloc(g->n_classes + 2, sizeof(*cstart));
+	for (size_t t = 0; t < cs.n_terms; t++)
+		cstart[cs.terms[t].cls + 1]++;
+	for (size_t c = 0; c < g->n_classes; c++)
+		cstart[c + 1] += cstart[c];
+	clist = xmalloc((cs.n_terms + 1) * sizeof(*clist));
+	cnt = xcalloc(g->n_classes + 1, sizeof(*cnt));
+	for (size_t k = 0; k < cs.n; k++)
+		for (size_t t = cs.start[k]; t < cs.start[k + 1]; t++) {
+			int c = cs.terms[t].cls;
+
+			clist[cstart[c] + cnt[c]++] = k;
+		}
+	queue = xmalloc((cs.n + cs.n_terms + 1) * sizeof(*queue));
+	for (size_t k = 0; k < cs.n; k++)
+		queue[qt++] = k;
+	while (qh < qt) {
+		size_t k = queue[qh++];
+		int c;
+
+		if (!solve(&cs, k, val, state, &c))
+			continue;
+		filled++;
+		/* the constraints of c may now have one unknown left */
+		for (size_t x = cstart[c]; x < cstart[c + 1]; x++)
+			queue[qt++] = clist[x];
+	}
+	free(queue);
+	free(cnt);
+	free(clist);
+	free(cstart);
+	free(cs.terms);
+	free(cs.start);
+	return filled;
+}

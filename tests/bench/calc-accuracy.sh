@@ -1,0 +1,125 @@
+#!/bin/bash
+# tests/bench/calc-accuracy.sh - dcpicalc's frequency estimates against
+# callgrind's exact counts (seed 001, Figures 8 and 9), per workload.
+#
+#   calc-accuracy.sh [-o DIR] [-F HZ] [-r RUNS] [-m MODES] [WORKLOAD...]
+#
+# For each workload: profile it RUNS times into one epoch (dcpirun --append),
+# each run preceded in the same process tree by calc-calib, a loop of known
+# cycles, so that the cycles per sample of THIS epoch are measured (a
+# virtual machine's /proc/cpuinfo MHz is not its clock, and each timer
+# sample costs guest time); run it once under callgrind (cached in DIR);
+# then compare with calc-accuracy, for every schedule mode in MODES (auto,
+# cold, pred, loop) with the flow correction and without, and once more with
+# the epoch's own cycles per sample (no calibration).
+#
+# Workloads: the dcpi test workloads (wl-three, wl-branchy, wl-chase,
+# wl-copy, wl-lib) and system programs: gzip and gunzip, bzip2, xz, sort
+# (LC_ALL=C, a 60 MB text), sha1sum.  Needs valgrind, dcpirun and the
+# workloads (built by `make`), and calc-accuracy and calc-calib (`make
+# tests/bench/calc-accuracy tests/bench/calc-calib`).  Takes 10-20 minutes
+# on two cores the first time (callgrind); cached outputs are reused.
+set -eu
+
+out=${TMPDIR:-/tmp}/dcpi-calc-accuracy
+hz=10000
+runs=3
+modes="auto cold pred loop"
+while getopts o:F:r:m: opt; do
+	case $opt in
+	o) out=$OPTARG ;;
+	F) hz=$OPTARG ;;
+	r) runs=$OPTARG ;;
+	m) modes=$OPTARG ;;
+	*) echo "usage: $0 [-o DIR] [-F HZ] [-r RUNS] [-m MODES] [WORKLOAD...]" >&2; exit 1 ;;
+	esac
+done
+shift $((OPTIND - 1))
+
+build=${BUILD:-$(cd "$(dirname "$0")/../.." && pwd)}
+[ -x "$build/tests/bench/calc-accuracy" ] || build=$(pwd)
+PATH="$build/tools:$build/collect:$build/tests/bench:$build/tests/workloads:$PATH"
+for t in dcpirun calc-accuracy calc-calib valgrind; do
+	command -v $t >/dev/null || { echo "calc-accuracy.sh: $t not found (build it first)" >&2; exit 1; }
+done
+mkdir -p "$out"
+cd "$out"
+
+CALIB_N=150000000   # calc-calib iterations per run: 4 cycles each
+
+# Inputs, made once.
+[ -f text.dat ] || base64 -w 60 /dev/urandom 2>/dev/null | head -c 60000000 >text.dat
+[ -f bin.dat ] || cat /usr/lib/x86_64-linux-gnu/*.so* 2>/dev/null | head -c 24000000 >bin.dat
+[ -f bin8.dat ] || head -c 8000000 bin.dat >bin8.dat
+[ -f bin.gz ] || gzip -c bin.dat >bin.gz
+
+# NAME -> command line
+workload() {
+	case $1 in
+	three) echo "wl-three -n 100000000" ;;
+	branchy) echo "wl-branchy -n 100000000" ;;
+	chase) echo "wl-chase" ;;
+	copy) echo "wl-copy -n 1000" ;;
+	lib) echo "wl-lib -n 100000000" ;;
+	gzip) echo "gzip -c bin.dat" ;;
+	gunzip) echo "gzip -dc bin.gz" ;;
+	bzip2) echo "bzip2 -c bin8.dat" ;;
+	xz) echo "xz -1 -c bin8.dat" ;;
+	sort) echo "env LC_ALL=C sort --parallel=1 -S 300M text.dat" ;;
+	sha1) echo "sha1sum bin.dat bin.dat bin.dat" ;;
+	*) return 1 ;;
+	esac
+}
+
+# Runs per workload: enough samples for the short ones.
+runs_of() {
+	case $1 in
+	sha1|gunzip|xz) echo $((runs * 2)) ;;
+	*) echo "$runs" ;;
+	esac
+}
+
+profile() { # NAME
+	local name=$1 cmd n
+	cmd=$(workload "$name")
+	n=$(runs_of "$name")
+	if [ ! -f "$name.db/done" ]; then
+		rm -rf "$name.db"
+		for r in $(seq 1 "$n"); do
+			dcpirun -q -d "$name.db" -F "$hz" $([ "$r" -gt 1 ] && echo --append) -- \
+				sh -c "calc-calib $CALIB_N && exec $cmd >/dev/null" 2>/dev/null
+		done
+		echo "$n" >"$name.db/done"
+	fi
+	if [ ! -s "$name.cg" ]; then
+		# shellcheck disable=SC2086
+		valgrind --tool=callgrind --dump-instr=yes --collect-jumps=yes --compress-pos=no \
+			--compress-strings=no --callgrind-out-file="$name.cg" $cmd >/dev/null 2>"$name.vg" ||
+			{ echo "callgrind failed on $name (see $out/$name.vg)" >&2; rm -f "$name.cg"; return 1; }
+	fi
+}
+
+compare() { # NAME [calc-accuracy options...]
+	local name=$1 n
+	shift
+	n=$(cat "$name.db/done")
+	calc-accuracy -d "$name.db" --callgrind "$name.cg" --scale "$n" --label "$name" "$@"
+}
+
+[ $# -gt 0 ] || set -- three branchy chase copy lib gzip gunzip bzip2 xz sort sha1
+for w in "$@"; do
+	workload "$w" >/dev/null || { echo "unknown workload '$w'" >&2; exit 1; }
+	profile "$w"
+done
+for m in $modes; do
+	for flow in "" --no-flow; do
+		echo "== schedule $m ${flow:-(flow correction)}"
+		for w in "$@"; do
+			compare "$w" --calibrate calib_loop=$((4 * CALIB_N)) --schedule "$m" $flow | grep -v '^calibration'
+		done
+	done
+done
+echo "== schedule auto, flow correction, the epoch's own MHz (no calibration)"
+for w in "$@"; do
+	compare "$w"
+done

@@ -1,0 +1,42 @@
+/*
+ * tests/bench/calc-calib.c - a loop of known length for calibrating the
+ * sampling period in cycles: calib_loop() runs N iterations of four
+ * dependent adds (4 cycles each: one add a cycle on every x86-64 core,
+ * the decrement and branch retire alongside), so its samples S give the
+ * cycles per sample as 4 N / S.  The accuracy benchmark profiles it in
+ * the same epoch as each workload (tests/bench/calc-accuracy.sh): the
+ * epoch's recorded clock rate (cpu MHz from /proc/cpuinfo) is not what a
+ * virtual machine's core runs at, and a timer sample costs guest time.
+ *
+ *   calc-calib [N]      (default 150000000: about 0.2 s at 3 GHz)
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+__attribute__((noinline)) void calib_loop(long n);
+
+__attribute__((noinline)) void calib_loop(long n)
+{
+	long x = 0;
+
+	__asm__ volatile("1:\n\t"
+			 "add $1, %0\n\t"
+			 "add $1, %0\n\t"
+			 "add $1, %0\n\t"
+			 "add $1, %0\n\t"
+			 "dec %1\n\t"
+			 "jnz 1b"
+			 : "+r"(x), "+r"(n));
+}
+
+int main(int argc, char **argv)
+{
+	long n = argc > 1 ? atol(argv[1]) : 150000000;
+
+	if (n < 1)
+		return 1;
+	calib_loop(n);
+	return 0;
+}
