@@ -24,7 +24,7 @@
 
 static const char usage[] =
 	"usage: dcpicalc [-d DIR] [-E EPOCH] [--image PATH] [--summary] [--dot] [--json]\n"
-	"                [--schedule auto|cold|pred|loop] [--no-flow] [--mhz MHZ]\n"
+	"                [--schedule loop|cold|pred|auto] [--flow] [--mhz MHZ]\n"
 	"                [--period-cycles N] [--skid N] [-S] [--force] [PROCEDURE...]\n"
 	"\n"
 	"Estimates how often each instruction of a procedure ran, its cycles per\n"
@@ -38,9 +38,10 @@ static const char usage[] =
 	"  -s, --summary         the summary of each procedure (where the cycles went)\n"
 	"      --dot             the annotated control-flow graph for Graphviz\n"
 	"      --json            everything as JSON\n"
-	"      --schedule MODE   what a block's schedule assumes before it: auto (default),\n"
-	"                        cold, pred (predecessors), loop (self-loops)\n"
-	"      --no-flow         no global flow correction of the frequencies\n"
+	"      --schedule MODE   what a block's schedule assumes before it: loop (default:\n"
+	"                        self-loops steady, the rest cold), cold, pred, auto\n"
+	"      --flow            correct the frequencies globally so that they conserve\n"
+	"                        flow (min-cost flow; off by default, see dcpicalc(1))\n"
 	"      --mhz MHZ         clock rate for clock samples (default: the epoch's)\n"
 	"      --period-cycles N cycles per time sample (overrides --mhz)\n"
 	"      --skid N          instructions a sample lands after the one it measures\n"
@@ -52,7 +53,7 @@ static const char usage[] =
 	"  PROCEDURE             NAME, NAME@IMAGE, 0xADDRESS or 0xADDRESS@IMAGE\n";
 
 enum {
-	OPT_FORCE = CLI_OPT__FIRST_FREE, OPT_DEBUG_DIR, OPT_DOT, OPT_SCHED, OPT_NO_FLOW, OPT_MHZ,
+	OPT_FORCE = CLI_OPT__FIRST_FREE, OPT_DEBUG_DIR, OPT_DOT, OPT_SCHED, OPT_FLOW, OPT_MHZ,
 	OPT_PERIOD, OPT_SKID
 };
 
@@ -108,7 +109,7 @@ static void parse_args(int argc, char **argv, struct args *a)
 		{ "summary", no_argument, NULL, 's' },
 		{ "dot", no_argument, NULL, OPT_DOT },
 		{ "schedule", required_argument, NULL, OPT_SCHED },
-		{ "no-flow", no_argument, NULL, OPT_NO_FLOW },
+		{ "flow", no_argument, NULL, OPT_FLOW },
 		{ "mhz", required_argument, NULL, OPT_MHZ },
 		{ "period-cycles", required_argument, NULL, OPT_PERIOD },
 		{ "skid", required_argument, NULL, OPT_SKID },
@@ -132,7 +133,7 @@ static void parse_args(int argc, char **argv, struct args *a)
 		case OPT_DOT: set_output(a, OUT_DOT); break;
 		case CLI_OPT_JSON: set_output(a, OUT_JSON); break;
 		case OPT_SCHED: parse_sched(optarg, &a->co); break;
-		case OPT_NO_FLOW: a->co.no_flow = true; break;
+		case OPT_FLOW: a->co.flow = true; break;
 		case OPT_MHZ: a->co.mhz = parse_double("--mhz", optarg, 1); break;
 		case OPT_PERIOD: a->co.period_cycles = parse_double("--period-cycles", optarg, 1); break;
 		case OPT_SKID:

@@ -40,6 +40,9 @@ struct work {
 	enum calc_conf *cls_conf;
 	struct est_result *cls_est;
 	double *cls_m;                 /* usable issue cycles of each class */
+	double *cls_scale;             /* magnitude behind each value (freq_propagate) */
+	double *alt_m;                 /* per block: best-case cycles under the other model */
+	double *cls_agree, *cls_loads; /* per class: confidence features */
 	double moved_out;
 };
 
@@ -251,65 +254,6 @@ static int sched_one(struct work *w, size_t b, const struct sched_entry *e, stru
 	return schedule_block(w->c->model, &cfg->insns[blk->first], blk->n_insns, e, s);
 }
 
-/* Schedules block b: cold, and per predecessor as the options ask. */
-static void schedule_all(struct work *w, size_t b)
-{
-	const struct cfg *cfg = w->cfg;
-	const struct cfg_block *blk = &cfg->blocks[b];
-	struct bsched *bs = &w->bs[b];
-	enum calc_sched mode = w->c->opts.sched;
-	size_t cap = blk->n_pred + 1;
-
-	bs->s = xcalloc(cap, sizeof(*bs->s));
-	bs->pred_edge = xmalloc(cap * sizeof(*bs->pred_edge));
-	if (sched_one(w, b, NULL, &bs->s[0])) {
-		bs->n = 0;
-		return;
-	}
-	bs->pred_edge[0] = -1;
-	bs->n = 1;
-	if (mode == CALC_SCHED_COLD)
-		return;
-	for (uint32_t k = 0; k < blk->n_pred && bs->n <= PRED_MAX; k++) {
-		uint32_t e = cfg->pred[blk->pred + k];
-		const struct cfg_edge *ed = &cfg->edges[e];
-		struct sched_entry entry = { SCHED_ENTRY_PRED, NULL, 0 };
-		struct insn *ctx = NULL;
-
-		if (ed->from == cfg->exit || ed->kind == CFG_CALL_RETURN)
-			continue;
-		if (self_edge(cfg, e)) {
-			entry.kind = SCHED_ENTRY_LOOP;
-		} else {
-			if (mode == CALC_SCHED_LOOP)
-				continue;
-			entry.n_pred = pred_context(w, ed->from, &ctx);
-			entry.pred = ctx;
-			if (!entry.n_pred) {
-				free(ctx);
-				continue;
-			}
-		}
-		if (!sched_one(w, b, &entry, &bs->s[bs->n]))
-			bs->pred_edge[bs->n++] = (long)e;
-		free(ctx);
-	}
-}
-
-static double edge_weight(const struct calc *c, long e)
-{
-	if (e < 0)
-		return 0;
-	return c->edges[e].freq > 0 ? c->edges[e].freq : 0;
-}
-
-static void copy_schedule(struct block_schedule *dst, const struct block_schedule *src)
-{
-	block_schedule_release(dst);
-	*dst = *src;
-	dst->insn = xmemdup(src->insn, src->n * sizeof(*src->insn));
-}
-
 /* Recomputes the totals of a combined schedule. */
 static void schedule_totals(struct block_schedule *s)
 {
@@ -332,56 +276,171 @@ static void schedule_totals(struct block_schedule *s)
 }
 
 /*
- * The schedule of block b used for the estimate: cold; the minimum over
- * the predecessors (PRED); or their mean weighted by edge frequency
- * (AUTO, LOOP: the self-loop and, for AUTO, the other predecessors).
- * Entries from outside count as cold.
+ * A schedule after a predecessor context, averaged over context lengths
+ * (the last 8, 16, 24 and 32 instructions): with one length, where the
+ * block falls in the retire cycles of the code before it makes each M_i 0
+ * or 1 at random; the mean over several alignments is the steady state's
+ * fraction.
  */
-static void combine(struct work *w, size_t b, bool weighted)
+static int sched_context(struct work *w, size_t b, const struct sched_entry *e,
+			 struct block_schedule *out)
+{
+	static const size_t lens[] = { 8, 16, 24, 32 };
+	struct block_schedule s;
+	size_t runs = 0;
+	double *acc = NULL;
+
+	if (e->kind != SCHED_ENTRY_PRED || getenv("DCPI_CTX1"))
+		return sched_one(w, b, e, out);
+	for (size_t k = 0; k < ARRAY_SIZE(lens); k++) {
+		struct sched_entry x = *e;
+
+		if (k && lens[k - 1] >= e->n_pred)
+			break;
+		if (x.n_pred > lens[k]) {
+			x.pred += x.n_pred - lens[k];
+			x.n_pred = lens[k];
+		}
+		if (sched_one(w, b, &x, runs ? &s : out))
+			continue;
+		if (!runs++) {
+			acc = xcalloc(out->n + 1, sizeof(*acc));
+			for (size_t i = 0; i < out->n; i++)
+				acc[i] = out->insn[i].m;
+			continue;
+		}
+		for (size_t i = 0; i < out->n && i < s.n; i++)
+			acc[i] += s.insn[i].m;
+		block_schedule_release(&s);
+	}
+	if (!runs)
+		return -1;
+	for (size_t i = 0; i < out->n; i++)
+		out->insn[i].m = acc[i] / (double)runs;
+	schedule_totals(out);
+	free(acc);
+	return 0;
+}
+
+/* Schedules block b: cold, and per predecessor as the options ask. */
+static void schedule_all(struct work *w, size_t b)
+{
+	const struct cfg *cfg = w->cfg;
+	const struct cfg_block *blk = &cfg->blocks[b];
+	struct bsched *bs = &w->bs[b];
+	enum calc_sched mode = w->c->opts.sched;
+	size_t cap = blk->n_pred + 1;
+
+	bs->s = xcalloc(cap, sizeof(*bs->s));
+	bs->pred_edge = xmalloc(cap * sizeof(*bs->pred_edge));
+	if (sched_one(w, b, NULL, &bs->s[0])) {
+		bs->n = 0;
+		return;
+	}
+	bs->pred_edge[0] = -1;
+	bs->n = 1;
+	/* every mode schedules the contexts: the confidence compares models */
+	(void)mode;
+	for (uint32_t k = 0; k < blk->n_pred && bs->n <= PRED_MAX; k++) {
+		uint32_t e = cfg->pred[blk->pred + k];
+		const struct cfg_edge *ed = &cfg->edges[e];
+		struct sched_entry entry = { SCHED_ENTRY_PRED, NULL, 0 };
+		struct insn *ctx = NULL;
+
+		if (ed->from == cfg->exit || ed->kind == CFG_CALL_RETURN)
+			continue;
+		if (self_edge(cfg, e)) {
+			entry.kind = SCHED_ENTRY_LOOP;
+		} else {
+			entry.n_pred = pred_context(w, ed->from, &ctx);
+			entry.pred = ctx;
+			if (!entry.n_pred) {
+				free(ctx);
+				continue;
+			}
+		}
+		if (!sched_context(w, b, &entry, &bs->s[bs->n]))
+			bs->pred_edge[bs->n++] = (long)e;
+		free(ctx);
+	}
+}
+
+static double edge_weight(const struct calc *c, long e)
+{
+	if (e < 0)
+		return 0;
+	return c->edges[e].freq > 0 ? c->edges[e].freq : 0;
+}
+
+static void copy_schedule(struct block_schedule *dst, const struct block_schedule *src)
+{
+	block_schedule_release(dst);
+	*dst = *src;
+	dst->insn = xmemdup(src->insn, src->n * sizeof(*src->insn));
+}
+
+/* Weights of block b's schedules: edge frequencies (pass 1: one per edge). */
+static void schedule_weights(struct work *w, size_t b, bool weighted, bool loops_only, double *wt)
 {
 	struct bsched *bs = &w->bs[b];
-	struct block_schedule *out = &w->c->blocks[b].sched;
 	const struct cfg_block *blk = &w->cfg->blocks[b];
-	double total = 0, best = -1, *acc;
-	size_t heaviest = 0;
-
-	if (!bs->n)
-		return;
-	if (bs->n == 1 || w->c->opts.sched == CALC_SCHED_COLD) {
-		copy_schedule(out, &bs->s[0]);
-		return;
-	}
-	if (w->c->opts.sched == CALC_SCHED_PRED && !weighted) {
-		copy_schedule(out, &bs->s[1]);
-		for (size_t k = 2; k < bs->n; k++)
-			block_schedule_min(out, &bs->s[k]);
-		return;
-	}
-	/* weights: the scheduled predecessors by edge frequency; the rest (and the
-	 * invocations of the entry) on the cold schedule */
-	double *wt = xcalloc(bs->n, sizeof(*wt));
-	double in_total = 0;
+	double total = 0, in_total = 0;
 
 	for (uint32_t k = 0; k < blk->n_pred; k++)
 		in_total += weighted ? edge_weight(w->c, w->cfg->pred[blk->pred + k]) : 1;
 	if (b == w->cfg->entry)
 		in_total += weighted ? (w->c->invocations > 0 ? w->c->invocations : 0) : 1;
 	for (size_t k = 1; k < bs->n; k++) {
+		wt[k] = 0;
+		if (loops_only && !self_edge(w->cfg, (uint32_t)bs->pred_edge[k]))
+			continue;
 		wt[k] = weighted ? edge_weight(w->c, bs->pred_edge[k]) : 1;
 		total += wt[k];
 	}
+	/* the rest (entries from outside, unscheduled predecessors) run cold */
 	wt[0] = in_total > total ? in_total - total : 0;
-	total = in_total > total ? in_total : total;
-	if (!(total > 0)) {
-		for (size_t k = 0; k < bs->n; k++)
-			wt[k] = 1;
-		total = (double)bs->n;
+	if (!(wt[0] + total > 0)) {
+		wt[0] = 1;
+		for (size_t k = 1; k < bs->n; k++)
+			wt[k] = loops_only && !self_edge(w->cfg, (uint32_t)bs->pred_edge[k]) ? 0 : 1;
 	}
-	for (size_t k = 0; k < bs->n; k++)
+}
+
+/*
+ * Block b's schedule under a mode: cold; the per-instruction minimum over
+ * the predecessors (PRED); the mean of the cold schedule and the self-loop's
+ * steady state weighted by edge frequency (LOOP); or of all of them: cold
+ * for entries from outside, each predecessor's context, the self-loop
+ * (AUTO).
+ */
+static void combine_mode(struct work *w, size_t b, bool weighted, enum calc_sched mode,
+			 struct block_schedule *out)
+{
+	struct bsched *bs = &w->bs[b];
+	double *wt, total = 0, best = -1, *acc;
+	size_t heaviest = 0;
+
+	if (!bs->n)
+		return;
+	if (bs->n == 1 || mode == CALC_SCHED_COLD) {
+		copy_schedule(out, &bs->s[0]);
+		return;
+	}
+	if (mode == CALC_SCHED_PRED) {
+		copy_schedule(out, &bs->s[1]);
+		for (size_t k = 2; k < bs->n; k++)
+			block_schedule_min(out, &bs->s[k]);
+		return;
+	}
+	wt = xcalloc(bs->n, sizeof(*wt));
+	schedule_weights(w, b, weighted, mode == CALC_SCHED_LOOP, wt);
+	for (size_t k = 0; k < bs->n; k++) {
+		total += wt[k];
 		if (wt[k] > best) {
 			best = wt[k];
 			heaviest = k;
 		}
+	}
 	copy_schedule(out, &bs->s[heaviest]);
 	acc = xcalloc(out->n + 1, sizeof(*acc));
 	for (size_t k = 0; k < bs->n; k++)
@@ -394,18 +453,27 @@ static void combine(struct work *w, size_t b, bool weighted)
 	free(wt);
 }
 
-/* The schedule every estimate uses: per block, by the options. */
+/*
+ * The schedule every estimate uses, per block, by the options; and the
+ * block's cycles under the other model (AUTO against LOOP), for the
+ * confidence: an estimate whose M depends on what ran before is unsure.
+ */
 static void schedules(struct work *w, bool weighted)
 {
-	enum calc_sched mode = w->c->opts.sched;
+	enum calc_sched mode = w->c->opts.sched, alt = mode == CALC_SCHED_AUTO ? CALC_SCHED_LOOP
+									      : CALC_SCHED_AUTO;
 
 	for (size_t b = 0; b < w->cfg->exit; b++) {
+		struct block_schedule other;
+
+		w->alt_m[b] = 0;
 		if (!w->cfg->blocks[b].n_insns)
 			continue;
-		if (mode == CALC_SCHED_LOOP || mode == CALC_SCHED_AUTO || mode == CALC_SCHED_PRED)
-			combine(w, b, weighted && mode != CALC_SCHED_PRED);
-		else
-			combine(w, b, false);
+		combine_mode(w, b, weighted, mode, &w->c->blocks[b].sched);
+		block_schedule_init(&other);
+		combine_mode(w, b, weighted, alt, &other);
+		w->alt_m[b] = other.cycles;
+		block_schedule_release(&other);
 	}
 }
 
@@ -487,20 +555,49 @@ static void attribute(struct work *w, bool weighted)
 
 /* ---- estimation ---------------------------------------------------------------------- */
 
-static enum calc_conf confidence(const struct est_result *r)
+/*
+ * The confidence of a class's estimate (seed 001, 6.1.5), calibrated on
+ * measured errors (docs/analysis.md): on an out-of-order core the
+ * estimate is only as good as M, and M is trustworthy when the two
+ * schedule models (cold or steady state, and after the predecessors'
+ * code) agree on it and few instructions load (a cache miss is a stall
+ * every window shares).  Few samples (the sum-ratio fallback) are low.
+ */
+static enum calc_conf confidence(const struct est_result *r, double agree, double loads)
 {
-	switch (r->method) {
-	case EST_CLUSTER:
-		if (r->points >= 3 && r->spread <= 1.3 && r->samples >= 200)
-			return CALC_CONF_HIGH;
-		if (r->points >= 2 && r->samples >= 50)
-			return CALC_CONF_MEDIUM;
-		return CALC_CONF_LOW;
-	case EST_SUM:
-		return r->total_s >= 100 ? CALC_CONF_MEDIUM : CALC_CONF_LOW;
-	default:
+	double dev = agree > 0 ? fabs(log(agree)) : INFINITY;
+
+	if (r->method == EST_NONE)
 		return CALC_CONF_NONE;
+	if (r->method == EST_SUM || r->samples < 50)
+		return CALC_CONF_LOW;
+	if (dev < log(1.03) && loads < 0.05 && r->samples >= 200)
+		return CALC_CONF_HIGH;
+	if (dev < log(1.05) && loads < 0.10 && r->samples >= 100)
+		return CALC_CONF_MEDIUM;
+	return CALC_CONF_LOW;
+}
+
+/* Agreement of the schedule models and share of loads over class cls. */
+static void class_features(const struct work *w, int cls, double *agree, double *loads)
+{
+	const struct cfg *cfg = w->cfg;
+	double used = 0, alt = 0, n = 0, ld = 0;
+
+	for (size_t b = 0; b < cfg->exit; b++) {
+		const struct cfg_block *blk = &cfg->blocks[b];
+
+		if (blk->cls != cls || !blk->n_insns)
+			continue;
+		used += w->c->blocks[b].sched.cycles;
+		alt += w->alt_m[b];
+		for (uint32_t i = blk->first; i < blk->first + blk->n_insns; i++) {
+			n++;
+			ld += !!(cfg->insns[i].flags & INSN_F_LOAD);
+		}
 	}
+	*agree = used > 0 ? alt / used : 0;
+	*loads = n > 0 ? ld / n : 0;
 }
 
 /* The points of class cls, block by block. */
@@ -563,7 +660,8 @@ static void estimate_classes(struct work *w)
 			continue;
 		w->cls_val[cls] = r->f;
 		w->cls_state[cls] = FREQ_ESTIMATED;
-		w->cls_conf[cls] = confidence(r);
+		class_features(w, (int)cls, &w->cls_agree[cls], &w->cls_loads[cls]);
+		w->cls_conf[cls] = confidence(r, w->cls_agree[cls], w->cls_loads[cls]);
 		for (size_t k = 0; k < n; k++)
 			if (used[k])
 				w->c->insns[idx[k]].flags |= CALC_I_USED;
@@ -631,7 +729,9 @@ static void propagate(struct work *w)
 	uint32_t *from, *to;
 
 	fgraph_make(w->cfg, &g, &ncls, &acls, &from, &to);
-	freq_propagate(&g, w->cls_val, w->cls_state);
+	for (size_t c = 0; c < w->cfg->n_classes; c++)
+		w->cls_scale[c] = w->cls_val[c];
+	freq_propagate(&g, w->cls_val, w->cls_state, w->cls_scale);
 	propagated_confidence(w);
 	free(ncls);
 	free(acls);
@@ -657,7 +757,8 @@ static void spread_values(struct work *w)
 			const struct est_result *r = &w->cls_est[cls];
 
 			cb->est = (struct calc_estimate){ (int)r->method, r->windows, r->points, r->spread,
-							  r->support, r->samples, r->total_s, r->total_m };
+							  r->support, r->samples, r->total_s, r->total_m,
+							  w->cls_agree[cls], w->cls_loads[cls] };
 		}
 		if (cls < 0 || w->cls_state[cls] == FREQ_UNKNOWN)
 			continue;
@@ -693,41 +794,57 @@ static double rel_error(enum calc_conf conf)
 	}
 }
 
-/* The weight of an estimate: one over its expected error (0: unknown). */
-static double est_weight(double val, enum calc_conf conf, double class_m)
+/*
+ * The weight of an estimate: one over its expected error, relative to the
+ * magnitude it comes from (a propagated difference of large values is as
+ * uncertain as they are), with a floor for sampling error (about one
+ * sample per class issue cycle).  About 0 for unknown values.
+ */
+static double est_weight(double val, enum calc_conf conf, double class_m, double scale)
 {
-	double rel = rel_error(conf), floor = class_m > 0 ? 2.0 / class_m : 1.0, sigma;
+	double rel = rel_error(conf), floor = class_m > 0 ? 1.0 / class_m : 1.0, mag, sigma;
 
 	if (conf == CALC_CONF_NONE || val < 0)
 		return 1e-9;
-	sigma = sqrt(rel * val * rel * val + floor * floor);
+	mag = scale > val ? scale : val;
+	sigma = sqrt(rel * mag * rel * mag + floor * floor);
 	return 1.0 / sigma;
 }
 
 struct netb {
 	uint32_t *from, *to;
 	double *est, *w;
-	size_t n, alloc_a, alloc_b, alloc_c, alloc_d;
+	/* per arc while building: confidence, class issue cycles, scale */
+	enum calc_conf *conf;
+	double *cm, *scale;
+	size_t n, alloc[7];
 	long *block_arc, *edge_arc;
 	long inv_arc;
 };
 
-static size_t net_arc(struct netb *n, uint32_t u, uint32_t v, double est, double w)
+static size_t net_arc(struct netb *n, uint32_t u, uint32_t v, double est, enum calc_conf conf,
+		      double cm, double scale)
 {
-	ALLOC_GROW(n->from, n->n + 1, n->alloc_a);
-	ALLOC_GROW(n->to, n->n + 1, n->alloc_b);
-	ALLOC_GROW(n->est, n->n + 1, n->alloc_c);
-	ALLOC_GROW(n->w, n->n + 1, n->alloc_d);
+	ALLOC_GROW(n->from, n->n + 1, n->alloc[0]);
+	ALLOC_GROW(n->to, n->n + 1, n->alloc[1]);
+	ALLOC_GROW(n->est, n->n + 1, n->alloc[2]);
+	ALLOC_GROW(n->w, n->n + 1, n->alloc[3]);
+	ALLOC_GROW(n->conf, n->n + 1, n->alloc[4]);
+	ALLOC_GROW(n->cm, n->n + 1, n->alloc[5]);
+	ALLOC_GROW(n->scale, n->n + 1, n->alloc[6]);
 	n->from[n->n] = u;
 	n->to[n->n] = v;
 	n->est[n->n] = est > 0 ? est : 0;
-	n->w[n->n] = w;
+	n->conf[n->n] = est >= 0 ? conf : CALC_CONF_NONE;
+	n->cm[n->n] = cm;
+	n->scale[n->n] = scale;
 	return n->n++;
 }
 
 /* Node of block b: 2b (in), 2b+1 (out); EXIT is one node, 2*exit. */
 static uint32_t node_in(const struct cfg *cfg, size_t b)
 {
+	(void)cfg;
 	return (uint32_t)(2 * b);
 }
 
@@ -741,6 +858,37 @@ static double class_m(const struct work *w, int cls)
 	return cls >= 0 ? w->cls_m[cls] : 0;
 }
 
+static double class_scale(const struct work *w, int cls)
+{
+	return cls >= 0 ? w->cls_scale[cls] : 0;
+}
+
+/*
+ * The weights: an estimate's error is taken relative to the flow around
+ * it (the largest value on the arcs of its two nodes), not to itself.  A
+ * frequency estimated far too low (a short block whose time the out-of-
+ * order core hid: M overstated) would otherwise be the cheapest value to
+ * keep, and the correction would cut every loop through it.
+ */
+static void net_weights(struct netb *n, size_t n_nodes)
+{
+	double *mag = xcalloc(n_nodes + 1, sizeof(*mag));
+
+	for (size_t k = 0; k < n->n; k++) {
+		if (n->est[k] > mag[n->from[k]])
+			mag[n->from[k]] = n->est[k];
+		if (n->est[k] > mag[n->to[k]])
+			mag[n->to[k]] = n->est[k];
+	}
+	for (size_t k = 0; k < n->n; k++) {
+		double local = mag[n->from[k]] > mag[n->to[k]] ? mag[n->from[k]] : mag[n->to[k]];
+
+		n->w[k] = est_weight(n->est[k], n->conf[k], n->cm[k],
+				     n->scale[k] > local ? n->scale[k] : local);
+	}
+	free(mag);
+}
+
 static void build_net(struct work *w, struct netb *n)
 {
 	const struct cfg *cfg = w->cfg;
@@ -750,13 +898,13 @@ static void build_net(struct work *w, struct netb *n)
 	n->edge_arc = xmalloc((cfg->n_edges + 1) * sizeof(long));
 	for (size_t b = 0; b < cfg->n_blocks; b++) {
 		const struct calc_block *cb = &c->blocks[b];
+		int cls = cfg->blocks[b].cls;
 
 		n->block_arc[b] = -1;
 		if (!reachable(cfg, b))
 			continue;
-		n->block_arc[b] = (long)net_arc(n, node_in(cfg, b), node_out(cfg, b), cb->freq,
-						est_weight(cb->freq, cb->conf,
-							   class_m(w, cfg->blocks[b].cls)));
+		n->block_arc[b] = (long)net_arc(n, node_in(cfg, b), node_out(cfg, b), cb->freq, cb->conf,
+						class_m(w, cls), class_scale(w, cls));
 	}
 	for (size_t e = 0; e < cfg->n_edges; e++) {
 		const struct cfg_edge *ed = &cfg->edges[e];
@@ -767,13 +915,14 @@ static void build_net(struct work *w, struct netb *n)
 		    !(ed->to == cfg->exit || reachable(cfg, ed->to)))
 			continue;
 		n->edge_arc[e] = (long)net_arc(n, node_out(cfg, ed->from), node_in(cfg, ed->to),
-					       ce->freq, est_weight(ce->freq, ce->conf,
-								    class_m(w, ed->cls)));
+					       ce->freq, ce->conf, class_m(w, ed->cls),
+					       class_scale(w, ed->cls));
 	}
 	n->inv_arc = (long)net_arc(n, node_out(cfg, cfg->exit), node_in(cfg, cfg->entry),
-				   c->invocations,
-				   est_weight(c->invocations, c->blocks[cfg->exit].conf,
-					      class_m(w, cfg->blocks[cfg->exit].cls)));
+				   c->invocations, c->blocks[cfg->exit].conf,
+				   class_m(w, cfg->blocks[cfg->exit].cls),
+				   class_scale(w, cfg->blocks[cfg->exit].cls));
+	net_weights(n, 2 * cfg->n_blocks);
 }
 
 static void take_flow(struct calc *c, double old, double nv, double *freq, enum calc_how *how)
@@ -795,11 +944,20 @@ static void flow(struct work *w)
 
 	for (size_t cls = 0; cls < cfg->n_classes; cls++)
 		any |= w->cls_state[cls] != FREQ_UNKNOWN;
-	if (!any || (cfg->flags & CFG_MISSING_EDGES) || c->opts.no_flow)
+	if (!any || (cfg->flags & CFG_MISSING_EDGES) || !c->opts.flow)
 		return;
 	build_net(w, &n);
-	net = (struct flow_net){ 2 * cfg->n_blocks, n.n, n.from, n.to, n.est, n.w };
+	net = (struct flow_net){ 2 * cfg->n_blocks, n.n, n.from, n.to, n.est, n.w,
+				 getenv("DCPI_FLOW_BOUND") ? atof(getenv("DCPI_FLOW_BOUND")) : 0 };
 	x = xcalloc(n.n + 1, sizeof(*x));
+	if (getenv("DCPI_FLOW_DEBUG")) {
+		int r = flow_correct(&net, x);
+
+		fprintf(stderr, "flow %s: %d\n", c->list.ref.proc->name, r);
+		for (size_t k = 0; k < n.n; k++)
+			fprintf(stderr, "  arc %zu %u->%u est %.4g w %.4g -> %.4g\n", k, n.from[k], n.to[k],
+				n.est[k], n.w[k], x[k]);
+	}
 	if (!flow_correct(&net, x)) {
 		for (size_t b = 0; b < cfg->n_blocks; b++)
 			if (n.block_arc[b] >= 0)
@@ -823,6 +981,9 @@ static void flow(struct work *w)
 	free(n.to);
 	free(n.est);
 	free(n.w);
+	free(n.conf);
+	free(n.cm);
+	free(n.scale);
 	free(n.block_arc);
 	free(n.edge_arc);
 }
@@ -967,6 +1128,8 @@ static void insn_results(struct work *w)
 
 static void block_results(struct calc *c)
 {
+	for (size_t e = 0; e < c->n_edges; e++)
+		c->edges[e].execs = c->edges[e].freq >= 0 && c->period > 0 ? c->edges[e].freq * c->period : -1;
 	for (size_t b = 0; b < c->n_blocks; b++) {
 		struct calc_block *cb = &c->blocks[b];
 		const struct cfg_block *blk = cb->cfg;
@@ -1114,6 +1277,10 @@ static void work_init(struct work *w, struct calc *c, const struct epoch_meta *m
 	w->cls_conf = xcalloc(nc, sizeof(enum calc_conf));
 	w->cls_est = xcalloc(nc, sizeof(struct est_result));
 	w->cls_m = xcalloc(nc, sizeof(double));
+	w->cls_scale = xcalloc(nc, sizeof(double));
+	w->alt_m = xcalloc(cfg->n_blocks + 1, sizeof(double));
+	w->cls_agree = xcalloc(nc, sizeof(double));
+	w->cls_loads = xcalloc(nc, sizeof(double));
 }
 
 static void work_release(struct work *w)
@@ -1133,6 +1300,10 @@ static void work_release(struct work *w)
 	free(w->cls_conf);
 	free(w->cls_est);
 	free(w->cls_m);
+	free(w->cls_scale);
+	free(w->alt_m);
+	free(w->cls_agree);
+	free(w->cls_loads);
 }
 
 static bool can_schedule(const struct calc *c)

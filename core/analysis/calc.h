@@ -70,17 +70,21 @@ struct strbuf;
 
 /* What the static schedule of a block assumes about the code before it. */
 enum calc_sched {
-	CALC_SCHED_AUTO,  /* self-loops: LOOP; other blocks: PRED, weighted by edge frequency */
+	CALC_SCHED_LOOP,  /* self-loops in their steady state, other blocks cold (the default:
+			     the most accurate on the measured workloads) */
 	CALC_SCHED_COLD,  /* nothing in flight (DCPI's choice) */
-	CALC_SCHED_PRED,  /* per predecessor (its tail), the per-instruction minimum */
-	CALC_SCHED_LOOP,  /* self-loops in their steady state, other blocks cold */
+	CALC_SCHED_PRED,  /* per predecessor (the code before it), the per-instruction minimum */
+	CALC_SCHED_AUTO,  /* the mean over predecessors' contexts and self-loops, weighted
+			     by edge frequency */
 };
 
 struct est_params;
 
 struct calc_opts {
 	enum calc_sched sched;
-	bool no_flow;           /* skip the global flow correction (keep local propagation) */
+	bool flow;              /* apply the global min-cost flow correction after local
+				   propagation (off by default: measured to make the
+				   estimates worse on this platform, docs/analysis.md) */
 	int skid;               /* instructions a time sample lands after the one it measures;
 				   -1: the event's default (skid.h) */
 	double mhz;             /* clock rate for clock-event periods; 0: the epoch's cpu_mhz */
@@ -91,7 +95,7 @@ struct calc_opts {
 	const struct est_params *est; /* the estimator's knobs (freq.h); NULL: defaults */
 };
 
-#define CALC_OPTS_INIT { CALC_SCHED_AUTO, false, -1, 0, 0, NULL, false, NULL, NULL }
+#define CALC_OPTS_INIT { CALC_SCHED_LOOP, false, -1, 0, 0, NULL, false, NULL, NULL }
 
 /* ---- confidence, culprits, static reasons ----------------------------------- */
 
@@ -214,6 +218,9 @@ struct calc_block {
 		int method;           /* enum est_method: 0 none, 1 cluster, 2 sum ratio */
 		unsigned windows, points;
 		double spread, support, samples, class_samples, class_m;
+		double agreement;     /* best-case cycles of the class under the other
+					 schedule model over those used (1: they agree) */
+		double loads;         /* share of the class's instructions that load */
 	} est;
 };
 

@@ -239,8 +239,15 @@ int flow_correct(const struct flow_net *net, double *x)
 	for (size_t k = 0; k < net->n_arcs; k++) {
 		int64_t e = qcap(&q, net->est[k]), c = qcost(&q, net->w[k]);
 
-		up[k] = add_pair(&r, net->from[k], net->to[k], CAP_INF, c);
-		down[k] = add_pair(&r, net->to[k], net->from[k], e, c);
+		int64_t upcap = CAP_INF, downcap = e;
+
+		/* a known estimate moves by at most the factor net->bound */
+		if (net->bound > 1 && net->w[k] > 1e-6 && e > 0) {
+			upcap = (int64_t)((double)e * (net->bound - 1));
+			downcap = e - (int64_t)((double)e / net->bound);
+		}
+		up[k] = add_pair(&r, net->from[k], net->to[k], upcap, c);
+		down[k] = add_pair(&r, net->to[k], net->from[k], downcap, c);
 		excess[net->to[k]] += e;
 		excess[net->from[k]] -= e;
 	}

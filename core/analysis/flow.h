@@ -34,6 +34,8 @@ struct flow_net {
 	const uint32_t *from, *to;
 	const double *est;     /* per arc: the estimate (>= 0) */
 	const double *w;       /* per arc: the cost of a unit of change (>= 0) */
+	double bound;          /* > 1: a known estimate (w > 1e-6) may only move within
+				  [est / bound, est x bound]; 0: unbounded */
 };
 
 /*

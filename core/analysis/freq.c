@@ -36,9 +36,6 @@ static void add_window(struct wins *w, const struct est_point *p, size_t lo, siz
 	}
 	if (m <= 0)
 		return;
-	for (size_t k = 0; k < w->n; k++)
-		if (w->v[k].lo == lo && w->v[k].hi == hi)
-			return;
 	ALLOC_GROW(w->v, w->n + 1, w->alloc);
 	x = &w->v[w->n++];
 	x->lo = lo;
@@ -71,11 +68,19 @@ static void segment_windows(const struct est_point *p, size_t lo, size_t hi,
 {
 	size_t ng = groups(p, lo, hi, g);
 
-	for (size_t k = 0; k < ng; k++) {
-		add_window(w, p, g[k], g[k + 1] - 1);
-		if (par->pairs && k + 1 < ng)
-			add_window(w, p, g[k], g[k + 2] - 1);
-	}
+	/* the whole segment */
+	add_window(w, p, lo, hi);
+	/* long runs of consecutive groups inside a long segment */
+	if (par->window > 0 && ng > par->window)
+		for (size_t k = 0; k + par->window <= ng; k++)
+			add_window(w, p, g[k], g[k + par->window] - 1);
+	/* the paper's fine windows: groups and adjacent pairs */
+	if (par->pairs)
+		for (size_t k = 0; k < ng; k++) {
+			add_window(w, p, g[k], g[k + 1] - 1);
+			if (k + 1 < ng)
+				add_window(w, p, g[k], g[k + 2] - 1);
+		}
 	if (!par->dep_windows)
 		return;
 	for (size_t k = 0; k < ng; k++) {
@@ -112,6 +117,27 @@ static void build_windows(const struct est_point *p, size_t n, const struct est_
 		lo = hi + 1;
 	}
 	free(g);
+}
+
+static int by_range(const void *a, const void *b)
+{
+	const struct window *x = a, *y = b;
+
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return x->hi < y->hi ? -1 : x->hi > y->hi;
+}
+
+/* Drops windows built twice (a one-group segment is also a group). */
+static void unique(struct wins *w)
+{
+	size_t keep = 0;
+
+	qsort(w->v, w->n, sizeof(*w->v), by_range);
+	for (size_t k = 0; k < w->n; k++)
+		if (!keep || w->v[k].lo != w->v[keep - 1].lo || w->v[k].hi != w->v[keep - 1].hi)
+			w->v[keep++] = w->v[k];
+	w->n = keep;
 }
 
 static int by_ratio(const void *a, const void *b)
@@ -201,6 +227,7 @@ void freq_estimate_class(const struct est_point *p, size_t n, const struct est_p
 		return;
 	}
 	build_windows(p, n, par, &w);
+	unique(&w);
 	r->windows = (unsigned)w.n;
 	if (!w.n) {
 		sum_ratio(p, n, r, used);
@@ -372,10 +399,10 @@ static void build_constraints(const struct fgraph *g, struct constraints *cs)
 }
 
 static bool solve(const struct constraints *cs, size_t k, double *val, unsigned char *state,
-		  int *which)
+		  double *scale, int *which)
 {
 	int unknown = -1;
-	double sum = 0, coef = 0;
+	double sum = 0, coef = 0, mag = 0;
 
 	for (size_t t = cs->start[k]; t < cs->start[k + 1]; t++) {
 		int c = cs->terms[t].cls;
@@ -387,11 +414,15 @@ static bool solve(const struct constraints *cs, size_t k, double *val, unsigned 
 			coef = cs->terms[t].coef;
 		} else {
 			sum += cs->terms[t].coef * val[c];
+			if (fabs(cs->terms[t].coef * val[c]) > mag)
+				mag = fabs(cs->terms[t].coef * val[c]);
 		}
 	}
 	if (unknown < 0)
 		return false;
 	val[unknown] = -sum / coef;
+	if (scale)
+		scale[unknown] = mag / fabs(coef);
 	if (!(val[unknown] > 0))
 		val[unknown] = 0;
 	state[unknown] = FREQ_PROPAGATED;
@@ -399,7 +430,7 @@ static bool solve(const struct constraints *cs, size_t k, double *val, unsigned 
 	return true;
 }
 
-size_t freq_propagate(const struct fgraph *g, double *val, unsigned char *state)
+size_t freq_propagate(const struct fgraph *g, double *val, unsigned char *state, double *scale)
 {
 	struct constraints cs = { 0 };
 	size_t *cnt, *cstart, *clist, *queue, qh = 0, qt = 0, filled = 0;
@@ -426,7 +457,7 @@ size_t freq_propagate(const struct fgraph *g, double *val, unsigned char *state)
 		size_t k = queue[qh++];
 		int c;
 
-		if (!solve(&cs, k, val, state, &c))
+		if (!solve(&cs, k, val, state, scale, &c))
 			continue;
 		filled++;
 		/* the constraints of c may now have one unknown left */

@@ -76,12 +76,12 @@ struct est_params {
 	double cluster;        /* max/min ratio within a cluster (1.5) */
 	double min_support;    /* minimum share of the class's issue cycles in a cluster */
 	double sparse;         /* below this many samples in the class: the sum ratio */
-	double min_window_s;   /* windows need at least this many expected samples to count */
-	bool pairs;            /* use pairs of adjacent groups */
-	bool dep_windows;      /* use dependence windows */
+	size_t window;         /* also windows of this many consecutive groups (0: none) */
+	bool pairs;            /* also single groups and pairs of adjacent groups */
+	bool dep_windows;      /* also dependence windows */
 };
 
-#define EST_PARAMS_INIT { 1.5, 0.25, 24, 2.0, true, true }
+#define EST_PARAMS_INIT { 1.5, 0.25, 24, 8, false, false }
 
 /*
  * Estimates the frequency of one class from its points.  used (may be
@@ -110,9 +110,12 @@ enum freq_state { FREQ_UNKNOWN, FREQ_ESTIMATED, FREQ_PROPAGATED };
 
 /*
  * Fills unknown classes from the flow constraints.  val[c] is the value
- * of class c, state[c] its enum freq_state (updated).  Returns how many
- * classes got a value.
+ * of class c, state[c] its enum freq_state (updated).  scale (may be NULL)
+ * receives, for each class filled, the largest of the values it was
+ * computed from: a value found as a small difference of large ones is
+ * only as precise as they are (the flow correction weighs it so).
+ * Returns how many classes got a value.
  */
-size_t freq_propagate(const struct fgraph *g, double *val, unsigned char *state);
+size_t freq_propagate(const struct fgraph *g, double *val, unsigned char *state, double *scale);
 
 #endif

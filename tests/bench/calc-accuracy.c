@@ -292,11 +292,11 @@ static void dump_blocks(const struct calc *c, const struct object *ob, double sc
 		if (!cb->cfg->n_insns || cb->samples <= 0)
 			continue;
 		t = truth_of(ob, cb->cfg->start, scale);
-		fprintf(csv, "%s,%s,0x%" PRIx64 ",%d,%d,%u,%u,%.4g,%.4g,%.4g,%.4g,%.4g,%s,%s,%.6g,%.6g,%.6g\n",
+		fprintf(csv, "%s,%s,0x%" PRIx64 ",%d,%d,%u,%u,%.4g,%.4g,%.4g,%.4g,%.4g,%s,%s,%.6g,%.6g,%.6g,%.4g,%.4g\n",
 			c->list.img->base, c->list.ref.proc->name, cb->cfg->start, cb->cfg->cls,
 			cb->est.method, cb->est.windows, cb->est.points, cb->est.spread, cb->est.support,
 			cb->est.samples, cb->est.class_samples, cb->est.class_m, calc_how_name(cb->how),
-			calc_conf_name(cb->conf), cb->samples, cb->execs, t);
+			calc_conf_name(cb->conf), cb->samples, cb->execs, t, cb->est.agreement, cb->est.loads);
 	}
 }
 
@@ -415,7 +415,7 @@ static double calibrated_period(struct epoch_view *v, const char *spec, double r
 
 static const char usage[] =
 	"usage: calc-accuracy -d DB [-E EPOCH] --callgrind FILE... [--scale X]\n"
-	"                     [--period-cycles P | --mhz M] [--schedule MODE] [--no-flow]\n"
+	"                     [--period-cycles P | --mhz M] [--schedule MODE] [--flow]\n"
 	"                     [--min-samples N] [--label NAME] [--csv FILE] [--procs]\n";
 
 static void parse_sched(const char *s, struct calc_opts *co)
@@ -434,7 +434,7 @@ static void parse_est(const char *s, struct est_params *p)
 	if (!strcmp(k, "cluster")) p->cluster = v;
 	else if (!strcmp(k, "support")) p->min_support = v;
 	else if (!strcmp(k, "sparse")) p->sparse = v;
-	else if (!strcmp(k, "minwin")) p->min_window_s = v;
+	else if (!strcmp(k, "window")) p->window = (size_t)v;
 	else if (!strcmp(k, "pairs")) p->pairs = v != 0;
 	else if (!strcmp(k, "dep")) p->dep_windows = v != 0;
 	else die("unknown --est knob '%s'", k);
@@ -451,6 +451,7 @@ int main(int argc, char **argv)
 		{ "mhz", required_argument, NULL, 'M' },
 		{ "schedule", required_argument, NULL, 's' },
 		{ "no-flow", no_argument, NULL, 'F' },
+		{ "flow", no_argument, NULL, 'W' },
 		{ "min-samples", required_argument, NULL, 'n' },
 		{ "label", required_argument, NULL, 'l' },
 		{ "csv", required_argument, NULL, 'C' },
@@ -478,7 +479,8 @@ int main(int argc, char **argv)
 		case 'P': a.co.period_cycles = strtod(optarg, NULL); break;
 		case 'M': a.co.mhz = strtod(optarg, NULL); break;
 		case 's': parse_sched(optarg, &a.co); break;
-		case 'F': a.co.no_flow = true; break;
+		case 'F': a.co.flow = false; break;
+		case 'W': a.co.flow = true; break;
 		case 'n': a.min_samples = strtoull(optarg, NULL, 0); break;
 		case 'l': a.label = optarg; break;
 		case 'C': a.csv = optarg; break;

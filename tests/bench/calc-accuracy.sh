@@ -9,8 +9,8 @@
 # cycles, so that the cycles per sample of THIS epoch are measured (a
 # virtual machine's /proc/cpuinfo MHz is not its clock, and each timer
 # sample costs guest time); run it once under callgrind (cached in DIR);
-# then compare with calc-accuracy, for every schedule mode in MODES (auto,
-# cold, pred, loop) with the flow correction and without, and once more with
+# then compare with calc-accuracy, for every schedule mode in MODES (loop, auto,
+# cold, pred, loop) without the flow correction and with it, and once more with
 # the epoch's own cycles per sample (no calibration).
 #
 # Workloads: the dcpi test workloads (wl-three, wl-branchy, wl-chase,
@@ -24,7 +24,7 @@ set -eu
 out=${TMPDIR:-/tmp}/dcpi-calc-accuracy
 hz=10000
 runs=3
-modes="auto cold pred loop"
+modes="loop cold pred auto"
 while getopts o:F:r:m: opt; do
 	case $opt in
 	o) out=$OPTARG ;;
@@ -112,14 +112,14 @@ for w in "$@"; do
 	profile "$w"
 done
 for m in $modes; do
-	for flow in "" --no-flow; do
-		echo "== schedule $m ${flow:-(flow correction)}"
+	for flow in --no-flow --flow; do
+		echo "== schedule $m $flow"
 		for w in "$@"; do
 			compare "$w" --calibrate calib_loop=$((4 * CALIB_N)) --schedule "$m" $flow | grep -v '^calibration'
 		done
 	done
 done
-echo "== schedule auto, flow correction, the epoch's own MHz (no calibration)"
+echo "== schedule loop, no flow correction, the epoch's own MHz (no calibration)"
 for w in "$@"; do
 	compare "$w"
 done
