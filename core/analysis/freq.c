@@ -63,6 +63,29 @@ static size_t groups(const struct est_point *p, size_t lo, size_t hi, size_t *g)
 	return n;
 }
 
+/*
+ * The dependence window of group k: (j, end of the group] when its issue
+ * point waited for a producer j of the segment with instructions between
+ * them; false otherwise.
+ */
+static bool dep_window(const struct est_point *p, size_t lo, const size_t *g, size_t k,
+		       size_t *from, size_t *to)
+{
+	size_t i = g[k];
+	int j;
+
+	while (i < g[k + 1] && p[i].m <= 0)
+		i++;
+	if (i >= g[k + 1])
+		return false;
+	j = p[i].producer;
+	if (j < 0 || (size_t)j < lo || (size_t)j + 1 >= i)
+		return false;
+	*from = (size_t)j + 1;
+	*to = g[k + 1] - 1;
+	return true;
+}
+
 static void segment_windows(const struct est_point *p, size_t lo, size_t hi,
 			    const struct est_params *par, struct wins *w, size_t *g)
 {
@@ -74,28 +97,23 @@ static void segment_windows(const struct est_point *p, size_t lo, size_t hi,
 	if (par->window > 0 && ng > par->window)
 		for (size_t k = 0; k + par->window <= ng; k++)
 			add_window(w, p, g[k], g[k + par->window] - 1);
-	/* the paper's fine windows: groups and adjacent pairs */
-	if (par->pairs)
-		for (size_t k = 0; k < ng; k++) {
-			add_window(w, p, g[k], g[k + 1] - 1);
-			if (k + 1 < ng)
-				add_window(w, p, g[k], g[k + 2] - 1);
-		}
-	if (!par->dep_windows)
+	/*
+	 * The paper's fine windows: each group (or, for an issue point that
+	 * waited for a producer with instructions between them, its
+	 * dependence window instead: a stall between them shortens the
+	 * issue point's wait but not the window's time) and adjacent pairs.
+	 */
+	if (!par->pairs)
 		return;
 	for (size_t k = 0; k < ng; k++) {
-		size_t i = g[k];
-		int j;
+		size_t a, b;
 
-		/* the issue point of the group (the first point with M > 0) */
-		while (i < g[k + 1] && p[i].m <= 0)
-			i++;
-		if (i >= g[k + 1])
-			continue;
-		j = p[i].producer;
-		if (j < 0 || (size_t)j < lo || (size_t)j >= i)
-			continue;
-		add_window(w, p, (size_t)j + 1, g[k + 1] - 1);
+		if (par->dep_windows && dep_window(p, lo, g, k, &a, &b))
+			add_window(w, p, a, b);
+		else
+			add_window(w, p, g[k], g[k + 1] - 1);
+		if (k + 1 < ng)
+			add_window(w, p, g[k], g[k + 2] - 1);
 	}
 }
 
@@ -207,6 +225,41 @@ static size_t cluster_end(const struct wins *w, size_t a, double factor)
 	return b;
 }
 
+/*
+ * Narrows a cluster to the windows that agree with its estimate within
+ * sampling noise (the paper's cluster rule, max <= 1.5 x min, also takes
+ * in windows with moderate stalls): drops the upper windows whose ratio
+ * exceeds F by more than max(10%, three Poisson deviations) and
+ * recomputes F, a few times.  Returns the new end; *s and *m are the
+ * kept sums.
+ */
+static size_t trim(const struct wins *w, size_t a, size_t b, const struct est_params *par,
+		   double *s, double *m)
+{
+	for (int round = 0; round < 5 && b > a; round++) {
+		double f = *s / *m, ns = 0, nm = 0;
+		size_t nb = a;
+
+		for (size_t k = a; k <= b; k++) {
+			double tol = w->v[k].s > 0 ? 3.0 / sqrt(w->v[k].s) : 1;
+
+			if (tol < par->trim)
+				tol = par->trim;
+			if (w->v[k].ratio > f * (1 + tol))
+				break;
+			ns += w->v[k].s;
+			nm += w->v[k].m;
+			nb = k;
+		}
+		if (nb == b || !(nm > 0))
+			break;
+		b = nb;
+		*s = ns;
+		*m = nm;
+	}
+	return b;
+}
+
 void freq_estimate_class(const struct est_point *p, size_t n, const struct est_params *par,
 			 struct est_result *r, unsigned char *used)
 {
@@ -248,6 +301,7 @@ void freq_estimate_class(const struct est_point *p, size_t n, const struct est_p
 			s += w.v[k].s;
 			m += w.v[k].m;
 		}
+		b = trim(&w, a, b, par, &s, &m);
 		r->method = EST_CLUSTER;
 		r->f = s / m;
 		r->used = (unsigned)(b - a + 1);

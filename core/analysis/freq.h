@@ -79,9 +79,10 @@ struct est_params {
 	size_t window;         /* also windows of this many consecutive groups (0: none) */
 	bool pairs;            /* also single groups and pairs of adjacent groups */
 	bool dep_windows;      /* also dependence windows */
+	double trim;           /* keep cluster windows within this of F (or 3 Poisson deviations) */
 };
 
-#define EST_PARAMS_INIT { 1.5, 0.25, 24, 8, false, false }
+#define EST_PARAMS_INIT { 1.5, 0.25, 24, 8, false, false, 0.10 }
 
 /*
  * Estimates the frequency of one class from its points.  used (may be

@@ -435,6 +435,7 @@ static void parse_est(const char *s, struct est_params *p)
 	else if (!strcmp(k, "support")) p->min_support = v;
 	else if (!strcmp(k, "sparse")) p->sparse = v;
 	else if (!strcmp(k, "window")) p->window = (size_t)v;
+	else if (!strcmp(k, "trim")) p->trim = v;
 	else if (!strcmp(k, "pairs")) p->pairs = v != 0;
 	else if (!strcmp(k, "dep")) p->dep_windows = v != 0;
 	else die("unknown --est knob '%s'", k);
