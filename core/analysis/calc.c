@@ -277,7 +277,7 @@ static void schedule_totals(struct block_schedule *s)
 
 /*
  * A schedule after a predecessor context, averaged over context lengths
- * (the last 8, 16, 24 and 32 instructions): with one length, where the
+ * (the last 16 and 32 instructions): with one length, where the
  * block falls in the retire cycles of the code before it makes each M_i 0
  * or 1 at random; the mean over several alignments is the steady state's
  * fraction.
@@ -285,7 +285,7 @@ static void schedule_totals(struct block_schedule *s)
 static int sched_context(struct work *w, size_t b, const struct sched_entry *e,
 			 struct block_schedule *out)
 {
-	static const size_t lens[] = { 8, 16, 24, 32 };
+	static const size_t lens[] = { 16, 32 };
 	struct block_schedule s;
 	size_t runs = 0;
 	double *acc = NULL;
