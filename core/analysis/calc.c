@@ -512,23 +512,57 @@ static void apply_schedules(struct work *w)
 
 /* ---- skid --------------------------------------------------------------------------- */
 
+/* Samples recorded in block b past its head (not split by the skid model). */
+static double inner_samples(const struct work *w, size_t b)
+{
+	const struct cfg_block *blk = &w->cfg->blocks[b];
+	double s = 0;
+
+	for (uint32_t i = blk->first + 1; i < blk->first + blk->n_insns; i++)
+		s += w->rec[w->c->time_event] ? w->rec[w->c->time_event][i] : 0;
+	return s;
+}
+
+/*
+ * Before any frequency is known (pass 1), a block head's samples are split
+ * by how hot each predecessor looks: the samples recorded inside it (a
+ * loop's back edge is far hotter than its entry); the invocations weigh
+ * as the blocks that return.
+ */
+static double prior_weights(const struct work *w, double *ew)
+{
+	const struct cfg *cfg = w->cfg;
+	double inv = 0;
+
+	for (size_t e = 0; e < cfg->n_edges; e++) {
+		const struct cfg_edge *ed = &cfg->edges[e];
+
+		ew[e] = ed->from == cfg->exit ? 0 : inner_samples(w, ed->from);
+		if (ed->kind == CFG_RETURN)
+			inv += inner_samples(w, ed->from);
+	}
+	return inv;
+}
+
 static void attribute(struct work *w, bool weighted)
 {
 	struct calc *c = w->c;
 	const struct cfg *cfg = w->cfg;
-	double *ew = NULL, *out = xcalloc(cfg->n_insns + 1, sizeof(*out));
+	double *ew = xcalloc(cfg->n_edges + 1, sizeof(*ew)), *out = xcalloc(cfg->n_insns + 1, sizeof(*out));
+	double inv = c->invocations;
 
 	if (weighted) {
-		ew = xcalloc(cfg->n_edges + 1, sizeof(*ew));
 		for (size_t e = 0; e < cfg->n_edges; e++)
 			ew[e] = c->edges[e].freq > 0 ? c->edges[e].freq : 0;
+	} else {
+		inv = prior_weights(w, ew);
 	}
 	for (size_t ev = 0; ev < EVENT__COUNT; ev++) {
 		double gone;
 
 		if (!w->rec[ev])
 			continue;
-		gone = skid_attribute(cfg, w->rec[ev], ew, c->invocations, ev == c->time_event ? c->skid
+		gone = skid_attribute(cfg, w->rec[ev], ew, inv, ev == c->time_event ? c->skid
 				      : skid_default(w->meta, (enum dcpi_event)ev), out,
 				      ev == c->time_event ? w->skflags : NULL);
 		for (size_t i = 0; i < cfg->n_insns; i++)
@@ -631,6 +665,46 @@ static size_t class_points(struct work *w, int cls, struct est_point *p, size_t 
 	return n;
 }
 
+/*
+ * With samples of retired instructions (the instructions event, where a
+ * PMU has it), a class's executions are counted, not inferred: each
+ * executed instruction is one event, so executions = the class's
+ * instruction samples x the event's period / its measured instructions.
+ * Converted to executions per time sample.  Returns true if it applied.
+ */
+static bool instructions_estimate(struct work *w, const size_t *idx, size_t n,
+				  struct est_result *r)
+{
+	const struct epoch_event *e = w->meta ? epoch_meta_event(w->meta, EVENT_INSTRUCTIONS) : NULL;
+	double s = 0, count = 0;
+
+	if (!w->rec[EVENT_INSTRUCTIONS] || !e || e->period_in_ns || !e->period || !(w->c->period > 0))
+		return false;
+	for (size_t k = 0; k < n; k++) {
+		const struct calc_insn *ci = &w->c->insns[idx[k]];
+
+		if (ci->flags & CALC_I_UNMEASURED)
+			continue;
+		s += ci->attributed[EVENT_INSTRUCTIONS];
+		count++;
+	}
+	if (!(count > 0))
+		return false;
+	r->method = EST_INSTRUCTIONS;
+	r->f = s * (double)e->period / count / w->c->period;
+	r->samples = s;
+	r->points = (unsigned)count;
+	return true;
+}
+
+/* Sampling error alone: about 1/sqrt(samples). */
+static enum calc_conf instructions_confidence(const struct est_result *r)
+{
+	if (r->samples >= 400)
+		return CALC_CONF_HIGH;
+	return r->samples >= 100 ? CALC_CONF_MEDIUM : CALC_CONF_LOW;
+}
+
 static void estimate_classes(struct work *w)
 {
 	const struct cfg *cfg = w->cfg;
@@ -656,12 +730,17 @@ static void estimate_classes(struct work *w)
 		n = class_points(w, (int)cls, p, idx);
 		freq_estimate_class(p, n, w->c->opts.est, r, used);
 		w->cls_m[cls] = r->total_m;
-		if (r->method == EST_NONE)
+		class_features(w, (int)cls, &w->cls_agree[cls], &w->cls_loads[cls]);
+		if (instructions_estimate(w, idx, n, r)) {
+			memset(used, 0, n);
+			w->cls_conf[cls] = instructions_confidence(r);
+		} else if (r->method != EST_NONE) {
+			w->cls_conf[cls] = confidence(r, w->cls_agree[cls], w->cls_loads[cls]);
+		} else {
 			continue;
+		}
 		w->cls_val[cls] = r->f;
 		w->cls_state[cls] = FREQ_ESTIMATED;
-		class_features(w, (int)cls, &w->cls_agree[cls], &w->cls_loads[cls]);
-		w->cls_conf[cls] = confidence(r, w->cls_agree[cls], w->cls_loads[cls]);
 		for (size_t k = 0; k < n; k++)
 			if (used[k])
 				w->c->insns[idx[k]].flags |= CALC_I_USED;

@@ -35,7 +35,9 @@
  *     callee's return; the entry measures the callers' calls) leave it, and
  *     instructions whose time was recorded elsewhere (calls, returns, jumps
  *     out) are "unmeasured".
- *  4. Frequencies (freq.h): per equivalence class from the ratios of
+ *  4. Frequencies (freq.h): where the epoch has samples of retired
+ *     instructions (the instructions event), counted from them; else per
+ *     equivalence class from the ratios of
  *     samples to M over windows of issue points (clusters of small ratios,
  *     the sum-ratio fallback, dependence windows, anomaly rejection), then
  *     local propagation over the flow constraints, then a global min-cost
@@ -215,7 +217,8 @@ struct calc_block {
 	/* how the class's own estimate was made (freq.h struct est_result): for
 	 * "why this confidence" displays and the accuracy benchmark */
 	struct calc_estimate {
-		int method;           /* enum est_method: 0 none, 1 cluster, 2 sum ratio */
+		int method;           /* enum est_method: 0 none, 1 cluster, 2 sum ratio,
+					 3 counted by the instructions event */
 		unsigned windows, points;
 		double spread, support, samples, class_samples, class_m;
 		double agreement;     /* best-case cycles of the class under the other

@@ -301,7 +301,8 @@ unsigned culprit_find(const struct culprit_ctx *x, size_t i, double stall, doubl
 			(*causes)[j] = (*causes)[--*n];
 		else
 			j++;
-	qsort(*causes + first, *n - first, sizeof(**causes), by_addr);
+	if (*n > first + 1)
+		qsort(*causes + first, *n - first, sizeof(**causes), by_addr);
 	if (!f.mask)
 		f.mask = 1u << CULPRIT_UNEXPLAINED;
 	if (bound)

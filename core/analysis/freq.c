@@ -151,6 +151,8 @@ static void unique(struct wins *w)
 {
 	size_t keep = 0;
 
+	if (w->n < 2)
+		return;
 	qsort(w->v, w->n, sizeof(*w->v), by_range);
 	for (size_t k = 0; k < w->n; k++)
 		if (!keep || w->v[k].lo != w->v[keep - 1].lo || w->v[k].hi != w->v[keep - 1].hi)

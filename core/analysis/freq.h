@@ -55,6 +55,7 @@ enum est_method {
 	EST_NONE,          /* nothing to estimate from (no issue point, no sample) */
 	EST_CLUSTER,       /* a cluster of small ratios */
 	EST_SUM,           /* the sum ratio over the class (few samples) */
+	EST_INSTRUCTIONS,  /* counted by the instructions event (calc.c), not estimated */
 };
 
 struct est_result {

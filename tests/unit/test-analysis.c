@@ -740,6 +740,7 @@ struct synth {
 	struct image img;
 	struct proc proc;
 	struct epoch_meta meta;
+	uint64_t instr_period;   /* > 0: also samples of retired instructions, this period */
 };
 
 /* A listing of code with samples: the time of each instruction is F x M, recorded one later. */
@@ -752,8 +753,11 @@ static void synth_calc(struct synth *sy, struct calc *c, const uint8_t *code, si
 	struct sched_entry loopent = { SCHED_ENTRY_LOOP, NULL, 0 };
 	struct epoch_event *ev;
 
+	uint64_t instr_period = sy->instr_period;
+
 	memset(sy, 0, sizeof(*sy));
 	memset(c, 0, sizeof(*c));
+	sy->instr_period = instr_period;
 	sy->img.rec.path = (char *)"/synthetic/prog";
 	sy->img.base = "prog";
 	sy->proc = (struct proc){ BASE, BASE + len, "mul_loop", "mul_loop", 0, 0, 0 };
@@ -771,6 +775,13 @@ static void synth_calc(struct synth *sy, struct calc *c, const uint8_t *code, si
 	l->ref.proc = &sy->proc;
 	l->events[0] = EVENT_CYCLES;
 	l->n_events = 1;
+	if (instr_period) {
+		ev = epoch_meta_add_event(&sy->meta, EVENT_INSTRUCTIONS);
+		ev->used = EVENT_INSTRUCTIONS;
+		ev->period = instr_period;
+		l->events[l->n_events++] = EVENT_INSTRUCTIONS;
+		ev = epoch_meta_event(&sy->meta, EVENT_CYCLES);
+	}
 	build_cfg(code, len, &l->cfg);
 	l->n_insns = l->cfg.n_insns;
 	l->insns = xcalloc(l->n_insns, sizeof(*l->insns));
@@ -793,6 +804,12 @@ static void synth_calc(struct synth *sy, struct calc *c, const uint8_t *code, si
 				n += (uint64_t)llround(f_loop * stall);
 			l->insns[at].samples[EVENT_CYCLES] += n;
 			l->totals[EVENT_CYCLES] += n;
+			if (instr_period) {
+				/* every execution retires it once: f x 1e5 cycles-per-sample executions */
+				n = (uint64_t)llround(f_loop * 100000.0 / (double)instr_period);
+				l->insns[at].samples[EVENT_INSTRUCTIONS] += n;
+				l->totals[EVENT_INSTRUCTIONS] += n;
+			}
 		}
 		block_schedule_release(&s);
 	}
@@ -854,6 +871,28 @@ static void calc_reports_dynamic_stall(void **state)
 	/* the summary adds up: execution + static + dynamic + error = tallied */
 	assert_near(c.summary.execution + c.summary.static_total + c.summary.dynamic +
 		    c.summary.unestimated + c.summary.net_error, c.summary.samples, 1e-6);
+	calc_release(&c);
+	epoch_meta_release(&sy.meta);
+}
+
+/*
+ * With the instructions event the frequency is counted, whatever the
+ * cycles say: a stall of 40 cycles on the add does not change it.
+ */
+static void calc_counts_with_instructions(void **state)
+{
+	struct calc_opts o = CALC_OPTS_INIT;
+	struct synth sy = { .instr_period = 1000 };
+	struct calc c;
+	long add;
+
+	(void)state;
+	synth_calc(&sy, &c, mul_loop, sizeof(mul_loop), 2500, &o, 0x1006, 40);
+	assert_int_equal(c.blocks[1].est.method, EST_INSTRUCTIONS);
+	assert_rel(c.blocks[1].freq, 2500, 0.01);
+	assert_int_equal(c.blocks[1].conf, CALC_CONF_HIGH);
+	add = calc_insn_at(&c, 0x1006);
+	assert_rel(c.insns[add].stall_dynamic, 40, 0.03);
 	calc_release(&c);
 	epoch_meta_release(&sy.meta);
 }
@@ -945,6 +984,7 @@ int main(void)
 		cmocka_unit_test(culprit_bounded_by_events),
 		cmocka_unit_test(calc_recovers_known_frequency),
 		cmocka_unit_test(calc_reports_dynamic_stall),
+		cmocka_unit_test(calc_counts_with_instructions),
 		cmocka_unit_test(calc_reports_render),
 		cmocka_unit_test(calc_schedule_modes),
 	};
