@@ -290,7 +290,7 @@ static int sched_context(struct work *w, size_t b, const struct sched_entry *e,
 	size_t runs = 0;
 	double *acc = NULL;
 
-	if (e->kind != SCHED_ENTRY_PRED || getenv("DCPI_CTX1"))
+	if (e->kind != SCHED_ENTRY_PRED)
 		return sched_one(w, b, e, out);
 	for (size_t k = 0; k < ARRAY_SIZE(lens); k++) {
 		struct sched_entry x = *e;
@@ -1026,17 +1026,8 @@ static void flow(struct work *w)
 	if (!any || (cfg->flags & CFG_MISSING_EDGES) || !c->opts.flow)
 		return;
 	build_net(w, &n);
-	net = (struct flow_net){ 2 * cfg->n_blocks, n.n, n.from, n.to, n.est, n.w,
-				 getenv("DCPI_FLOW_BOUND") ? atof(getenv("DCPI_FLOW_BOUND")) : 0 };
+	net = (struct flow_net){ 2 * cfg->n_blocks, n.n, n.from, n.to, n.est, n.w, 0 };
 	x = xcalloc(n.n + 1, sizeof(*x));
-	if (getenv("DCPI_FLOW_DEBUG")) {
-		int r = flow_correct(&net, x);
-
-		fprintf(stderr, "flow %s: %d\n", c->list.ref.proc->name, r);
-		for (size_t k = 0; k < n.n; k++)
-			fprintf(stderr, "  arc %zu %u->%u est %.4g w %.4g -> %.4g\n", k, n.from[k], n.to[k],
-				n.est[k], n.w[k], x[k]);
-	}
 	if (!flow_correct(&net, x)) {
 		for (size_t b = 0; b < cfg->n_blocks; b++)
 			if (n.block_arc[b] >= 0)

@@ -26,7 +26,7 @@
  *     classes and the samples recorded at each instruction, per event.
  *  2. The static schedule of every block (model/sched.h): M_i, issue
  *     points, static stall reasons.  opts.sched says what is assumed before
- *     a block (cold, the predecessors' tails, a self-loop's steady state).
+ *     a block (cold, the predecessors' code, a self-loop's steady state).
  *  3. The skid model (skid.h): with timer or non-precise sampling, a sample
  *     recorded at address p measures the instruction executed just before
  *     p.  Samples are moved back to that instruction; at block heads they
@@ -37,16 +37,19 @@
  *     out) are "unmeasured".
  *  4. Frequencies (freq.h): where the epoch has samples of retired
  *     instructions (the instructions event), counted from them; else per
- *     equivalence class from the ratios of
- *     samples to M over windows of issue points (clusters of small ratios,
- *     the sum-ratio fallback, dependence windows, anomaly rejection), then
- *     local propagation over the flow constraints, then a global min-cost
- *     flow correction (flow.h) so that block and edge frequencies conserve
- *     flow.  Each estimate gets a confidence (low, medium, high).
+ *     equivalence class from the ratios of samples to M over windows of
+ *     its instructions (clusters of small ratios, the sum-ratio fallback,
+ *     anomaly rejection; the paper's fine and dependence windows on
+ *     request), then local propagation over the flow constraints, and on
+ *     request (opts.flow) a global min-cost flow correction (flow.h) so
+ *     that block and edge frequencies conserve flow.  Each estimate gets a
+ *     confidence (low, medium, high), calibrated on measured errors.
  *  5. CPI per instruction and block (actual and best case), stall cycles
  *     split into static (from the schedule) and dynamic, and the culprits
  *     of each dynamic stall, "guilty until proven innocent" (culprit.h).
  *  6. The procedure summary (Figure 4).
+ * Steps 2 to 4 run twice: the second pass splits block-head samples and
+ * weighs schedules by the first pass's edge frequencies.
  *
  * Units.  `freq` is executions per sampling period (F in the paper); an
  * execution count is freq x period (`execs`; for the clock event the

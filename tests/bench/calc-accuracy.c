@@ -300,11 +300,26 @@ static void dump_blocks(const struct calc *c, const struct object *ob, double sc
 	}
 }
 
+/* Samples of procedures callgrind never ran (ifunc variants chosen by CPU features differ). */
+static double not_comparable;
+
+static bool ran(const struct calc *c, const struct object *ob)
+{
+	for (size_t i = 0; i < c->n_insns; i++)
+		if (truth_of(ob, c->insns[i].insn->addr, 1) > 0)
+			return true;
+	return false;
+}
+
 static void compare(const struct calc *c, const struct object *ob, double scale, struct tally *t,
 		    struct tally *e, bool procs)
 {
 	struct tally pt = { 0 }, pe = { 0 };
 
+	if (!ran(c, ob)) {
+		not_comparable += c->summary.samples;
+		return;
+	}
 	for (size_t i = 0; i < c->n_insns; i++) {
 		const struct calc_insn *ci = &c->insns[i];
 
@@ -516,6 +531,9 @@ int main(int argc, char **argv)
 	}
 	tally_print(a.label ? a.label : "all", &t, &e);
 	print_buckets(&t);
+	if (not_comparable > 0)
+		printf("  not compared: %.0f samples in procedures callgrind never ran (its CPU picks other"
+		       " ifunc variants)\n", not_comparable);
 	if (csv)
 		fclose(csv);
 	if (dump)
