@@ -322,13 +322,16 @@ static int sched_context(struct work *w, size_t b, const struct sched_entry *e,
 	return 0;
 }
 
-/* Schedules block b: cold, and per predecessor as the options ask. */
+/*
+ * Schedules block b cold, after each predecessor's code (its self-loop: in
+ * the steady state), up to PRED_MAX predecessors: the modes combine these,
+ * and the confidence compares two of the combinations.
+ */
 static void schedule_all(struct work *w, size_t b)
 {
 	const struct cfg *cfg = w->cfg;
 	const struct cfg_block *blk = &cfg->blocks[b];
 	struct bsched *bs = &w->bs[b];
-	enum calc_sched mode = w->c->opts.sched;
 	size_t cap = blk->n_pred + 1;
 
 	bs->s = xcalloc(cap, sizeof(*bs->s));
@@ -340,7 +343,6 @@ static void schedule_all(struct work *w, size_t b)
 	bs->pred_edge[0] = -1;
 	bs->n = 1;
 	/* every mode schedules the contexts: the confidence compares models */
-	(void)mode;
 	for (uint32_t k = 0; k < blk->n_pred && bs->n <= PRED_MAX; k++) {
 		uint32_t e = cfg->pred[blk->pred + k];
 		const struct cfg_edge *ed = &cfg->edges[e];
@@ -1004,9 +1006,8 @@ static void build_net(struct work *w, struct netb *n)
 	net_weights(n, 2 * cfg->n_blocks);
 }
 
-static void take_flow(struct calc *c, double old, double nv, double *freq, enum calc_how *how)
+static void take_flow(double old, double nv, double *freq, enum calc_how *how)
 {
-	(void)c;
 	if (old < 0 || fabs(nv - old) > 0.02 * (old > 0 ? old : 1e-12))
 		*how = CALC_HOW_FLOW;
 	*freq = nv;
@@ -1031,11 +1032,11 @@ static void flow(struct work *w)
 	if (!flow_correct(&net, x)) {
 		for (size_t b = 0; b < cfg->n_blocks; b++)
 			if (n.block_arc[b] >= 0)
-				take_flow(c, c->blocks[b].freq, x[n.block_arc[b]], &c->blocks[b].freq,
+				take_flow(c->blocks[b].freq, x[n.block_arc[b]], &c->blocks[b].freq,
 					  &c->blocks[b].how);
 		for (size_t e = 0; e < cfg->n_edges; e++)
 			if (n.edge_arc[e] >= 0)
-				take_flow(c, c->edges[e].freq, x[n.edge_arc[e]], &c->edges[e].freq,
+				take_flow(c->edges[e].freq, x[n.edge_arc[e]], &c->edges[e].freq,
 					  &c->edges[e].how);
 		c->invocations = x[n.inv_arc];
 		c->blocks[cfg->exit].freq = c->invocations;
