@@ -170,23 +170,17 @@ static void bubble_lines(struct render *r, long b, long i, double cycles, const 
 	}
 }
 
+/*
+ * Bubbles above instruction i: its dynamic stall (culprit letters), then
+ * its static stall (the schedule's reason).  An unexplained gain (fewer
+ * cycles than M) gets no bubble, as in Figure 2: its CPI shows it, and the
+ * summary adds the gains up.
+ */
 static void bubbles(struct render *r, size_t i)
 {
 	const struct calc_insn *ci = &r->c->insns[i];
 	struct calc_bubble bb;
 
-	if (ci->flags & CALC_I_GAIN) {
-		struct strbuf sb = STRBUF_INIT;
-		char cy[32];
-
-		calc_format_cycles(-ci->stall_dynamic, cy, sizeof(cy));
-		strbuf_addf(&sb, "%*s  %-8s ... -%s", r->aw, "", "g", cy);
-		if (!r->explained['g']) {
-			r->explained['g'] = true;
-			strbuf_addstr(&sb, " (g = unexplained gain: fewer cycles than the schedule's minimum)");
-		}
-		lines_add(r->out, CALC_LINE_BUBBLE, ci->block, (long)i, false, &sb);
-	}
 	if (!calc_bubble_of(r->c, i, &bb))
 		return;
 	if (bb.dynamic_cycles > 0)
