@@ -29,6 +29,7 @@
 #define PROFILE_SUFFIX ".prof"
 #define CORRUPT_SUFFIX ".corrupt"
 #define PROFILE_MAX_SIZE ((size_t)1 << 30)
+#define BINARIES_NAME "binaries"
 
 const char *db_default_path(const char *opt)
 {
@@ -196,13 +197,12 @@ static int clean_temps(struct db *db)
 {
 	uint32_t *seqs;
 	size_t n;
-	int ret = fsio_remove_temps(db->dirfd, db->path);
+	int fd, ret = fsio_remove_temps(db->dirfd, db->path);
 
 	if (db_epoch_seqs(db, &seqs, &n))
 		return -1;
 	for (size_t i = 0; i < n; i++) {
 		char name[16];
-		int fd;
 
 		snprintf(name, sizeof(name), "%06" PRIu32, seqs[i]);
 		fd = openat(db->dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -213,6 +213,12 @@ static int clean_temps(struct db *db)
 		close(fd);
 	}
 	free(seqs);
+	fd = openat(db->dirfd, BINARIES_NAME, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0) {
+		if (fsio_remove_temps(fd, BINARIES_NAME))
+			ret = -1;
+		close(fd);
+	}
 	return ret;
 }
 
@@ -1010,4 +1016,78 @@ int db_aux_load(struct db *db, uint32_t seq, const char *name, size_t max, struc
 	close(fd);
 	free(what);
 	return r;
+}
+
+/* ---- binary snapshots ------------------------------------------------- */
+
+bool db_binary_name_valid(const char *hex)
+{
+	size_t n = strlen(hex);
+
+	return n >= 2 && n <= 2 * IMAGE_BUILD_ID_MAX && n % 2 == 0 &&
+	       strspn(hex, "0123456789abcdef") == n;
+}
+
+static int open_binaries(struct db *db, bool create)
+{
+	int fd;
+
+	if (create && mkdirat(db->dirfd, BINARIES_NAME, FSIO_DIR_MODE) && errno != EEXIST)
+		return errorf_errno("cannot create '%s/%s'", db->path, BINARIES_NAME);
+	fd = openat(db->dirfd, BINARIES_NAME, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && (create || errno != ENOENT))
+		errorf_errno("cannot open '%s/%s'", db->path, BINARIES_NAME);
+	return fd;
+}
+
+bool db_binary_exists(struct db *db, const char *hex)
+{
+	struct stat st;
+	int fd;
+	bool r;
+
+	if (!db_binary_name_valid(hex) || (fd = open_binaries(db, false)) < 0)
+		return false;
+	r = !fstatat(fd, hex, &st, AT_SYMLINK_NOFOLLOW) && S_ISREG(st.st_mode);
+	close(fd);
+	return r;
+}
+
+int db_binary_store(struct db *db, const char *hex, const void *data, size_t len)
+{
+	char *what;
+	int fd, r;
+
+	need_writer(db);
+	if (!db_binary_name_valid(hex))
+		return errorf("invalid build-id '%s'", hex);
+	if (db_binary_exists(db, hex))
+		return 0;
+	if ((fd = open_binaries(db, true)) < 0)
+		return -1;
+	what = xasprintf("%s/%s/%s", db->path, BINARIES_NAME, hex);
+	r = fsio_write_atomic(fd, hex, what, data, len, sync_enabled(db));
+	/* The new directory entry of binaries/ itself must survive a crash too. */
+	if (!r && sync_enabled(db))
+		r = fsio_fsync_dir(db->dirfd, db->path);
+	close(fd);
+	free(what);
+	return r;
+}
+
+int db_binary_open(struct db *db, const char *hex)
+{
+	int dfd, fd;
+
+	if (!db_binary_name_valid(hex)) {
+		errno = EINVAL;
+		return errorf("invalid build-id '%s'", hex);
+	}
+	if ((dfd = open_binaries(db, false)) < 0)
+		return -1;
+	fd = openat(dfd, hex, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && errno != ENOENT)
+		errorf_errno("cannot open '%s/%s/%s'", db->path, BINARIES_NAME, hex);
+	close(dfd);
+	return fd;
 }

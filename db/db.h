@@ -173,6 +173,30 @@ int db_aux_store(struct db *db, uint32_t seq, const char *name, const void *data
 /* Reads an auxiliary file (at most max bytes); 1 if absent. */
 int db_aux_load(struct db *db, uint32_t seq, const char *name, size_t max, struct strbuf *out);
 
+/* ---- binary snapshots (binaries/BUILD-ID) ---------------------------- */
+
+/*
+ * Snapshots of profiled executables, named by their build-id in lowercase
+ * hex, so that a rebuild does not orphan an old profile (dcpirun stores
+ * them; readers may use them when the file at an image's path has another
+ * build-id).  Shared by all epochs.
+ */
+
+/* True if hex is a valid snapshot name (2-64 lowercase hex digits, even). */
+bool db_binary_name_valid(const char *hex);
+/* True if the database holds a snapshot of this build-id. */
+bool db_binary_exists(struct db *db, const char *hex);
+/*
+ * Writer: stores data as the snapshot of build-id hex (atomically, like
+ * every file).  An existing snapshot is kept: same build-id, same code.
+ */
+int db_binary_store(struct db *db, const char *hex, const void *data, size_t len);
+/*
+ * Opens the snapshot of build-id hex for reading.  Returns an fd, or -1:
+ * with errno ENOENT (not reported) if there is none, else reported.
+ */
+int db_binary_open(struct db *db, const char *hex);
+
 /* The display path of a file in an epoch ("DIR/000001/NAME"), for messages. */
 char *db_epoch_file_path(struct db *db, uint32_t seq, const char *name);
 
