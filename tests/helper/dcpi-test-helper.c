@@ -9,6 +9,10 @@
  *   merge-loop DIR SEED    merge random increments forever (crash tests)
  *   read-loop DIR SECONDS  load every profile in a loop; exit 1 on any error
  *   encode-profile KEY EVENT < "OFFSET COUNT" lines > profile bytes
+ *   dump DIR [EPOCH]       print an epoch (default latest) line by line:
+ *                          "image KEY KIND BUILD-ID PATH" for each image, then
+ *                          "sample KEY EVENT PID OFFSET COUNT" for each offset
+ *                          of each profile (PID 0: all processes; hex offsets)
  *
  * Fixture description (build), one directive a line, '#' comments:
  *   epoch [label=L] [start=ISO] [end=ISO] [host=H] [mhz=M] [model=TEXT]
@@ -44,7 +48,8 @@ static const char usage[] =
 	"       dcpi-test-helper check DIR\n"
 	"       dcpi-test-helper merge-loop DIR SEED\n"
 	"       dcpi-test-helper read-loop DIR SECONDS\n"
-	"       dcpi-test-helper encode-profile KEY EVENT\n";
+	"       dcpi-test-helper encode-profile KEY EVENT\n"
+	"       dcpi-test-helper dump DIR [EPOCH]\n";
 
 /* ---- build ------------------------------------------------------------ */
 
@@ -407,6 +412,47 @@ static int cmd_encode(const char *key, const char *event)
 	return 0;
 }
 
+/* ---- dump ------------------------------------------------------------- */
+
+static int cmd_dump(const char *dir, const char *epoch)
+{
+	struct db *db = db_open(dir, DB_READ);
+	struct image_index idx;
+	struct db_profile_id *ids;
+	size_t n;
+	uint32_t seq;
+	int bad = 0;
+
+	if (!db || db_epoch_resolve(db, epoch, &seq) || db_images_load(db, seq, &idx))
+		return 1;
+	for (size_t i = 0; i < idx.n; i++) {
+		struct strbuf sb = STRBUF_INIT;
+
+		strbuf_add_build_id(&sb, &idx.v[i]);
+		printf("image %s %s %s %s\n", idx.v[i].key, image_kind_name(idx.v[i].kind),
+		       sb.len ? sb.buf : "-", idx.v[i].path);
+		strbuf_release(&sb);
+	}
+	image_index_release(&idx);
+	if (db_profiles_list(db, seq, &ids, &n))
+		return 1;
+	for (size_t j = 0; j < n; j++) {
+		struct profile p = PROFILE_INIT;
+
+		if (db_profile_load(db, seq, &ids[j], &p)) {
+			bad = 1;
+			continue;
+		}
+		for (size_t k = 0; k < p.n; k++)
+			printf("sample %s %s %" PRIu32 " 0x%" PRIx64 " %" PRIu64 "\n", ids[j].key,
+			       event_name(ids[j].event), ids[j].pid, p.v[k].offset, p.v[k].count);
+		profile_release(&p);
+	}
+	free(ids);
+	db_close(db);
+	return bad;
+}
+
 int main(int argc, char **argv)
 {
 	cli_init(argc, argv);
@@ -422,5 +468,7 @@ int main(int argc, char **argv)
 		return cmd_read_loop(argv[2], argv[3]);
 	if (argc == 4 && !strcmp(argv[1], "encode-profile"))
 		return cmd_encode(argv[2], argv[3]);
+	if ((argc == 3 || argc == 4) && !strcmp(argv[1], "dump"))
+		return cmd_dump(argv[2], argc == 4 ? argv[3] : NULL);
 	cli_usage(usage, 1);
 }
