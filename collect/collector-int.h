@@ -1,0 +1,72 @@
+/*
+ * collect/collector-int.h - the collector's insides, shared by
+ * collect/collector.c (the sample path) and collect/status.c (its
+ * reports).  Not for other users: see collect/collector.h.
+ */
+#ifndef DCPI_COLLECT_COLLECTOR_INT_H
+#define DCPI_COLLECT_COLLECTOR_INT_H
+
+#include "collect/collector.h"
+#include "collect/order.h"
+#include "collect/perf.h"
+#include "collect/procs.h"
+#include "collect/shash.h"
+#include "collect/store.h"
+#include "core/u64map.h"
+
+#define NS_PER_SEC ((int64_t)1000000000)
+
+/* One DCPI event as this machine counts it. */
+struct cevent {
+	struct perf_evspec spec;
+	bool freq;                  /* kernel-adjusted frequency (hardware events with -F) */
+	uint64_t mean;              /* requested mean period (or the frequency if freq) */
+	uint64_t top;               /* top of the random period range */
+	uint64_t samples;           /* this run */
+	uint64_t period_sum, period_n;      /* this epoch, for the mean period */
+	uint64_t enabled_base, running_base;/* times at the start of the epoch */
+};
+
+struct ccpu {
+	int cpu;
+	int *fd;                    /* one per event, -1 if not open */
+	struct perf_ring ring;
+	bool hup;                   /* the traced processes are gone */
+	struct shash hash;
+	struct shash *shadow;       /* --hash-compare: the other policy, for its statistics */
+	uint64_t samples, lost, throttled;
+	uint64_t window_samples;    /* samples at the start of the rate window */
+	double rate;                /* samples/s over the last window */
+};
+
+struct collector {
+	struct collect_options opt;
+	struct perf_target target;
+	struct db *db;
+	struct cevent ev[EVENT__COUNT];
+	size_t n_ev;
+	struct u64map id_event;     /* kernel event id -> index into ev + 1 */
+	struct ccpu *cpu;
+	size_t ncpu;
+	struct order_queue order;
+	struct procs procs;
+	struct store store;
+	uint64_t rng;
+	bool offline;               /* no perf events: records come from collector_feed() */
+
+	int64_t started, next_redraw, next_drain, window_start;
+	/* This run. */
+	uint64_t samples, lost, throttled, unknown, kernel, records, bad_records, stray, garbled;
+	uint64_t drains;
+	/* At the start of the epoch (for the epoch's counters). */
+	uint64_t epoch_lost, epoch_throttled, epoch_hash_samples, epoch_hash_hits;
+	uint64_t epoch_evictions, epoch_shadow_hits, epoch_shadow_evictions;
+};
+
+/* The measured mean period of event i in this epoch (ns for the clock). */
+uint64_t collector_mean_period(struct collector *c, size_t i);
+
+/* Totals of the per-CPU hash statistics (of the shadow tables if shadow). */
+void collector_hash_totals(struct collector *c, struct shash_stats *t, bool shadow);
+
+#endif

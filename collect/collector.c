@@ -1,0 +1,854 @@
+#include "config.h"
+#include "collect/collector.h"
+#include "collect/collector-int.h"
+#include "collect/order.h"
+#include "collect/perf.h"
+#include "collect/perfrec.h"
+#include "collect/procs.h"
+#include "core/cli.h"
+#include "core/die.h"
+#include "core/hash.h"
+#include "core/strbuf.h"
+#include "core/timeutil.h"
+#include "core/xalloc.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+/* ---- options --------------------------------------------------------------- */
+
+void collect_options_init(struct collect_options *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->events[o->n_events++] = EVENT_CYCLES;
+	o->events[o->n_events++] = EVENT_IMISS;
+	o->freq_hz = COLLECT_DEFAULT_HZ;
+	o->pid = -1;
+	o->hash = SHASH_STF6;
+	o->hash_bytes = 256 << 10;
+	o->overflow_entries = 8192;
+	o->ring_pages = 64;
+	o->drain_ns = 60 * NS_PER_SEC;
+	o->slack_ns = 20 * 1000000;
+	store_config_init(&o->store);
+}
+
+static void known_events(struct strbuf *sb)
+{
+	for (int i = 0; i < EVENT__COUNT; i++)
+		strbuf_addf(sb, "%s%s", i ? ", " : "", event_name((enum dcpi_event)i));
+}
+
+int collect_parse_events(struct collect_options *o, const char *list)
+{
+	char *copy = xstrdup(list), *tok, *save = NULL;
+	int r = 0;
+
+	o->n_events = 0;
+	o->events_given = true;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int ev = event_lookup(tok);
+		bool dup = false;
+
+		if (ev < 0) {
+			struct strbuf sb = STRBUF_INIT;
+
+			known_events(&sb);
+			r = errorf("unknown event '%s' (known: %s)", tok, sb.buf);
+			strbuf_release(&sb);
+			break;
+		}
+		for (size_t i = 0; i < o->n_events; i++)
+			dup |= o->events[i] == (enum dcpi_event)ev;
+		if (!dup)
+			o->events[o->n_events++] = (enum dcpi_event)ev;
+	}
+	if (!r && !o->n_events)
+		r = errorf("no events in '%s'", list);
+	free(copy);
+	return r;
+}
+
+int collect_option(struct collect_options *o, int opt, const char *arg)
+{
+	uint64_t v;
+	int k;
+
+	switch (opt) {
+	case 'e':
+		return collect_parse_events(o, arg) ? -1 : 1;
+	case 'F':
+		if (cli_parse_range(arg, 1, 100000, &v))
+			return errorf("bad rate '%s' (-F takes 1 to 100000 samples/s)", arg);
+		o->freq_hz = v;
+		o->period = 0;
+		return 1;
+	case 'c':
+		if (cli_parse_range(arg, 1000, UINT64_MAX >> 2, &v))
+			return errorf("bad period '%s' (-c takes a number of events, or ns for "
+				      "clock, of at least 1000)", arg);
+		o->period = v;
+		o->freq_hz = 0;
+		return 1;
+	case COLLECT_OPT_HASH:
+		if ((k = shash_kind_lookup(arg)) < 0)
+			return errorf("unknown hash table '%s' (rr4 or stf6)", arg);
+		o->hash = (enum shash_kind)k;
+		return 1;
+	case COLLECT_OPT_PER_PROCESS:
+		o->per_process = xreallocarray(o->per_process, o->n_per_process + 1,
+					       sizeof(*o->per_process));
+		o->per_process[o->n_per_process++] = (char *)arg;
+		return 1;
+	case COLLECT_OPT_WRITE_INTERVAL:
+		if (cli_parse_range(arg, 0, 86400, &v))
+			return errorf("bad write interval '%s' (seconds, 0 to 86400)", arg);
+		o->store.write_interval_ns = (int64_t)v * NS_PER_SEC;
+		/* Nothing reaches disk before a drain: drain at least as often. */
+		o->drain_ns = v < 1 ? NS_PER_SEC : v < 60 ? (int64_t)v * NS_PER_SEC : 60 * NS_PER_SEC;
+		return 1;
+	case COLLECT_OPT_HASH_BYTES:
+		if (cli_parse_range(arg, 64, (uint64_t)1 << 30, &v))
+			return errorf("bad hash table size '%s' (bytes per CPU, 64 to 2^30)", arg);
+		o->hash_bytes = (size_t)v;
+		return 1;
+	case COLLECT_OPT_HASH_COMPARE:
+		o->hash_compare = true;
+		return 1;
+	case COLLECT_OPT_RING_PAGES:
+		if (cli_parse_range(arg, 1, 65536, &v) || (v & (v - 1)))
+			return errorf("bad ring size '%s' (pages per CPU, a power of two)", arg);
+		o->ring_pages = (unsigned)v;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* ---- opening the events ---------------------------------------------------- */
+
+static double cpu_mhz(void)
+{
+	struct epoch_meta m;
+	double mhz;
+
+	epoch_meta_init(&m);
+	epoch_meta_fill_host(&m);
+	mhz = m.cpu_mhz;
+	epoch_meta_release(&m);
+	return mhz > 0 ? mhz : 1000;
+}
+
+/* Chooses the period (or frequency) of an event from -F / -c. */
+static void set_period(struct cevent *e, const struct collect_options *o)
+{
+	bool cycles_on_clock = e->spec.event != e->spec.used && e->spec.time;
+
+	if (o->period) {
+		e->mean = o->period;
+		/* -c counts cycles: on the clock, that much time. */
+		if (cycles_on_clock)
+			e->mean = (uint64_t)((double)o->period * 1000.0 / cpu_mhz());
+	} else if (e->spec.time) {
+		e->mean = (uint64_t)(NS_PER_SEC / (int64_t)o->freq_hz);
+	} else if (e->spec.event == EVENT_CYCLES) {
+		e->mean = (uint64_t)(cpu_mhz() * 1e6 / (double)o->freq_hz);
+	} else {
+		/* Other hardware events: the kernel adjusts the period to the rate. */
+		e->freq = true;
+		e->mean = o->freq_hz;
+	}
+	if (e->mean < 1)
+		e->mean = 1;
+	/* Uniform over [top - top/16, top]: the mean is top * 31/32. */
+	e->top = e->freq ? e->mean : e->mean + e->mean / 31;
+}
+
+static int choose_events(struct collector *c)
+{
+	for (size_t i = 0; i < c->opt.n_events; i++) {
+		struct cevent *e = &c->ev[c->n_ev];
+		char why[256];
+
+		if (perf_evspec_probe(c->opt.events[i], &e->spec, why, sizeof(why))) {
+			warning("event '%s' is not available: %s; skipping it",
+				event_name(c->opt.events[i]), why);
+			continue;
+		}
+		set_period(e, &c->opt);
+		c->n_ev++;
+	}
+	if (!c->n_ev)
+		return errorf("none of the requested events can be sampled here");
+	return 0;
+}
+
+static uint64_t rng_next(struct collector *c)
+{
+	c->rng ^= c->rng << 13;
+	c->rng ^= c->rng >> 7;
+	c->rng ^= c->rng << 17;
+	return c->rng;
+}
+
+static uint64_t draw_period(struct collector *c, const struct cevent *e)
+{
+	if (e->freq)
+		return e->mean;
+	return collect_random_period(e->top, rng_next(c));
+}
+
+static int open_one(struct collector *c, struct ccpu *cc, size_t i)
+{
+	struct perf_event_attr attr;
+	size_t ring_bytes = (size_t)c->opt.ring_pages * (size_t)sysconf(_SC_PAGESIZE);
+	struct cevent *e = &c->ev[i];
+
+	perf_attr_init(&attr, &e->spec, &c->target, draw_period(c, e), e->freq, i == 0,
+		       ring_bytes / 4);
+	cc->fd[i] = perf_open(&attr, c->opt.pid, cc->cpu, -1);
+	if (cc->fd[i] < 0 && errno == EINVAL && i == 0) {
+		/* Kernels before 5.12 have no build-ids in MMAP2. */
+		attr.build_id = 0;
+		cc->fd[i] = perf_open(&attr, c->opt.pid, cc->cpu, -1);
+	}
+	return cc->fd[i] < 0 ? -1 : 0;
+}
+
+static void close_cpu(struct ccpu *cc, size_t n_ev)
+{
+	if (cc->ring.base)
+		perf_ring_unmap(&cc->ring);
+	for (size_t i = 0; cc->fd && i < n_ev; i++)
+		if (cc->fd[i] >= 0)
+			close(cc->fd[i]);
+	free(cc->fd);
+	cc->fd = NULL;
+}
+
+/*
+ * Opens every event on one CPU, the first one owning the ring.  The ring
+ * is tagged with the CPU's index k, which travels with its records.
+ */
+static int open_cpu(struct collector *c, struct ccpu *cc, size_t k)
+{
+	cc->fd = xcalloc(c->n_ev, sizeof(int));
+	for (size_t i = 0; i < c->n_ev; i++)
+		cc->fd[i] = -1;
+	for (size_t i = 0; i < c->n_ev; i++) {
+		uint64_t id;
+
+		if (open_one(c, cc, i))
+			return -1;
+		if (i == 0 && perf_ring_map(&cc->ring, cc->fd[0], (int)k, c->opt.ring_pages))
+			return -1;
+		if (i > 0 && ioctl(cc->fd[i], PERF_EVENT_IOC_SET_OUTPUT, cc->fd[0]))
+			return -1;
+		if (perf_event_id(cc->fd[i], &id))
+			return -1;
+		*u64map_slot(&c->id_event, id) = i + 1;
+	}
+	return 0;
+}
+
+static int open_all(struct collector *c)
+{
+	for (size_t k = 0; k < c->ncpu; k++) {
+		if (open_cpu(c, &c->cpu[k], k)) {
+			int err = errno;
+
+			for (size_t j = 0; j <= k; j++)
+				close_cpu(&c->cpu[j], c->n_ev);
+			u64map_clear(&c->id_event);
+			errno = err;
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void consume(void *ctx, const struct shash_entry *v, size_t n);
+static void fill_meta(void *ctx, struct epoch_meta *m);
+
+static int open_events(struct collector *c)
+{
+	bool system_wide = c->opt.pid < 0;
+
+	c->target.pid = c->opt.pid;
+	c->target.inherit = !system_wide;
+	c->target.enable_on_exec = !system_wide;
+	c->target.exclude_kernel = c->opt.user_only;
+	if (!open_all(c))
+		return 0;
+	if ((errno == EACCES || errno == EPERM) && !system_wide && !c->target.exclude_kernel) {
+		/* perf_event_paranoid 2: user space only, as the kernel demands. */
+		c->target.exclude_kernel = true;
+		if (!open_all(c))
+			return 0;
+	}
+	return errorf("cannot open '%s' sampling on CPU %d: %s",
+		      event_name(c->ev[0].spec.used), c->cpu[0].cpu,
+		      perf_strerror(errno, system_wide));
+}
+
+static void discard(void *ctx, const struct shash_entry *v, size_t n)
+{
+	(void)ctx, (void)v, (void)n;
+}
+
+/* Everything but the perf events. */
+static struct collector *collector_alloc(const struct collect_options *o, struct db *db)
+{
+	struct collector *c = XNEW(struct collector);
+
+	c->opt = *o;
+	c->db = db;
+	c->rng = hash_u64((uint64_t)time_now_ns() ^ ((uint64_t)getpid() << 32)) | 1;
+	order_init(&c->order);
+	procs_init(&c->procs);
+	c->procs.per_process = o->per_process;
+	c->procs.n_per_process = o->n_per_process;
+	c->procs.lazy_scan = true;
+	store_init(&c->store, db, &c->procs, &o->store, fill_meta, c);
+	return c;
+}
+
+static void setup_cpus(struct collector *c, const int *cpus, size_t n)
+{
+	const struct collect_options *o = &c->opt;
+
+	c->ncpu = n;
+	c->cpu = xcalloc(n, sizeof(*c->cpu));
+	for (size_t k = 0; k < n; k++) {
+		struct ccpu *cc = &c->cpu[k];
+
+		cc->cpu = cpus ? cpus[k] : (int)k;
+		cc->ring.fd = -1;
+		shash_init(&cc->hash, o->hash, o->hash_bytes, o->overflow_entries, consume, c);
+		if (o->hash_compare) {
+			/* The other policy, same memory, same samples: statistics only. */
+			cc->shadow = XNEW(struct shash);
+			shash_init(cc->shadow, o->hash == SHASH_RR4 ? SHASH_STF6 : SHASH_RR4,
+				   o->hash_bytes, o->overflow_entries, discard, NULL);
+		}
+	}
+	c->started = c->window_start = time_monotonic_ns();
+}
+
+struct collector *collector_new(const struct collect_options *o, struct db *db)
+{
+	struct collector *c = collector_alloc(o, db);
+	size_t n;
+	int *cpus;
+
+	if (choose_events(c) || perf_online_cpus(&cpus, &n)) {
+		collector_free(c);
+		return NULL;
+	}
+	setup_cpus(c, cpus, n);
+	free(cpus);
+	if (open_events(c)) {
+		collector_free(c);
+		return NULL;
+	}
+	return c;
+}
+
+struct collector *collector_new_offline(const struct collect_options *o, struct db *db,
+					size_t ncpu)
+{
+	struct collector *c = collector_alloc(o, db);
+
+	c->offline = true;
+	for (size_t i = 0; i < o->n_events; i++) {
+		struct cevent *e = &c->ev[c->n_ev++];
+
+		e->spec.event = e->spec.used = o->events[i];
+		e->spec.time = event_is_time(o->events[i]);
+		set_period(e, o);
+		*u64map_slot(&c->id_event, i + 1) = c->n_ev;
+	}
+	setup_cpus(c, NULL, ncpu);
+	return c;
+}
+
+void collector_feed(struct collector *c, size_t k, const void *rec, size_t len)
+{
+	if (k >= c->ncpu)
+		BUG("collector_feed: no CPU %zu", k);
+	order_push(&c->order, (int)k, perf_rec_time(rec, len), rec, len);
+}
+
+void collector_free(struct collector *c)
+{
+	if (!c)
+		return;
+	for (size_t k = 0; k < c->ncpu; k++) {
+		close_cpu(&c->cpu[k], c->n_ev);
+		shash_release(&c->cpu[k].hash);
+		if (c->cpu[k].shadow) {
+			shash_release(c->cpu[k].shadow);
+			free(c->cpu[k].shadow);
+		}
+	}
+	free(c->cpu);
+	u64map_release(&c->id_event);
+	order_release(&c->order);
+	store_release(&c->store);
+	procs_release(&c->procs);
+	free(c);
+}
+
+/* ---- epochs ------------------------------------------------------------------ */
+
+/*
+ * The time-enabled and time-running totals of event i, whose ratio is the
+ * fraction of the time the event was counted (multiplexing).  System-wide,
+ * each CPU's event is enabled all the time: sum both.  For a process tree,
+ * each CPU's event is "enabled" whenever the tree runs anywhere but runs
+ * only while it is on that CPU: the enabled time is one CPU's, the running
+ * time the sum.
+ */
+static void read_times(struct collector *c, size_t i, uint64_t *enabled, uint64_t *running)
+{
+	bool tree = c->opt.pid >= 0;
+
+	*enabled = *running = 0;
+	for (size_t k = 0; k < c->ncpu; k++) {
+		uint64_t en, run;
+
+		if (!c->cpu[k].fd || c->cpu[k].fd[i] < 0 ||
+		    perf_read_times(c->cpu[k].fd[i], &en, &run))
+			continue;
+		if (!tree)
+			*enabled += en;
+		else if (en > *enabled)
+			*enabled = en;
+		*running += run;
+	}
+	/* Inherited events fold their times in as they exit: never above 1. */
+	if (tree && *running > *enabled)
+		*enabled = *running;
+}
+
+/*
+ * The mean sampling period of this epoch.  For the clock the kernel's
+ * PERIOD field keeps the period the timer started with (it is not updated
+ * by PERF_EVENT_IOC_PERIOD), so measure it: time counted over samples.
+ */
+uint64_t collector_mean_period(struct collector *c, size_t i)
+{
+	struct cevent *e = &c->ev[i];
+	uint64_t en, run;
+
+	if (!e->period_n)
+		return e->freq ? 0 : e->mean;
+	if (!e->spec.time)
+		return e->period_sum / e->period_n;
+	read_times(c, i, &en, &run);
+	if (run <= e->running_base)
+		return e->mean;
+	return (run - e->running_base) / e->period_n;
+}
+
+void collector_hash_totals(struct collector *c, struct shash_stats *t, bool shadow)
+{
+	memset(t, 0, sizeof(*t));
+	for (size_t k = 0; k < c->ncpu; k++) {
+		const struct shash_stats *s = shadow ? &c->cpu[k].shadow->st : &c->cpu[k].hash.st;
+
+		if (shadow && !c->cpu[k].shadow)
+			continue;
+
+		t->samples += s->samples;
+		t->hits += s->hits;
+		t->evictions += s->evictions;
+		t->saturations += s->saturations;
+		t->overflows += s->overflows;
+	}
+}
+
+/* Remembers where this run's counters stood when the epoch began. */
+static void mark_epoch_start(struct collector *c)
+{
+	struct shash_stats t;
+
+	collector_hash_totals(c, &t, false);
+	c->epoch_lost = c->lost;
+	c->epoch_throttled = c->throttled;
+	c->epoch_hash_samples = t.samples;
+	c->epoch_hash_hits = t.hits;
+	c->epoch_evictions = t.evictions;
+	collector_hash_totals(c, &t, true);
+	c->epoch_shadow_hits = t.hits;
+	c->epoch_shadow_evictions = t.evictions;
+	for (size_t i = 0; i < c->n_ev; i++) {
+		c->ev[i].period_sum = c->ev[i].period_n = 0;
+		read_times(c, i, &c->ev[i].enabled_base, &c->ev[i].running_base);
+	}
+}
+
+static void set_counter(struct collector *c, struct epoch_meta *m, const char *name, uint64_t v)
+{
+	epoch_meta_set_counter(m, name, store_base_counter(&c->store, name) + v);
+}
+
+/* The store's callback before each meta write: events and counters. */
+static void fill_meta(void *ctx, struct epoch_meta *m)
+{
+	struct collector *c = ctx;
+	struct shash_stats t;
+
+	for (size_t i = 0; i < c->n_ev; i++) {
+		struct cevent *ce = &c->ev[i];
+		struct epoch_event *e = epoch_meta_add_event(m, ce->spec.event);
+		uint64_t en, run;
+
+		e->used = ce->spec.used;
+		e->period_in_ns = ce->spec.time;
+		e->freq_hz = c->opt.period ? 0 : c->opt.freq_hz;
+		e->period = collector_mean_period(c, i);
+		read_times(c, i, &en, &run);
+		if (en >= ce->enabled_base && run >= ce->running_base) {
+			e->time_enabled = en - ce->enabled_base;
+			e->time_running = run - ce->running_base;
+		}
+	}
+	collector_hash_totals(c, &t, false);
+	set_counter(c, m, "lost", c->lost - c->epoch_lost);
+	set_counter(c, m, "throttled", c->throttled - c->epoch_throttled);
+	set_counter(c, m, "hash_samples", t.samples - c->epoch_hash_samples);
+	set_counter(c, m, "hash_hits", t.hits - c->epoch_hash_hits);
+	set_counter(c, m, "hash_evictions", t.evictions - c->epoch_evictions);
+	if (c->opt.hash_compare) {
+		collector_hash_totals(c, &t, true);
+		set_counter(c, m, "hash_compare_hits", t.hits - c->epoch_shadow_hits);
+		set_counter(c, m, "hash_compare_evictions", t.evictions - c->epoch_shadow_evictions);
+	}
+}
+
+int collector_begin(struct collector *c, const struct store_epoch_opts *eo)
+{
+	mark_epoch_start(c);
+	return store_begin(&c->store, eo);
+}
+
+int collector_enable(struct collector *c)
+{
+	if (c->offline)
+		return 0;
+	for (size_t k = 0; k < c->ncpu; k++)
+		for (size_t i = 0; i < c->n_ev; i++)
+			if (ioctl(c->cpu[k].fd[i], PERF_EVENT_IOC_ENABLE, 0))
+				return errorf_errno("cannot enable sampling on CPU %d",
+						    c->cpu[k].cpu);
+	return 0;
+}
+
+void collector_scan(struct collector *c)
+{
+	procs_scan(&c->procs, 0);
+}
+
+size_t collector_pollfds(struct collector *c, struct pollfd *fds, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t k = 0; k < c->ncpu && n < max; k++) {
+		if (c->cpu[k].hup || c->cpu[k].ring.fd < 0)
+			continue;
+		fds[n].fd = c->cpu[k].ring.fd;
+		fds[n].events = POLLIN;
+		fds[n].revents = 0;
+		n++;
+	}
+	return n;
+}
+
+void collector_polled(struct collector *c, const struct pollfd *fds, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (!(fds[i].revents & (POLLHUP | POLLERR)))
+			continue;
+		for (size_t k = 0; k < c->ncpu; k++)
+			if (c->cpu[k].ring.fd == fds[i].fd)
+				c->cpu[k].hup = true;
+	}
+}
+
+/* ---- the sample path ----------------------------------------------------------- */
+
+static bool kernel_address(uint64_t pc)
+{
+	return pc >> 63;
+}
+
+/* Merges resolved counts into the store. */
+static void account(struct collector *c, unsigned ev, unsigned slot, struct addr_space *as,
+		    uint64_t pc, uint64_t count)
+{
+	uint32_t image;
+	uint64_t off;
+
+	if (slot == SLOT_KERNEL) {
+		c->kernel += count;
+		store_add(&c->store, c->procs.kernel_image, ev, 0, pc, count);
+		return;
+	}
+	if (slot == SLOT_UNKNOWN || !as || !procs_resolve(&c->procs, as, pc, &image, &off)) {
+		c->unknown += count;
+		store_add(&c->store, c->procs.unknown_image, ev, 0, pc, count);
+		return;
+	}
+	store_add(&c->store, image, ev, as->pid, off, count);
+}
+
+/* The shash consumer: evicted and drained entries. */
+static void consume(void *ctx, const struct shash_entry *v, size_t n)
+{
+	struct collector *c = ctx;
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned slot = shash_key_slot(v[i].key);
+		struct addr_space *as = slot >= SLOT_FIRST ? procs_slot_space(&c->procs, slot) : NULL;
+
+		if (slot >= SLOT_FIRST && !as)
+			BUG("sample hash entry for free slot %u", slot);
+		account(c, shash_key_event(v[i].key), slot, as, shash_key_pc(v[i].key), v[i].count);
+	}
+}
+
+static void on_sample(struct collector *c, struct ccpu *cc, const struct perf_rec *r)
+{
+	uint64_t ip = r->u.sample.ip, v;
+	struct addr_space *as = NULL;
+	struct cevent *e;
+	unsigned slot, ev;
+
+	if (!u64map_get(&c->id_event, r->id, &v)) {
+		c->stray++;
+		return;
+	}
+	e = &c->ev[v - 1];
+	ev = e->spec.event;
+	e->samples++;
+	e->period_sum += r->u.sample.period;
+	e->period_n++;
+	cc->samples++;
+	c->samples++;
+	if (r->u.sample.kernel || (!r->u.sample.user && kernel_address(ip))) {
+		slot = SLOT_KERNEL;
+	} else if (!r->u.sample.user || !(as = procs_lookup(&c->procs, r->pid))) {
+		slot = SLOT_UNKNOWN;
+	} else if (!(slot = procs_slot(&c->procs, as))) {
+		account(c, ev, SLOT_FIRST, as, ip, 1);  /* every slot in use */
+		return;
+	}
+	if (!shash_pc_packable(ip)) {
+		account(c, ev, slot, as, ip, 1);
+		return;
+	}
+	shash_count(&cc->hash, shash_key(ev, slot, ip));
+	if (cc->shadow)
+		shash_count(cc->shadow, shash_key(ev, slot, ip));
+}
+
+static void on_mmap(struct collector *c, const struct perf_rec *r)
+{
+	struct map_info mi;
+
+	if (!(r->u.mmap.prot & 4 /* PROT_EXEC */) && r->type == PERF_RECORD_MMAP2)
+		return;
+	memset(&mi, 0, sizeof(mi));
+	mi.start = r->u.mmap.start;
+	mi.len = r->u.mmap.len;
+	mi.pgoff = r->u.mmap.pgoff;
+	mi.path = r->u.mmap.filename;
+	if (r->u.mmap.has_build_id) {
+		mi.build_id = r->u.mmap.build_id;
+		mi.build_id_len = r->u.mmap.build_id_len;
+	}
+	mi.has_inode = r->u.mmap.has_inode && r->u.mmap.ino;
+	mi.dev = makedev(r->u.mmap.maj, r->u.mmap.min);
+	mi.ino = r->u.mmap.ino;
+	procs_mmap(&c->procs, r->pid, &mi);
+}
+
+static void dispatch(void *ctx, int k, const void *rec, size_t len)
+{
+	struct collector *c = ctx;
+	struct ccpu *cc = &c->cpu[k];
+	struct perf_rec r;
+	const char *why;
+
+	c->records++;
+	if (perf_rec_parse(rec, len, &r, &why)) {
+		c->bad_records++;
+		return;
+	}
+	switch (r.kind) {
+	case PERF_REC_SAMPLE:
+		on_sample(c, cc, &r);
+		break;
+	case PERF_REC_MMAP:
+		on_mmap(c, &r);
+		break;
+	case PERF_REC_COMM:
+		if (r.u.comm.exec)
+			procs_exec(&c->procs, r.pid, r.u.comm.comm);
+		else if (r.pid == r.tid)
+			procs_comm(&c->procs, r.pid, r.u.comm.comm);
+		break;
+	case PERF_REC_FORK:
+		if (r.u.task.pid != r.u.task.ppid)
+			procs_fork(&c->procs, r.u.task.pid, r.u.task.ppid);
+		break;
+	case PERF_REC_EXIT:
+		if (r.u.task.pid == r.u.task.tid)
+			procs_exit(&c->procs, r.u.task.pid);
+		break;
+	case PERF_REC_LOST:
+	case PERF_REC_LOST_SAMPLES:
+		cc->lost += r.u.lost.lost;
+		c->lost += r.u.lost.lost;
+		break;
+	case PERF_REC_THROTTLE:
+		cc->throttled++;
+		c->throttled++;
+		break;
+	default:
+		break;
+	}
+}
+
+static void on_record(void *ctx, int k, const struct perf_event_header *h)
+{
+	struct collector *c = ctx;
+
+	order_push(&c->order, k, perf_rec_time(h, h->size), h, h->size);
+}
+
+static void flush_overflows(struct collector *c)
+{
+	for (size_t k = 0; k < c->ncpu; k++)
+		shash_flush_overflow(&c->cpu[k].hash);
+}
+
+void collector_read(struct collector *c, bool final)
+{
+	/* Anything stamped before this instant is in the rings by now. */
+	uint64_t watermark = final ? UINT64_MAX :
+				     (uint64_t)(time_monotonic_ns() - c->opt.slack_ns);
+
+	for (size_t k = 0; k < c->ncpu; k++)
+		if (c->cpu[k].ring.base)
+			perf_ring_read(&c->cpu[k].ring, on_record, c, &c->garbled);
+	order_flush(&c->order, watermark, dispatch, c);
+	flush_overflows(c);
+}
+
+static void drain(struct collector *c)
+{
+	for (size_t k = 0; k < c->ncpu; k++) {
+		shash_drain(&c->cpu[k].hash);
+		if (c->cpu[k].shadow)
+			shash_drain(c->cpu[k].shadow);
+	}
+	procs_drained(&c->procs);
+	c->drains++;
+}
+
+static void redraw_periods(struct collector *c)
+{
+	for (size_t i = 0; i < c->n_ev; i++) {
+		if (c->ev[i].freq)
+			continue;
+		for (size_t k = 0; k < c->ncpu; k++)
+			if (c->cpu[k].fd && c->cpu[k].fd[i] >= 0)
+				perf_set_period(c->cpu[k].fd[i], draw_period(c, &c->ev[i]));
+	}
+}
+
+static void update_rates(struct collector *c, int64_t now)
+{
+	double secs = (double)(now - c->window_start) / 1e9;
+
+	if (secs < 10)
+		return;
+	for (size_t k = 0; k < c->ncpu; k++) {
+		c->cpu[k].rate = (double)(c->cpu[k].samples - c->cpu[k].window_samples) / secs;
+		c->cpu[k].window_samples = c->cpu[k].samples;
+	}
+	c->window_start = now;
+}
+
+int64_t collector_tick(struct collector *c, int64_t now)
+{
+	if (now >= c->next_redraw) {
+		redraw_periods(c);
+		c->next_redraw = now + COLLECT_REDRAW_NS;
+	}
+	if (!c->next_drain)
+		c->next_drain = now + c->opt.drain_ns;
+	if (now >= c->next_drain || procs_slots_low(&c->procs, 64)) {
+		drain(c);
+		c->next_drain = now + c->opt.drain_ns;
+	}
+	store_tick(&c->store, now);
+	update_rates(c, now);
+	return c->next_redraw < c->next_drain ? c->next_redraw : c->next_drain;
+}
+
+int collector_flush(struct collector *c)
+{
+	collector_read(c, false);
+	drain(c);
+	return store_flush(&c->store);
+}
+
+int collector_new_epoch(struct collector *c, const char *label)
+{
+	collector_read(c, false);
+	drain(c);
+	if (store_new_epoch(&c->store, label))
+		return -1;
+	mark_epoch_start(c);
+	return 0;
+}
+
+int collector_finish(struct collector *c)
+{
+	collector_read(c, true);
+	drain(c);
+	return store_close(&c->store);
+}
+
+/* ---- reports ---------------------------------------------------------------------- */
+
+void collector_summary(struct collector *c, struct collect_summary *s)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	memset(s, 0, sizeof(*s));
+	s->epoch = c->store.seq;
+	s->samples = c->samples;
+	s->lost = c->lost;
+	s->throttled = c->throttled;
+	s->unknown = c->unknown;
+	s->kernel = c->kernel;
+	s->dropped = c->store.st.dropped;
+	s->user_only = c->target.exclude_kernel;
+	for (size_t i = 0; i < c->n_ev; i++) {
+		strbuf_addf(&sb, "%s%s", i ? "," : "", event_name(c->ev[i].spec.event));
+		if (c->ev[i].spec.used != c->ev[i].spec.event)
+			strbuf_addf(&sb, "=%s", event_name(c->ev[i].spec.used));
+	}
+	snprintf(s->events, sizeof(s->events), "%s", sb.buf);
+	strbuf_release(&sb);
+}

@@ -1,0 +1,178 @@
+/*
+ * collect/collector.h - the sampling driver and the daemon's sample path,
+ * from perf events to the profile database; shared by dcpid (system-wide)
+ * and dcpirun (one process tree).
+ *
+ *   rings --read--> order queue --time order--> side-band: collect/procs.h
+ *                                           \-> samples: per-CPU shash
+ *   shash --evictions, drains--> resolve (pid, pc) --> collect/store.h --> db
+ *
+ * Typical use:
+ *   c = collector_new(&opts, db);               // opens the events
+ *   collector_begin(c, &epoch_opts);             // new or continued epoch
+ *   collector_enable(c); collector_scan(c);      // system-wide only
+ *   loop: poll(collector_pollfds) ...; collector_read(c, false);
+ *         collector_tick(c, time_monotonic_ns());
+ *   collector_finish(c);                         // last records, flush, end time
+ *   collector_free(c);
+ */
+#ifndef DCPI_COLLECT_COLLECTOR_H
+#define DCPI_COLLECT_COLLECTOR_H
+
+#include <poll.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "collect/shash.h"
+#include "collect/store.h"
+#include "core/event.h"
+
+struct strbuf;
+
+/*
+ * The default sampling rate.  A timer sample costs about 15 us of guest
+ * time on the virtual machines dcpi is built on (docs/collect.md): 1000
+ * samples/s per CPU keeps the cost near 1.5%, under the 2% budget.
+ */
+#define COLLECT_DEFAULT_HZ 1000
+/* Periods are re-drawn at least this often (PERF_EVENT_IOC_PERIOD). */
+#define COLLECT_REDRAW_NS (100 * (int64_t)1000000)
+
+/*
+ * DCPI's randomised period: uniform over the top sixteenth of the range,
+ * [top - top/16, top], from the random bits r.  The mean is top * 31/32.
+ */
+static inline uint64_t collect_random_period(uint64_t top, uint64_t r)
+{
+	return top - r % (top / 16 + 1);
+}
+
+struct collect_options {
+	enum dcpi_event events[EVENT__COUNT];
+	size_t n_events;
+	bool events_given;          /* -e was used (else the defaults: cycles, imiss) */
+	uint64_t freq_hz;           /* mean rate per CPU (-F), or 0 */
+	uint64_t period;            /* mean period (-c), or 0; cycles/events, ns for clock */
+	pid_t pid;                  /* -1: system-wide; else the tree of this process */
+	bool user_only;             /* never sample the kernel */
+	enum shash_kind hash;
+	bool hash_compare;          /* also run the other policy on the same samples */
+	size_t hash_bytes;          /* per CPU */
+	size_t overflow_entries;    /* per overflow buffer */
+	unsigned ring_pages;        /* per CPU, a power of two */
+	int64_t drain_ns;           /* hash tables drained at least this often */
+	int64_t slack_ns;           /* records this recent wait for the next round */
+	char **per_process;         /* image paths with per-process profiles */
+	size_t n_per_process;
+	struct store_config store;
+};
+
+void collect_options_init(struct collect_options *o);
+
+/* Parses a comma-separated event list ("cycles,imiss") into o. */
+int collect_parse_events(struct collect_options *o, const char *list);
+
+/*
+ * Options dcpid and dcpirun share.  collect_option() handles one of them
+ * (returns 1), or returns 0 if opt is not one of them, -1 on a bad value
+ * (reported).
+ */
+#define COLLECT_SHORTOPTS "e:F:c:"
+enum {
+	COLLECT_OPT_HASH = 0x2000,
+	COLLECT_OPT_PER_PROCESS,
+	COLLECT_OPT_WRITE_INTERVAL,
+	COLLECT_OPT_RING_PAGES,
+	COLLECT_OPT_HASH_COMPARE,
+	COLLECT_OPT_HASH_BYTES,
+};
+#define COLLECT_LONGOPTS                                                            \
+	{ "events", required_argument, NULL, 'e' },                                 \
+	{ "freq", required_argument, NULL, 'F' },                                   \
+	{ "period", required_argument, NULL, 'c' },                                 \
+	{ "hash", required_argument, NULL, COLLECT_OPT_HASH },                      \
+	{ "per-process", required_argument, NULL, COLLECT_OPT_PER_PROCESS },        \
+	{ "write-interval", required_argument, NULL, COLLECT_OPT_WRITE_INTERVAL },  \
+	{ "ring-pages", required_argument, NULL, COLLECT_OPT_RING_PAGES },          \
+	{ "hash-compare", no_argument, NULL, COLLECT_OPT_HASH_COMPARE },            \
+	{ "hash-bytes", required_argument, NULL, COLLECT_OPT_HASH_BYTES }
+int collect_option(struct collect_options *o, int opt, const char *arg);
+
+struct collector;
+
+/*
+ * Opens the events on every online CPU.  Events this machine cannot count
+ * are reported once and skipped (cycles falls back to clock); no event at
+ * all is an error.  Returns NULL after reporting.
+ */
+struct collector *collector_new(const struct collect_options *o, struct db *db);
+void collector_free(struct collector *c);
+
+/*
+ * For tests and benchmarks: a collector with ncpu CPUs that opens no perf
+ * events.  collector_feed() queues a raw perf record (in dcpi's sample
+ * format, collect/perfrec.h) as if read from CPU k's ring; event i of
+ * o->events has the identifier i + 1.  collector_read() then handles them.
+ */
+struct collector *collector_new_offline(const struct collect_options *o, struct db *db,
+					size_t ncpu);
+void collector_feed(struct collector *c, size_t k, const void *rec, size_t len);
+
+/* Starts (or continues) the epoch samples go to. */
+int collector_begin(struct collector *c, const struct store_epoch_opts *eo);
+
+/* Enables the events (system-wide; a process tree starts at its exec). */
+int collector_enable(struct collector *c);
+
+/* Learns the mappings of the processes already running (/proc). */
+void collector_scan(struct collector *c);
+
+/* Fills fds (room for max) with the ring buffers to poll; returns the count. */
+size_t collector_pollfds(struct collector *c, struct pollfd *fds, size_t max);
+
+/*
+ * Takes note of poll's results for those fds: a ring that reports POLLHUP
+ * (every process it followed is gone) is polled no more.
+ */
+void collector_polled(struct collector *c, const struct pollfd *fds, size_t n);
+
+/*
+ * Reads the rings and handles every record old enough to be in order; with
+ * final, handles everything (the traced process has exited).
+ */
+void collector_read(struct collector *c, bool final);
+
+/* Periodic work (period re-draw, drains, writes).  Returns the next deadline. */
+int64_t collector_tick(struct collector *c, int64_t now);
+
+/* Reads, drains every table and writes every profile (dcpictl flush). */
+int collector_flush(struct collector *c);
+
+/* Flushes, then starts a new epoch (dcpictl epoch). */
+int collector_new_epoch(struct collector *c, const char *label);
+
+/* Handles the last records, flushes and ends the epoch. */
+int collector_finish(struct collector *c);
+
+/* Summary figures (dcpirun's last line, tests). */
+struct collect_summary {
+	uint32_t epoch;
+	uint64_t samples;           /* this run */
+	uint64_t lost, throttled;   /* this run */
+	uint64_t unknown, kernel;   /* samples resolved to those images, this run */
+	uint64_t dropped;
+	bool user_only;
+	char events[128];           /* "cycles=clock,imiss" */
+};
+void collector_summary(struct collector *c, struct collect_summary *s);
+
+/*
+ * Appends dcpictl's status report: per-CPU and per-event rates, losses,
+ * the unknown fraction, the hash's hit rate and evictions, the daemon's CPU
+ * per sample, memory and database size; JSON if json.
+ */
+void collector_status(struct collector *c, struct strbuf *out, bool json);
+
+#endif

@@ -1,0 +1,486 @@
+/*
+ * dcpid - the dcpi daemon: samples every CPU and keeps the profile
+ * database up to date.
+ *
+ *   dcpid [-d DIR] [-e EVENTS] [-F HZ|-c PERIOD] [--foreground] [--socket PATH] ...
+ *
+ * It never runs another program and never parses ELF or DWARF; its
+ * database is fixed at start; one instance per database (the database's
+ * writer lock).  Controlled through a Unix socket (collect/ctl.h, dcpictl).
+ */
+#include "config.h"
+#include "collect/collector.h"
+#include "collect/ctl.h"
+#include "core/cli.h"
+#include "core/die.h"
+#include "core/strbuf.h"
+#include "core/timeutil.h"
+#include "core/xalloc.h"
+#include "db/db.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <grp.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <syslog.h>
+#include <unistd.h>
+
+static const char usage[] =
+	"usage: dcpid [-d DIR] [-e EVENTS] [-F HZ|-c PERIOD] [--foreground] [--socket PATH] [OPTIONS]\n"
+	"\n"
+	"Samples every CPU and keeps the profile database DIR up to date.\n"
+	"\n"
+	"  -d, --db DIR           the database (default: $DCPI_DB, else ./dcpi.db)\n"
+	"  -e, --events LIST      events to sample (default: cycles,imiss)\n"
+	"  -F, --freq HZ          mean samples per second per CPU (default: 1000)\n"
+	"  -c, --period N         mean sampling period (events; ns for clock)\n"
+	"  -f, --foreground       stay in the foreground and log to stderr (for systemd)\n"
+	"      --socket PATH      the control socket (default: " CTL_DEFAULT_SOCKET ")\n"
+	"      --group GROUP      let GROUP use the socket too (mode 0660)\n"
+	"      --label L          start a new epoch labelled L\n"
+	"      --new-epoch        start a new epoch (default: continue the current one)\n"
+	"      --per-process PATH also keep per-process profiles of this image\n"
+	"      --hash rr4|stf6    the per-CPU sample hash table (default: stf6)\n"
+	"      --write-interval S write profiles that waited S seconds (default: 60)\n"
+	"      --ring-pages N     ring buffer pages per CPU (default: 64)\n"
+	"      --help, --version\n";
+
+enum { OPT_SOCKET = CLI_OPT__FIRST_FREE, OPT_GROUP, OPT_LABEL, OPT_NEW_EPOCH };
+
+static const struct option longopts[] = {
+	{ "db", required_argument, NULL, 'd' },
+	{ "foreground", no_argument, NULL, 'f' },
+	{ "socket", required_argument, NULL, OPT_SOCKET },
+	{ "group", required_argument, NULL, OPT_GROUP },
+	{ "label", required_argument, NULL, OPT_LABEL },
+	{ "new-epoch", no_argument, NULL, OPT_NEW_EPOCH },
+	COLLECT_LONGOPTS,
+	CLI_LONGOPTS_COMMON,
+	{ NULL, 0, NULL, 0 }
+};
+
+#define MAX_CLIENTS 8
+#define CLIENT_TIMEOUT_NS (2 * (int64_t)1000000000)
+
+struct client {
+	int fd;
+	int64_t deadline;
+	char buf[CTL_REQUEST_MAX + 1];
+	size_t len;
+};
+
+struct daemon {
+	const char *dir, *socket, *label;
+	bool foreground, new_epoch;
+	struct ctl_access access;
+	struct collect_options opt;
+	struct db *db;
+	struct collector *c;
+	int listen_fd, sigfd;
+	struct client clients[MAX_CLIENTS];
+	bool quit, finished;
+	int status;                 /* exit status */
+	struct strbuf *capture;     /* error messages for the current request */
+};
+
+static struct daemon *the_daemon;
+
+/* ---- setup ------------------------------------------------------------------ */
+
+static void parse_group(struct daemon *d, const char *name)
+{
+	struct group *g = getgrnam(name);
+	uint64_t v;
+
+	if (g)
+		d->access.gid = g->gr_gid;
+	else if (!cli_parse_range(name, 0, UINT32_MAX - 1, &v))
+		d->access.gid = (gid_t)v;
+	else
+		die("unknown group '%s'", name);
+	d->access.has_group = true;
+}
+
+static void parse_args(struct daemon *d, int argc, char **argv)
+{
+	int c, k;
+
+	while ((c = getopt_long(argc, argv, "d:f" COLLECT_SHORTOPTS, longopts, NULL)) != -1) {
+		if ((k = collect_option(&d->opt, c, optarg)) < 0)
+			exit(1);
+		if (k)
+			continue;
+		switch (c) {
+		case 'd':
+			d->dir = optarg;
+			break;
+		case 'f':
+			d->foreground = true;
+			break;
+		case OPT_SOCKET:
+			d->socket = optarg;
+			break;
+		case OPT_GROUP:
+			parse_group(d, optarg);
+			break;
+		case OPT_LABEL:
+			d->label = optarg;
+			d->new_epoch = true;
+			break;
+		case OPT_NEW_EPOCH:
+			d->new_epoch = true;
+			break;
+		case CLI_OPT_HELP:
+			cli_usage(usage, 0);
+		case CLI_OPT_VERSION:
+			cli_version();
+		default:
+			cli_usage(usage, 1);
+		}
+	}
+	if (optind < argc)
+		die("unexpected argument '%s' (dcpid runs no command; see dcpirun)", argv[optind]);
+	if (d->label && !epoch_label_valid(d->label))
+		die("invalid epoch label '%s' (1-64 characters, no spaces, not a number, not "
+		    "starting with 'latest')", d->label);
+}
+
+/* Continue the current epoch if an earlier dcpid was writing it. */
+static uint32_t epoch_to_continue(struct daemon *d)
+{
+	struct epoch_meta m;
+	uint32_t cur;
+	bool ours;
+
+	if (d->new_epoch || db_epoch_current(d->db, &cur) || !cur || db_meta_load(d->db, cur, &m))
+		return 0;
+	ours = !m.command;  /* dcpirun's epochs name their command */
+	epoch_meta_release(&m);
+	return ours ? cur : 0;
+}
+
+static void syslog_report(enum report_level level, const char *msg)
+{
+	static const int prio[] = { LOG_WARNING, LOG_ERR, LOG_CRIT };
+
+	if (the_daemon && the_daemon->capture && level != REPORT_WARNING)
+		strbuf_addf(the_daemon->capture, "%s%s", the_daemon->capture->len ? "; " : "", msg);
+	syslog(prio[level], "%s", msg);
+}
+
+static void stderr_report(enum report_level level, const char *msg)
+{
+	static const char *const prefix[] = { "warning: ", "error: ", "fatal: " };
+
+	if (the_daemon && the_daemon->capture && level != REPORT_WARNING)
+		strbuf_addf(the_daemon->capture, "%s%s", the_daemon->capture->len ? "; " : "", msg);
+	fprintf(stderr, "%s: %s%s\n", progname(), prefix[level], msg);
+}
+
+/*
+ * Classic daemon: the parent waits until the child is ready (or failed) so
+ * that start-up errors still reach the terminal, then exits.
+ */
+static int daemonize(int *ready_fd)
+{
+	int p[2];
+	pid_t pid;
+	char status = 1;
+
+	if (pipe2(p, O_CLOEXEC))
+		die_errno("cannot create a pipe");
+	fflush(NULL);
+	if ((pid = fork()) < 0)
+		die_errno("cannot fork");
+	if (pid) {
+		close(p[1]);
+		if (read(p[0], &status, 1) != 1)
+			status = 1;
+		_exit(status);
+	}
+	close(p[0]);
+	setsid();
+	*ready_fd = p[1];
+	return 0;
+}
+
+static void detach(struct daemon *d, int ready_fd)
+{
+	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	char ok = 0;
+	char buf[32];
+
+	/* The lock file names the writer: now this process. */
+	snprintf(buf, sizeof(buf), "%ld\n", (long)getpid());
+	if (ftruncate(d->db->lockfd, 0) || pwrite(d->db->lockfd, buf, strlen(buf), 0) < 0)
+		warning_errno("cannot update the lock file of '%s'", d->dir);
+	openlog("dcpid", LOG_PID, LOG_DAEMON);
+	set_report_routine(syslog_report);
+	if (null >= 0) {
+		dup2(null, 0);
+		dup2(null, 1);
+		dup2(null, 2);
+		close(null);
+	}
+	if (chdir("/"))
+		warning_errno("cannot chdir to /");
+	if (write(ready_fd, &ok, 1) != 1)
+		warning_errno("cannot tell the parent that dcpid is ready");
+	close(ready_fd);
+}
+
+static int setup_signals(void)
+{
+	sigset_t mask;
+	int fd;
+
+	signal(SIGPIPE, SIG_IGN);
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGHUP);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	if ((fd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC)) < 0)
+		die_errno("signalfd");
+	return fd;
+}
+
+/* ---- requests ------------------------------------------------------------------ */
+
+static void reply(int fd, const char *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, buf, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return;
+		buf += n;
+		len -= (size_t)n;
+	}
+}
+
+static void reply_error(int fd, const char *msg)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	strbuf_addf(&sb, "error %s\n", msg);
+	reply(fd, sb.buf, sb.len);
+	strbuf_release(&sb);
+}
+
+/* Runs one request; the reply body goes to out, errors are captured. */
+static int execute(struct daemon *d, const struct ctl_request *req, struct strbuf *out)
+{
+	switch (req->verb) {
+	case CTL_STATUS:
+		collector_status(d->c, out, req->json);
+		return 0;
+	case CTL_FLUSH:
+		if (collector_flush(d->c))
+			return -1;
+		strbuf_addstr(out, "flushed\n");
+		return 0;
+	case CTL_EPOCH: {
+		struct collect_summary s;
+
+		if (collector_new_epoch(d->c, req->label[0] ? req->label : NULL))
+			return -1;
+		collector_summary(d->c, &s);
+		strbuf_addf(out, "epoch %" PRIu32 "\n", s.epoch);
+		return 0;
+	}
+	case CTL_QUIT:
+		/* Answer once everything is on disk. */
+		d->quit = d->finished = true;
+		if (collector_finish(d->c)) {
+			d->status = 1;
+			return -1;
+		}
+		strbuf_addstr(out, "stopped\n");
+		return 0;
+	}
+	return -1;
+}
+
+static void handle_request(struct daemon *d, struct client *cl)
+{
+	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
+	struct ctl_request req;
+	const char *why;
+
+	if (ctl_parse(cl->buf, cl->len, &req, &why)) {
+		reply_error(cl->fd, why);
+	} else {
+		d->capture = &err;
+		if (execute(d, &req, &out)) {
+			reply_error(cl->fd, err.len ? err.buf : "request failed");
+		} else {
+			reply(cl->fd, "ok\n", 3);
+			reply(cl->fd, out.buf, out.len);
+		}
+		d->capture = NULL;
+	}
+	strbuf_release(&out);
+	strbuf_release(&err);
+}
+
+static void drop_client(struct client *cl)
+{
+	close(cl->fd);
+	cl->fd = -1;
+}
+
+static void read_client(struct daemon *d, struct client *cl)
+{
+	ssize_t n = read(cl->fd, cl->buf + cl->len, sizeof(cl->buf) - cl->len);
+
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n > 0)
+		cl->len += (size_t)n;
+	if (n > 0 && !memchr(cl->buf, '\n', cl->len) && cl->len < sizeof(cl->buf))
+		return;
+	/* A line, a full buffer, or the end: answer (bad requests get an error). */
+	if (cl->len) {
+		struct timeval tv = { 2, 0 };
+
+		/* Replies are written blocking, but never wait long for a reader. */
+		fcntl(cl->fd, F_SETFL, fcntl(cl->fd, F_GETFL) & ~O_NONBLOCK);
+		setsockopt(cl->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+		handle_request(d, cl);
+	}
+	drop_client(cl);
+}
+
+static void accept_clients(struct daemon *d)
+{
+	int fd;
+
+	while ((fd = accept4(d->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0) {
+		struct client *cl = NULL;
+		uid_t uid;
+
+		if (!ctl_peer_allowed(fd, &d->access, &uid)) {
+			warning("refused a control connection from uid %ld", (long)(int)uid);
+			reply_error(fd, "permission denied");
+			close(fd);
+			continue;
+		}
+		for (size_t i = 0; i < MAX_CLIENTS && !cl; i++)
+			if (d->clients[i].fd < 0)
+				cl = &d->clients[i];
+		if (!cl) {
+			reply_error(fd, "too many control connections");
+			close(fd);
+			continue;
+		}
+		cl->fd = fd;
+		cl->len = 0;
+		cl->deadline = time_monotonic_ns() + CLIENT_TIMEOUT_NS;
+	}
+}
+
+/* ---- the main loop ------------------------------------------------------------- */
+
+static void handle_signals(struct daemon *d)
+{
+	struct signalfd_siginfo si;
+
+	while (read(d->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		if (si.ssi_signo == SIGHUP) {
+			if (collector_flush(d->c))
+				warning("flush on SIGHUP failed");
+		} else {
+			d->quit = true;
+		}
+	}
+}
+
+static void serve(struct daemon *d)
+{
+	struct pollfd fds[1024 + 2 + MAX_CLIENTS];
+
+	while (!d->quit) {
+		int64_t now = time_monotonic_ns(), next = collector_tick(d->c, now);
+		size_t n = collector_pollfds(d->c, fds, 1024), base = n;
+		int timeout = next > now ? (int)((next - now) / 1000000) + 1 : 0;
+
+		fds[n++] = (struct pollfd){ d->sigfd, POLLIN, 0 };
+		fds[n++] = (struct pollfd){ d->listen_fd, POLLIN, 0 };
+		for (size_t i = 0; i < MAX_CLIENTS; i++)
+			if (d->clients[i].fd >= 0)
+				fds[n++] = (struct pollfd){ d->clients[i].fd, POLLIN, 0 };
+		if (poll(fds, n, timeout) < 0 && errno != EINTR)
+			die_errno("poll");
+		collector_polled(d->c, fds, base);
+		collector_read(d->c, false);
+		handle_signals(d);
+		accept_clients(d);
+		now = time_monotonic_ns();
+		for (size_t i = 0; i < MAX_CLIENTS && !d->quit; i++) {
+			struct client *cl = &d->clients[i];
+
+			if (cl->fd < 0)
+				continue;
+			if (now > cl->deadline)
+				drop_client(cl);
+			else
+				read_client(d, cl);
+		}
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct daemon d;
+	struct store_epoch_opts eo = { 0, NULL, NULL };
+	int ready_fd = -1;
+
+	cli_init(argc, argv);
+	memset(&d, 0, sizeof(d));
+	the_daemon = &d;
+	d.socket = CTL_DEFAULT_SOCKET;
+	d.access.uid = geteuid();
+	for (size_t i = 0; i < MAX_CLIENTS; i++)
+		d.clients[i].fd = -1;
+	collect_options_init(&d.opt);
+	parse_args(&d, argc, argv);
+	d.dir = db_default_path(d.dir);
+	set_report_routine(stderr_report);
+
+	if (!(d.db = db_open(d.dir, DB_CREATE)))
+		return 1;
+	if (!(d.c = collector_new(&d.opt, d.db)))
+		return 1;
+	if ((d.listen_fd = ctl_listen(d.socket, &d.access)) < 0)
+		return 1;
+	d.sigfd = setup_signals();
+	if (!d.foreground)
+		daemonize(&ready_fd);
+	eo.continue_seq = epoch_to_continue(&d);
+	eo.label = d.label;
+	if (collector_begin(d.c, &eo) || collector_enable(d.c)) {
+		unlink(d.socket);
+		return 1;
+	}
+	collector_scan(d.c);
+	if (!d.foreground)
+		detach(&d, ready_fd);
+	serve(&d);
+	/* A quit request has flushed already; SIGTERM and SIGINT have not. */
+	if (!d.finished && collector_finish(d.c))
+		d.status = 1;
+	unlink(d.socket);
+	collector_free(d.c);
+	db_close(d.db);
+	return d.status;
+}

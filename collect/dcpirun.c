@@ -1,0 +1,323 @@
+/*
+ * dcpirun - profile one command and everything it starts.
+ *
+ *   dcpirun [-d DIR] [-e EVENTS] [-F HZ|-c PERIOD] [--label L] [--append] -- CMD ARGS...
+ *
+ * The command is started stopped (waiting on a pipe), the events are
+ * opened on it per CPU with inherit and enable_on_exec, then it is released
+ * to exec.  dcpirun forwards the signals sent to it, and exits with the
+ * command's status once the command has exited and its samples are stored.
+ */
+#include "config.h"
+#include "collect/collector.h"
+#include "collect/snapshot.h"
+#include "core/cli.h"
+#include "core/die.h"
+#include "core/strbuf.h"
+#include "core/timeutil.h"
+#include "core/xalloc.h"
+#include "db/db.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static const char usage[] =
+	"usage: dcpirun [-d DIR] [-e EVENTS] [-F HZ|-c PERIOD] [--label L] [--append] -- CMD [ARGS...]\n"
+	"\n"
+	"Profiles CMD and every process it starts, into a new epoch of the profile\n"
+	"database, and exits with CMD's exit status.\n"
+	"\n"
+	"  -d, --db DIR           the database (default: $DCPI_DB, else ./dcpi.db)\n"
+	"  -e, --events LIST      events to sample (default: cycles,imiss); one of\n"
+	"                         cycles imiss dmiss branchmp dtlbmiss itlbmiss instructions clock\n"
+	"  -F, --freq HZ          mean samples per second per CPU (default: 1000)\n"
+	"  -c, --period N         mean sampling period (events; ns for clock)\n"
+	"      --label L          label of the new epoch\n"
+	"      --append           add to the latest epoch instead of starting one\n"
+	"      --no-snapshot      do not copy the profiled binaries into the database\n"
+	"      --per-process PATH also keep per-process profiles of this image\n"
+	"      --hash rr4|stf6    the per-CPU sample hash table (default: stf6)\n"
+	"      --write-interval S write profiles that waited S seconds (default: 60)\n"
+	"  -q, --quiet            no summary line\n"
+	"      --help, --version\n";
+
+enum { OPT_LABEL = CLI_OPT__FIRST_FREE, OPT_APPEND, OPT_NO_SNAPSHOT };
+
+static const struct option longopts[] = {
+	{ "db", required_argument, NULL, 'd' },
+	{ "label", required_argument, NULL, OPT_LABEL },
+	{ "append", no_argument, NULL, OPT_APPEND },
+	{ "no-snapshot", no_argument, NULL, OPT_NO_SNAPSHOT },
+	{ "quiet", no_argument, NULL, 'q' },
+	COLLECT_LONGOPTS,
+	CLI_LONGOPTS_COMMON,
+	{ NULL, 0, NULL, 0 }
+};
+
+/* Signals dcpirun passes on to the command. */
+static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM,
+				 SIGWINCH };
+
+struct run {
+	const char *dir;
+	const char *label;
+	bool append, snapshot, quiet;
+	char **argv;
+	struct collect_options opt;
+	pid_t child;
+	int go_fd, status_fd;       /* release the child; learn whether exec worked */
+	int sigfd;
+	int status;                 /* the child's wait status */
+};
+
+static void parse_args(struct run *r, int argc, char **argv)
+{
+	int c, k;
+
+	/* '+': stop at the command, so its options stay its own. */
+	while ((c = getopt_long(argc, argv, "+d:q" COLLECT_SHORTOPTS, longopts, NULL)) != -1) {
+		if ((k = collect_option(&r->opt, c, optarg)) < 0)
+			exit(1);
+		if (k)
+			continue;
+		switch (c) {
+		case 'd':
+			r->dir = optarg;
+			break;
+		case OPT_LABEL:
+			r->label = optarg;
+			break;
+		case OPT_APPEND:
+			r->append = true;
+			break;
+		case OPT_NO_SNAPSHOT:
+			r->snapshot = false;
+			break;
+		case 'q':
+			r->quiet = true;
+			break;
+		case CLI_OPT_HELP:
+			cli_usage(usage, 0);
+		case CLI_OPT_VERSION:
+			cli_version();
+		default:
+			cli_usage(usage, 1);
+		}
+	}
+	if (optind >= argc)
+		die("no command to run (usage: dcpirun [OPTIONS] -- CMD [ARGS...])");
+	if (r->label && !epoch_label_valid(r->label))
+		die("invalid epoch label '%s' (1-64 characters, no spaces, not a number, not "
+		    "starting with 'latest')", r->label);
+	if (r->label && r->append)
+		die("--label names a new epoch; it cannot be used with --append");
+	r->argv = argv + optind;
+}
+
+/* The command's side of the fork: wait for the events, then exec. */
+static _Noreturn void child(struct run *r, int go, int status, const sigset_t *old)
+{
+	char byte;
+	int err;
+
+	sigprocmask(SIG_SETMASK, old, NULL);
+	if (read(go, &byte, 1) != 1)
+		_exit(127);  /* dcpirun gave up */
+	close(go);
+	execvp(r->argv[0], r->argv);
+	err = errno;
+	if (write(status, &err, sizeof(err)) < 0)
+		_exit(127);
+	_exit(err == ENOENT ? 127 : 126);
+}
+
+static void start_child(struct run *r, const sigset_t *old)
+{
+	int go[2], st[2];
+
+	if (pipe2(go, O_CLOEXEC) || pipe2(st, O_CLOEXEC))
+		die_errno("cannot create a pipe");
+	fflush(NULL);
+	r->child = fork();
+	if (r->child < 0)
+		die_errno("cannot fork");
+	if (!r->child) {
+		close(go[1]);
+		close(st[0]);
+		child(r, go[0], st[1], old);
+	}
+	close(go[0]);
+	close(st[1]);
+	r->go_fd = go[1];
+	r->status_fd = st[0];
+}
+
+/* Lets the child exec; returns 0 if it did, else its errno. */
+static int release_child(struct run *r)
+{
+	int err = 0;
+	ssize_t n;
+
+	if (write(r->go_fd, "x", 1) != 1)
+		die_errno("cannot start '%s'", r->argv[0]);
+	close(r->go_fd);
+	do
+		n = read(r->status_fd, &err, sizeof(err));
+	while (n < 0 && errno == EINTR);
+	close(r->status_fd);
+	return n == (ssize_t)sizeof(err) ? err : 0;
+}
+
+static int exit_code(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return 1;
+}
+
+/* Handles pending signals; returns true once the child has exited. */
+static bool handle_signals(struct run *r)
+{
+	struct signalfd_siginfo si;
+	bool done = false;
+
+	while (read(r->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		if (si.ssi_signo == SIGCHLD)
+			continue;
+		/*
+		 * Signals from the terminal reach the command's process group
+		 * directly; pass on only those sent to dcpirun itself.
+		 */
+		if (si.ssi_code == SI_USER || si.ssi_code == SI_QUEUE)
+			kill(r->child, (int)si.ssi_signo);
+	}
+	if (waitpid(r->child, &r->status, WNOHANG) == r->child)
+		done = true;
+	return done;
+}
+
+static void run_loop(struct run *r, struct collector *c)
+{
+	struct pollfd fds[1025];
+
+	for (;;) {
+		int64_t now = time_monotonic_ns(), next = collector_tick(c, now);
+		size_t n = collector_pollfds(c, fds, 1024);
+		int timeout = next > now ? (int)((next - now) / 1000000) + 1 : 0;
+
+		fds[n].fd = r->sigfd;
+		fds[n].events = POLLIN;
+		fds[n].revents = 0;
+		if (poll(fds, n + 1, timeout) < 0 && errno != EINTR)
+			die_errno("poll");
+		collector_polled(c, fds, n);
+		collector_read(c, false);
+		if (handle_signals(r))
+			return;
+	}
+}
+
+static void begin_epoch(struct run *r, struct collector *c, struct db *db)
+{
+	struct store_epoch_opts eo = { 0, r->label, r->argv };
+
+	if (r->append) {
+		uint32_t *seqs;
+		size_t n;
+
+		if (db_epoch_seqs(db, &seqs, &n))
+			exit(1);
+		/* An empty database: appending starts the first epoch. */
+		if (n)
+			eo.continue_seq = seqs[n - 1];
+		free(seqs);
+	}
+	if (collector_begin(c, &eo))
+		die("cannot start an epoch in '%s'", r->dir);
+}
+
+static void summary(struct run *r, struct collector *c, unsigned snapshots)
+{
+	struct collect_summary s;
+
+	collector_summary(c, &s);
+	if (r->quiet)
+		return;
+	fprintf(stderr, "%s: %" PRIu64 " samples (%s), %" PRIu64 " lost, %" PRIu64 " throttled, %"
+		PRIu64 " unknown (%.2f%%)", progname(), s.samples, s.events, s.lost, s.throttled,
+		s.unknown, s.samples ? 100.0 * (double)s.unknown / (double)s.samples : 0.0);
+	if (s.user_only)
+		fprintf(stderr, ", user space only");
+	if (s.dropped)
+		fprintf(stderr, ", %" PRIu64 " DROPPED", s.dropped);
+	fprintf(stderr, "; epoch %" PRIu32 " of %s", s.epoch, r->dir);
+	if (snapshots)
+		fprintf(stderr, ", %u new binary snapshot%s", snapshots, snapshots == 1 ? "" : "s");
+	fprintf(stderr, "\n");
+}
+
+int main(int argc, char **argv)
+{
+	struct run r;
+	struct collector *c;
+	struct db *db;
+	sigset_t mask, old;
+	unsigned snapshots = 0;
+	int err, code, failed = 0;
+
+	cli_init(argc, argv);
+	memset(&r, 0, sizeof(r));
+	r.snapshot = true;
+	collect_options_init(&r.opt);
+	parse_args(&r, argc, argv);
+	r.dir = db_default_path(r.dir);
+	if (!(db = db_open(r.dir, DB_CREATE)))
+		return 1;
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGCHLD);
+	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
+		sigaddset(&mask, forwarded[i]);
+	sigprocmask(SIG_BLOCK, &mask, &old);
+	if ((r.sigfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC)) < 0)
+		die_errno("signalfd");
+
+	start_child(&r, &old);
+	r.opt.pid = r.child;
+	if (!(c = collector_new(&r.opt, db))) {
+		close(r.go_fd);  /* the child exits without running anything */
+		waitpid(r.child, NULL, 0);
+		return 1;
+	}
+	if ((err = release_child(&r))) {
+		waitpid(r.child, &r.status, 0);
+		errno = err;
+		errorf_errno("cannot run '%s'", r.argv[0]);
+		collector_free(c);
+		db_close(db);
+		return err == ENOENT ? 127 : 126;
+	}
+	begin_epoch(&r, c, db);
+	run_loop(&r, c);
+	if (collector_finish(c))
+		failed = 1;
+	if (r.snapshot && collector_snapshot(c, SNAPSHOT_MAX_BYTES, &snapshots))
+		failed = 1;
+	summary(&r, c, snapshots);
+	collector_free(c);
+	db_close(db);
+	code = exit_code(r.status);
+	/* Exit with the command's status, but never report success for lost profiles. */
+	return failed && !code ? 1 : code;
+}

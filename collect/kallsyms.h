@@ -1,0 +1,28 @@
+/*
+ * collect/kallsyms.h - the part of the kernel's symbol table an epoch needs.
+ *
+ * /proc/kallsyms is 5 MB here; an epoch needs only the symbols holding its
+ * sampled kernel addresses.  The subset keeps, for each sampled address,
+ * the text symbol with the greatest address at or below it and the next
+ * one above (which bounds its size), as complete lines in /proc/kallsyms
+ * order and format, so a reader that names addresses from the subset gets
+ * the same answer as from the whole file.  Text, never parsed as anything
+ * but "ADDRESS TYPE NAME [MODULE]" lines.
+ */
+#ifndef DCPI_COLLECT_KALLSYMS_H
+#define DCPI_COLLECT_KALLSYMS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct strbuf;
+
+/*
+ * Appends to out the lines of the kallsyms file at path needed for the
+ * sorted addresses addrs[0..n).  Returns 0; 1 if the file hides addresses
+ * (all zero: kptr_restrict, or not root); -1 if it cannot be read
+ * (reported).
+ */
+int kallsyms_subset(const char *path, const uint64_t *addrs, size_t n, struct strbuf *out);
+
+#endif

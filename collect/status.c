@@ -1,0 +1,277 @@
+/* dcpictl status: what the collector is doing, as text or JSON. */
+#include "config.h"
+#include "collect/collector-int.h"
+#include "core/die.h"
+#include "core/json.h"
+#include "core/strbuf.h"
+#include "core/timeutil.h"
+#include "core/xalloc.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct status {
+	double uptime, cpu_secs;
+	uint64_t rss, peak_rss, structures, db_bytes;
+	struct shash_stats hash, shadow;
+};
+
+/* Bytes used by the files under dirfd (two levels: epochs and binaries). */
+static uint64_t dir_bytes(int dirfd, int depth)
+{
+	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *de;
+	uint64_t n = 0;
+
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
+	while ((de = readdir(d))) {
+		struct stat st;
+
+		if (de->d_name[0] == '.' && (!de->d_name[1] || !strcmp(de->d_name, "..")))
+			continue;
+		if (fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW))
+			continue;
+		if (S_ISREG(st.st_mode)) {
+			n += (uint64_t)st.st_size;
+		} else if (S_ISDIR(st.st_mode) && depth > 0) {
+			int sub = openat(dirfd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+			if (sub >= 0) {
+				n += dir_bytes(sub, depth - 1);
+				close(sub);
+			}
+		}
+	}
+	closedir(d);
+	return n;
+}
+
+static uint64_t rss_bytes(void)
+{
+	FILE *f = fopen("/proc/self/statm", "r");
+	unsigned long size, res = 0;
+
+	if (f) {
+		if (fscanf(f, "%lu %lu", &size, &res) != 2)
+			res = 0;
+		fclose(f);
+	}
+	return (uint64_t)res * (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+static void gather(struct collector *c, struct status *s)
+{
+	struct rusage ru;
+
+	memset(s, 0, sizeof(*s));
+	s->uptime = (double)(time_monotonic_ns() - c->started) / 1e9;
+	if (!getrusage(RUSAGE_SELF, &ru)) {
+		s->cpu_secs = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+			      (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+		s->peak_rss = (uint64_t)ru.ru_maxrss * 1024;
+	}
+	s->rss = rss_bytes();
+	s->structures = procs_bytes(&c->procs) + store_bytes(&c->store) + order_bytes(&c->order);
+	for (size_t k = 0; k < c->ncpu; k++)
+		s->structures += shash_bytes(&c->cpu[k].hash);
+	s->db_bytes = dir_bytes(c->db->dirfd, 2);
+	collector_hash_totals(c, &s->hash, false);
+	collector_hash_totals(c, &s->shadow, true);
+}
+
+static double ratio(uint64_t a, uint64_t b)
+{
+	return b ? (double)a / (double)b : 0;
+}
+
+/* Samples/s over the last 10-s window, or since start before the first one ends. */
+static double cpu_rate(const struct ccpu *cc, const struct status *s)
+{
+	return cc->rate > 0 || s->uptime >= 10 ? cc->rate :
+	       s->uptime > 0 ? (double)cc->samples / s->uptime : 0;
+}
+
+static void period_text(struct strbuf *sb, struct collector *c, size_t i)
+{
+	const struct cevent *e = &c->ev[i];
+	uint64_t mean = collector_mean_period(c, i);
+
+	if (e->freq)
+		strbuf_addf(sb, "%" PRIu64 " Hz (kernel-adjusted)", e->mean);
+	else if (e->spec.time)
+		strbuf_addf(sb, "%.1f us", (double)mean / 1000.0);
+	else
+		strbuf_addf(sb, "%" PRIu64 " events", mean);
+}
+
+static void text_report(struct collector *c, const struct status *s, struct strbuf *o)
+{
+	const struct epoch_meta *m = &c->store.meta;
+
+	strbuf_addf(o, "dcpid %s, pid %ld, up ", PACKAGE_VERSION, (long)getpid());
+	strbuf_add_duration(o, (int64_t)(s->uptime * 1e9));
+	strbuf_addf(o, "\ndatabase %s: %.1f MB, epoch %" PRIu32, c->db->path,
+		    (double)s->db_bytes / 1e6, c->store.seq);
+	if (m->label)
+		strbuf_addf(o, " '%s'", m->label);
+	strbuf_addstr(o, "\n\nevent         counted as  mean period       samples\n");
+	for (size_t i = 0; i < c->n_ev; i++) {
+		struct strbuf p = STRBUF_INIT;
+
+		period_text(&p, c, i);
+		strbuf_addf(o, "%-13s %-11s %-17s %" PRIu64 "\n", event_name(c->ev[i].spec.event),
+			    event_name(c->ev[i].spec.used), p.buf, c->ev[i].samples);
+		strbuf_release(&p);
+	}
+	strbuf_addstr(o, "\ncpu       samples  rate/s        lost  throttled\n");
+	for (size_t k = 0; k < c->ncpu; k++) {
+		const struct ccpu *cc = &c->cpu[k];
+
+		strbuf_addf(o, "%-4d %12" PRIu64 " %7.0f %11" PRIu64 " %10" PRIu64 "\n", cc->cpu,
+			    cc->samples, cpu_rate(cc, s), cc->lost, cc->throttled);
+	}
+	strbuf_addf(o, "all  %12" PRIu64 "         %11" PRIu64 " %10" PRIu64 "\n", c->samples,
+		    c->lost, c->throttled);
+	strbuf_addf(o, "\nunknown %.3f%% (%" PRIu64 " samples), kernel %.1f%%, dropped %" PRIu64 "\n",
+		    100 * ratio(c->unknown, c->samples), c->unknown,
+		    100 * ratio(c->kernel, c->samples), c->store.st.dropped);
+	strbuf_addf(o, "hash: %s, %zu buckets x %u per CPU, hit rate %.1f%%, evictions %" PRIu64
+		    ", overflow buffers %" PRIu64 ", drains %" PRIu64 "\n",
+		    shash_kind_name(c->opt.hash), c->ncpu ? c->cpu[0].hash.nbuckets : 0,
+		    shash_ways(c->opt.hash), 100 * ratio(s->hash.hits, s->hash.samples),
+		    s->hash.evictions, s->hash.overflows, c->drains);
+	if (c->opt.hash_compare)
+		strbuf_addf(o, "hash compared: %s would hit %.1f%% with %" PRIu64 " evictions\n",
+			    shash_kind_name(c->cpu[0].shadow->kind),
+			    100 * ratio(s->shadow.hits, s->shadow.samples), s->shadow.evictions);
+	strbuf_addf(o, "daemon: %.2f us CPU per sample (%.2f s in all), memory %.1f MB resident "
+		    "(peak %.1f MB, tables %.1f MB)\n",
+		    s->cpu_secs * 1e6 / (double)(c->samples ? c->samples : 1), s->cpu_secs,
+		    (double)s->rss / 1e6, (double)s->peak_rss / 1e6, (double)s->structures / 1e6);
+	strbuf_addf(o, "profiles: %zu in memory (%zu dirty, %" PRIu64 " offsets), %" PRIu64
+		    " written, %" PRIu64 " write failures\n",
+		    c->store.n, c->store.dirty, c->store.entries, c->store.st.writes,
+		    c->store.st.write_failures);
+	strbuf_addf(o, "processes: %" PRIu64 " forks, %" PRIu64 " execs, %" PRIu64 " exits, %" PRIu64
+		    " mmaps, %zu images; records %" PRIu64 " (%" PRIu64 " malformed, %" PRIu64
+		    " out of order)\n",
+		    c->procs.st.forks, c->procs.st.execs, c->procs.st.exits, c->procs.st.mmaps,
+		    c->procs.n_images, c->records, c->bad_records, c->order.late);
+}
+
+static void json_report(struct collector *c, const struct status *s, FILE *f)
+{
+	struct json_writer w;
+
+	json_init(&w, f, true);
+	json_object_begin(&w);
+	json_key(&w, "version"), json_string(&w, PACKAGE_VERSION);
+	json_key(&w, "pid"), json_i64(&w, getpid());
+	json_key(&w, "uptime_s"), json_double(&w, s->uptime, 6);
+	json_key(&w, "database"), json_string(&w, c->db->path);
+	json_key(&w, "database_bytes"), json_u64(&w, s->db_bytes);
+	json_key(&w, "epoch"), json_u64(&w, c->store.seq);
+	json_key(&w, "label"), json_string(&w, c->store.meta.label);
+	json_key(&w, "events"), json_array_begin(&w);
+	for (size_t i = 0; i < c->n_ev; i++) {
+		const struct cevent *e = &c->ev[i];
+
+		json_object_begin(&w);
+		json_key(&w, "event"), json_string(&w, event_name(e->spec.event));
+		json_key(&w, "used"), json_string(&w, event_name(e->spec.used));
+		json_key(&w, "period"), json_u64(&w, collector_mean_period(c, i));
+		json_key(&w, "unit"), json_string(&w, e->freq ? "hz" : e->spec.time ? "ns" : "events");
+		json_key(&w, "samples"), json_u64(&w, e->samples);
+		json_object_end(&w);
+	}
+	json_array_end(&w);
+	json_key(&w, "cpus"), json_array_begin(&w);
+	for (size_t k = 0; k < c->ncpu; k++) {
+		const struct ccpu *cc = &c->cpu[k];
+
+		json_object_begin(&w);
+		json_key(&w, "cpu"), json_i64(&w, cc->cpu);
+		json_key(&w, "samples"), json_u64(&w, cc->samples);
+		json_key(&w, "rate"), json_double(&w, cpu_rate(cc, s), 6);
+		json_key(&w, "lost"), json_u64(&w, cc->lost);
+		json_key(&w, "throttled"), json_u64(&w, cc->throttled);
+		json_object_end(&w);
+	}
+	json_array_end(&w);
+	json_key(&w, "samples"), json_u64(&w, c->samples);
+	json_key(&w, "lost"), json_u64(&w, c->lost);
+	json_key(&w, "throttled"), json_u64(&w, c->throttled);
+	json_key(&w, "unknown"), json_u64(&w, c->unknown);
+	json_key(&w, "unknown_fraction"), json_double(&w, ratio(c->unknown, c->samples), 6);
+	json_key(&w, "kernel"), json_u64(&w, c->kernel);
+	json_key(&w, "dropped"), json_u64(&w, c->store.st.dropped);
+	json_key(&w, "hash"), json_object_begin(&w);
+	json_key(&w, "kind"), json_string(&w, shash_kind_name(c->opt.hash));
+	json_key(&w, "buckets_per_cpu"), json_u64(&w, c->ncpu ? c->cpu[0].hash.nbuckets : 0);
+	json_key(&w, "ways"), json_u64(&w, shash_ways(c->opt.hash));
+	json_key(&w, "samples"), json_u64(&w, s->hash.samples);
+	json_key(&w, "hits"), json_u64(&w, s->hash.hits);
+	json_key(&w, "hit_rate"), json_double(&w, ratio(s->hash.hits, s->hash.samples), 6);
+	json_key(&w, "evictions"), json_u64(&w, s->hash.evictions);
+	json_key(&w, "overflow_buffers"), json_u64(&w, s->hash.overflows);
+	json_key(&w, "drains"), json_u64(&w, c->drains);
+	json_object_end(&w);
+	if (c->opt.hash_compare) {
+		json_key(&w, "hash_compare"), json_object_begin(&w);
+		json_key(&w, "kind"), json_string(&w, shash_kind_name(c->cpu[0].shadow->kind));
+		json_key(&w, "hits"), json_u64(&w, s->shadow.hits);
+		json_key(&w, "hit_rate"), json_double(&w, ratio(s->shadow.hits, s->shadow.samples), 6);
+		json_key(&w, "evictions"), json_u64(&w, s->shadow.evictions);
+		json_object_end(&w);
+	}
+	json_key(&w, "cpu_seconds"), json_double(&w, s->cpu_secs, 6);
+	json_key(&w, "cpu_us_per_sample"),
+		json_double(&w, s->cpu_secs * 1e6 / (double)(c->samples ? c->samples : 1), 6);
+	json_key(&w, "rss_bytes"), json_u64(&w, s->rss);
+	json_key(&w, "peak_rss_bytes"), json_u64(&w, s->peak_rss);
+	json_key(&w, "table_bytes"), json_u64(&w, s->structures);
+	json_key(&w, "profiles_in_memory"), json_u64(&w, c->store.n);
+	json_key(&w, "profiles_dirty"), json_u64(&w, c->store.dirty);
+	json_key(&w, "offsets_in_memory"), json_u64(&w, c->store.entries);
+	json_key(&w, "profile_writes"), json_u64(&w, c->store.st.writes);
+	json_key(&w, "write_failures"), json_u64(&w, c->store.st.write_failures);
+	json_key(&w, "images"), json_u64(&w, c->procs.n_images);
+	json_key(&w, "records"), json_u64(&w, c->records);
+	json_key(&w, "malformed_records"), json_u64(&w, c->bad_records);
+	json_key(&w, "late_records"), json_u64(&w, c->order.late);
+	json_object_end(&w);
+	json_finish(&w);
+}
+
+void collector_status(struct collector *c, struct strbuf *out, bool json)
+{
+	struct status s;
+
+	gather(c, &s);
+	if (json) {
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+
+		if (!f)
+			die_errno("open_memstream");
+		json_report(c, &s, f);
+		fclose(f);
+		strbuf_add(out, buf, len);
+		free(buf);
+	} else {
+		text_report(c, &s, out);
+	}
+}

@@ -1,0 +1,995 @@
+/*
+ * Unit tests of collect/: the sample hash tables, the control protocol,
+ * the perf record parser, time ordering, address spaces, the kallsyms
+ * subset, and the whole sample path fed with synthetic perf records (an
+ * offline collector writing a real database).
+ */
+#include "config.h"
+#include "collect/collector.h"
+#include "collect/ctl.h"
+#include "collect/kallsyms.h"
+#include "collect/order.h"
+#include "collect/perfrec.h"
+#include "collect/procs.h"
+#include "collect/shash.h"
+#include "collect/snapshot.h"
+#include "core/strbuf.h"
+#include "core/xalloc.h"
+#include "db/db.h"
+#include "db/fsio.h"
+
+#include <linux/perf_event.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+/* ---- sample hash ------------------------------------------------------------ */
+
+/* Collects what a table hands on, in order (the first 64 entries). */
+struct sink {
+	uint64_t total;
+	size_t batches, entries;
+	struct shash_entry last[64];
+	size_t nlast;
+};
+
+static void sink_consume(void *ctx, const struct shash_entry *v, size_t n)
+{
+	struct sink *s = ctx;
+
+	s->batches++;
+	s->entries += n;
+	for (size_t i = 0; i < n; i++) {
+		s->total += v[i].count;
+		if (s->nlast < 64)
+			s->last[s->nlast++] = v[i];
+	}
+}
+
+static void test_shash_key_packing(void **state)
+{
+	uint64_t user = 0x00007f1234567890ull, kern = 0xffffffff81000123ull;
+	uint64_t k1 = shash_key(5, 4321, user), k2 = shash_key(7, 0, kern);
+
+	(void)state;
+	assert_true(shash_pc_packable(user));
+	assert_true(shash_pc_packable(kern));
+	assert_false(shash_pc_packable(0x0100000000000000ull));
+	assert_int_equal(shash_key_event(k1), 5);
+	assert_int_equal(shash_key_slot(k1), 4321);
+	assert_true(shash_key_pc(k1) == user);
+	assert_int_equal(shash_key_event(k2), 7);
+	assert_int_equal(shash_key_slot(k2), 0);
+	assert_true(shash_key_pc(k2) == kern);
+}
+
+/* One bucket: every key lands in it, so the policies show directly. */
+static void test_shash_rr4_round_robin(void **state)
+{
+	struct shash h;
+	struct sink s = { 0 };
+
+	(void)state;
+	shash_init(&h, SHASH_RR4, 64, 2, sink_consume, &s);
+	assert_int_equal(h.nbuckets, 1);
+	for (uint64_t k = 1; k <= 4; k++)
+		shash_count(&h, k);
+	shash_count(&h, 1);     /* hit */
+	assert_int_equal(h.st.hits, 1);
+	shash_count(&h, 5);     /* evicts entry 0 (key 1, count 2) */
+	shash_count(&h, 6);     /* evicts entry 1 (key 2): the overflow buffer (2) is full */
+	assert_int_equal(h.st.evictions, 2);
+	shash_flush_overflow(&h);
+	assert_int_equal(s.batches, 1);
+	assert_true(s.last[0].key == 1 && s.last[0].count == 2);
+	assert_true(s.last[1].key == 2 && s.last[1].count == 1);
+	shash_drain(&h);
+	assert_true(s.total == h.st.samples);
+	assert_int_equal(shash_used(&h), 0);
+	shash_release(&h);
+}
+
+static void test_shash_stf6_swap_to_front(void **state)
+{
+	struct shash h;
+	struct sink s = { 0 };
+
+	(void)state;
+	shash_init(&h, SHASH_STF6, 64, 16, sink_consume, &s);
+	for (uint64_t k = 1; k <= 6; k++)
+		shash_count(&h, k);     /* line: 6 5 4 3 2 1 */
+	shash_count(&h, 2);             /* hit, swapped to the front: 2 5 4 3 6 1 */
+	shash_count(&h, 7);             /* inserted at the front, 1 evicted */
+	assert_int_equal(h.st.evictions, 1);
+	shash_count(&h, 8);             /* 6 evicted: the last entry */
+	assert_int_equal(h.st.evictions, 2);
+	shash_drain(&h);
+	assert_true(s.total == h.st.samples);
+	/* Evicted first: 1 then 6; then the table in line order: 8 7 2 5 4 3. */
+	assert_true(s.last[0].key == 1);
+	assert_true(s.last[1].key == 6);
+	assert_true(s.last[2].key == 8);
+	assert_true(s.last[4].key == 2 && s.last[4].count == 2);
+	shash_release(&h);
+}
+
+static void test_shash_saturation(void **state)
+{
+	struct shash h;
+	struct sink s = { 0 };
+
+	(void)state;
+	shash_init(&h, SHASH_STF6, 4096, 8, sink_consume, &s);
+	for (int i = 0; i < 200000; i++)
+		shash_count(&h, 42);
+	assert_int_equal(h.st.saturations, 3);
+	shash_drain(&h);
+	assert_true(s.total == 200000);
+	shash_release(&h);
+}
+
+/* Whatever the keys and sizes, every sample comes out exactly once. */
+static void test_shash_conservation(void **state)
+{
+	uint64_t rng = 12345;
+
+	(void)state;
+	for (int kind = 0; kind < 2; kind++) {
+		for (size_t bytes = 64; bytes <= 65536; bytes *= 8) {
+			struct shash h;
+			struct sink s = { 0 };
+
+			shash_init(&h, (enum shash_kind)kind, bytes, 100, sink_consume, &s);
+			for (int i = 0; i < 100000; i++) {
+				rng ^= rng << 13;
+				rng ^= rng >> 7;
+				rng ^= rng << 17;
+				/* Skewed keys: a few hot ones and a long tail. */
+				shash_count(&h, rng % 8 ? rng % 64 : rng % 5000);
+			}
+			shash_drain(&h);
+			assert_true(s.total == 100000);
+			assert_true(h.st.hits + h.st.evictions <= h.st.samples);
+			shash_release(&h);
+		}
+	}
+}
+
+/* ---- control protocol ----------------------------------------------------------- */
+
+static int parse(const char *s, struct ctl_request *r)
+{
+	const char *why;
+
+	return ctl_parse(s, strlen(s), r, &why);
+}
+
+static void test_ctl_parse(void **state)
+{
+	struct ctl_request r;
+	char big[300], line[CTL_REQUEST_MAX + 1];
+
+	(void)state;
+	assert_int_equal(parse("status\n", &r), 0);
+	assert_int_equal(r.verb, CTL_STATUS);
+	assert_false(r.json);
+	assert_int_equal(parse("status json\n", &r), 0);
+	assert_true(r.json);
+	assert_int_equal(parse("flush\n", &r), 0);
+	assert_int_equal(r.verb, CTL_FLUSH);
+	assert_int_equal(parse("quit\n", &r), 0);
+	assert_int_equal(parse("epoch\n", &r), 0);
+	assert_string_equal(r.label, "");
+	assert_int_equal(parse("epoch after-fix\n", &r), 0);
+	assert_string_equal(r.label, "after-fix");
+
+	assert_int_equal(parse("status", &r), -1);          /* no newline */
+	assert_int_equal(parse("status\n\n", &r), -1);
+	assert_int_equal(parse("status  json\n", &r), -1);
+	assert_int_equal(parse(" status\n", &r), -1);
+	assert_int_equal(parse("status xml\n", &r), -1);
+	assert_int_equal(parse("flush now\n", &r), -1);
+	assert_int_equal(parse("reboot\n", &r), -1);
+	assert_int_equal(parse("epoch 42\n", &r), -1);     /* numeric label */
+	assert_int_equal(parse("epoch latest\n", &r), -1);
+	assert_int_equal(parse("epoch a b\n", &r), -1);
+	assert_int_equal(parse("epoch \x1b[2J\n", &r), -1);
+	assert_int_equal(ctl_parse("status\0\n", 8, &r, &(const char *){ NULL }), -1);
+	memset(big, 'a', sizeof(big));
+	memcpy(big, "epoch ", 6);
+	big[sizeof(big) - 2] = '\n';
+	big[sizeof(big) - 1] = '\0';
+	assert_int_equal(parse(big, &r), -1);
+
+	memset(&r, 0, sizeof(r));
+	r.verb = CTL_EPOCH;
+	strcpy(r.label, "before");
+	assert_true(ctl_format(&r, line, sizeof(line)) > 0);
+	assert_string_equal(line, "epoch before\n");
+	assert_int_equal(parse(line, &r), 0);
+	assert_string_equal(r.label, "before");
+}
+
+/* ---- perf records ------------------------------------------------------------- */
+
+struct rec {
+	unsigned char b[512];
+	size_t n;
+};
+
+static void put(struct rec *r, const void *p, size_t n)
+{
+	memcpy(r->b + r->n, p, n);
+	r->n += n;
+}
+
+static void put32(struct rec *r, uint32_t v)
+{
+	put(r, &v, 4);
+}
+
+static void put64(struct rec *r, uint64_t v)
+{
+	put(r, &v, 8);
+}
+
+static void begin(struct rec *r, uint32_t type, uint16_t misc)
+{
+	struct perf_event_header h = { type, misc, 0 };
+
+	r->n = 0;
+	put(r, &h, sizeof(h));
+}
+
+static void put_str(struct rec *r, const char *s)
+{
+	size_t len = strlen(s) + 1, pad = (8 - len % 8) % 8;
+
+	put(r, s, len);
+	memset(r->b + r->n, 0, pad);
+	r->n += pad;
+}
+
+static void finish(struct rec *r, uint32_t pid, uint64_t time, uint64_t id, bool trailer)
+{
+	struct perf_event_header h;
+
+	if (trailer) {
+		put32(r, pid);
+		put32(r, pid);
+		put64(r, time);
+		put64(r, id);
+	}
+	memcpy(&h, r->b, sizeof(h));
+	h.size = (uint16_t)r->n;
+	memcpy(r->b, &h, sizeof(h));
+}
+
+static void mk_sample(struct rec *r, uint32_t pid, uint64_t ip, uint64_t time, uint64_t id,
+		      bool kernel)
+{
+	begin(r, PERF_RECORD_SAMPLE, kernel ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER);
+	put64(r, id);
+	put64(r, ip);
+	put32(r, pid);
+	put32(r, pid);
+	put64(r, time);
+	put64(r, 1000000);
+	finish(r, pid, time, id, false);
+}
+
+static void mk_mmap2(struct rec *r, uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
+		     const char *path, const uint8_t *bid, unsigned bid_len, uint64_t time)
+{
+	unsigned char u[24] = { 0 };
+
+	begin(r, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER | (bid ? PERF_RECORD_MISC_MMAP_BUILD_ID : 0));
+	put32(r, pid);
+	put32(r, pid);
+	put64(r, start);
+	put64(r, len);
+	put64(r, pgoff);
+	if (bid) {
+		u[0] = (unsigned char)bid_len;
+		memcpy(u + 4, bid, bid_len);
+	} else {
+		uint32_t maj = 8, min = 1;
+		uint64_t ino = 4242;
+
+		memcpy(u, &maj, 4);
+		memcpy(u + 4, &min, 4);
+		memcpy(u + 8, &ino, 8);
+	}
+	put(r, u, sizeof(u));
+	put32(r, 5);    /* PROT_READ | PROT_EXEC */
+	put32(r, 2);    /* MAP_PRIVATE */
+	put_str(r, path);
+	finish(r, pid, time, 1, true);
+}
+
+static void mk_comm(struct rec *r, uint32_t pid, const char *comm, bool exec, uint64_t time)
+{
+	begin(r, PERF_RECORD_COMM, exec ? PERF_RECORD_MISC_COMM_EXEC : 0);
+	put32(r, pid);
+	put32(r, pid);
+	put_str(r, comm);
+	finish(r, pid, time, 1, true);
+}
+
+static void mk_task(struct rec *r, uint32_t type, uint32_t pid, uint32_t ppid, uint64_t time)
+{
+	begin(r, type, 0);
+	put32(r, pid);
+	put32(r, ppid);
+	put32(r, pid);
+	put32(r, ppid);
+	put64(r, time);
+	finish(r, pid, time, 1, true);
+}
+
+static void mk_lost(struct rec *r, uint64_t lost, uint64_t time)
+{
+	begin(r, PERF_RECORD_LOST, 0);
+	put64(r, 1);
+	put64(r, lost);
+	finish(r, 0, time, 1, true);
+}
+
+static void mk_throttle(struct rec *r, uint64_t time)
+{
+	begin(r, PERF_RECORD_THROTTLE, 0);
+	put64(r, time);
+	put64(r, 1);
+	put64(r, 1);
+	finish(r, 0, time, 1, true);
+}
+
+static const uint8_t build_id[20] = { 0xde, 0xad, 0xbe, 0xef, 1, 2, 3, 4, 5, 6,
+				      7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
+
+static void test_perfrec_parse(void **state)
+{
+	struct perf_rec p;
+	struct rec r;
+	const char *why;
+
+	(void)state;
+	mk_sample(&r, 77, 0x401234, 1000, 9, false);
+	assert_int_equal(perf_rec_parse(r.b, r.n, &p, &why), 0);
+	assert_int_equal(p.kind, PERF_REC_SAMPLE);
+	assert_int_equal(p.pid, 77);
+	assert_true(p.u.sample.ip == 0x401234 && p.u.sample.user && !p.u.sample.kernel);
+	assert_true(p.time == 1000 && p.id == 9);
+	assert_true(perf_rec_time(r.b, r.n) == 1000);
+
+	mk_mmap2(&r, 77, 0x400000, 0x2000, 0x1000, "/usr/bin/x", build_id, 20, 500);
+	assert_int_equal(perf_rec_parse(r.b, r.n, &p, &why), 0);
+	assert_int_equal(p.kind, PERF_REC_MMAP);
+	assert_true(p.u.mmap.has_build_id && p.u.mmap.build_id_len == 20);
+	assert_memory_equal(p.u.mmap.build_id, build_id, 20);
+	assert_string_equal(p.u.mmap.filename, "/usr/bin/x");
+	assert_true(p.time == 500 && perf_rec_time(r.b, r.n) == 500);
+	assert_true(p.u.mmap.pgoff == 0x1000 && p.u.mmap.len == 0x2000);
+
+	mk_mmap2(&r, 77, 0x400000, 0x2000, 0, "/lib/y.so", NULL, 0, 501);
+	assert_int_equal(perf_rec_parse(r.b, r.n, &p, &why), 0);
+	assert_true(p.u.mmap.has_inode && p.u.mmap.ino == 4242 && p.u.mmap.maj == 8);
+
+	mk_comm(&r, 78, "worker", true, 600);
+	assert_int_equal(perf_rec_parse(r.b, r.n, &p, &why), 0);
+	assert_true(p.kind == PERF_REC_COMM && p.u.comm.exec);
+	assert_string_equal(p.u.comm.comm, "worker");
+
+	mk_task(&r, PERF_RECORD_FORK, 78, 77, 700);
+	assert_int_equal(perf_rec_parse(r.b, r.n, &p, &why), 0);
+	assert_true(p.kind == PERF_REC_FORK && p.u.task.pid == 78 && p.u.task.ppid == 77);
+
+	mk_lost(&r, 33, 800);
+	assert_int_equal(perf_rec_parse(r.b, r.n, &p, &why), 0);
+	assert_true(p.kind == PERF_REC_LOST && p.u.lost.lost == 33);
+
+	mk_throttle(&r, 900);
+	assert_int_equal(perf_rec_parse(r.b, r.n, &p, &why), 0);
+	assert_int_equal(p.kind, PERF_REC_THROTTLE);
+
+	/* Every truncation of a valid record is refused, never read past. */
+	mk_mmap2(&r, 77, 0x400000, 0x2000, 0, "/lib/y.so", NULL, 0, 501);
+	for (size_t len = 0; len < r.n; len += 8) {
+		struct perf_event_header h;
+		unsigned char *copy = xmemdup(r.b, len ? len : 1);
+
+		if (len >= sizeof(h)) {
+			memcpy(&h, copy, sizeof(h));
+			h.size = (uint16_t)len;
+			memcpy(copy, &h, sizeof(h));
+		}
+		assert_int_equal(perf_rec_parse(copy, len, &p, &why), -1);
+		free(copy);
+	}
+	/* A file name without its NUL. */
+	memset(r.b + r.n - 24 - 16, 'x', 16);
+	assert_int_equal(perf_rec_parse(r.b, r.n, &p, &why), -1);
+}
+
+/* ---- time order ------------------------------------------------------------------ */
+
+static uint64_t seen[16];
+static size_t nseen;
+
+static void note(void *ctx, int cpu, const void *rec, size_t len)
+{
+	(void)ctx, (void)cpu;
+	seen[nseen++] = perf_rec_time(rec, len);
+}
+
+static void test_order(void **state)
+{
+	struct order_queue q;
+	struct rec r;
+	uint64_t times[] = { 30, 10, 50, 20, 40 };
+
+	(void)state;
+	order_init(&q);
+	for (size_t i = 0; i < 5; i++) {
+		mk_sample(&r, 1, 0x1000, times[i], 1, false);
+		order_push(&q, (int)(i % 2), times[i], r.b, r.n);
+	}
+	nseen = 0;
+	assert_int_equal(order_flush(&q, 35, note, NULL), 3);
+	assert_true(seen[0] == 10 && seen[1] == 20 && seen[2] == 30);
+	mk_sample(&r, 1, 0x1000, 45, 1, false);
+	order_push(&q, 0, 45, r.b, r.n);
+	assert_int_equal(order_flush(&q, UINT64_MAX, note, NULL), 3);
+	assert_true(seen[3] == 40 && seen[4] == 45 && seen[5] == 50);
+	assert_true(q.late == 0);
+	mk_sample(&r, 1, 0x1000, 5, 1, false);  /* older than what was handed on */
+	order_push(&q, 0, 5, r.b, r.n);
+	order_flush(&q, UINT64_MAX, note, NULL);
+	assert_true(q.late == 1);
+	order_release(&q);
+}
+
+/* ---- address spaces --------------------------------------------------------------- */
+
+static void map(struct procs *p, uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
+		const char *path)
+{
+	struct map_info mi;
+
+	memset(&mi, 0, sizeof(mi));
+	mi.start = start;
+	mi.len = len;
+	mi.pgoff = pgoff;
+	mi.path = path;
+	mi.has_inode = true;
+	mi.dev = 1;
+	mi.ino = strlen(path);
+	procs_mmap(p, pid, &mi);
+}
+
+static const char *resolve(struct procs *p, uint32_t pid, uint64_t pc, uint64_t *off)
+{
+	uint32_t img;
+
+	procs_resolve(p, procs_lookup(p, pid), pc, &img, off);
+	return procs_image(p, img)->img.path;
+}
+
+static void test_procs_resolve(void **state)
+{
+	struct procs p;
+	uint64_t off;
+
+	(void)state;
+	procs_init(&p);
+	procs_exec(&p, 10, "a");
+	map(&p, 10, 0x400000, 0x1000, 0x2000, "/bin/a");
+	map(&p, 10, 0x7f0000000000, 0x10000, 0, "/lib/libc.so");
+	map(&p, 10, 0x7fff0000, 0x2000, 0, "[vdso]");
+	map(&p, 10, 0x10000000, 0x1000, 0, "//anon");
+	assert_string_equal(resolve(&p, 10, 0x400123, &off), "/bin/a");
+	assert_true(off == 0x2123);     /* pc - start + pgoff */
+	assert_string_equal(resolve(&p, 10, 0x7f0000000042, &off), "/lib/libc.so");
+	assert_true(off == 0x42);
+	assert_string_equal(resolve(&p, 10, 0x7fff0010, &off), "[vdso]");
+	assert_true(off == 0x10);       /* from the start of the mapping */
+	assert_string_equal(resolve(&p, 10, 0x10000008, &off), "[anon:10] a");
+	assert_true(off == 0x10000008); /* the address itself */
+	assert_string_equal(resolve(&p, 10, 0x500000, &off), "[unknown]");
+	assert_true(off == 0x500000);
+
+	/* A child shares the mappings; its exec starts afresh. */
+	procs_fork(&p, 11, 10);
+	assert_string_equal(resolve(&p, 11, 0x400123, &off), "/bin/a");
+	procs_exec(&p, 11, "b");
+	map(&p, 11, 0x400000, 0x1000, 0, "/bin/b");
+	assert_string_equal(resolve(&p, 11, 0x400123, &off), "/bin/b");
+	assert_string_equal(resolve(&p, 10, 0x400123, &off), "/bin/a");
+	procs_exit(&p, 11);
+	assert_null(procs_lookup(&p, 11));
+	procs_release(&p);
+}
+
+/* A replacing mmap copies a space the hash may still refer to. */
+static void test_procs_copy_on_write(void **state)
+{
+	struct procs p;
+	struct addr_space *old, *cur;
+	uint32_t img;
+	uint64_t off;
+	unsigned slot;
+
+	(void)state;
+	procs_init(&p);
+	procs_exec(&p, 20, "jit");
+	map(&p, 20, 0x1000000, 0x10000, 0, "/lib/plugin-1.so");
+	old = procs_lookup(&p, 20);
+	slot = procs_slot(&p, old);
+	assert_true(slot >= SLOT_FIRST);
+	/* dlclose + dlopen of another library at the same place. */
+	map(&p, 20, 0x1004000, 0x4000, 0, "/lib/plugin-2.so");
+	cur = procs_lookup(&p, 20);
+	assert_ptr_not_equal(cur, old);
+	assert_int_equal(p.st.cow_copies, 1);
+	/* Old samples (by slot) still resolve to the old library... */
+	procs_resolve(&p, procs_slot_space(&p, slot), 0x1004100, &img, &off);
+	assert_string_equal(procs_image(&p, img)->img.path, "/lib/plugin-1.so");
+	assert_true(off == 0x4100);
+	/* ...new ones to the new, and the rest of the old mapping is kept. */
+	assert_string_equal(resolve(&p, 20, 0x1004100, &off), "/lib/plugin-2.so");
+	assert_true(off == 0x100);
+	assert_string_equal(resolve(&p, 20, 0x1009000, &off), "/lib/plugin-1.so");
+	assert_true(off == 0x9000);
+	assert_string_equal(resolve(&p, 20, 0x1002000, &off), "/lib/plugin-1.so");
+	/* The retired space keeps its slot until the tables are drained. */
+	assert_ptr_equal(procs_slot_space(&p, slot), old);
+	procs_drained(&p);
+	assert_null(procs_slot_space(&p, slot));
+	procs_release(&p);
+}
+
+static void test_procs_slots_recycled(void **state)
+{
+	struct procs p;
+	size_t free0;
+
+	(void)state;
+	procs_init(&p);
+	free0 = p.n_free;
+	for (uint32_t pid = 100; pid < 100 + 3 * SHASH_SLOTS; pid++) {
+		procs_exec(&p, pid, "short");
+		map(&p, pid, 0x400000, 0x1000, 0, "/bin/short");
+		if (!procs_slot(&p, procs_lookup(&p, pid)))
+			procs_drained(&p);  /* what the collector does when slots run low */
+		procs_exit(&p, pid);
+	}
+	procs_drained(&p);
+	assert_int_equal(p.n_free, free0);
+	procs_release(&p);
+}
+
+/* ---- kallsyms subset ------------------------------------------------------------------ */
+
+static void test_kallsyms_subset(void **state)
+{
+	char path[] = "/tmp/dcpi-kallsyms-XXXXXX";
+	int fd = mkstemp(path);
+	FILE *f = fdopen(fd, "w");
+	uint64_t addrs[] = { 0xffffffff81000010ull, 0xffffffff81000310ull };
+	struct strbuf sb = STRBUF_INIT;
+
+	(void)state;
+	fputs("ffffffff81000000 T _text\n"
+	      "ffffffff81000000 T startup_64\n"
+	      "ffffffff81000100 t secondary\n"
+	      "ffffffff81000200 d some_data\n"
+	      "ffffffff81000300 T do_work\n"
+	      "ffffffff81000400 T after_work\n"
+	      "ffffffff81000500 T far_away\n"
+	      "ffffffffc0000000 t mod_fn\t[mymod]\n", f);
+	fclose(f);
+	assert_int_equal(kallsyms_subset(path, addrs, 2, &sb), 0);
+	assert_string_equal(sb.buf, "ffffffff81000000 T _text\n"
+				    "ffffffff81000000 T startup_64\n"
+				    "ffffffff81000100 t secondary\n"
+				    "ffffffff81000300 T do_work\n"
+				    "ffffffff81000400 T after_work\n");
+	f = fopen(path, "w");
+	fputs("0000000000000000 T _text\n0000000000000000 T other\n", f);
+	fclose(f);
+	strbuf_reset(&sb);
+	assert_int_equal(kallsyms_subset(path, addrs, 2, &sb), 1);
+	unlink(path);
+	strbuf_release(&sb);
+}
+
+static void test_snapshot_build_id(void **state)
+{
+	unsigned char file[256] = { 0 };
+	uint32_t namesz = 4, descsz = 20, type = 3;
+
+	(void)state;
+	memcpy(file + 100, &namesz, 4);
+	memcpy(file + 104, &descsz, 4);
+	memcpy(file + 108, &type, 4);
+	memcpy(file + 112, "GNU", 4);
+	memcpy(file + 116, build_id, 20);
+	assert_true(snapshot_has_build_id(file, sizeof(file), build_id, 20));
+	file[130] ^= 1;
+	assert_false(snapshot_has_build_id(file, sizeof(file), build_id, 20));
+	assert_false(snapshot_has_build_id(file, sizeof(file), build_id, 0));
+}
+
+/* ---- the whole sample path, offline ---------------------------------------------------- */
+
+struct fixture {
+	char dir[64];
+	char db[96];
+};
+
+static int setup_db(void **state)
+{
+	struct fixture *f = XNEW(struct fixture);
+
+	strcpy(f->dir, "/tmp/dcpi-test-collect-XXXXXX");
+	if (!mkdtemp(f->dir))
+		return -1;
+	snprintf(f->db, sizeof(f->db), "%s/db", f->dir);
+	*state = f;
+	return 0;
+}
+
+static int teardown_db(void **state)
+{
+	struct fixture *f = *state;
+	char cmd[160];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->dir);
+	if (system(cmd))
+		return -1;
+	free(f);
+	return 0;
+}
+
+static struct collector *offline(struct db *db, size_t ncpu)
+{
+	struct collect_options o;
+
+	collect_options_init(&o);
+	o.n_events = 1;
+	o.events[0] = EVENT_CYCLES;
+	o.store.write_interval_ns = 0;
+	o.store.kallsyms = false;
+	o.store.perf_maps = false;
+	return collector_new_offline(&o, db, ncpu);
+}
+
+/* Sums one image's counts from a dump of the epoch: offset -> count. */
+static uint64_t count_at(struct db *db, uint32_t seq, const char *path, uint64_t offset)
+{
+	struct image_index idx;
+	struct db_image *img = NULL;
+	struct db_profile_id id;
+	struct profile p = PROFILE_INIT;
+	uint64_t n;
+
+	assert_int_equal(db_images_load(db, seq, &idx), 0);
+	for (size_t i = 0; i < idx.n; i++)
+		if (!strcmp(idx.v[i].path, path))
+			img = &idx.v[i];
+	if (!img) {
+		image_index_release(&idx);
+		return 0;
+	}
+	db_profile_id_set(&id, img->key, EVENT_CYCLES, false, 0);
+	if (db_profile_load(db, seq, &id, &p))
+		n = 0;
+	else
+		n = profile_get(&p, offset);
+	profile_release(&p);
+	image_index_release(&idx);
+	return n;
+}
+
+static void feed(struct collector *c, size_t k, const struct rec *r)
+{
+	collector_feed(c, k, r->b, r->n);
+}
+
+/*
+ * Two CPUs; records arrive out of order across them; pid 30 runs /bin/a,
+ * exits, and its pid is reused for /bin/b while /bin/a's samples are still
+ * in the hash.  Every sample must land on the right image and offset.
+ */
+static void test_offline_attribution(void **state)
+{
+	struct fixture *f = *state;
+	struct db *db = db_open(f->db, DB_CREATE | DB_NOSYNC);
+	struct store_epoch_opts eo = { 0, "t", NULL };
+	struct collector *c;
+	struct collect_summary s;
+	struct epoch_meta m;
+	struct rec r;
+	uint8_t bid_b[20];
+
+	assert_non_null(db);
+	memcpy(bid_b, build_id, 20);
+	bid_b[0] = 0x11;
+	c = offline(db, 2);
+	assert_non_null(c);
+	assert_int_equal(collector_begin(c, &eo), 0);
+
+	/* CPU 1's ring is read first but its records are later in time. */
+	mk_sample(&r, 31, 0x400010, 2500, 1, false);   /* the child, after its exec */
+	feed(c, 1, &r);
+	mk_comm(&r, 31, "b-child", true, 2100);
+	feed(c, 1, &r);
+	mk_mmap2(&r, 31, 0x400000, 0x1000, 0, "/bin/b", bid_b, 20, 2200);
+	feed(c, 1, &r);
+	/* CPU 0: pid 30 runs /bin/a, forks 31, exits; pid 30 comes back as /bin/b. */
+	mk_comm(&r, 30, "a", true, 1000);
+	feed(c, 0, &r);
+	mk_mmap2(&r, 30, 0x400000, 0x1000, 0x3000, "/bin/a", build_id, 20, 1100);
+	feed(c, 0, &r);
+	for (int i = 0; i < 5; i++) {
+		mk_sample(&r, 30, 0x400100, 1200 + (uint64_t)i, 1, false);
+		feed(c, 0, &r);
+	}
+	mk_sample(&r, 30, 0xffffffff81000123ull, 1300, 1, true);
+	feed(c, 0, &r);
+	mk_task(&r, PERF_RECORD_FORK, 31, 30, 2000);
+	feed(c, 0, &r);
+	mk_task(&r, PERF_RECORD_EXIT, 30, 1, 3000);
+	feed(c, 0, &r);
+	mk_task(&r, PERF_RECORD_FORK, 30, 1, 3100);
+	feed(c, 0, &r);
+	mk_comm(&r, 30, "b", true, 3200);
+	feed(c, 0, &r);
+	mk_mmap2(&r, 30, 0x400000, 0x1000, 0, "/bin/b", bid_b, 20, 3300);
+	feed(c, 0, &r);
+	for (int i = 0; i < 3; i++) {
+		mk_sample(&r, 30, 0x400100, 3400 + (uint64_t)i, 1, false);
+		feed(c, 0, &r);
+	}
+	mk_sample(&r, 999, 0x400100, 3500, 1, false);  /* nobody knows pid 999 */
+	feed(c, 0, &r);
+	mk_lost(&r, 7, 3600);
+	feed(c, 0, &r);
+	mk_throttle(&r, 3700);
+	feed(c, 1, &r);
+	mk_throttle(&r, 3800);
+	feed(c, 1, &r);
+
+	assert_int_equal(collector_finish(c), 0);
+	collector_summary(c, &s);
+	assert_true(s.samples == 11 && s.lost == 7 && s.throttled == 2);
+	assert_true(s.kernel == 1);
+	/* pid 999 may still exist on this machine (the lazy /proc scan). */
+	assert_true(s.unknown <= 1);
+
+	assert_true(count_at(db, s.epoch, "/bin/a", 0x3100) == 5);
+	assert_true(count_at(db, s.epoch, "/bin/b", 0x100) == 3);
+	assert_true(count_at(db, s.epoch, "/bin/b", 0x10) == 1);
+	assert_true(count_at(db, s.epoch, "[kernel.kallsyms]", 0xffffffff81000123ull) == 1);
+
+	assert_int_equal(db_meta_load(db, s.epoch, &m), 0);
+	assert_true(epoch_meta_counter(&m, "lost") == 7);
+	assert_true(epoch_meta_counter(&m, "throttled") == 2);
+	assert_true(epoch_meta_counter(&m, "kernel") == 1);
+	assert_true(epoch_meta_event(&m, EVENT_CYCLES)->samples == 11);
+	assert_true(m.end_ns != 0);
+	assert_string_equal(m.label, "t");
+	epoch_meta_release(&m);
+	collector_free(c);
+	db_close(db);
+}
+
+/* A write that fails keeps its counts and lands on the next try. */
+static void test_offline_write_failure(void **state)
+{
+	struct fixture *f = *state;
+	struct db *db = db_open(f->db, DB_CREATE);
+	struct store_epoch_opts eo = { 0, NULL, NULL };
+	struct collector *c = offline(db, 1);
+	struct collect_summary s;
+	struct rec r;
+
+	assert_int_equal(collector_begin(c, &eo), 0);
+	mk_comm(&r, 40, "x", true, 10);
+	feed(c, 0, &r);
+	mk_mmap2(&r, 40, 0x400000, 0x1000, 0, "/bin/x", build_id, 20, 11);
+	feed(c, 0, &r);
+	for (int i = 0; i < 4; i++) {
+		mk_sample(&r, 40, 0x400040, 20 + (uint64_t)i, 1, false);
+		feed(c, 0, &r);
+	}
+	fsio_inject_fault(FSIO_FAULT_FSYNC, 2);  /* images, then the profile's fsync */
+	assert_int_equal(collector_flush(c), -1);
+	fsio_inject_fault(FSIO_FAULT_FSYNC, 0);
+	collector_summary(c, &s);
+	assert_true(count_at(db, s.epoch, "/bin/x", 0x40) == 0);
+	assert_int_equal(collector_flush(c), 0);
+	assert_true(count_at(db, s.epoch, "/bin/x", 0x40) == 4);
+	assert_int_equal(collector_finish(c), 0);
+	assert_true(count_at(db, s.epoch, "/bin/x", 0x40) == 4);
+	collector_free(c);
+	db_close(db);
+}
+
+/* Continuing an epoch recounts what is on disk; new epochs start from zero. */
+static void test_offline_continue_and_new_epoch(void **state)
+{
+	struct fixture *f = *state;
+	struct db *db = db_open(f->db, DB_CREATE | DB_NOSYNC);
+	struct store_epoch_opts eo = { 0, NULL, NULL };
+	struct collector *c = offline(db, 1);
+	struct collect_summary s;
+	struct epoch_meta m;
+	struct rec r;
+	uint32_t first;
+
+	assert_int_equal(collector_begin(c, &eo), 0);
+	mk_comm(&r, 50, "y", true, 10);
+	feed(c, 0, &r);
+	mk_mmap2(&r, 50, 0x400000, 0x1000, 0, "/bin/y", build_id, 20, 11);
+	feed(c, 0, &r);
+	mk_sample(&r, 50, 0x400200, 20, 1, false);
+	feed(c, 0, &r);
+	assert_int_equal(collector_finish(c), 0);
+	collector_summary(c, &s);
+	first = s.epoch;
+	collector_free(c);
+
+	/* A restarted writer continues the epoch. */
+	c = offline(db, 1);
+	eo.continue_seq = first;
+	assert_int_equal(collector_begin(c, &eo), 0);
+	mk_comm(&r, 51, "y", true, 30);
+	feed(c, 0, &r);
+	mk_mmap2(&r, 51, 0x400000, 0x1000, 0, "/bin/y", build_id, 20, 31);
+	feed(c, 0, &r);
+	mk_sample(&r, 51, 0x400200, 40, 1, false);
+	feed(c, 0, &r);
+	assert_int_equal(collector_flush(c), 0);
+	assert_true(count_at(db, first, "/bin/y", 0x200) == 2);
+	assert_int_equal(db_meta_load(db, first, &m), 0);
+	assert_true(epoch_meta_event(&m, EVENT_CYCLES)->samples == 2);
+	epoch_meta_release(&m);
+
+	assert_int_equal(collector_new_epoch(c, "next"), 0);
+	mk_sample(&r, 51, 0x400200, 50, 1, false);
+	feed(c, 0, &r);
+	assert_int_equal(collector_finish(c), 0);
+	collector_summary(c, &s);
+	assert_true(s.epoch == first + 1);
+	assert_true(count_at(db, first + 1, "/bin/y", 0x200) == 1);
+	assert_true(count_at(db, first, "/bin/y", 0x200) == 2);
+	assert_int_equal(db_meta_load(db, first, &m), 0);
+	assert_true(m.end_ns != 0);
+	epoch_meta_release(&m);
+	assert_int_equal(db_meta_load(db, first + 1, &m), 0);
+	assert_true(epoch_meta_event(&m, EVENT_CYCLES)->samples == 1);
+	assert_string_equal(m.label, "next");
+	epoch_meta_release(&m);
+	collector_free(c);
+	db_close(db);
+}
+
+/* Per-process profiles for a named image, aggregate ones for the rest. */
+static void test_offline_per_process(void **state)
+{
+	struct fixture *f = *state;
+	struct db *db = db_open(f->db, DB_CREATE | DB_NOSYNC);
+	struct store_epoch_opts eo = { 0, NULL, NULL };
+	struct collect_options o;
+	struct collector *c;
+	struct db_profile_id *ids;
+	char *pp[] = { (char *)"/bin/z" };
+	size_t n, per_pid = 0;
+	struct rec r;
+
+	collect_options_init(&o);
+	o.n_events = 1;
+	o.events[0] = EVENT_CLOCK;
+	o.per_process = pp;
+	o.n_per_process = 1;
+	o.store.kallsyms = false;
+	c = collector_new_offline(&o, db, 1);
+	assert_int_equal(collector_begin(c, &eo), 0);
+	for (uint32_t pid = 60; pid < 62; pid++) {
+		mk_comm(&r, pid, "z", true, pid * 10);
+		feed(c, 0, &r);
+		mk_mmap2(&r, pid, 0x400000, 0x1000, 0, "/bin/z", build_id, 20, pid * 10 + 1);
+		feed(c, 0, &r);
+		mk_sample(&r, pid, 0x400300, pid * 10 + 2, 1, false);
+		feed(c, 0, &r);
+	}
+	assert_int_equal(collector_finish(c), 0);
+	assert_int_equal(db_profiles_list(db, 1, &ids, &n), 0);
+	for (size_t i = 0; i < n; i++)
+		per_pid += ids[i].per_pid;
+	assert_int_equal(per_pid, 2);
+	free(ids);
+	collector_free(c);
+	db_close(db);
+}
+
+static void test_options(void **state)
+{
+	struct collect_options o;
+
+	(void)state;
+	collect_options_init(&o);
+	assert_int_equal(o.n_events, 2);
+	assert_int_equal(collect_parse_events(&o, "clock,cycles,clock"), 0);
+	assert_int_equal(o.n_events, 2);
+	assert_int_equal(collect_parse_events(&o, "cycles,bogus"), -1);
+	assert_int_equal(collect_option(&o, 'F', "5000"), 1);
+	assert_true(o.freq_hz == 5000 && !o.period);
+	assert_int_equal(collect_option(&o, 'F', "200000"), -1);
+	assert_int_equal(collect_option(&o, 'c', "100000"), 1);
+	assert_true(o.period == 100000 && !o.freq_hz);
+	assert_int_equal(collect_option(&o, COLLECT_OPT_HASH, "rr4"), 1);
+	assert_int_equal(o.hash, SHASH_RR4);
+	assert_int_equal(collect_option(&o, COLLECT_OPT_HASH, "lru"), -1);
+	assert_int_equal(collect_option(&o, 'x', "1"), 0);
+}
+
+static void test_random_period(void **state)
+{
+	uint64_t top = 1032258, lo = UINT64_MAX, hi = 0;
+	double sum = 0;
+	uint64_t r = 1;
+
+	(void)state;
+	for (int i = 0; i < 100000; i++) {
+		uint64_t p;
+
+		r ^= r << 13;
+		r ^= r >> 7;
+		r ^= r << 17;
+		p = collect_random_period(top, r);
+		lo = p < lo ? p : lo;
+		hi = p > hi ? p : hi;
+		sum += (double)p;
+	}
+	/* Uniform over the top sixteenth: [top - top/16, top], mean top * 31/32. */
+	assert_true(lo >= top - top / 16 && hi <= top);
+	assert_true(lo < top - top / 16 + 100 && hi > top - 100);
+	assert_true(sum / 100000 > 999000 && sum / 100000 < 1001000);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_shash_key_packing),
+		cmocka_unit_test(test_shash_rr4_round_robin),
+		cmocka_unit_test(test_shash_stf6_swap_to_front),
+		cmocka_unit_test(test_shash_saturation),
+		cmocka_unit_test(test_shash_conservation),
+		cmocka_unit_test(test_ctl_parse),
+		cmocka_unit_test(test_perfrec_parse),
+		cmocka_unit_test(test_order),
+		cmocka_unit_test(test_procs_resolve),
+		cmocka_unit_test(test_procs_copy_on_write),
+		cmocka_unit_test(test_procs_slots_recycled),
+		cmocka_unit_test(test_kallsyms_subset),
+		cmocka_unit_test(test_snapshot_build_id),
+		cmocka_unit_test(test_options),
+		cmocka_unit_test(test_random_period),
+		cmocka_unit_test_setup_teardown(test_offline_attribution, setup_db, teardown_db),
+		cmocka_unit_test_setup_teardown(test_offline_write_failure, setup_db, teardown_db),
+		cmocka_unit_test_setup_teardown(test_offline_continue_and_new_epoch, setup_db,
+						teardown_db),
+		cmocka_unit_test_setup_teardown(test_offline_per_process, setup_db, teardown_db),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,48 @@
+/*
+ * wl-branchy: a loop of data-dependent, unpredictable branches.
+ *
+ *   wl-branchy [-n ITERATIONS]
+ *
+ * branchy() walks a table of random bytes and takes one of four paths per
+ * byte, so the branch predictor is wrong about half the time.
+ */
+#include "wl.h"
+
+#define TABLE 65536
+
+__attribute__((noinline)) uint64_t branchy(const unsigned char *t, uint64_t n)
+{
+	uint64_t a = 0, b = 0, c = 0, d = 0;
+
+	for (uint64_t i = 0; i < n; i++) {
+		unsigned char v = t[i & (TABLE - 1)];
+
+		if (v & 1)
+			a += v;
+		else
+			b ^= v;
+		if (v & 2)
+			c += a >> 3;
+		else
+			d -= b;
+	}
+	return a + b + c + d;
+}
+
+int main(int argc, char **argv)
+{
+	uint64_t n = wl_iterations(argc, argv, 250000000), rng = 2463534242ull;
+	unsigned char *t = malloc(TABLE);
+
+	if (!t)
+		return 1;
+	for (size_t i = 0; i < TABLE; i++) {
+		rng ^= rng << 13;
+		rng ^= rng >> 17;
+		rng ^= rng << 5;
+		t[i] = (unsigned char)rng;
+	}
+	printf("%llu\n", (unsigned long long)branchy(t, n));
+	free(t);
+	return 0;
+}

@@ -1,0 +1,46 @@
+/*
+ * wl-chase: a pointer chase.
+ *
+ *   wl-chase [-n STEPS]
+ *
+ * chase() follows a random cyclic permutation of 4M pointers (32 MiB), so
+ * nearly every step misses the caches and the TLB.
+ */
+#include "wl.h"
+
+#define NODES (4 * 1024 * 1024)
+
+__attribute__((noinline)) size_t chase(const size_t *next, size_t at, uint64_t steps)
+{
+	for (uint64_t i = 0; i < steps; i++)
+		at = next[at];
+	return at;
+}
+
+int main(int argc, char **argv)
+{
+	uint64_t steps = wl_iterations(argc, argv, 12000000), rng = 88172645463325252ull;
+	size_t *next = malloc(NODES * sizeof(*next)), *perm = malloc(NODES * sizeof(*perm));
+
+	if (!next || !perm)
+		return 1;
+	for (size_t i = 0; i < NODES; i++)
+		perm[i] = i;
+	for (size_t i = NODES - 1; i > 0; i--) {
+		size_t j, t;
+
+		rng ^= rng << 13;
+		rng ^= rng >> 7;
+		rng ^= rng << 17;
+		j = (size_t)(rng % (i + 1));
+		t = perm[i];
+		perm[i] = perm[j];
+		perm[j] = t;
+	}
+	for (size_t i = 0; i < NODES; i++)
+		next[perm[i]] = perm[(i + 1) % NODES];
+	printf("ended at %zu\n", chase(next, perm[0], steps));
+	free(next);
+	free(perm);
+	return 0;
+}
