@@ -111,7 +111,8 @@ int collect_option(struct collect_options *o, int opt, const char *arg)
 			return errorf("bad write interval '%s' (seconds, 0 to 86400)", arg);
 		o->store.write_interval_ns = (int64_t)v * NS_PER_SEC;
 		/* Nothing reaches disk before a drain: drain at least as often. */
-		o->drain_ns = v < 1 ? NS_PER_SEC : v < 60 ? (int64_t)v * NS_PER_SEC : 60 * NS_PER_SEC;
+		o->drain_ns = v < 1 ? COLLECT_REDRAW_NS : v < 60 ? (int64_t)v * NS_PER_SEC :
+						 60 * NS_PER_SEC;
 		return 1;
 	case COLLECT_OPT_HASH_BYTES:
 		if (cli_parse_range(arg, 64, (uint64_t)1 << 30, &v))
@@ -447,6 +448,8 @@ uint64_t collector_mean_period(struct collector *c, size_t i)
 	struct cevent *e = &c->ev[i];
 	uint64_t en, run;
 
+	uint64_t all = 0, lost, n;
+
 	if (!e->period_n)
 		return e->freq ? 0 : e->mean;
 	if (!e->spec.time)
@@ -454,17 +457,23 @@ uint64_t collector_mean_period(struct collector *c, size_t i)
 	read_times(c, i, &en, &run);
 	if (run <= e->running_base)
 		return e->mean;
-	return (run - e->running_base) / e->period_n;
+	/* Lost samples were taken too: give this event its share of them. */
+	for (size_t j = 0; j < c->n_ev; j++)
+		all += c->ev[j].period_n;
+	lost = c->lost - c->epoch_lost;
+	n = e->period_n + (uint64_t)((double)lost * (double)e->period_n / (double)all);
+	return (run - e->running_base) / n;
 }
 
 void collector_hash_totals(struct collector *c, struct shash_stats *t, bool shadow)
 {
 	memset(t, 0, sizeof(*t));
 	for (size_t k = 0; k < c->ncpu; k++) {
-		const struct shash_stats *s = shadow ? &c->cpu[k].shadow->st : &c->cpu[k].hash.st;
+		const struct shash_stats *s;
 
 		if (shadow && !c->cpu[k].shadow)
 			continue;
+		s = shadow ? &c->cpu[k].shadow->st : &c->cpu[k].hash.st;
 
 		t->samples += s->samples;
 		t->hits += s->hits;
@@ -597,12 +606,13 @@ static void account(struct collector *c, unsigned ev, unsigned slot, struct addr
 	uint64_t off;
 
 	if (slot == SLOT_KERNEL) {
-		c->kernel += count;
 		store_add(&c->store, c->procs.kernel_image, ev, 0, pc, count);
 		return;
 	}
 	if (slot == SLOT_UNKNOWN || !as || !procs_resolve(&c->procs, as, pc, &image, &off)) {
-		c->unknown += count;
+		/* Samples of unknown processes were counted when they came. */
+		if (slot != SLOT_UNKNOWN)
+			c->unknown += count;
 		store_add(&c->store, c->procs.unknown_image, ev, 0, pc, count);
 		return;
 	}
@@ -644,8 +654,10 @@ static void on_sample(struct collector *c, struct ccpu *cc, const struct perf_re
 	c->samples++;
 	if (r->u.sample.kernel || (!r->u.sample.user && kernel_address(ip))) {
 		slot = SLOT_KERNEL;
+		c->kernel++;
 	} else if (!r->u.sample.user || !(as = procs_lookup(&c->procs, r->pid))) {
 		slot = SLOT_UNKNOWN;
+		c->unknown++;
 	} else if (!(slot = procs_slot(&c->procs, as))) {
 		account(c, ev, SLOT_FIRST, as, ip, 1);  /* every slot in use */
 		return;

@@ -71,6 +71,8 @@ static const struct option longopts[] = {
 
 struct client {
 	int fd;
+	bool denied;                /* SO_PEERCRED said no: answer with an error */
+	uid_t uid;
 	int64_t deadline;
 	char buf[CTL_REQUEST_MAX + 1];
 	size_t len;
@@ -317,7 +319,10 @@ static void handle_request(struct daemon *d, struct client *cl)
 	struct ctl_request req;
 	const char *why;
 
-	if (ctl_parse(cl->buf, cl->len, &req, &why)) {
+	if (cl->denied) {
+		warning("refused a control request from uid %ld", (long)(int)cl->uid);
+		reply_error(cl->fd, "permission denied");
+	} else if (ctl_parse(cl->buf, cl->len, &req, &why)) {
 		reply_error(cl->fd, why);
 	} else {
 		d->capture = &err;
@@ -368,13 +373,12 @@ static void accept_clients(struct daemon *d)
 	while ((fd = accept4(d->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0) {
 		struct client *cl = NULL;
 		uid_t uid;
+		/*
+		 * A refused peer still gets its request read, then an error:
+		 * closing on unread data would reset the connection instead.
+		 */
+		bool denied = !ctl_peer_allowed(fd, &d->access, &uid);
 
-		if (!ctl_peer_allowed(fd, &d->access, &uid)) {
-			warning("refused a control connection from uid %ld", (long)(int)uid);
-			reply_error(fd, "permission denied");
-			close(fd);
-			continue;
-		}
 		for (size_t i = 0; i < MAX_CLIENTS && !cl; i++)
 			if (d->clients[i].fd < 0)
 				cl = &d->clients[i];
@@ -384,6 +388,8 @@ static void accept_clients(struct daemon *d)
 			continue;
 		}
 		cl->fd = fd;
+		cl->denied = denied;
+		cl->uid = uid;
 		cl->len = 0;
 		cl->deadline = time_monotonic_ns() + CLIENT_TIMEOUT_NS;
 	}
@@ -459,13 +465,17 @@ int main(int argc, char **argv)
 
 	if (!(d.db = db_open(d.dir, DB_CREATE)))
 		return 1;
+	/*
+	 * Fork before the events are opened: their ring buffers are mapped
+	 * VM_DONTCOPY and would not survive.  The writer lock (flock) does.
+	 */
+	if (!d.foreground)
+		daemonize(&ready_fd);
 	if (!(d.c = collector_new(&d.opt, d.db)))
 		return 1;
 	if ((d.listen_fd = ctl_listen(d.socket, &d.access)) < 0)
 		return 1;
 	d.sigfd = setup_signals();
-	if (!d.foreground)
-		daemonize(&ready_fd);
 	eo.continue_seq = epoch_to_continue(&d);
 	eo.label = d.label;
 	if (collector_begin(d.c, &eo) || collector_enable(d.c)) {

@@ -105,9 +105,10 @@ static int recount(struct store *s)
 static void mark_indexed(struct store *s)
 {
 	for (size_t i = 0; i < s->index.n; i++) {
-		struct db_image *img = &s->index.v[i];
+		/* Interning may move the image array: index it afterwards. */
+		uint32_t k = procs_intern(s->procs, &s->index.v[i]);
 
-		s->procs->images[procs_intern(s->procs, img)].store_gen = s->gen;
+		procs_image(s->procs, k)->store_gen = s->gen;
 	}
 }
 

@@ -3,23 +3,23 @@
 # the file offsets of a profile to the functions of a binary, independently
 # of dcpi's own readers.
 #
-#   attr_report DB EPOCH BINARY [EVENT]
-#       prints "SYMBOL COUNT" for each function of BINARY with samples in
-#       EPOCH, then "@image N" (samples in BINARY), "@all N" (samples in
-#       every image) and "@unknown N" (samples in the unknown image)
+#   attr_report DB EPOCH BINARY [PID]
+#       prints "SYMBOL COUNT" for each function of BINARY with cycles
+#       samples in EPOCH, then "@image N" (samples in BINARY), "@all N"
+#       (samples in every image) and "@unknown N" (samples in the unknown
+#       image).  With PID, BINARY's samples come from its per-process
+#       profile for PID (dcpid --per-process), the rest stay aggregate.
 #   attr_count REPORT NAME        the count of NAME in a saved report (0 if none)
 #   attr_share REPORT NAME DENOM  NAME's count over DENOM's, as a decimal
 
-# Dumps an epoch once per (db, epoch) into a file and echoes its name.
+# Dumps an epoch into attr-dump.txt (kept for the test to look at).
 attr_dump() {
-	local f
-	f="attr-dump.$(printf '%s' "$1/$2" | cksum | cut -d' ' -f1)"
-	[ -s "$f" ] || dcpi-test-helper dump "$1" "$2" >"$f" || return 1
-	echo "$f"
+	dcpi-test-helper dump "$1" "$2" >attr-dump.txt || return 1
+	echo attr-dump.txt
 }
 
 attr_report() {
-	local db=$1 epoch=$2 bin event=${4:-cycles} dump key
+	local db=$1 epoch=$2 bin pid=${4:-0} event=cycles dump key
 	bin=$(readlink -f "$3")
 	dump=$(attr_dump "$db" "$epoch") || return 1
 	key=$(awk -v p="$bin" '$1 == "image" && $5 == p { print $2; exit }' "$dump")
@@ -27,7 +27,7 @@ attr_report() {
 		readelf -lW "$bin" | awk '$1 == "LOAD" { print "seg", $2, $3, $5 }'
 		nm -S --defined-only "$bin" | awk 'NF == 4 && $3 ~ /^[tTwW]$/ { print "sym", $1, $2, $4 }'
 		cat "$dump"
-	} | awk -v key="$key" -v event="$event" '
+	} | awk -v key="$key" -v event="$event" -v pid="$pid" '
 	function hex(s,   i, c, v) {
 		sub(/^0x/, "", s); v = 0
 		for (i = 1; i <= length(s); i++) {
@@ -37,6 +37,7 @@ attr_report() {
 		}
 		return v
 	}
+	BEGIN { ns = 0; nf = 0 }
 	$1 == "seg" { so[ns] = hex($2); sv[ns] = hex($3); sz[ns] = hex($4); ns++; next }
 	$1 == "sym" {
 		a = hex($2); len = hex($3)
@@ -50,6 +51,8 @@ attr_report() {
 	$1 == "sample" && $3 == event && $4 == 0 {
 		all += $6
 		if ($2 == "unknown") unknown += $6
+	}
+	$1 == "sample" && $3 == event && $4 == pid {
 		if ($2 != key) next
 		img += $6; off = hex($5)
 		for (i = 0; i < nf; i++)
@@ -70,4 +73,38 @@ attr_count() {
 attr_share() {
 	awk -v n="$2" -v d="$3" '$1 == n { a = $2 } $1 == d { b = $2 }
 		END { printf "%.4f\n", b ? a / b : 0 }' "$1"
+}
+
+# Skips the whole script unless this machine can sample with perf_event.
+collect_require_sampling() {
+	require_perf_events
+	if ! dcpirun -q -d "$TEST_DIR/.probe.db" -e clock -- true 2>"$TEST_DIR/.probe.err"; then
+		skip_all "perf_event sampling does not work here: $(tail -n 1 "$TEST_DIR/.probe.err")"
+	fi
+	rm -rf "$TEST_DIR/.probe.db" "$TEST_DIR/.probe.err"
+}
+
+# True if |a - b| <= tol (decimals).
+near() {
+	awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= t) }'
+}
+
+# Prints the value of a counter from an epoch's meta.
+meta_counter() { # DB EPOCH-DIR NAME
+	awk -v n="$3" '$1 == "counter" && $2 == n { print $3 }' "$1/$2/meta"
+}
+
+# Stops any dcpid a test left running (pid files and database locks in the
+# test directory), so that a failed test does not leave a daemon behind.
+stop_daemons() {
+	local f pid
+	for f in "$TEST_DIR"/dcpid.pid "$TEST_DIR"/*/lock; do
+		[ -f "$f" ] || continue
+		pid=$(head -n 1 "$f")
+		case "$pid" in ''|*[!0-9]*) continue ;; esac
+		if [ "$(cat /proc/$pid/comm 2>/dev/null)" = dcpid ]; then
+			kill -9 "$pid" 2>/dev/null
+		fi
+	done
+	return 0
 }
