@@ -227,6 +227,7 @@ int perf_ring_map(struct perf_ring *r, int fd, int cpu, unsigned pages)
 		r->base = NULL;
 		return -1;
 	}
+	r->data = (unsigned char *)r->base + pgsz;
 	return 0;
 }
 
@@ -246,7 +247,7 @@ static struct perf_event_mmap_page *meta_page(const struct perf_ring *r)
 
 static unsigned char *ring_data(const struct perf_ring *r)
 {
-	return (unsigned char *)r->base + sysconf(_SC_PAGESIZE);
+	return r->data;
 }
 
 bool perf_ring_pending(const struct perf_ring *r)

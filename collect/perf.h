@@ -83,6 +83,7 @@ struct perf_ring {
 	int fd;
 	int cpu;
 	void *base;             /* metadata page, then the data */
+	unsigned char *data;    /* the data pages */
 	size_t data_size;       /* bytes of data, a power of two */
 	unsigned char *bounce;  /* a copy of a record that wraps around the end */
 	size_t bounce_size;
