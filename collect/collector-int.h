@@ -15,6 +15,8 @@
 #include "core/u64map.h"
 
 #define NS_PER_SEC ((int64_t)1000000000)
+/* Retired address spaces that make the collector drain its tables early. */
+#define COLLECT_MAX_RETIRED 256
 
 /* One DCPI event as this machine counts it. */
 struct cevent {

@@ -808,7 +808,13 @@ int64_t collector_tick(struct collector *c, int64_t now)
 	}
 	if (!c->next_drain)
 		c->next_drain = now + c->opt.drain_ns;
-	if (now >= c->next_drain || procs_slots_low(&c->procs, 64)) {
+	/*
+	 * Drain on time, and early when many address spaces wait for it (many
+	 * short-lived processes): a drain costs a pass over the tables, a
+	 * retired space its mappings' memory until then.
+	 */
+	if (now >= c->next_drain || procs_slots_low(&c->procs, 64) ||
+	    c->procs.n_retired >= COLLECT_MAX_RETIRED) {
 		drain(c);
 		c->next_drain = now + c->opt.drain_ns;
 	}

@@ -78,6 +78,10 @@ int main(int argc, char **argv)
 			if (!epoch_label_valid(argv[optind + 1]))
 				die("invalid epoch label '%s' (1-64 characters, no spaces, not a "
 				    "number, not starting with 'latest')", argv[optind + 1]);
+			/* The control protocol is printable ASCII. */
+			for (const char *p = argv[optind + 1]; *p; p++)
+				if (*p < 0x21 || *p > 0x7e)
+					die("dcpid takes labels in printable ASCII only");
 			strcpy(req.label, argv[optind + 1]);
 		}
 	} else {

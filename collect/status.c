@@ -103,6 +103,12 @@ static double cpu_rate(const struct ccpu *cc, const struct status *s)
 	       s->uptime > 0 ? (double)cc->samples / s->uptime : 0;
 }
 
+/* An event's samples/s since the collector started (all CPUs). */
+static double event_rate(const struct cevent *e, const struct status *s)
+{
+	return s->uptime > 0 ? (double)e->samples / s->uptime : 0;
+}
+
 static void period_text(struct strbuf *sb, struct collector *c, size_t i)
 {
 	const struct cevent *e = &c->ev[i];
@@ -126,13 +132,14 @@ static void text_report(struct collector *c, const struct status *s, struct strb
 		    (double)s->db_bytes / 1e6, c->store.seq);
 	if (m->label)
 		strbuf_addf(o, " '%s'", m->label);
-	strbuf_addstr(o, "\n\nevent         counted as  mean period       samples\n");
+	strbuf_addstr(o, "\n\nevent         counted as  mean period          samples  rate/s\n");
 	for (size_t i = 0; i < c->n_ev; i++) {
 		struct strbuf p = STRBUF_INIT;
 
 		period_text(&p, c, i);
-		strbuf_addf(o, "%-13s %-11s %-17s %" PRIu64 "\n", event_name(c->ev[i].spec.event),
-			    event_name(c->ev[i].spec.used), p.buf, c->ev[i].samples);
+		strbuf_addf(o, "%-13s %-11s %-17s %10" PRIu64 " %7.0f\n",
+			    event_name(c->ev[i].spec.event), event_name(c->ev[i].spec.used), p.buf,
+			    c->ev[i].samples, event_rate(&c->ev[i], s));
 		strbuf_release(&p);
 	}
 	strbuf_addstr(o, "\ncpu       samples  rate/s        lost  throttled\n");
@@ -194,6 +201,7 @@ static void json_report(struct collector *c, const struct status *s, FILE *f)
 		json_key(&w, "period"), json_u64(&w, collector_mean_period(c, i));
 		json_key(&w, "unit"), json_string(&w, e->freq ? "hz" : e->spec.time ? "ns" : "events");
 		json_key(&w, "samples"), json_u64(&w, e->samples);
+		json_key(&w, "rate"), json_double(&w, event_rate(e, s), 6);
 		json_object_end(&w);
 	}
 	json_array_end(&w);

@@ -10,6 +10,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -261,6 +264,14 @@ static void fill_counts(struct store *s)
 			       store_base_counter(s, "dropped") + s->st.dropped);
 }
 
+/* Gives the memory of a burst of writes back to the system (the daemon lives long). */
+static void trim(void)
+{
+#ifdef __GLIBC__
+	malloc_trim(0);
+#endif
+}
+
 static int store_meta(struct store *s)
 {
 	fill_counts(s);
@@ -315,6 +326,7 @@ static void store_kallsyms(struct store *s)
 	}
 	free(addrs);
 	strbuf_release(&sb);
+	trim();
 }
 
 /* Copies a JIT's symbol map for an anon image of process pid. */
@@ -458,6 +470,7 @@ int store_flush(struct store *s)
 			r = -1;
 	if (store_meta(s))
 		r = -1;
+	trim();
 	return r;
 }
 
