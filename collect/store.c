@@ -115,12 +115,34 @@ static void mark_indexed(struct store *s)
 	}
 }
 
+/*
+ * The kernel addresses already sampled in a continued epoch: the kallsyms
+ * subset rewritten later must still cover them.
+ */
+static void load_kernel_addresses(struct store *s)
+{
+	for (unsigned ev = 0; ev < EVENT__COUNT; ev++) {
+		struct db_profile_id id;
+		struct profile p = PROFILE_INIT;
+		int r;
+
+		db_profile_id_set(&id, "kernel", (enum dcpi_event)ev, false, 0);
+		/* A corrupt profile (reported) is set aside by the next merge. */
+		r = db_profile_load(s->db, s->seq, &id, &p);
+		for (size_t i = 0; r == 0 && i < p.n; i++)
+			u64map_slot(&s->kaddrs, p.v[i].offset);
+		profile_release(&p);
+	}
+}
+
 static int continue_epoch(struct store *s, uint32_t seq)
 {
 	s->seq = seq;
 	if (db_meta_load(s->db, seq, &s->meta) || db_images_load(s->db, seq, &s->index) ||
 	    recount(s))
 		return -1;
+	if (s->cfg.kallsyms)
+		load_kernel_addresses(s);
 	s->meta.end_ns = 0;
 	/* Keep what earlier runs counted (lost, throttled, ...) as a base. */
 	epoch_meta_release(&s->base);

@@ -103,6 +103,29 @@ test_expect_success '--append adds to the latest epoch' '
 	test $after -gt $before
 '
 
+# Every sampled kernel address must get the same symbol from the epoch's
+# kallsyms subset as from the whole /proc/kallsyms, also when several runs
+# add to the epoch (each rewrites the subset).  Addresses are 16 hex digits:
+# compared as strings, in sort order.
+kernel_names_ok() { # DB EPOCH-DIR
+	{
+		awk '$2 ~ /^[tTwW]$/ { print $1, 0, "full" }' /proc/kallsyms
+		awk '{ print $1, 0, "sub" }' "$1/$2/kallsyms"
+		dcpi-test-helper dump "$1" "${2#00000}" |
+			awk '$1 == "sample" && $2 == "kernel" { print substr($5, 3), 1, "x" }'
+	} | sort | awk '$3 == "full" { f = $1 } $3 == "sub" { s = $1 }
+		$3 == "x" { n++; if (f != s) { print "0x" $1 ": " f " in kallsyms, " s " in the subset"; bad++ } }
+		END { print n " kernel addresses"; exit bad || !n }'
+}
+
+test_expect_success 'kernel samples keep their symbols across --append runs' '
+	kload="for i in \$(seq 3000); do cat /proc/self/stat; done"
+	dcpirun -q -d kdb -F 4000 -- sh -c "$kload" >/dev/null &&
+	dcpirun -q -d kdb -F 4000 --append -- sh -c "$kload" >/dev/null &&
+	dcpirun -q -d kdb -F 4000 --append -- sh -c "$kload" >/dev/null &&
+	kernel_names_ok kdb 000001
+'
+
 test_expect_success 'binaries are snapshotted by build-id (and not with --no-snapshot)' '
 	dcpi-test-helper dump db before >before.txt &&
 	id=$(awk -v p="$(readlink -f $W/wl-three)" "\$1 == \"image\" && \$5 == p { print \$4; exit }" before.txt) &&
