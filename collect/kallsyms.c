@@ -78,7 +78,45 @@ static bool contains(const uint64_t *v, size_t n, uint64_t x)
 	return i < n && v[i] == x;
 }
 
-int kallsyms_subset(const char *path, const uint64_t *addrs, size_t n, struct strbuf *out)
+bool kallsyms_covered(const struct kallsyms_range *r, size_t n, uint64_t addr)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (r[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && addr < r[lo - 1].end;
+}
+
+/* The ranges [syms[j], syms[j + 1]) of the addresses' symbols, sorted, unique. */
+static void collect_ranges(const uint64_t *syms, size_t nsyms, const uint64_t *addrs, size_t n,
+			   struct kallsyms_range **ranges, size_t *nranges)
+{
+	size_t alloc = 0, last = nsyms;
+
+	*ranges = NULL;
+	*nranges = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t j = floor_index(syms, nsyms, addrs[i]);
+
+		/* addrs is sorted: equal symbols come together. */
+		if (j == nsyms || j + 1 == nsyms || j == last)
+			continue;
+		last = j;
+		ALLOC_GROW(*ranges, *nranges + 1, alloc);
+		(*ranges)[*nranges].start = syms[j];
+		(*ranges)[*nranges].end = syms[j + 1];
+		(*nranges)++;
+	}
+}
+
+int kallsyms_subset(const char *path, const uint64_t *addrs, size_t n, struct strbuf *out,
+		    struct kallsyms_range **ranges, size_t *nranges)
 {
 	FILE *f = fopen(path, "re");
 	uint64_t *syms, *want;
@@ -104,6 +142,8 @@ int kallsyms_subset(const char *path, const uint64_t *addrs, size_t n, struct st
 		if (j + 1 < nsyms)
 			want[nwant++] = syms[j + 1];
 	}
+	if (ranges)
+		collect_ranges(syms, nsyms, addrs, n, ranges, nranges);
 	free(syms);
 	if (nwant)
 		qsort(want, nwant, sizeof(*want), cmp_u64);

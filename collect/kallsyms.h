@@ -12,17 +12,29 @@
 #ifndef DCPI_COLLECT_KALLSYMS_H
 #define DCPI_COLLECT_KALLSYMS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 struct strbuf;
 
+/* [start, end): from a text symbol to the next one. */
+struct kallsyms_range {
+	uint64_t start, end;
+};
+
 /*
  * Appends to out the lines of the kallsyms file at path needed for the
  * sorted addresses addrs[0..n).  Returns 0; 1 if the file hides addresses
  * (all zero: kptr_restrict, or not root); -1 if it cannot be read
- * (reported).
+ * (reported).  If ranges is not NULL, it receives (caller frees) the
+ * symbol ranges the subset names, sorted and without duplicates: an
+ * address inside one of them needs no new subset.
  */
-int kallsyms_subset(const char *path, const uint64_t *addrs, size_t n, struct strbuf *out);
+int kallsyms_subset(const char *path, const uint64_t *addrs, size_t n, struct strbuf *out,
+		    struct kallsyms_range **ranges, size_t *nranges);
+
+/* True if addr lies in one of the sorted ranges. */
+bool kallsyms_covered(const struct kallsyms_range *r, size_t n, uint64_t addr);
 
 #endif

@@ -65,6 +65,7 @@ void store_release(struct store *s)
 	epoch_meta_release(&s->base);
 	image_index_release(&s->index);
 	u64map_release(&s->kaddrs);
+	free(s->kranges);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -80,6 +81,9 @@ static void reset_epoch_state(struct store *s)
 	s->written_unknown = s->written_kernel = 0;
 	u64map_clear(&s->kaddrs);
 	s->kallsyms_stale = false;
+	free(s->kranges);
+	s->kranges = NULL;
+	s->nkranges = 0;
 	s->gen++;
 }
 
@@ -261,8 +265,9 @@ void store_add(struct store *s, uint32_t image, unsigned event, uint32_t pid, ui
 	if (image == s->procs->kernel_image && s->cfg.kallsyms) {
 		size_t before = s->kaddrs.size;
 
+		/* A new address needs a new subset unless a saved symbol holds it. */
 		u64map_slot(&s->kaddrs, offset);
-		if (s->kaddrs.size != before)
+		if (s->kaddrs.size != before && !kallsyms_covered(s->kranges, s->nkranges, offset))
 			s->kallsyms_stale = true;
 	}
 	if (pid && procs_image(s->procs, image)->per_process)
@@ -326,8 +331,9 @@ static int cmp_u64(const void *a, const void *b)
 static void store_kallsyms(struct store *s)
 {
 	struct strbuf sb = STRBUF_INIT;
+	struct kallsyms_range *ranges = NULL;
 	uint64_t *addrs, k, v;
-	size_t n = 0;
+	size_t n = 0, nranges = 0;
 
 	if (!s->kallsyms_stale)
 		return;
@@ -340,15 +346,39 @@ static void store_kallsyms(struct store *s)
 	 * save, and no point in trying again before new addresses come.
 	 */
 	s->kallsyms_stale = false;
-	if (kallsyms_subset("/proc/kallsyms", addrs, n, &sb) == 0) {
-		if (db_aux_store(s->db, s->seq, "kallsyms", sb.buf, sb.len))
+	if (kallsyms_subset("/proc/kallsyms", addrs, n, &sb, &ranges, &nranges) == 0) {
+		if (db_aux_store(s->db, s->seq, "kallsyms", sb.buf, sb.len)) {
 			s->kallsyms_stale = true;
-		else
+			free(ranges);
+		} else {
 			s->st.aux_writes++;
+			free(s->kranges);
+			s->kranges = ranges;
+			s->nkranges = nranges;
+		}
 	}
 	free(addrs);
 	strbuf_release(&sb);
 	trim();
+}
+
+/*
+ * True if a perf map may be copied: a regular file of its own (one link, so
+ * not a hard link to someone else's file; symlinks are not followed), not
+ * too big, and while the process lives, owned by its user or root (not a
+ * map planted by another user).
+ */
+static bool perf_map_trusted(const struct stat *st, uint32_t pid)
+{
+	char proc[32];
+	struct stat ps;
+
+	if (!S_ISREG(st->st_mode) || st->st_nlink != 1 || st->st_size > PERF_MAP_MAX)
+		return false;
+	snprintf(proc, sizeof(proc), "/proc/%" PRIu32, pid);
+	if (!stat(proc, &ps))
+		return st->st_uid == ps.st_uid || st->st_uid == 0;
+	return true;
 }
 
 /* Copies a JIT's symbol map for an anon image of process pid. */
@@ -364,7 +394,7 @@ static void store_perf_map(struct store *s, uint32_t pid)
 	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size > PERF_MAP_MAX) {
+	if (fstat(fd, &st) || !perf_map_trusted(&st, pid)) {
 		close(fd);
 		return;
 	}

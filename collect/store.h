@@ -30,6 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "collect/kallsyms.h"
 #include "collect/procs.h"
 #include "core/u64map.h"
 #include "db/db.h"
@@ -95,7 +96,9 @@ struct store {
 	struct epoch_meta base;
 
 	struct u64map kaddrs;       /* kernel offsets sampled this epoch */
-	bool kallsyms_stale;
+	bool kallsyms_stale;        /* some are outside the saved symbols */
+	struct kallsyms_range *kranges;     /* the symbols the saved subset names */
+	size_t nkranges;
 	int64_t last_meta;
 	struct store_stats st;
 };

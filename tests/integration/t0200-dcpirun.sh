@@ -87,6 +87,25 @@ for w in "wl-copy copy_loop" "wl-chase chase" "wl-branchy branchy"; do
 	"
 done
 
+# The map file is the workload's, in /tmp: removed whatever the outcome.
+test_expect_success 'JIT code: an anon image, with the process'"'"'s perf map' '
+	$RUN -- $W/wl-jit >out && map=$(cat out) &&
+	pid=${map#/tmp/perf-} && pid=${pid%.map} &&
+	{
+		dcpi-test-helper dump db latest >jit &&
+		grep "^image anon-$pid anon - \[anon:$pid\] wl-jit$" jit &&
+		n=$(awk -v k=anon-$pid "\$1 == \"sample\" && \$2 == k { s += \$6 } END { print s + 0 }" jit) &&
+		all=$(awk "\$1 == \"sample\" && \$4 == 0 { s += \$6 } END { print s }" jit) &&
+		echo "$n of $all in the JIT code" && test $n -ge $((all * 9 / 10)) &&
+		e=$(ls -d db/0* | tail -n 1) && cmp $map $e/perf-$pid.map &&
+		start=$(awk "{ print \$1 }" $map) &&
+		awk -v k=anon-$pid -v p="0x${start%???}" "\$1 == \"sample\" && \$2 == k &&
+			substr(\$5, 1, length(p)) != p { print \"offset \" \$5 \" is not in the code\"; bad = 1 }
+			END { exit bad }" jit
+	}
+	rc=$?; rm -f $map; test $rc = 0
+'
+
 # Seed 001 reports 0.05% unknown samples over a week; over every run above.
 test_expect_success 'unknown samples are under 0.05% of all' '
 	dcpi-test-helper check db >profiles &&

@@ -584,6 +584,8 @@ static void test_kallsyms_subset(void **state)
 	FILE *f = fdopen(fd, "w");
 	uint64_t addrs[] = { 0xffffffff81000010ull, 0xffffffff81000310ull };
 	struct strbuf sb = STRBUF_INIT;
+	struct kallsyms_range *r;
+	size_t nr;
 
 	(void)state;
 	fputs("ffffffff81000000 T _text\n"
@@ -595,17 +597,25 @@ static void test_kallsyms_subset(void **state)
 	      "ffffffff81000500 T far_away\n"
 	      "ffffffffc0000000 t mod_fn\t[mymod]\n", f);
 	fclose(f);
-	assert_int_equal(kallsyms_subset(path, addrs, 2, &sb), 0);
+	assert_int_equal(kallsyms_subset(path, addrs, 2, &sb, &r, &nr), 0);
 	assert_string_equal(sb.buf, "ffffffff81000000 T _text\n"
 				    "ffffffff81000000 T startup_64\n"
 				    "ffffffff81000100 t secondary\n"
 				    "ffffffff81000300 T do_work\n"
 				    "ffffffff81000400 T after_work\n");
+	/* The symbols named: [_text, secondary) and [do_work, after_work). */
+	assert_int_equal(nr, 2);
+	assert_true(kallsyms_covered(r, nr, 0xffffffff810000ffull));
+	assert_false(kallsyms_covered(r, nr, 0xffffffff81000100ull));
+	assert_true(kallsyms_covered(r, nr, 0xffffffff81000300ull));
+	assert_false(kallsyms_covered(r, nr, 0xffffffff81000400ull));
+	assert_false(kallsyms_covered(r, nr, 0xffffffff80000000ull));
+	free(r);
 	f = fopen(path, "w");
 	fputs("0000000000000000 T _text\n0000000000000000 T other\n", f);
 	fclose(f);
 	strbuf_reset(&sb);
-	assert_int_equal(kallsyms_subset(path, addrs, 2, &sb), 1);
+	assert_int_equal(kallsyms_subset(path, addrs, 2, &sb, NULL, NULL), 1);
 	unlink(path);
 	strbuf_release(&sb);
 }
