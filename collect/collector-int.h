@@ -59,6 +59,7 @@ struct collector {
 	int64_t started, next_redraw, next_drain, window_start;
 	/* This run. */
 	uint64_t samples, lost, throttled, unknown, kernel, records, bad_records, stray, garbled;
+	/* lost: from LOST records; collector_lost() also asks the kernel. */
 	uint64_t drains;
 	/* At the start of the epoch (for the epoch's counters). */
 	uint64_t epoch_lost, epoch_throttled, epoch_hash_samples, epoch_hash_hits;
@@ -67,6 +68,15 @@ struct collector {
 
 /* The measured mean period of event i in this epoch (ns for the clock). */
 uint64_t collector_mean_period(struct collector *c, size_t i);
+
+/*
+ * Samples lost on CPU k, and on all: the kernel's count (read(2) with
+ * PERF_FORMAT_LOST) or the LOST records', whichever is higher.  The kernel
+ * reports a full ring's losses with the next record it writes there, which
+ * never comes if the traced process exits first.
+ */
+uint64_t collector_cpu_lost(struct collector *c, size_t k);
+uint64_t collector_lost(struct collector *c);
 
 /* Totals of the per-CPU hash statistics (of the shadow tables if shadow). */
 void collector_hash_totals(struct collector *c, struct shash_stats *t, bool shadow);

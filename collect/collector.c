@@ -214,8 +214,12 @@ static int open_one(struct collector *c, struct ccpu *cc, size_t i)
 	perf_attr_init(&attr, &e->spec, &c->target, draw_period(c, e), e->freq, i == 0,
 		       ring_bytes / 4);
 	cc->fd[i] = perf_open(&attr, c->opt.pid, cc->cpu, -1);
-	if (cc->fd[i] < 0 && errno == EINVAL && i == 0) {
-		/* Kernels before 5.12 have no build-ids in MMAP2. */
+	/* Older kernels: no lost count in read() (before 6.0), no build-ids (5.12). */
+	if (cc->fd[i] < 0 && errno == EINVAL) {
+		attr.read_format &= ~(uint64_t)PERF_FORMAT_LOST;
+		cc->fd[i] = perf_open(&attr, c->opt.pid, cc->cpu, -1);
+	}
+	if (cc->fd[i] < 0 && errno == EINVAL && attr.build_id) {
 		attr.build_id = 0;
 		cc->fd[i] = perf_open(&attr, c->opt.pid, cc->cpu, -1);
 	}
@@ -422,11 +426,13 @@ static void read_times(struct collector *c, size_t i, uint64_t *enabled, uint64_
 
 	*enabled = *running = 0;
 	for (size_t k = 0; k < c->ncpu; k++) {
+		struct perf_counts pc;
 		uint64_t en, run;
 
-		if (!c->cpu[k].fd || c->cpu[k].fd[i] < 0 ||
-		    perf_read_times(c->cpu[k].fd[i], &en, &run))
+		if (!c->cpu[k].fd || c->cpu[k].fd[i] < 0 || perf_read_counts(c->cpu[k].fd[i], &pc))
 			continue;
+		en = pc.enabled;
+		run = pc.running;
 		if (!tree)
 			*enabled += en;
 		else if (en > *enabled)
@@ -460,7 +466,7 @@ uint64_t collector_mean_period(struct collector *c, size_t i)
 	/* Lost samples were taken too: give this event its share of them. */
 	for (size_t j = 0; j < c->n_ev; j++)
 		all += c->ev[j].period_n;
-	lost = c->lost - c->epoch_lost;
+	lost = collector_lost(c) - c->epoch_lost;
 	n = e->period_n + (uint64_t)((double)lost * (double)e->period_n / (double)all);
 	return (run - e->running_base) / n;
 }
@@ -483,13 +489,35 @@ void collector_hash_totals(struct collector *c, struct shash_stats *t, bool shad
 	}
 }
 
+uint64_t collector_cpu_lost(struct collector *c, size_t k)
+{
+	uint64_t kernel = 0;
+
+	for (size_t i = 0; c->cpu[k].fd && i < c->n_ev; i++) {
+		struct perf_counts pc;
+
+		if (c->cpu[k].fd[i] >= 0 && !perf_read_counts(c->cpu[k].fd[i], &pc))
+			kernel += pc.lost;
+	}
+	return kernel > c->cpu[k].lost ? kernel : c->cpu[k].lost;
+}
+
+uint64_t collector_lost(struct collector *c)
+{
+	uint64_t n = 0;
+
+	for (size_t k = 0; k < c->ncpu; k++)
+		n += collector_cpu_lost(c, k);
+	return n;
+}
+
 /* Remembers where this run's counters stood when the epoch began. */
 static void mark_epoch_start(struct collector *c)
 {
 	struct shash_stats t;
 
 	collector_hash_totals(c, &t, false);
-	c->epoch_lost = c->lost;
+	c->epoch_lost = collector_lost(c);
 	c->epoch_throttled = c->throttled;
 	c->epoch_hash_samples = t.samples;
 	c->epoch_hash_hits = t.hits;
@@ -530,7 +558,7 @@ static void fill_meta(void *ctx, struct epoch_meta *m)
 		}
 	}
 	collector_hash_totals(c, &t, false);
-	set_counter(c, m, "lost", c->lost - c->epoch_lost);
+	set_counter(c, m, "lost", collector_lost(c) - c->epoch_lost);
 	set_counter(c, m, "throttled", c->throttled - c->epoch_throttled);
 	set_counter(c, m, "hash_samples", t.samples - c->epoch_hash_samples);
 	set_counter(c, m, "hash_hits", t.hits - c->epoch_hash_hits);
@@ -856,7 +884,7 @@ void collector_summary(struct collector *c, struct collect_summary *s)
 	memset(s, 0, sizeof(*s));
 	s->epoch = c->store.seq;
 	s->samples = c->samples;
-	s->lost = c->lost;
+	s->lost = collector_lost(c);
 	s->throttled = c->throttled;
 	s->unknown = c->unknown;
 	s->kernel = c->kernel;

@@ -100,7 +100,9 @@ void perf_attr_init(struct perf_event_attr *attr, const struct perf_evspec *spec
 		attr->sample_period = period;
 	}
 	attr->sample_type = PERF_COLLECT_SAMPLE_TYPE;
-	attr->read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+	/* PERF_FORMAT_LOST (Linux 6.0): the samples the kernel could not write. */
+	attr->read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING |
+			    PERF_FORMAT_LOST;
 	attr->disabled = 1;
 	attr->inherit = target->inherit;
 	attr->enable_on_exec = target->enable_on_exec;
@@ -308,14 +310,18 @@ int perf_set_period(int fd, uint64_t period)
 	return ioctl(fd, PERF_EVENT_IOC_PERIOD, &period);
 }
 
-int perf_read_times(int fd, uint64_t *enabled, uint64_t *running)
+int perf_read_counts(int fd, struct perf_counts *c)
 {
-	uint64_t v[3];
+	uint64_t v[4] = { 0, 0, 0, 0 };
+	ssize_t n = read(fd, v, sizeof(v));
 
-	if (read(fd, v, sizeof(v)) != (ssize_t)sizeof(v))
+	/* Without PERF_FORMAT_LOST (older kernels) the value is one field short. */
+	if (n != (ssize_t)sizeof(v) && n != (ssize_t)(3 * sizeof(uint64_t)))
 		return -1;
-	*enabled = v[1];
-	*running = v[2];
+	c->enabled = v[1];
+	c->running = v[2];
+	c->lost = n == (ssize_t)sizeof(v) ? v[3] : 0;
+	c->has_lost = n == (ssize_t)sizeof(v);
 	return 0;
 }
 

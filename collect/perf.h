@@ -111,8 +111,15 @@ bool perf_ring_pending(const struct perf_ring *r);
 /* Sets a new sampling period (PERF_EVENT_IOC_PERIOD). */
 int perf_set_period(int fd, uint64_t period);
 
-/* Reads time_enabled and time_running (ns) of an event. */
-int perf_read_times(int fd, uint64_t *enabled, uint64_t *running);
+/* What read(2) says about an event. */
+struct perf_counts {
+	uint64_t enabled, running;  /* time_enabled, time_running (ns) */
+	uint64_t lost;              /* samples the kernel could not write (PERF_FORMAT_LOST) */
+	bool has_lost;              /* the kernel knows PERF_FORMAT_LOST (Linux 6.0) */
+};
+
+/* Reads an event's times and lost samples. */
+int perf_read_counts(int fd, struct perf_counts *c);
 
 /*
  * The kernel's event id of fd (PERF_EVENT_IOC_ID); samples and records

@@ -147,10 +147,10 @@ static void text_report(struct collector *c, const struct status *s, struct strb
 		const struct ccpu *cc = &c->cpu[k];
 
 		strbuf_addf(o, "%-4d %12" PRIu64 " %7.0f %11" PRIu64 " %10" PRIu64 "\n", cc->cpu,
-			    cc->samples, cpu_rate(cc, s), cc->lost, cc->throttled);
+			    cc->samples, cpu_rate(cc, s), collector_cpu_lost(c, k), cc->throttled);
 	}
 	strbuf_addf(o, "all  %12" PRIu64 "         %11" PRIu64 " %10" PRIu64 "\n", c->samples,
-		    c->lost, c->throttled);
+		    collector_lost(c), c->throttled);
 	strbuf_addf(o, "\nunknown %.3f%% (%" PRIu64 " samples), kernel %.1f%%, dropped %" PRIu64 "\n",
 		    100 * ratio(c->unknown, c->samples), c->unknown,
 		    100 * ratio(c->kernel, c->samples), c->store.st.dropped);
@@ -213,13 +213,13 @@ static void json_report(struct collector *c, const struct status *s, FILE *f)
 		json_key(&w, "cpu"), json_i64(&w, cc->cpu);
 		json_key(&w, "samples"), json_u64(&w, cc->samples);
 		json_key(&w, "rate"), json_double(&w, cpu_rate(cc, s), 6);
-		json_key(&w, "lost"), json_u64(&w, cc->lost);
+		json_key(&w, "lost"), json_u64(&w, collector_cpu_lost(c, k));
 		json_key(&w, "throttled"), json_u64(&w, cc->throttled);
 		json_object_end(&w);
 	}
 	json_array_end(&w);
 	json_key(&w, "samples"), json_u64(&w, c->samples);
-	json_key(&w, "lost"), json_u64(&w, c->lost);
+	json_key(&w, "lost"), json_u64(&w, collector_lost(c));
 	json_key(&w, "throttled"), json_u64(&w, c->throttled);
 	json_key(&w, "unknown"), json_u64(&w, c->unknown);
 	json_key(&w, "unknown_fraction"), json_double(&w, ratio(c->unknown, c->samples), 6);
