@@ -46,7 +46,8 @@ tui() {
 		test ! -s err
 }
 
-# dcpiprof's rows as "CYCLES IMISS NAME", and the procedures view's.
+# dcpiprof's rows as "CYCLES IMISS NAME", and the procedures view's (two
+# events: recordings use cycles and clock, imiss needs a PMU).
 prof_rows() {
 	dcpiprof "$@" | sed -n '/procedure  *image$/,$p' | sed 1d |
 		awk '{ print $1, $4, $6 }' | sort
@@ -141,7 +142,7 @@ elif ! can_sample; then
 	test_skip 'a recorded profile: the same rows and instructions' "perf events not usable here"
 else
 	test_expect_success 'a recorded profile: the same rows and instructions' '
-		dcpirun -d rec -- "$O2" loops 2000 >/dev/null &&
+		dcpirun -d rec -e cycles,clock -- "$O2" loops 2000 >/dev/null &&
 		tui rec P ":save-view procs.view" &&
 		prof_rows -d rec >expect &&
 		view_rows procs.view >actual &&
