@@ -178,6 +178,60 @@ static void text_report(struct collector *c, const struct status *s, struct strb
 		    c->procs.n_images, c->records, c->bad_records, c->order.late);
 }
 
+static void json_events(struct json_writer *w, struct collector *c, const struct status *s)
+{
+	json_key(w, "events"), json_array_begin(w);
+	for (size_t i = 0; i < c->n_ev; i++) {
+		const struct cevent *e = &c->ev[i];
+
+		json_object_begin(w);
+		json_key(w, "event"), json_string(w, event_name(e->spec.event));
+		json_key(w, "used"), json_string(w, event_name(e->spec.used));
+		json_key(w, "period"), json_u64(w, collector_mean_period(c, i));
+		json_key(w, "unit"), json_string(w, e->freq ? "hz" : e->spec.time ? "ns" : "events");
+		json_key(w, "samples"), json_u64(w, e->samples);
+		json_key(w, "rate"), json_double(w, event_rate(e, s), 6);
+		json_object_end(w);
+	}
+	json_array_end(w);
+	json_key(w, "cpus"), json_array_begin(w);
+	for (size_t k = 0; k < c->ncpu; k++) {
+		const struct ccpu *cc = &c->cpu[k];
+
+		json_object_begin(w);
+		json_key(w, "cpu"), json_i64(w, cc->cpu);
+		json_key(w, "samples"), json_u64(w, cc->samples);
+		json_key(w, "rate"), json_double(w, cpu_rate(cc, s), 6);
+		json_key(w, "lost"), json_u64(w, collector_cpu_lost(c, k));
+		json_key(w, "throttled"), json_u64(w, cc->throttled);
+		json_object_end(w);
+	}
+	json_array_end(w);
+}
+
+static void json_hash(struct json_writer *w, struct collector *c, const struct status *s)
+{
+	json_key(w, "hash"), json_object_begin(w);
+	json_key(w, "kind"), json_string(w, shash_kind_name(c->opt.hash));
+	json_key(w, "buckets_per_cpu"), json_u64(w, c->ncpu ? c->cpu[0].hash.nbuckets : 0);
+	json_key(w, "ways"), json_u64(w, shash_ways(c->opt.hash));
+	json_key(w, "samples"), json_u64(w, s->hash.samples);
+	json_key(w, "hits"), json_u64(w, s->hash.hits);
+	json_key(w, "hit_rate"), json_double(w, ratio(s->hash.hits, s->hash.samples), 6);
+	json_key(w, "evictions"), json_u64(w, s->hash.evictions);
+	json_key(w, "overflow_buffers"), json_u64(w, s->hash.overflows);
+	json_key(w, "drains"), json_u64(w, c->drains);
+	json_object_end(w);
+	if (c->opt.hash_compare) {
+		json_key(w, "hash_compare"), json_object_begin(w);
+		json_key(w, "kind"), json_string(w, shash_kind_name(c->cpu[0].shadow->kind));
+		json_key(w, "hits"), json_u64(w, s->shadow.hits);
+		json_key(w, "hit_rate"), json_double(w, ratio(s->shadow.hits, s->shadow.samples), 6);
+		json_key(w, "evictions"), json_u64(w, s->shadow.evictions);
+		json_object_end(w);
+	}
+}
+
 static void json_report(struct collector *c, const struct status *s, FILE *f)
 {
 	struct json_writer w;
@@ -191,33 +245,7 @@ static void json_report(struct collector *c, const struct status *s, FILE *f)
 	json_key(&w, "database_bytes"), json_u64(&w, s->db_bytes);
 	json_key(&w, "epoch"), json_u64(&w, c->store.seq);
 	json_key(&w, "label"), json_string(&w, c->store.meta.label);
-	json_key(&w, "events"), json_array_begin(&w);
-	for (size_t i = 0; i < c->n_ev; i++) {
-		const struct cevent *e = &c->ev[i];
-
-		json_object_begin(&w);
-		json_key(&w, "event"), json_string(&w, event_name(e->spec.event));
-		json_key(&w, "used"), json_string(&w, event_name(e->spec.used));
-		json_key(&w, "period"), json_u64(&w, collector_mean_period(c, i));
-		json_key(&w, "unit"), json_string(&w, e->freq ? "hz" : e->spec.time ? "ns" : "events");
-		json_key(&w, "samples"), json_u64(&w, e->samples);
-		json_key(&w, "rate"), json_double(&w, event_rate(e, s), 6);
-		json_object_end(&w);
-	}
-	json_array_end(&w);
-	json_key(&w, "cpus"), json_array_begin(&w);
-	for (size_t k = 0; k < c->ncpu; k++) {
-		const struct ccpu *cc = &c->cpu[k];
-
-		json_object_begin(&w);
-		json_key(&w, "cpu"), json_i64(&w, cc->cpu);
-		json_key(&w, "samples"), json_u64(&w, cc->samples);
-		json_key(&w, "rate"), json_double(&w, cpu_rate(cc, s), 6);
-		json_key(&w, "lost"), json_u64(&w, collector_cpu_lost(c, k));
-		json_key(&w, "throttled"), json_u64(&w, cc->throttled);
-		json_object_end(&w);
-	}
-	json_array_end(&w);
+	json_events(&w, c, s);
 	json_key(&w, "samples"), json_u64(&w, c->samples);
 	json_key(&w, "lost"), json_u64(&w, collector_lost(c));
 	json_key(&w, "throttled"), json_u64(&w, c->throttled);
@@ -225,25 +253,7 @@ static void json_report(struct collector *c, const struct status *s, FILE *f)
 	json_key(&w, "unknown_fraction"), json_double(&w, ratio(c->unknown, c->samples), 6);
 	json_key(&w, "kernel"), json_u64(&w, c->kernel);
 	json_key(&w, "dropped"), json_u64(&w, c->store.st.dropped);
-	json_key(&w, "hash"), json_object_begin(&w);
-	json_key(&w, "kind"), json_string(&w, shash_kind_name(c->opt.hash));
-	json_key(&w, "buckets_per_cpu"), json_u64(&w, c->ncpu ? c->cpu[0].hash.nbuckets : 0);
-	json_key(&w, "ways"), json_u64(&w, shash_ways(c->opt.hash));
-	json_key(&w, "samples"), json_u64(&w, s->hash.samples);
-	json_key(&w, "hits"), json_u64(&w, s->hash.hits);
-	json_key(&w, "hit_rate"), json_double(&w, ratio(s->hash.hits, s->hash.samples), 6);
-	json_key(&w, "evictions"), json_u64(&w, s->hash.evictions);
-	json_key(&w, "overflow_buffers"), json_u64(&w, s->hash.overflows);
-	json_key(&w, "drains"), json_u64(&w, c->drains);
-	json_object_end(&w);
-	if (c->opt.hash_compare) {
-		json_key(&w, "hash_compare"), json_object_begin(&w);
-		json_key(&w, "kind"), json_string(&w, shash_kind_name(c->cpu[0].shadow->kind));
-		json_key(&w, "hits"), json_u64(&w, s->shadow.hits);
-		json_key(&w, "hit_rate"), json_double(&w, ratio(s->shadow.hits, s->shadow.samples), 6);
-		json_key(&w, "evictions"), json_u64(&w, s->shadow.evictions);
-		json_object_end(&w);
-	}
+	json_hash(&w, c, s);
 	json_key(&w, "cpu_seconds"), json_double(&w, s->cpu_secs, 6);
 	json_key(&w, "cpu_us_per_sample"),
 		json_double(&w, s->cpu_secs * 1e6 / (double)(c->samples ? c->samples : 1), 6);
