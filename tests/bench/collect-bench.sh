@@ -234,13 +234,18 @@ printf "  dcpid:       %9d bytes in %d profiles (%s samples; %.1f bytes/sample; 
 if [ -n "$PERF" ]; then
 	pkb=$(peak_kb "$ppid")
 	watch_cpu "$ppid" "$T/perfd.cpu" & wpid=$!
-	kill -INT "$ppid"; wait "$ppid"; wait $wpid
+	kill -INT "$ppid"; wait "$ppid"; prc=$?; wait $wpid
 	pcpu=$(cat "$T/perfd.cpu")
 	pbytes=$(stat -c %s "$T/disk.data")
 	pdebug=$(du -sb "$T/.debug" 2>/dev/null | cut -f1)
 	psamples=$(perf_samples "$T/perfd.err")
+	if [ -z "$psamples" ]; then
+		echo "  perf record: failed (exit status $prc) after writing $pbytes bytes of perf.data:"
+		tail -n 3 "$T/perfd.err" | sed 's/^/    /'
+		psamples=0
+	fi
 	printf "  perf record: %9d bytes of perf.data (%s samples; %.1f bytes/sample; CPU %.2f s; peak RSS %s kB)\n" \
-		"$pbytes" "$psamples" "$(awk -v b=$pbytes -v n=$psamples 'BEGIN{print b/n}')" "$pcpu" "$pkb"
+		"$pbytes" "$psamples" "$(awk -v b=$pbytes -v n=$psamples 'BEGIN{print n ? b/n : 0}')" "$pcpu" "$pkb"
 	printf "               + %d bytes of build-id cache (~/.debug)\n" "${pdebug:-0}"
 	awk -v a="$pbytes" -v b="$dbytes" 'BEGIN { printf "  perf.data / database = %.0fx\n", a / b }'
 fi
