@@ -942,6 +942,12 @@ int db_profile_merge(struct db *db, uint32_t seq, const struct db_profile_id *id
 
 int db_image_totals(struct db *db, uint32_t seq, struct db_image_totals **v, size_t *n)
 {
+	return db_image_totals_progress(db, seq, v, n, NULL, NULL);
+}
+
+int db_image_totals_progress(struct db *db, uint32_t seq, struct db_image_totals **v, size_t *n,
+			     db_progress_fn progress, void *ctx)
+{
 	struct db_profile_id *ids;
 	size_t nids, alloc = 0;
 
@@ -952,6 +958,8 @@ int db_image_totals(struct db *db, uint32_t seq, struct db_image_totals **v, siz
 	for (size_t i = 0; i < nids; i++) {
 		struct profile_header h;
 
+		if (progress && i % 64 == 0 && progress(ctx, i, nids))
+			break;
 		if (ids[i].per_pid)
 			continue;
 		if (!*n || strcmp((*v)[*n - 1].key, ids[i].key)) {
@@ -1051,6 +1059,11 @@ bool db_binary_exists(struct db *db, const char *hex)
 	r = !fstatat(fd, hex, &st, AT_SYMLINK_NOFOLLOW) && S_ISREG(st.st_mode);
 	close(fd);
 	return r;
+}
+
+char *db_binary_path(struct db *db, const char *hex)
+{
+	return db_binary_exists(db, hex) ? xasprintf("%s/binaries/%s", db->path, hex) : NULL;
 }
 
 int db_binary_store(struct db *db, const char *hex, const void *data, size_t len)

@@ -164,6 +164,14 @@ struct db_image_totals {
  */
 int db_image_totals(struct db *db, uint32_t seq, struct db_image_totals **v, size_t *n);
 
+/*
+ * Like db_image_totals(), calling progress(ctx, done, total) every few
+ * profiles; a nonzero return stops early (what was read so far is kept).
+ */
+typedef int (*db_progress_fn)(void *ctx, size_t done, size_t total);
+int db_image_totals_progress(struct db *db, uint32_t seq, struct db_image_totals **v, size_t *n,
+			     db_progress_fn progress, void *ctx);
+
 /* ---- auxiliary epoch files (kallsyms, perf-PID.map) ------------------- */
 
 /* True if name is a valid auxiliary file name ([A-Za-z0-9_-][A-Za-z0-9._-]*, not .prof). */
@@ -196,6 +204,12 @@ int db_binary_store(struct db *db, const char *hex, const void *data, size_t len
  * with errno ENOENT (not reported) if there is none, else reported.
  */
 int db_binary_open(struct db *db, const char *hex);
+/*
+ * The path of the snapshot of build-id hex ("DIR/binaries/HEX", newly
+ * allocated) for libraries that open files by name (libelf, libdwarf), or
+ * NULL if the database holds none.
+ */
+char *db_binary_path(struct db *db, const char *hex);
 
 /* The display path of a file in an epoch ("DIR/000001/NAME"), for messages. */
 char *db_epoch_file_path(struct db *db, uint32_t seq, const char *name);

@@ -137,18 +137,16 @@ static char *verify(const struct image *img, const struct elffile *ef, const cha
 /* The database's snapshot of the binary, binaries/BUILD-ID, if there is one. */
 static char *snapshot_path(const struct image *img)
 {
-	struct strbuf sb = STRBUF_INIT;
+	struct strbuf hex = STRBUF_INIT;
 	const struct image_opts *o = &img->priv->opts;
+	char *path;
 
 	if (!o->db || !img->rec.build_id_len)
 		return NULL;
-	strbuf_addf(&sb, "%s/binaries/", o->db->path);
-	strbuf_add_build_id(&sb, &img->rec);
-	if (access(sb.buf, R_OK)) {
-		strbuf_release(&sb);
-		return NULL;
-	}
-	return strbuf_detach(&sb, NULL);
+	strbuf_add_build_id(&hex, &img->rec);
+	path = db_binary_path(o->db, hex.buf);
+	strbuf_release(&hex);
+	return path;
 }
 
 static void open_file(struct image *img)
