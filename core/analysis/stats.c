@@ -201,14 +201,13 @@ static void mean_var(const double *x, size_t n, double *mean, double *var)
 	*var = n > 1 ? m2 / (double)(n - 1) : 0;
 }
 
-double stats_welch_test(const double *x, size_t nx, const double *y, size_t ny)
+double stats_welch_test_moments(double mx, double vx, size_t nx, double my, double vy,
+				size_t ny)
 {
-	double mx, vx, my, vy, sx, sy, se2, t, df;
+	double sx, sy, se2, t, df;
 
 	if (nx < 2 || ny < 2)
 		return 1;
-	mean_var(x, nx, &mx, &vx);
-	mean_var(y, ny, &my, &vy);
 	sx = vx / (double)nx;
 	sy = vy / (double)ny;
 	se2 = sx + sy;
@@ -217,6 +216,29 @@ double stats_welch_test(const double *x, size_t nx, const double *y, size_t ny)
 	t = (mx - my) / sqrt(se2);
 	df = se2 * se2 / (sx * sx / (double)(nx - 1) + sy * sy / (double)(ny - 1));
 	return fmin(1, 2 * stats_t_cdf(-fabs(t), df));
+}
+
+double stats_welch_test(const double *x, size_t nx, const double *y, size_t ny)
+{
+	double mx, vx, my, vy;
+
+	if (nx < 2 || ny < 2)
+		return 1;
+	mean_var(x, nx, &mx, &vx);
+	mean_var(y, ny, &my, &vy);
+	return stats_welch_test_moments(mx, vx, nx, my, vy, ny);
+}
+
+double stats_prediction_test(double x, double my, double vy, size_t ny)
+{
+	double t;
+
+	if (ny < 2)
+		return 1;
+	if (vy <= 0)
+		return x == my ? 1 : 0;
+	t = (x - my) / sqrt(vy * (1 + 1 / (double)ny));
+	return fmin(1, 2 * stats_t_cdf(-fabs(t), (double)(ny - 1)));
 }
 
 struct pidx {

@@ -69,6 +69,22 @@ void stats_rate_ratio_ci(uint64_t a, uint64_t ta, uint64_t b, uint64_t tb, doubl
 double stats_welch_test(const double *x, size_t nx, const double *y, size_t ny);
 
 /*
+ * Welch's test from summary statistics: means mx, my and sample variances
+ * vx, vy (n - 1 denominators) of samples of sizes nx, ny (each >= 2).
+ * stats_welch_test() is this on the samples' moments.  Same returns.
+ */
+double stats_welch_test_moments(double mx, double vx, size_t nx, double my, double vy,
+				size_t ny);
+
+/*
+ * Whether a single new observation x belongs with a sample of mean my,
+ * sample variance vy and size ny >= 2 (the prediction-interval t-test:
+ * t = (x - my) / sqrt(vy * (1 + 1/ny)), ny - 1 degrees of freedom).
+ * Two-sided p-value; 1 when ny < 2; with vy == 0, 1 if x == my else 0.
+ */
+double stats_prediction_test(double x, double my, double vy, size_t ny);
+
+/*
  * Benjamini-Hochberg: q[i] = the adjusted p-value of p[i] (the smallest false
  * discovery rate at which row i would be called significant).  p and q may
  * be the same array.

@@ -1,0 +1,405 @@
+/*
+ * core/analysis/diff.c - two sides of profile sets compared row by row,
+ * with a significance verdict per row (dcpidiff, dcpi-tui's diff views).
+ */
+#include "config.h"
+
+#include "core/analysis/diff.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/analysis/stats.h"
+#include "core/die.h"
+#include "core/xalloc.h"
+
+static const char *const method_names[] = { "none", "poisson", "welch", "prediction" };
+
+const char *diff_method_name(enum diff_method m)
+{
+	return (unsigned)m < ARRAY_SIZE(method_names) ? method_names[m] : "?";
+}
+
+/* ---- one row ------------------------------------------------------------- */
+
+/* One side of one row: moments over the side's sets that have samples at all. */
+struct side_stats {
+	uint64_t count;        /* summed over every set of the side */
+	size_t n;              /* sets with a nonzero total */
+	double share, share_sd;
+	double value, value_var, mean_factor;
+	double single_value;   /* the value of the side's only set (n == 1) */
+	double single_factor;
+};
+
+static void side_stats(const struct diff *d, const struct pset_row *row, const size_t *idx,
+		       size_t n_idx, struct side_stats *out)
+{
+	double s_sum = 0, s_sq = 0, v_sum = 0, v_sq = 0, f_sum = 0;
+
+	memset(out, 0, sizeof(*out));
+	for (size_t k = 0; k < n_idx; k++) {
+		size_t i = idx[k];
+		uint64_t total = d->rows_src.totals[i];
+		double share, value;
+
+		out->count += row->counts[i];
+		if (!total)
+			continue;
+		share = 100.0 * (double)row->counts[i] / (double)total;
+		value = (double)row->counts[i] * d->factors[i];
+		s_sum += share;
+		s_sq += share * share;
+		v_sum += value;
+		v_sq += value * value;
+		f_sum += d->factors[i];
+		out->single_value = value;
+		out->single_factor = d->factors[i];
+		out->n++;
+	}
+	if (!out->n)
+		return;
+	out->share = s_sum / (double)out->n;
+	out->value = v_sum / (double)out->n;
+	out->mean_factor = f_sum / (double)out->n;
+	if (out->n > 1) {
+		double n = (double)out->n;
+
+		out->share_sd = sqrt(fmax(0, (s_sq - s_sum * s_sum / n) / (n - 1)));
+		out->value_var = fmax(0, (v_sq - v_sum * v_sum / n) / (n - 1));
+	}
+}
+
+/*
+ * The variance of a side's values, at least what counting alone gives:
+ * Poisson (value * factor), binomial under TOTAL (shares of a fixed total).
+ */
+static double floored_var(const struct diff *d, const struct side_stats *s)
+{
+	double counting = s->value * s->mean_factor;
+
+	if (d->opts.norm == PSET_NORM_TOTAL)
+		counting *= fmax(0, 1 - s->share / 100);
+	return fmax(s->value_var, counting);
+}
+
+/*
+ * Whether a row can be significant at all, whatever its p-value: its
+ * change cannot reach min_delta when the two sides' values add up to less;
+ * with one set per side (a discrete test), a row of few samples cannot
+ * reach alpha even with every sample on one side.  Rows that cannot are
+ * left out of the Benjamini-Hochberg family (Tarone's idea, as Gilbert
+ * used it for the FDR), which keeps the tail of one-sample rows from
+ * diluting the real changes.
+ */
+static bool testable(const struct diff *d, const struct side_stats *a, const struct side_stats *b,
+		     double unit)
+{
+	if (d->method == DIFF_UNTESTED || unit <= 0)
+		return false;
+	if (100.0 * (a->value + b->value) / unit < d->opts.min_delta)
+		return false;
+	if (d->method == DIFF_POISSON) {
+		uint64_t n = a->count + b->count;
+		double p0 = b->single_factor / (a->single_factor + b->single_factor);
+
+		return fmin(stats_binomial_test(0, n, p0), stats_binomial_test(n, n, p0)) <
+		       d->opts.alpha;
+	}
+	return true;
+}
+
+static double row_p(const struct diff *d, const struct side_stats *a, const struct side_stats *b)
+{
+	switch (d->method) {
+	case DIFF_POISSON:
+		return stats_binomial_test(a->count, a->count + b->count,
+					   b->single_factor / (a->single_factor + b->single_factor));
+	case DIFF_WELCH:
+		return stats_welch_test_moments(a->value, floored_var(d, a), a->n, b->value,
+						floored_var(d, b), b->n);
+	case DIFF_PREDICTION: {
+		const struct side_stats *one = a->n == 1 ? a : b, *many = a->n == 1 ? b : a;
+		double var = fmax(floored_var(d, many), one->single_value * one->single_factor);
+
+		return stats_prediction_test(one->single_value, many->value, var, many->n);
+	}
+	default:
+		return 1;
+	}
+}
+
+/* The mean total over all sets: the unit of effect. */
+static double mean_total(const struct diff *d)
+{
+	double sum = 0;
+
+	for (size_t i = 0; i < d->n_sets; i++)
+		sum += (double)d->rows_src.totals[i];
+	return d->n_sets ? sum / (double)d->n_sets : 0;
+}
+
+static void fill_row(const struct diff *d, struct diff_row *r, const struct pset_row *src)
+{
+	struct side_stats a, b;
+	double unit = mean_total(d);
+
+	memset(r, 0, sizeof(*r));
+	r->src = src;
+	r->name = src->name;
+	r->image = src->image;
+	r->addr = src->addr;
+	r->has_addr = src->has_addr;
+	r->text = src->text;
+	r->builds_differ = src->builds_differ;
+	side_stats(d, src, d->side_a, d->n_a, &a);
+	side_stats(d, src, d->side_b, d->n_b, &b);
+	r->a = a.count;
+	r->b = b.count;
+	r->share_a = a.share;
+	r->share_b = b.share;
+	r->sd_a = a.share_sd;
+	r->sd_b = b.share_sd;
+	r->delta = b.share - a.share;
+	r->ratio = a.value > 0 ? b.value / a.value : b.value > 0 ? INFINITY : NAN;
+	r->effect = d->opts.norm == PSET_NORM_PERIOD && unit > 0
+		? 100.0 * (b.value - a.value) / unit : r->delta;
+	r->status = !r->a && r->b ? DIFF_APPEARED : r->a && !r->b ? DIFF_DISAPPEARED : DIFF_BOTH;
+	r->p = r->q = row_p(d, &a, &b);
+	r->tested = testable(d, &a, &b, unit);
+}
+
+static bool big_enough(const struct diff *d, const struct diff_row *r)
+{
+	double m = d->opts.min_ratio;
+
+	return fabs(r->effect) >= d->opts.min_delta && (r->ratio >= m || r->ratio <= 1 / m);
+}
+
+static void judge(const struct diff *d, struct diff_row *r)
+{
+	r->significant = r->tested && r->q < d->opts.alpha && big_enough(d, r);
+}
+
+/* ---- all rows --------------------------------------------------------------- */
+
+static size_t nonempty(const struct diff *d, const size_t *idx, size_t n, uint64_t *total)
+{
+	size_t k = 0;
+
+	*total = 0;
+	for (size_t i = 0; i < n; i++) {
+		*total += d->rows_src.totals[idx[i]];
+		k += d->rows_src.totals[idx[i]] != 0;
+	}
+	return k;
+}
+
+static void choose_method(struct diff *d)
+{
+	size_t ka = nonempty(d, d->side_a, d->n_a, &d->total_a);
+	size_t kb = nonempty(d, d->side_b, d->n_b, &d->total_b);
+
+	if (!ka || !kb)
+		d->method = DIFF_UNTESTED;
+	else if (ka == 1 && kb == 1)
+		d->method = DIFF_POISSON;
+	else if (ka >= 2 && kb >= 2)
+		d->method = DIFF_WELCH;
+	else
+		d->method = DIFF_PREDICTION;
+}
+
+static void compute(struct diff *d)
+{
+	double *p = xcalloc(d->n_rows + 1, sizeof(*p));
+	size_t *idx = xcalloc(d->n_rows + 1, sizeof(*idx)), n = 0;
+
+	choose_method(d);
+	for (size_t i = 0; i < d->n_rows; i++) {
+		struct diff_row *r = &d->rows[i];
+
+		fill_row(d, r, &d->rows_src.rows[i]);
+		r->q = 1;
+		if (r->tested) {
+			p[n] = r->p;
+			idx[n++] = i;
+		}
+	}
+	stats_bh_adjust(p, n, p);
+	d->n_significant = 0;
+	for (size_t k = 0; k < n; k++)
+		d->rows[idx[k]].q = p[k];
+	for (size_t i = 0; i < d->n_rows; i++) {
+		judge(d, &d->rows[i]);
+		d->n_significant += d->rows[i].significant;
+	}
+	d->n_tested = n;
+	free(p);
+	free(idx);
+	if (d->has_proc) {
+		fill_row(d, &d->proc, d->rows_src.proc);
+		judge(d, &d->proc);
+	}
+	diff_sort(d, d->sort);
+}
+
+static int check_opts(const struct diff_opts *o)
+{
+	if (!(o->alpha > 0 && o->alpha <= 1))
+		return errorf("the significance level must be in (0, 1]");
+	if (!(o->min_ratio >= 1))
+		return errorf("the minimum ratio must be at least 1");
+	if (!(o->min_delta >= 0))
+		return errorf("the minimum delta must not be negative");
+	if (o->norm != PSET_NORM_TOTAL && o->norm != PSET_NORM_PERIOD)
+		return errorf("dcpidiff normalises by total or by period");
+	return 0;
+}
+
+static void init_sides(struct diff *d, struct pset *const *a, size_t na, struct pset *const *b,
+		       size_t nb)
+{
+	d->n_sets = na + nb;
+	d->sets = xcalloc(d->n_sets, sizeof(*d->sets));
+	d->side_a = xcalloc(na, sizeof(*d->side_a));
+	d->side_b = xcalloc(nb, sizeof(*d->side_b));
+	d->n_a = na;
+	d->n_b = nb;
+	for (size_t i = 0; i < na; i++) {
+		d->sets[i] = a[i];
+		d->side_a[i] = i;
+	}
+	for (size_t i = 0; i < nb; i++) {
+		d->sets[na + i] = b[i];
+		d->side_b[i] = na + i;
+	}
+}
+
+int diff_build(struct diff *d, struct pset *const *a, size_t na, struct pset *const *b,
+	       size_t nb, const struct diff_opts *o)
+{
+	static const struct diff_opts defaults = DIFF_OPTS_INIT;
+	int r;
+
+	memset(d, 0, sizeof(*d));
+	if (!o)
+		o = &defaults;
+	if (!na || !nb)
+		return errorf("a diff needs at least one set on each side");
+	if (check_opts(o))
+		return -1;
+	d->opts = *o;
+	init_sides(d, a, na, b, nb);
+	d->event = (unsigned)o->event < EVENT__COUNT ? o->event
+						      : pset_default_event(d->sets, d->n_sets);
+	r = o->procedure ? pset_rows_build_proc(&d->rows_src, d->sets, d->n_sets, d->event,
+						o->procedure)
+			 : pset_rows_build(&d->rows_src, d->sets, d->n_sets, d->event, o->level);
+	d->factors = xcalloc(d->n_sets, sizeof(*d->factors));
+	if (r || pset_norm_factors(d->sets, d->n_sets, d->event, o->norm, d->rows_src.totals,
+				   d->factors)) {
+		diff_release(d);
+		return -1;
+	}
+	d->has_proc = d->rows_src.proc != NULL;
+	d->unaligned = d->rows_src.unaligned;
+	d->n_rows = d->rows_src.n_rows;
+	d->rows = xcalloc(d->n_rows + 1, sizeof(*d->rows));
+	d->sort = o->procedure && !d->unaligned ? DIFF_SORT_ADDRESS : DIFF_SORT_VERDICT;
+	compute(d);
+	return 0;
+}
+
+void diff_release(struct diff *d)
+{
+	pset_rows_release(&d->rows_src);
+	free(d->sets);
+	free(d->side_a);
+	free(d->side_b);
+	free(d->factors);
+	free(d->rows);
+	memset(d, 0, sizeof(*d));
+}
+
+void diff_swap(struct diff *d)
+{
+	size_t *t = d->side_a, n = d->n_a;
+
+	d->side_a = d->side_b;
+	d->n_a = d->n_b;
+	d->side_b = t;
+	d->n_b = n;
+	compute(d);
+}
+
+/* ---- order ---------------------------------------------------------------- */
+
+static int cmp_names(const struct diff_row *x, const struct diff_row *y)
+{
+	int r;
+
+	if ((r = strcmp(x->name, y->name)))
+		return r;
+	if ((r = strcmp(x->image, y->image)))
+		return r;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static int cmp_verdict(const void *a, const void *b)
+{
+	const struct diff_row *x = a, *y = b;
+	double mx, my;
+
+	if (x->significant != y->significant)
+		return x->significant ? -1 : 1;
+	if (x->significant) {
+		mx = fabs(x->effect);
+		my = fabs(y->effect);
+	} else {
+		mx = fmax(x->share_a, x->share_b);
+		my = fmax(y->share_a, y->share_b);
+	}
+	if (mx != my)
+		return mx > my ? -1 : 1;
+	return cmp_names(x, y);
+}
+
+static int cmp_address(const void *a, const void *b)
+{
+	const struct diff_row *x = a, *y = b;
+	int r;
+
+	if ((r = strcmp(x->image, y->image)))
+		return r;
+	if (x->has_addr != y->has_addr)
+		return x->has_addr ? -1 : 1;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return cmp_names(x, y);
+}
+
+void diff_sort(struct diff *d, enum diff_sort how)
+{
+	d->sort = how;
+	if (d->n_rows > 1)
+		qsort(d->rows, d->n_rows, sizeof(*d->rows),
+		      how == DIFF_SORT_ADDRESS ? cmp_address : cmp_verdict);
+}
+
+const char *diff_verdict(const struct diff *d, const struct diff_row *r)
+{
+	static const char *const sig[] = { "changed", "appeared", "disappeared" };
+	static const char *const noise[] = { "~", "~appeared", "~disappeared" };
+
+	if (d->method == DIFF_UNTESTED)
+		return "-";
+	return r->significant ? sig[r->status] : noise[r->status];
+}
+
+bool diff_row_shown(const struct diff_row *r)
+{
+	return r->significant || fmax(r->share_a, r->share_b) >= DIFF_SHOW_MIN;
+}

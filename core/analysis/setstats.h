@@ -1,0 +1,75 @@
+/*
+ * core/analysis/setstats.h - how much each procedure (image, instruction)
+ * varies across sets of samples: dcpistats, as seed 001's Figure 3.
+ *
+ *   struct setstats st;
+ *   struct setstats_opts o = SETSTATS_OPTS_INIT;
+ *   if (setstats_build(&st, sets, n, &o))          // sets: pset.h
+ *           ...;                                   // reported
+ *   for (size_t r = 0; r < st.n; r++)
+ *           st.v[r].row->name, st.v[r].s.range_pct, st.v[r].s.mean, ...
+ *   setstats_release(&st);
+ *
+ * For every row, the values are its samples in each set, scaled as
+ * o.norm says (pset.h: none, by the sets' totals, by their sampling
+ * periods).  A set without samples in the row counts as 0 in the mean,
+ * std-dev, min and max (N says in how many sets the row has samples).
+ * range% is (max - min) / sum, the paper's "normalized range"; sum% is sum
+ * over the (scaled) total of all sets.  Rows are sorted by range%, then by
+ * sum, both descending, then by name.
+ */
+#ifndef DCPI_CORE_ANALYSIS_SETSTATS_H
+#define DCPI_CORE_ANALYSIS_SETSTATS_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "core/analysis/pset.h"
+#include "core/analysis/stats.h"
+
+struct setstats_opts {
+	enum dcpi_event event;      /* EVENT__COUNT: pset_default_event() */
+	enum pset_level level;      /* images, procedures (default) or instructions */
+	const char *procedure;      /* non-NULL: the instructions of this procedure */
+	enum pset_norm norm;        /* PSET_NORM_NONE (default): counts as recorded */
+};
+
+#define SETSTATS_OPTS_INIT { EVENT__COUNT, PSET_PROCEDURES, NULL, PSET_NORM_NONE }
+
+struct setstats_row {
+	const struct pset_row *row; /* names and raw counts (in rows) */
+	const double *values;       /* the scaled value per set */
+	struct stats_summary s;     /* over values, one per set */
+	size_t n;                   /* sets with samples in the row */
+	double sum_pct;             /* s.sum over total, in percent */
+};
+
+struct setstats {
+	struct pset *const *sets;   /* borrowed */
+	size_t n_sets;
+	enum pset_norm norm;
+	struct pset_rows rows;
+	double *factors;            /* per set: value = count * factor */
+	double total;               /* the scaled totals of all sets, summed */
+	struct setstats_row *v;     /* sorted (see above) */
+	size_t n;
+	/* private */
+	double *values;
+};
+
+/* Returns 0, or -1 (reported): unknown procedure, period unknown for PERIOD. */
+int setstats_build(struct setstats *st, struct pset *const *sets, size_t n,
+		   const struct setstats_opts *o);
+void setstats_release(struct setstats *st);
+
+/*
+ * Writes the report as dcpistats prints it (Figure 3: the sets' totals,
+ * then range%, sum, sum%, N, mean, std-dev, min, max, name, image per row).
+ * max_rows 0 means all.  -1 on a write error.
+ */
+int setstats_print_text(const struct setstats *st, FILE *out, size_t max_rows);
+
+/* The same as JSON (with every set's value per row); -1 on a write error. */
+int setstats_print_json(const struct setstats *st, FILE *out, size_t max_rows);
+
+#endif
