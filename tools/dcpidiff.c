@@ -6,6 +6,7 @@
 
 #include <getopt.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +59,7 @@ struct args {
 	enum diff_sort sort;
 	uint64_t rows;
 	char **pos;             /* positional arguments (allocated) */
+	size_t n_pos;
 	char **a, **b;          /* set arguments of each side */
 	size_t n_a, n_b;
 };
@@ -124,40 +126,56 @@ static void parse_option(int c, struct args *a)
 }
 
 /*
- * Positional arguments, in order: "A B [PROCEDURE]", or the sets of A, a
- * "--", and the sets of B.  getopt's "-" mode hands them over in order and
- * stops at the first "--" (which, before any set, only ends the options).
+ * Positional arguments come in order (getopt's "-" mode), and a "--" ends
+ * a group: "A B [PROCEDURE]", or the sets of A, "--", the sets of B.
+ * Options may come anywhere, also after the "--".  A "--" before any set
+ * only ends the options.
  */
-static void split_sets(int argc, char **argv, char **pos, size_t n_pos, struct args *a)
+static void group_args(int argc, char **argv, const struct option *longopts, struct args *a,
+		       size_t *sep)
 {
-	bool sep = optind <= argc && optind > 0 && !strcmp(argv[optind - 1], "--");
-	size_t n_rest = (size_t)(argc - optind);
+	size_t n = 0;
+	int c;
 
-	if (sep && n_pos) {
-		a->a = pos;
-		a->n_a = n_pos;
-		a->b = argv + optind;
-		a->n_b = n_rest;
+	*sep = SIZE_MAX;
+	for (;;) {
+		while ((c = getopt_long(argc, argv, "-d:e:ip:N:an:", longopts, NULL)) != -1) {
+			if (c == 1)
+				a->pos[n++] = optarg;
+			else
+				parse_option(c, a);
+		}
+		if (optind > argc || strcmp(argv[optind - 1], "--"))
+			break;
+		if (n && *sep == SIZE_MAX)
+			*sep = n;
+		else if (n)
+			die("more than one '--' between sets");
+		if (optind >= argc)
+			break;
+	}
+	for (; optind < argc; optind++)
+		a->pos[n++] = argv[optind];
+	a->n_pos = n;
+}
+
+static void split_sets(struct args *a, size_t sep)
+{
+	if (sep != SIZE_MAX) {
+		a->a = a->pos;
+		a->n_a = sep;
+		a->b = a->pos + sep;
+		a->n_b = a->n_pos - sep;
 		return;
 	}
-	/* no separator after sets: "A B [PROC]", maybe all after a leading "--" */
-	for (size_t i = 0; i < n_rest; i++)
-		pos[n_pos++] = argv[optind + i];
-	for (size_t i = 0; i < n_pos; i++) {
-		if (!strcmp(pos[i], "--")) {
-			a->a = pos;
-			a->n_a = i;
-			a->b = pos + i + 1;
-			a->n_b = n_pos - i - 1;
-			return;
-		}
-	}
-	if (n_pos == 3 && !a->o.procedure)
-		a->o.procedure = pos[--n_pos];
-	if (n_pos != 2)
+	if (a->n_pos == 3 && !a->o.procedure)
+		a->o.procedure = a->pos[--a->n_pos];
+	if (a->n_pos != 2) {
+		errorf("expected A B [PROCEDURE], or A1 A2 ... -- B1 B2 ...");
 		cli_usage(usage, 1);
-	a->a = pos;
-	a->b = pos + 1;
+	}
+	a->a = a->pos;
+	a->b = a->pos + 1;
 	a->n_a = a->n_b = 1;
 }
 
@@ -182,18 +200,11 @@ static void parse_args(int argc, char **argv, struct args *a)
 		CLI_LONGOPTS_COMMON,
 		{ NULL, 0, NULL, 0 }
 	};
-	char **pos = xcalloc((size_t)argc + 1, sizeof(*pos));
-	size_t n_pos = 0;
-	int c;
+	size_t sep;
 
-	while ((c = getopt_long(argc, argv, "-d:e:ip:N:an:", longopts, NULL)) != -1) {
-		if (c == 1)
-			pos[n_pos++] = optarg;
-		else
-			parse_option(c, a);
-	}
-	a->pos = pos;
-	split_sets(argc, argv, pos, n_pos, a);
+	a->pos = xcalloc((size_t)argc + 1, sizeof(*a->pos));
+	group_args(argc, argv, longopts, a, &sep);
+	split_sets(a, sep);
 	if (!a->n_a || !a->n_b) {
 		errorf("each side needs at least one set: A1 A2 ... -- B1 B2 ...");
 		cli_usage(usage, 1);

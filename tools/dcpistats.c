@@ -16,7 +16,7 @@
 #include "core/xalloc.h"
 
 static const char usage[] =
-	"usage: dcpistats [-d DIR] [-e EVENT] [-i | -I | -p PROCEDURE] [-N[MODE]] [-n ROWS]\n"
+	"usage: dcpistats [-d DIR] [-e EVENT] [-i | -I | -p PROCEDURE] [-N MODE] [-n ROWS]\n"
 	"                 [--force] [--json] SET...\n"
 	"\n"
 	"Statistics of each procedure's samples across sets (runs, machines): range%,\n"
@@ -31,8 +31,8 @@ static const char usage[] =
 	"  -i, --images           one row per image\n"
 	"  -I, --instructions     one row per sampled instruction\n"
 	"  -p, --procedure NAME   one row per instruction of this procedure\n"
-	"  -N, --normalize[=MODE] scale each set: total (default MODE: to the mean total)\n"
-	"                         or period (to the mean sampling period)\n"
+	"  -N, --normalize MODE   scale each set's counts: total (to the mean total),\n"
+	"                         period (to the mean sampling period) or none (default)\n"
 	"  -n, --rows N           print the first N rows only\n"
 	"      --force            name procedures of binaries that changed since profiling\n"
 	"      --debug-dir DIR    where separate debug files are (default /usr/lib/debug)\n"
@@ -49,7 +49,7 @@ struct args {
 
 static void parse_norm(const char *arg, struct setstats_opts *o)
 {
-	int n = arg ? pset_norm_lookup(arg) : PSET_NORM_TOTAL;
+	int n = pset_norm_lookup(arg);
 
 	if (n < 0) {
 		char *safe = display_safe(arg);
@@ -67,7 +67,7 @@ static void parse_args(int argc, char **argv, struct args *a)
 		{ "images", no_argument, NULL, 'i' },
 		{ "instructions", no_argument, NULL, 'I' },
 		{ "procedure", required_argument, NULL, 'p' },
-		{ "normalize", optional_argument, NULL, 'N' },
+		{ "normalize", required_argument, NULL, 'N' },
 		{ "rows", required_argument, NULL, 'n' },
 		{ "force", no_argument, NULL, OPT_FORCE },
 		{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
@@ -77,7 +77,7 @@ static void parse_args(int argc, char **argv, struct args *a)
 	};
 	int c, ev;
 
-	while ((c = getopt_long(argc, argv, "d:e:iIp:N::n:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:e:iIp:N:n:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'd': a->ctx.db_path = optarg; break;
 		case 'e':
