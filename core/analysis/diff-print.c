@@ -56,8 +56,9 @@ static void how(const struct diff *d, struct strbuf *sb)
 	else
 		strbuf_addstr(sb, "Ratio: B/A of the shares.\n");
 	if (d->method == DIFF_UNTESTED) {
-		strbuf_addf(sb, "Not tested: %s has no samples.\n",
-			    !d->total_a && !d->total_b ? "neither side" : !d->total_a ? "A" : "B");
+		strbuf_addf(sb, "Not tested: %s.\n", !d->total_a && !d->total_b
+			    ? "neither side has samples" : !d->total_a ? "A has no samples"
+							   : "B has no samples");
 		return;
 	}
 	strbuf_addf(sb, "Significant: q < %g (Benjamini-Hochberg) and a change of at least %.2f "
