@@ -98,6 +98,7 @@ static void add_ratio(struct strbuf *sb, double ratio)
 struct cols {
 	int count;    /* width of the sample columns */
 	int name;     /* width of the name column */
+	int addr;     /* width of the address column (instructions) */
 	bool sd;      /* std-dev columns (several sets) */
 	bool insns;   /* instruction rows */
 };
@@ -126,7 +127,7 @@ static void row_line(const struct diff *d, const struct diff_row *r, struct cols
 	char *name = display_safe(r->name), *image = display_safe(r->image);
 
 	if (c.insns)
-		strbuf_addf(sb, "%12" PRIx64 " ", r->addr);
+		strbuf_addf(sb, "%*" PRIx64 " ", c.addr, r->addr);
 	add_numbers(d, r, c, sb);
 	if (c.insns) {
 		char *text = r->text ? display_safe(r->text) : NULL;
@@ -158,12 +159,17 @@ static int digits(uint64_t v)
 
 static struct cols measure(const struct diff *d, unsigned flags)
 {
-	struct cols c = { 7, 9, d->n_a > 1 || d->n_b > 1, d->rows_src.level == PSET_INSTRUCTIONS };
+	struct cols c = { 7, 9, 4, d->n_a > 1 || d->n_b > 1, d->rows_src.level == PSET_INSTRUCTIONS };
 
 	for (size_t i = 0; i < d->n_rows; i++) {
 		size_t len = strlen(d->rows[i].name) + d->rows[i].builds_differ;
+		char hex[20];
+		int w = snprintf(hex, sizeof(hex), "%" PRIx64, d->rows[i].addr);
 
-		if (((flags & DIFF_PRINT_ALL) || diff_row_shown(&d->rows[i])) && len > (size_t)c.name)
+		if (w > c.addr)
+			c.addr = w;
+
+		if (((flags & DIFF_PRINT_ALL) || diff_row_shown(d, &d->rows[i])) && len > (size_t)c.name)
 			c.name = len > 40 ? 40 : (int)len;
 	}
 
@@ -177,7 +183,7 @@ static struct cols measure(const struct diff *d, unsigned flags)
 static void titles(const struct diff *d, struct cols c, struct strbuf *sb)
 {
 	if (c.insns)
-		strbuf_addf(sb, "%12s ", "address");
+		strbuf_addf(sb, "%*s ", c.addr, "Addr");
 	strbuf_addf(sb, "%*s %7s ", c.count, "A", "share A");
 	if (c.sd)
 		strbuf_addf(sb, "%5s ", "sd A");
@@ -233,7 +239,7 @@ int diff_print_text(const struct diff *d, FILE *out, unsigned flags, size_t max_
 		for (size_t i = 0; i < d->n_rows; i++) {
 			const struct diff_row *row = &d->rows[i];
 
-			if (!(flags & DIFF_PRINT_ALL) && !diff_row_shown(row))
+			if (!(flags & DIFF_PRINT_ALL) && !diff_row_shown(d, row))
 				hidden++;
 			else if (max_rows && shown >= max_rows)
 				cut++;
@@ -242,7 +248,10 @@ int diff_print_text(const struct diff *d, FILE *out, unsigned flags, size_t max_
 				shown++;
 			}
 		}
-		if (hidden)
+		if (hidden && c.insns)
+			strbuf_addf(&sb, "(%zu more instructions without samples: --all shows them)\n",
+				    hidden);
+		else if (hidden)
 			strbuf_addf(&sb, "(%zu more rows within noise, below %.2f%% on both sides: "
 					 "--all shows them)\n", hidden, DIFF_SHOW_MIN);
 		if (cut)

@@ -399,7 +399,9 @@ const char *diff_verdict(const struct diff *d, const struct diff_row *r)
 	return r->significant ? sig[r->status] : noise[r->status];
 }
 
-bool diff_row_shown(const struct diff_row *r)
+bool diff_row_shown(const struct diff *d, const struct diff_row *r)
 {
+	if (d->rows_src.level == PSET_INSTRUCTIONS)
+		return r->significant || r->a || r->b;
 	return r->significant || fmax(r->share_a, r->share_b) >= DIFF_SHOW_MIN;
 }

@@ -165,8 +165,12 @@ void diff_sort(struct diff *d, enum diff_sort how);
  */
 const char *diff_verdict(const struct diff *d, const struct diff_row *r);
 
-/* True if the text report shows r without --all (significant, or a share >= DIFF_SHOW_MIN). */
-bool diff_row_shown(const struct diff_row *r);
+/*
+ * True if the text report shows r without --all: significant rows, and
+ * those with a share of at least DIFF_SHOW_MIN on a side; instructions
+ * (a listing) when they have samples on a side.
+ */
+bool diff_row_shown(const struct diff *d, const struct diff_row *r);
 
 enum diff_print_flags {
 	DIFF_PRINT_ALL = (1 << 0),  /* every row (--all) */

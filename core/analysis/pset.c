@@ -784,6 +784,15 @@ static char *why_unaligned(struct pset *const *sets, const struct proc_search *f
 		    a->ref.proc->start == b->ref.proc->start && a->ref.proc->end == b->ref.proc->end)
 			continue;
 		path = display_safe(found_rec(a)->path);
+		if (strcmp(found_rec(a)->path, found_rec(b)->path)) {
+			char *other = display_safe(found_rec(b)->path);
+
+			strbuf_addf(&sb, "different binaries (%s in %s, %s in %s)", path,
+				    sets[a->set]->spec, other, sets[b->set]->spec);
+			free(other);
+			free(path);
+			return strbuf_detach(&sb, NULL);
+		}
 		strbuf_addf(&sb, "different builds of %s (", path);
 		add_build(&sb, found_rec(a)->key);
 		strbuf_addf(&sb, " in %s, ", sets[a->set]->spec);
