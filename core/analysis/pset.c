@@ -437,8 +437,8 @@ static bool has_builds(enum image_kind kind)
 	       kind == IMAGE_KERNEL;
 }
 
-/* Records that set holds image rec; returns its info. */
-static struct image_info *note_image(struct pset_rows *t, size_t set, const struct db_image *rec)
+/* Records that set holds image rec (and whether it is another build). */
+static void note_image(struct pset_rows *t, size_t set, const struct db_image *rec)
 {
 	struct rows_priv *pv = t->priv;
 	struct strbuf key = STRBUF_INIT;
@@ -462,7 +462,6 @@ static struct image_info *note_image(struct pset_rows *t, size_t set, const stru
 		info->other = xstrdup(rec->key);
 		info->other_set = set;
 	}
-	return info;
 }
 
 /* Warns once per image (over all sets) that it cannot be named. */
@@ -482,7 +481,7 @@ static void warn_image(struct pset_rows *t, struct epoch_view *v, size_t i)
 		epoch_view_warn_image(v, i);
 }
 
-/* The row of key (made with name, image) for the image key imgkey. */
+/* The row of key, made with name and image when new. */
 static struct pset_row *get_row(struct pset_rows *t, const struct strbuf *key, const char *name,
 				const char *image)
 {
