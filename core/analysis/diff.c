@@ -325,6 +325,35 @@ void diff_release(struct diff *d)
 	memset(d, 0, sizeof(*d));
 }
 
+int diff_epochs_open(struct diff_epochs *de, struct db *db, uint32_t a, uint32_t b,
+		     const struct diff_opts *o, const struct epoch_view_opts *vo)
+{
+	struct pset *pa, *pb;
+
+	memset(de, 0, sizeof(*de));
+	if (pset_open_epoch(&de->a, db, a, vo))
+		return -1;
+	if (pset_open_epoch(&de->b, db, b, vo)) {
+		pset_release(&de->a);
+		return -1;
+	}
+	pa = &de->a;
+	pb = &de->b;
+	if (diff_build(&de->diff, &pa, 1, &pb, 1, o)) {
+		pset_release(&de->a);
+		pset_release(&de->b);
+		return -1;
+	}
+	return 0;
+}
+
+void diff_epochs_release(struct diff_epochs *de)
+{
+	diff_release(&de->diff);
+	pset_release(&de->a);
+	pset_release(&de->b);
+}
+
 void diff_swap(struct diff *d)
 {
 	size_t *t = d->side_a, n = d->n_a;

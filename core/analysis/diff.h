@@ -22,9 +22,13 @@
  *   diff_sort(&d, DIFF_SORT_ADDRESS);               // a listing order
  *   diff_release(&d);
  *
- * dcpi-tui, for two epochs of its database:
- *   pset_open_epoch(&before, db, seq_a, NULL); pset_open_epoch(&after, db, seq_b, NULL);
- * then as above; the psets must outlive the diff.  Alignment: rows of
+ * dcpi-tui, for two epochs of its database, in a job:
+ *   struct diff_epochs *de = XNEW(struct diff_epochs);
+ *   if (diff_epochs_open(de, db, seq_a, seq_b, &o, NULL)) ...;   // reported
+ *   de->diff.rows ...                      // the result a view shows
+ *   diff_epochs_release(de); free(de);
+ * (or pset_open_epoch() each side and diff_build(): the psets must outlive
+ * the diff).  Alignment: rows of
  * instructions carry has_addr/addr (the same build on both sides: aligned by
  * address); when the builds differ, d.unaligned says why and the only row is
  * the procedure.  Procedure rows of images whose builds differ between sets
@@ -152,6 +156,19 @@ struct diff {
 int diff_build(struct diff *d, struct pset *const *a, size_t na, struct pset *const *b,
 	       size_t nb, const struct diff_opts *o);
 void diff_release(struct diff *d);
+
+/*
+ * Epochs a and b of db (borrowed) compared, owning their sets: what a view
+ * caches.  It must not move once open (the diff points at its sets).
+ */
+struct diff_epochs {
+	struct pset a, b;
+	struct diff diff;
+};
+
+int diff_epochs_open(struct diff_epochs *de, struct db *db, uint32_t a, uint32_t b,
+		     const struct diff_opts *o, const struct epoch_view_opts *vo);
+void diff_epochs_release(struct diff_epochs *de);
 
 /* Exchanges the sides: every number and verdict is recomputed. */
 void diff_swap(struct diff *d);

@@ -602,6 +602,30 @@ static void diff_empty_side_and_procedure(void **state)
 	two_close(&t);
 }
 
+static void diff_epochs_for_the_tui(void **state)
+{
+	static const uint64_t ca[1][N_PROCS] = { { 500, 300, 200, 0 } };
+	static const uint64_t cb[1][N_PROCS] = { { 500, 600, 290, 100 } };
+	struct diff_opts o = DIFF_OPTS_INIT;
+	struct diff_epochs *de = XNEW(struct diff_epochs);
+	struct two t;
+
+	(void)state;
+	two_open(&t, "tui", ca, 1, cb, 1, NULL);
+	assert_int_equal(diff_epochs_open(de, t.db, 1, 2, &o, NULL), 0);
+	assert_int_equal(de->diff.n_rows, 4);
+	assert_int_equal(de->diff.n_significant, 3);
+	assert_string_equal(de->diff.rows[0].name, "alpha");
+	diff_epochs_release(de);
+	reported = 0;
+	set_report_routine(quiet);
+	assert_int_equal(diff_epochs_open(de, t.db, 1, 9, &o, NULL), -1);
+	set_report_routine(NULL);
+	assert_int_equal(reported, 1);
+	free(de);
+	two_close(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -613,6 +637,7 @@ int main(void)
 		cmocka_unit_test(diff_normalised_by_period),
 		cmocka_unit_test(diff_minimum_effect),
 		cmocka_unit_test(diff_empty_side_and_procedure),
+		cmocka_unit_test(diff_epochs_for_the_tui),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
