@@ -34,26 +34,49 @@ struct side_stats {
 	double single_factor;
 };
 
+/* Set i's share (percent) and normalised value of row; false if the set is empty. */
+static bool set_point(const struct diff *d, const struct pset_row *row, size_t i, double *share,
+		      double *value)
+{
+	uint64_t total = d->rows_src.totals[i];
+
+	if (!total)
+		return false;
+	*share = 100.0 * (double)row->counts[i] / (double)total;
+	*value = (double)row->counts[i] * d->factors[i];
+	return true;
+}
+
+/* Sample variances (two passes, for precision with large counts). */
+static void side_spread(const struct diff *d, const struct pset_row *row, const size_t *idx,
+			size_t n_idx, struct side_stats *out)
+{
+	double s2 = 0, v2 = 0, share, value, n = (double)out->n;
+
+	for (size_t k = 0; k < n_idx; k++) {
+		if (!set_point(d, row, idx[k], &share, &value))
+			continue;
+		s2 += (share - out->share) * (share - out->share);
+		v2 += (value - out->value) * (value - out->value);
+	}
+	out->share_sd = sqrt(s2 / (n - 1));
+	out->value_var = v2 / (n - 1);
+}
+
 static void side_stats(const struct diff *d, const struct pset_row *row, const size_t *idx,
 		       size_t n_idx, struct side_stats *out)
 {
-	double s_sum = 0, s_sq = 0, v_sum = 0, v_sq = 0, f_sum = 0;
+	double s_sum = 0, v_sum = 0, f_sum = 0, share, value;
 
 	memset(out, 0, sizeof(*out));
 	for (size_t k = 0; k < n_idx; k++) {
 		size_t i = idx[k];
-		uint64_t total = d->rows_src.totals[i];
-		double share, value;
 
 		out->count += row->counts[i];
-		if (!total)
+		if (!set_point(d, row, i, &share, &value))
 			continue;
-		share = 100.0 * (double)row->counts[i] / (double)total;
-		value = (double)row->counts[i] * d->factors[i];
 		s_sum += share;
-		s_sq += share * share;
 		v_sum += value;
-		v_sq += value * value;
 		f_sum += d->factors[i];
 		out->single_value = value;
 		out->single_factor = d->factors[i];
@@ -64,12 +87,8 @@ static void side_stats(const struct diff *d, const struct pset_row *row, const s
 	out->share = s_sum / (double)out->n;
 	out->value = v_sum / (double)out->n;
 	out->mean_factor = f_sum / (double)out->n;
-	if (out->n > 1) {
-		double n = (double)out->n;
-
-		out->share_sd = sqrt(fmax(0, (s_sq - s_sum * s_sum / n) / (n - 1)));
-		out->value_var = fmax(0, (v_sq - v_sum * v_sum / n) / (n - 1));
-	}
+	if (out->n > 1)
+		side_spread(d, row, idx, n_idx, out);
 }
 
 /*
