@@ -34,11 +34,13 @@ static const char usage[] =
 	"  -N, --normalize MODE   scale each set's counts: total (to the mean total),\n"
 	"                         period (to the mean sampling period) or none (default)\n"
 	"  -n, --rows N           print the first N rows only\n"
+	"      --all              also rows below 0.1% of all samples (left out by\n"
+	"                         default: one or two samples make a range% of 100)\n"
 	"      --force            name procedures of binaries that changed since profiling\n"
 	"      --debug-dir DIR    where separate debug files are (default /usr/lib/debug)\n"
 	"      --json             the same data as JSON\n";
 
-enum { OPT_FORCE = CLI_OPT__FIRST_FREE, OPT_DEBUG_DIR };
+enum { OPT_FORCE = CLI_OPT__FIRST_FREE, OPT_DEBUG_DIR, OPT_ALL };
 
 struct args {
 	struct pset_ctx ctx;
@@ -69,6 +71,7 @@ static void parse_args(int argc, char **argv, struct args *a)
 		{ "procedure", required_argument, NULL, 'p' },
 		{ "normalize", required_argument, NULL, 'N' },
 		{ "rows", required_argument, NULL, 'n' },
+		{ "all", no_argument, NULL, OPT_ALL },
 		{ "force", no_argument, NULL, OPT_FORCE },
 		{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
 		{ "json", no_argument, NULL, CLI_OPT_JSON },
@@ -96,6 +99,7 @@ static void parse_args(int argc, char **argv, struct args *a)
 			if (cli_parse_range(optarg, 1, UINT32_MAX, &a->rows))
 				die("bad number of rows '%s'", optarg);
 			break;
+		case OPT_ALL: a->o.min_sum_pct = 0; break;
 		case OPT_FORCE: a->ctx.view_opts.force = true; break;
 		case OPT_DEBUG_DIR: a->ctx.view_opts.debug_dir = optarg; break;
 		case CLI_OPT_JSON: a->json = true; break;

@@ -58,6 +58,21 @@ static void summarise(struct setstats *st)
 		qsort(st->v, st->n, sizeof(*st->v), cmp_rows);
 }
 
+/* Leaves out the rows below min_pct of all samples (keeps the order). */
+static void drop_small_rows(struct setstats *st, double min_pct)
+{
+	size_t k = 0;
+
+	st->min_sum_pct = min_pct;
+	for (size_t i = 0; i < st->n; i++) {
+		if (min_pct > 0 && st->v[i].sum_pct < min_pct)
+			st->n_hidden++;
+		else
+			st->v[k++] = st->v[i];
+	}
+	st->n = k;
+}
+
 int setstats_build(struct setstats *st, struct pset *const *sets, size_t n,
 		   const struct setstats_opts *o)
 {
@@ -82,6 +97,7 @@ int setstats_build(struct setstats *st, struct pset *const *sets, size_t n,
 		return -1;
 	}
 	summarise(st);
+	drop_small_rows(st, o->min_sum_pct);
 	return 0;
 }
 
@@ -209,10 +225,13 @@ int setstats_print_text(const struct setstats *st, FILE *out, size_t max_rows)
 		    "max", st->rows.level == PSET_IMAGES ? "image" : "procedure  image");
 	for (size_t i = 0; i < n; i++)
 		row_line(st, &st->v[i], w, &sb);
-	if (!st->n)
+	if (!st->n && !st->n_hidden)
 		strbuf_addstr(&sb, "(no samples)\n");
 	else if (n < st->n)
 		strbuf_addf(&sb, "(%zu more rows)\n", st->n - n);
+	if (st->n_hidden)
+		strbuf_addf(&sb, "(%zu rows below %.2f%% of the samples left out: --all shows them)\n",
+			    st->n_hidden, st->min_sum_pct);
 	fwrite(sb.buf, 1, sb.len, out);
 	r = fflush(out) || ferror(out) ? -1 : 0;
 	strbuf_release(&sb);

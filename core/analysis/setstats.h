@@ -32,9 +32,13 @@ struct setstats_opts {
 	enum pset_level level;      /* images, procedures (default) or instructions */
 	const char *procedure;      /* non-NULL: the instructions of this procedure */
 	enum pset_norm norm;        /* PSET_NORM_NONE (default): counts as recorded */
+	double min_sum_pct;         /* rows below this sum% are left out (counted in
+				       n_hidden); 0 keeps all.  Default 0.1: a row of
+				       one or two samples always has range% 100 and
+				       would otherwise head the report */
 };
 
-#define SETSTATS_OPTS_INIT { EVENT__COUNT, PSET_PROCEDURES, NULL, PSET_NORM_NONE }
+#define SETSTATS_OPTS_INIT { EVENT__COUNT, PSET_PROCEDURES, NULL, PSET_NORM_NONE, 0.1 }
 
 struct setstats_row {
 	const struct pset_row *row; /* names and raw counts (in rows) */
@@ -53,6 +57,8 @@ struct setstats {
 	double total;               /* the scaled totals of all sets, summed */
 	struct setstats_row *v;     /* sorted (see above) */
 	size_t n;
+	size_t n_hidden;            /* rows left out by min_sum_pct */
+	double min_sum_pct;
 	/* private */
 	double *values;
 };

@@ -116,6 +116,19 @@ test_expect_success '--json: the same numbers, valid JSON' '
 	grep -q "\"normalize\": \"none\"" out.json
 '
 
+test_expect_success 'rows under 0.1% of the samples are left out unless --all' '
+	{
+		run t1 5000 0 1
+		run t2 5000 0 0
+	} >tiny.txt &&
+	dcpi-test-helper build tiny tiny.txt >/dev/null &&
+	dcpistats -d tiny t1 t2 >out &&
+	! grep -q " if_else " out &&
+	grep -q "1 rows below 0.10% of the samples left out" out &&
+	dcpistats -d tiny --all t1 t2 >out &&
+	grep -q " if_else " out && ! grep -q "left out" out
+'
+
 test_expect_success 'an empty epoch is a set of 0 samples, no crash' '
 	dcpistats -d runs r1 empty >out &&
 	test_grep "^set 1 = 160  set 2 = 0  TOTAL 160$" out &&
