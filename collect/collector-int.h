@@ -13,6 +13,7 @@
 #include "collect/shash.h"
 #include "collect/store.h"
 #include "core/u64map.h"
+#include "db/meta.h"
 
 #define NS_PER_SEC ((int64_t)1000000000)
 /* Retired address spaces that make the collector drain its tables early. */
@@ -55,6 +56,14 @@ struct collector {
 	struct store store;
 	uint64_t rng;
 	bool offline;               /* no perf events: records come from collector_feed() */
+	bool enabled;               /* collector_enable() ran */
+
+	/* Calibration (collector_calibrate): this run's, and the continued epoch's. */
+	int time_ev;                /* index in ev of the time event, -1 if none */
+	struct epoch_calib calib;   /* intervals 0: none */
+	struct epoch_calib calib_base;
+	bool calib_base_taken;      /* calib_base was read from the epoch's meta */
+	int64_t calib_ns;
 
 	int64_t started, next_redraw, next_drain, window_start;
 	/* This run. */

@@ -1,5 +1,6 @@
 #include "config.h"
 #include "collect/collector.h"
+#include "collect/calib.h"
 #include "collect/collector-int.h"
 #include "collect/order.h"
 #include "collect/perf.h"
@@ -14,6 +15,8 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,6 +124,9 @@ int collect_option(struct collect_options *o, int opt, const char *arg)
 		return 1;
 	case COLLECT_OPT_HASH_COMPARE:
 		o->hash_compare = true;
+		return 1;
+	case COLLECT_OPT_NO_CALIBRATE:
+		o->no_calibrate = true;
 		return 1;
 	case COLLECT_OPT_RING_PAGES:
 		if (cli_parse_range(arg, 1, 65536, &v) || (v & (v - 1)))
@@ -315,6 +321,7 @@ static struct collector *collector_alloc(const struct collect_options *o, struct
 	c->opt = *o;
 	c->db = db;
 	c->rng = hash_u64((uint64_t)time_now_ns() ^ ((uint64_t)getpid() << 32)) | 1;
+	c->time_ev = -1;
 	order_init(&c->order);
 	procs_init(&c->procs);
 	c->procs.per_process = o->per_process;
@@ -536,6 +543,105 @@ static void set_counter(struct collector *c, struct epoch_meta *m, const char *n
 	epoch_meta_set_counter(m, name, store_base_counter(&c->store, name) + v);
 }
 
+/* ---- calibration -------------------------------------------------------------- */
+
+/* The time event to calibrate: the first counted by the clock, or -1. */
+static int time_event(const struct collector *c)
+{
+	for (size_t i = 0; i < c->n_ev; i++)
+		if (c->ev[i].spec.time && !c->ev[i].freq)
+			return (int)i;
+	return -1;
+}
+
+/* Pauses or resumes CPU k's events (system-wide calibration). */
+static void pause_cpu(struct collector *c, size_t k, bool pause)
+{
+	for (size_t i = 0; i < c->n_ev; i++)
+		if (c->cpu[k].fd[i] >= 0)
+			ioctl(c->cpu[k].fd[i], pause ? PERF_EVENT_IOC_DISABLE : PERF_EVENT_IOC_ENABLE, 0);
+}
+
+/* One measurement on the calling thread, added to c->calib. */
+static void calibrate_here(struct collector *c, int cpu)
+{
+	struct calib_result r;
+	char why[160];
+
+	if (calib_measure(&c->ev[c->time_ev].spec, c->ev[c->time_ev].mean, &r, why, sizeof(why))) {
+		if (cpu >= 0)
+			warning("cannot calibrate the sampling period on CPU %d: %s", cpu, why);
+		else
+			warning("cannot calibrate the sampling period: %s", why);
+	}
+	c->calib_ns += r.cost_ns;
+	calib_accumulate(&c->calib, &r);
+}
+
+int64_t collector_calibrate(struct collector *c)
+{
+	cpu_set_t old;
+
+	memset(&c->calib, 0, sizeof(c->calib));
+	c->calib_ns = 0;
+	c->time_ev = time_event(c);
+	if (c->opt.no_calibrate || c->offline || c->time_ev < 0 || !calib_supported())
+		return 0;
+	c->calib.event = c->ev[c->time_ev].spec.event;
+	c->calib.period = c->ev[c->time_ev].mean;
+	if (c->opt.pid >= 0 || sched_getaffinity(0, sizeof(old), &old)) {
+		calibrate_here(c, -1);
+		return c->calib_ns;
+	}
+	for (size_t k = 0; k < c->ncpu; k++) {
+		cpu_set_t one;
+
+		CPU_ZERO(&one);
+		CPU_SET(c->cpu[k].cpu, &one);
+		if (sched_setaffinity(0, sizeof(one), &one))
+			continue;
+		if (c->enabled)
+			pause_cpu(c, k, true);
+		calibrate_here(c, c->cpu[k].cpu);
+		if (c->enabled)
+			pause_cpu(c, k, false);
+	}
+	sched_setaffinity(0, sizeof(old), &old);
+	return c->calib_ns;
+}
+
+/*
+ * The epoch's calibration: this run's, merged with the one the continued
+ * epoch had when both were measured at the same period.
+ */
+static void fill_calib(struct collector *c, struct epoch_meta *m)
+{
+	const struct epoch_calib *have;
+	struct epoch_calib out;
+
+	if (c->time_ev < 0)
+		return;
+	have = epoch_meta_calib(m, c->ev[c->time_ev].spec.event);
+	if (!c->calib_base_taken) {
+		/* The first meta write of the epoch: what is there came before this run. */
+		memset(&c->calib_base, 0, sizeof(c->calib_base));
+		if (have)
+			c->calib_base = *have;
+		c->calib_base_taken = true;
+	}
+	if (!c->calib.intervals)
+		return;
+	out = c->calib;
+	if (c->calib_base.intervals && c->calib_base.period &&
+	    fabs((double)c->calib_base.period / (double)out.period - 1) <= 0.02) {
+		struct calib_result r = { out.cycles, out.intervals, out.mhz, 0 };
+
+		out = c->calib_base;
+		calib_accumulate(&out, &r);
+	}
+	epoch_meta_set_calib(m, &out);
+}
+
 /* The store's callback before each meta write: events and counters. */
 static void fill_meta(void *ctx, struct epoch_meta *m)
 {
@@ -557,6 +663,7 @@ static void fill_meta(void *ctx, struct epoch_meta *m)
 			e->time_running = run - ce->running_base;
 		}
 	}
+	fill_calib(c, m);
 	collector_hash_totals(c, &t, false);
 	set_counter(c, m, "lost", collector_lost(c) - c->epoch_lost);
 	set_counter(c, m, "throttled", c->throttled - c->epoch_throttled);
@@ -572,6 +679,7 @@ static void fill_meta(void *ctx, struct epoch_meta *m)
 
 int collector_begin(struct collector *c, const struct store_epoch_opts *eo)
 {
+	c->calib_base_taken = false;
 	mark_epoch_start(c);
 	return store_begin(&c->store, eo);
 }
@@ -585,6 +693,7 @@ int collector_enable(struct collector *c)
 			if (ioctl(c->cpu[k].fd[i], PERF_EVENT_IOC_ENABLE, 0))
 				return errorf_errno("cannot enable sampling on CPU %d",
 						    c->cpu[k].cpu);
+	c->enabled = true;
 	return 0;
 }
 
@@ -862,6 +971,8 @@ int collector_new_epoch(struct collector *c, const char *label)
 {
 	collector_read(c, false);
 	drain(c);
+	collector_calibrate(c);
+	c->calib_base_taken = false;
 	if (store_new_epoch(&c->store, label))
 		return -1;
 	mark_epoch_start(c);
@@ -897,4 +1008,7 @@ void collector_summary(struct collector *c, struct collect_summary *s)
 	}
 	snprintf(s->events, sizeof(s->events), "%s", sb.buf);
 	strbuf_release(&sb);
+	s->calib_cycles = c->calib.intervals ? c->calib.cycles : 0;
+	s->calib_mhz = c->calib.mhz;
+	s->calib_ns = c->calib_ns;
 }

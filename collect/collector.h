@@ -64,6 +64,7 @@ struct collect_options {
 	unsigned ring_pages;        /* per CPU, a power of two */
 	int64_t drain_ns;           /* hash tables drained at least this often */
 	int64_t slack_ns;           /* records this recent wait for the next round */
+	bool no_calibrate;          /* --no-calibrate: do not measure the cycles per sample */
 	char **per_process;         /* image paths with per-process profiles */
 	size_t n_per_process;
 	struct store_config store;
@@ -87,6 +88,7 @@ enum {
 	COLLECT_OPT_RING_PAGES,
 	COLLECT_OPT_HASH_COMPARE,
 	COLLECT_OPT_HASH_BYTES,
+	COLLECT_OPT_NO_CALIBRATE,
 };
 #define COLLECT_LONGOPTS                                                            \
 	{ "events", required_argument, NULL, 'e' },                                 \
@@ -97,7 +99,8 @@ enum {
 	{ "write-interval", required_argument, NULL, COLLECT_OPT_WRITE_INTERVAL },  \
 	{ "ring-pages", required_argument, NULL, COLLECT_OPT_RING_PAGES },          \
 	{ "hash-compare", no_argument, NULL, COLLECT_OPT_HASH_COMPARE },            \
-	{ "hash-bytes", required_argument, NULL, COLLECT_OPT_HASH_BYTES }
+	{ "hash-bytes", required_argument, NULL, COLLECT_OPT_HASH_BYTES },          \
+	{ "no-calibrate", no_argument, NULL, COLLECT_OPT_NO_CALIBRATE }
 int collect_option(struct collect_options *o, int opt, const char *arg);
 
 struct collector;
@@ -122,6 +125,21 @@ void collector_feed(struct collector *c, size_t k, const void *rec, size_t len);
 
 /* Starts (or continues) the epoch samples go to. */
 int collector_begin(struct collector *c, const struct store_epoch_opts *eo);
+
+/*
+ * Measures how many cycles one sample of the time event stands for
+ * (collect/calib.h) and records it in the epoch's metadata (a `calib`
+ * line, docs/db-format.md): system-wide on every CPU in turn (the thread
+ * pinned there, that CPU's events paused meanwhile if enabled), for a
+ * process tree once on the calling thread, before the command runs.  Does
+ * nothing with --no-calibrate, when the time event is a cycles counter
+ * (a PMU: its period is in cycles already) or on other architectures than
+ * x86-64.  Best effort: a failure is a warning, and the analysis then
+ * falls back to the period x cpu_mhz.  Call it before collector_begin (or
+ * collector_new_epoch: collector_new_epoch calls it again itself).
+ * Returns the CPU time it took in ns.
+ */
+int64_t collector_calibrate(struct collector *c);
 
 /* Enables the events (system-wide; a process tree starts at its exec). */
 int collector_enable(struct collector *c);
@@ -165,6 +183,9 @@ struct collect_summary {
 	uint64_t dropped;
 	bool user_only;
 	char events[128];           /* "cycles=clock,imiss" */
+	double calib_cycles;        /* this run's calibration: cycles per sample (0: none) */
+	double calib_mhz;           /* ... the loop's clock */
+	int64_t calib_ns;           /* ... and its cost (CPU time) */
 };
 void collector_summary(struct collector *c, struct collect_summary *s);
 

@@ -49,6 +49,8 @@ static const char usage[] =
 	"      --per-process PATH also keep per-process profiles of this image\n"
 	"      --hash rr4|stf6    the per-CPU sample hash table (default: stf6)\n"
 	"      --write-interval S write profiles that waited S seconds (default: 60)\n"
+	"      --no-calibrate     do not measure the cycles per clock sample (~30 ms per CPU\n"
+	"                         at each epoch's start)\n"
 	"      --ring-pages N     ring buffer pages per CPU (default: 64)\n"
 	"      --help, --version\n";
 
@@ -478,6 +480,8 @@ int main(int argc, char **argv)
 	d.sigfd = setup_signals();
 	eo.continue_seq = epoch_to_continue(&d);
 	eo.label = d.label;
+	/* Before the events are enabled: the loop must not be sampled by them too. */
+	collector_calibrate(d.c);
 	if (collector_begin(d.c, &eo) || collector_enable(d.c)) {
 		unlink(d.socket);
 		return 1;

@@ -47,6 +47,7 @@ static const char usage[] =
 	"      --per-process PATH also keep per-process profiles of this image\n"
 	"      --hash rr4|stf6    the per-CPU sample hash table (default: stf6)\n"
 	"      --write-interval S write profiles that waited S seconds (default: 60)\n"
+	"      --no-calibrate     do not measure the cycles per clock sample (~30 ms)\n"
 	"  -q, --quiet            no summary line\n"
 	"      --help, --version\n";
 
@@ -261,6 +262,9 @@ static void summary(struct run *r, struct collector *c, unsigned snapshots)
 		fprintf(stderr, ", user space only");
 	if (s.dropped)
 		fprintf(stderr, ", %" PRIu64 " DROPPED", s.dropped);
+	if (s.calib_cycles > 0)
+		fprintf(stderr, ", 1 sample = %.0f cycles (calibrated in %.0f ms)", s.calib_cycles,
+			(double)s.calib_ns / 1e6);
 	fprintf(stderr, "; epoch %" PRIu32 " of %s", s.epoch, r->dir);
 	if (snapshots)
 		fprintf(stderr, ", %u new binary snapshot%s", snapshots, snapshots == 1 ? "" : "s");
@@ -300,6 +304,8 @@ int main(int argc, char **argv)
 		waitpid(r.child, NULL, 0);
 		return 1;
 	}
+	/* Before the command runs, so that it does not compete for a CPU. */
+	collector_calibrate(c);
 	if ((err = release_child(&r))) {
 		waitpid(r.child, &r.status, 0);
 		errno = err;

@@ -142,6 +142,10 @@ static void text_report(struct collector *c, const struct status *s, struct strb
 			    c->ev[i].samples, event_rate(&c->ev[i], s));
 		strbuf_release(&p);
 	}
+	if (c->calib.intervals)
+		strbuf_addf(o, "calibrated: 1 sample = %.0f cycles (loop at %.0f MHz, %" PRIu64
+			    " intervals, %.0f ms)\n", c->calib.cycles, c->calib.mhz,
+			    c->calib.intervals, (double)c->calib_ns / 1e6);
 	strbuf_addstr(o, "\ncpu       samples  rate/s        lost  throttled\n");
 	for (size_t k = 0; k < c->ncpu; k++) {
 		const struct ccpu *cc = &c->cpu[k];
@@ -246,6 +250,14 @@ static void json_report(struct collector *c, const struct status *s, FILE *f)
 	json_key(&w, "epoch"), json_u64(&w, c->store.seq);
 	json_key(&w, "label"), json_string(&w, c->store.meta.label);
 	json_events(&w, c, s);
+	if (c->calib.intervals) {
+		json_key(&w, "calibration"), json_object_begin(&w);
+		json_key(&w, "cycles_per_sample"), json_double(&w, c->calib.cycles, 1);
+		json_key(&w, "mhz"), json_double(&w, c->calib.mhz, 1);
+		json_key(&w, "intervals"), json_u64(&w, c->calib.intervals);
+		json_key(&w, "cost_ms"), json_double(&w, (double)c->calib_ns / 1e6, 3);
+		json_object_end(&w);
+	}
 	json_key(&w, "samples"), json_u64(&w, c->samples);
 	json_key(&w, "lost"), json_u64(&w, collector_lost(c));
 	json_key(&w, "throttled"), json_u64(&w, c->throttled);

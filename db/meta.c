@@ -45,6 +45,7 @@ void epoch_meta_release(struct epoch_meta *m)
 	for (size_t i = 0; i < m->n_counters; i++)
 		free(m->counters[i].name);
 	free(m->counters);
+	free(m->calibs);
 	for (size_t i = 0; i < m->n_extra; i++) {
 		for (size_t j = 0; j < m->extra[i].ntok; j++)
 			free(m->extra[i].tok[j]);
@@ -186,6 +187,107 @@ double epoch_meta_period_cycles(const struct epoch_meta *m, enum dcpi_event ev)
 	return (double)e->period;
 }
 
+const struct epoch_calib *epoch_meta_calib(const struct epoch_meta *m, enum dcpi_event ev)
+{
+	for (size_t i = 0; i < m->n_calibs; i++)
+		if (m->calibs[i].event == ev)
+			return &m->calibs[i];
+	return NULL;
+}
+
+static bool calib_how_valid(const char *how)
+{
+	size_t n = strlen(how);
+
+	return n && n < sizeof(((struct epoch_calib *)0)->how) &&
+	       strspn(how, "abcdefghijklmnopqrstuvwxyz0123456789_-") == n;
+}
+
+void epoch_meta_set_calib(struct epoch_meta *m, const struct epoch_calib *c)
+{
+	struct epoch_calib *d = (struct epoch_calib *)epoch_meta_calib(m, c->event);
+
+	if (!calib_how_valid(c->how))
+		BUG("bad calibration method '%s'", c->how);
+	if (!d) {
+		ALLOC_GROW(m->calibs, m->n_calibs + 1, m->alloc_calibs);
+		d = &m->calibs[m->n_calibs++];
+	}
+	*d = *c;
+}
+
+const char *epoch_period_source_name(enum epoch_period_source s)
+{
+	static const char *const names[] = { "none", "events", "calibrated", "calibrated-scaled",
+					     "cpu_mhz" };
+
+	return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "none";
+}
+
+/*
+ * The timer period the samples were taken at.  The recorded period of a
+ * clock event is measured (time running over samples): it shows the
+ * period a randomised draw really gave (within 1/32 of the requested one),
+ * but on idle CPUs of a system-wide session, or with unsampled kernel
+ * time, it is longer than any timer period; beyond 5% of the requested
+ * period (-F) the requested one is the better figure.
+ */
+static double target_period(const struct epoch_event *e)
+{
+	double want;
+
+	if (!e->freq_hz)
+		return (double)e->period;
+	want = 1e9 / (double)e->freq_hz;
+	return fabs((double)e->period / want - 1) <= 0.05 ? (double)e->period : want;
+}
+
+/*
+ * The calibration moved to period p.  A sample's cost is time the task
+ * loses: cycles = mhz x (period - cost), with the cost from the
+ * measurement; without a clock, or if that goes wrong, in proportion.
+ */
+static double calib_at(const struct epoch_calib *c, double p)
+{
+	double ratio = p / (double)c->period, cost, v;
+
+	if (p == (double)c->period)
+		return c->cycles;
+	if (c->mhz > 0) {
+		cost = (double)c->period - c->cycles * 1000.0 / c->mhz;
+		v = c->mhz / 1000.0 * (p - cost);
+		if (cost >= 0 && v > 0)
+			return v;
+	}
+	return c->cycles * ratio;
+}
+
+double epoch_meta_time_cycles(const struct epoch_meta *m, enum dcpi_event ev,
+			      enum epoch_period_source *src)
+{
+	const struct epoch_event *e = epoch_meta_event(m, ev);
+	const struct epoch_calib *c = epoch_meta_calib(m, ev);
+	enum epoch_period_source dummy;
+	double v;
+
+	if (!src)
+		src = &dummy;
+	*src = EPOCH_PERIOD_NONE;
+	if (!e || !e->period)
+		return 0;
+	if (c && c->cycles > 0 && c->period) {
+		double t = target_period(e);
+
+		*src = fabs(t / (double)c->period - 1) > 0.05 ? EPOCH_PERIOD_SCALED
+							      : EPOCH_PERIOD_CALIBRATED;
+		return calib_at(c, t);
+	}
+	v = epoch_meta_period_cycles(m, ev);
+	if (v > 0)
+		*src = e->period_in_ns ? EPOCH_PERIOD_MHZ : EPOCH_PERIOD_EVENTS;
+	return v;
+}
+
 bool epoch_label_valid(const char *label)
 {
 	size_t n = label ? strlen(label) : 0;
@@ -259,6 +361,12 @@ void epoch_meta_format(const struct epoch_meta *m, struct strbuf *out)
 	for (size_t i = 0; i < m->n_counters; i++)
 		strbuf_addf(out, "counter %s %" PRIu64 "\n", m->counters[i].name,
 			    m->counters[i].value);
+	for (size_t i = 0; i < m->n_calibs; i++) {
+		const struct epoch_calib *c = &m->calibs[i];
+
+		strbuf_addf(out, "calib %s %.1f %" PRIu64 " %" PRIu64 " %.1f %s\n",
+			    event_name(c->event), c->cycles, c->period, c->intervals, c->mhz, c->how);
+	}
 	for (size_t i = 0; i < m->n_extra; i++) {
 		for (size_t j = 0; j < m->extra[i].ntok; j++)
 			textrec_token(out, m->extra[i].tok[j], !j);
@@ -316,6 +424,34 @@ static int parse_event_line(struct epoch_meta *m, const struct textrec_line *l)
 	e->samples = v[2];
 	e->time_enabled = v[3];
 	e->time_running = v[4];
+	return 0;
+}
+
+static int parse_double(const char *s, double max, double *v)
+{
+	char *end;
+
+	if (!isdigit((unsigned char)*s))
+		return -1;
+	*v = strtod(s, &end);
+	return *end || !isfinite(*v) || *v < 0 || *v > max ? -1 : 0;
+}
+
+/* calib EVENT CYCLES PERIOD INTERVALS MHZ HOW */
+static int parse_calib_line(struct epoch_meta *m, const struct textrec_line *l)
+{
+	struct epoch_calib c;
+	int ev;
+
+	memset(&c, 0, sizeof(c));
+	if (l->ntok != 7 || (ev = event_lookup(l->tok[1])) < 0 ||
+	    epoch_meta_calib(m, (enum dcpi_event)ev) || parse_double(l->tok[2], 1e15, &c.cycles) ||
+	    parse_u64(l->tok[3], &c.period) || parse_u64(l->tok[4], &c.intervals) ||
+	    parse_double(l->tok[5], 1e6, &c.mhz) || !calib_how_valid(l->tok[6]))
+		return -1;
+	c.event = (enum dcpi_event)ev;
+	strcpy(c.how, l->tok[6]);
+	epoch_meta_set_calib(m, &c);
 	return 0;
 }
 
@@ -387,6 +523,8 @@ static int parse_line(struct epoch_meta *m, const struct textrec_line *l, bool *
 			m->command[i - 1] = xstrdup(strcmp(l->tok[i], "\"\"") ? l->tok[i] : "");
 	} else if (!strcmp(k, "event")) {
 		return parse_event_line(m, l);
+	} else if (!strcmp(k, "calib")) {
+		return parse_calib_line(m, l);
 	} else if (!strcmp(k, "counter")) {
 		if (l->ntok != 3 || !counter_name_valid(l->tok[1]) || parse_u64(l->tok[2], &u))
 			return -1;

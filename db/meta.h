@@ -26,6 +26,23 @@ struct epoch_event {
 	uint64_t time_running;  /* ns */
 };
 
+/*
+ * A measured sampling period in cycles (collect/calib.h): a loop of known
+ * cycles (dependent adds, one a cycle) was sampled with the event at the
+ * epoch's period, and its cycles between consecutive samples counted.  On
+ * a virtual machine the recorded cpu_mhz is not the core's clock, and each
+ * timer sample costs time the task is charged for: the clock period x
+ * cpu_mhz is then not the cycles a sample stands for.
+ */
+struct epoch_calib {
+	enum dcpi_event event;  /* the DCPI event (as in its `event` line) */
+	double cycles;          /* mean cycles of the loop per sample */
+	uint64_t period;        /* the event's period it was measured at (the event's unit) */
+	uint64_t intervals;     /* sample intervals measured (over CPUs and runs) */
+	double mhz;             /* the loop's clock without sampling (MHz), 0 if unknown */
+	char how[24];           /* how it was measured: "addloop" ([a-z0-9_-]+) */
+};
+
 struct epoch_counter {
 	char *name;
 	uint64_t value;
@@ -49,6 +66,8 @@ struct epoch_meta {
 	size_t n_events, alloc_events;
 	struct epoch_counter *counters;
 	size_t n_counters, alloc_counters;
+	struct epoch_calib *calibs;     /* at most one per event */
+	size_t n_calibs, alloc_calibs;
 
 	/* Lines with keys this version does not know, kept verbatim. */
 	struct textrec_line *extra;
@@ -75,6 +94,36 @@ void epoch_meta_set_label(struct epoch_meta *m, const char *label);
  * events, period_ns * cpu_mhz / 1000 for clock.  0 if unknown.
  */
 double epoch_meta_period_cycles(const struct epoch_meta *m, enum dcpi_event ev);
+
+/* The calibration of ev, or NULL. */
+const struct epoch_calib *epoch_meta_calib(const struct epoch_meta *m, enum dcpi_event ev);
+/* Sets the calibration of c->event (replacing any).  how must match [a-z0-9_-]{1,23}. */
+void epoch_meta_set_calib(struct epoch_meta *m, const struct epoch_calib *c);
+
+/* Where epoch_meta_time_cycles() took the cycles per sample from. */
+enum epoch_period_source {
+	EPOCH_PERIOD_NONE,        /* unknown (no period, or a clock without cpu_mhz) */
+	EPOCH_PERIOD_EVENTS,      /* a cycles counter: the period itself */
+	EPOCH_PERIOD_CALIBRATED,  /* the calibration, measured at the event's period */
+	EPOCH_PERIOD_SCALED,      /* the calibration, measured at another period: scaled */
+	EPOCH_PERIOD_MHZ,         /* a clock period x cpu_mhz (no calibration) */
+};
+/* "none", "events", "calibrated", "calibrated-scaled", "cpu_mhz" */
+const char *epoch_period_source_name(enum epoch_period_source s);
+
+/*
+ * The cycles one sample of ev stands for: the calibration when the epoch
+ * has one, else epoch_meta_period_cycles().  src (may be NULL) says which.
+ * The calibration is moved to the event's period when they differ: mhz x
+ * (period - the sample's cost), the cost being what the measurement
+ * showed (its period - cycles / mhz); beyond 5% apart that is
+ * EPOCH_PERIOD_SCALED.  The event's period is its recorded (measured) mean
+ * when that is within 5% of the requested one (1e9 / freq_hz), else the
+ * requested one: idle CPUs and unsampled kernel time make the measured
+ * mean longer than the timer's period.
+ */
+double epoch_meta_time_cycles(const struct epoch_meta *m, enum dcpi_event ev,
+			      enum epoch_period_source *src);
 
 /* Checks a label (1-64 bytes, no spaces/controls, not numeric, not latest*). */
 bool epoch_label_valid(const char *label);

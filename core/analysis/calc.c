@@ -137,12 +137,19 @@ static void choose_period(struct calc *c, const struct epoch_meta *meta)
 {
 	const struct epoch_event *e = meta ? epoch_meta_event(meta, c->time_event) : NULL;
 
-	if (c->opts.period_cycles > 0)
+	enum epoch_period_source src = EPOCH_PERIOD_NONE;
+
+	c->period_source = "none";
+	if (c->opts.period_cycles > 0) {
 		c->period = c->opts.period_cycles;
-	else if (e && e->period_in_ns && c->opts.mhz > 0)
+		c->period_source = "option";
+	} else if (e && e->period_in_ns && c->opts.mhz > 0) {
 		c->period = (double)e->period * c->opts.mhz / 1000.0;
-	else if (meta)
-		c->period = epoch_meta_period_cycles(meta, c->time_event);
+		c->period_source = "option";
+	} else if (meta) {
+		c->period = epoch_meta_time_cycles(meta, c->time_event, &src);
+		c->period_source = epoch_period_source_name(src);
+	}
 }
 
 static void alloc_results(struct calc *c)

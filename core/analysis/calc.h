@@ -93,7 +93,8 @@ struct calc_opts {
 	int skid;               /* instructions a time sample lands after the one it measures;
 				   -1: the event's default (skid.h) */
 	double mhz;             /* clock rate for clock-event periods; 0: the epoch's cpu_mhz */
-	double period_cycles;   /* cycles per time sample; 0: from the epoch (overrides mhz) */
+	double period_cycles;   /* cycles per time sample; 0: from the epoch, its calibration
+				   if it has one, else period x MHz (overrides mhz) */
 	const struct cpu_model *model; /* NULL: cpu_model_for(the epoch) */
 	bool source;            /* attach source lines (listing.h) */
 	struct srcfiles *src;   /* source text for the listing (may be NULL) */
@@ -268,6 +269,12 @@ struct calc {
 	bool has_time;                /* the epoch has samples of it */
 	int skid;                     /* instructions of skid assumed for the time event */
 	double period;                /* cycles per time sample (0 if unknown: execs < 0) */
+	const char *period_source;    /* where period came from: "calibrated" (measured by the
+					 collector, db/meta.h epoch_calib), "calibrated-scaled"
+					 (measured at another period), "cpu_mhz" (the clock
+					 period x the recorded MHz: on a virtual machine often
+					 5-30% off), "events" (a cycles counter), "option"
+					 (--period-cycles / --mhz), "none" */
 	struct calc_insn *insns;      /* list.n_insns, in address order */
 	size_t n_insns;
 	struct calc_block *blocks;    /* list.cfg.n_blocks (the last is the virtual EXIT) */

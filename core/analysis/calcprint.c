@@ -263,6 +263,14 @@ static void block_header(struct render *r, size_t b)
 	lines_add(r->out, CALC_LINE_BLOCK, (long)b, -1, false, &sb);
 }
 
+/* Where the cycles per sample came from, for the header. */
+static const char *period_how(const struct calc *c)
+{
+	const char *s = c->period_source ? c->period_source : "none";
+
+	return !strcmp(s, "cpu_mhz") ? "period x cpu MHz, not calibrated" : s;
+}
+
 static void header(struct render *r)
 {
 	const struct calc *c = r->c;
@@ -286,7 +294,7 @@ static void header(struct render *r)
 	if (s->epoch_share > 0)
 		strbuf_addf(&sb, " (%.2f%% of the epoch)", 100 * s->epoch_share);
 	if (c->period > 0)
-		strbuf_addf(&sb, ", 1 sample = %.0f cycles", c->period);
+		strbuf_addf(&sb, ", 1 sample = %.0f cycles (%s)", c->period, period_how(c));
 	strbuf_addf(&sb, ", skid %d", c->skid);
 	lines_add(r->out, CALC_LINE_HEADER, -1, -1, false, &sb);
 	if (l->img->forced && l->img->why) {
@@ -756,6 +764,8 @@ void calc_json(const struct calc *c, struct json_writer *w)
 	json_string(w, event_name(c->time_event));
 	json_key(w, "period_cycles");
 	json_num(w, c->period > 0 ? c->period : -1);
+	json_key(w, "period_source");
+	json_string(w, c->period_source ? c->period_source : "none");
 	json_key(w, "skid");
 	json_i64(w, c->skid);
 	json_key(w, "invocations");

@@ -58,7 +58,7 @@ test_expect_success 'setup' '
 test_expect_success 'Figure 2: blocks with best-case and actual CPI, instructions, bubbles' '
 	dcpicalc -d db nested_loops >out &&
 	test_grep "^Procedure nested_loops in $O2, epoch 1$" out &&
-	test_grep "1 sample = 100000 cycles, skid 1" out &&
+	test_grep "1 sample = 100000 cycles (period x cpu MHz, not calibrated), skid 1" out &&
 	test_grep "^ *Addr  Instruction  *Samples  *CPI C Culprit$" out &&
 	test_grep "^\*\*\* Block [0-9]*  0x$LOOP-0x[0-9a-f]*  freq [0-9.]*  execs [0-9.e+]*  confidence [a-z]* (samples)$" out &&
 	test_grep "^\*\*\* Best-case [0-9.]*/[0-9]* = [0-9.]*CPI$" out &&

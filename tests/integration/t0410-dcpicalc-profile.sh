@@ -55,6 +55,31 @@ test_expect_success 'the loop of three(): estimated executions within 20% of the
 	cat check.out
 '
 
+# dcpirun's own calibration (collect/calib.h, the meta's calib line) against
+# the calibration loop's samples; then dcpicalc with no option uses it.
+# They are measured a second apart, and on this shared VM the cycles per
+# sample drift by +-4% from one second to the next (docs/collect.md): 10%.
+test_expect_success 'the epoch calibration agrees with calc-calib; dcpicalc uses it' '
+	if grep -q "^calib cycles" three/000001/meta; then
+		P=$(period) &&
+		dcpicalc -d three --json three >own.json &&
+		python3 - "$N" "$P" >check.out <<-\EOF &&
+		import json, sys
+		n, p = int(sys.argv[1]), float(sys.argv[2])
+		d = json.load(open("own.json"))["procedures"][0]
+		assert d["period_source"] == "calibrated", d["period_source"]
+		perr = abs(d["period_cycles"] - p) / p
+		hot = sorted(d["blocks"], key=lambda b: -b["samples"])[0]
+		err = abs(hot["execs"] - 3 * n) / (3 * n)
+		print("calibrated %.0f, calc-calib %.0f (%.1f%%); execs error %.1f%%" %
+		      (d["period_cycles"], p, 100 * perr, 100 * err))
+		assert perr < 0.10, perr
+		assert err < 0.20, err
+		EOF
+		cat check.out
+	fi
+'
+
 test_expect_success 'text, --summary, --dot of a real profile' '
 	dcpicalc -d three three >out &&
 	test_grep "^Procedure three in .*wl-three, epoch 1$" out &&

@@ -5,6 +5,7 @@
  * offline collector writing a real database).
  */
 #include "config.h"
+#include "collect/calib.h"
 #include "collect/collector.h"
 #include "collect/ctl.h"
 #include "collect/kallsyms.h"
@@ -17,8 +18,11 @@
 #include "core/xalloc.h"
 #include "db/db.h"
 #include "db/fsio.h"
+#include "db/meta.h"
+#include "db/textrec.h"
 
 #include <linux/perf_event.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -976,6 +980,117 @@ static void test_random_period(void **state)
 	assert_true(sum / 100000 > 999000 && sum / 100000 < 1001000);
 }
 
+/* ---- calibration ------------------------------------------------------------ */
+
+/* The meta's calib line: format, parse, merge, and what readers make of it. */
+static void test_calib_meta(void **state)
+{
+	struct epoch_meta m, n;
+	struct epoch_calib c = { EVENT_CYCLES, 300000.0, 100000, 100, 3600.0, "" };
+	struct calib_result r = { 330000.0, 300, 3600.0, 0 };
+	struct strbuf sb = STRBUF_INIT;
+	enum epoch_period_source src;
+	struct epoch_event *e;
+	const char *why;
+	(void)state;
+
+	epoch_meta_init(&m);
+	m.seq = 1;
+	m.start_ns = 1795329060123000000ll;
+	m.cpu_mhz = 2600;
+	e = epoch_meta_add_event(&m, EVENT_CYCLES);
+	e->used = EVENT_CLOCK;
+	e->period = 100000;
+	e->period_in_ns = true;
+	e->freq_hz = 10000;
+	/* no calibration: period x cpu MHz */
+	assert_true(epoch_meta_time_cycles(&m, EVENT_CYCLES, &src) == 260000.0);
+	assert_int_equal(src, EPOCH_PERIOD_MHZ);
+	/* runs merge weighted by their intervals */
+	c.intervals = 100;
+	strcpy(c.how, "addloop");
+	calib_accumulate(&c, &r);
+	assert_true(c.cycles == 322500.0 && c.intervals == 400);
+	epoch_meta_set_calib(&m, &c);
+	epoch_meta_format(&m, &sb);
+	assert_non_null(strstr(sb.buf, "\ncalib cycles 322500.0 100000 400 3600.0 addloop\n"));
+	assert_int_equal(epoch_meta_parse(sb.buf, sb.len, &n, &why), 0);
+	assert_int_equal(n.n_extra, 0);
+	assert_true(epoch_meta_calib(&n, EVENT_CYCLES)->cycles == 322500.0);
+	assert_null(epoch_meta_calib(&n, EVENT_CLOCK));
+	assert_true(epoch_meta_time_cycles(&n, EVENT_CYCLES, &src) == 322500.0);
+	assert_int_equal(src, EPOCH_PERIOD_CALIBRATED);
+	assert_string_equal(epoch_period_source_name(src), "calibrated");
+	/* a draw 2% longer: moved by 2 us at 3600 MHz, still "calibrated" */
+	epoch_meta_event(&n, EVENT_CYCLES)->period = 102000;
+	assert_true(fabs(epoch_meta_time_cycles(&n, EVENT_CYCLES, &src) - 329700.0) < 0.01);
+	assert_int_equal(src, EPOCH_PERIOD_CALIBRATED);
+	/* idle CPUs made the measured period long: the requested one holds */
+	epoch_meta_event(&n, EVENT_CYCLES)->period = 2000000;
+	assert_true(epoch_meta_time_cycles(&n, EVENT_CYCLES, &src) == 322500.0);
+	/* another rate (an appended run at -F 5000): cost 10.42 us, moved */
+	epoch_meta_event(&n, EVENT_CYCLES)->period = 200000;
+	epoch_meta_event(&n, EVENT_CYCLES)->freq_hz = 5000;
+	assert_true(fabs(epoch_meta_time_cycles(&n, EVENT_CYCLES, &src) - 682500.0) < 0.01);
+	assert_int_equal(src, EPOCH_PERIOD_SCALED);
+	epoch_meta_release(&n);
+	/* malformed lines are refused */
+	for (int k = 0; k < 4; k++) {
+		static const char *const bad[] = {
+			"calib cycles -1 100000 4 3600.0 addloop\n",
+			"calib nosuch 1.0 100000 4 3600.0 addloop\n",
+			"calib cycles 1.0 100000 4 3600.0 Add\\x20loop\n",
+			"calib cycles 1.0 100000 4\n",
+		};
+		struct strbuf t = STRBUF_INIT;
+
+		strbuf_add(&t, sb.buf, sb.len);
+		strbuf_setlen(&t, t.len - 16);
+		strbuf_addstr(&t, bad[k]);
+		textrec_finish(&t);
+		assert_int_equal(epoch_meta_parse(t.buf, t.len, &n, &why), -1);
+		strbuf_release(&t);
+	}
+	strbuf_release(&sb);
+	epoch_meta_release(&m);
+}
+
+/* The loop's pc range and arithmetic (its timing: test-model.c). */
+static void test_calib_loop(void **state)
+{
+	uintptr_t body = (uintptr_t)calib_loop_body, end = (uintptr_t)calib_loop_end;
+
+	(void)state;
+	if (!calib_supported())
+		skip();
+	assert_true(end > body && end - body < 64);
+	assert_true(calib_loop(1000, 7) == 8007);
+}
+
+/* A real measurement, where this machine can sample itself. */
+static void test_calib_measure(void **state)
+{
+	struct perf_evspec spec;
+	struct calib_result r;
+	char why[160];
+	(void)state;
+
+	if (!calib_supported() || perf_evspec_probe(EVENT_CLOCK, &spec, why, sizeof(why)))
+		skip();
+	if (calib_measure(&spec, 200000, &r, why, sizeof(why))) {
+		print_message("no measurement here: %s\n", why);
+		skip();
+	}
+	print_message("%.0f cycles per 200 us sample, %llu intervals, loop at %.0f MHz, %.1f ms\n",
+		      r.cycles, (unsigned long long)r.intervals, r.mhz, (double)r.cost_ns / 1e6);
+	assert_true(r.intervals >= 16);
+	assert_true(r.cycles < 200 * r.mhz * 1.02 && r.cycles > 200 * r.mhz * 0.3);
+	assert_true(r.cost_ns < 400 * 1000000ll);
+	/* not a time event */
+	spec.time = false;
+	assert_int_equal(calib_measure(&spec, 200000, &r, why, sizeof(why)), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -994,6 +1109,9 @@ int main(void)
 		cmocka_unit_test(test_snapshot_build_id),
 		cmocka_unit_test(test_options),
 		cmocka_unit_test(test_random_period),
+		cmocka_unit_test(test_calib_meta),
+		cmocka_unit_test(test_calib_loop),
+		cmocka_unit_test(test_calib_measure),
 		cmocka_unit_test_setup_teardown(test_offline_attribution, setup_db, teardown_db),
 		cmocka_unit_test_setup_teardown(test_offline_write_failure, setup_db, teardown_db),
 		cmocka_unit_test_setup_teardown(test_offline_continue_and_new_epoch, setup_db,

@@ -12,7 +12,9 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "collect/calib.h"
 #include "core/strbuf.h"
+#include "disasm/decode.h"
 #include "db/meta.h"
 #include "model/model.h"
 #include "model/sched.h"
@@ -528,6 +530,38 @@ static void sched_store(void **state)
 	block_schedule_release(&s);
 }
 
+/*
+ * The collector's calibration loop (collect/calib.h) claims one cycle per
+ * dependent add, 8 an iteration, on every x86-64 core: its real bytes,
+ * decoded, in the steady state of every model.
+ */
+static void calib_loop_cycles(void **state)
+{
+	struct decoder *d;
+	struct insn *v = NULL;
+	size_t n = 0, alloc = 0;
+	struct block_schedule s = BLOCK_SCHEDULE_INIT;
+	struct sched_entry loop = { SCHED_ENTRY_LOOP, NULL, 0 };
+	(void)state;
+
+	if (!calib_supported())
+		skip();
+	assert_non_null(d = decoder_new(ARCH_X86_64));
+	decode_range(d, calib_loop_body, (size_t)(calib_loop_end - calib_loop_body), 0x1000, &v,
+		     &n, &alloc);
+	assert_int_equal(n, 10);  /* 8 adds, dec, jnz */
+	for (size_t k = 0; cpu_models[k]; k++) {
+		sched(cpu_models[k], v, n, &loop, &s);
+		print_message("%s: %.2f cycles an iteration\n", cpu_models[k]->name, s.cycles);
+		assert_true(s.cycles > 7.99 && s.cycles < 8.01);
+	}
+	/* and the loop computes what it says */
+	assert_true(calib_loop(3, 5) == 5 + 24);
+	block_schedule_release(&s);
+	free(v);
+	decoder_free(d);
+}
+
 static void sched_loop(void **state)
 {
 	struct insn b[3];
@@ -693,6 +727,7 @@ int main(void)
 		cmocka_unit_test(sched_fused_branch),
 		cmocka_unit_test(sched_store),
 		cmocka_unit_test(sched_loop),
+		cmocka_unit_test(calib_loop_cycles),
 		cmocka_unit_test(sched_predecessor),
 		cmocka_unit_test(sched_call),
 		cmocka_unit_test(sched_lock_and_crossing),
