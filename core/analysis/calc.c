@@ -43,6 +43,7 @@ struct work {
 	double *cls_scale;             /* magnitude behind each value (freq_propagate) */
 	double *alt_m;                 /* per block: best-case cycles under the other model */
 	double *cls_agree, *cls_loads; /* per class: confidence features */
+	unsigned char *cls_repaired;   /* per class: lowered by freq_repair */
 	double moved_out;
 };
 
@@ -103,7 +104,7 @@ enum calc_static calc_static_of(enum sched_reason r)
 
 const char *calc_how_name(enum calc_how h)
 {
-	static const char *const n[] = { "none", "samples", "propagated", "flow" };
+	static const char *const n[] = { "none", "samples", "propagated", "flow", "repaired" };
 
 	return (unsigned)h < ARRAY_SIZE(n) ? n[h] : "none";
 }
@@ -706,6 +707,96 @@ static bool instructions_estimate(struct work *w, const size_t *idx, size_t n,
 	return true;
 }
 
+/* The estimator's knobs. */
+static const struct est_params *est_params_of(const struct work *w)
+{
+	static const struct est_params defaults = EST_PARAMS_INIT;
+
+	return w->c->opts.est ? w->c->opts.est : &defaults;
+}
+
+/*
+ * True if the load at index d of block blk depends on its own result from
+ * the previous pass through the block (a pointer chase: its address comes
+ * from what it loaded last time), by register dataflow around the block.
+ */
+static bool self_dependent(const struct cfg *cfg, const struct cfg_block *blk, uint32_t d)
+{
+	struct regset taint = cfg->insns[blk->first + d].writes;
+
+	for (uint32_t k = 1; k <= blk->n_insns; k++) {
+		const struct insn *in = &cfg->insns[blk->first + (d + k) % blk->n_insns];
+
+		if (k == blk->n_insns)
+			return regset_intersects(&in->reads, &taint);
+		if (regset_intersects(&in->reads, &taint)) {
+			taint.w[0] |= in->writes.w[0];
+			taint.w[1] |= in->writes.w[1];
+		} else {
+			taint.w[0] &= ~in->writes.w[0];
+			taint.w[1] &= ~in->writes.w[1];
+		}
+	}
+	return false;
+}
+
+/*
+ * A loop whose time is one load's misses, each waiting for the last (a
+ * pointer chase), leaves no clean issue point: the out-of-order core has
+ * everything else done when the load returns, and it all retires in one
+ * burst of at least a cycle per iteration.  For a one-block class whose
+ * samples are dominated by such a load (60% or more of them, at 8 times
+ * the ratio of the rest), F is the samples of the rest (without the load
+ * and the instruction after it, which the load's samples spill onto) over
+ * max(1, their count / retire width).  Returns true if it applied.
+ */
+static bool burst_estimate(struct work *w, int cls, struct est_result *r)
+{
+	const struct cfg *cfg = w->cfg;
+	const struct cfg_block *blk = NULL;
+	double total = 0, rest = 0, rest_m = 0, best = 0, n = 0;
+	long d = -1;
+
+	for (size_t b = 0; b < cfg->exit; b++) {
+		if (cfg->blocks[b].cls != cls || !cfg->blocks[b].n_insns)
+			continue;
+		if (blk)
+			return false;
+		blk = &cfg->blocks[b];
+	}
+	if (!blk || !est_params_of(w)->burst)
+		return false;
+	for (uint32_t k = 0; k < blk->n_insns; k++) {
+		const struct calc_insn *ci = &w->c->insns[blk->first + k];
+
+		if (ci->flags & (CALC_I_UNMEASURED | CALC_I_UNCERTAIN))
+			return false;
+		total += ci->samples;
+		if ((cfg->insns[blk->first + k].flags & INSN_F_LOAD) && ci->samples > best) {
+			best = ci->samples;
+			d = (long)k;
+		}
+	}
+	if (d < 0 || best < 0.6 * total || !self_dependent(cfg, blk, (uint32_t)d))
+		return false;
+	for (uint32_t k = 0; k < blk->n_insns; k++) {
+		const struct calc_insn *ci = &w->c->insns[blk->first + k];
+
+		if ((long)k == d || (long)k == d + 1)
+			continue;
+		rest += ci->samples;
+		rest_m += ci->m;
+		n++;
+	}
+	if (rest < 20 || !(w->c->insns[blk->first + d].m > 0) ||
+	    best / w->c->insns[blk->first + d].m < 8 * rest / (rest_m > 0 ? rest_m : 1))
+		return false;
+	r->method = EST_BURST;
+	r->f = rest / (n / w->c->model->retire_width > 1 ? n / w->c->model->retire_width : 1);
+	r->samples = rest;
+	return true;
+}
+
 /* Sampling error alone: about 1/sqrt(samples). */
 static enum calc_conf instructions_confidence(const struct est_result *r)
 {
@@ -743,6 +834,9 @@ static void estimate_classes(struct work *w)
 		if (instructions_estimate(w, idx, n, r)) {
 			memset(used, 0, n);
 			w->cls_conf[cls] = instructions_confidence(r);
+		} else if (burst_estimate(w, (int)cls, r)) {
+			memset(used, 0, n);
+			w->cls_conf[cls] = CALC_CONF_LOW;
 		} else if (r->method != EST_NONE) {
 			w->cls_conf[cls] = confidence(r, w->cls_agree[cls], w->cls_loads[cls]);
 		} else {
@@ -852,7 +946,8 @@ static void spread_values(struct work *w)
 			continue;
 		cb->freq = w->cls_val[cls];
 		cb->conf = w->cls_conf[cls];
-		cb->how = w->cls_state[cls] == FREQ_ESTIMATED ? CALC_HOW_SAMPLES : CALC_HOW_PROPAGATED;
+		cb->how = w->cls_repaired[cls] ? CALC_HOW_REPAIRED :
+			  w->cls_state[cls] == FREQ_ESTIMATED ? CALC_HOW_SAMPLES : CALC_HOW_PROPAGATED;
 	}
 	for (size_t e = 0; e < cfg->n_edges; e++) {
 		int cls = cfg->edges[e].cls;
@@ -865,7 +960,8 @@ static void spread_values(struct work *w)
 			continue;
 		ce->freq = w->cls_val[cls];
 		ce->conf = w->cls_conf[cls];
-		ce->how = w->cls_state[cls] == FREQ_ESTIMATED ? CALC_HOW_SAMPLES : CALC_HOW_PROPAGATED;
+		ce->how = w->cls_repaired[cls] ? CALC_HOW_REPAIRED :
+			  w->cls_state[cls] == FREQ_ESTIMATED ? CALC_HOW_SAMPLES : CALC_HOW_PROPAGATED;
 	}
 	c->invocations = c->blocks[cfg->exit].freq;
 }
@@ -1066,9 +1162,87 @@ static void flow(struct work *w)
 	free(n.edge_arc);
 }
 
+/* True if block b is entered from a conditional or indirect branch. */
+static bool after_branch(const struct cfg *cfg, size_t b)
+{
+	const struct cfg_block *blk = &cfg->blocks[b];
+
+	for (uint32_t k = 0; k < blk->n_pred; k++) {
+		const struct cfg_edge *ed = &cfg->edges[cfg->pred[blk->pred + k]];
+		const struct cfg_block *p;
+
+		if (ed->from == cfg->exit)
+			continue;
+		p = &cfg->blocks[ed->from];
+		if (p->n_insns && (cfg->insns[p->first + p->n_insns - 1].kind == INSN_CJUMP ||
+				   cfg->insns[p->first + p->n_insns - 1].kind == INSN_IJUMP))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Local repair of inflated estimates (freq_repair, beyond the paper): the
+ * weight of a class is its samples minus those at the heads of blocks a
+ * conditional or indirect branch leads to, where a mispredict's penalty
+ * shows; a class whose samples are mostly there is suspect.  Repaired
+ * classes are low confidence (their value comes from their neighbours'
+ * and a guess at which side of a branch took the penalty).
+ */
+static void repair(struct work *w)
+{
+	const struct cfg *cfg = w->cfg;
+	size_t n = cfg->n_classes;
+	struct fgraph g;
+	int *ncls, *acls;
+	uint32_t *from, *to;
+	double *wt, *susp;
+	unsigned char *ok, *changed;
+	double tol = est_params_of(w)->repair;
+
+	if (!(tol > 0) || !n || (cfg->flags & CFG_MISSING_EDGES))
+		return;
+	wt = xcalloc(n, sizeof(*wt));
+	susp = xcalloc(n, sizeof(*susp));
+	ok = xcalloc(n, 1);
+	changed = xcalloc(n, 1);
+	for (size_t c = 0; c < n; c++) {
+		ok[c] = w->cls_state[c] == FREQ_ESTIMATED && w->cls_est[c].method == EST_CLUSTER;
+		wt[c] = w->cls_est[c].total_s;
+	}
+	/* samples at heads a conditional or indirect branch leads to: mispredicts */
+	for (size_t b = 0; b < cfg->exit; b++) {
+		const struct cfg_block *blk = &cfg->blocks[b];
+
+		if (blk->cls < 0 || !blk->n_insns || !after_branch(cfg, b))
+			continue;
+		wt[blk->cls] -= w->c->insns[blk->first].samples;
+		if (wt[blk->cls] < 0)
+			wt[blk->cls] = 0;
+	}
+	for (size_t c = 0; c < n; c++)
+		susp[c] = w->cls_est[c].total_s > 0 ? 1 - wt[c] / w->cls_est[c].total_s : 0;
+	fgraph_make(cfg, &g, &ncls, &acls, &from, &to);
+	freq_repair(&g, w->cls_val, ok, wt, susp, tol, changed);
+	for (size_t c = 0; c < n; c++) {
+		w->cls_repaired[c] = changed[c];
+		if (changed[c])
+			w->cls_conf[c] = CALC_CONF_LOW;
+	}
+	free(ncls);
+	free(acls);
+	free(from);
+	free(to);
+	free(wt);
+	free(susp);
+	free(ok);
+	free(changed);
+}
+
 static void frequencies(struct work *w)
 {
 	estimate_classes(w);
+	repair(w);
 	propagate(w);
 	spread_values(w);
 	flow(w);
@@ -1359,6 +1533,7 @@ static void work_init(struct work *w, struct calc *c, const struct epoch_meta *m
 	w->alt_m = xcalloc(cfg->n_blocks + 1, sizeof(double));
 	w->cls_agree = xcalloc(nc, sizeof(double));
 	w->cls_loads = xcalloc(nc, sizeof(double));
+	w->cls_repaired = xcalloc(nc, 1);
 }
 
 static void work_release(struct work *w)
@@ -1382,6 +1557,7 @@ static void work_release(struct work *w)
 	free(w->alt_m);
 	free(w->cls_agree);
 	free(w->cls_loads);
+	free(w->cls_repaired);
 }
 
 static bool can_schedule(const struct calc *c)

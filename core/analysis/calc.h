@@ -162,8 +162,10 @@ enum calc_how {
 	CALC_HOW_SAMPLES,     /* from the class's own samples (ratios S/M) */
 	CALC_HOW_PROPAGATED,  /* from neighbours through the flow constraints */
 	CALC_HOW_FLOW,        /* changed by the global flow correction */
+	CALC_HOW_REPAIRED,    /* lowered to agree with its flow neighbours (freq.h freq_repair) */
 };
-const char *calc_how_name(enum calc_how h);           /* "samples", "propagated", "flow" */
+/* "none", "samples", "propagated", "flow", "repaired" */
+const char *calc_how_name(enum calc_how h);
 
 enum calc_insn_flags {
 	CALC_I_ISSUE = (1 << 0),      /* an issue point (M > 0) */
@@ -222,7 +224,8 @@ struct calc_block {
 	 * "why this confidence" displays and the accuracy benchmark */
 	struct calc_estimate {
 		int method;           /* enum est_method: 0 none, 1 cluster, 2 sum ratio,
-					 3 counted by the instructions event */
+					 3 counted by the instructions event, 4 burst (a
+					 miss-bound pointer chase) */
 		unsigned windows, points;
 		double spread, support, samples, class_samples, class_m;
 		double agreement;     /* best-case cycles of the class under the other

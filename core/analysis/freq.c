@@ -528,3 +528,236 @@ size_t freq_propagate(const struct fgraph *g, double *val, unsigned char *state,
 	free(cs.start);
 	return filled;
 }
+
+/* ---- repair ------------------------------------------------------------------- */
+
+static int find(int *rep, int c)
+{
+	while (rep[c] != c)
+		c = rep[c] = rep[rep[c]];
+	return c;
+}
+
+/*
+ * The cut constraints: the arcs (with the implied EXIT -> entry arc of the
+ * invocations) fall into components of the bipartite graph "source side
+ * -> target side"; all out-arcs of a node are in the component of its
+ * source side, all in-arcs in that of its target side, so in each
+ * component the sources' frequencies add up to the targets':
+ * sum over P of F = sum over S of F, in node classes (+1 for P, -1 for S).
+ */
+static void cut_constraints(const struct fgraph *g, struct constraints *cs)
+{
+	size_t nn = g->n_nodes, na = g->n_arcs + 1;
+	int *rep = xmalloc((2 * nn + 1) * sizeof(*rep));   /* 2v: v as source, 2v+1: as target */
+	uint32_t *from = xmalloc(na * sizeof(*from)), *to = xmalloc(na * sizeof(*to));
+	unsigned char *live = xcalloc(na, 1), *seen = xcalloc(2 * nn + 1, 1);
+
+	for (size_t v = 0; v < 2 * nn; v++)
+		rep[v] = (int)v;
+	for (size_t k = 0; k < na; k++) {
+		bool inv = k == g->n_arcs;
+
+		from[k] = inv ? g->exit : g->from[k];
+		to[k] = inv ? g->entry : g->to[k];
+		live[k] = inv || (g->arc_cls[k] >= 0 && g->node_cls[from[k]] >= 0 &&
+				  g->node_cls[to[k]] >= 0);
+		if (live[k])
+			rep[find(rep, (int)(2 * from[k]))] = find(rep, (int)(2 * to[k] + 1));
+	}
+	ALLOC_GROW(cs->start, 1, cs->alloc);
+	cs->start[0] = 0;
+	for (size_t k = 0; k < na; k++) {
+		int r = find(rep, (int)(2 * from[k]));
+
+		if (!live[k] || seen[r])
+			continue;
+		seen[r] = 1;
+		for (size_t v = 0; v < nn; v++) {
+			if (g->node_cls[v] < 0)
+				continue;
+			if (find(rep, (int)(2 * v)) == r)
+				add_term(cs, g->node_cls[v], 1);
+			if (find(rep, (int)(2 * v + 1)) == r)
+				add_term(cs, g->node_cls[v], -1);
+		}
+		close_constraint(cs);
+	}
+	free(rep);
+	free(from);
+	free(to);
+	free(live);
+	free(seen);
+}
+
+/*
+ * Classes a constraint says are equal ("a = b": two terms, +1 and -1), as
+ * sets (union-find).
+ */
+static void equal_sets(const struct constraints *cs, size_t n, int *rep)
+{
+	for (size_t c = 0; c < n; c++)
+		rep[c] = (int)c;
+	for (size_t k = 0; k < cs->n; k++) {
+		size_t t = cs->start[k];
+
+		if (cs->start[k + 1] - t != 2 || fabs(cs->terms[t].coef + cs->terms[t + 1].coef) > 1e-9 ||
+		    fabs(fabs(cs->terms[t].coef) - 1) > 1e-9)
+			continue;
+		rep[find(rep, cs->terms[t].cls)] = find(rep, cs->terms[t + 1].cls);
+	}
+}
+
+/* The constraints over sets: each term's class replaced by its set's representative. */
+static void set_constraints(const struct constraints *cs, int *rep, struct constraints *out)
+{
+	ALLOC_GROW(out->start, 1, out->alloc);
+	out->start[0] = 0;
+	for (size_t k = 0; k < cs->n; k++) {
+		for (size_t t = cs->start[k]; t < cs->start[k + 1]; t++)
+			add_term(out, find(rep, cs->terms[t].cls), cs->terms[t].coef);
+		close_constraint(out);
+	}
+}
+
+/* One side of a constraint (sign): its total value and weight; false unless all ok. */
+static bool side(const struct constraints *cs, size_t k, int sign, const double *v,
+		 const double *w, const unsigned char *ok, double *sum, double *wsum)
+{
+	bool any = false;
+
+	*sum = *wsum = 0;
+	for (size_t t = cs->start[k]; t < cs->start[k + 1]; t++) {
+		int c = cs->terms[t].cls;
+
+		if (cs->terms[t].coef * sign <= 0)
+			continue;
+		if (!ok[c])
+			return false;
+		any = true;
+		*sum += fabs(cs->terms[t].coef) * v[c];
+		*wsum += fabs(cs->terms[t].coef) * w[c];
+	}
+	return any;
+}
+
+struct repair {
+	int *rep;             /* class -> its set */
+	double *v, *w, *susp; /* per set: value, weight, suspect share */
+	unsigned char *ok;
+	double *val;          /* the caller's class values */
+	const unsigned char *cok;
+	unsigned char *changed;
+	size_t nc, n;
+};
+
+/*
+ * Brings one side (sign) of constraint k down from sum to target by
+ * scaling its suspect sets (most of their samples at mispredict-prone
+ * heads: susp >= 1/2) by one factor; the others keep their values.  The
+ * sets changed inherit a share of the other side's weight and are no
+ * longer suspect.
+ */
+static void lower_side(struct repair *r, const struct constraints *cs, size_t k, int sign,
+		       double sum, double target, double wfrom)
+{
+	double u = 0, f;
+
+	for (size_t t = cs->start[k]; t < cs->start[k + 1]; t++)
+		if (cs->terms[t].coef * sign > 0 && r->susp[cs->terms[t].cls] >= 0.5)
+			u += fabs(cs->terms[t].coef) * r->v[cs->terms[t].cls];
+	if (!(u > 0))
+		return;
+	f = 1 - (sum - target) / u;
+	if (f < 0.02)
+		f = 0.02;
+	for (size_t t = cs->start[k]; t < cs->start[k + 1]; t++) {
+		int s = cs->terms[t].cls;
+		double share;
+
+		if (cs->terms[t].coef * sign <= 0 || r->susp[s] < 0.5)
+			continue;
+		r->v[s] *= f;
+		r->susp[s] = 0;
+		share = target > 0 ? r->v[s] / target : 0;
+		if (wfrom * share > r->w[s])
+			r->w[s] = wfrom * share;
+		for (size_t c = 0; c < r->nc; c++)
+			if (find(r->rep, (int)c) == s && r->cok[c]) {
+				r->val[c] *= f;
+				r->n += !r->changed[c];
+				r->changed[c] = 1;
+			}
+	}
+}
+
+/* True if a side has a suspect set (lower_side can act on it). */
+static bool has_suspect(const struct repair *r, const struct constraints *cs, size_t k, int sign)
+{
+	for (size_t t = cs->start[k]; t < cs->start[k + 1]; t++)
+		if (cs->terms[t].coef * sign > 0 && r->susp[cs->terms[t].cls] >= 0.5 &&
+		    r->v[cs->terms[t].cls] > 0)
+			return true;
+	return false;
+}
+
+size_t freq_repair(const struct fgraph *g, double *val, const unsigned char *ok,
+		   const double *weight, const double *susp, double tol, unsigned char *changed)
+{
+	struct constraints cs = { 0 }, sets = { 0 };
+	size_t nc = g->n_classes;
+	struct repair r = { xmalloc((nc + 1) * sizeof(int)), xcalloc(nc + 1, sizeof(double)),
+			    xcalloc(nc + 1, sizeof(double)), xcalloc(nc + 1, sizeof(double)),
+			    xcalloc(nc + 1, 1), val, ok, changed, nc, 0 };
+
+	if (!g->in_constraints)
+		goto out;
+	cut_constraints(g, &cs);
+	equal_sets(&cs, nc, r.rep);
+	set_constraints(&cs, r.rep, &sets);
+	for (size_t c = 0; c < nc; c++) {
+		int s = find(r.rep, (int)c);
+
+		if (ok[c] && (!r.ok[s] || weight[c] > r.w[s])) {
+			r.v[s] = val[c];
+			r.w[s] = weight[c];
+			r.susp[s] = susp[c];
+		}
+		r.ok[s] |= ok[c];
+	}
+	/* the most trusted holding side first: its sets then hold for the others */
+	for (size_t step = 0; step < 4 * sets.n; step++) {
+		double best = -1, hold = 0, high = 0, wfrom = 0;
+		long bk = -1;
+		int bsign = 0;
+
+		for (size_t k = 0; k < sets.n; k++) {
+			double a, aw, b, bw;
+
+			if (!side(&sets, k, 1, r.v, r.w, r.ok, &a, &aw) ||
+			    !side(&sets, k, -1, r.v, r.w, r.ok, &b, &bw))
+				continue;
+			/* the heavier side holds; a lighter side above it comes down */
+			if (b > a * (1 + tol) && aw >= bw && aw > best && has_suspect(&r, &sets, k, -1)) {
+				best = aw, bk = (long)k, bsign = -1, high = b, hold = a, wfrom = aw;
+			} else if (a > b * (1 + tol) && bw >= aw && bw > best &&
+				   has_suspect(&r, &sets, k, 1)) {
+				best = bw, bk = (long)k, bsign = 1, high = a, hold = b, wfrom = bw;
+			}
+		}
+		if (bk < 0)
+			break;
+		lower_side(&r, &sets, (size_t)bk, bsign, high, hold, wfrom);
+	}
+out:
+	free(r.rep);
+	free(r.v);
+	free(r.w);
+	free(r.susp);
+	free(r.ok);
+	free(cs.terms);
+	free(cs.start);
+	free(sets.terms);
+	free(sets.start);
+	return r.n;
+}

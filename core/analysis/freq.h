@@ -56,6 +56,8 @@ enum est_method {
 	EST_CLUSTER,       /* a cluster of small ratios */
 	EST_SUM,           /* the sum ratio over the class (few samples) */
 	EST_INSTRUCTIONS,  /* counted by the instructions event (calc.c), not estimated */
+	EST_BURST,         /* a miss-bound chain: the rest of the iteration retires in bursts
+			      (calc.c burst_estimate) */
 };
 
 struct est_result {
@@ -81,9 +83,12 @@ struct est_params {
 	bool pairs;            /* also single groups and pairs of adjacent groups */
 	bool dep_windows;      /* also dependence windows */
 	double trim;           /* keep cluster windows within this of F (or 3 Poisson deviations) */
+	/* beyond the estimator of one class (calc.c; docs/analysis.md) */
+	double repair;         /* freq_repair's tolerance (0.15); 0: no repair */
+	bool burst;            /* miss-bound pointer chases: the burst estimate (calc.c) */
 };
 
-#define EST_PARAMS_INIT { 1.5, 0.25, 24, 8, false, false, 0.10 }
+#define EST_PARAMS_INIT { 1.5, 0.25, 24, 8, false, false, 0.10, 0.15, true }
 
 /*
  * Estimates the frequency of one class from its points.  used (may be
@@ -119,5 +124,21 @@ enum freq_state { FREQ_UNKNOWN, FREQ_ESTIMATED, FREQ_PROPAGATED };
  * Returns how many classes got a value.
  */
 size_t freq_propagate(const struct fgraph *g, double *val, unsigned char *state, double *scale);
+
+/* ---- repair ----------------------------------------------------------------- */
+
+/*
+ * Local repair of inflated estimates: for each flow constraint that reads
+ * "whole = sum of parts" where the whole and every part are classes in
+ * `ok` state (estimated from samples), when the parts add up to more than
+ * (1 + tol) x the whole and the whole rests on at least as much weight
+ * (samples) as all the parts together, the parts are scaled down to the
+ * whole.  The typical case: the two sides of a hard-to-predict branch,
+ * whose heads carry the mispredict penalties, each estimated at several
+ * times the block that branches to them.  Sets changed[c] for the classes
+ * scaled; returns how many.  At most 4 rounds.
+ */
+size_t freq_repair(const struct fgraph *g, double *val, const unsigned char *ok,
+		   const double *weight, const double *susp, double tol, unsigned char *changed);
 
 #endif

@@ -453,6 +453,8 @@ static void parse_est(const char *s, struct est_params *p)
 	else if (!strcmp(k, "trim")) p->trim = v;
 	else if (!strcmp(k, "pairs")) p->pairs = v != 0;
 	else if (!strcmp(k, "dep")) p->dep_windows = v != 0;
+	else if (!strcmp(k, "repair")) p->repair = v;
+	else if (!strcmp(k, "burst")) p->burst = v != 0;
 	else die("unknown --est knob '%s'", k);
 }
 

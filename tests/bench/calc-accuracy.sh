@@ -10,8 +10,13 @@
 # virtual machine's /proc/cpuinfo MHz is not its clock, and each timer
 # sample costs guest time); run it once under callgrind (cached in DIR);
 # then compare with calc-accuracy, for every schedule mode in MODES (loop, auto,
-# cold, pred, loop) without the flow correction and with it, and once more with
-# the epoch's own cycles per sample (no calibration).
+# cold, pred, loop) without the flow correction and with it, and twice more
+# with the default schedule: with the cycles per sample dcpirun measured and
+# recorded in the epoch (its calib line: what dcpicalc uses by default), and
+# with the period x the epoch's cpu MHz (no calibration).  After each block a
+# SUITE line: the samples of all workloads together (the paper's way), the
+# share within 5/10/15%, and the share of those off by more than 15% that
+# are marked low.
 #
 # Workloads: the dcpi test workloads (wl-three, wl-branchy, wl-chase,
 # wl-copy, wl-lib) and system programs: gzip and gunzip, bzip2, xz, sort
@@ -100,6 +105,17 @@ profile() { # NAME
 	fi
 }
 
+# The suite-wide figures of a block of compare outputs (stdin, passed through).
+suite() {
+	awk '{ print }
+	$2 ~ /^[0-9]+$/ && $1 !~ /:/ && $6 == ">15%:" {
+		n += $2; a += $2 * $3; b += $2 * $4; c += $2 * $5
+		o = $7; sub(/%/, "", o); l = $9; sub(/%/, "", l); over += $2 * o; low += $2 * o * l / 100
+	}
+	END { if (n) printf "SUITE %d samples: %.1f%% %.1f%% %.1f%% within 5/10/15%%; >15%%: %.1f%%, %.1f%% of them low\n",
+		n, a / n, b / n, c / n, over / n, over ? 100 * low / over : 0 }'
+}
+
 compare() { # NAME [calc-accuracy options...]
 	local name=$1 n
 	shift
@@ -113,14 +129,18 @@ for w in "$@"; do
 	profile "$w"
 done
 for m in $modes; do
-	for flow in --no-flow --flow; do
+	for flow in ${FLOWS:---no-flow --flow}; do
 		echo "== schedule $m $flow"
 		for w in "$@"; do
 			compare "$w" --calibrate calib_loop=$((4 * CALIB_N)) --schedule "$m" $flow | grep -v '^calibration'
-		done
+		done | suite
 	done
 done
-echo "== schedule loop, no flow correction, the epoch's own MHz (no calibration)"
+echo "== default schedule, no flow correction, the epoch's calibration (dcpirun's calib line)"
 for w in "$@"; do
 	compare "$w"
-done
+done | suite
+echo "== default schedule, no flow correction, the period x the epoch's cpu MHz (no calibration)"
+for w in "$@"; do
+	compare "$w" --mhz "$(awk '$1 == "cpu_mhz" { print $2 }' "$w.db/000001/meta")"
+done | suite
