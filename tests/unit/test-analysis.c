@@ -365,6 +365,61 @@ static void propagation_missing_edges(void **state)
 
 /* ---- the flow correction ------------------------------------------------------------------- */
 
+/* ---- repair ------------------------------------------------------------------------------ */
+
+/*
+ * A loop around a hard-to-predict branch (wl-branchy): 0 entry -> 1 header,
+ * 1 -> 2 | 3 (the arms), 2, 3 -> 4 (the latch), 4 -> 1 back, 4 -> EXIT(5).
+ * Classes: {0, 5, 0->1, 4->5} = 0, {1, 4} = 1, {2, 1->2, 2->4} = 2,
+ * {3, 1->3, 3->4} = 3, {4->1} = 4.
+ */
+static const struct shape branchy_shape = {
+	6, 7, 5,
+	{ 0, 1, 1, 2, 3, 4, 4 }, { 1, 2, 3, 4, 4, 1, 5 },
+	{ 0, 1, 2, 3, 1, 0 }, { 0, 2, 3, 2, 3, 4, 0 },
+};
+
+/* The arms, inflated by the mispredicts at their heads, come down to the header. */
+static void repair_branch_arms(void **state)
+{
+	struct fgraph g;
+	double val[5] = { 1, 100, 150, 130, 0 }, w[5] = { 10, 1000, 15, 13, 0 };
+	double susp[5] = { 0, 0.1, 0.9, 0.9, 0 };
+	unsigned char ok[5] = { 1, 1, 1, 1, 0 }, changed[5] = { 0 };
+
+	(void)state;
+	shape_graph(&branchy_shape, &g);
+	assert_int_equal(freq_repair(&g, val, ok, w, susp, 0.15, changed), 2);
+	assert_near(val[1], 100, 0);
+	assert_near(val[2] + val[3], 100, 1e-9);
+	assert_near(val[2] / val[3], 150.0 / 130.0, 1e-9);
+	assert_true(changed[2] && changed[3] && !changed[1] && !changed[0]);
+}
+
+/* Nothing moves when the arms are not suspect, the header is lighter, or within tolerance. */
+static void repair_leaves_alone(void **state)
+{
+	struct fgraph g;
+	double val[5], w[5] = { 10, 1000, 15, 13, 0 }, susp[5] = { 0, 0.1, 0.9, 0.9, 0 };
+	unsigned char ok[5] = { 1, 1, 1, 1, 0 }, changed[5] = { 0 };
+	double clean[5] = { 0, 0.1, 0.2, 0.2, 0 }, heavy[5] = { 10, 10, 1500, 1300, 0 };
+	const double v0[5] = { 1, 100, 150, 130, 0 };
+
+	(void)state;
+	shape_graph(&branchy_shape, &g);
+	memcpy(val, v0, sizeof(val));
+	assert_int_equal(freq_repair(&g, val, ok, w, clean, 0.15, changed), 0);
+	assert_int_equal(freq_repair(&g, val, ok, heavy, susp, 0.15, changed), 0);
+	val[2] = 55, val[3] = 55;
+	assert_int_equal(freq_repair(&g, val, ok, w, susp, 0.15, changed), 0);
+	assert_near(val[2], 55, 0);
+	/* an arm without an estimate: nothing to compare */
+	memcpy(val, v0, sizeof(val));
+	ok[3] = 0;
+	assert_int_equal(freq_repair(&g, val, ok, w, susp, 0.15, changed), 0);
+	assert_near(val[2], 150, 0);
+}
+
 static void conserved(size_t n_nodes, size_t n_arcs, const uint32_t *from, const uint32_t *to,
 		      const double *x, double tol)
 {
@@ -743,16 +798,11 @@ struct synth {
 	uint64_t instr_period;   /* > 0: also samples of retired instructions, this period */
 };
 
-/* A listing of code with samples: the time of each instruction is F x M, recorded one later. */
-static void synth_calc(struct synth *sy, struct calc *c, const uint8_t *code, size_t len,
-		       double f_loop, const struct calc_opts *o, uint64_t stall_at, double stall)
+/* The listing of code, without samples (synth_calc fills them). */
+static void synth_listing(struct synth *sy, struct calc *c, const uint8_t *code, size_t len)
 {
 	struct listing *l = &c->list;
-	struct block_schedule s = BLOCK_SCHEDULE_INIT;
-	const struct cpu_model *m = cpu_model_by_name("znver4");
-	struct sched_entry loopent = { SCHED_ENTRY_LOOP, NULL, 0 };
 	struct epoch_event *ev;
-
 	uint64_t instr_period = sy->instr_period;
 
 	memset(sy, 0, sizeof(*sy));
@@ -789,6 +839,19 @@ static void synth_calc(struct synth *sy, struct calc *c, const uint8_t *code, si
 		l->insns[i].insn = &l->cfg.insns[i];
 		l->insns[i].block = cfg_block_at(&l->cfg, l->cfg.insns[i].addr);
 	}
+}
+
+/* A listing of code with samples: the time of each instruction is F x M, recorded one later. */
+static void synth_calc(struct synth *sy, struct calc *c, const uint8_t *code, size_t len,
+		       double f_loop, const struct calc_opts *o, uint64_t stall_at, double stall)
+{
+	struct listing *l = &c->list;
+	struct block_schedule s = BLOCK_SCHEDULE_INIT;
+	const struct cpu_model *m = cpu_model_by_name("znver4");
+	struct sched_entry loopent = { SCHED_ENTRY_LOOP, NULL, 0 };
+	uint64_t instr_period = sy->instr_period;
+
+	synth_listing(sy, c, code, len);
 	/* the loop block in its steady state: samples F x M_i, recorded at i + 1 */
 	{
 		const struct cfg_block *blk = &l->cfg.blocks[1];
@@ -814,6 +877,73 @@ static void synth_calc(struct synth *sy, struct calc *c, const uint8_t *code, si
 		block_schedule_release(&s);
 	}
 	assert_int_equal(calc_from_listing(c, &sy->meta, NULL, o), 0);
+}
+
+/*
+ * A pointer chase: xor ecx, ecx; loop: add rcx, 1; mov rax, [rdi + rax*8];
+ * cmp rdx, rcx; jne loop; ret.  Each load misses (500 cycles); the rest
+ * retires in one burst of a cycle per iteration.  With the load's address
+ * from the counter instead (mov rax, [rdi + rcx*8]), loads overlap: no
+ * burst estimate.
+ */
+static const uint8_t chase_loop[] = {
+	0x31, 0xc9,
+	0x48, 0x83, 0xc1, 0x01,
+	0x48, 0x8b, 0x04, 0xc7,
+	0x48, 0x39, 0xca,
+	0x75, 0xf3,
+	0xc3,
+};
+
+static void burst_run(const uint8_t *code, size_t len, struct calc *c, struct synth *sy,
+		      const struct calc_opts *o)
+{
+	struct listing *l = &c->list;
+	/* recorded one instruction after the time they measure: add 1 x F at the load,
+	 * the load's 504 x F at the cmp */
+	static const double rec[] = { 0, 0, 100, 50400, 0, 0 };
+
+	synth_listing(sy, c, code, len);
+	for (size_t i = 0; i < l->n_insns; i++) {
+		l->insns[i].samples[EVENT_CYCLES] = (uint64_t)rec[i];
+		l->totals[EVENT_CYCLES] += (uint64_t)rec[i];
+	}
+	assert_int_equal(calc_from_listing(c, &sy->meta, NULL, o), 0);
+}
+
+static void calc_burst_estimate(void **state)
+{
+	struct synth sy = { 0 };
+	struct calc c;
+	struct calc_opts o = CALC_OPTS_INIT;
+	struct est_params ep = EST_PARAMS_INIT;
+	uint8_t indep[sizeof(chase_loop)];
+
+	(void)state;
+	burst_run(chase_loop, sizeof(chase_loop), &c, &sy, &o);
+	assert_int_equal(c.blocks[1].est.method, EST_BURST);
+	assert_rel(c.blocks[1].freq, 100, 0.01);
+	assert_int_equal(c.blocks[1].conf, CALC_CONF_LOW);
+	calc_release(&c);
+	epoch_meta_release(&sy.meta);
+	/* off: the load's ratio makes it 50 times too high */
+	ep.burst = false;
+	o.est = &ep;
+	memset(&sy, 0, sizeof(sy));
+	burst_run(chase_loop, sizeof(chase_loop), &c, &sy, &o);
+	assert_int_not_equal(c.blocks[1].est.method, EST_BURST);
+	assert_true(c.blocks[1].freq > 1000);
+	calc_release(&c);
+	epoch_meta_release(&sy.meta);
+	/* not a chase: the address comes from the counter */
+	memcpy(indep, chase_loop, sizeof(indep));
+	indep[9] = 0xcf;
+	o.est = NULL;
+	memset(&sy, 0, sizeof(sy));
+	burst_run(indep, sizeof(indep), &c, &sy, &o);
+	assert_int_not_equal(c.blocks[1].est.method, EST_BURST);
+	calc_release(&c);
+	epoch_meta_release(&sy.meta);
 }
 
 static void calc_recovers_known_frequency(void **state)
@@ -974,6 +1104,8 @@ int main(void)
 		cmocka_unit_test(propagation_loop_body),
 		cmocka_unit_test(propagation_long_chain),
 		cmocka_unit_test(propagation_missing_edges),
+		cmocka_unit_test(repair_branch_arms),
+		cmocka_unit_test(repair_leaves_alone),
 		cmocka_unit_test(flow_cycle_cheap_arc_moves),
 		cmocka_unit_test(flow_diamond),
 		cmocka_unit_test(flow_random_graphs_conserve),
@@ -987,6 +1119,7 @@ int main(void)
 		cmocka_unit_test(calc_counts_with_instructions),
 		cmocka_unit_test(calc_reports_render),
 		cmocka_unit_test(calc_schedule_modes),
+		cmocka_unit_test(calc_burst_estimate),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
