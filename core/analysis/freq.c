@@ -548,46 +548,45 @@ static int find(int *rep, int c)
  */
 static void cut_constraints(const struct fgraph *g, struct constraints *cs)
 {
-	size_t nn = g->n_nodes, na = g->n_arcs + 1;
-	int *rep = xmalloc((2 * nn + 1) * sizeof(*rep));   /* 2v: v as source, 2v+1: as target */
-	uint32_t *from = xmalloc(na * sizeof(*from)), *to = xmalloc(na * sizeof(*to));
-	unsigned char *live = xcalloc(na, 1), *seen = xcalloc(2 * nn + 1, 1);
+	size_t nn = g->n_nodes, na = g->n_arcs + 1, ns = 2 * nn, total;
+	int *rep = xmalloc((ns + 1) * sizeof(*rep));   /* 2v: v as source, 2v+1: as target */
+	size_t *cnt = xcalloc(ns + 2, sizeof(*cnt)), *order = xmalloc((ns + 1) * sizeof(*order));
+	unsigned char *has = xcalloc(ns + 1, 1);
 
-	for (size_t v = 0; v < 2 * nn; v++)
+	for (size_t v = 0; v < ns; v++)
 		rep[v] = (int)v;
 	for (size_t k = 0; k < na; k++) {
 		bool inv = k == g->n_arcs;
+		uint32_t from = inv ? g->exit : g->from[k], to = inv ? g->entry : g->to[k];
 
-		from[k] = inv ? g->exit : g->from[k];
-		to[k] = inv ? g->entry : g->to[k];
-		live[k] = inv || (g->arc_cls[k] >= 0 && g->node_cls[from[k]] >= 0 &&
-				  g->node_cls[to[k]] >= 0);
-		if (live[k])
-			rep[find(rep, (int)(2 * from[k]))] = find(rep, (int)(2 * to[k] + 1));
+		if (!inv && (g->arc_cls[k] < 0 || g->node_cls[from] < 0 || g->node_cls[to] < 0))
+			continue;
+		has[2 * from] = has[2 * to + 1] = 1;
+		rep[find(rep, (int)(2 * from))] = find(rep, (int)(2 * to + 1));
 	}
+	/* the sides with arcs, grouped by component (a counting sort) */
+	for (size_t x = 0; x < ns; x++)
+		if (has[x] && g->node_cls[x / 2] >= 0)
+			cnt[find(rep, (int)x) + 1]++;
+	for (size_t r = 0; r < ns; r++)
+		cnt[r + 1] += cnt[r];
+	total = cnt[ns];
+	for (size_t x = 0; x < ns; x++)
+		if (has[x] && g->node_cls[x / 2] >= 0)
+			order[cnt[find(rep, (int)x)]++] = x;
 	ALLOC_GROW(cs->start, 1, cs->alloc);
 	cs->start[0] = 0;
-	for (size_t k = 0; k < na; k++) {
-		int r = find(rep, (int)(2 * from[k]));
+	for (size_t i = 0; i < total; i++) {
+		size_t x = order[i];
 
-		if (!live[k] || seen[r])
-			continue;
-		seen[r] = 1;
-		for (size_t v = 0; v < nn; v++) {
-			if (g->node_cls[v] < 0)
-				continue;
-			if (find(rep, (int)(2 * v)) == r)
-				add_term(cs, g->node_cls[v], 1);
-			if (find(rep, (int)(2 * v + 1)) == r)
-				add_term(cs, g->node_cls[v], -1);
-		}
-		close_constraint(cs);
+		add_term(cs, g->node_cls[x / 2], x % 2 ? -1 : 1);
+		if (i + 1 == total || find(rep, (int)order[i + 1]) != find(rep, (int)x))
+			close_constraint(cs);
 	}
 	free(rep);
-	free(from);
-	free(to);
-	free(live);
-	free(seen);
+	free(cnt);
+	free(order);
+	free(has);
 }
 
 /*
@@ -649,6 +648,7 @@ struct repair {
 	const unsigned char *cok;
 	unsigned char *changed;
 	size_t nc, n;
+	int *head, *next;     /* the classes of each set, as lists */
 };
 
 /*
@@ -682,13 +682,52 @@ static void lower_side(struct repair *r, const struct constraints *cs, size_t k,
 		share = target > 0 ? r->v[s] / target : 0;
 		if (wfrom * share > r->w[s])
 			r->w[s] = wfrom * share;
-		for (size_t c = 0; c < r->nc; c++)
-			if (find(r->rep, (int)c) == s && r->cok[c]) {
+		for (int c = r->head[s]; c >= 0; c = r->next[c])
+			if (r->cok[c]) {
 				r->val[c] *= f;
 				r->n += !r->changed[c];
 				r->changed[c] = 1;
 			}
 	}
+}
+
+/* A cut and the weight of its heavier side, for ordering. */
+struct cut {
+	size_t k;
+	double w;
+};
+
+static int by_weight(const void *x, const void *y)
+{
+	const struct cut *a = x, *b = y;
+
+	if (a->w != b->w)
+		return a->w > b->w ? -1 : 1;
+	return a->k < b->k ? -1 : a->k > b->k;
+}
+
+static bool has_suspect(const struct repair *r, const struct constraints *cs, size_t k, int sign);
+
+/*
+ * Applies cut k if it still qualifies: one side above the other by more
+ * than tol, the other heavier, and suspect sets on the side above.
+ */
+static int apply_cut(struct repair *r, const struct constraints *cs, size_t k, double tol)
+{
+	double a, aw, b, bw;
+
+	if (!side(cs, k, 1, r->v, r->w, r->ok, &a, &aw) || !side(cs, k, -1, r->v, r->w, r->ok, &b, &bw))
+		return 0;
+	/* the heavier side holds; a lighter side above it comes down */
+	if (b > a * (1 + tol) && aw >= bw && has_suspect(r, cs, k, -1)) {
+		lower_side(r, cs, k, -1, b, a, aw);
+		return 1;
+	}
+	if (a > b * (1 + tol) && bw >= aw && has_suspect(r, cs, k, 1)) {
+		lower_side(r, cs, k, 1, a, b, bw);
+		return 1;
+	}
+	return 0;
 }
 
 /* True if a side has a suspect set (lower_side can act on it). */
@@ -708,16 +747,22 @@ size_t freq_repair(const struct fgraph *g, double *val, const unsigned char *ok,
 	size_t nc = g->n_classes;
 	struct repair r = { xmalloc((nc + 1) * sizeof(int)), xcalloc(nc + 1, sizeof(double)),
 			    xcalloc(nc + 1, sizeof(double)), xcalloc(nc + 1, sizeof(double)),
-			    xcalloc(nc + 1, 1), val, ok, changed, nc, 0 };
+			    xcalloc(nc + 1, 1), val, ok, changed, nc, 0, NULL, NULL };
 
 	if (!g->in_constraints)
 		goto out;
 	cut_constraints(g, &cs);
 	equal_sets(&cs, nc, r.rep);
 	set_constraints(&cs, r.rep, &sets);
+	r.head = xmalloc((nc + 1) * sizeof(int));
+	r.next = xmalloc((nc + 1) * sizeof(int));
+	for (size_t c = 0; c < nc; c++)
+		r.head[c] = -1;
 	for (size_t c = 0; c < nc; c++) {
 		int s = find(r.rep, (int)c);
 
+		r.next[c] = r.head[s];
+		r.head[s] = (int)c;
 		if (ok[c] && (!r.ok[s] || weight[c] > r.w[s])) {
 			r.v[s] = val[c];
 			r.w[s] = weight[c];
@@ -725,11 +770,16 @@ size_t freq_repair(const struct fgraph *g, double *val, const unsigned char *ok,
 		}
 		r.ok[s] |= ok[c];
 	}
-	/* the most trusted holding side first: its sets then hold for the others */
-	for (size_t step = 0; step < 4 * sets.n; step++) {
-		double best = -1, hold = 0, high = 0, wfrom = 0;
-		long bk = -1;
-		int bsign = 0;
+	/*
+	 * The most trusted holding side first: its sets then hold for the
+	 * next cuts.  Each round orders the cuts by the weight of their
+	 * heavier side and applies those that still qualify (a set is lowered
+	 * once: it is no longer suspect afterwards), so a round is
+	 * O(K log K) for K cuts.
+	 */
+	for (int round = 0; round < 4; round++) {
+		struct cut *order = xmalloc((sets.n + 1) * sizeof(*order));
+		size_t no = 0, done = 0;
 
 		for (size_t k = 0; k < sets.n; k++) {
 			double a, aw, b, bw;
@@ -737,19 +787,18 @@ size_t freq_repair(const struct fgraph *g, double *val, const unsigned char *ok,
 			if (!side(&sets, k, 1, r.v, r.w, r.ok, &a, &aw) ||
 			    !side(&sets, k, -1, r.v, r.w, r.ok, &b, &bw))
 				continue;
-			/* the heavier side holds; a lighter side above it comes down */
-			if (b > a * (1 + tol) && aw >= bw && aw > best && has_suspect(&r, &sets, k, -1)) {
-				best = aw, bk = (long)k, bsign = -1, high = b, hold = a, wfrom = aw;
-			} else if (a > b * (1 + tol) && bw >= aw && bw > best &&
-				   has_suspect(&r, &sets, k, 1)) {
-				best = bw, bk = (long)k, bsign = 1, high = a, hold = b, wfrom = bw;
-			}
+			order[no++] = (struct cut){ k, aw > bw ? aw : bw };
 		}
-		if (bk < 0)
+		qsort(order, no, sizeof(*order), by_weight);
+		for (size_t i = 0; i < no; i++)
+			done += apply_cut(&r, &sets, order[i].k, tol);
+		free(order);
+		if (!done)
 			break;
-		lower_side(&r, &sets, (size_t)bk, bsign, high, hold, wfrom);
 	}
 out:
+	free(r.head);
+	free(r.next);
 	free(r.rep);
 	free(r.v);
 	free(r.w);

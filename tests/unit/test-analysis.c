@@ -396,6 +396,63 @@ static void repair_branch_arms(void **state)
 	assert_true(changed[2] && changed[3] && !changed[1] && !changed[0]);
 }
 
+/*
+ * A chain of 20000 diamonds (as propagation_long_chain): every pair of arms,
+ * suspect and estimated at twice the fork, comes down to it.  Quadratic
+ * work would take minutes here.
+ */
+static void repair_long_chain(void **state)
+{
+	const size_t k = 20000;
+	size_t nodes = 3 * k + 2, arcs = 4 * k + 1, nc = 2 * k + 1;
+	uint32_t *from = xmalloc(arcs * sizeof(*from)), *to = xmalloc(arcs * sizeof(*to));
+	int *ncls = xmalloc(nodes * sizeof(*ncls)), *acls = xmalloc(arcs * sizeof(*acls));
+	double *val = xcalloc(nc, sizeof(*val)), *w = xcalloc(nc, sizeof(*w));
+	double *susp = xcalloc(nc, sizeof(*susp));
+	unsigned char *ok = xcalloc(nc, 1), *changed = xcalloc(nc, 1);
+	struct fgraph g = { nodes, arcs, nc, from, to, ncls, acls, 0, (uint32_t)(nodes - 1), true };
+	size_t a = 0;
+
+	(void)state;
+	for (size_t d = 0; d < k; d++) {
+		uint32_t f = (uint32_t)(3 * d);
+
+		ncls[f] = 0;
+		ncls[f + 1] = (int)(1 + 2 * d);
+		ncls[f + 2] = (int)(2 + 2 * d);
+		from[a] = f, to[a] = f + 1, acls[a++] = (int)(1 + 2 * d);
+		from[a] = f, to[a] = f + 2, acls[a++] = (int)(2 + 2 * d);
+		from[a] = f + 1, to[a] = f + 3, acls[a++] = (int)(1 + 2 * d);
+		from[a] = f + 2, to[a] = f + 3, acls[a++] = (int)(2 + 2 * d);
+		for (int arm = 1; arm <= 2; arm++) {
+			val[arm + 2 * d] = arm == 1 ? 12 : 8;
+			w[arm + 2 * d] = 1;
+			susp[arm + 2 * d] = 0.9;
+			ok[arm + 2 * d] = 1;
+		}
+	}
+	ncls[3 * k] = 0;
+	ncls[nodes - 1] = 0;
+	from[a] = (uint32_t)(3 * k), to[a] = (uint32_t)(nodes - 1), acls[a++] = 0;
+	val[0] = 10;
+	w[0] = 1000;
+	ok[0] = 1;
+	assert_int_equal(freq_repair(&g, val, ok, w, susp, 0.15, changed), 2 * k);
+	for (size_t d = 0; d < k; d++) {
+		assert_near(val[1 + 2 * d], 6, 1e-9);
+		assert_near(val[2 + 2 * d], 4, 1e-9);
+	}
+	free(from);
+	free(to);
+	free(ncls);
+	free(acls);
+	free(val);
+	free(w);
+	free(susp);
+	free(ok);
+	free(changed);
+}
+
 /* Nothing moves when the arms are not suspect, the header is lighter, or within tolerance. */
 static void repair_leaves_alone(void **state)
 {
@@ -1106,6 +1163,7 @@ int main(void)
 		cmocka_unit_test(propagation_missing_edges),
 		cmocka_unit_test(repair_branch_arms),
 		cmocka_unit_test(repair_leaves_alone),
+		cmocka_unit_test(repair_long_chain),
 		cmocka_unit_test(flow_cycle_cheap_arc_moves),
 		cmocka_unit_test(flow_diamond),
 		cmocka_unit_test(flow_random_graphs_conserve),
