@@ -72,6 +72,10 @@ struct collector {
 	uint64_t drains;
 	/* At the start of the epoch (for the epoch's counters). */
 	uint64_t epoch_lost, epoch_throttled, epoch_hash_samples, epoch_hash_hits;
+	/* collector_lost() as last written to the epoch's meta (0: not yet): the
+	 * kernel's count can still grow while inherited events are torn down, and
+	 * the summary must say what the epoch says. */
+	uint64_t lost_stored;
 	uint64_t epoch_evictions, epoch_shadow_hits, epoch_shadow_evictions;
 };
 

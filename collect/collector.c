@@ -665,7 +665,8 @@ static void fill_meta(void *ctx, struct epoch_meta *m)
 	}
 	fill_calib(c, m);
 	collector_hash_totals(c, &t, false);
-	set_counter(c, m, "lost", collector_lost(c) - c->epoch_lost);
+	c->lost_stored = collector_lost(c);
+	set_counter(c, m, "lost", c->lost_stored - c->epoch_lost);
 	set_counter(c, m, "throttled", c->throttled - c->epoch_throttled);
 	set_counter(c, m, "hash_samples", t.samples - c->epoch_hash_samples);
 	set_counter(c, m, "hash_hits", t.hits - c->epoch_hash_hits);
@@ -995,7 +996,7 @@ void collector_summary(struct collector *c, struct collect_summary *s)
 	memset(s, 0, sizeof(*s));
 	s->epoch = c->store.seq;
 	s->samples = c->samples;
-	s->lost = collector_lost(c);
+	s->lost = c->lost_stored ? c->lost_stored : collector_lost(c);
 	s->throttled = c->throttled;
 	s->unknown = c->unknown;
 	s->kernel = c->kernel;
