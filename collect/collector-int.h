@@ -76,6 +76,9 @@ struct collector {
 	 * kernel's count can still grow while inherited events are torn down, and
 	 * the summary must say what the epoch says. */
 	uint64_t lost_stored;
+	/* collector_lost() when the first epoch began: losses before it (while
+	 * calibrating) belong to no epoch. */
+	uint64_t run_lost;
 	uint64_t epoch_evictions, epoch_shadow_hits, epoch_shadow_evictions;
 };
 

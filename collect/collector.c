@@ -682,6 +682,7 @@ int collector_begin(struct collector *c, const struct store_epoch_opts *eo)
 {
 	c->calib_base_taken = false;
 	mark_epoch_start(c);
+	c->run_lost = c->epoch_lost;
 	return store_begin(&c->store, eo);
 }
 
@@ -996,7 +997,7 @@ void collector_summary(struct collector *c, struct collect_summary *s)
 	memset(s, 0, sizeof(*s));
 	s->epoch = c->store.seq;
 	s->samples = c->samples;
-	s->lost = c->lost_stored ? c->lost_stored : collector_lost(c);
+	s->lost = (c->lost_stored ? c->lost_stored : collector_lost(c)) - c->run_lost;
 	s->throttled = c->throttled;
 	s->unknown = c->unknown;
 	s->kernel = c->kernel;

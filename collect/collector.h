@@ -178,7 +178,7 @@ int collector_finish(struct collector *c);
 struct collect_summary {
 	uint32_t epoch;
 	uint64_t samples;           /* this run */
-	uint64_t lost, throttled;   /* this run */
+	uint64_t lost, throttled;   /* this run, since its first epoch began */
 	uint64_t unknown, kernel;   /* samples resolved to those images, this run */
 	uint64_t dropped;
 	bool user_only;

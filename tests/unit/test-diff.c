@@ -358,14 +358,14 @@ static void two_open(struct two *t, const char *name, const uint64_t (*ca)[N_PRO
 	t->path = xasprintf("%s/%s", root, name);
 	t->ctx.db_path = t->path;
 	for (size_t i = 0; i < na; i++) {
-		char label[8];
+		char label[24];
 
 		snprintf(label, sizeof(label), "a%zu", i + 1);
 		add_epoch(t->db, label, ca[i], periods ? periods[0] : 1000);
 		t->a[i] = open_set(&t->ctx, label);
 	}
 	for (size_t i = 0; i < nb; i++) {
-		char label[8];
+		char label[24];
 
 		snprintf(label, sizeof(label), "b%zu", i + 1);
 		add_epoch(t->db, label, cb[i], periods ? periods[1] : 1000);
