@@ -254,6 +254,29 @@ const struct procs_data *tui_procs(struct tui *t, uint32_t seq, const char *imag
 	return pd;
 }
 
+const struct procs_calc *tui_procs_calc(struct tui *t, const struct procs_data *pd,
+					struct view *waiter, bool *complete)
+{
+	struct strbuf key = STRBUF_INIT, title = STRBUF_INIT;
+	struct job *job;
+
+	*complete = false;
+	if (!pd || pd->status)
+		return NULL;
+	strbuf_addf(&key, "calc/%" PRIu32 "/%d/%s", pd->seq, pd->force, pd->image ? pd->image : "*");
+	if (!(job = jobs_find(&t->jobs, key.buf))) {
+		strbuf_addf(&title, "analysing the procedures of %s", pd->image ? "the image" : "every image");
+		job = jobs_submit_background(&t->jobs, key.buf, title.buf, data_calc_procs,
+					     procs_calc_arg_new(pd), procs_calc_arg_free, NULL);
+	}
+	*complete = job->collected;
+	if (!job->collected && waiter)
+		view_wait(waiter, key.buf);
+	strbuf_release(&key);
+	strbuf_release(&title);
+	return procs_calc_of(job);
+}
+
 const struct proc_data *tui_proc(struct tui *t, uint32_t seq, const char *image,
 				 const char *spec, struct view *waiter)
 {
@@ -323,9 +346,9 @@ static void job_finished(struct job *job, void *data)
 	t->dirty_views = true;
 }
 
-void tui_collect(struct tui *t)
+size_t tui_collect(struct tui *t)
 {
-	jobs_collect(&t->jobs, job_finished, t);
+	return jobs_collect(&t->jobs, job_finished, t);
 }
 
 static void reload_views(struct tui *t, bool following_only)
@@ -597,12 +620,19 @@ void tui_request(struct tui *t, enum request req, const char *arg, bool from_key
 
 /* ---- the loop ------------------------------------------------------------ */
 
+static bool pending_background(struct tui *t, const char *key)
+{
+	struct job *job = jobs_find(&t->jobs, key);
+
+	return job && job->background;
+}
+
 static bool all_loaded(struct tui *t)
 {
 	for (size_t i = 0; i < t->depth; i++)
-		if (t->stack[i]->pending)
+		if (t->stack[i]->pending && !pending_background(t, t->stack[i]->pending))
 			return false;
-	return !jobs_busy(&t->jobs);
+	return !jobs_busy_foreground(&t->jobs);
 }
 
 static void note_paint(struct tui *t, int64_t key_start)
@@ -673,12 +703,26 @@ int tui_run(struct tui *t)
 	int64_t key_start = 0;
 
 	for (;;) {
+		/*
+		 * A script times a key to the screen with its data, then waits
+		 * for the background work too (deterministic screens).
+		 */
 		if (t->script)
-			jobs_wait_idle(&t->jobs);
+			jobs_wait_foreground(&t->jobs);
 		tui_collect(t);
 		display_redraw(t);
 		note_paint(t, key_start);
 		key_start = 0;
+		while (t->script) {
+			bool busy = jobs_busy(&t->jobs);
+
+			if (busy)
+				jobs_wait_idle(&t->jobs);
+			/* a job may finish after the collect above, and finished jobs start others */
+			if (!tui_collect(t) && !busy)
+				break;
+			display_redraw(t);
+		}
 		if (t->quit)
 			break;
 		if (t->script) {

@@ -148,6 +148,15 @@ const struct images_data *tui_images(struct tui *t, uint32_t seq, struct view *w
 const struct procs_data *tui_procs(struct tui *t, uint32_t seq, const char *image,
 				   struct view *waiter);
 /*
+ * The analysis of every procedure of pd (the procedures of epoch seq, of
+ * one image or all, as tui_procs() gave them), computed by a background
+ * job: returned while it runs too (rows below its `done` are final), and
+ * *complete says whether it has finished.  waiter is reloaded when it has.
+ * NULL if pd cannot be analysed.
+ */
+const struct procs_calc *tui_procs_calc(struct tui *t, const struct procs_data *pd,
+					struct view *waiter, bool *complete);
+/*
  * One procedure of epoch seq: spec as core/analysis/lookup.h takes it (a
  * name, NAME@IMAGE or 0xADDRESS), looked for in image (a key) or in every
  * image (NULL).  NULL while loading (waiter waits).
@@ -211,8 +220,8 @@ void tui_command(struct tui *t, const char *line);
 int tui_next_key(struct tui *t);
 /* Handles one key. */
 void tui_key(struct tui *t, int key);
-/* Collects finished jobs and reloads the views waiting for them. */
-void tui_collect(struct tui *t);
+/* Collects finished jobs and reloads the views waiting for them; returns how many. */
+size_t tui_collect(struct tui *t);
 /* Completion candidates for arg kind (prompt). */
 void tui_complete(struct tui *t, enum arg_kind kind, struct candidates *c);
 
