@@ -90,6 +90,13 @@ static void add_legends(struct help_view *hv)
 		add_line(hv, HELP_BLANK, NULL, NULL, NULL);
 		add_line(hv, HELP_SECTION, NULL, NULL, xasprintf("The %s view", ops->name));
 		add_text(hv, ops->legend);
+		if (ops->legend_more) {
+			struct strbuf sb = STRBUF_INIT;
+
+			ops->legend_more(&sb);
+			add_text(hv, sb.buf);
+			strbuf_release(&sb);
+		}
 	}
 }
 
