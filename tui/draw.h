@@ -76,7 +76,7 @@ enum draw_attr {
 	_(TARGET, "target", BLUE, DEFAULT, BOLD, UNDERLINE)                        \
 	_(BLOCK, "block", YELLOW, DEFAULT, NONE, BOLD)                             \
 	_(SOURCE, "source", CYAN, DEFAULT, NONE, DIM)                              \
-	_(BUBBLE, "bubble", RED, DEFAULT, NONE, NONE)                              \
+	_(BUBBLE, "bubble", RED, DEFAULT, NONE, BOLD)                              \
 	_(BUBBLE_STATIC, "bubble-static", MAGENTA, DEFAULT, NONE, NONE)            \
 	_(CONF_HIGH, "conf-high", GREEN, DEFAULT, NONE, NONE)                      \
 	_(CONF_MEDIUM, "conf-medium", YELLOW, DEFAULT, NONE, NONE)                 \

@@ -25,6 +25,8 @@
 #   bad            db with a corrupt profile (epoch 2), meta (1), index (3)
 #   pdb            tests/tui/fixtures/prog.txt: samples at real offsets of
 #                  bin/prog, for the procedure views
+#   sdb            tests/tui/fixtures/stall.txt: bin/prog before and after
+#                  two loads started to stall, for the analysis and diffs
 #   nonexistent    no database at all
 #   bin/           the binaries the image records point at: bin/prog is
 #                  tests/tui/fixtures/prog.s assembled and linked by as and ld
@@ -55,6 +57,8 @@ tui_fixtures() {
 		dcpi-test-helper build db "$tui_src/fixtures/basic.txt" >/dev/null
 		sed "s/@BUILDID@/$(tui_build_id bin/prog)/" "$tui_src/fixtures/prog.txt" >prog.txt
 		dcpi-test-helper build pdb prog.txt >/dev/null
+		sed "s/@BUILDID@/$(tui_build_id bin/prog)/" "$tui_src/fixtures/stall.txt" >stall.txt
+		dcpi-test-helper build sdb stall.txt >/dev/null
 		tui_big_fixture | dcpi-test-helper build big >/dev/null
 		cp -r db bad
 		tui_flip bad/000002/aaaa0002.cycles.prof 150
@@ -113,7 +117,7 @@ tui_case() {
 	rm -rf "$work"
 	mkdir -p "$work" "$home"
 	ln -s ../bin "$work/bin"
-	for f in db big bad pdb prog.c; do ln -s "../$f" "$work/$f"; done
+	for f in db big bad pdb sdb prog.c; do ln -s "../$f" "$work/$f"; done
 	# shellcheck disable=SC2086
 	(cd "$work" && env -i PATH="$PATH" HOME="$home" TERM=xterm-256color \
 		LINES="${size#*x}" COLUMNS="${size%x*}" TZ=UTC LC_ALL=C.UTF-8 \
