@@ -521,6 +521,7 @@ void tui_release(struct tui *t)
 		view_pattern_release(&t->search_pat);
 	free(t->db_path);
 	free(t->timing.key_ns);
+	free(t->timing.settle_ns);
 }
 
 /* ---- input ------------------------------------------------------------------ */
@@ -644,7 +645,11 @@ static void note_paint(struct tui *t, int64_t key_start)
 	if (!t->timing.first_screen_ns && all_loaded(t))
 		t->timing.first_screen_ns = now - t->timing.start_ns;
 	if (key_start) {
+		size_t alloc = t->timing.alloc_keys;
+
 		ALLOC_GROW(t->timing.key_ns, t->timing.n_keys + 1, t->timing.alloc_keys);
+		ALLOC_GROW(t->timing.settle_ns, t->timing.n_keys + 1, alloc);
+		t->timing.settle_ns[t->timing.n_keys] = now - key_start;
 		t->timing.key_ns[t->timing.n_keys++] = now - key_start;
 	}
 }
@@ -662,7 +667,8 @@ static void write_timing(struct tui *t)
 	fprintf(f, "first_paint_ns %" PRId64 "\nfirst_screen_ns %" PRId64 "\n",
 		t->timing.first_paint_ns, t->timing.first_screen_ns);
 	for (size_t i = 0; i < t->timing.n_keys; i++)
-		fprintf(f, "key_ns %" PRId64 "\n", t->timing.key_ns[i]);
+		fprintf(f, "key_ns %" PRId64 "\nsettle_ns %" PRId64 "\n", t->timing.key_ns[i],
+			t->timing.settle_ns[i]);
 	fclose(f);
 }
 
@@ -700,7 +706,7 @@ int tui_next_key(struct tui *t)
 
 int tui_run(struct tui *t)
 {
-	int64_t key_start = 0;
+	int64_t key_start = 0, settle_start;
 
 	for (;;) {
 		/*
@@ -712,6 +718,7 @@ int tui_run(struct tui *t)
 		tui_collect(t);
 		display_redraw(t);
 		note_paint(t, key_start);
+		settle_start = key_start;
 		key_start = 0;
 		while (t->script) {
 			bool busy = jobs_busy(&t->jobs);
@@ -722,6 +729,9 @@ int tui_run(struct tui *t)
 			if (!tui_collect(t) && !busy)
 				break;
 			display_redraw(t);
+			if (settle_start && t->timing.n_keys)
+				t->timing.settle_ns[t->timing.n_keys - 1] =
+					time_monotonic_ns() - settle_start;
 		}
 		if (t->quit)
 			break;

@@ -57,6 +57,7 @@ struct tui_timing {
 	int64_t first_paint_ns;   /* first screen drawn (maybe still loading) */
 	int64_t first_screen_ns;  /* first screen with every view loaded */
 	int64_t *key_ns;          /* per script key: handling to redrawn screen */
+	int64_t *settle_ns;       /* ... to the screen with the background work done too */
 	size_t n_keys, alloc_keys;
 };
 
