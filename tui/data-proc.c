@@ -324,7 +324,11 @@ struct procs_calc_arg *procs_calc_arg_new(const struct procs_data *pd)
 	for (size_t i = 0; i < pd->n; i++) {
 		const struct procprof_row *r = pd->rows[i].pr;
 
-		if (!r->proc || !has_time_samples(pd, r))
+		const struct procs_image *pi = &pd->images[r->image];
+
+		/* kernel, JIT: names without code, nothing to analyse */
+		if (!r->proc || !has_time_samples(pd, r) ||
+		    !(pi->state == IMAGE_OK || (pi->state == IMAGE_CHANGED && pi->forced)))
 			continue;
 		a->refs[i] = (struct proc_ref){ r->image, r->proc };
 		res->n_todo++;

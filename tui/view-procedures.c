@@ -545,6 +545,14 @@ static void describe_samples(const struct procs_data *pd, const struct proc_row 
 	}
 }
 
+static bool has_time(const struct procs_data *pd, const struct proc_row *r)
+{
+	for (size_t e = 0; e < pd->pp.n_events; e++)
+		if (event_is_time(pd->pp.events[e]) && r->pr->samples[pd->pp.events[e]])
+			return true;
+	return false;
+}
+
 /* dcpicalc's figures for the procedure (calc_procrow). */
 static void describe_analysis(struct view *v, const struct proc_row *r, struct strbuf *sb)
 {
@@ -553,9 +561,18 @@ static void describe_analysis(struct view *v, const struct proc_row *r, struct s
 	char cpi[16], best[16];
 
 	if (!an) {
-		strbuf_addstr(sb, pending ? "being analysed (in the background)" : !r->pr->proc
-			      ? "none: no procedure" : PV(v)->calc ? "none: no time samples, or the "
-			      "analysis failed (M)" : "none: no time samples in this epoch");
+		const struct procs_image *pi = procs_row_image(PV(v)->pd, r);
+
+		if (pending)
+			strbuf_addstr(sb, "being analysed (in the background)");
+		else if (!r->pr->proc)
+			strbuf_addstr(sb, "none: no procedure");
+		else if (pi->state != IMAGE_OK && !(pi->state == IMAGE_CHANGED && pi->forced))
+			strbuf_addf(sb, "none: no code to analyse (%s)", image_state_name(pi->state));
+		else if (!PV(v)->calc || !has_time(PV(v)->pd, r))
+			strbuf_addstr(sb, "none: no time samples");
+		else
+			strbuf_addstr(sb, "none: the analysis failed (M lists why)");
 		return;
 	}
 	snprintf(cpi, sizeof(cpi), an->cpi >= 0 ? "%.2f" : "?", an->cpi);
