@@ -9,6 +9,7 @@
 #include "core/xalloc.h"
 #include "db/db.h"
 #include "tui/data.h"
+#include "tui/data-diff.h"
 #include "tui/data-proc.h"
 #include "tui/display.h"
 #include "tui/prompt.h"
@@ -302,6 +303,34 @@ const struct proc_data *tui_proc(struct tui *t, uint32_t seq, const char *image,
 	strbuf_release(&title);
 	free(safe);
 	return pd;
+}
+
+const struct diff_data *tui_diff(struct tui *t, uint32_t a, uint32_t b, const char *procedure,
+				 struct view *waiter)
+{
+	struct strbuf key = STRBUF_INIT, title = STRBUF_INIT;
+	struct diff_arg *arg;
+	const struct diff_data *dd;
+
+	if (!t->db || !a || !b)
+		return NULL;
+	strbuf_addf(&key, "diff/%" PRIu32 "/%" PRIu32 "/%d/%d", a, b, t->force, t->event);
+	if (procedure)
+		strbuf_addf(&key, "/%s", procedure);
+	strbuf_addf(&title, "comparing epochs %" PRIu32 " and %" PRIu32, a, b);
+	arg = XNEW(struct diff_arg);
+	arg->db = t->db;
+	arg->a = a;
+	arg->b = b;
+	arg->force = t->force;
+	arg->debug_dir = t->opt.debug_dir;
+	arg->event = t->event;
+	arg->procedure = procedure ? xstrdup(procedure) : NULL;
+	dd = tui_data(t, waiter, key.buf, title.buf, data_load_diff, arg, diff_arg_free,
+		      diff_data_free);
+	strbuf_release(&key);
+	strbuf_release(&title);
+	return dd;
 }
 
 static void add_proc_names(struct job *job, void *data)

@@ -24,6 +24,7 @@
 #include "tui/view.h"
 
 struct data_ctx;
+struct diff_data;
 struct display;
 struct proc_data;
 struct procs_data;
@@ -164,6 +165,15 @@ const struct procs_calc *tui_procs_calc(struct tui *t, const struct procs_data *
  */
 const struct proc_data *tui_proc(struct tui *t, uint32_t seq, const char *image,
 				 const char *spec, struct view *waiter);
+
+/*
+ * Epochs a and b compared as dcpidiff compares them (tui/data-diff.h):
+ * every procedure (procedure NULL) or one procedure's instructions (a
+ * spec as lookup.h takes it), for the session's event and :force.  NULL
+ * while loading (waiter waits).
+ */
+const struct diff_data *tui_diff(struct tui *t, uint32_t a, uint32_t b, const char *procedure,
+				 struct view *waiter);
 
 /*
  * Adds the procedure names of epoch seq the session has loaded (the

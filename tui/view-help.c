@@ -83,7 +83,14 @@ static void add_legends(struct help_view *hv)
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
-		const struct view_ops *ops = tui_view_ops(names[i]);
+		char *name = xstrdup(names[i]);
+		const struct view_ops *ops;
+
+		for (char *p = name; *p; p++) /* diff_procedure is called diff-procedure */
+			if (*p == '_')
+				*p = '-';
+		ops = tui_view_ops(name);
+		free(name);
 
 		if (!ops || !ops->legend)
 			continue;
