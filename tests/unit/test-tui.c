@@ -198,7 +198,9 @@ static void keys_are_bound_once(void **state)
 	assert_int_equal(key_request('\n'), REQ_ENTER);
 	assert_int_equal(key_request(127), REQ_BACK);
 	assert_int_equal(key_request('?'), REQ_VIEW_HELP);
-	assert_int_equal(key_request('x'), REQ_NONE);
+	assert_int_equal(key_request('x'), REQ_SWAP);
+	assert_int_equal(key_request(']'), REQ_NEXT_STALL);
+	assert_int_equal(key_request('z'), REQ_NONE);
 }
 
 static int parse_one(const char *s, const char **rest)
@@ -569,6 +571,74 @@ static void jobs_run_inline(void **state)
 	set_report_routine(NULL);
 }
 
+/* A background job of `n` steps that yields to foreground jobs between steps. */
+struct bg_work {
+	int next, n;
+	int steps_run, yields;
+};
+
+static void bg_job(struct job *job)
+{
+	struct bg_work *w = job->arg;
+
+	for (; w->next < w->n; w->next++) {
+		if (job_cancelled(job))
+			return;
+		if (job_should_yield(job)) {
+			w->yields++;
+			job_yield(job);
+			return;
+		}
+		usleep(500);
+		w->steps_run++;
+		job_progress(job, (uint64_t)w->next + 1, (uint64_t)w->n);
+	}
+	job->result = w;
+}
+
+static _Atomic int fg_ran;
+
+static void fg_job(struct job *job)
+{
+	atomic_store(&fg_ran, 1);
+	job->result = xstrdup("fg");
+}
+
+static void jobs_background_yields(void **state)
+{
+	struct jobs jobs;
+	struct bg_work *w = XNEW(struct bg_work);
+	struct job *bg;
+
+	w->n = 400;
+	atomic_store(&fg_ran, 0);
+	jobs_init(&jobs, false);
+	bg = jobs_submit_background(&jobs, "bg", "background", bg_job, w, free, NULL);
+	while (atomic_load(&bg->done) == 0)
+		usleep(1000);
+	jobs_submit(&jobs, "fg", "foreground", fg_job, NULL, NULL, free);
+	jobs_wait_foreground(&jobs);
+	/* the foreground job ran while the background one was half way */
+	assert_int_equal(atomic_load(&fg_ran), 1);
+	assert_false(jobs_busy_foreground(&jobs));
+	assert_true(jobs_busy(&jobs));
+	jobs_wait_idle(&jobs);
+	assert_true(w->yields >= 1);
+	assert_int_equal(w->steps_run, w->n); /* every step once: resumed where it stopped */
+	assert_ptr_equal(bg->result, w);
+	jobs_collect(&jobs, NULL, NULL);
+	jobs_release(&jobs);
+
+	/* inline (no worker): nothing waits, it runs to the end at once */
+	w = XNEW(struct bg_work);
+	w->n = 3;
+	jobs_init(&jobs, true);
+	bg = jobs_submit_background(&jobs, "bg", "background", bg_job, w, free, NULL);
+	assert_int_equal(w->steps_run, 3);
+	assert_int_equal(w->yields, 0);
+	jobs_release(&jobs);
+}
+
 /* ---- instruction text and completion candidates ---------------------------- */
 
 /* The spans of text as "kind:text|..." (M mnemonic, R register, I immediate, S size, T target, .). */
@@ -648,6 +718,7 @@ int main(void)
 		cmocka_unit_test(scripts_parse),
 		cmocka_unit_test(jobs_run_in_background),
 		cmocka_unit_test(jobs_run_inline),
+		cmocka_unit_test(jobs_background_yields),
 		cmocka_unit_test(insn_text_is_split),
 		cmocka_unit_test(candidates_dedup),
 	};
