@@ -96,6 +96,31 @@ static void vrow_init(struct diff_vrow *v, const struct diff *d, const struct di
 	v->shown = diff_row_shown(d, r);
 }
 
+static int cmp_image_of(const void *a, const void *b)
+{
+	const struct diff_vrow *x = *(struct diff_vrow *const *)a, *y = *(struct diff_vrow *const *)b;
+	int r = strcmp(x->base, y->base);
+
+	return r ? r : strcmp(x->image, y->image);
+}
+
+/* Ranks the rows' images, so that sorting 100,000 rows by image compares numbers. */
+static void rank_images(struct diff_data *dd)
+{
+	struct diff_vrow **v = xcalloc(dd->n ? dd->n : 1, sizeof(*v));
+	uint32_t rank = 0;
+
+	for (size_t i = 0; i < dd->n; i++)
+		v[i] = &dd->rows[i];
+	qsort(v, dd->n, sizeof(*v), cmp_image_of);
+	for (size_t i = 0; i < dd->n; i++) {
+		if (i && cmp_image_of(&v[i - 1], &v[i]))
+			rank++;
+		v[i]->image_rank = rank;
+	}
+	free(v);
+}
+
 static void describe(struct diff_data *dd)
 {
 	const struct diff *d = &dd->de.diff;
@@ -117,6 +142,7 @@ static void describe(struct diff_data *dd)
 	}
 	if (d->has_proc)
 		vrow_init(&dd->proc, d, &d->proc);
+	rank_images(dd);
 }
 
 /* The event asked for if either epoch has samples of it, else dcpidiff's default. */

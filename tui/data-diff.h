@@ -32,6 +32,8 @@ struct diff_vrow {
 	const char *base;        /* the last component of image */
 	bool owned_name, owned_image;
 	bool shown;              /* diff_row_shown(): shown without "all" */
+	uint32_t image_rank;     /* the image's place among the rows' images, by file name
+				    then path: sorting by image compares these */
 };
 
 struct diff_data {

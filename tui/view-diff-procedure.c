@@ -458,8 +458,17 @@ static enum view_result dproc_request(struct view *v, enum request req, const ch
 	struct dproc_view *pv = PV(v);
 	uint32_t a;
 
+	if (req == REQ_SWAP) {
+		a = v->loc.epoch;
+		v->loc.epoch = v->loc.epoch_b;
+		v->loc.epoch_b = a;
+		view_wait(v, NULL);
+		dproc_reload(v);
+		tui_info(v->tui, "sides exchanged");
+		return VIEW_DONE;
+	}
 	if (!pv->dd || pv->dd->status || !pv->pb)
-		return req == REQ_ENTER || req == REQ_SWAP || req == REQ_TOGGLE_ALL ? VIEW_DONE : VIEW_PASS;
+		return req == REQ_ENTER || req == REQ_TOGGLE_ALL ? VIEW_DONE : VIEW_PASS;
 	switch (req) {
 	case REQ_ENTER:
 		if (calc_of(pv->pb))
@@ -467,14 +476,6 @@ static enum view_result dproc_request(struct view *v, enum request req, const ch
 		else
 			errorf("epoch B has no listing of this procedure: %s",
 			       pv->pb->error ? pv->pb->error : "?");
-		return VIEW_DONE;
-	case REQ_SWAP:
-		a = v->loc.epoch;
-		v->loc.epoch = v->loc.epoch_b;
-		v->loc.epoch_b = a;
-		view_wait(v, NULL);
-		dproc_reload(v);
-		tui_info(v->tui, "sides exchanged");
 		return VIEW_DONE;
 	case REQ_TOGGLE_ALL:
 		pv->sampled_only = !pv->sampled_only;

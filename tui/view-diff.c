@@ -158,9 +158,10 @@ static int cmp_name(const struct table_column *c, const void *a, const void *b)
 	return strcmp(ROW(a)->name, ROW(b)->name);
 }
 
+/* By file name, then by path (ranked by the job). */
 static int cmp_image(const struct table_column *c, const void *a, const void *b)
 {
-	return strcmp(ROW(a)->image, ROW(b)->image);
+	return table_cmp_u64(ROW(a)->image_rank, ROW(b)->image_rank);
 }
 
 /* ---- building --------------------------------------------------------------- */
@@ -237,19 +238,27 @@ static bool find_kept(struct view *v)
 	return false;
 }
 
-/* The rows: the notable ones (dcpidiff's without --all), or every one. */
+/* The rows shown: the notable ones (dcpidiff's without --all), or every one. */
+static bool diff_keep(void *ctx, const void *row)
+{
+	return DV((struct view *)ctx)->all || ROW(row)->shown;
+}
+
+/* Every row goes into the table once; a switches what diff_keep() accepts. */
 static void set_rows(struct view *v)
 {
 	struct diff_view *dv = DV(v);
 	const struct diff_data *dd = dv->dd;
 	const void **ptrs = xcalloc(dd->n ? dd->n : 1, sizeof(*ptrs));
-	size_t n = 0;
 
 	for (size_t i = 0; i < dd->n; i++)
-		if (dv->all || dd->rows[i].shown)
-			ptrs[n++] = &dd->rows[i];
-	table_set_rows(&dv->table, ptrs, n);
+		ptrs[i] = &dd->rows[i];
+	table_set_rows(&dv->table, ptrs, dd->n);
 	free(ptrs);
+}
+
+static void show_rows(struct view *v)
+{
 	view_table_update(v);
 	if (!find_kept(v))
 		view_move_to(v, 0);
@@ -273,6 +282,7 @@ static void diff_reload(struct view *v)
 	}
 	build_columns(v);
 	set_rows(v);
+	show_rows(v);
 }
 
 static int diff_open(struct view *v)
@@ -283,6 +293,7 @@ static int diff_open(struct view *v)
 		return errorf("a diff needs two epochs: mark them with m, or ':diff A B'");
 	table_init(&dv->table, v);
 	dv->table.filter_text = diff_filter_text;
+	dv->table.keep = diff_keep;
 	v->table = &dv->table;
 	diff_reload(v);
 	return 0;
@@ -355,7 +366,7 @@ static enum view_result diff_request(struct view *v, enum request req, const cha
 			return VIEW_DONE;
 		remember_cursor(v);
 		dv->all = !dv->all;
-		set_rows(v);
+		show_rows(v);
 		tui_info(v->tui, dv->all ? "every row (a again: the notable ones)"
 			 : "significant rows, and those above 0.1%% on a side (a again: every row)");
 		return VIEW_DONE;

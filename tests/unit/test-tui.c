@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <locale.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,6 +20,7 @@
 #include "core/die.h"
 #include "core/strbuf.h"
 #include "core/xalloc.h"
+#include "tui/data-diff.h"
 #include "tui/draw.h"
 #include "tui/insntext.h"
 #include "tui/job.h"
@@ -335,6 +337,52 @@ static void table_sorts_stably_and_filters(void **state)
 	table_release(&t);
 }
 
+static bool keep_all;
+
+static bool keep_big(void *ctx, const void *row)
+{
+	return keep_all || ((const struct row *)row)->n >= 5;
+}
+
+/* With keep(): the same rows in the same order as filtering by hand, cached or not. */
+static void table_keeps_rows(void **state)
+{
+	struct table t;
+	static const char *const want_desc[] = { "app", "libc.so", "LibM.so", "kernel" };
+
+	make_table(&t);
+	t.keep = keep_big;
+	keep_all = false;
+	table_sort_by(&t, 0, true);
+	table_update(&t);
+	assert_int_equal(t.n_shown, 3);
+	assert_false(t.order_ok);          /* a subset sorted: nothing to keep */
+	keep_all = true;
+	table_update(&t);
+	assert_int_equal(t.n_shown, 4);
+	assert_true(t.order_ok);           /* every row sorted: kept */
+	for (size_t i = 0; i < 4; i++)
+		assert_string_equal(name_at(&t, i), want_desc[i]);
+	keep_all = false;
+	table_update(&t);                  /* one pass over the kept order */
+	assert_int_equal(t.n_shown, 3);
+	assert_string_equal(name_at(&t, 0), "app");
+	assert_string_equal(name_at(&t, 1), "libc.so"); /* ties in the given order */
+	assert_string_equal(name_at(&t, 2), "LibM.so");
+	table_set_filter(&t, "Lib");
+	table_update(&t);
+	assert_int_equal(t.n_shown, 1);
+	table_set_filter(&t, NULL);
+	table_sort_by(&t, 0, false);       /* another order: sorted again */
+	keep_all = true;
+	table_update(&t);
+	assert_string_equal(name_at(&t, 0), "kernel");
+	assert_string_equal(name_at(&t, 1), "libc.so");
+	assert_string_equal(name_at(&t, 2), "LibM.so");
+	assert_string_equal(name_at(&t, 3), "app");
+	table_release(&t);
+}
+
 static void table_layout_and_draw(void **state)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -639,6 +687,23 @@ static void jobs_background_yields(void **state)
 	jobs_release(&jobs);
 }
 
+/* The diff views write ratios as dcpidiff does. */
+static void diff_ratios(void **state)
+{
+	char buf[16];
+
+	diff_format_ratio(1.784, buf, sizeof(buf));
+	assert_string_equal(buf, "1.78x");
+	diff_format_ratio(INFINITY, buf, sizeof(buf));
+	assert_string_equal(buf, "new");
+	diff_format_ratio(0, buf, sizeof(buf));
+	assert_string_equal(buf, "gone");
+	diff_format_ratio(NAN, buf, sizeof(buf));
+	assert_string_equal(buf, "-");
+	diff_format_ratio(1234.4, buf, sizeof(buf));
+	assert_string_equal(buf, "1234x");
+}
+
 /* ---- instruction text and completion candidates ---------------------------- */
 
 /* The spans of text as "kind:text|..." (M mnemonic, R register, I immediate, S size, T target, .). */
@@ -713,12 +778,14 @@ int main(void)
 		cmocka_unit_test(keys_are_bound_once),
 		cmocka_unit_test(key_syntax),
 		cmocka_unit_test(table_sorts_stably_and_filters),
+		cmocka_unit_test(table_keeps_rows),
 		cmocka_unit_test(table_layout_and_draw),
 		cmocka_unit_test(view_moves_and_searches),
 		cmocka_unit_test(scripts_parse),
 		cmocka_unit_test(jobs_run_in_background),
 		cmocka_unit_test(jobs_run_inline),
 		cmocka_unit_test(jobs_background_yields),
+		cmocka_unit_test(diff_ratios),
 		cmocka_unit_test(insn_text_is_split),
 		cmocka_unit_test(candidates_dedup),
 	};
