@@ -322,6 +322,7 @@ static char *diff_script(size_t marks[5])
 #define KEY(k) (strbuf_addstr(&sb, k "\n"), n++)
 	marks[0] = n;
 	KEY("<:>diff bench bench2<Enter>");
+	KEY("a"); /* every row: 100,000 of them */
 	for (int i = 0; i < 50; i++)
 		KEY("j");
 	for (int i = 0; i < 10; i++) {
@@ -337,7 +338,7 @@ static char *diff_script(size_t marks[5])
 	KEY("<lt>");
 	KEY("S");
 	KEY("S");
-	KEY("a");
+	KEY("a"); /* the notable rows, and back to every row */
 	KEY("a");
 	KEY("p");
 	KEY("p");
@@ -345,7 +346,6 @@ static char *diff_script(size_t marks[5])
 	KEY("x");
 	marks[2] = n;
 	KEY("x");
-	KEY("a");
 	strbuf_addstr(&sb, ":goto big\n");
 	marks[3] = n;
 	KEY("<Enter>");
