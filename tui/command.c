@@ -280,7 +280,14 @@ static bool view_requests(struct tui *t, enum request req, const char *arg)
 		break;
 	case REQ_HOTTEST:
 	case REQ_TOGGLE_SOURCE:
+	case REQ_NEXT_STALL:
+	case REQ_PREV_STALL:
+	case REQ_CULPRIT:
 		errorf("':%s' works in the procedure view", request_info(req)->name);
+		break;
+	case REQ_SWAP:
+	case REQ_TOGGLE_ALL:
+		errorf("':%s' works in the diff views", request_info(req)->name);
 		break;
 	default:
 		return false;

@@ -298,6 +298,139 @@ const char *procs_row_key(const struct procs_data *pd, const struct proc_row *r)
 	return pd->se->view.images[r->pr->image].rec->key;
 }
 
+/* ---- every procedure analysed --------------------------------------------------- */
+
+static bool has_time_samples(const struct procs_data *pd, const struct procprof_row *r)
+{
+	for (size_t e = 0; e < pd->pp.n_events; e++)
+		if (event_is_time(pd->pp.events[e]) && r->samples[pd->pp.events[e]])
+			return true;
+	return false;
+}
+
+struct procs_calc_arg *procs_calc_arg_new(const struct procs_data *pd)
+{
+	struct procs_calc_arg *a = XNEW(struct procs_calc_arg);
+	struct procs_calc *res = XNEW(struct procs_calc);
+
+	a->se = pd->se;
+	atomic_fetch_add(&a->se->refs, 1);
+	a->n = pd->n;
+	a->refs = xcalloc(pd->n ? pd->n : 1, sizeof(*a->refs));
+	res->n = pd->n;
+	res->an = xcalloc(pd->n ? pd->n : 1, sizeof(*res->an));
+	atomic_init(&res->done, 0);
+	atomic_init(&res->n_analysed, 0);
+	for (size_t i = 0; i < pd->n; i++) {
+		const struct procprof_row *r = pd->rows[i].pr;
+
+		const struct procs_image *pi = &pd->images[r->image];
+
+		/* kernel, JIT: names without code, nothing to analyse */
+		if (!r->proc || !has_time_samples(pd, r) ||
+		    !(pi->state == IMAGE_OK || (pi->state == IMAGE_CHANGED && pi->forced)))
+			continue;
+		a->refs[i] = (struct proc_ref){ r->image, r->proc };
+		res->n_todo++;
+	}
+	a->res = res;
+	return a;
+}
+
+void procs_calc_arg_free(void *arg)
+{
+	struct procs_calc_arg *a = arg;
+
+	if (!a)
+		return;
+	shared_epoch_put(a->se);
+	free(a->refs);
+	free(a->res->an);
+	free(a->res);
+	free(a->first_error);
+	free(a);
+}
+
+const struct procs_calc *procs_calc_of(const struct job *job)
+{
+	return ((const struct procs_calc_arg *)job->arg)->res;
+}
+
+/* Forgets the messages of a failed analysis (one summary is reported at the end). */
+static void drop_messages(struct job *job, struct procs_calc_arg *a)
+{
+	if (job->n_msgs && !a->first_error)
+		a->first_error = xstrdup(job->msgs[job->n_msgs - 1].text);
+	for (size_t m = 0; m < job->n_msgs; m++)
+		free(job->msgs[m].text);
+	job->n_msgs = 0;
+}
+
+/* The culprits in words that fit a column. */
+static const char *const short_names[CULPRIT__COUNT] = {
+	[CULPRIT_ICACHE] = "icache", [CULPRIT_ITLB] = "itlb", [CULPRIT_DCACHE] = "dcache",
+	[CULPRIT_DTLB] = "dtlb", [CULPRIT_BRANCH] = "branch", [CULPRIT_STORE_BUF] = "storeq",
+	[CULPRIT_MUL] = "mul", [CULPRIT_DIV] = "div", [CULPRIT_SYNC] = "sync",
+	[CULPRIT_UNEXPLAINED] = "unexpl",
+};
+
+static void analyse_row(struct job *job, struct procs_calc_arg *a, size_t i)
+{
+	struct calc_opts co = CALC_OPTS_INIT;
+	struct proc_analysis *an = &a->res->an[i];
+	struct calc_procrow row;
+	struct calc c;
+
+	if (calc_build(&c, &a->se->view, &a->refs[i], &co)) {
+		calc_release(&c);
+		drop_messages(job, a);
+		a->res->n_failed++;
+		return;
+	}
+	calc_procrow(&c, &row);
+	an->valid = true;
+	an->cpi = row.cpi;
+	an->best_cpi = row.best_cpi;
+	if (row.dominant >= 0) {
+		an->culprit = short_names[row.dominant];
+		an->name = calc_culprit_name((enum calc_culprit)row.dominant);
+	}
+	an->letter = row.dominant >= 0 ? calc_culprit_letter((enum calc_culprit)row.dominant) : 0;
+	an->culprit_share = row.dominant_share;
+	an->high_conf = row.high_share;
+	calc_release(&c);
+}
+
+void data_calc_procs(struct job *job)
+{
+	struct procs_calc_arg *a = job->arg;
+	struct procs_calc *res = a->res;
+
+	if (a->se->status)
+		goto done;
+	for (; a->next < a->n; a->next++) {
+		if (job_cancelled(job))
+			return;
+		if (job_should_yield(job)) {
+			job_yield(job);
+			return;
+		}
+		if (a->refs[a->next].proc) {
+			analyse_row(job, a, a->next);
+			atomic_fetch_add(&res->n_analysed, 1);
+			job_progress(job, atomic_load(&res->n_analysed), res->n_todo);
+		}
+		atomic_store(&res->done, a->next + 1);
+	}
+	if (res->n_failed)
+		warning("%zu procedure%s could not be analysed: %s", res->n_failed,
+			res->n_failed == 1 ? "" : "s", a->first_error ? a->first_error : "?");
+done:
+	atomic_store(&res->done, a->n);
+	job->result = res;
+	job->status = 0;
+}
+
 /* ---- one procedure ---------------------------------------------------------- */
 
 void proc_arg_free(void *arg)
@@ -317,10 +450,13 @@ void proc_data_free(void *data)
 
 	if (!pd)
 		return;
-	for (size_t i = 0; pd->targets && i < pd->l.n_insns; i++)
+	for (size_t i = 0; pd->targets && i < pd->c.list.n_insns; i++)
 		free(pd->targets[i].name);
 	free(pd->targets);
-	listing_release(&pd->l);
+	calc_lines_release(&pd->render);
+	free(pd->bubble_first);
+	free(pd->bubble_n);
+	calc_release(&pd->c);
 	free(pd->names);
 	free(pd->error);
 	free(pd->name);
@@ -349,11 +485,11 @@ static bool changed_binary(struct epoch_view *v, const char *image)
 /* Names branch and call targets outside the procedure. */
 static void name_targets(struct proc_data *pd, struct image *img)
 {
-	const struct proc *self = pd->l.ref.proc;
+	const struct proc *self = pd->c.list.ref.proc;
 
-	pd->targets = xcalloc(pd->l.n_insns ? pd->l.n_insns : 1, sizeof(*pd->targets));
-	for (size_t i = 0; i < pd->l.n_insns; i++) {
-		const struct insn *in = pd->l.insns[i].insn;
+	pd->targets = xcalloc(pd->c.list.n_insns ? pd->c.list.n_insns : 1, sizeof(*pd->targets));
+	for (size_t i = 0; i < pd->c.list.n_insns; i++) {
+		const struct insn *in = pd->c.list.insns[i].insn;
 		const struct proc *p;
 		char *name;
 
@@ -403,14 +539,14 @@ static char *tidy_path(const char *path)
 
 static void find_source(struct proc_data *pd, struct data_ctx *ctx)
 {
-	for (size_t i = 0; i < pd->l.n_insns; i++) {
-		const struct src_line *line = pd->l.insns[i].line;
+	for (size_t i = 0; i < pd->c.list.n_insns; i++) {
+		const struct src_line *line = pd->c.list.insns[i].line;
 		const char *found;
 
 		if (!line)
 			continue;
-		srcfiles_line(&ctx->src, line->file, pd->l.comp_dir, line->line);
-		found = srcfiles_found_path(&ctx->src, line->file, pd->l.comp_dir);
+		srcfiles_line(&ctx->src, line->file, pd->c.list.comp_dir, line->line);
+		found = srcfiles_found_path(&ctx->src, line->file, pd->c.list.comp_dir);
 		pd->src_file = tidy_path(found ? found : line->file);
 		return;
 	}
@@ -459,6 +595,25 @@ static bool one_in_image(struct epoch_view *v, const char *spec, struct proc_ref
 	return n == 1;
 }
 
+/* dcpicalc's lines, and where each instruction's bubbles are among them. */
+static void index_bubbles(struct proc_data *pd)
+{
+	size_t n = pd->c.n_insns ? pd->c.n_insns : 1;
+
+	calc_render(&pd->c, &pd->render, CALC_RENDER_NO_HEADER);
+	pd->bubble_first = xcalloc(n, sizeof(*pd->bubble_first));
+	pd->bubble_n = xcalloc(n, sizeof(*pd->bubble_n));
+	for (size_t k = 0; k < pd->render.n; k++) {
+		const struct calc_line *cl = &pd->render.v[k];
+
+		if (cl->kind != CALC_LINE_BUBBLE || cl->insn < 0)
+			continue;
+		if (!pd->bubble_n[cl->insn])
+			pd->bubble_first[cl->insn] = (uint32_t)k;
+		pd->bubble_n[cl->insn]++;
+	}
+}
+
 /* Looks the procedure up as dcpilist does; -1 (pd says why) if not exactly one. */
 static int find(struct job *job, struct proc_data *pd, struct epoch_view *v,
 		const struct proc_arg *arg, struct proc_ref *ref)
@@ -483,7 +638,7 @@ void data_load_proc(struct job *job)
 {
 	struct proc_arg *arg = job->arg;
 	struct proc_data *pd = XNEW(struct proc_data);
-	struct listing_opts lo = LISTING_OPTS_INIT;
+	struct calc_opts co = CALC_OPTS_INIT;
 	struct proc_ref ref;
 	struct epoch_view *v;
 	struct image *img;
@@ -499,14 +654,15 @@ void data_load_proc(struct job *job)
 	memcpy(pd->epoch_totals, v->totals, sizeof(pd->epoch_totals));
 	if (find(job, pd, v, arg, &ref))
 		return;
-	lo.source = true;
-	lo.src = &arg->ctx->src;
-	if (listing_build(&pd->l, v, &ref, &lo)) {
-		listing_release(&pd->l);
+	co.source = true;
+	co.src = &arg->ctx->src;
+	if (calc_build(&pd->c, v, &ref, &co)) {
+		calc_release(&pd->c);
 		proc_failed(job, pd, v, v->images[ref.image].rec->key);
 		return;
 	}
-	img = pd->l.img;
+	index_bubbles(pd);
+	img = pd->c.list.img;
 	snprintf(pd->image_key, sizeof(pd->image_key), "%s", v->images[ref.image].rec->key);
 	pd->name = display_safe(ref.proc->name);
 	pd->image_path = display_safe(img->rec.path);

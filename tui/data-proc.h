@@ -1,11 +1,13 @@
 /*
  * tui/data-proc.h - what the procedure views show, built on worker threads
- * with the same library calls as dcpiprof and dcpilist
- * (core/analysis/procprof.h, lookup.h, listing.h), so that dcpi-tui and
- * the tools never disagree.
+ * with the same library calls as dcpiprof, dcpilist and dcpicalc
+ * (core/analysis/procprof.h, lookup.h, listing.h, calc.h), so that
+ * dcpi-tui and the tools never disagree.
  *
  * Keys (tui/job.h caches each result for the session):
  *   "procs/SEQ/F/IMAGE"      struct procs_data  (data_load_procs)
+ *   "calc/SEQ/F/IMAGE"       struct procs_calc  (data_calc_procs, a background
+ *                            job: every procedure of a procs_data analysed)
  *   "proc/SEQ/F/IMAGE/SPEC"  struct proc_data   (data_load_proc)
  * F is 1 when binaries that changed since profiling are used anyway (the
  * tools' --force, dcpi-tui's :force), else 0; IMAGE is an image key or "*"
@@ -31,6 +33,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/analysis/calc.h"
 #include "core/analysis/epochview.h"
 #include "core/analysis/listing.h"
 #include "core/analysis/procprof.h"
@@ -79,15 +82,19 @@ struct procs_image {
 };
 
 /*
- * Slots for the analysis columns of the procedures view (CPI, best-case
- * CPI, dominant culprit, share of high-confidence estimates).  Filled once
- * core/analysis computes them; until then procs_data.analysed is false and
- * the view shows no such columns.
+ * The analysis columns of the procedures view (calc_procrow(): CPI,
+ * best-case CPI, dominant culprit, share of high-confidence estimates),
+ * from struct procs_calc.  The view copies them into the rows (main
+ * thread) when the analysis is complete, for sorting.
  */
 struct proc_analysis {
-	double cpi, best_cpi;
-	const char *culprit;
-	double high_conf;         /* 0..1 */
+	bool valid;               /* analysed: a procedure with time samples */
+	double cpi, best_cpi;     /* < 0 unknown */
+	const char *culprit;      /* the dominant culprit, in a word of at most 7 letters, or NULL */
+	const char *name;         /* ... its name (calc_culprit_name) */
+	char letter;              /* its letter (calc_culprit_letter), or 0 */
+	double culprit_share;     /* its upper bound, share of the samples */
+	double high_conf;         /* share of the samples in high-confidence estimates, 0..1 */
 };
 
 struct proc_row {
@@ -126,6 +133,40 @@ void data_load_procs(struct job *job);
 void procs_arg_free(void *arg);
 void procs_data_free(void *data);
 
+/* ---- every procedure analysed (background) ------------------------------- */
+
+/*
+ * The analysis of the rows of a procs_data, in row order (hottest first),
+ * readable while the job runs: rows below `done` are final.
+ */
+struct procs_calc {
+	size_t n;                    /* rows */
+	struct proc_analysis *an;    /* per row */
+	atomic_size_t done;          /* rows [0, done) are final */
+	size_t n_todo;               /* rows with a procedure and time samples */
+	atomic_size_t n_analysed;    /* ... analysed so far */
+	size_t n_failed;             /* ... that could not be (reported once) */
+};
+
+struct procs_calc_arg {
+	struct shared_epoch *se;     /* a reference: the procedures' epoch view */
+	struct proc_ref *refs;       /* per row (proc NULL: nothing to analyse) */
+	size_t n, next;              /* rows, and where to resume after a yield */
+	struct procs_calc *res;      /* owned; the job's result once done */
+	char *first_error;
+};
+
+/*
+ * The argument of the analysis of pd's rows (main thread, pd collected):
+ * takes a reference on pd's epoch view.  Free with procs_calc_arg_free().
+ */
+struct procs_calc_arg *procs_calc_arg_new(const struct procs_data *pd);
+void procs_calc_arg_free(void *arg);
+/* Background job: analyses every row (arg: struct procs_calc_arg *). */
+void data_calc_procs(struct job *job);
+/* The result of a job of data_calc_procs, complete or not. */
+const struct procs_calc *procs_calc_of(const struct job *job);
+
 /* The image path and key of a row. */
 const struct procs_image *procs_row_image(const struct procs_data *pd, const struct proc_row *r);
 const char *procs_row_key(const struct procs_data *pd, const struct proc_row *r);
@@ -137,12 +178,21 @@ struct proc_target {
 	char *name;               /* "memcpy@plt", "main+0x12" (terminal-safe), or NULL */
 };
 
+/*
+ * A procedure as dcpicalc analyses it: c.list is its listing (what dcpilist
+ * shows), c.blocks, c.insns and c.summary the analysis (calc.h), render
+ * the lines dcpicalc prints (calc_render), from which the view takes the
+ * stall bubbles, so that they are exactly dcpicalc's.
+ */
 struct proc_data {
 	struct shared_epoch *se;
 	int status;               /* 0, or -1: not found or refused (error says why) */
 	char *error;              /* the message reported, terminal-safe */
 	bool need_force;          /* refused because a binary changed: :force would help */
-	struct listing l;         /* valid when status is 0 */
+	struct calc c;            /* valid when status is 0 (c.list: the listing) */
+	struct calc_lines render; /* dcpicalc's lines of c (CALC_RENDER_NO_HEADER) */
+	uint32_t *bubble_first;   /* per instruction: its first CALC_LINE_BUBBLE in render */
+	uint32_t *bubble_n;       /* ... and how many */
 	char image_key[PROFILE_KEY_MAX + 1];
 	char *name;               /* terminal-safe */
 	char *image_path;         /* terminal-safe */

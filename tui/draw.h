@@ -76,7 +76,8 @@ enum draw_attr {
 	_(TARGET, "target", BLUE, DEFAULT, BOLD, UNDERLINE)                        \
 	_(BLOCK, "block", YELLOW, DEFAULT, NONE, BOLD)                             \
 	_(SOURCE, "source", CYAN, DEFAULT, NONE, DIM)                              \
-	_(BUBBLE, "bubble", RED, DEFAULT, NONE, NONE)                              \
+	_(BUBBLE, "bubble", RED, DEFAULT, NONE, BOLD)                              \
+	_(BUBBLE_STATIC, "bubble-static", MAGENTA, DEFAULT, NONE, NONE)            \
 	_(CONF_HIGH, "conf-high", GREEN, DEFAULT, NONE, NONE)                      \
 	_(CONF_MEDIUM, "conf-medium", YELLOW, DEFAULT, NONE, NONE)                 \
 	_(CONF_LOW, "conf-low", RED, DEFAULT, NONE, DIM)                           \
@@ -109,6 +110,7 @@ const struct style_info *style_info(enum style st);
 	_(SORT_DESC, "\u25bc", "-")        \
 	_(SORT_ASC, "\u25b2", "+")         \
 	_(ARROW_RIGHT, "\u2192", "->")     \
+	_(ARROW_LEFT, "\u2190", "<-")      \
 	_(BREADCRUMB, "\u203a", ">")       \
 	_(BULLET, "\u25cf", "*")           \
 	_(BAR, "\u2588", "#")              \

@@ -36,6 +36,16 @@ bool job_cancelled(struct job *job)
 	return atomic_load(&job->cancel);
 }
 
+bool job_should_yield(struct job *job)
+{
+	return job->background && job->owner && atomic_load(&job->owner->fg_queued) > 0;
+}
+
+void job_yield(struct job *job)
+{
+	job->yielded = true;
+}
+
 static void job_free(struct job *job)
 {
 	if (job->free_arg)
@@ -55,18 +65,28 @@ static void job_execute(struct job *job)
 	int64_t start = time_monotonic_ns();
 
 	current_job = job;
+	job->yielded = false;
 	job->run(job);
 	current_job = NULL;
-	job->run_ns = time_monotonic_ns() - start;
+	job->run_ns += time_monotonic_ns() - start;
 }
 
-/* The oldest queued job; called with the lock held. */
+/* The oldest queued foreground job, else the oldest background one; lock held. */
 static struct job *next_queued(struct jobs *jobs)
 {
-	for (size_t i = 0; i < jobs->n_all; i++)
-		if (jobs->all[i]->state == JOB_QUEUED)
-			return jobs->all[i];
-	return NULL;
+	struct job *bg = NULL;
+
+	for (size_t i = 0; i < jobs->n_all; i++) {
+		struct job *job = jobs->all[i];
+
+		if (job->state != JOB_QUEUED)
+			continue;
+		if (!job->background)
+			return job;
+		if (!bg)
+			bg = job;
+	}
+	return bg;
 }
 
 static void *worker_main(void *arg)
@@ -82,9 +102,15 @@ static void *worker_main(void *arg)
 			continue;
 		}
 		job->state = JOB_RUNNING;
+		if (!job->background)
+			atomic_fetch_sub(&jobs->fg_queued, 1);
 		pthread_mutex_unlock(&jobs->lock);
 		job_execute(job);
 		pthread_mutex_lock(&jobs->lock);
+		if (job->yielded && !atomic_load(&job->cancel)) {
+			job->state = JOB_QUEUED; /* behind the foreground jobs */
+			continue;
+		}
 		job->state = JOB_DONE;
 		pthread_cond_broadcast(&jobs->cond);
 		if (jobs->wake[1] >= 0 && write(jobs->wake[1], "", 1) < 0) {
@@ -152,9 +178,9 @@ struct job *jobs_find(struct jobs *jobs, const char *key)
 	return found;
 }
 
-struct job *jobs_submit(struct jobs *jobs, const char *key, const char *title,
-			void (*run)(struct job *), void *arg, void (*free_arg)(void *),
-			void (*free_result)(void *))
+static struct job *submit(struct jobs *jobs, const char *key, const char *title,
+			  void (*run)(struct job *), void *arg, void (*free_arg)(void *),
+			  void (*free_result)(void *), bool background)
 {
 	struct job *job = jobs_find(jobs, key);
 
@@ -170,11 +196,17 @@ struct job *jobs_submit(struct jobs *jobs, const char *key, const char *title,
 	job->arg = arg;
 	job->free_arg = free_arg;
 	job->free_result = free_result;
+	job->background = background;
+	job->owner = jobs;
 	if (jobs->sync) {
-		job_execute(job);
+		do
+			job_execute(job);
+		while (job->yielded && !job_cancelled(job));
 		job->state = JOB_DONE;
 	}
 	pthread_mutex_lock(&jobs->lock);
+	if (!jobs->sync && !background)
+		atomic_fetch_add(&jobs->fg_queued, 1);
 	job->generation = jobs->generation;
 	ALLOC_GROW(jobs->all, jobs->n_all + 1, jobs->alloc_all);
 	jobs->all[jobs->n_all++] = job;
@@ -188,13 +220,27 @@ struct job *jobs_submit(struct jobs *jobs, const char *key, const char *title,
 	return job;
 }
 
+struct job *jobs_submit(struct jobs *jobs, const char *key, const char *title,
+			void (*run)(struct job *), void *arg, void (*free_arg)(void *),
+			void (*free_result)(void *))
+{
+	return submit(jobs, key, title, run, arg, free_arg, free_result, false);
+}
+
+struct job *jobs_submit_background(struct jobs *jobs, const char *key, const char *title,
+				   void (*run)(struct job *), void *arg, void (*free_arg)(void *),
+				   void (*free_result)(void *))
+{
+	return submit(jobs, key, title, run, arg, free_arg, free_result, true);
+}
+
 /* Called with the lock held. */
-static bool busy_locked(struct jobs *jobs, bool any_generation)
+static bool busy_locked(struct jobs *jobs, bool any_generation, bool foreground)
 {
 	for (size_t i = 0; i < jobs->n_all; i++) {
 		struct job *job = jobs->all[i];
 
-		if (job->state != JOB_DONE &&
+		if (job->state != JOB_DONE && (!foreground || !job->background) &&
 		    (any_generation || job->generation == jobs->generation))
 			return true;
 	}
@@ -222,7 +268,17 @@ bool jobs_busy(struct jobs *jobs)
 	bool busy;
 
 	pthread_mutex_lock(&jobs->lock);
-	busy = busy_locked(jobs, false);
+	busy = busy_locked(jobs, false, false);
+	pthread_mutex_unlock(&jobs->lock);
+	return busy;
+}
+
+bool jobs_busy_foreground(struct jobs *jobs)
+{
+	bool busy;
+
+	pthread_mutex_lock(&jobs->lock);
+	busy = busy_locked(jobs, false, true);
 	pthread_mutex_unlock(&jobs->lock);
 	return busy;
 }
@@ -230,7 +286,15 @@ bool jobs_busy(struct jobs *jobs)
 void jobs_wait_idle(struct jobs *jobs)
 {
 	pthread_mutex_lock(&jobs->lock);
-	while (busy_locked(jobs, true))
+	while (busy_locked(jobs, true, false))
+		pthread_cond_wait(&jobs->cond, &jobs->lock);
+	pthread_mutex_unlock(&jobs->lock);
+}
+
+void jobs_wait_foreground(struct jobs *jobs)
+{
+	pthread_mutex_lock(&jobs->lock);
+	while (busy_locked(jobs, true, true))
 		pthread_cond_wait(&jobs->cond, &jobs->lock);
 	pthread_mutex_unlock(&jobs->lock);
 }

@@ -17,6 +17,14 @@
  * job_cancelled().  It stores its result in job->result and sets
  * job->status (0 or -1).
  *
+ * Background jobs (jobs_submit_background(): analysing every procedure of
+ * a view) yield to the others: the worker runs every queued foreground job
+ * first, and a background run function that sees job_should_yield() saves
+ * where it is (in its arg), calls job_yield() and returns; it is queued
+ * again behind the foreground jobs and its run function called once more.
+ * Its result may be read while it runs through job_arg (the function that
+ * reads it must say how: an atomic count of what is complete, say).
+ *
  * With `sync` set (unit tests, or DCPI_TUI_THREADS=0) jobs run inside
  * jobs_submit().
  */
@@ -56,7 +64,10 @@ struct job {
 	bool collected;                   /* main thread has seen it finish */
 	struct job_message *msgs;         /* errors reported while running */
 	size_t n_msgs, alloc_msgs;
-	int64_t run_ns;                   /* how long run took */
+	int64_t run_ns;                   /* how long run took (all its runs) */
+	bool background;                  /* yields to foreground jobs */
+	bool yielded;                     /* set by job_yield(): run again later */
+	struct jobs *owner;
 };
 
 struct jobs {
@@ -68,6 +79,7 @@ struct jobs {
 	size_t n_all, alloc_all;
 	unsigned generation;
 	int wake[2];                      /* a byte arrives when a job finishes */
+	atomic_int fg_queued;             /* foreground jobs queued (not yet running) */
 };
 
 void jobs_init(struct jobs *jobs, bool sync);
@@ -84,6 +96,11 @@ struct job *jobs_find(struct jobs *jobs, const char *key);
 struct job *jobs_submit(struct jobs *jobs, const char *key, const char *title,
 			void (*run)(struct job *), void *arg, void (*free_arg)(void *),
 			void (*free_result)(void *));
+
+/* The same for a background job (see above). */
+struct job *jobs_submit_background(struct jobs *jobs, const char *key, const char *title,
+				   void (*run)(struct job *), void *arg, void (*free_arg)(void *),
+				   void (*free_result)(void *));
 
 /*
  * Calls fn for every job of the current generation that the main thread has
@@ -103,6 +120,10 @@ bool jobs_busy(struct jobs *jobs);
 int jobs_wake_fd(struct jobs *jobs);
 /* Blocks until no job is queued or running (scripts: deterministic screens). */
 void jobs_wait_idle(struct jobs *jobs);
+/* Blocks until no foreground job is queued or running. */
+void jobs_wait_foreground(struct jobs *jobs);
+/* True if a foreground job of the current generation is queued or running. */
+bool jobs_busy_foreground(struct jobs *jobs);
 
 /*
  * Main thread: for every job finished since the last call, re-reports its
@@ -126,6 +147,10 @@ void jobs_describe(struct jobs *jobs, struct strbuf *sb);
 void job_progress(struct job *job, uint64_t done, uint64_t total);
 /* In a run function: true if the job's result is no longer wanted. */
 bool job_cancelled(struct job *job);
+/* In a background run function: true if foreground jobs wait for the worker. */
+bool job_should_yield(struct job *job);
+/* In a background run function: run me again after them (then return). */
+void job_yield(struct job *job);
 
 /* The job running on this thread, or NULL (report routines use it). */
 struct job *job_current(void);

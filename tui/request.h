@@ -87,6 +87,12 @@ enum arg_kind {
 	GROUP("Procedure view")                                                           \
 	REQ(HOTTEST, "hottest", "H", NONE, "Visit the blocks, hottest first")   \
 	REQ(TOGGLE_SOURCE, "toggle-source", "s", NONE, "Show or hide source lines")       \
+	REQ(NEXT_STALL, "next-stall", "]", NONE, "Go to the next stall")\
+	REQ(PREV_STALL, "prev-stall", "[", NONE, "Go to the previous stall") \
+	REQ(CULPRIT, "culprit", "c", NONE, "Go to the culprit (again: the next)") \
+	GROUP("Diff views")                                                               \
+	REQ(SWAP, "swap", "x", NONE, "Exchange sides A and B")                            \
+	REQ(TOGGLE_ALL, "toggle-all", "a", NONE, "Show every row, or the notable ones")  \
 	GROUP("Prompt and dumps")                                                         \
 	REQ(PROMPT, "prompt", ":", NONE, "Open the command prompt")                       \
 	REQ(SAVE_DISPLAY, "save-display", "", FILE,                                       \

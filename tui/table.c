@@ -24,12 +24,14 @@ void table_release(struct table *t)
 	free(t->filter);
 	free(t->widths);
 	free(t->natural);
+	free(t->order);
 	table_init(t, NULL);
 }
 
 void table_clear_columns(struct table *t)
 {
 	t->n_cols = 0;
+	t->order_ok = false;
 	t->sort = -1; /* sort_name stays: a column of that name sorts again */
 }
 
@@ -60,6 +62,9 @@ void table_set_rows(struct table *t, const void *const *rows, size_t n)
 	t->n_rows = n;
 	t->shown = xcalloc(n ? n : 1, sizeof(*t->shown));
 	t->n_shown = 0;
+	free(t->order);
+	t->order = NULL;
+	t->order_ok = false;
 }
 
 void table_sort_by(struct table *t, int col, bool desc)
@@ -102,13 +107,18 @@ static bool has_upper(const char *s)
 	return false;
 }
 
-static void apply_filter(struct table *t)
+/* Shows the rows of order (NULL: all, in their order) that keep() and the filter accept. */
+static void apply_filter(struct table *t, const size_t *order)
 {
 	struct strbuf sb = STRBUF_INIT;
 	bool icase = t->filter && !has_upper(t->filter);
 
 	t->n_shown = 0;
-	for (size_t i = 0; i < t->n_rows; i++) {
+	for (size_t k = 0; k < t->n_rows; k++) {
+		size_t i = order ? order[k] : k;
+
+		if (t->keep && !t->keep(t->ctx, t->rows[i]))
+			continue;
 		if (t->filter) {
 			row_text(t, i, &sb);
 			if (!(icase ? strcasestr(sb.buf, t->filter) : strstr(sb.buf, t->filter)))
@@ -131,12 +141,46 @@ static int compare_shown(const void *pa, const void *pb, void *arg)
 	return r ? r : (a > b) - (a < b);
 }
 
+static bool sorting(const struct table *t)
+{
+	return t->sort >= 0 && (size_t)t->sort < t->n_cols && t->cols[t->sort].cmp;
+}
+
+/*
+ * keep(): once every row has been shown under a sort, their order is kept
+ * until the sort changes; then each update is one pass over it.
+ */
+static void update_kept(struct table *t)
+{
+	int sort = sorting(t) ? t->sort : -1;
+
+	if (t->order_ok && t->order_sort == sort && (sort < 0 || t->order_desc == t->desc)) {
+		apply_filter(t, t->order);
+		return;
+	}
+	apply_filter(t, NULL);
+	if (sort < 0)
+		return;
+	qsort_r(t->shown, t->n_shown, sizeof(*t->shown), compare_shown, t);
+	if (t->n_shown < t->n_rows)
+		return;
+	t->order = xreallocarray(t->order, t->n_rows ? t->n_rows : 1, sizeof(*t->order));
+	memcpy(t->order, t->shown, t->n_rows * sizeof(*t->order));
+	t->order_sort = sort;
+	t->order_desc = t->desc;
+	t->order_ok = true;
+}
+
 void table_update(struct table *t)
 {
 	t->natural_max = 0;
-	apply_filter(t);
-	if (t->sort >= 0 && (size_t)t->sort < t->n_cols && t->cols[t->sort].cmp)
-		qsort_r(t->shown, t->n_shown, sizeof(*t->shown), compare_shown, t);
+	if (t->keep) {
+		update_kept(t);
+	} else {
+		apply_filter(t, NULL);
+		if (sorting(t))
+			qsort_r(t->shown, t->n_shown, sizeof(*t->shown), compare_shown, t);
+	}
 	if (t->updated)
 		t->updated(t->ctx, t);
 }

@@ -63,6 +63,17 @@ struct table {
 	void (*filter_text)(void *ctx, const void *row, struct strbuf *out);
 	/* Called after every table_update() (e.g. to recompute cumulative sums). */
 	void (*updated)(void *ctx, struct table *t);
+	/*
+	 * Rows it rejects are not shown (before the filter); NULL: every row.
+	 * With it, once every row has been shown under a sort, the table keeps
+	 * their order until the rows or the sort change, so that a change of
+	 * what keep() accepts (or of the filter) costs one pass, not a sort:
+	 * for views whose rows' sort keys never change once set.
+	 */
+	bool (*keep)(void *ctx, const void *row);
+	size_t *order;             /* private: the cached order of all rows (keep only) */
+	int order_sort;
+	bool order_desc, order_ok;
 	int *widths;               /* from the last table_layout() */
 	int *natural;              /* cached widest cells (flexible columns) */
 	int natural_max;           /* the max they were measured with, 0: stale */

@@ -9,6 +9,7 @@
 #include "core/xalloc.h"
 #include "db/db.h"
 #include "tui/data.h"
+#include "tui/data-diff.h"
 #include "tui/data-proc.h"
 #include "tui/display.h"
 #include "tui/prompt.h"
@@ -254,6 +255,29 @@ const struct procs_data *tui_procs(struct tui *t, uint32_t seq, const char *imag
 	return pd;
 }
 
+const struct procs_calc *tui_procs_calc(struct tui *t, const struct procs_data *pd,
+					struct view *waiter, bool *complete)
+{
+	struct strbuf key = STRBUF_INIT, title = STRBUF_INIT;
+	struct job *job;
+
+	*complete = false;
+	if (!pd || pd->status)
+		return NULL;
+	strbuf_addf(&key, "calc/%" PRIu32 "/%d/%s", pd->seq, pd->force, pd->image ? pd->image : "*");
+	if (!(job = jobs_find(&t->jobs, key.buf))) {
+		strbuf_addf(&title, "analysing the procedures of %s", pd->image ? "the image" : "every image");
+		job = jobs_submit_background(&t->jobs, key.buf, title.buf, data_calc_procs,
+					     procs_calc_arg_new(pd), procs_calc_arg_free, NULL);
+	}
+	*complete = job->collected;
+	if (!job->collected && waiter)
+		view_wait(waiter, key.buf);
+	strbuf_release(&key);
+	strbuf_release(&title);
+	return procs_calc_of(job);
+}
+
 const struct proc_data *tui_proc(struct tui *t, uint32_t seq, const char *image,
 				 const char *spec, struct view *waiter)
 {
@@ -279,6 +303,34 @@ const struct proc_data *tui_proc(struct tui *t, uint32_t seq, const char *image,
 	strbuf_release(&title);
 	free(safe);
 	return pd;
+}
+
+const struct diff_data *tui_diff(struct tui *t, uint32_t a, uint32_t b, const char *procedure,
+				 struct view *waiter)
+{
+	struct strbuf key = STRBUF_INIT, title = STRBUF_INIT;
+	struct diff_arg *arg;
+	const struct diff_data *dd;
+
+	if (!t->db || !a || !b)
+		return NULL;
+	strbuf_addf(&key, "diff/%" PRIu32 "/%" PRIu32 "/%d/%d", a, b, t->force, t->event);
+	if (procedure)
+		strbuf_addf(&key, "/%s", procedure);
+	strbuf_addf(&title, "comparing epochs %" PRIu32 " and %" PRIu32, a, b);
+	arg = XNEW(struct diff_arg);
+	arg->db = t->db;
+	arg->a = a;
+	arg->b = b;
+	arg->force = t->force;
+	arg->debug_dir = t->opt.debug_dir;
+	arg->event = t->event;
+	arg->procedure = procedure ? xstrdup(procedure) : NULL;
+	dd = tui_data(t, waiter, key.buf, title.buf, data_load_diff, arg, diff_arg_free,
+		      diff_data_free);
+	strbuf_release(&key);
+	strbuf_release(&title);
+	return dd;
 }
 
 static void add_proc_names(struct job *job, void *data)
@@ -323,9 +375,9 @@ static void job_finished(struct job *job, void *data)
 	t->dirty_views = true;
 }
 
-void tui_collect(struct tui *t)
+size_t tui_collect(struct tui *t)
 {
-	jobs_collect(&t->jobs, job_finished, t);
+	return jobs_collect(&t->jobs, job_finished, t);
 }
 
 static void reload_views(struct tui *t, bool following_only)
@@ -498,6 +550,7 @@ void tui_release(struct tui *t)
 		view_pattern_release(&t->search_pat);
 	free(t->db_path);
 	free(t->timing.key_ns);
+	free(t->timing.settle_ns);
 }
 
 /* ---- input ------------------------------------------------------------------ */
@@ -597,12 +650,19 @@ void tui_request(struct tui *t, enum request req, const char *arg, bool from_key
 
 /* ---- the loop ------------------------------------------------------------ */
 
+static bool pending_background(struct tui *t, const char *key)
+{
+	struct job *job = jobs_find(&t->jobs, key);
+
+	return job && job->background;
+}
+
 static bool all_loaded(struct tui *t)
 {
 	for (size_t i = 0; i < t->depth; i++)
-		if (t->stack[i]->pending)
+		if (t->stack[i]->pending && !pending_background(t, t->stack[i]->pending))
 			return false;
-	return !jobs_busy(&t->jobs);
+	return !jobs_busy_foreground(&t->jobs);
 }
 
 static void note_paint(struct tui *t, int64_t key_start)
@@ -614,7 +674,11 @@ static void note_paint(struct tui *t, int64_t key_start)
 	if (!t->timing.first_screen_ns && all_loaded(t))
 		t->timing.first_screen_ns = now - t->timing.start_ns;
 	if (key_start) {
+		size_t alloc = t->timing.alloc_keys;
+
 		ALLOC_GROW(t->timing.key_ns, t->timing.n_keys + 1, t->timing.alloc_keys);
+		ALLOC_GROW(t->timing.settle_ns, t->timing.n_keys + 1, alloc);
+		t->timing.settle_ns[t->timing.n_keys] = now - key_start;
 		t->timing.key_ns[t->timing.n_keys++] = now - key_start;
 	}
 }
@@ -632,7 +696,8 @@ static void write_timing(struct tui *t)
 	fprintf(f, "first_paint_ns %" PRId64 "\nfirst_screen_ns %" PRId64 "\n",
 		t->timing.first_paint_ns, t->timing.first_screen_ns);
 	for (size_t i = 0; i < t->timing.n_keys; i++)
-		fprintf(f, "key_ns %" PRId64 "\n", t->timing.key_ns[i]);
+		fprintf(f, "key_ns %" PRId64 "\nsettle_ns %" PRId64 "\n", t->timing.key_ns[i],
+			t->timing.settle_ns[i]);
 	fclose(f);
 }
 
@@ -670,15 +735,33 @@ int tui_next_key(struct tui *t)
 
 int tui_run(struct tui *t)
 {
-	int64_t key_start = 0;
+	int64_t key_start = 0, settle_start;
 
 	for (;;) {
+		/*
+		 * A script times a key to the screen with its data, then waits
+		 * for the background work too (deterministic screens).
+		 */
 		if (t->script)
-			jobs_wait_idle(&t->jobs);
+			jobs_wait_foreground(&t->jobs);
 		tui_collect(t);
 		display_redraw(t);
 		note_paint(t, key_start);
+		settle_start = key_start;
 		key_start = 0;
+		while (t->script) {
+			bool busy = jobs_busy(&t->jobs);
+
+			if (busy)
+				jobs_wait_idle(&t->jobs);
+			/* a job may finish after the collect above, and finished jobs start others */
+			if (!tui_collect(t) && !busy)
+				break;
+			display_redraw(t);
+			if (settle_start && t->timing.n_keys)
+				t->timing.settle_ns[t->timing.n_keys - 1] =
+					time_monotonic_ns() - settle_start;
+		}
 		if (t->quit)
 			break;
 		if (t->script) {

@@ -24,6 +24,7 @@
 #include "tui/view.h"
 
 struct data_ctx;
+struct diff_data;
 struct display;
 struct proc_data;
 struct procs_data;
@@ -57,6 +58,7 @@ struct tui_timing {
 	int64_t first_paint_ns;   /* first screen drawn (maybe still loading) */
 	int64_t first_screen_ns;  /* first screen with every view loaded */
 	int64_t *key_ns;          /* per script key: handling to redrawn screen */
+	int64_t *settle_ns;       /* ... to the screen with the background work done too */
 	size_t n_keys, alloc_keys;
 };
 
@@ -148,12 +150,30 @@ const struct images_data *tui_images(struct tui *t, uint32_t seq, struct view *w
 const struct procs_data *tui_procs(struct tui *t, uint32_t seq, const char *image,
 				   struct view *waiter);
 /*
+ * The analysis of every procedure of pd (the procedures of epoch seq, of
+ * one image or all, as tui_procs() gave them), computed by a background
+ * job: returned while it runs too (rows below its `done` are final), and
+ * *complete says whether it has finished.  waiter is reloaded when it has.
+ * NULL if pd cannot be analysed.
+ */
+const struct procs_calc *tui_procs_calc(struct tui *t, const struct procs_data *pd,
+					struct view *waiter, bool *complete);
+/*
  * One procedure of epoch seq: spec as core/analysis/lookup.h takes it (a
  * name, NAME@IMAGE or 0xADDRESS), looked for in image (a key) or in every
  * image (NULL).  NULL while loading (waiter waits).
  */
 const struct proc_data *tui_proc(struct tui *t, uint32_t seq, const char *image,
 				 const char *spec, struct view *waiter);
+
+/*
+ * Epochs a and b compared as dcpidiff compares them (tui/data-diff.h):
+ * every procedure (procedure NULL) or one procedure's instructions (a
+ * spec as lookup.h takes it), for the session's event and :force.  NULL
+ * while loading (waiter waits).
+ */
+const struct diff_data *tui_diff(struct tui *t, uint32_t a, uint32_t b, const char *procedure,
+				 struct view *waiter);
 
 /*
  * Adds the procedure names of epoch seq the session has loaded (the
@@ -211,8 +231,8 @@ void tui_command(struct tui *t, const char *line);
 int tui_next_key(struct tui *t);
 /* Handles one key. */
 void tui_key(struct tui *t, int key);
-/* Collects finished jobs and reloads the views waiting for them. */
-void tui_collect(struct tui *t);
+/* Collects finished jobs and reloads the views waiting for them; returns how many. */
+size_t tui_collect(struct tui *t);
 /* Completion candidates for arg kind (prompt). */
 void tui_complete(struct tui *t, enum arg_kind kind, struct candidates *c);
 

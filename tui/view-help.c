@@ -83,13 +83,27 @@ static void add_legends(struct help_view *hv)
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
-		const struct view_ops *ops = tui_view_ops(names[i]);
+		char *name = xstrdup(names[i]);
+		const struct view_ops *ops;
+
+		for (char *p = name; *p; p++) /* diff_procedure is called diff-procedure */
+			if (*p == '_')
+				*p = '-';
+		ops = tui_view_ops(name);
+		free(name);
 
 		if (!ops || !ops->legend)
 			continue;
 		add_line(hv, HELP_BLANK, NULL, NULL, NULL);
 		add_line(hv, HELP_SECTION, NULL, NULL, xasprintf("The %s view", ops->name));
 		add_text(hv, ops->legend);
+		if (ops->legend_more) {
+			struct strbuf sb = STRBUF_INIT;
+
+			ops->legend_more(&sb);
+			add_text(hv, sb.buf);
+			strbuf_release(&sb);
+		}
 	}
 }
 

@@ -21,6 +21,7 @@
 #include "core/strbuf.h"
 #include "core/utf8.h"
 #include "core/xalloc.h"
+#include "core/analysis/calc.h"
 #include "disasm/decode.h"
 #include "tui/data-proc.h"
 #include "tui/insntext.h"
@@ -33,6 +34,8 @@
 
 enum pline_kind {
 	PL_BLOCK,    /* a basic block's header (idx: block) */
+	PL_BLOCK_CALC, /* its analysis: frequency, confidence, CPI (idx: block) */
+	PL_BUBBLE,   /* a stall bubble line (idx: line of pd->render) */
 	PL_INLINE,   /* entering an inlined subroutine (idx: instruction) */
 	PL_SOURCE,   /* a source line (idx: instruction) */
 	PL_INSN,     /* an instruction (idx: instruction) */
@@ -58,6 +61,7 @@ struct proc_view {
 	enum dcpi_event cols[EVENT__COUNT]; /* event columns, the current first */
 	size_t n_cols;
 	int aw, sw[EVENT__COUNT];  /* column widths: address, samples */
+	int tw, cw;                /* column widths: samples after skid, CPI */
 	uint64_t *block_samples;   /* per block, current event */
 	size_t *block_line;        /* per block: its header line */
 	size_t *insn_line;         /* per instruction: its line */
@@ -65,6 +69,9 @@ struct proc_view {
 	size_t n_msgs;
 	bool placed;               /* the cursor was put on loc.address */
 	uint64_t keep;             /* the cursor's address while the listing reloads */
+	long culprit_of;           /* c: the instruction whose culprits are visited, -1 */
+	size_t culprit_k;          /* ... the one visited last */
+	size_t culprit_line;       /* ... the line it is on */
 };
 
 #define PRV(v) ((struct proc_view *)(v)->priv)
@@ -73,7 +80,15 @@ static const struct listing *listing_of(const struct view *v)
 {
 	const struct proc_data *pd = PRV(v)->pd;
 
-	return pd && !pd->status ? &pd->l : NULL;
+	return pd && !pd->status ? &pd->c.list : NULL;
+}
+
+/* The analysis (it exists whenever the listing does). */
+static const struct calc *calc_of(const struct view *v)
+{
+	const struct proc_data *pd = PRV(v)->pd;
+
+	return pd && !pd->status ? &pd->c : NULL;
 }
 
 static uint64_t current_samples(const struct proc_view *pv, const struct listing_insn *li)
@@ -83,7 +98,7 @@ static uint64_t current_samples(const struct proc_view *pv, const struct listing
 
 static uint64_t proc_total(const struct proc_view *pv)
 {
-	return pv->event >= 0 && pv->pd ? pv->pd->l.totals[pv->event] : 0;
+	return pv->event >= 0 && pv->pd ? pv->pd->c.list.totals[pv->event] : 0;
 }
 
 static enum style share_style(uint64_t n, uint64_t total)
@@ -226,6 +241,7 @@ static void build_listing(struct proc_view *pv, const struct listing *l)
 			block = li->block;
 			pv->block_line[block] = pv->n;
 			add_line(pv, PL_BLOCK, (size_t)block);
+			add_line(pv, PL_BLOCK_CALC, (size_t)block);
 		}
 		if (pv->source && li->inl != inl) {
 			inl = li->inl;
@@ -234,8 +250,27 @@ static void build_listing(struct proc_view *pv, const struct listing *l)
 		}
 		if (pv->source && li->new_line)
 			add_line(pv, PL_SOURCE, i);
+		for (uint32_t k = 0; k < pv->pd->bubble_n[i]; k++)
+			add_line(pv, PL_BUBBLE, pv->pd->bubble_first[i] + k);
 		pv->insn_line[i] = pv->n;
 		add_line(pv, PL_INSN, i);
+	}
+}
+
+/* Widths of the analysis columns: samples after skid ("attr"), CPI. */
+static void measure_calc(struct proc_view *pv, const struct calc *c)
+{
+	char buf[32];
+
+	pv->tw = 4;
+	pv->cw = 3;
+	for (size_t i = 0; i < c->n_insns; i++) {
+		calc_format_samples(&c->insns[i], buf, sizeof(buf));
+		if ((int)strlen(buf) > pv->tw)
+			pv->tw = (int)strlen(buf);
+		calc_format_cycles(c->insns[i].cpi, buf, sizeof(buf));
+		if ((int)strlen(buf) > pv->cw)
+			pv->cw = (int)strlen(buf);
 	}
 }
 
@@ -257,6 +292,7 @@ static void measure(struct proc_view *pv, const struct listing *l)
 
 		pv->sw[c] = digits(l->totals[pv->cols[c]]) > w ? digits(l->totals[pv->cols[c]]) : w;
 	}
+	measure_calc(pv, &pv->pd->c);
 	pv->block_samples = xcalloc(l->cfg.n_blocks ? l->cfg.n_blocks : 1,
 				    sizeof(*pv->block_samples));
 	for (size_t i = 0; i < l->n_insns; i++)
@@ -275,6 +311,12 @@ static void clear_lines(struct proc_view *pv)
 	free_msgs(pv);
 }
 
+static bool is_block_line(const struct proc_view *pv, size_t line)
+{
+	return line < pv->n && (pv->lines[line].kind == PL_BLOCK ||
+				pv->lines[line].kind == PL_BLOCK_CALC);
+}
+
 /* The address of the instruction at or before line (0 if none). */
 static uint64_t line_address(const struct view *v, size_t line)
 {
@@ -285,7 +327,10 @@ static uint64_t line_address(const struct view *v, size_t line)
 		return 0;
 	switch (pv->lines[line].kind) {
 	case PL_BLOCK:
+	case PL_BLOCK_CALC:
 		return l->cfg.blocks[pv->lines[line].idx].start;
+	case PL_BUBBLE:
+		return l->insns[PRV(v)->pd->render.v[pv->lines[line].idx].insn].insn->addr;
 	case PL_MESSAGE:
 		return 0;
 	default:
@@ -323,6 +368,7 @@ static void rebuild_at(struct view *v, uint64_t at, bool on_block)
 	const struct listing *l = listing_of(v);
 
 	clear_lines(pv);
+	pv->culprit_of = -1;
 	if (pv->pd && pv->pd->status)
 		build_message(pv, pv->pd);
 	if (l) {
@@ -343,8 +389,7 @@ static void rebuild(struct view *v)
 {
 	struct proc_view *pv = PRV(v);
 
-	rebuild_at(v, line_address(v, v->pos),
-		   v->pos < pv->n && pv->lines[v->pos].kind == PL_BLOCK);
+	rebuild_at(v, line_address(v, v->pos), is_block_line(pv, v->pos));
 }
 
 /* ---- data --------------------------------------------------------------------- */
@@ -362,7 +407,7 @@ static void follow_epoch(struct view *v)
 		return;
 	free(pv->spec);
 	free(pv->image);
-	pv->spec = xasprintf("0x%" PRIx64, pd->l.ref.proc->start);
+	pv->spec = xasprintf("0x%" PRIx64, pd->c.list.ref.proc->start);
 	pv->image = xstrdup(pd->image_key);
 }
 
@@ -383,7 +428,7 @@ static void proc_reload(struct view *v)
 	struct proc_view *pv = PRV(v);
 	const struct proc_data *pd;
 	uint64_t at = line_address(v, v->pos);
-	bool on_block = v->pos < pv->n && pv->lines[v->pos].kind == PL_BLOCK;
+	bool on_block = is_block_line(pv, v->pos);
 
 	/* the listing goes while the new one loads: remember where the cursor was */
 	if (at)
@@ -395,11 +440,11 @@ static void proc_reload(struct view *v)
 	if (pd && !pd->status) {
 		bool events[EVENT__COUNT] = { false };
 
-		for (size_t c = 0; c < pd->l.n_events; c++)
-			events[pd->l.events[c]] = true;
+		for (size_t c = 0; c < pd->c.list.n_events; c++)
+			events[pd->c.list.events[c]] = true;
 		tui_default_event(v->tui, events);
 		pv->event = v->tui->event >= 0 && events[v->tui->event] ? v->tui->event : -1;
-		if (!pd->l.n_lines)
+		if (!pd->c.list.n_lines)
 			pv->source = false;
 	}
 	rebuild_at(v, pv->keep, on_block);
@@ -421,6 +466,7 @@ static int proc_open(struct view *v)
 	pv->epoch = v->loc.epoch;
 	pv->source = true;
 	pv->event = -1;
+	pv->culprit_of = -1;
 	proc_reload(v);
 	return 0;
 }
@@ -472,6 +518,55 @@ static void draw_insn_text(struct draw *d, const struct insn *in, const char *ta
 	}
 }
 
+static enum style conf_style(enum calc_conf c)
+{
+	switch (c) {
+	case CALC_CONF_HIGH: return STYLE_CONF_HIGH;
+	case CALC_CONF_MEDIUM: return STYLE_CONF_MEDIUM;
+	case CALC_CONF_LOW: return STYLE_CONF_LOW;
+	default: return STYLE_DIM;
+	}
+}
+
+/* dcpicalc's columns: samples after skid, CPI, confidence letter. */
+static void draw_calc_columns(struct proc_view *pv, const struct calc_insn *ci, size_t i,
+			      struct draw *d)
+{
+	bool stalled = pv->pd->bubble_n[i] > 0;
+	char buf[32];
+
+	calc_format_samples(ci, buf, sizeof(buf));
+	draw_space(d, STYLE_NORMAL, 1);
+	draw_field(d, ci->samples > 0 && !(ci->flags & CALC_I_UNMEASURED) ? STYLE_NORMAL : STYLE_DIM,
+		   buf, pv->tw, ALIGN_RIGHT);
+	calc_format_cycles(ci->cpi, buf, sizeof(buf));
+	draw_space(d, STYLE_NORMAL, 1);
+	draw_field(d, ci->cpi < 0 ? STYLE_DIM : stalled ? STYLE_BUBBLE : STYLE_NORMAL, buf, pv->cw,
+		   ALIGN_RIGHT);
+	draw_space(d, STYLE_NORMAL, 1);
+	buf[0] = calc_conf_letter(ci->conf);
+	buf[1] = '\0';
+	draw_text(d, conf_style(ci->conf), buf);
+}
+
+/* The culprit addresses (Enter or c goes there) and dcpicalc's note. */
+static void draw_culprits(const struct calc_insn *ci, struct draw *d)
+{
+	if (ci->n_causes) {
+		draw_space(d, STYLE_NORMAL, 2);
+		draw_glyph(d, STYLE_BUBBLE, GLYPH_ARROW_LEFT);
+		draw_space(d, STYLE_NORMAL, 1);
+		for (size_t k = 0; k < ci->n_causes; k++) {
+			if (k)
+				draw_text(d, STYLE_DIM, ",");
+			draw_printf(d, STYLE_TARGET, "%" PRIx64, ci->causes[k].addr);
+		}
+	}
+	if (ci->flags & CALC_I_UNMEASURED)
+		draw_text(d, STYLE_DIM, ci->insn->kind == INSN_CALL || ci->insn->kind == INSN_ICALL
+			  ? "  (time in the callee's entry)" : "  (time recorded outside)");
+}
+
 static void draw_insn(struct view *v, const struct listing_insn *li, size_t i, struct draw *d)
 {
 	struct proc_view *pv = PRV(v);
@@ -497,8 +592,10 @@ static void draw_insn(struct view *v, const struct listing_insn *li, size_t i, s
 		draw_space(d, STYLE_NORMAL, 1);
 		draw_field(d, share_style(n, total), buf, 5, ALIGN_RIGHT);
 	}
+	draw_calc_columns(pv, &pv->pd->c.insns[i], i, d);
 	draw_space(d, STYLE_NORMAL, 2);
-	draw_insn_text(d, li->insn, pv->pd->targets[i].name, &pv->pd->l);
+	draw_insn_text(d, li->insn, pv->pd->targets[i].name, &pv->pd->c.list);
+	draw_culprits(&pv->pd->c.insns[i], d);
 }
 
 /* "from entry, 1 (taken), outside (reentry)" */
@@ -527,7 +624,7 @@ static void describe_preds(const struct cfg *cfg, size_t b, struct strbuf *sb)
 static void draw_block(struct view *v, size_t b, struct draw *d)
 {
 	struct proc_view *pv = PRV(v);
-	const struct cfg *cfg = &pv->pd->l.cfg;
+	const struct cfg *cfg = &pv->pd->c.list.cfg;
 	const struct cfg_block *blk = &cfg->blocks[b];
 	uint64_t total = proc_total(pv), n = pv->block_samples[b];
 	struct strbuf sb = STRBUF_INIT;
@@ -553,9 +650,40 @@ static void draw_block(struct view *v, size_t b, struct draw *d)
 	strbuf_release(&sb);
 }
 
+/* "best-case 6/9 = 0.67CPI", as dcpicalc writes a block's cycles. */
+static void draw_fraction(struct draw *d, enum style st, const char *what, double cycles,
+			  unsigned n)
+{
+	char num[32];
+
+	calc_format_count(cycles, num, sizeof(num));
+	if (cycles < 0)
+		draw_printf(d, STYLE_DIM, "%s ?/%u = ? CPI", what, n);
+	else
+		draw_printf(d, st, "%s %s/%u = %.2fCPI", what, num, n, n ? cycles / n : 0);
+}
+
+/* A block's analysis: frequency, executions, confidence, best-case and actual CPI. */
+static void draw_block_calc(struct view *v, size_t b, struct draw *d)
+{
+	const struct calc_block *cb = &PRV(v)->pd->c.blocks[b];
+	char f[32], ex[32], letter[2] = { calc_conf_letter(cb->conf), 0 };
+	bool slow = cb->cycles >= 0 && cb->cycles > cb->best_cycles + 0.5 * cb->n_insns;
+
+	calc_format_count(cb->freq, f, sizeof(f));
+	calc_format_execs(cb->execs, ex, sizeof(ex));
+	draw_space(d, STYLE_NORMAL, 3);
+	draw_text(d, conf_style(cb->conf), letter);
+	draw_printf(d, STYLE_BLOCK, " freq %s  execs %s", f, ex);
+	draw_text(d, STYLE_NORMAL, "  ");
+	draw_fraction(d, STYLE_NORMAL, "best-case", cb->best_cycles, cb->n_insns);
+	draw_text(d, STYLE_NORMAL, "  ");
+	draw_fraction(d, slow ? STYLE_WORSE : STYLE_NORMAL, "actual", cb->cycles, cb->n_insns);
+}
+
 static int text_indent(const struct proc_view *pv)
 {
-	int w = 1 + pv->aw + (pv->event >= 0 ? 6 : 0) + 2;
+	int w = 1 + pv->aw + (pv->event >= 0 ? 6 : 0) + 2 + 1 + pv->tw + 1 + pv->cw + 2;
 
 	for (size_t c = 0; c < pv->n_cols; c++)
 		w += 1 + pv->sw[c];
@@ -617,6 +745,29 @@ static void draw_inline(struct view *v, const struct listing_insn *li, struct dr
 	free(name);
 }
 
+/*
+ * A stall bubble line: dcpicalc's (letters, "... 18.0cy" for a long
+ * stall, "(d = D-cache miss)" where a letter first appears), drawn over
+ * the instruction text column.
+ */
+static void draw_bubble(struct view *v, size_t k, struct draw *d)
+{
+	const struct calc_line *cl = &PRV(v)->pd->render.v[k];
+	const char *s = cl->text + strspn(cl->text, " ");
+	size_t letters = strcspn(s, " "), legend = strcspn(s, "(");
+	enum style st = cl->is_static ? STYLE_BUBBLE_STATIC : STYLE_BUBBLE;
+
+	draw_space(d, STYLE_NORMAL, text_indent(PRV(v)));
+	draw_glyph(d, st, GLYPH_BUBBLE);
+	draw_glyph(d, st, GLYPH_BUBBLE);
+	draw_space(d, STYLE_NORMAL, 1);
+	draw_textn(d, st, s, letters);
+	if (letters < legend)
+		draw_textn(d, st, s + letters, legend - letters);
+	if (s[legend])
+		draw_text(d, STYLE_DIM, s + legend);
+}
+
 static void proc_draw(struct view *v, size_t line, struct draw *d)
 {
 	struct proc_view *pv = PRV(v);
@@ -626,14 +777,20 @@ static void proc_draw(struct view *v, size_t line, struct draw *d)
 	case PL_BLOCK:
 		draw_block(v, pl->idx, d);
 		break;
+	case PL_BLOCK_CALC:
+		draw_block_calc(v, pl->idx, d);
+		break;
+	case PL_BUBBLE:
+		draw_bubble(v, pl->idx, d);
+		break;
 	case PL_INLINE:
-		draw_inline(v, &pv->pd->l.insns[pl->idx], d);
+		draw_inline(v, &pv->pd->c.list.insns[pl->idx], d);
 		break;
 	case PL_SOURCE:
-		draw_source(v, &pv->pd->l.insns[pl->idx], d);
+		draw_source(v, &pv->pd->c.list.insns[pl->idx], d);
 		break;
 	case PL_INSN:
-		draw_insn(v, &pv->pd->l.insns[pl->idx], pl->idx, d);
+		draw_insn(v, &pv->pd->c.list.insns[pl->idx], pl->idx, d);
 		break;
 	case PL_MESSAGE:
 		draw_space(d, STYLE_NORMAL, 2);
@@ -658,6 +815,11 @@ static void proc_draw_header(struct view *v, struct draw *d)
 		draw_space(d, STYLE_HEADER, 1);
 		draw_field(d, STYLE_HEADER, "%", 5, ALIGN_RIGHT);
 	}
+	draw_space(d, STYLE_HEADER, 1);
+	draw_field(d, STYLE_HEADER, "attr", pv->tw, ALIGN_RIGHT);
+	draw_space(d, STYLE_HEADER, 1);
+	draw_field(d, STYLE_HEADER, "CPI", pv->cw, ALIGN_RIGHT);
+	draw_text(d, STYLE_HEADER, " C");
 	draw_space(d, STYLE_HEADER, 2);
 	draw_text(d, STYLE_HEADER, "instruction");
 	draw_fill(d, STYLE_HEADER);
@@ -679,7 +841,7 @@ static void jump_to_line(struct view *v, size_t line)
 
 static void follow_switch(struct view *v, const struct listing_insn *li)
 {
-	const struct cfg *cfg = &PRV(v)->pd->l.cfg;
+	const struct cfg *cfg = &PRV(v)->pd->c.list.cfg;
 	const struct cfg_block *blk = &cfg->blocks[li->block];
 	struct strbuf sb = STRBUF_INIT;
 	size_t n = 0;
@@ -702,7 +864,7 @@ static void follow_switch(struct view *v, const struct listing_insn *li)
 static void follow(struct view *v, size_t i)
 {
 	struct proc_view *pv = PRV(v);
-	const struct listing *l = &pv->pd->l;
+	const struct listing *l = &pv->pd->c.list;
 	const struct insn *in = l->insns[i].insn;
 	char spec[32];
 	long line;
@@ -743,6 +905,154 @@ static void follow(struct view *v, size_t i)
 		.image = (char *)pv->pd->image_key, .procedure = spec, .address = in->target });
 }
 
+/* ---- stalls and culprits ------------------------------------------------------- */
+
+/* "r register dependency" for the reasons of a cause (its what bits). */
+static void describe_reasons(unsigned what, struct strbuf *sb)
+{
+	bool first = true;
+
+	for (size_t k = 0; k < CULPRIT__COUNT; k++) {
+		if (!(what & (1u << k)))
+			continue;
+		strbuf_addf(sb, "%s%c %s", first ? "" : ", ", calc_culprit_letter((enum calc_culprit)k),
+			    calc_culprit_name((enum calc_culprit)k));
+		first = false;
+	}
+	for (size_t k = 0; k < CALC_STATIC__COUNT; k++) {
+		if (!(what & (1u << (16 + k))))
+			continue;
+		strbuf_addf(sb, "%s%c %s", first ? "" : ", ", calc_static_letter((enum calc_static)k),
+			    calc_static_name((enum calc_static)k));
+		first = false;
+	}
+}
+
+/* "3.1cy (best 0.5cy): 2.5cy r, 0.8cy du" */
+static void describe_stall(const struct calc *c, size_t i, struct strbuf *sb)
+{
+	const struct calc_insn *ci = &c->insns[i];
+	struct calc_bubble bb;
+	char cy[32], best[32];
+
+	calc_format_cycles(ci->cpi, cy, sizeof(cy));
+	calc_format_cycles(ci->m, best, sizeof(best));
+	strbuf_addf(sb, "%s per execution (best %s)", cy, best);
+	if (!calc_bubble_of(c, i, &bb))
+		return;
+	if (bb.dynamic_cycles > 0) {
+		calc_format_cycles(bb.dynamic_cycles, cy, sizeof(cy));
+		strbuf_addf(sb, ", dynamic %s %s", cy, bb.letters);
+	}
+	if (bb.static_cycles > 0) {
+		calc_format_cycles(bb.static_cycles, cy, sizeof(cy));
+		strbuf_addf(sb, ", static %s %c", cy, bb.static_letter);
+	}
+}
+
+/* The instruction a line is about (an instruction or its bubble), or -1. */
+static long line_insn(const struct view *v, size_t line)
+{
+	const struct proc_view *pv = PRV(v);
+
+	if (line >= pv->n || !listing_of(v))
+		return -1;
+	if (pv->lines[line].kind == PL_INSN)
+		return (long)pv->lines[line].idx;
+	if (pv->lines[line].kind == PL_BUBBLE)
+		return pv->pd->render.v[pv->lines[line].idx].insn;
+	return -1;
+}
+
+/* ] and [: the next (dir 1) or previous (-1) instruction with a bubble, wrapping. */
+static void next_stall(struct view *v, int dir)
+{
+	struct proc_view *pv = PRV(v);
+	const struct calc *c = calc_of(v);
+	long cur = line_insn(v, v->pos), n;
+	struct strbuf sb = STRBUF_INIT;
+	size_t stalls = 0;
+
+	if (!c)
+		return;
+	n = (long)c->n_insns;
+	for (long i = 0; i < n; i++)
+		stalls += pv->pd->bubble_n[i] > 0;
+	if (!stalls) {
+		errorf("no stalls in this procedure%s", c->has_time ? "" : " (no time samples)");
+		return;
+	}
+	if (cur < 0) {
+		uint64_t a = line_address(v, v->pos);
+		long i = a ? calc_insn_at(c, a) : -1;
+
+		/* on a block header: its first instruction counts as the next */
+		cur = i < 0 ? (dir > 0 ? -1 : n) : (dir > 0 ? i - 1 : i);
+	}
+	for (long k = 1; k <= n; k++) {
+		long i = ((cur + dir * k) % n + n) % n;
+
+		if (!pv->pd->bubble_n[i])
+			continue;
+		jump_to_line(v, pv->insn_line[i]);
+		strbuf_addf(&sb, "stall at %" PRIx64 ": ", c->insns[i].insn->addr);
+		describe_stall(c, (size_t)i, &sb);
+		strbuf_addf(&sb, "%s; %s", (dir > 0 ? i <= cur : i >= cur) ? " (wrapped)" : "",
+			    c->insns[i].n_causes ? "c: its culprit" : "] [: next, previous");
+		tui_info(v->tui, "%s", sb.buf);
+		break;
+	}
+	strbuf_release(&sb);
+}
+
+/*
+ * c (and Enter on a bubble, or on an instruction that neither branches nor
+ * calls): the culprit of the stall; again, from the culprit, the next one.
+ */
+static void culprit(struct view *v)
+{
+	struct proc_view *pv = PRV(v);
+	const struct calc *c = calc_of(v);
+	long i = line_insn(v, v->pos), line;
+	const struct calc_insn *ci;
+	struct strbuf sb = STRBUF_INIT;
+	size_t k = 0;
+
+	if (!c)
+		return;
+	if (pv->culprit_of >= 0 && v->pos == pv->culprit_line) {
+		i = pv->culprit_of;
+		k = pv->culprit_k + 1;
+	}
+	if (i < 0 || !c->insns[i].n_causes) {
+		errorf("no culprit here: put the cursor on a stalled instruction (] finds one)");
+		return;
+	}
+	ci = &c->insns[i];
+	k %= ci->n_causes;
+	if ((line = address_line(v, ci->causes[k].addr)) < 0) {
+		errorf("the culprit %" PRIx64 " is not an instruction of this procedure",
+		       ci->causes[k].addr);
+		return;
+	}
+	jump_to_line(v, (size_t)line);
+	pv->culprit_of = i;
+	pv->culprit_k = k;
+	pv->culprit_line = v->pos;
+	strbuf_addf(&sb, "culprit %zu of %zu of the stall at %" PRIx64 ": %" PRIx64 " (",
+		    k + 1, ci->n_causes, ci->insn->addr, ci->causes[k].addr);
+	describe_reasons(ci->causes[k].what, &sb);
+	strbuf_addf(&sb, ")%s", ci->n_causes > 1 ? "; c again: the next" : "");
+	tui_info(v->tui, "%s; back (q) returns", sb.buf);
+	strbuf_release(&sb);
+}
+
+static bool branches(const struct insn *in)
+{
+	return in->kind == INSN_JUMP || in->kind == INSN_CJUMP || in->kind == INSN_CALL ||
+	       in->kind == INSN_IJUMP || in->kind == INSN_ICALL || in->kind == INSN_RET;
+}
+
 static void enter(struct view *v)
 {
 	struct proc_view *pv = PRV(v);
@@ -753,10 +1063,14 @@ static void enter(struct view *v)
 		return;
 	}
 	pl = &pv->lines[v->pos];
-	if (pl->kind == PL_INSN)
+	if (pl->kind == PL_BUBBLE ||
+	    (pl->kind == PL_INSN && pv->pd->c.insns[pl->idx].n_causes &&
+	     !branches(pv->pd->c.insns[pl->idx].insn)))
+		culprit(v);
+	else if (pl->kind == PL_INSN)
 		follow(v, pl->idx);
 	else
-		tui_info(v->tui, "Enter on a branch or a call follows it");
+		tui_info(v->tui, "Enter on a branch or a call follows it, on a stall goes to its culprit");
 }
 
 static bool go_back(struct view *v)
@@ -849,6 +1163,13 @@ static enum view_result proc_request(struct view *v, enum request req, const cha
 	case REQ_TOGGLE_SOURCE:
 		toggle_source(v);
 		return VIEW_DONE;
+	case REQ_NEXT_STALL:
+	case REQ_PREV_STALL:
+		next_stall(v, req == REQ_NEXT_STALL ? 1 : -1);
+		return VIEW_DONE;
+	case REQ_CULPRIT:
+		culprit(v);
+		return VIEW_DONE;
 	default:
 		return VIEW_PASS;
 	}
@@ -903,33 +1224,55 @@ static void proc_title(struct view *v, struct strbuf *sb)
 		free(spec);
 		return;
 	}
-	strbuf_addf(sb, "%s in %s: %zu instruction%s, %zu block%s", pd->name,
-		    file_base(pd->image_path), l->n_insns, l->n_insns == 1 ? "" : "s",
-		    l->cfg.n_blocks - 1, l->cfg.n_blocks == 2 ? "" : "s");
+	strbuf_addf(sb, "%s in %s:", pd->name, file_base(pd->image_path));
 	if (pv->event >= 0) {
 		uint64_t ep = pd->epoch_totals[pv->event];
 
-		strbuf_addf(sb, ", %" PRIu64 " %s", l->totals[pv->event],
+		strbuf_addf(sb, " %" PRIu64 " %s", l->totals[pv->event],
 			    event_name((enum dcpi_event)pv->event));
 		if (ep)
 			strbuf_addf(sb, " (%.1f%%)", 100.0 * (double)l->totals[pv->event] / (double)ep);
+		strbuf_addch(sb, ',');
 	}
+	if (pd->c.summary.cpi >= 0)
+		strbuf_addf(sb, " CPI %.2f (best %.2f),", pd->c.summary.cpi, pd->c.summary.best_cpi);
+	strbuf_addf(sb, " %zu instruction%s, %zu block%s", l->n_insns, l->n_insns == 1 ? "" : "s",
+		    l->cfg.n_blocks - 1, l->cfg.n_blocks == 2 ? "" : "s");
 	if (pd->warning)
 		strbuf_addstr(sb, " (forced)");
 }
 
 /* ---- the details pane: the procedure, and where the cursor is ----------------------- */
 
-enum { PANE_PROC, PANE_IMAGE, PANE_SAMPLES, PANE_SOURCE, PANE_BLOCK, PANE_LINE, PANE__LINES };
+/*
+ * The procedure and its analysis: the paper's Figure 4 summary (dcpicalc
+ * --summary) in a few lines, with only the reasons that have cycles; then
+ * the cursor's block and instruction, the image and the source file.
+ */
+enum {
+	PANE_PROC, PANE_SAMPLES, PANE_CPI, PANE_DYNAMIC, PANE_STATIC, PANE_TOTAL, PANE_BLOCK,
+	PANE_LINE, PANE_IMAGE, PANE_SOURCE, PANE__LINES
+};
 
 static size_t proc_pane_lines(struct view *v)
 {
 	return listing_of(v) ? PANE__LINES : 0;
 }
 
+static void pane_proc(const struct proc_data *pd, struct strbuf *sb)
+{
+	const struct listing *l = &pd->c.list;
+
+	strbuf_addf(sb, "%s 0x%" PRIx64 "-0x%" PRIx64 ", %zu classes; model %s%s", pd->name,
+		    l->ref.proc->start, l->ref.proc->end, l->cfg.n_classes, pd->c.model->name,
+		    pd->c.model_exact ? "" : " (generic)");
+	if (l->cfg.flags & CFG_MISSING_EDGES)
+		strbuf_addf(sb, "; missing edges: %s", l->cfg.missing_why ? l->cfg.missing_why : "?");
+}
+
 static void pane_samples(const struct proc_data *pd, struct strbuf *sb)
 {
-	const struct listing *l = &pd->l;
+	const struct listing *l = &pd->c.list;
 
 	for (size_t c = 0; c < l->n_events; c++) {
 		enum dcpi_event e = l->events[c];
@@ -943,19 +1286,124 @@ static void pane_samples(const struct proc_data *pd, struct strbuf *sb)
 	}
 	if (!l->n_events)
 		strbuf_addstr(sb, "none in this epoch");
+	if (pd->c.period > 0)
+		strbuf_addf(sb, "; 1 sample = %.0f cycles", pd->c.period);
+	strbuf_addf(sb, ", skid %d", pd->c.skid);
+}
+
+/* Figure 4's first lines: best-case and actual CPI, and the confidence. */
+static void pane_cpi(const struct calc *c, struct strbuf *sb)
+{
+	const struct calc_summary *s = &c->summary;
+	char n1[32], n2[32];
+
+	if (!c->has_time) {
+		strbuf_addstr(sb, "no time samples: frequencies unknown, best case only");
+		return;
+	}
+	calc_format_count(s->best_cycles, n1, sizeof(n1));
+	calc_format_count(s->insns, n2, sizeof(n2));
+	strbuf_addf(sb, "best-case %s/%s = %.2fCPI, ", n1, n2, s->best_cpi >= 0 ? s->best_cpi : 0);
+	calc_format_count(s->cpi >= 0 ? s->cpi * s->insns : -1, n1, sizeof(n1));
+	if (s->cpi >= 0)
+		strbuf_addf(sb, "actual %s/%s = %.2fCPI", n1, n2, s->cpi);
+	else
+		strbuf_addstr(sb, "actual ? (no frequency estimates)");
+	strbuf_addf(sb, "; confidence: %.0f%% of the samples high, %.0f%% low", 100 * s->high_share,
+		    100 * s->low_share);
+}
+
+static double pane_pct(const struct calc *c, double v)
+{
+	return c->summary.samples > 0 ? 100.0 * v / c->summary.samples : 0;
+}
+
+/* "12.0%" or "12.0% to 27.9%"; false if both round to zero. */
+static bool pane_range(const struct calc *c, double lo, double hi, struct strbuf *sb)
+{
+	char a[16], b[16];
+
+	snprintf(a, sizeof(a), "%.1f", pane_pct(c, lo));
+	snprintf(b, sizeof(b), "%.1f", pane_pct(c, hi));
+	if (!strcmp(a, "0.0") && !strcmp(b, "0.0"))
+		return false;
+	if (!strcmp(a, b))
+		strbuf_addf(sb, "%s%%", a);
+	else
+		strbuf_addf(sb, "%s%% to %s%%", a, b);
+	return true;
+}
+
+/* The dynamic stalls of Figure 4 (those with cycles), with their letters. */
+static void pane_dynamic(const struct calc *c, struct strbuf *sb)
+{
+	const struct calc_summary *s = &c->summary;
+	struct strbuf item = STRBUF_INIT;
+	bool any = false;
+
+	strbuf_addf(sb, "%.1f%%", pane_pct(c, s->dynamic));
+	for (size_t k = 0; k < CULPRIT__COUNT; k++) {
+		strbuf_reset(&item);
+		if (!pane_range(c, s->dyn_lo[k], s->dyn_hi[k], &item))
+			continue;
+		strbuf_addf(sb, "%s%c %s %s", any ? ", " : ": ", calc_culprit_letter((enum calc_culprit)k),
+			    calc_culprit_name((enum calc_culprit)k), item.buf);
+		any = true;
+	}
+	strbuf_reset(&item);
+	if (pane_range(c, s->gain, s->gain, &item))
+		strbuf_addf(sb, "%sunexplained gain %s", any ? ", " : ": ", item.buf);
+	strbuf_release(&item);
+}
+
+static void pane_static(const struct calc *c, struct strbuf *sb)
+{
+	const struct calc_summary *s = &c->summary;
+	bool any = false;
+
+	strbuf_addf(sb, "%.1f%%", pane_pct(c, s->static_total));
+	for (size_t k = 0; k < CALC_STATIC__COUNT; k++) {
+		char v[16];
+
+		snprintf(v, sizeof(v), "%.1f", pane_pct(c, s->stat[k]));
+		if (!strcmp(v, "0.0"))
+			continue;
+		strbuf_addf(sb, "%s%c %s %s%%", any ? ", " : ": ", calc_static_letter((enum calc_static)k),
+			    calc_static_name((enum calc_static)k), v);
+		any = true;
+	}
+}
+
+static void pane_total(const struct calc *c, struct strbuf *sb)
+{
+	const struct calc_summary *s = &c->summary;
+
+	strbuf_addf(sb, "stall %.1f%%, execution %.1f%%, ", pane_pct(c, s->dynamic + s->static_total),
+		    pane_pct(c, s->execution));
+	if (s->unestimated > 0)
+		strbuf_addf(sb, "no frequency estimate %.1f%%, ", pane_pct(c, s->unestimated));
+	strbuf_addf(sb, "net sampling error %.1f%% of %.0f samples tallied (%.1f%% of all)",
+		    pane_pct(c, s->net_error), s->samples,
+		    100 * s->epoch_share * (s->recorded > 0 ? s->samples / s->recorded : 0));
 }
 
 static void pane_block(struct view *v, struct strbuf *sb)
 {
-	const struct cfg *cfg = &PRV(v)->pd->l.cfg;
+	const struct calc *c = &PRV(v)->pd->c;
+	const struct cfg *cfg = &c->list.cfg;
 	uint64_t a = line_address(v, v->pos);
 	long b = a ? cfg_block_at(cfg, a) : -1;
 	const struct cfg_block *blk;
+	char f[32], ex[32];
 
 	if (b < 0)
 		return;
 	blk = &cfg->blocks[b];
-	strbuf_addf(sb, "%ld, class %d, %u instructions; to ", b, blk->cls, blk->n_insns);
+	calc_format_count(c->blocks[b].freq, f, sizeof(f));
+	calc_format_execs(c->blocks[b].execs, ex, sizeof(ex));
+	strbuf_addf(sb, "%ld: freq %s, execs %s, confidence %s (%s); class %d, %u instructions; to ",
+		    b, f, ex, calc_conf_name(c->blocks[b].conf), calc_how_name(c->blocks[b].how),
+		    blk->cls, blk->n_insns);
 	for (uint32_t k = 0; k < blk->n_succ; k++) {
 		const struct cfg_edge *e = &cfg->edges[cfg->succ[blk->succ + k]];
 
@@ -973,7 +1421,7 @@ static void pane_block(struct view *v, struct strbuf *sb)
 static void pane_line(struct view *v, struct strbuf *sb)
 {
 	struct proc_view *pv = PRV(v);
-	const struct listing *l = &pv->pd->l;
+	const struct listing *l = &pv->pd->c.list;
 	uint64_t a = line_address(v, v->pos);
 	long i = a ? cfg_insn_at(&l->cfg, a) : -1;
 	const struct listing_insn *li;
@@ -995,64 +1443,87 @@ static void pane_line(struct view *v, struct strbuf *sb)
 		strbuf_addf(sb, ", inlined %s", n);
 		free(n);
 	}
+	strbuf_addstr(sb, "; ");
+	describe_stall(&pv->pd->c, (size_t)i, sb);
 }
 
 static void proc_draw_pane(struct view *v, size_t line, struct draw *d)
 {
-	static const char *const labels[] = { "procedure", "image", "samples", "source", "block",
-					      "cursor" };
+	static const char *const labels[] = { "procedure", "samples", "CPI", "dynamic", "static",
+					      "total", "block", "cursor", "image", "source" };
 	const struct proc_data *pd = PRV(v)->pd;
-	const struct listing *l = &pd->l;
+	const struct calc *c = &pd->c;
 	struct strbuf sb = STRBUF_INIT;
+	bool analysed = c->has_time;
 
 	if (line >= PANE__LINES)
 		return;
 	switch (line) {
-	case PANE_PROC:
-		strbuf_addf(&sb, "%s 0x%" PRIx64 "-0x%" PRIx64 ", %zu classes", pd->name,
-			    l->ref.proc->start, l->ref.proc->end, l->cfg.n_classes);
-		if (l->cfg.flags & CFG_MISSING_EDGES)
-			strbuf_addf(&sb, "; missing edges: %s",
-				    l->cfg.missing_why ? l->cfg.missing_why : "?");
-		break;
+	case PANE_PROC: pane_proc(pd, &sb); break;
+	case PANE_SAMPLES: pane_samples(pd, &sb); break;
+	case PANE_CPI: pane_cpi(c, &sb); break;
+	case PANE_DYNAMIC: if (analysed) pane_dynamic(c, &sb); break;
+	case PANE_STATIC: if (analysed) pane_static(c, &sb); break;
+	case PANE_TOTAL: if (analysed) pane_total(c, &sb); break;
+	case PANE_BLOCK: pane_block(v, &sb); break;
+	case PANE_LINE: pane_line(v, &sb); break;
 	case PANE_IMAGE:
 		strbuf_addf(&sb, "%s (key %s)", pd->image_path, pd->image_key);
 		if (pd->warning)
 			strbuf_addf(&sb, "; forced: %s", pd->warning);
 		break;
-	case PANE_SAMPLES:
-		pane_samples(pd, &sb);
-		break;
 	case PANE_SOURCE:
 		if (pd->src_file)
 			strbuf_addstr(&sb, pd->src_file);
 		else
-			strbuf_addf(&sb, "none: %s", l->src_why ? l->src_why : "?");
-		break;
-	case PANE_BLOCK:
-		pane_block(v, &sb);
-		break;
-	case PANE_LINE:
-		pane_line(v, &sb);
+			strbuf_addf(&sb, "none: %s", c->list.src_why ? c->list.src_why : "?");
 		break;
 	}
 	draw_printf(d, STYLE_DIM, " %-10s", labels[line]);
-	draw_text(d, line == PANE_IMAGE && pd->warning ? STYLE_WARNING : STYLE_NORMAL, sb.buf);
+	draw_text(d, line == PANE_IMAGE && pd->warning ? STYLE_WARNING
+		  : line == PANE_DYNAMIC ? STYLE_BUBBLE : STYLE_NORMAL, sb.buf);
 	strbuf_release(&sb);
+}
+
+/* The bubble letters, from the analysis' own table. */
+static void proc_legend_more(struct strbuf *sb)
+{
+	strbuf_addstr(sb, "Dynamic stalls:");
+	for (size_t k = 0; k < CULPRIT__COUNT; k++)
+		strbuf_addf(sb, "%s%c %s", k % 3 == 0 ? "\n  " : ", ",
+			    calc_culprit_letter((enum calc_culprit)k), calc_culprit_name((enum calc_culprit)k));
+	strbuf_addstr(sb, "\nStatic stalls (from the schedule):");
+	for (size_t k = 0; k < CALC_STATIC__COUNT; k++)
+		strbuf_addf(sb, "%s%c %s", k % 3 == 0 ? "\n  " : ", ",
+			    calc_static_letter((enum calc_static)k), calc_static_name((enum calc_static)k));
+	strbuf_addf(sb, "\nConfidence: %c %s, %c %s, %c %s, %c no estimate.", calc_conf_letter(CALC_CONF_HIGH),
+		    calc_conf_name(CALC_CONF_HIGH), calc_conf_letter(CALC_CONF_MEDIUM),
+		    calc_conf_name(CALC_CONF_MEDIUM), calc_conf_letter(CALC_CONF_LOW),
+		    calc_conf_name(CALC_CONF_LOW), calc_conf_letter(CALC_CONF_NONE));
 }
 
 const struct view_ops procedure_view_ops = {
 	.name = "procedure",
 	.flags = VIEW_FOLLOWS_EPOCH | VIEW_CACHE_TEXT,
-	.legend = "One procedure as dcpilist lists it: basic blocks (their class of equal\n"
-		  "execution counts, where control comes from, their samples), each instruction's\n"
-		  "address, samples per event and % of the procedure's samples of the current\n"
-		  "event, source lines and inlined frames when there is DWARF (s hides them).\n"
-		  "Enter on a branch goes to its target block, on a call or a tail call to the\n"
-		  "procedure called; back (q) retraces the branches followed.  H visits the blocks\n"
-		  "from the hottest down; :goto 0xADDRESS moves, :goto NAME opens a procedure; p\n"
-		  "shows the procedure and the cursor's block and line in a pane.  A binary that is\n"
-		  "missing, or changed since it was profiled, is refused (:force uses it anyway).",
+	.legend = "One procedure as dcpilist lists it and dcpicalc analyses it: basic blocks\n"
+		  "(their class of equal execution counts, where control comes from, their\n"
+		  "samples; then the confidence letter L, M, H, the estimated frequency per\n"
+		  "sampling period, executions, best-case and actual cycles over instructions),\n"
+		  "each instruction's address, samples per event, % of the procedure's samples of\n"
+		  "the current event, attr (the samples it accounts for after the skid model:\n"
+		  "dcpicalc's Samples), CPI (cycles per execution), C (confidence), its text, and\n"
+		  "<- the culprit addresses of its stall.  Stall bubbles above an instruction are\n"
+		  "dcpicalc's: a line per half cycle (long stalls: three lines and the cycles),\n"
+		  "letters for the reasons, each explained where it first appears; dynamic ones\n"
+		  "in red, static ones in magenta.  ] and [ go to the next and previous stall, c\n"
+		  "(or Enter on a bubble) to its culprit, again to the next culprit.  Enter on a\n"
+		  "branch goes to its target block, on a call or a tail call to the procedure\n"
+		  "called; back (q) retraces the jumps.  H visits the blocks from the hottest\n"
+		  "down; :goto 0xADDRESS moves, :goto NAME opens a procedure; s hides the source;\n"
+		  "p shows the Figure 4 summary (dcpicalc --summary) and the cursor's block and\n"
+		  "instruction in a pane.  A binary that is missing, or changed since it was\n"
+		  "profiled, is refused (:force uses it anyway).",
+	.legend_more = proc_legend_more,
 	.priv_size = sizeof(struct proc_view),
 	.open = proc_open,
 	.close = proc_close,

@@ -2,9 +2,12 @@
  * tui/view-procedures.c - the procedures of one image or of every image of
  * an epoch, as dcpiprof lists them (core/analysis/procprof.h): samples per
  * event, the share and running share of the current event, the name and
- * the image.  Once core/analysis computes them, the CPI, best-case CPI,
- * dominant culprit and share of high-confidence estimates join as columns
- * (struct proc_analysis; until then they are not shown).  Enter opens the
+ * the image; and dcpicalc's figures for each procedure with time samples
+ * (core/analysis/calc.h calc_procrow): CPI, best-case CPI, the dominant
+ * culprit and the share of samples with high-confidence estimates.
+ * Analysing every procedure takes long: a background job does it, hottest
+ * first, and the columns fill in as it goes (the rows analysed so far are
+ * drawn; sorting by them waits until it is complete).  Enter opens the
  * procedure.
  */
 #include "config.h"
@@ -23,6 +26,8 @@
 
 struct procs_view {
 	const struct procs_data *pd;
+	const struct procs_calc *calc;  /* the analysis, maybe still running */
+	bool calc_complete;
 	struct table table;
 	double *cum;            /* running share by display position */
 	int event;              /* the event the columns were built for */
@@ -109,31 +114,74 @@ static void cell_image(void *ctx, const struct table_column *col, const void *ro
 	draw_field(d, STYLE_NORMAL, pi->base, width, ALIGN_LEFT_TAIL);
 }
 
-/* The analysis columns (shown once procs_data.analysed). */
+/*
+ * The analysis of a row: NULL while the background job has not reached it
+ * (or it has nothing to analyse: then *pending says which).
+ */
+static const struct proc_analysis *analysis(struct view *v, const struct proc_row *r,
+					    bool *pending)
+{
+	struct procs_view *pv = PV(v);
+	size_t i = (size_t)(r - pv->pd->rows);
+
+	*pending = false;
+	if (pv->calc_complete || !pv->calc)
+		return r->an.valid ? &r->an : NULL;
+	if (i >= atomic_load(&pv->calc->done)) {
+		*pending = r->pr->proc != NULL;
+		return NULL;
+	}
+	return pv->calc->an[i].valid ? &pv->calc->an[i] : NULL;
+}
+
+/* A cell without a figure: "." while being analysed, "-" when there is none. */
+static bool no_figure(struct draw *d, const struct proc_analysis *an, bool pending, int width)
+{
+	if (an)
+		return false;
+	draw_field(d, STYLE_DIM, pending ? "." : "-", width, ALIGN_RIGHT);
+	return true;
+}
+
 static void cell_cpi(void *ctx, const struct table_column *col, const void *row, size_t pos,
 		     struct draw *d, int width)
 {
-	const struct proc_analysis *an = &ROW(row)->an;
-	double x = col->arg ? an->best_cpi : an->cpi;
+	bool pending;
+	const struct proc_analysis *an = analysis(ctx, row, &pending);
+	double x;
 	char buf[16];
 
+	if (no_figure(d, an, pending, width))
+		return;
+	x = col->arg ? an->best_cpi : an->cpi;
 	snprintf(buf, sizeof(buf), "%.2f", x);
-	draw_field(d, x > 0 ? STYLE_NORMAL : STYLE_DIM, x > 0 ? buf : "-", width, ALIGN_RIGHT);
+	draw_field(d, x >= 0 ? STYLE_NORMAL : STYLE_DIM, x >= 0 ? buf : "?", width, ALIGN_RIGHT);
 }
 
 static void cell_culprit(void *ctx, const struct table_column *col, const void *row, size_t pos,
 			 struct draw *d, int width)
 {
-	const char *c = ROW(row)->an.culprit;
+	bool pending;
+	const struct proc_analysis *an = analysis(ctx, row, &pending);
 
-	draw_field(d, c ? STYLE_BUBBLE : STYLE_DIM, c ? c : "-", width, ALIGN_LEFT);
+	if (!an) {
+		draw_field(d, STYLE_DIM, pending ? "." : "-", width, ALIGN_LEFT);
+		return;
+	}
+	draw_field(d, an->culprit ? STYLE_BUBBLE : STYLE_DIM, an->culprit ? an->culprit : "-", width,
+		   ALIGN_LEFT);
 }
 
 static void cell_conf(void *ctx, const struct table_column *col, const void *row, size_t pos,
 		      struct draw *d, int width)
 {
-	double h = ROW(row)->an.high_conf;
+	bool pending;
+	const struct proc_analysis *an = analysis(ctx, row, &pending);
+	double h;
 
+	if (no_figure(d, an, pending, width))
+		return;
+	h = an->high_conf;
 	draw_percent(d, h >= 0.8 ? STYLE_CONF_HIGH : h >= 0.5 ? STYLE_CONF_MEDIUM : STYLE_CONF_LOW,
 		     h, width);
 }
@@ -155,10 +203,16 @@ static int cmp_address(const struct table_column *c, const void *a, const void *
 	return table_cmp_u64(ROW(a)->pr->start, ROW(b)->pr->start);
 }
 
+/* Rows without a figure sort below every figure. */
+static double figure(const struct proc_row *r, double x)
+{
+	return r->an.valid && x >= 0 ? x : -1;
+}
+
 static int cmp_cpi(const struct table_column *c, const void *a, const void *b)
 {
-	return c->arg ? table_cmp_double(ROW(a)->an.best_cpi, ROW(b)->an.best_cpi)
-		      : table_cmp_double(ROW(a)->an.cpi, ROW(b)->an.cpi);
+	return c->arg ? table_cmp_double(figure(a, ROW(a)->an.best_cpi), figure(b, ROW(b)->an.best_cpi))
+		      : table_cmp_double(figure(a, ROW(a)->an.cpi), figure(b, ROW(b)->an.cpi));
 }
 
 static int cmp_culprit(const struct table_column *c, const void *a, const void *b)
@@ -169,7 +223,7 @@ static int cmp_culprit(const struct table_column *c, const void *a, const void *
 
 static int cmp_conf(const struct table_column *c, const void *a, const void *b)
 {
-	return table_cmp_double(ROW(a)->an.high_conf, ROW(b)->an.high_conf);
+	return table_cmp_double(figure(a, ROW(a)->an.high_conf), figure(b, ROW(b)->an.high_conf));
 }
 
 /* ---- building -------------------------------------------------------------- */
@@ -199,7 +253,7 @@ static void add_analysis_columns(struct table *t)
 		.align = ALIGN_RIGHT, .numeric = true, .cmp = cmp_cpi, .cell = cell_cpi });
 	table_add_column(t, &(struct table_column){ .name = "best", .title = "best", .width = 5,
 		.align = ALIGN_RIGHT, .numeric = true, .arg = 1, .cmp = cmp_cpi, .cell = cell_cpi });
-	table_add_column(t, &(struct table_column){ .name = "culprit", .width = 8,
+	table_add_column(t, &(struct table_column){ .name = "culprit", .width = 7,
 		.cmp = cmp_culprit, .cell = cell_culprit });
 	table_add_column(t, &(struct table_column){ .name = "conf", .title = "conf%", .width = 5,
 		.align = ALIGN_RIGHT, .numeric = true, .cmp = cmp_conf, .cell = cell_conf });
@@ -223,7 +277,7 @@ static void build_columns(struct view *v)
 	for (size_t k = 0; k < pv->pd->pp.n_events; k++)
 		if ((int)pv->pd->pp.events[k] != pv->event)
 			add_samples_column(pv, pv->pd->pp.events[k]);
-	if (pv->pd->analysed)
+	if (pv->calc)
 		add_analysis_columns(t);
 	table_add_column(t, &(struct table_column){ .name = "procedure", .min = 12,
 		.cmp = cmp_name, .cell = cell_name });
@@ -270,6 +324,34 @@ static const void *find_row(struct view *v, const struct proc_row *want)
 	return NULL;
 }
 
+static bool has_time_event(const struct procs_data *pd)
+{
+	for (size_t e = 0; e < pd->pp.n_events; e++)
+		if (event_is_time(pd->pp.events[e]))
+			return true;
+	return false;
+}
+
+/*
+ * Asks for the analysis of every procedure (a background job, reloading
+ * the view when complete); once complete, its figures go into the rows,
+ * where sorting finds them (the main thread owns the rows once loaded).
+ */
+static void load_analysis(struct view *v)
+{
+	struct procs_view *pv = PV(v);
+	struct procs_data *pd = (struct procs_data *)pv->pd;
+
+	if (!has_time_event(pd))
+		return;
+	pv->calc = tui_procs_calc(v->tui, pd, v, &pv->calc_complete);
+	if (!pv->calc || !pv->calc_complete || pd->analysed)
+		return;
+	for (size_t i = 0; i < pd->n && i < pv->calc->n; i++)
+		pd->rows[i].an = pv->calc->an[i];
+	pd->analysed = true;
+}
+
 static void procs_reload(struct view *v)
 {
 	struct procs_view *pv = PV(v);
@@ -285,6 +367,7 @@ static void procs_reload(struct view *v)
 	}
 	table_set_rows(&pv->table, NULL, 0);
 	pv->pd = pd;
+	pv->calc = NULL;
 	v->empty = v->tui->db ? "(no samples in this epoch)" : "(no database)";
 	if (!pd || pd->status) {
 		if (pd)
@@ -293,6 +376,7 @@ static void procs_reload(struct view *v)
 		return;
 	}
 	tui_default_event(v->tui, pd->events);
+	load_analysis(v);
 	if (pv->event >= 0 && pv->event != v->tui->event &&
 	    !strcmp(pv->table.sort_name, event_name((enum dcpi_event)pv->event)))
 		pv->table.sort_name[0] = '\0';
@@ -384,6 +468,9 @@ static void procs_title(struct view *v, struct strbuf *sb)
 	if (pv->event >= 0)
 		strbuf_addf(sb, ", %" PRIu64 " %s samples", pd->pp.shown[pv->event],
 			    event_name((enum dcpi_event)pv->event));
+	if (pv->calc && !pv->calc_complete)
+		strbuf_addf(sb, ", %zu of %zu analysed", atomic_load(&pv->calc->n_analysed),
+			    pv->calc->n_todo);
 	if (pd->force)
 		strbuf_addstr(sb, " (forced)");
 }
@@ -438,7 +525,7 @@ static void procs_complete(struct view *v, enum arg_kind kind, struct candidates
 
 /* ---- the details pane: the selected procedure ------------------------------ */
 
-enum { PANE_NAME, PANE_IMAGE, PANE_SAMPLES, PANE__LINES };
+enum { PANE_NAME, PANE_IMAGE, PANE_SAMPLES, PANE_ANALYSIS, PANE__LINES };
 
 static size_t procs_pane_lines(struct view *v)
 {
@@ -458,9 +545,49 @@ static void describe_samples(const struct procs_data *pd, const struct proc_row 
 	}
 }
 
+static bool has_time(const struct procs_data *pd, const struct proc_row *r)
+{
+	for (size_t e = 0; e < pd->pp.n_events; e++)
+		if (event_is_time(pd->pp.events[e]) && r->pr->samples[pd->pp.events[e]])
+			return true;
+	return false;
+}
+
+/* dcpicalc's figures for the procedure (calc_procrow). */
+static void describe_analysis(struct view *v, const struct proc_row *r, struct strbuf *sb)
+{
+	bool pending;
+	const struct proc_analysis *an = analysis(v, r, &pending);
+	char cpi[16], best[16];
+
+	if (!an) {
+		const struct procs_image *pi = procs_row_image(PV(v)->pd, r);
+
+		if (pending)
+			strbuf_addstr(sb, "being analysed (in the background)");
+		else if (!r->pr->proc)
+			strbuf_addstr(sb, "none: no procedure");
+		else if (pi->state != IMAGE_OK && !(pi->state == IMAGE_CHANGED && pi->forced))
+			strbuf_addf(sb, "none: no code to analyse (%s)", image_state_name(pi->state));
+		else if (!PV(v)->calc || !has_time(PV(v)->pd, r))
+			strbuf_addstr(sb, "none: no time samples");
+		else
+			strbuf_addstr(sb, "none: the analysis failed (M lists why)");
+		return;
+	}
+	snprintf(cpi, sizeof(cpi), an->cpi >= 0 ? "%.2f" : "?", an->cpi);
+	snprintf(best, sizeof(best), an->best_cpi >= 0 ? "%.2f" : "?", an->best_cpi);
+	strbuf_addf(sb, "CPI %s, best-case %s; ", cpi, best);
+	if (an->culprit)
+		strbuf_addf(sb, "dominant culprit %c %s (up to %.1f%% of its samples); ", an->letter,
+			    an->name, 100 * an->culprit_share);
+	strbuf_addf(sb, "%.0f%% of its samples in high-confidence estimates (Enter: the details)",
+		    100 * an->high_conf);
+}
+
 static void procs_draw_pane(struct view *v, size_t line, struct draw *d)
 {
-	static const char *const labels[] = { "procedure", "image", "samples" };
+	static const char *const labels[] = { "procedure", "image", "samples", "analysis" };
 	const struct proc_row *r = table_row(v->table, v->pos);
 	const struct procs_data *pd = PV(v)->pd;
 	const struct procs_image *pi;
@@ -487,6 +614,9 @@ static void procs_draw_pane(struct view *v, size_t line, struct draw *d)
 	case PANE_SAMPLES:
 		describe_samples(pd, r, &sb);
 		break;
+	case PANE_ANALYSIS:
+		describe_analysis(v, r, &sb);
+		break;
 	}
 	draw_printf(d, STYLE_DIM, " %-10s", labels[line]);
 	draw_text(d, STYLE_NORMAL, sb.buf);
@@ -497,7 +627,12 @@ const struct view_ops procedures_view_ops = {
 	.name = "procedures",
 	.flags = VIEW_FOLLOWS_EPOCH | VIEW_CACHE_TEXT,
 	.legend = "Samples per event in each procedure (dcpiprof's rows); % and cum% are shares\n"
-		  "of all samples of the current event in the epoch.  Samples no procedure holds\n"
+		  "of all samples of the current event in the epoch.  CPI, best (best-case CPI),\n"
+		  "culprit (the dominant reason of the dynamic stalls: icache, itlb, dcache, dtlb,\n"
+		  "branch, storeq, mul, div, sync, unexpl) and conf% (the share of the\n"
+		  "procedure's samples in high-confidence estimates) are dcpicalc's; they fill in\n"
+		  "as a background job analyses every procedure with time samples, hottest first\n"
+		  "(\".\": not yet; \"-\": nothing to analyse).  Samples no procedure holds\n"
 		  "are one row per image: [unknown], or why it has no names ([no binary],\n"
 		  "[changed binary]: :force uses it anyway, [no symbols], [kernel]).  Enter opens\n"
 		  "the procedure; :sort address and :sort procedure sort by address or name;\n"

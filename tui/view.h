@@ -85,6 +85,8 @@ struct view_ops {
 	const char *name;          /* "images": breadcrumbs, :save-view, tui_open_view() */
 	unsigned flags;            /* enum view_flags */
 	const char *legend;        /* help-view text about this view, or NULL */
+	/* Appends generated help-view text after the legend (NULL: none). */
+	void (*legend_more)(struct strbuf *sb);
 	size_t priv_size;          /* zeroed private data for each view */
 
 	/* Sets up the view at v->loc; -1 (reported) if it cannot be opened. */

@@ -4,9 +4,10 @@
  * a line here, and a line in tui/Makemodule.am; tui_open_view("NAME", loc)
  * then finds it (until then it says the view is not available yet).
  *
- * procedures (of one image or all) and procedure (one procedure's listing)
- * build on core/analysis (tui/data-proc.h).  Still to come: the analysis
- * in the procedure view (CPI, bubbles, culprits), diff, diff-procedure.
+ * procedures (of one image or all) and procedure (one procedure's listing
+ * and analysis) build on core/analysis (tui/data-proc.h); diff and
+ * diff-procedure (the view called diff_procedure here) on its diff engine
+ * (tui/data-diff.h).
  */
 #ifndef DCPI_TUI_VIEWS_H
 #define DCPI_TUI_VIEWS_H
@@ -18,6 +19,8 @@
 	_(images)    \
 	_(procedures) \
 	_(procedure) \
+	_(diff)      \
+	_(diff_procedure) \
 	_(help)      \
 	_(messages)
 

@@ -357,6 +357,12 @@ void calc_lines_release(struct calc_lines *l);
 
 /* Formats a CPI the way every view shows it ("18.0cy", "0.62", "?"). */
 void calc_format_cycles(double cycles, char *buf, size_t size);
+/* Formats a frequency or a sample count as dcpicalc does ("1234", "12.3", "0.52", "?"). */
+void calc_format_count(double v, char *buf, size_t size);
+/* Formats an execution count as dcpicalc does ("866667", "1.3e+08", "?"). */
+void calc_format_execs(double v, char *buf, size_t size);
+/* Formats an instruction's samples after the skid model: dcpicalc's Samples column. */
+void calc_format_samples(const struct calc_insn *ci, char *buf, size_t size);
 
 /*
  * The bubble of instruction i: how many half-cycle lines of static and of

@@ -34,7 +34,7 @@ void calc_format_cycles(double cycles, char *buf, size_t size)
 }
 
 /* "1234", "12.3", "0.52": a frequency or sample count in few characters. */
-static void format_num(double v, char *buf, size_t size)
+void calc_format_count(double v, char *buf, size_t size)
 {
 	if (v < 0 || !isfinite(v))
 		snprintf(buf, size, "?");
@@ -48,7 +48,7 @@ static void format_num(double v, char *buf, size_t size)
 		snprintf(buf, size, "%.2f", v);
 }
 
-static void format_execs(double v, char *buf, size_t size)
+void calc_format_execs(double v, char *buf, size_t size)
 {
 	if (v < 0 || !isfinite(v))
 		snprintf(buf, size, "?");
@@ -63,6 +63,14 @@ static int addr_width(const struct calc *c)
 	char buf[32];
 
 	return snprintf(buf, sizeof(buf), "%" PRIx64, c->list.ref.proc->end);
+}
+
+void calc_format_samples(const struct calc_insn *ci, char *buf, size_t size)
+{
+	calc_format_count(ci->flags & CALC_I_UNMEASURED ? -1 : ci->samples, buf, size);
+	if (!(ci->flags & CALC_I_UNMEASURED) && ci->samples > 0 && ci->samples < 10 &&
+	    ci->samples != floor(ci->samples))
+		snprintf(buf, size, "%.1f", ci->samples);
 }
 
 /* ---- bubbles -------------------------------------------------------------------------- */
@@ -215,10 +223,7 @@ static void insn_line(struct render *r, size_t i)
 		text[TEXT_WIDTH - 1] = '~';
 		text[TEXT_WIDTH] = '\0';
 	}
-	format_num(ci->flags & CALC_I_UNMEASURED ? -1 : ci->samples, samples, sizeof(samples));
-	if (!(ci->flags & CALC_I_UNMEASURED) && ci->samples > 0 && ci->samples < 10 &&
-	    ci->samples != floor(ci->samples))
-		snprintf(samples, sizeof(samples), "%.1f", ci->samples);
+	calc_format_samples(ci, samples, sizeof(samples));
 	calc_format_cycles(ci->cpi, cpi, sizeof(cpi));
 	strbuf_addf(&sb, "%*" PRIx64 "  %-*s %8s %8s %c ", r->aw, ci->insn->addr, TEXT_WIDTH, text,
 		    samples, cpi, calc_conf_letter(ci->conf));
@@ -236,7 +241,7 @@ static void cycles_fraction(struct strbuf *sb, const char *what, double cycles, 
 {
 	char num[32];
 
-	format_num(cycles, num, sizeof(num));
+	calc_format_count(cycles, num, sizeof(num));
 	if (cycles < 0)
 		strbuf_addf(sb, "*** %-9s ?/%u = ? CPI", what, n);
 	else
@@ -250,8 +255,8 @@ static void block_header(struct render *r, size_t b)
 	struct strbuf sb = STRBUF_INIT;
 	char f[32], ex[32];
 
-	format_num(cb->freq, f, sizeof(f));
-	format_execs(cb->execs, ex, sizeof(ex));
+	calc_format_count(cb->freq, f, sizeof(f));
+	calc_format_execs(cb->execs, ex, sizeof(ex));
 	strbuf_addf(&sb, "*** Block %zu  0x%" PRIx64 "-0x%" PRIx64 "  freq %s  execs %s  confidence %s (%s)",
 		    b, cb->cfg->start, cb->cfg->end, f, ex, calc_conf_name(cb->conf), calc_how_name(cb->how));
 	if (cb->cfg->flags & CFG_BLOCK_UNREACHABLE)
@@ -413,10 +418,10 @@ void calc_summary_text(const struct calc *c, struct strbuf *sb)
 	const char *rule = "*** ----------------------------------------------\n";
 	char n1[32], n2[32];
 
-	format_num(s->best_cycles, n1, sizeof(n1));
-	format_num(s->insns, n2, sizeof(n2));
+	calc_format_count(s->best_cycles, n1, sizeof(n1));
+	calc_format_count(s->insns, n2, sizeof(n2));
 	strbuf_addf(sb, "*** Best-case %s/%s = %.2fCPI\n", n1, n2, s->best_cpi >= 0 ? s->best_cpi : 0);
-	format_num(s->cpi >= 0 ? s->cpi * s->insns : -1, n1, sizeof(n1));
+	calc_format_count(s->cpi >= 0 ? s->cpi * s->insns : -1, n1, sizeof(n1));
 	if (s->cpi >= 0)
 		strbuf_addf(sb, "*** Actual %s/%s = %.2fCPI\n", n1, n2, s->cpi);
 	else
@@ -493,8 +498,8 @@ int calc_print_dot(const struct calc *c, FILE *out)
 		char f[32], ex[32], cpi[32], best[32];
 
 		strbuf_setlen(&sb, 0);
-		format_num(cb->freq, f, sizeof(f));
-		format_execs(cb->execs, ex, sizeof(ex));
+		calc_format_count(cb->freq, f, sizeof(f));
+		calc_format_execs(cb->execs, ex, sizeof(ex));
 		if (b == cfg->exit) {
 			strbuf_addf(&sb, "EXIT\ninvocations %s (execs %s)\n", f, ex);
 		} else {
@@ -513,7 +518,7 @@ int calc_print_dot(const struct calc *c, FILE *out)
 		const struct calc_edge *ce = &c->edges[e];
 		char f[32];
 
-		format_num(ce->freq, f, sizeof(f));
+		calc_format_count(ce->freq, f, sizeof(f));
 		strbuf_setlen(&sb, 0);
 		strbuf_addf(&sb, "%s %s", cfg_edge_kind_name(ce->cfg->kind), f);
 		fprintf(out, "  b%u -> b%u [label=", ce->cfg->from, ce->cfg->to);

@@ -18,12 +18,19 @@
  *                  started finished (a script waits for them); for P that is
  *                  the procedures of every image: all 1,000 binaries opened,
  *                  their symbols read, 100,000 rows built, sorted and drawn
+ *   settle         the same, background work included: for P, the analysis
+ *                  of every procedure (dcpicalc's CPI for the columns),
+ *                  which fills the columns while keys keep working
  * and reports medians and tails, the 1,000/10 ratio, the time to the
  * procedures of every image, keys in the images and procedures views, and
  * keys in the procedure view on the big procedure (moves, pages, search,
- * H, following branches and back, source and pane toggles), against the
- * targets (first screen < 200 ms, keys < 20 ms).  Wall time of the whole
- * process (exec to exit) is shown too.
+ * H, following branches and back, source and pane toggles, the stalls and
+ * culprits of the analysis), and keys in the diff views: the big database
+ * has two epochs of the same images with other counts, compared procedure
+ * by procedure (100,000 rows) and the big procedure side by side; against
+ * the targets (first screen < 200 ms, keys < 20 ms).  Opening a view that
+ * needs new data (P, a procedure, a diff, x in a diff) is reported apart.
+ * Wall time of the whole process (exec to exit) is shown too.
  */
 #include "config.h"
 #include "core/cli.h"
@@ -179,27 +186,22 @@ static int add_image(struct db *db, struct epoch_meta *m, struct image_index *id
 	return 0;
 }
 
-static int build_db(const char *path, const char *bindir, int n_images)
+/* One epoch of every image, labelled label; salt varies the counts. */
+static int build_epoch(struct db *db, const char *bindir, int n_images, const char *label,
+		       int salt)
 {
-	struct db *db;
 	struct image_index idx = IMAGE_INDEX_INIT;
 	struct epoch_meta m;
-	char *cmd = xasprintf("rm -rf '%s'", path);
 
-	if (system(cmd))
-		die("cannot remove '%s'", path);
-	free(cmd);
-	if (!(db = db_open(path, DB_CREATE | DB_NOSYNC)))
-		return -1;
 	epoch_meta_init(&m);
 	epoch_meta_fill_host(&m);
-	epoch_meta_set_label(&m, "bench");
+	epoch_meta_set_label(&m, label);
 	if (db_epoch_create(db, &m))
 		return -1;
 	for (int i = 0; i <= n_images; i++) {
 		char *bin = i < n_images ? xasprintf("%s/lib%04d.so", bindir, i)
 					 : xasprintf("%s/libbig.so", bindir);
-		int r = add_image(db, &m, &idx, bin, i);
+		int r = add_image(db, &m, &idx, bin, i + salt);
 
 		free(bin);
 		if (r)
@@ -209,6 +211,27 @@ static int build_db(const char *path, const char *bindir, int n_images)
 		return -1;
 	image_index_release(&idx);
 	epoch_meta_release(&m);
+	return 0;
+}
+
+/* n_epochs epochs "bench", "bench2" ... of the same images, counts varied. */
+static int build_db(const char *path, const char *bindir, int n_images, int n_epochs)
+{
+	struct db *db;
+	char *cmd = xasprintf("rm -rf '%s'", path);
+
+	if (system(cmd))
+		die("cannot remove '%s'", path);
+	free(cmd);
+	if (!(db = db_open(path, DB_CREATE | DB_NOSYNC)))
+		return -1;
+	for (int e = 0; e < n_epochs; e++) {
+		char label[16];
+
+		snprintf(label, sizeof(label), e ? "bench%d" : "bench", e + 1);
+		if (build_epoch(db, bindir, n_images, label, e * 5))
+			return -1;
+	}
 	db_close(db);
 	return 0;
 }
@@ -270,6 +293,79 @@ static char *proc_script(void)
 		strbuf_addstr(&sb, "n\n<Enter>\nq\n");
 	for (int i = 0; i < 4; i++)
 		strbuf_addstr(&sb, "s\np\n");
+	strbuf_addstr(&sb, "g\n");
+	for (int i = 0; i < 20; i++)
+		strbuf_addstr(&sb, "]\n");
+	for (int i = 0; i < 10; i++)
+		strbuf_addstr(&sb, "[\n");
+	for (int i = 0; i < 10; i++)
+		strbuf_addstr(&sb, "]\nc\nq\n");
+	strbuf_addstr(&sb, "p\n");
+	for (int i = 0; i < 20; i++)
+		strbuf_addstr(&sb, "<PgDown>\n");
+	strbuf_addstr(&sb, "p\n");
+	return strbuf_detach(&sb, NULL);
+}
+
+/*
+ * Keys in the diff view of the two epochs (100,000 procedures), then in the
+ * side-by-side view of the big procedure; *marks gets the index of the
+ * keys timed apart: [0] opening the diff, [1] x (the sides exchanged: a
+ * new comparison), [2] x back, [3] Enter on big (both epochs analysed),
+ * [4] the number of keys.
+ */
+static char *diff_script(size_t marks[5])
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t n = 0;
+
+#define KEY(k) (strbuf_addstr(&sb, k "\n"), n++)
+	marks[0] = n;
+	KEY("<:>diff bench bench2<Enter>");
+	KEY("a"); /* every row: 100,000 of them */
+	for (int i = 0; i < 50; i++)
+		KEY("j");
+	for (int i = 0; i < 10; i++) {
+		KEY("<PgDown>");
+		KEY("<PgUp>");
+	}
+	KEY("G");
+	KEY("g");
+	strbuf_addstr(&sb, ":search lib0999\n");
+	for (int i = 0; i < 5; i++)
+		KEY("n");
+	KEY("<gt>");
+	KEY("<lt>");
+	KEY("S");
+	KEY("S");
+	KEY("a"); /* the notable rows, and back to every row */
+	KEY("a");
+	KEY("p");
+	KEY("p");
+	marks[1] = n;
+	KEY("x");
+	marks[2] = n;
+	KEY("x");
+	strbuf_addstr(&sb, ":goto big\n");
+	marks[3] = n;
+	KEY("<Enter>");
+	for (int i = 0; i < 50; i++)
+		KEY("j");
+	for (int i = 0; i < 20; i++)
+		KEY("<PgDown>");
+	for (int i = 0; i < 20; i++)
+		KEY("<PgUp>");
+	KEY("G");
+	KEY("g");
+	strbuf_addstr(&sb, ":search je\n");
+	for (int i = 0; i < 10; i++)
+		KEY("n");
+	KEY("a");
+	KEY("a");
+	KEY("p");
+	KEY("p");
+	marks[4] = n;
+#undef KEY
 	return strbuf_detach(&sb, NULL);
 }
 
@@ -277,8 +373,8 @@ static char *proc_script(void)
 
 struct run {
 	int64_t wall_ns, first_screen_ns;
-	int64_t *keys;
-	size_t n_keys;
+	int64_t *keys, *settle;
+	size_t n_keys, n_settle;
 };
 
 static void read_timing(const char *path, struct run *r)
@@ -286,7 +382,7 @@ static void read_timing(const char *path, struct run *r)
 	FILE *f = fopen(path, "r");
 	char name[32];
 	long long v;
-	size_t alloc = 0;
+	size_t alloc = 0, alloc_settle = 0;
 
 	if (!f)
 		die_errno("no timing file '%s'", path);
@@ -296,6 +392,9 @@ static void read_timing(const char *path, struct run *r)
 		} else if (!strcmp(name, "key_ns")) {
 			ALLOC_GROW(r->keys, r->n_keys + 1, alloc);
 			r->keys[r->n_keys++] = v;
+		} else if (!strcmp(name, "settle_ns")) {
+			ALLOC_GROW(r->settle, r->n_settle + 1, alloc_settle);
+			r->settle[r->n_settle++] = v;
 		}
 	}
 	fclose(f);
@@ -360,6 +459,7 @@ static void first_screen(const char *tui, const char *dir, const char *db, const
 		s[i] = r.first_screen_ns;
 		w[i] = r.wall_ns;
 		free(r.keys);
+		free(r.settle);
 	}
 	*screen_ms = pct_ms(s, RUNS, 0.5);
 	*wall_ms = pct_ms(w, RUNS, 0.5);
@@ -377,23 +477,29 @@ static void report_keys(const char *what, const int64_t *keys, size_t n)
 static void measure_keys(const char *tui, const char *dir, const char *db, const char *script)
 {
 	size_t n_img = 50 + 20 + 2 + 5, n_procs = 50 + 20 + 2 + 5 + 4;
-	int64_t p[RUNS];
+	int64_t p[RUNS], a[RUNS];
 	struct run r;
 
 	for (int i = 0; i < RUNS; i++) {
 		run_tui(tui, dir, db, script, &r);
-		if (r.n_keys != n_img + 1 + n_procs)
+		if (r.n_keys != n_img + 1 + n_procs || r.n_settle != r.n_keys)
 			die("expected %zu keys, got %zu", n_img + 1 + n_procs, r.n_keys);
 		p[i] = r.keys[n_img];
-		if (i < RUNS - 1)
+		a[i] = r.settle[n_img];
+		if (i < RUNS - 1) {
 			free(r.keys);
+			free(r.settle);
+		}
 	}
 	printf("P: the procedures of every image (1000 images, %d procedures; median of %d):"
 	       " %.1f ms, min %.1f ms\n", N_IMAGES * N_PROCS, RUNS, pct_ms(p, RUNS, 0.5),
 	       pct_ms(p, RUNS, 0));
+	printf("   then every procedure analysed in the background (CPI columns): %.1f s\n",
+	       pct_ms(a, RUNS, 0.5) / 1000);
 	report_keys("images view, 1000 images", r.keys, n_img);
 	report_keys("procedures view, 100,000 rows", r.keys + n_img + 1, n_procs);
 	free(r.keys);
+	free(r.settle);
 }
 
 /*
@@ -411,14 +517,59 @@ static void measure_proc(const char *tui, const char *dir, const char *db, const
 		if (r.n_keys <= enter + 1)
 			die("expected more than %zu keys, got %zu", enter + 1, r.n_keys);
 		open[i] = r.keys[enter];
-		if (i < RUNS - 1)
+		if (i < RUNS - 1) {
 			free(r.keys);
+			free(r.settle);
+		}
 	}
-	printf("opening the procedure of 8,000 instructions (Enter at the prompt; median of %d):"
-	       " %.1f ms\n", RUNS, pct_ms(open, RUNS, 0.5));
-	report_keys("procedure view, 8,000 instructions", r.keys + enter + 1,
+	printf("opening the procedure of 8,000 instructions, analysed (Enter at the prompt;"
+	       " median of %d): %.1f ms\n", RUNS, pct_ms(open, RUNS, 0.5));
+	report_keys("procedure view with analysis, 8,000 instructions", r.keys + enter + 1,
 		    r.n_keys - enter - 1);
 	free(r.keys);
+	free(r.settle);
+}
+
+/* Keys of a run between two marks, without the keys timed apart. */
+static void diff_keys(const struct run *r, const size_t *marks, int64_t **out, size_t *n_out)
+{
+	*n_out = 0;
+	*out = xcalloc(r->n_keys, sizeof(**out));
+	for (size_t i = 0; i < r->n_keys; i++)
+		if (i != marks[0] && i != marks[1] && i != marks[2] && i != marks[3])
+			(*out)[(*n_out)++] = r->keys[i];
+}
+
+static void measure_diff(const char *tui, const char *dir, const char *db, const char *script,
+			 const size_t marks[5])
+{
+	int64_t open[RUNS], swap[RUNS], side[RUNS], *keys;
+	size_t n_keys, n_diff = marks[3] - 3;
+	struct run r;
+
+	for (int i = 0; i < RUNS; i++) {
+		run_tui(tui, dir, db, script, &r);
+		if (r.n_keys != marks[4])
+			die("expected %zu keys, got %zu", marks[4], r.n_keys);
+		open[i] = r.keys[marks[0]];
+		swap[i] = r.keys[marks[1]];
+		side[i] = r.keys[marks[3]];
+		if (i < RUNS - 1) {
+			free(r.keys);
+			free(r.settle);
+		}
+	}
+	printf("diff of two epochs of 1000 images, 100,000 procedures (median of %d): %.1f ms;"
+	       " x (sides exchanged, compared again): %.1f ms\n", RUNS, pct_ms(open, RUNS, 0.5),
+	       pct_ms(swap, RUNS, 0.5));
+	printf("side by side, 8,000 instructions, both epochs analysed (median of %d): %.1f ms\n",
+	       RUNS, pct_ms(side, RUNS, 0.5));
+	diff_keys(&r, marks, &keys, &n_keys);
+	report_keys("diff view, 100,000 procedures", keys, n_diff);
+	report_keys("side-by-side view, 8,000 instructions", keys + n_diff, n_keys - n_diff);
+	free(keys);
+	free(r.keys);
+	free(r.settle);
 }
 
 int main(int argc, char **argv)
@@ -427,6 +578,8 @@ int main(int argc, char **argv)
 	const char *dir = argc > 2 ? argv[2] : "tui-bench.d";
 	char *bindir = xasprintf("%s/bin", dir), *quit = xasprintf("%s/quit.script", dir);
 	char *keys = xasprintf("%s/keys.script", dir), *proc = xasprintf("%s/proc.script", dir);
+	char *diff = xasprintf("%s/diff.script", dir);
+	size_t marks[5];
 	char *small = xasprintf("%s/small.db", dir), *big = xasprintf("%s/big.db", dir);
 	char *text;
 	double s_small, w_small, s_big, w_big;
@@ -435,12 +588,14 @@ int main(int argc, char **argv)
 	if (access(tui, X_OK))
 		die("no dcpi-tui at '%s' (give its path)", tui);
 	build_binaries(dir);
-	if (build_db(small, bindir, 10) || build_db(big, bindir, N_IMAGES))
+	if (build_db(small, bindir, 10, 1) || build_db(big, bindir, N_IMAGES, 2))
 		return 1;
 	write_script(quit, ":quit\n");
 	write_script(keys, text = keys_script());
 	free(text);
 	write_script(proc, text = proc_script());
+	free(text);
+	write_script(diff, text = diff_script(marks));
 	free(text);
 
 	first_screen(tui, dir, small, quit, &s_small, &w_small);
@@ -453,10 +608,12 @@ int main(int argc, char **argv)
 	       w_small, w_big);
 	measure_keys(tui, dir, big, keys);
 	measure_proc(tui, dir, big, proc);
+	measure_diff(tui, dir, big, diff, marks);
 	free(bindir);
 	free(quit);
 	free(keys);
 	free(proc);
+	free(diff);
 	free(small);
 	free(big);
 	return 0;

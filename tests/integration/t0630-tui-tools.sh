@@ -53,7 +53,7 @@ prof_rows() {
 		awk '{ print $1, $4, $6 }' | sort
 }
 view_rows() {
-	sed -n '/^--$/,$p' "$1" | sed '1,2d' | cut -c3- | awk '{ print $1, $4, $5 }' | sort
+	sed -n '/^--$/,$p' "$1" | sed '1,2d' | cut -c3- | awk '{ print $1, $4, $9 }' | sort
 }
 
 # dcpilist's instructions as "ADDRESS CYCLES IMISS", and the procedure view's.

@@ -25,6 +25,10 @@
 #   bad            db with a corrupt profile (epoch 2), meta (1), index (3)
 #   pdb            tests/tui/fixtures/prog.txt: samples at real offsets of
 #                  bin/prog, for the procedure views
+#   sdb            tests/tui/fixtures/stall.txt: bin/prog before and after
+#                  two loads started to stall, for the analysis and diffs,
+#                  then rebuilt (bin/prog-v2, a nop more in scale, kept as
+#                  the database's snapshot of its build-id)
 #   nonexistent    no database at all
 #   bin/           the binaries the image records point at: bin/prog is
 #                  tests/tui/fixtures/prog.s assembled and linked by as and ld
@@ -55,6 +59,11 @@ tui_fixtures() {
 		dcpi-test-helper build db "$tui_src/fixtures/basic.txt" >/dev/null
 		sed "s/@BUILDID@/$(tui_build_id bin/prog)/" "$tui_src/fixtures/prog.txt" >prog.txt
 		dcpi-test-helper build pdb prog.txt >/dev/null
+		sed -e "s/@BUILDID@/$(tui_build_id bin/prog)/" \
+			-e "s/@BUILDID2@/$(tui_build_id bin/prog-v2)/" "$tui_src/fixtures/stall.txt" >stall.txt
+		dcpi-test-helper build sdb stall.txt >/dev/null
+		mkdir -p sdb/binaries
+		cp bin/prog-v2 "sdb/binaries/$(tui_build_id bin/prog-v2)"
 		tui_big_fixture | dcpi-test-helper build big >/dev/null
 		cp -r db bad
 		tui_flip bad/000002/aaaa0002.cycles.prof 150
@@ -70,6 +79,11 @@ tui_program() {
 	objcopy --strip-debug bin/prog bin/prog-nog
 	objcopy --strip-all bin/prog bin/prog-strip
 	cp "$tui_src/fixtures/prog.c" prog.c
+	# another build: a nop at the start of scale
+	sed '/^scale:/,/cfi_startproc/ s/^\t\.cfi_startproc$/\t.cfi_startproc\n\tnop/' \
+		"$tui_src/fixtures/prog.s" >prog-v2.s
+	as -o prog-v2.o prog-v2.s
+	ld -o bin/prog-v2 --build-id=sha1 prog-v2.o
 }
 
 # tui_build_id FILE: the GNU build-id of an ELF file, in hex.
@@ -113,7 +127,7 @@ tui_case() {
 	rm -rf "$work"
 	mkdir -p "$work" "$home"
 	ln -s ../bin "$work/bin"
-	for f in db big bad pdb prog.c; do ln -s "../$f" "$work/$f"; done
+	for f in db big bad pdb sdb prog.c; do ln -s "../$f" "$work/$f"; done
 	# shellcheck disable=SC2086
 	(cd "$work" && env -i PATH="$PATH" HOME="$home" TERM=xterm-256color \
 		LINES="${size#*x}" COLUMNS="${size%x*}" TZ=UTC LC_ALL=C.UTF-8 \

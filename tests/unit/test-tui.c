@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <locale.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,6 +20,7 @@
 #include "core/die.h"
 #include "core/strbuf.h"
 #include "core/xalloc.h"
+#include "tui/data-diff.h"
 #include "tui/draw.h"
 #include "tui/insntext.h"
 #include "tui/job.h"
@@ -198,7 +200,9 @@ static void keys_are_bound_once(void **state)
 	assert_int_equal(key_request('\n'), REQ_ENTER);
 	assert_int_equal(key_request(127), REQ_BACK);
 	assert_int_equal(key_request('?'), REQ_VIEW_HELP);
-	assert_int_equal(key_request('x'), REQ_NONE);
+	assert_int_equal(key_request('x'), REQ_SWAP);
+	assert_int_equal(key_request(']'), REQ_NEXT_STALL);
+	assert_int_equal(key_request('z'), REQ_NONE);
 }
 
 static int parse_one(const char *s, const char **rest)
@@ -330,6 +334,52 @@ static void table_sorts_stably_and_filters(void **state)
 	table_add_column(&t, &(struct table_column){ .name = "name", .cmp = cmp_name,
 						     .cell = cell_name });
 	assert_int_equal(t.sort, 0);
+	table_release(&t);
+}
+
+static bool keep_all;
+
+static bool keep_big(void *ctx, const void *row)
+{
+	return keep_all || ((const struct row *)row)->n >= 5;
+}
+
+/* With keep(): the same rows in the same order as filtering by hand, cached or not. */
+static void table_keeps_rows(void **state)
+{
+	struct table t;
+	static const char *const want_desc[] = { "app", "libc.so", "LibM.so", "kernel" };
+
+	make_table(&t);
+	t.keep = keep_big;
+	keep_all = false;
+	table_sort_by(&t, 0, true);
+	table_update(&t);
+	assert_int_equal(t.n_shown, 3);
+	assert_false(t.order_ok);          /* a subset sorted: nothing to keep */
+	keep_all = true;
+	table_update(&t);
+	assert_int_equal(t.n_shown, 4);
+	assert_true(t.order_ok);           /* every row sorted: kept */
+	for (size_t i = 0; i < 4; i++)
+		assert_string_equal(name_at(&t, i), want_desc[i]);
+	keep_all = false;
+	table_update(&t);                  /* one pass over the kept order */
+	assert_int_equal(t.n_shown, 3);
+	assert_string_equal(name_at(&t, 0), "app");
+	assert_string_equal(name_at(&t, 1), "libc.so"); /* ties in the given order */
+	assert_string_equal(name_at(&t, 2), "LibM.so");
+	table_set_filter(&t, "Lib");
+	table_update(&t);
+	assert_int_equal(t.n_shown, 1);
+	table_set_filter(&t, NULL);
+	table_sort_by(&t, 0, false);       /* another order: sorted again */
+	keep_all = true;
+	table_update(&t);
+	assert_string_equal(name_at(&t, 0), "kernel");
+	assert_string_equal(name_at(&t, 1), "libc.so");
+	assert_string_equal(name_at(&t, 2), "LibM.so");
+	assert_string_equal(name_at(&t, 3), "app");
 	table_release(&t);
 }
 
@@ -569,6 +619,91 @@ static void jobs_run_inline(void **state)
 	set_report_routine(NULL);
 }
 
+/* A background job of `n` steps that yields to foreground jobs between steps. */
+struct bg_work {
+	int next, n;
+	int steps_run, yields;
+};
+
+static void bg_job(struct job *job)
+{
+	struct bg_work *w = job->arg;
+
+	for (; w->next < w->n; w->next++) {
+		if (job_cancelled(job))
+			return;
+		if (job_should_yield(job)) {
+			w->yields++;
+			job_yield(job);
+			return;
+		}
+		usleep(500);
+		w->steps_run++;
+		job_progress(job, (uint64_t)w->next + 1, (uint64_t)w->n);
+	}
+	job->result = w;
+}
+
+static _Atomic int fg_ran;
+
+static void fg_job(struct job *job)
+{
+	atomic_store(&fg_ran, 1);
+	job->result = xstrdup("fg");
+}
+
+static void jobs_background_yields(void **state)
+{
+	struct jobs jobs;
+	struct bg_work *w = XNEW(struct bg_work);
+	struct job *bg;
+
+	w->n = 400;
+	atomic_store(&fg_ran, 0);
+	jobs_init(&jobs, false);
+	bg = jobs_submit_background(&jobs, "bg", "background", bg_job, w, free, NULL);
+	while (atomic_load(&bg->done) == 0)
+		usleep(1000);
+	jobs_submit(&jobs, "fg", "foreground", fg_job, NULL, NULL, free);
+	jobs_wait_foreground(&jobs);
+	/* the foreground job ran while the background one was half way */
+	assert_int_equal(atomic_load(&fg_ran), 1);
+	assert_false(jobs_busy_foreground(&jobs));
+	assert_true(jobs_busy(&jobs));
+	jobs_wait_idle(&jobs);
+	assert_true(w->yields >= 1);
+	assert_int_equal(w->steps_run, w->n); /* every step once: resumed where it stopped */
+	assert_ptr_equal(bg->result, w);
+	jobs_collect(&jobs, NULL, NULL);
+	jobs_release(&jobs);
+
+	/* inline (no worker): nothing waits, it runs to the end at once */
+	w = XNEW(struct bg_work);
+	w->n = 3;
+	jobs_init(&jobs, true);
+	bg = jobs_submit_background(&jobs, "bg", "background", bg_job, w, free, NULL);
+	assert_int_equal(w->steps_run, 3);
+	assert_int_equal(w->yields, 0);
+	jobs_release(&jobs);
+}
+
+/* The diff views write ratios as dcpidiff does. */
+static void diff_ratios(void **state)
+{
+	char buf[16];
+
+	diff_format_ratio(1.784, buf, sizeof(buf));
+	assert_string_equal(buf, "1.78x");
+	diff_format_ratio(INFINITY, buf, sizeof(buf));
+	assert_string_equal(buf, "new");
+	diff_format_ratio(0, buf, sizeof(buf));
+	assert_string_equal(buf, "gone");
+	diff_format_ratio(NAN, buf, sizeof(buf));
+	assert_string_equal(buf, "-");
+	diff_format_ratio(1234.4, buf, sizeof(buf));
+	assert_string_equal(buf, "1234x");
+}
+
 /* ---- instruction text and completion candidates ---------------------------- */
 
 /* The spans of text as "kind:text|..." (M mnemonic, R register, I immediate, S size, T target, .). */
@@ -643,11 +778,14 @@ int main(void)
 		cmocka_unit_test(keys_are_bound_once),
 		cmocka_unit_test(key_syntax),
 		cmocka_unit_test(table_sorts_stably_and_filters),
+		cmocka_unit_test(table_keeps_rows),
 		cmocka_unit_test(table_layout_and_draw),
 		cmocka_unit_test(view_moves_and_searches),
 		cmocka_unit_test(scripts_parse),
 		cmocka_unit_test(jobs_run_in_background),
 		cmocka_unit_test(jobs_run_inline),
+		cmocka_unit_test(jobs_background_yields),
+		cmocka_unit_test(diff_ratios),
 		cmocka_unit_test(insn_text_is_split),
 		cmocka_unit_test(candidates_dedup),
 	};

@@ -1,0 +1,200 @@
+/*
+ * tui/data-diff.c - two epochs compared for the diff views, by dcpidiff's
+ * engine (see tui/data-diff.h).
+ */
+#include "config.h"
+#include "tui/data-diff.h"
+
+#include "core/die.h"
+#include "core/utf8.h"
+#include "core/xalloc.h"
+#include "tui/job.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void diff_arg_free(void *arg)
+{
+	struct diff_arg *a = arg;
+
+	if (!a)
+		return;
+	free(a->procedure);
+	free(a);
+}
+
+static void vrow_release(struct diff_vrow *v)
+{
+	if (v->owned_name)
+		free(v->name);
+	if (v->owned_image)
+		free(v->image);
+}
+
+void diff_data_free(void *data)
+{
+	struct diff_data *dd = data;
+
+	if (!dd)
+		return;
+	for (size_t i = 0; i < dd->n; i++)
+		vrow_release(&dd->rows[i]);
+	free(dd->rows);
+	vrow_release(&dd->proc);
+	for (size_t i = 0; i < dd->n_notes; i++)
+		free(dd->notes[i]);
+	free(dd->notes);
+	free(dd->desc_a);
+	free(dd->desc_b);
+	free(dd->unaligned);
+	free(dd->error);
+	if (!dd->status)
+		diff_epochs_release(&dd->de);
+	free(dd);
+}
+
+void diff_format_ratio(double ratio, char *buf, size_t size)
+{
+	if (isnan(ratio))
+		snprintf(buf, size, "-");
+	else if (isinf(ratio))
+		snprintf(buf, size, "new");
+	else if (ratio == 0)
+		snprintf(buf, size, "gone");
+	else if (ratio >= 1000)
+		snprintf(buf, size, "%.0fx", ratio);
+	else
+		snprintf(buf, size, "%.2fx", ratio);
+}
+
+/* True if display_safe(s) would be s: printable ASCII, no backslash. */
+static bool plain(const char *s)
+{
+	for (; *s; s++)
+		if (*s < 0x20 || *s > 0x7e || *s == '\\')
+			return false;
+	return true;
+}
+
+static char *safe(const char *s, bool *owned)
+{
+	*owned = !plain(s ? s : "");
+	return *owned ? display_safe(s) : (char *)(s ? s : "");
+}
+
+static void vrow_init(struct diff_vrow *v, const struct diff *d, const struct diff_row *r)
+{
+	const char *slash;
+
+	v->r = r;
+	v->name = safe(r->name, &v->owned_name);
+	v->image = safe(r->image, &v->owned_image);
+	slash = strrchr(v->image, '/');
+	v->base = slash && slash[1] ? slash + 1 : v->image;
+	v->shown = diff_row_shown(d, r);
+}
+
+static int cmp_image_of(const void *a, const void *b)
+{
+	const struct diff_vrow *x = *(struct diff_vrow *const *)a, *y = *(struct diff_vrow *const *)b;
+	int r = strcmp(x->base, y->base);
+
+	return r ? r : strcmp(x->image, y->image);
+}
+
+/* Ranks the rows' images, so that sorting 100,000 rows by image compares numbers. */
+static void rank_images(struct diff_data *dd)
+{
+	struct diff_vrow **v = xcalloc(dd->n ? dd->n : 1, sizeof(*v));
+	uint32_t rank = 0;
+
+	for (size_t i = 0; i < dd->n; i++)
+		v[i] = &dd->rows[i];
+	qsort(v, dd->n, sizeof(*v), cmp_image_of);
+	for (size_t i = 0; i < dd->n; i++) {
+		if (i && cmp_image_of(&v[i - 1], &v[i]))
+			rank++;
+		v[i]->image_rank = rank;
+	}
+	free(v);
+}
+
+static void describe(struct diff_data *dd)
+{
+	const struct diff *d = &dd->de.diff;
+
+	pset_event_label(d->sets, d->n_sets, d->event, dd->label, sizeof(dd->label));
+	dd->desc_a = display_safe(d->sets[d->side_a[0]]->desc);
+	dd->desc_b = display_safe(d->sets[d->side_b[0]]->desc);
+	dd->n_notes = d->rows_src.n_notes;
+	dd->notes = xcalloc(dd->n_notes ? dd->n_notes : 1, sizeof(*dd->notes));
+	for (size_t i = 0; i < dd->n_notes; i++)
+		dd->notes[i] = display_safe(d->rows_src.notes[i]);
+	if (d->unaligned)
+		dd->unaligned = display_safe(d->unaligned);
+	dd->n = d->n_rows;
+	dd->rows = xcalloc(dd->n ? dd->n : 1, sizeof(*dd->rows));
+	for (size_t i = 0; i < dd->n; i++) {
+		vrow_init(&dd->rows[i], d, &d->rows[i]);
+		dd->n_shown += dd->rows[i].shown;
+	}
+	if (d->has_proc)
+		vrow_init(&dd->proc, d, &d->proc);
+	rank_images(dd);
+}
+
+/* The event asked for if either epoch has samples of it, else dcpidiff's default. */
+static enum dcpi_event pick_event(struct diff_epochs *de, int event)
+{
+	struct pset *sets[2] = { &de->a, &de->b };
+
+	if (event >= 0 && (pset_total(sets[0], (enum dcpi_event)event) ||
+			   pset_total(sets[1], (enum dcpi_event)event)))
+		return (enum dcpi_event)event;
+	return pset_default_event(sets, 2);
+}
+
+static void failed(struct job *job, struct diff_data *dd, const char *dflt)
+{
+	dd->status = job->status = -1;
+	dd->error = display_safe(job->n_msgs ? job->msgs[job->n_msgs - 1].text : dflt);
+}
+
+void data_load_diff(struct job *job)
+{
+	struct diff_arg *arg = job->arg;
+	struct diff_data *dd = XNEW(struct diff_data);
+	struct diff_opts o = DIFF_OPTS_INIT;
+	struct epoch_view_opts vo = { .force = arg->force, .debug_dir = arg->debug_dir };
+	struct pset *pa, *pb;
+
+	job->result = dd;
+	dd->a = arg->a;
+	dd->b = arg->b;
+	o.procedure = arg->procedure;
+	/* the sets first (the event depends on them), then the diff */
+	if (pset_open_epoch(&dd->de.a, arg->db, arg->a, &vo)) {
+		failed(job, dd, "cannot open epoch A");
+		return;
+	}
+	if (pset_open_epoch(&dd->de.b, arg->db, arg->b, &vo)) {
+		pset_release(&dd->de.a);
+		failed(job, dd, "cannot open epoch B");
+		return;
+	}
+	o.event = pick_event(&dd->de, arg->event);
+	/* as diff_epochs_open() does, on the sets already open */
+	pa = &dd->de.a;
+	pb = &dd->de.b;
+	if (job_cancelled(job) || diff_build(&dd->de.diff, &pa, 1, &pb, 1, &o)) {
+		pset_release(&dd->de.a);
+		pset_release(&dd->de.b);
+		failed(job, dd, job_cancelled(job) ? "cancelled" : "cannot compare the epochs");
+		return;
+	}
+	if (arg->procedure)
+		diff_sort(&dd->de.diff, DIFF_SORT_ADDRESS);
+	describe(dd);
+}

@@ -1,0 +1,72 @@
+/*
+ * tui/data-diff.h - what the diff views show: two epochs compared by
+ * core/analysis/diff.h, the engine of dcpidiff, so that the rows, numbers
+ * and verdicts are dcpidiff's.
+ *
+ * Keys (tui/job.h caches each result for the session):
+ *   "diff/A/B/F/E"            struct diff_data: procedures (dcpidiff A B)
+ *   "diff/A/B/F/E/SPEC"       struct diff_data: one procedure's instructions
+ *                             (dcpidiff A B SPEC), in address order
+ * A and B are epoch numbers in that order (swapping sides is another key),
+ * F is 1 with :force, E the event asked for (-1: dcpidiff's default).
+ *
+ * A result owns its two epochs (struct diff_epochs, opened by the job on
+ * the worker thread); the views only read it.
+ */
+#ifndef DCPI_TUI_DATA_DIFF_H
+#define DCPI_TUI_DATA_DIFF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/analysis/diff.h"
+
+struct job;
+
+/* A row as the views draw it. */
+struct diff_vrow {
+	const struct diff_row *r;
+	char *name;              /* terminal-safe (borrowed when it needs no escaping) */
+	char *image;             /* terminal-safe, likewise */
+	const char *base;        /* the last component of image */
+	bool owned_name, owned_image;
+	bool shown;              /* diff_row_shown(): shown without "all" */
+	uint32_t image_rank;     /* the image's place among the rows' images, by file name
+				    then path: sorting by image compares these */
+};
+
+struct diff_data {
+	int status;              /* 0, or -1 (error says why) */
+	char *error;             /* terminal-safe */
+	uint32_t a, b;           /* the epochs, as asked */
+	struct diff_epochs de;   /* valid when status is 0 */
+	char label[40];          /* the event's column label: "cycles(clock)" */
+	struct diff_vrow *rows;  /* de.diff.rows, in its order */
+	size_t n;
+	size_t n_shown;          /* rows with shown set */
+	struct diff_vrow proc;   /* with a procedure: the procedure as a whole */
+	char *desc_a, *desc_b;   /* the sets' descriptions, terminal-safe */
+	char **notes;            /* de.diff.rows_src.notes, terminal-safe */
+	size_t n_notes;
+	char *unaligned;         /* why instructions are not compared (terminal-safe), or NULL */
+};
+
+struct diff_arg {
+	struct db *db;           /* not owned */
+	uint32_t a, b;
+	bool force;
+	const char *debug_dir;   /* not owned */
+	int event;               /* -1: the default */
+	char *procedure;         /* owned; NULL: every procedure */
+};
+
+/* Job: the diff of arg's epochs (arg: struct diff_arg *, freed by diff_arg_free). */
+void data_load_diff(struct job *job);
+void diff_arg_free(void *arg);
+void diff_data_free(void *data);
+
+/* The ratio as dcpidiff writes it: "1.78x", "new", "gone", "-". */
+void diff_format_ratio(double ratio, char *buf, size_t size);
+
+#endif
