@@ -159,39 +159,14 @@ static void build_rows(struct images_data *id, const struct db_image_totals *tot
 	}
 }
 
-/*
- * Per-image totals from profile headers, like db_image_totals() but with
- * progress and cancellation: on a cold cache of a big epoch this is the
- * slow part (one small read per profile).
- */
-static int load_totals(struct job *job, struct db *db, uint32_t seq,
-		       struct db_image_totals **v, size_t *n)
+/* Progress and cancellation of db_image_totals_progress(): on a cold cache of
+ * a big epoch the totals are the slow part (one small read per profile). */
+static int totals_progress(void *ctx, size_t done, size_t total)
 {
-	struct db_profile_id *ids;
-	size_t nids, alloc = 0;
+	struct job *job = ctx;
 
-	*v = NULL;
-	*n = 0;
-	if (db_profiles_list(db, seq, &ids, &nids))
-		return -1;
-	for (size_t i = 0; i < nids && !job_cancelled(job); i++) {
-		struct profile_header h;
-
-		if (i % 64 == 0)
-			job_progress(job, i, nids);
-		if (ids[i].per_pid)
-			continue;
-		if (!*n || strcmp((*v)[*n - 1].key, ids[i].key)) {
-			ALLOC_GROW(*v, *n + 1, alloc);
-			memset(&(*v)[*n], 0, sizeof(**v));
-			strcpy((*v)[*n].key, ids[i].key);
-			(*n)++;
-		}
-		if (db_profile_stat(db, seq, &ids[i], &h) == 0)
-			(*v)[*n - 1].samples[ids[i].event] += h.total;
-	}
-	free(ids);
-	return 0;
+	job_progress(job, done, total);
+	return job_cancelled(job);
 }
 
 /* The binary status of every row, as disasm verifies it. */
@@ -227,7 +202,7 @@ void data_load_images(struct job *job)
 	for (size_t k = 0; id->meta_ok && k < id->meta.n_events; k++)
 		id->events[id->meta.events[k].event] = true;
 	id->index_ok = db_images_load(arg->db, arg->seq, &id->index) == 0;
-	if (load_totals(job, arg->db, arg->seq, &tot, &n_tot))
+	if (db_image_totals_progress(arg->db, arg->seq, &tot, &n_tot, totals_progress, job))
 		job->status = -1;
 	build_rows(id, tot, n_tot);
 	free(tot);
