@@ -18,6 +18,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "tui/draw.h"
 
@@ -115,6 +116,18 @@ void table_layout_natural(struct table *t, int max);
 void table_draw_header(struct table *t, struct draw *d);
 /* Draws the row at display position pos. */
 void table_draw_row(struct table *t, size_t pos, struct draw *d);
+
+/* The decimal digits of n (the width of a count column). */
+static inline int table_digits(uint64_t n)
+{
+	int d = 1;
+
+	while (n >= 10) {
+		n /= 10;
+		d++;
+	}
+	return d;
+}
 
 /* Three-way comparisons for comparators. */
 static inline int table_cmp_u64(unsigned long long a, unsigned long long b)

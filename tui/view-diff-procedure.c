@@ -21,6 +21,7 @@
 #include "tui/data-diff.h"
 #include "tui/data-proc.h"
 #include "tui/insntext.h"
+#include "tui/table.h"
 #include "tui/tui.h"
 
 #include <inttypes.h>
@@ -76,17 +77,6 @@ static void clear_lines(struct dproc_view *pv)
 	pv->msgs = NULL;
 	pv->n_msgs = 0;
 	pv->n = 0;
-}
-
-static int digits(uint64_t n)
-{
-	int d = 1;
-
-	while (n >= 10) {
-		n /= 10;
-		d++;
-	}
-	return d;
 }
 
 /* The analysis of a side if it was made, else NULL. */
@@ -169,8 +159,8 @@ static void measure(struct dproc_view *pv)
 	for (size_t i = 0; i < pv->dd->n; i++)
 		if (snprintf(buf, sizeof(buf), "%" PRIx64, pv->dd->rows[i].r->addr) > pv->aw)
 			pv->aw = (int)strlen(buf);
-	pv->wa = digits(d->total_a) > 3 ? digits(d->total_a) : 3;
-	pv->wb = digits(d->total_b) > 3 ? digits(d->total_b) : 3;
+	pv->wa = table_digits(d->total_a) > 3 ? table_digits(d->total_a) : 3;
+	pv->wb = table_digits(d->total_b) > 3 ? table_digits(d->total_b) : 3;
 }
 
 static uint64_t line_addr(const struct view *v, size_t line)

@@ -166,23 +166,12 @@ static int cmp_image(const struct table_column *c, const void *a, const void *b)
 
 /* ---- building --------------------------------------------------------------- */
 
-static int digits(uint64_t n)
-{
-	int d = 1;
-
-	while (n >= 10) {
-		n /= 10;
-		d++;
-	}
-	return d;
-}
-
 static void build_columns(struct view *v)
 {
 	struct diff_view *dv = DV(v);
 	const struct diff *d = &dv->dd->de.diff;
 	struct table *t = &dv->table;
-	int wa = digits(d->total_a), wb = digits(d->total_b);
+	int wa = table_digits(d->total_a), wb = table_digits(d->total_b);
 
 	table_clear_columns(t);
 	table_add_column(t, &(struct table_column){ .name = "A", .width = wa > 3 ? wa : 3,

@@ -232,17 +232,6 @@ static int cmp_images(const struct table_column *c, const void *a, const void *b
 
 /* ---- building -------------------------------------------------------------- */
 
-static int digits(uint64_t n)
-{
-	int d = 1;
-
-	while (n >= 10) {
-		n /= 10;
-		d++;
-	}
-	return d;
-}
-
 static void add_event_columns(struct view *v)
 {
 	struct epochs_view *ev = EV(v);
@@ -256,7 +245,7 @@ static void add_event_columns(struct view *v)
 			if (event_samples(&ev->rows[i], e) > max)
 				max = event_samples(&ev->rows[i], e);
 		table_add_column(&ev->table, &(struct table_column){
-			.name = event_name((enum dcpi_event)e), .width = digits(max),
+			.name = event_name((enum dcpi_event)e), .width = table_digits(max),
 			.align = ALIGN_RIGHT, .numeric = true, .arg = e, .cmp = cmp_event,
 			.cell = cell_event });
 	}

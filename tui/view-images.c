@@ -127,17 +127,6 @@ static int cmp_base(const struct table_column *c, const void *a, const void *b)
 
 /* ---- building -------------------------------------------------------------- */
 
-static int digits(uint64_t n)
-{
-	int d = 1;
-
-	while (n >= 10) {
-		n /= 10;
-		d++;
-	}
-	return d;
-}
-
 static void add_samples_column(struct images_view *iv, int ev)
 {
 	uint64_t max = 0;
@@ -146,7 +135,7 @@ static void add_samples_column(struct images_view *iv, int ev)
 		if (iv->id->rows[i].samples[ev] > max)
 			max = iv->id->rows[i].samples[ev];
 	table_add_column(&iv->table, &(struct table_column){
-		.name = event_name((enum dcpi_event)ev), .width = digits(max), .align = ALIGN_RIGHT,
+		.name = event_name((enum dcpi_event)ev), .width = table_digits(max), .align = ALIGN_RIGHT,
 		.numeric = true, .arg = ev, .cmp = cmp_samples, .cell = cell_samples });
 }
 

@@ -25,6 +25,7 @@
 #include "disasm/decode.h"
 #include "tui/data-proc.h"
 #include "tui/insntext.h"
+#include "tui/table.h"
 #include "tui/tui.h"
 
 #include <errno.h>
@@ -108,17 +109,6 @@ static enum style share_style(uint64_t n, uint64_t total)
 	if (!total)
 		return STYLE_NORMAL;
 	return n * 10 >= total ? STYLE_HOT : n * 100 >= total ? STYLE_WARM : STYLE_NORMAL;
-}
-
-static int digits(uint64_t n)
-{
-	int d = 1;
-
-	while (n >= 10) {
-		n /= 10;
-		d++;
-	}
-	return d;
 }
 
 static bool parse_address(const char *s, uint64_t *addr)
@@ -290,7 +280,7 @@ static void measure(struct proc_view *pv, const struct listing *l)
 	for (size_t c = 0; c < pv->n_cols; c++) {
 		int w = (int)strlen(event_name(pv->cols[c]));
 
-		pv->sw[c] = digits(l->totals[pv->cols[c]]) > w ? digits(l->totals[pv->cols[c]]) : w;
+		pv->sw[c] = table_digits(l->totals[pv->cols[c]]) > w ? table_digits(l->totals[pv->cols[c]]) : w;
 	}
 	measure_calc(pv, &pv->pd->c);
 	pv->block_samples = xcalloc(l->cfg.n_blocks ? l->cfg.n_blocks : 1,

@@ -228,21 +228,10 @@ static int cmp_conf(const struct table_column *c, const void *a, const void *b)
 
 /* ---- building -------------------------------------------------------------- */
 
-static int digits(uint64_t n)
-{
-	int d = 1;
-
-	while (n >= 10) {
-		n /= 10;
-		d++;
-	}
-	return d;
-}
-
 static void add_samples_column(struct procs_view *pv, int ev)
 {
 	table_add_column(&pv->table, &(struct table_column){
-		.name = event_name((enum dcpi_event)ev), .width = digits(pv->pd->pp.totals[ev]),
+		.name = event_name((enum dcpi_event)ev), .width = table_digits(pv->pd->pp.totals[ev]),
 		.align = ALIGN_RIGHT, .numeric = true, .arg = ev, .cmp = cmp_samples,
 		.cell = cell_samples });
 }
