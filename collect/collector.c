@@ -454,7 +454,8 @@ static void read_times(struct collector *c, size_t i, uint64_t *enabled, uint64_
 /*
  * The mean sampling period of this epoch.  For the clock the kernel's
  * PERIOD field keeps the period the timer started with (it is not updated
- * by PERF_EVENT_IOC_PERIOD), so measure it: time counted over samples.
+ * by PERF_EVENT_IOC_PERIOD), so measure it for a process tree: time counted
+ * over samples.  System-wide, the requested mean.
  */
 uint64_t collector_mean_period(struct collector *c, size_t i)
 {
@@ -467,6 +468,11 @@ uint64_t collector_mean_period(struct collector *c, size_t i)
 		return e->freq ? 0 : e->mean;
 	if (!e->spec.time)
 		return e->period_sum / e->period_n;
+	/* System-wide, a CPU that idles runs its event but takes no samples
+	 * (measured: twice the period on a half-idle machine); a busy one
+	 * samples at the period drawn. */
+	if (c->opt.pid < 0)
+		return e->mean;
 	read_times(c, i, &en, &run);
 	if (run <= e->running_base)
 		return e->mean;
