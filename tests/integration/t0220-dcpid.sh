@@ -102,6 +102,15 @@ test_expect_success 'quit flushes, and the database reads back whole' '
 	done
 '
 
+# A CPU that idles takes no clock samples: the period is the one requested
+# (-F 2000), not the time running over samples.
+test_expect_success 'the epochs record the clock period requested' '
+	for e in 000001 000002; do
+		grep "^event cycles" db/$e/meta &&
+		awk "\$1 == \"event\" && \$2 == \"cycles\" && \$3 == \"clock\" { exit !(\$4 == 500000 && \$5 == \"ns\") }" db/$e/meta || return 1
+	done
+'
+
 test_expect_success 'a restarted dcpid continues its epoch' '
 	start_dcpid &&
 	ctl status | grep -q "epoch 2 .second." &&
