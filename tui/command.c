@@ -86,6 +86,27 @@ static void do_event(struct tui *t, const char *arg)
 	tui_info(t, "showing %s samples", event_name((enum dcpi_event)ev));
 }
 
+/* :normalize [total|period]: without an argument, the other one. */
+static void do_normalize(struct tui *t, const char *arg)
+{
+	bool period;
+
+	if (!arg || !*arg)
+		period = !t->norm_period;
+	else if (!strcmp(arg, "period"))
+		period = true;
+	else if (!strcmp(arg, "total"))
+		period = false;
+	else {
+		errorf("unknown normalisation '%s' (total or period)", arg);
+		return;
+	}
+	if (period != t->norm_period)
+		tui_set_norm_period(t, period);
+	tui_info(t, period ? "diffs compare time: samples times their period, for runs of the same work"
+		 : "diffs compare shares: samples over each epoch's total");
+}
+
 static void do_diff(struct tui *t, const char *arg)
 {
 	struct view_loc loc = { 0 };
@@ -323,6 +344,9 @@ void tui_session_request(struct tui *t, enum request req, const char *arg)
 	case REQ_DIFF:
 		do_diff(t, arg);
 		break;
+	case REQ_NORMALIZE:
+		do_normalize(t, arg);
+		break;
 	case REQ_FORCE:
 		tui_set_force(t, !t->force);
 		tui_info(t, t->force ? "using binaries that changed since profiling (:force again stops)"
@@ -381,6 +405,10 @@ void tui_complete(struct tui *t, enum arg_kind kind, struct candidates *c)
 	case ARG_EVENT:
 		for (int e = 0; e < EVENT__COUNT; e++)
 			candidates_add(c, event_name((enum dcpi_event)e));
+		break;
+	case ARG_NORM:
+		candidates_add(c, "period");
+		candidates_add(c, "total");
 		break;
 	case ARG_COLUMN:
 		for (size_t i = 0; v && v->table && i < v->table->n_cols; i++)

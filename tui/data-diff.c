@@ -174,6 +174,7 @@ void data_load_diff(struct job *job)
 	dd->a = arg->a;
 	dd->b = arg->b;
 	o.procedure = arg->procedure;
+	o.norm = arg->norm_period ? PSET_NORM_PERIOD : PSET_NORM_TOTAL;
 	/* the sets first (the event depends on them), then the diff */
 	if (pset_open_epoch(&dd->de.a, arg->db, arg->a, &vo)) {
 		failed(job, dd, "cannot open epoch A");

@@ -4,11 +4,12 @@
  * and verdicts are dcpidiff's.
  *
  * Keys (tui/job.h caches each result for the session):
- *   "diff/A/B/F/E"            struct diff_data: procedures (dcpidiff A B)
- *   "diff/A/B/F/E/SPEC"       struct diff_data: one procedure's instructions
+ *   "diff/A/B/F/E/N"          struct diff_data: procedures (dcpidiff A B)
+ *   "diff/A/B/F/E/N/SPEC"     struct diff_data: one procedure's instructions
  *                             (dcpidiff A B SPEC), in address order
  * A and B are epoch numbers in that order (swapping sides is another key),
- * F is 1 with :force, E the event asked for (-1: dcpidiff's default).
+ * F is 1 with :force, E the event asked for (-1: dcpidiff's default), N
+ * the normalisation: t (total, the default) or p (period, dcpidiff -N period).
  *
  * A result owns its two epochs (struct diff_epochs, opened by the job on
  * the worker thread); the views only read it.
@@ -58,6 +59,7 @@ struct diff_arg {
 	bool force;
 	const char *debug_dir;   /* not owned */
 	int event;               /* -1: the default */
+	bool norm_period;        /* dcpidiff -N period (else total) */
 	char *procedure;         /* owned; NULL: every procedure */
 };
 

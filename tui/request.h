@@ -40,6 +40,7 @@ enum arg_kind {
 	ARG_GOTO,       /* a name or an address the current view can find */
 	ARG_FILE,       /* a file name */
 	ARG_SIZE,       /* COLUMNS LINES */
+	ARG_NORM,       /* total or period, or none (the other one) */
 };
 
 #define REQ_INFO(GROUP, REQ)                                                              \
@@ -93,6 +94,8 @@ enum arg_kind {
 	GROUP("Diff views")                                                               \
 	REQ(SWAP, "swap", "x", NONE, "Exchange sides A and B")                            \
 	REQ(TOGGLE_ALL, "toggle-all", "a", NONE, "Show every row, or the notable ones")  \
+	REQ(NORMALIZE, "normalize", "%", NORM,                                           \
+	    "Diff shares (total) or time (period)")                                   \
 	GROUP("Prompt and dumps")                                                         \
 	REQ(PROMPT, "prompt", ":", NONE, "Open the command prompt")                       \
 	REQ(SAVE_DISPLAY, "save-display", "", FILE,                                       \

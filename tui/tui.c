@@ -314,7 +314,8 @@ const struct diff_data *tui_diff(struct tui *t, uint32_t a, uint32_t b, const ch
 
 	if (!t->db || !a || !b)
 		return NULL;
-	strbuf_addf(&key, "diff/%" PRIu32 "/%" PRIu32 "/%d/%d", a, b, t->force, t->event);
+	strbuf_addf(&key, "diff/%" PRIu32 "/%" PRIu32 "/%d/%d/%c", a, b, t->force, t->event,
+		    t->norm_period ? 'p' : 't');
 	if (procedure)
 		strbuf_addf(&key, "/%s", procedure);
 	strbuf_addf(&title, "comparing epochs %" PRIu32 " and %" PRIu32, a, b);
@@ -325,6 +326,7 @@ const struct diff_data *tui_diff(struct tui *t, uint32_t a, uint32_t b, const ch
 	arg->force = t->force;
 	arg->debug_dir = t->opt.debug_dir;
 	arg->event = t->event;
+	arg->norm_period = t->norm_period;
 	arg->procedure = procedure ? xstrdup(procedure) : NULL;
 	dd = tui_data(t, waiter, key.buf, title.buf, data_load_diff, arg, diff_arg_free,
 		      diff_data_free);
@@ -405,6 +407,12 @@ void tui_set_epoch(struct tui *t, uint32_t seq)
 void tui_set_force(struct tui *t, bool force)
 {
 	t->force = force;
+	reload_views(t, false);
+}
+
+void tui_set_norm_period(struct tui *t, bool period)
+{
+	t->norm_period = period;
 	reload_views(t, false);
 }
 
@@ -604,12 +612,13 @@ void tui_command(struct tui *t, const char *line)
 /* Arguments a key cannot supply: the prompt asks for them. */
 static bool key_needs_prompt(enum arg_kind kind)
 {
-	return kind != ARG_NONE && kind != ARG_EPOCH_PAIR;
+	return kind != ARG_NONE && kind != ARG_EPOCH_PAIR && kind != ARG_NORM;
 }
 
 static bool arg_required(enum arg_kind kind)
 {
-	return kind != ARG_NONE && kind != ARG_EPOCH_PAIR && kind != ARG_OPT_TEXT;
+	return kind != ARG_NONE && kind != ARG_EPOCH_PAIR && kind != ARG_OPT_TEXT &&
+	       kind != ARG_NORM;
 }
 
 static void prompt_for(struct tui *t, const struct request_info *info)

@@ -82,6 +82,7 @@ struct tui {
 	struct jobs jobs;
 	struct data_ctx *data;    /* the analysis views' shared epochs (tui/data-proc.h) */
 	bool force;               /* use binaries that changed since profiling (:force) */
+	bool norm_period;         /* diffs normalised by period, not total (:normalize) */
 	struct display *disp;
 	struct script *script;    /* NULL: keys from the terminal */
 	struct view *stack[TUI_STACK_MAX];
@@ -169,7 +170,8 @@ const struct proc_data *tui_proc(struct tui *t, uint32_t seq, const char *image,
 /*
  * Epochs a and b compared as dcpidiff compares them (tui/data-diff.h):
  * every procedure (procedure NULL) or one procedure's instructions (a
- * spec as lookup.h takes it), for the session's event and :force.  NULL
+ * spec as lookup.h takes it), for the session's event, :force and
+ * :normalize.  NULL
  * while loading (waiter waits).
  */
 const struct diff_data *tui_diff(struct tui *t, uint32_t a, uint32_t b, const char *procedure,
@@ -183,6 +185,8 @@ void tui_complete_procedures(struct tui *t, uint32_t seq, struct candidates *c);
 
 /* Uses (or stops using) binaries that changed since profiling: every view reloads. */
 void tui_set_force(struct tui *t, bool force);
+/* Normalises diffs by period (else by total samples, dcpidiff -N): every view reloads. */
+void tui_set_norm_period(struct tui *t, bool period);
 
 /*
  * Opens the procedure view of spec (a name or 0xADDRESS) in image (a key,

@@ -490,6 +490,8 @@ static void dproc_title(struct view *v, struct strbuf *sb)
 	free(spec);
 	if (!pv->dd || pv->dd->status)
 		return;
+	if (pv->dd->de.diff.opts.norm == PSET_NORM_PERIOD)
+		strbuf_addstr(sb, " by period");
 	strbuf_addf(sb, ", %s", diff_verdict(&pv->dd->de.diff, pv->dd->proc.r));
 	if (!pv->dd->unaligned)
 		strbuf_addf(sb, ", %zu significant of %zu instructions", pv->dd->de.diff.n_significant,

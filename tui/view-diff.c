@@ -376,6 +376,8 @@ static void diff_title(struct view *v, struct strbuf *sb)
 	if (!dd || dd->status)
 		return;
 	d = &dd->de.diff;
+	if (d->opts.norm == PSET_NORM_PERIOD)
+		strbuf_addstr(sb, " by period");
 	strbuf_addf(sb, ": %zu significant change%s among %zu procedures", d->n_significant,
 		    d->n_significant == 1 ? "" : "s", d->n_rows);
 	if (v->lines != d->n_rows)
@@ -466,9 +468,11 @@ static void diff_draw_pane(struct view *v, size_t line, struct draw *d)
 		strbuf_addf(&sb, "%s: %" PRIu64 " samples of %s", dd->desc_b, df->total_b, dd->label);
 		break;
 	case PANE_TEST:
-		strbuf_addf(&sb, "%s; significant: q < %g and at least %.2f points and %.0f%%; "
-			    "%zu of %zu rows could be tested", method_words(df->method), df->opts.alpha,
-			    df->opts.min_delta, (df->opts.min_ratio - 1) * 100, df->n_tested, df->n_rows);
+		strbuf_addf(&sb, "by %s; %s; significant: q < %g and at least %.2f points and %.0f%%; "
+			    "%zu of %zu rows could be tested",
+			    df->opts.norm == PSET_NORM_PERIOD ? "period" : "total",
+			    method_words(df->method), df->opts.alpha, df->opts.min_delta,
+			    (df->opts.min_ratio - 1) * 100, df->n_tested, df->n_rows);
 		break;
 	case PANE_ROW:
 		if (r)
@@ -501,7 +505,9 @@ const struct view_ops diff_view_ops = {
 		  "within noise and below 0.1% on both sides are left out: a shows them.  A star\n"
 		  "marks a procedure whose binary differs between the epochs.  Enter compares the\n"
 		  "procedure instruction by instruction; x exchanges A and B; p shows what is\n"
-		  "compared, the test, and the selected row in a pane.",
+		  "compared, the test, and the selected row in a pane.  % (:normalize) compares\n"
+		  "time instead of shares: samples times their period, dcpidiff -N period, for\n"
+		  "runs of the same work (a function that grew no longer shrinks the others).",
 	.priv_size = sizeof(struct diff_view),
 	.open = diff_open,
 	.close = diff_close,

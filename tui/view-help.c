@@ -42,7 +42,7 @@ static const char *arg_placeholder(enum arg_kind kind)
 		[ARG_NONE] = "", [ARG_TEXT] = " TEXT", [ARG_OPT_TEXT] = " [TEXT]",
 		[ARG_EPOCH] = " E", [ARG_EPOCH_PAIR] = " [A B]", [ARG_EVENT] = " NAME",
 		[ARG_COLUMN] = " COLUMN", [ARG_GOTO] = " WHAT", [ARG_FILE] = " FILE",
-		[ARG_SIZE] = " COLS LINES",
+		[ARG_SIZE] = " COLS LINES", [ARG_NORM] = " [MODE]",
 	};
 
 	return names[kind];
