@@ -111,6 +111,8 @@ struct cpu_model {
 
 	/* Memory. */
 	unsigned load_latency;     /* L1 hit load-to-use, integer register, simple address */
+	unsigned scaled_index_latency; /* more for an address with a scaled index (*2, *4, *8);
+					  the scheduler adds it in a loop's steady state only */
 	unsigned vec_load_latency; /* the same into a vector register */
 	int table_load_bias;       /* table latency of pure loads minus load_latency (llvm-mca's +1) */
 	unsigned store_forward_latency; /* store to a load of the same address */

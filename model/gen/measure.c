@@ -69,6 +69,17 @@ static void load_chain_index(long n)
 		__asm__ volatile(REP8("mov (%0,%1,8), %0\n\t") : "+r"(p) : "r"(zero));
 }
 
+/* an index without scale: as fast as [r] (the scaled index costs a cycle) */
+static void load_chain_index1(long n)
+{
+	void *p = chase_cell;
+	long zero = 0;
+
+	chase_cell[0] = chase_cell;
+	for (long i = 0; i < n; i++)
+		__asm__ volatile(REP8("mov (%0,%1), %0\n\t") : "+r"(p) : "r"(zero));
+}
+
 /* store then reload the same slot: the store-to-load forwarding latency + 1 add */
 static void store_forward(long n)
 {
@@ -259,6 +270,7 @@ int main(void)
 		{ "load-use, mov r,[r]", load_chain, 8, "cycles latency", 0 },
 		{ "load-use, mov r,[r+8]", load_chain_disp, 8, "cycles latency", 0 },
 		{ "load-use, mov r,[r+r*8]", load_chain_index, 8, "cycles latency", 0 },
+		{ "load-use, mov r,[r+r]", load_chain_index1, 8, "cycles latency", 0 },
 		{ "vmovq xmm,[r] + vmovq r,xmm", vec_load_chain, 8, "cycles latency (pair)", 0 },
 		{ "vmovq xmm,r + vmovq r,xmm", movq_roundtrip, 8, "cycles latency (pair)", 0 },
 		{ "store + reload same address", store_forward, 8, "cycles latency (pair)", 0 },
