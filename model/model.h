@@ -117,6 +117,9 @@ struct cpu_model {
 	int table_load_bias;       /* table latency of pure loads minus load_latency (llvm-mca's +1) */
 	unsigned store_forward_latency; /* store to a load of the same address */
 	unsigned lock_latency;     /* a locked read-modify-write, uncontended */
+	uint32_t lea_units;        /* units (table mask) of a lea the table gives none, 0: none */
+	unsigned lea3_latency;     /* lea base + index + displacement (0: the table's) */
+	uint32_t lea3_units;       /* its second op's units (0: one op) */
 	unsigned gpr_to_vec_latency; /* movd/movq xmm, r (0: the table's) */
 	unsigned vec_to_gpr_latency; /* movd/movq r, xmm (0: the table's) */
 	unsigned loads_per_cycle, stores_per_cycle;

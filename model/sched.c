@@ -267,6 +267,42 @@ static void address_latency(const struct cpu_model *m, struct proto *p, bool loo
 	}
 }
 
+/* The terms of a memory operand's text: "r15 + rsi + 0x10" has 3. */
+static unsigned mem_terms(const char *mem)
+{
+	unsigned n = *mem ? 1 : 0;
+
+	for (const char *c = mem + 1; *mem && *c; c++)
+		if ((*c == '+' || *c == '-') && c[-1] == ' ')
+			n++;
+	return n;
+}
+
+/*
+ * A lea computes on an ALU, which llvm-mca's znver3 table does not say
+ * (m->lea_units); with three components (base, index, displacement) it is
+ * slower and, on Zen, two ops (m->lea3_latency, m->lea3_units).
+ */
+static void lea_timing(const struct cpu_model *m, struct proto *p)
+{
+	struct model_timing *t = &p->t;
+
+	if (p->in->cs_id != X86_INS_LEA || (t->flags & (ME_LOAD | ME_STORE)))
+		return;
+	if (m->lea_units && !t->n_groups) {
+		t->groups[0] = (struct model_unit_group){ m->lea_units, 1 };
+		t->n_groups = 1;
+	}
+	if (!m->lea3_latency || mem_terms(p->mem) < 3)
+		return;
+	if (t->latency < m->lea3_latency)
+		t->latency = m->lea3_latency;
+	if (m->lea3_units && t->n_groups < MODEL_MAX_GROUPS) {
+		t->groups[t->n_groups++] = (struct model_unit_group){ m->lea3_units, 1 };
+		t->uops++;
+	}
+}
+
 static void prepare(const struct cpu_model *m, struct proto *p, const struct insn *in,
 		    const struct insn *prev, bool loop)
 {
@@ -285,6 +321,7 @@ static void prepare(const struct cpu_model *m, struct proto *p, const struct ins
 	/* a locked op needs all its operands before it starts (no early load) */
 	p->load_lat = (in->flags & INSN_F_LOCK) ? 0 : load_part(m, p);
 	address_latency(m, p, loop);
+	lea_timing(m, p);
 }
 
 /* ---- the machine -------------------------------------------------------------- */
