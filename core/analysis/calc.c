@@ -21,6 +21,8 @@
 
 #define PRED_TAIL 32        /* instructions run before a block scheduled with it (PRED) */
 #define PRED_MAX 16         /* predecessors scheduled separately (the rest: cold) */
+#define CYCLE_BLOCKS 64     /* blocks of a loop scheduled in its steady state */
+#define CYCLE_INSNS 1024    /* instructions of such a loop */
 
 /* Everything the analysis keeps while it runs. */
 struct work {
@@ -34,6 +36,7 @@ struct work {
 		size_t n;
 		struct block_schedule *s;  /* s[0]: cold */
 		long *pred_edge;           /* edge index each schedule stands for (-1: cold/outside) */
+		size_t cycle;              /* s[cycle]: in its loop's steady state (0: none) */
 	} *bs;
 	double *cls_val;               /* per class */
 	unsigned char *cls_state;      /* enum freq_state */
@@ -375,6 +378,132 @@ static void schedule_all(struct work *w, size_t b)
 	}
 }
 
+/*
+ * The hot cycle through block b entered by edge e: from e's source back
+ * along the main predecessors to b.  Writes the blocks in execution order,
+ * b first, to cyc (at most CYCLE_BLOCKS); returns how many, 0 when the
+ * walk does not come back to b soon, leaves the procedure or passes a call.
+ */
+static size_t hot_cycle(const struct work *w, size_t b, uint32_t e, uint32_t *cyc)
+{
+	const struct cfg *cfg = w->cfg;
+	size_t n = 0, insns = 0;
+	long p = (long)cfg->edges[e].from;
+
+	while (p >= 0 && (size_t)p != b) {
+		const struct cfg_block *blk = &cfg->blocks[p];
+
+		if (n + 1 >= CYCLE_BLOCKS || (size_t)p == cfg->exit || !blk->n_insns)
+			return 0;
+		for (size_t k = 0; k < n; k++)
+			if (cyc[k] == (uint32_t)p)
+				return 0;  /* an inner loop */
+		for (uint32_t i = blk->first; i < blk->first + blk->n_insns; i++)
+			if (cfg->insns[i].kind == INSN_CALL || cfg->insns[i].kind == INSN_ICALL)
+				return 0;
+		insns += blk->n_insns;
+		cyc[n++] = (uint32_t)p;
+		p = main_pred(w, (uint32_t)p);
+	}
+	if (p < 0 || insns + cfg->blocks[b].n_insns > CYCLE_INSNS)
+		return 0;
+	cyc[n++] = (uint32_t)b;
+	for (size_t i = 0, j = n - 1; i < j; i++, j--) {
+		uint32_t t = cyc[i];
+
+		cyc[i] = cyc[j];
+		cyc[j] = t;
+	}
+	return n;
+}
+
+/*
+ * Block b in the steady state of the loop it is on: the hot cycle through
+ * it (b, then the blocks back to b) scheduled as one self-loop, b's part
+ * kept.  The multi-block form of SCHED_ENTRY_LOOP: what follows the block
+ * overlaps with it as the core overlaps iterations.
+ */
+static int sched_cycle(struct work *w, size_t b, const uint32_t *cyc, size_t n,
+		       struct block_schedule *out)
+{
+	const struct cfg *cfg = w->cfg;
+	const struct cfg_block *blk = &cfg->blocks[b];
+	struct sched_entry loop = { SCHED_ENTRY_LOOP, NULL, 0 };
+	struct block_schedule all;
+	struct insn *trace;
+	size_t len = 0;
+	int ret;
+
+	for (size_t k = 0; k < n; k++)
+		len += cfg->blocks[cyc[k]].n_insns;
+	trace = xmalloc((len + 1) * sizeof(*trace));
+	len = 0;
+	for (size_t k = 0; k < n; k++) {
+		const struct cfg_block *x = &cfg->blocks[cyc[k]];
+
+		memcpy(&trace[len], &cfg->insns[x->first], x->n_insns * sizeof(*trace));
+		len += x->n_insns;
+	}
+	block_schedule_init(&all);
+	ret = schedule_block(w->c->model, trace, len, &loop, &all);
+	free(trace);
+	if (ret)
+		return -1;
+	block_schedule_init(out);
+	*out = all;
+	out->n = blk->n_insns;
+	out->insn = xmemdup(all.insn, blk->n_insns * sizeof(*all.insn));
+	free(all.insn);
+	for (size_t i = 0; i < out->n; i++) {
+		struct sched_ref *r = &out->insn[i].producer;
+
+		if (r->kind != SREF_NONE && r->index >= out->n)
+			r->kind = SREF_NONE;  /* in another block of the cycle */
+	}
+	schedule_totals(out);
+	return 0;
+}
+
+/*
+ * For each block on a loop of several blocks (not a self-loop): its
+ * schedule in the loop's steady state, for the edge that closes the hot
+ * cycle through it (the LOOP mode weighs it like a self-loop's).  Needs
+ * the edge frequencies of pass 1 to find the hot cycle.
+ */
+static void cycle_schedules(struct work *w)
+{
+	const struct cfg *cfg = w->cfg;
+	uint32_t cyc[CYCLE_BLOCKS];
+
+	for (size_t b = 0; b < cfg->exit; b++) {
+		const struct cfg_block *blk = &cfg->blocks[b];
+		struct bsched *bs = &w->bs[b];
+		long best = -1;
+		double bw = 0;
+		size_t n;
+
+		if (!bs->n || bs->cycle)
+			continue;
+		for (uint32_t k = 0; k < blk->n_pred; k++) {
+			uint32_t e = cfg->pred[blk->pred + k];
+
+			if (cfg->edges[e].from == cfg->exit || cfg->edges[e].kind == CFG_CALL_RETURN ||
+			    self_edge(cfg, e) || !(w->c->edges[e].freq > bw))
+				continue;
+			bw = w->c->edges[e].freq;
+			best = (long)e;
+		}
+		if (best < 0 || !(n = hot_cycle(w, b, (uint32_t)best, cyc)))
+			continue;
+		bs->s = xreallocarray(bs->s, bs->n + 1, sizeof(*bs->s));
+		bs->pred_edge = xreallocarray(bs->pred_edge, bs->n + 1, sizeof(*bs->pred_edge));
+		if (sched_cycle(w, b, cyc, n, &bs->s[bs->n]))
+			continue;
+		bs->pred_edge[bs->n] = best;
+		bs->cycle = bs->n++;
+	}
+}
+
 static double edge_weight(const struct calc *c, long e)
 {
 	if (e < 0)
@@ -402,8 +531,10 @@ static void schedule_weights(struct work *w, size_t b, bool weighted, bool loops
 		in_total += weighted ? (w->c->invocations > 0 ? w->c->invocations : 0) : 1;
 	for (size_t k = 1; k < bs->n; k++) {
 		wt[k] = 0;
-		if (loops_only && !self_edge(w->cfg, (uint32_t)bs->pred_edge[k]))
+		if (loops_only && !self_edge(w->cfg, (uint32_t)bs->pred_edge[k]) && k != bs->cycle)
 			continue;
+		if (!loops_only && k == bs->cycle)
+			continue;  /* the same edge's context stands for it */
 		wt[k] = weighted ? edge_weight(w->c, bs->pred_edge[k]) : 1;
 		total += wt[k];
 	}
@@ -412,7 +543,8 @@ static void schedule_weights(struct work *w, size_t b, bool weighted, bool loops
 	if (!(wt[0] + total > 0)) {
 		wt[0] = 1;
 		for (size_t k = 1; k < bs->n; k++)
-			wt[k] = loops_only && !self_edge(w->cfg, (uint32_t)bs->pred_edge[k]) ? 0 : 1;
+			wt[k] = (loops_only && !self_edge(w->cfg, (uint32_t)bs->pred_edge[k]) &&
+				 k != bs->cycle) || (!loops_only && k == bs->cycle) ? 0 : 1;
 	}
 }
 
@@ -439,7 +571,8 @@ static void combine_mode(struct work *w, size_t b, bool weighted, enum calc_sche
 	if (mode == CALC_SCHED_PRED) {
 		copy_schedule(out, &bs->s[1]);
 		for (size_t k = 2; k < bs->n; k++)
-			block_schedule_min(out, &bs->s[k]);
+			if (k != bs->cycle)
+				block_schedule_min(out, &bs->s[k]);
 		return;
 	}
 	wt = xcalloc(bs->n, sizeof(*wt));
@@ -1589,6 +1722,8 @@ int calc_from_listing(struct calc *c, const struct epoch_meta *meta, const uint6
 	attribute(&w, false);
 	frequencies(&w);
 	/* pass 2: with the edge frequencies of pass 1 */
+	if (can_schedule(c) && c->opts.sched == CALC_SCHED_LOOP)
+		cycle_schedules(&w);
 	schedules(&w, true);
 	apply_schedules(&w);
 	attribute(&w, true);
