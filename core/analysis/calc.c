@@ -379,6 +379,42 @@ static void schedule_all(struct work *w, size_t b)
 }
 
 /*
+ * How often edge e is taken, for finding hot cycles: its frequency (pass
+ * 1), -1 if unknown.  (Guessing unknown ones from their source's frequency
+ * found more cycles and made the suite worse: wl-branchy's arms and xz.)
+ */
+static double edge_heat(const struct work *w, uint32_t e)
+{
+	const struct cfg_edge *ed = &w->cfg->edges[e];
+	double f = w->c->edges[e].freq;
+
+	if (ed->from == w->cfg->exit || ed->kind == CFG_CALL_RETURN)
+		return -1;
+	return f;
+}
+
+/* The predecessor of block b by the hottest edge, or -1. */
+static long hot_pred(const struct work *w, uint32_t b, long *edge)
+{
+	const struct cfg_block *blk = &w->cfg->blocks[b];
+	double best = 0;
+	long p = -1;
+
+	for (uint32_t k = 0; k < blk->n_pred; k++) {
+		uint32_t e = w->cfg->pred[blk->pred + k];
+		double h = edge_heat(w, e);
+
+		if (h > best) {
+			best = h;
+			p = (long)w->cfg->edges[e].from;
+			if (edge)
+				*edge = (long)e;
+		}
+	}
+	return p;
+}
+
+/*
  * The hot cycle through block b entered by edge e: from e's source back
  * along the main predecessors to b.  Writes the blocks in execution order,
  * b first, to cyc (at most CYCLE_BLOCKS); returns how many, 0 when the
@@ -403,7 +439,7 @@ static size_t hot_cycle(const struct work *w, size_t b, uint32_t e, uint32_t *cy
 				return 0;
 		insns += blk->n_insns;
 		cyc[n++] = (uint32_t)p;
-		p = main_pred(w, (uint32_t)p);
+		p = hot_pred(w, (uint32_t)p, NULL);
 	}
 	if (p < 0 || insns + cfg->blocks[b].n_insns > CYCLE_INSNS)
 		return 0;
@@ -476,24 +512,12 @@ static void cycle_schedules(struct work *w)
 	uint32_t cyc[CYCLE_BLOCKS];
 
 	for (size_t b = 0; b < cfg->exit; b++) {
-		const struct cfg_block *blk = &cfg->blocks[b];
 		struct bsched *bs = &w->bs[b];
 		long best = -1;
-		double bw = 0;
 		size_t n;
 
-		if (!bs->n || bs->cycle)
-			continue;
-		for (uint32_t k = 0; k < blk->n_pred; k++) {
-			uint32_t e = cfg->pred[blk->pred + k];
-
-			if (cfg->edges[e].from == cfg->exit || cfg->edges[e].kind == CFG_CALL_RETURN ||
-			    self_edge(cfg, e) || !(w->c->edges[e].freq > bw))
-				continue;
-			bw = w->c->edges[e].freq;
-			best = (long)e;
-		}
-		if (best < 0 || !(n = hot_cycle(w, b, (uint32_t)best, cyc)))
+		if (!bs->n || bs->cycle || hot_pred(w, (uint32_t)b, &best) < 0 ||
+		    self_edge(cfg, (uint32_t)best) || !(n = hot_cycle(w, b, (uint32_t)best, cyc)))
 			continue;
 		bs->s = xreallocarray(bs->s, bs->n + 1, sizeof(*bs->s));
 		bs->pred_edge = xreallocarray(bs->pred_edge, bs->n + 1, sizeof(*bs->pred_edge));
