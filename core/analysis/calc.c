@@ -1078,6 +1078,80 @@ static void propagate(struct work *w)
 	free(to);
 }
 
+/* Class cls's value if known, else -1. */
+static double known_val(const struct work *w, int cls)
+{
+	return cls >= 0 && w->cls_state[cls] != FREQ_UNKNOWN ? w->cls_val[cls] : -1;
+}
+
+/*
+ * Flow bounds on block b's frequency from its neighbours: each incoming
+ * edge at most its source's frequency (all known: an upper bound), the
+ * known edges on either side together at most the block's (a lower bound).
+ */
+static void block_bounds(const struct work *w, size_t b, double *lo, double *hi)
+{
+	const struct cfg *cfg = w->cfg;
+	const struct cfg_block *blk = &cfg->blocks[b];
+	double up = 0, in = 0, out = 0;
+
+	for (uint32_t k = 0; k < blk->n_pred && up >= 0; k++) {
+		const struct cfg_edge *ed = &cfg->edges[cfg->pred[blk->pred + k]];
+		double v = known_val(w, ed->cls);
+
+		if (v >= 0)
+			in += v;
+		else
+			v = known_val(w, cfg->blocks[ed->from].cls);
+		up = v >= 0 ? up + v : -1;
+	}
+	for (uint32_t k = 0; k < blk->n_succ; k++) {
+		double v = known_val(w, cfg->edges[cfg->succ[blk->succ + k]].cls);
+
+		out += v > 0 ? v : 0;
+	}
+	*hi = blk->n_pred ? up : -1;
+	*lo = in > out ? in : out;
+}
+
+/*
+ * A class with samples that neither its samples (no issue point: the
+ * steady state of its loop hides it) nor propagation valued: the middle of
+ * the bounds its neighbours put on it (bzip2's unrolled compares: about
+ * its predecessor's frequency).  Low confidence.
+ */
+static void bound_unknown(struct work *w)
+{
+	const struct cfg *cfg = w->cfg;
+
+	for (size_t cls = 0; cls < cfg->n_classes; cls++) {
+		double lo = 0, hi = INFINITY, samples = 0;
+
+		if (w->cls_state[cls] != FREQ_UNKNOWN)
+			continue;
+		for (size_t b = 0; b < cfg->exit; b++) {
+			const struct cfg_block *blk = &cfg->blocks[b];
+			double l, h;
+
+			if (blk->cls != (int)cls || !blk->n_insns)
+				continue;
+			for (uint32_t k = 0; k < blk->n_insns; k++)
+				samples += w->c->insns[blk->first + k].samples;
+			block_bounds(w, b, &l, &h);
+			lo = l > lo ? l : lo;
+			if (h >= 0 && h < hi)
+				hi = h;
+		}
+		if (!(samples > 0) || (!(lo > 0) && !isfinite(hi)))
+			continue;
+		if (!isfinite(hi) || hi < lo)
+			hi = lo;
+		w->cls_val[cls] = lo > 0 ? (lo + hi) / 2 : hi;
+		w->cls_state[cls] = FREQ_PROPAGATED;
+		w->cls_conf[cls] = CALC_CONF_LOW;
+	}
+}
+
 /* Puts the class values on blocks and edges. */
 static void spread_values(struct work *w)
 {
@@ -1401,6 +1475,7 @@ static void frequencies(struct work *w)
 	estimate_classes(w);
 	repair(w);
 	propagate(w);
+	bound_unknown(w);
 	spread_values(w);
 	flow(w);
 }
