@@ -414,6 +414,19 @@ static long hot_pred(const struct work *w, uint32_t b, long *edge)
 	return p;
 }
 
+/* The block before p on a hot cycle: by its hottest edge, or its only one. */
+static long cycle_pred(const struct work *w, uint32_t p)
+{
+	const struct cfg *cfg = w->cfg;
+	const struct cfg_block *blk = &cfg->blocks[p];
+	long q = hot_pred(w, p, NULL);
+
+	if (q < 0 && blk->n_pred == 1 && cfg->edges[cfg->pred[blk->pred]].from != cfg->exit &&
+	    cfg->edges[cfg->pred[blk->pred]].kind != CFG_CALL_RETURN)
+		q = (long)cfg->edges[cfg->pred[blk->pred]].from;
+	return q;
+}
+
 /*
  * The hot cycle through block b entered by edge e: from e's source back
  * along the main predecessors to b.  Writes the blocks in execution order,
@@ -439,7 +452,7 @@ static size_t hot_cycle(const struct work *w, size_t b, uint32_t e, uint32_t *cy
 				return 0;
 		insns += blk->n_insns;
 		cyc[n++] = (uint32_t)p;
-		p = hot_pred(w, (uint32_t)p, NULL);
+		p = cycle_pred(w, (uint32_t)p);
 	}
 	if (p < 0 || insns + cfg->blocks[b].n_insns > CYCLE_INSNS)
 		return 0;
@@ -506,24 +519,48 @@ static int sched_cycle(struct work *w, size_t b, const uint32_t *cyc, size_t n,
  * cycle through it (the LOOP mode weighs it like a self-loop's).  Needs
  * the edge frequencies of pass 1 to find the hot cycle.
  */
-static void cycle_schedules(struct work *w)
+/*
+ * The edge into block b that closes its hot cycle (written to cyc, n
+ * blocks): its hottest known one, else one flow left unknown (weighed by
+ * what the known ones leave, schedule_weights); -1 if none does.
+ */
+static long cycle_edge(const struct work *w, size_t b, uint32_t *cyc, size_t *n)
 {
 	const struct cfg *cfg = w->cfg;
+	const struct cfg_block *blk = &cfg->blocks[b];
+	long best = -1;
+
+	if (hot_pred(w, (uint32_t)b, &best) >= 0 && !self_edge(cfg, (uint32_t)best) &&
+	    (*n = hot_cycle(w, b, (uint32_t)best, cyc)))
+		return best;
+	for (uint32_t k = 0; k < blk->n_pred; k++) {
+		uint32_t e = cfg->pred[blk->pred + k];
+
+		if (cfg->edges[e].from == cfg->exit || cfg->edges[e].kind == CFG_CALL_RETURN ||
+		    self_edge(cfg, e) || w->c->edges[e].freq >= 0)
+			continue;
+		if ((*n = hot_cycle(w, b, e, cyc)))
+			return (long)e;
+	}
+	return -1;
+}
+
+static void cycle_schedules(struct work *w)
+{
 	uint32_t cyc[CYCLE_BLOCKS];
 
-	for (size_t b = 0; b < cfg->exit; b++) {
+	for (size_t b = 0; b < w->cfg->exit; b++) {
 		struct bsched *bs = &w->bs[b];
-		long best = -1;
-		size_t n;
+		size_t n = 0;
+		long e;
 
-		if (!bs->n || bs->cycle || hot_pred(w, (uint32_t)b, &best) < 0 ||
-		    self_edge(cfg, (uint32_t)best) || !(n = hot_cycle(w, b, (uint32_t)best, cyc)))
+		if (!bs->n || bs->cycle || (e = cycle_edge(w, b, cyc, &n)) < 0)
 			continue;
 		bs->s = xreallocarray(bs->s, bs->n + 1, sizeof(*bs->s));
 		bs->pred_edge = xreallocarray(bs->pred_edge, bs->n + 1, sizeof(*bs->pred_edge));
 		if (sched_cycle(w, b, cyc, n, &bs->s[bs->n]))
 			continue;
-		bs->pred_edge[bs->n] = best;
+		bs->pred_edge[bs->n] = e;
 		bs->cycle = bs->n++;
 	}
 }
@@ -547,12 +584,17 @@ static void schedule_weights(struct work *w, size_t b, bool weighted, bool loops
 {
 	struct bsched *bs = &w->bs[b];
 	const struct cfg_block *blk = &w->cfg->blocks[b];
-	double total = 0, in_total = 0;
+	double total = 0, in_total = 0, rest = 0;
 
 	for (uint32_t k = 0; k < blk->n_pred; k++)
 		in_total += weighted ? edge_weight(w->c, w->cfg->pred[blk->pred + k]) : 1;
 	if (b == w->cfg->entry)
 		in_total += weighted ? (w->c->invocations > 0 ? w->c->invocations : 0) : 1;
+	/* a cycle closed by an edge flow left unknown: what the known ones leave */
+	if (weighted && bs->cycle && w->c->edges[bs->pred_edge[bs->cycle]].freq < 0 &&
+	    w->c->blocks[b].freq > in_total)
+		rest = w->c->blocks[b].freq - in_total;
+	in_total += rest;
 	for (size_t k = 1; k < bs->n; k++) {
 		wt[k] = 0;
 		if (loops_only && !self_edge(w->cfg, (uint32_t)bs->pred_edge[k]) && k != bs->cycle)
@@ -560,6 +602,8 @@ static void schedule_weights(struct work *w, size_t b, bool weighted, bool loops
 		if (!loops_only && k == bs->cycle)
 			continue;  /* the same edge's context stands for it */
 		wt[k] = weighted ? edge_weight(w->c, bs->pred_edge[k]) : 1;
+		if (k == bs->cycle && rest > 0)
+			wt[k] = rest;
 		total += wt[k];
 	}
 	/* the rest (entries from outside, unscheduled predecessors) run cold */
