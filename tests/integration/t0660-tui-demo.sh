@@ -2,9 +2,10 @@
 # The README's first command: scripts/demo (run-demo's last step after the
 # build) records the demo workloads in two epochs where something changed
 # (two() twice as long: dcpidiff finds it), and opens dcpi-tui on them in a
-# terminal; when its input is not a terminal it prints the reports and a
-# hint instead, and succeeds.  It works on the build in _build/, as
-# run-demo and run-tests make it; other build directories skip.
+# terminal (where % compares time: two() changed); when its input is not a
+# terminal it prints the reports and a hint instead, and succeeds.  It
+# works on the build in _build/, as run-demo and run-tests make it; other
+# build directories skip.
 . "$top_srcdir/tests/lib.sh"
 
 command -v dcpi-tui >/dev/null || skip_all "dcpi-tui is not built"
@@ -14,25 +15,8 @@ command -v dcpirun >/dev/null || skip_all "dcpirun is not built"
 [ -r /proc/sys/kernel/perf_event_paranoid ] &&
 	{ [ "$(id -u)" = 0 ] || [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -le 2 ]; } ||
 	skip_all "perf events not usable here"
-command -v tmux >/dev/null || skip_all "needs tmux (apt-get install tmux)"
-infocmp xterm-256color >/dev/null 2>&1 || skip_all "no terminfo entry for xterm-256color"
-
-export HOME="$TEST_DIR/home"
-mkdir -p "$HOME"
-socket="$TEST_DIR/tmux.sock"
-tm() { tmux -S "$socket" "$@"; }
-trap 'tm kill-server 2>/dev/null; test_cleanup' EXIT
-
-# wait_for TEXT [SECONDS]: polls the pane until it shows TEXT.
-wait_for() {
-	for _ in $(seq 1 $((${2:-10} * 10))); do
-		tm capture-pane -p -t demo >pane 2>/dev/null && grep -q -e "$1" pane && return 0
-		sleep 0.1
-	done
-	echo "the pane never showed '$1':"
-	cat pane
-	return 1
-}
+TMUX_SESSION=demo
+. "$top_srcdir/tests/tui/tmux.sh"
 
 test_expect_success 'without a terminal: two epochs recorded, the reports, a hint' '
 	DCPI_DEMO_DB="$TEST_DIR/demo.db" "$top_srcdir/scripts/demo" </dev/null >out 2>err &&
@@ -53,12 +37,15 @@ test_expect_success 'on a terminal: the last step is dcpi-tui on the demo databa
 	tm -f /dev/null new-session -d -s demo -x 100 -y 30 \
 		"env TERM=xterm-256color LC_ALL=C.UTF-8 HOME=$HOME DCPI_DEMO_DB=$TEST_DIR/demo.db \
 		$top_srcdir/scripts/demo; echo EXIT=\$?; sleep 60" &&
-	wait_for "\[images\] epoch 2 (after)" 90 &&
-	wait_for "wl-three" &&
+	pane_wait_for "\[images\] epoch 2 (after)" 90 &&
+	pane_wait_for "wl-three" &&
 	tm send-keys -t demo ":diff before after" Enter &&
-	wait_for "\[diff\] A 1 (before) vs B 2 (after)" 30 &&
+	pane_wait_for "\[diff\] A 1 (before) vs B 2 (after)" 30 &&
+	tm send-keys -t demo % &&
+	pane_wait_for "\[diff\] A 1 (before) vs B 2 (after) by period" 30 &&
+	grep -E "^ *[0-9]+ .* changed +two +wl-three" pane &&
 	tm send-keys -t demo Q &&
-	wait_for "^EXIT=0"
+	pane_wait_for "^EXIT=0"
 '
 
 test_done
