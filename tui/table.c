@@ -305,3 +305,16 @@ void table_draw_row(struct table *t, size_t pos, struct draw *d)
 			draw_space(d, STYLE_NORMAL, t->widths[i] - (d->vcol - before));
 	}
 }
+
+void table_cumulative(struct table *t, double **cum,
+		      double (*share)(const void *ctx, const void *row), const void *ctx)
+{
+	double sum = 0;
+
+	free(*cum);
+	*cum = xcalloc(t->n_shown ? t->n_shown : 1, sizeof(**cum));
+	for (size_t i = 0; i < t->n_shown; i++) {
+		sum += share(ctx, table_row(t, i));
+		(*cum)[i] = sum;
+	}
+}

@@ -35,14 +35,6 @@ static double share(const struct images_view *iv, const struct image_row *r)
 	return total ? (double)r->samples[iv->event] / (double)total : 0;
 }
 
-/* Hot (>= 10%), warm (>= 1%), cold (0) rows stand out. */
-static enum style share_style(double s, uint64_t n)
-{
-	if (!n)
-		return STYLE_DIM;
-	return s >= 0.10 ? STYLE_HOT : s >= 0.01 ? STYLE_WARM : STYLE_NORMAL;
-}
-
 /* ---- cells ------------------------------------------------------------- */
 
 static void cell_samples(void *ctx, const struct table_column *col, const void *row, size_t pos,
@@ -54,7 +46,7 @@ static void cell_samples(void *ctx, const struct table_column *col, const void *
 	char buf[24];
 
 	snprintf(buf, sizeof(buf), "%" PRIu64, n);
-	draw_field(d, col->arg == IV(v)->event ? share_style(share(IV(v), r), n) : (n ? STYLE_NORMAL : STYLE_DIM),
+	draw_field(d, col->arg == IV(v)->event ? table_share_style(share(IV(v), r), n) : (n ? STYLE_NORMAL : STYLE_DIM),
 		   buf, width, ALIGN_RIGHT);
 }
 
@@ -73,7 +65,7 @@ static void cell_percent(void *ctx, const struct table_column *col, const void *
 	const struct image_row *r = row;
 	double s = share(IV(v), r);
 
-	draw_percent(d, share_style(s, IV(v)->event >= 0 ? r->samples[IV(v)->event] : 0), s, width);
+	draw_percent(d, table_share_style(s, IV(v)->event >= 0 ? r->samples[IV(v)->event] : 0), s, width);
 }
 
 static void cell_cum(void *ctx, const struct table_column *col, const void *row, size_t pos,
@@ -179,18 +171,16 @@ static void build_columns(struct view *v)
 						    .cmp = cmp_base });
 }
 
+static double row_share(const void *iv, const void *row)
+{
+	return share(iv, row);
+}
+
 static void images_updated(void *ctx, struct table *t)
 {
-	struct view *v = ctx;
-	struct images_view *iv = IV(v);
-	double sum = 0;
+	struct images_view *iv = IV((struct view *)ctx);
 
-	free(iv->cum);
-	iv->cum = xcalloc(t->n_shown ? t->n_shown : 1, sizeof(*iv->cum));
-	for (size_t i = 0; i < t->n_shown; i++) {
-		sum += share(iv, table_row(t, i));
-		iv->cum[i] = sum;
-	}
+	table_cumulative(t, &iv->cum, row_share, iv);
 }
 
 static void images_filter_text(void *ctx, const void *row, struct strbuf *out)

@@ -104,11 +104,7 @@ static uint64_t proc_total(const struct proc_view *pv)
 
 static enum style share_style(uint64_t n, uint64_t total)
 {
-	if (!n)
-		return STYLE_DIM;
-	if (!total)
-		return STYLE_NORMAL;
-	return n * 10 >= total ? STYLE_HOT : n * 100 >= total ? STYLE_WARM : STYLE_NORMAL;
+	return table_share_style(total ? (double)n / (double)total : 0, n);
 }
 
 static bool parse_address(const char *s, uint64_t *addr)

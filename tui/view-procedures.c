@@ -51,14 +51,6 @@ static double share(const struct procs_view *pv, const struct proc_row *r)
 	return total ? (double)samples(r, pv->event) / (double)total : 0;
 }
 
-/* Hot (>= 10%), warm (>= 1%), cold (0) rows stand out. */
-static enum style share_style(double s, uint64_t n)
-{
-	if (!n)
-		return STYLE_DIM;
-	return s >= 0.10 ? STYLE_HOT : s >= 0.01 ? STYLE_WARM : STYLE_NORMAL;
-}
-
 /* ---- cells ------------------------------------------------------------- */
 
 static void cell_samples(void *ctx, const struct table_column *col, const void *row, size_t pos,
@@ -69,7 +61,7 @@ static void cell_samples(void *ctx, const struct table_column *col, const void *
 	char buf[24];
 
 	snprintf(buf, sizeof(buf), "%" PRIu64, n);
-	draw_field(d, col->arg == pv->event ? share_style(share(pv, row), n)
+	draw_field(d, col->arg == pv->event ? table_share_style(share(pv, row), n)
 		   : (n ? STYLE_NORMAL : STYLE_DIM), buf, width, ALIGN_RIGHT);
 }
 
@@ -87,7 +79,7 @@ static void cell_percent(void *ctx, const struct table_column *col, const void *
 	struct procs_view *pv = PV((struct view *)ctx);
 	double s = share(pv, row);
 
-	draw_percent(d, share_style(s, samples(row, pv->event)), s, width);
+	draw_percent(d, table_share_style(s, samples(row, pv->event)), s, width);
 }
 
 static void cell_cum(void *ctx, const struct table_column *col, const void *row, size_t pos,
@@ -278,18 +270,16 @@ static void build_columns(struct view *v)
 		.cmp = cmp_address });
 }
 
+static double row_share(const void *pv, const void *row)
+{
+	return share(pv, row);
+}
+
 static void procs_updated(void *ctx, struct table *t)
 {
-	struct view *v = ctx;
-	struct procs_view *pv = PV(v);
-	double sum = 0;
+	struct procs_view *pv = PV((struct view *)ctx);
 
-	free(pv->cum);
-	pv->cum = xcalloc(t->n_shown ? t->n_shown : 1, sizeof(*pv->cum));
-	for (size_t i = 0; i < t->n_shown; i++) {
-		sum += share(pv, table_row(t, i));
-		pv->cum[i] = sum;
-	}
+	table_cumulative(t, &pv->cum, row_share, pv);
 }
 
 static void procs_filter_text(void *ctx, const void *row, struct strbuf *out)
