@@ -1,7 +1,7 @@
 /*
  * disasm/insn.h - one decoded machine instruction, as the rest of dcpi sees
  * it.  disasm/ produces these (capstone underneath); model/ schedules them
- * and core/analysis/ explains their stalls.  Nothing here depends on
+ * and analysis/ explains their stalls.  Nothing here depends on
  * capstone's headers: the capstone instruction id is kept as a plain number
  * so that processor models can key their tables on it.
  *

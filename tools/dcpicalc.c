@@ -1,7 +1,7 @@
 /*
  * dcpicalc - per-instruction execution frequency, CPI, stall bubbles and
  * culprits of procedures, estimated from their samples (seed 001, Figures
- * 2 and 4).  The analysis and its output come from core/analysis/calc.h,
+ * 2 and 4).  The analysis and its output come from analysis/calc.h,
  * which dcpi-tui shares.
  */
 #include "config.h"
@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/analysis/calc.h"
-#include "core/analysis/lookup.h"
-#include "core/analysis/procprof.h"
+#include "analysis/calc.h"
+#include "analysis/lookup.h"
+#include "analysis/procprof.h"
 #include "core/cli.h"
 #include "core/die.h"
 #include "core/json.h"

@@ -1,6 +1,6 @@
 /*
  * dcpidiff - two profiles compared, with noise told apart from change.
- * The engine is core/analysis/diff.h, which dcpi-tui's diff views share.
+ * The engine is analysis/diff.h, which dcpi-tui's diff views share.
  */
 #include "config.h"
 
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/analysis/diff.h"
+#include "analysis/diff.h"
 #include "core/cli.h"
 #include "core/die.h"
 #include "core/utf8.h"

@@ -1,7 +1,7 @@
 /*
  * dcpilist - one procedure's instructions with their samples per event,
  * source lines interleaved with --source.  The listing comes from
- * core/analysis/listing.h, which dcpi-tui and dcpicalc share.
+ * analysis/listing.h, which dcpi-tui and dcpicalc share.
  */
 #include "config.h"
 
@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "core/analysis/listing.h"
-#include "core/analysis/lookup.h"
+#include "analysis/listing.h"
+#include "analysis/lookup.h"
 #include "core/cli.h"
 #include "core/die.h"
 #include "disasm/srcfile.h"

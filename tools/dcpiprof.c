@@ -1,6 +1,6 @@
 /*
  * dcpiprof - samples per procedure (or per image) of an epoch, as seed 001
- * Figure 1.  The rows come from core/analysis/procprof.h, which dcpi-tui
+ * Figure 1.  The rows come from analysis/procprof.h, which dcpi-tui
  * shares.
  */
 #include "config.h"
@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "core/analysis/procprof.h"
+#include "analysis/procprof.h"
 #include "core/cli.h"
 #include "core/die.h"
 

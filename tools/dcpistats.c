@@ -1,7 +1,7 @@
 /*
  * dcpistats - how much procedures vary across sets of samples (several
  * runs, several machines), as seed 001 Figure 3.  Sets and rows come from
- * core/analysis/pset.h, the statistics from core/analysis/setstats.h.
+ * analysis/pset.h, the statistics from analysis/setstats.h.
  */
 #include "config.h"
 
@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "core/analysis/setstats.h"
+#include "analysis/setstats.h"
 #include "core/cli.h"
 #include "core/die.h"
 #include "core/utf8.h"

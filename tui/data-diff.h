@@ -1,6 +1,6 @@
 /*
  * tui/data-diff.h - what the diff views show: two epochs compared by
- * core/analysis/diff.h, the engine of dcpidiff, so that the rows, numbers
+ * analysis/diff.h, the engine of dcpidiff, so that the rows, numbers
  * and verdicts are dcpidiff's.
  *
  * Keys (tui/job.h caches each result for the session):
@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/analysis/diff.h"
+#include "analysis/diff.h"
 
 struct job;
 

@@ -5,7 +5,7 @@
 #include "config.h"
 #include "tui/data-proc.h"
 
-#include "core/analysis/lookup.h"
+#include "analysis/lookup.h"
 #include "core/die.h"
 #include "core/strbuf.h"
 #include "core/utf8.h"

@@ -1,7 +1,7 @@
 /*
  * tui/data-proc.h - what the procedure views show, built on worker threads
  * with the same library calls as dcpiprof, dcpilist and dcpicalc
- * (core/analysis/procprof.h, lookup.h, listing.h, calc.h), so that
+ * (analysis/procprof.h, lookup.h, listing.h, calc.h), so that
  * dcpi-tui and the tools never disagree.
  *
  * Keys (tui/job.h caches each result for the session):
@@ -11,7 +11,7 @@
  *   "proc/SEQ/F/IMAGE/SPEC"  struct proc_data   (data_load_proc)
  * F is 1 when binaries that changed since profiling are used anyway (the
  * tools' --force, dcpi-tui's :force), else 0; IMAGE is an image key or "*"
- * for every image; SPEC is what core/analysis/lookup.h takes (a name or
+ * for every image; SPEC is what analysis/lookup.h takes (a name or
  * 0xADDRESS).
  *
  * Sharing and threads.  Both results are built on one struct epoch_view
@@ -33,10 +33,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/analysis/calc.h"
-#include "core/analysis/epochview.h"
-#include "core/analysis/listing.h"
-#include "core/analysis/procprof.h"
+#include "analysis/calc.h"
+#include "analysis/epochview.h"
+#include "analysis/listing.h"
+#include "analysis/procprof.h"
 
 struct job;
 struct data_ctx;

@@ -7,7 +7,7 @@
  *   "epochs"        struct epochs_data   (data_load_epochs, arg: struct db *)
  *   "images/SEQ"    struct images_data   (data_load_images, arg: struct data_arg *)
  * The analysis views will add their loaders here ("procedures/SEQ/KEY", ...)
- * on top of core/analysis.
+ * on top of analysis/.
  */
 #ifndef DCPI_TUI_DATA_H
 #define DCPI_TUI_DATA_H

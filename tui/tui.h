@@ -160,7 +160,7 @@ const struct procs_data *tui_procs(struct tui *t, uint32_t seq, const char *imag
 const struct procs_calc *tui_procs_calc(struct tui *t, const struct procs_data *pd,
 					struct view *waiter, bool *complete);
 /*
- * One procedure of epoch seq: spec as core/analysis/lookup.h takes it (a
+ * One procedure of epoch seq: spec as analysis/lookup.h takes it (a
  * name, NAME@IMAGE or 0xADDRESS), looked for in image (a key) or in every
  * image (NULL).  NULL while loading (waiter waits).
  */

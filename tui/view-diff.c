@@ -1,6 +1,6 @@
 /*
  * tui/view-diff.c - two epochs compared procedure by procedure, as
- * dcpidiff compares them (core/analysis/diff.h): the samples of each side
+ * dcpidiff compares them (analysis/diff.h): the samples of each side
  * (A, B), their shares, the change in points (delta), the ratio and the
  * verdict: significant changes first, noise last.  Like dcpidiff, rows
  * within noise and below 0.1% on both sides are left out until a (all)

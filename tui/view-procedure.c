@@ -1,6 +1,6 @@
 /*
  * tui/view-procedure.c - one procedure, instruction by instruction: the
- * listing of core/analysis/listing.h (what dcpilist prints) with its basic
+ * listing of analysis/listing.h (what dcpilist prints) with its basic
  * blocks as headers, each instruction's address, samples per event and
  * coloured text, and, when DWARF is there, the source lines and inlined
  * frames interleaved.  Enter on a branch follows it (to the target block,
@@ -21,7 +21,7 @@
 #include "core/strbuf.h"
 #include "core/utf8.h"
 #include "core/xalloc.h"
-#include "core/analysis/calc.h"
+#include "analysis/calc.h"
 #include "disasm/decode.h"
 #include "tui/data-proc.h"
 #include "tui/insntext.h"

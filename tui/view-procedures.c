@@ -1,9 +1,9 @@
 /*
  * tui/view-procedures.c - the procedures of one image or of every image of
- * an epoch, as dcpiprof lists them (core/analysis/procprof.h): samples per
+ * an epoch, as dcpiprof lists them (analysis/procprof.h): samples per
  * event, the share and running share of the current event, the name and
  * the image; and dcpicalc's figures for each procedure with time samples
- * (core/analysis/calc.h calc_procrow): CPI, best-case CPI, the dominant
+ * (analysis/calc.h calc_procrow): CPI, best-case CPI, the dominant
  * culprit and the share of samples with high-confidence estimates.
  * Analysing every procedure takes long: a background job does it, hottest
  * first, and the columns fill in as it goes (the rows analysed so far are

@@ -5,7 +5,7 @@
  * then finds it (until then it says the view is not available yet).
  *
  * procedures (of one image or all) and procedure (one procedure's listing
- * and analysis) build on core/analysis (tui/data-proc.h); diff and
+ * and analysis) build on analysis/ (tui/data-proc.h); diff and
  * diff-procedure (the view called diff_procedure here) on its diff engine
  * (tui/data-diff.h).
  */

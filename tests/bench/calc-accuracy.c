@@ -32,9 +32,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/analysis/calc.h"
-#include "core/analysis/freq.h"
-#include "core/analysis/procprof.h"
+#include "analysis/calc.h"
+#include "analysis/freq.h"
+#include "analysis/procprof.h"
 #include "core/cli.h"
 #include "core/die.h"
 #include "core/u64map.h"

@@ -19,7 +19,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/analysis/calc.h"
+#include "analysis/calc.h"
 #include "core/die.h"
 #include "core/xalloc.h"
 #include "db/meta.h"

@@ -1,5 +1,5 @@
 /*
- * Unit tests of the instruction-level analysis (core/analysis/calc.h and
+ * Unit tests of the instruction-level analysis (analysis/calc.h and
  * the modules under it): the frequency estimator on synthetic sample
  * vectors with known frequencies, local propagation and the min-cost flow
  * correction on CFG shapes, the skid model and the culprit rules on real
@@ -19,11 +19,11 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "core/analysis/calc.h"
-#include "core/analysis/culprit.h"
-#include "core/analysis/flow.h"
-#include "core/analysis/freq.h"
-#include "core/analysis/skid.h"
+#include "analysis/calc.h"
+#include "analysis/culprit.h"
+#include "analysis/flow.h"
+#include "analysis/freq.h"
+#include "analysis/skid.h"
 #include "core/json.h"
 #include "core/strbuf.h"
 #include "core/xalloc.h"

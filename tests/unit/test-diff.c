@@ -1,5 +1,5 @@
 /*
- * Unit tests of core/analysis/{pset,setstats,diff}: profile sets, rows
+ * Unit tests of analysis/{pset,setstats,diff}: profile sets, rows
  * across sets, dcpistats' summaries and dcpidiff's verdicts, on databases
  * built here with known counts.
  *
@@ -23,9 +23,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/analysis/diff.h"
-#include "core/analysis/pset.h"
-#include "core/analysis/setstats.h"
+#include "analysis/diff.h"
+#include "analysis/pset.h"
+#include "analysis/setstats.h"
 #include "core/die.h"
 #include "core/strbuf.h"
 #include "core/xalloc.h"

@@ -1,4 +1,4 @@
-/* Unit tests of core/analysis/stats: distributions, tests, BH, summaries. */
+/* Unit tests of analysis/stats: distributions, tests, BH, summaries. */
 #include "config.h"
 
 #include <setjmp.h>
@@ -8,7 +8,7 @@
 #include <math.h>
 #include <cmocka.h>
 
-#include "core/analysis/stats.h"
+#include "analysis/stats.h"
 
 #define assert_near(a, b, eps) assert_true(fabs((double)(a) - (double)(b)) <= (eps))
 

@@ -1,5 +1,5 @@
 /*
- * core/analysis/lookup.h - finding a procedure of an epoch from what a
+ * analysis/lookup.h - finding a procedure of an epoch from what a
  * user types: a name ("memcpy", a C++ name demangled or not, "gzip+0x4a30"
  * for unnamed code), a name in one image ("memcpy@libc.so.6",
  * "main@/usr/bin/gzip"), or an address ("0x4a30", "0x4a30@gzip"; ELF
@@ -15,7 +15,7 @@
 
 #include <stddef.h>
 
-#include "core/analysis/epochview.h"
+#include "analysis/epochview.h"
 
 struct proc_ref {
 	size_t image;             /* index into view->images */

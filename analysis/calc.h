@@ -1,5 +1,5 @@
 /*
- * core/analysis/calc.h - instruction-level analysis of one procedure (seed
+ * analysis/calc.h - instruction-level analysis of one procedure (seed
  * 001, section 6): from sample counts alone, how often each instruction
  * ran, how many cycles it spent per execution, and why it stalled.  This is
  * what dcpicalc prints and what dcpi-tui shows in its procedure and
@@ -65,7 +65,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "core/analysis/listing.h"
+#include "analysis/listing.h"
 #include "model/model.h"
 #include "model/sched.h"
 

@@ -1,9 +1,9 @@
 /*
- * core/analysis/epochview.c - an epoch opened for reports.
+ * analysis/epochview.c - an epoch opened for reports.
  */
 #include "config.h"
 
-#include "core/analysis/epochview.h"
+#include "analysis/epochview.h"
 
 #include <stdio.h>
 #include <stdlib.h>

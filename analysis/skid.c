@@ -1,9 +1,9 @@
 /*
- * core/analysis/skid.c - the per-event skid model (skid.h).
+ * analysis/skid.c - the per-event skid model (skid.h).
  */
 #include "config.h"
 
-#include "core/analysis/skid.h"
+#include "analysis/skid.h"
 
 #include <string.h>
 

@@ -1,5 +1,5 @@
 /*
- * core/analysis/pset.h - profile sets, and rows matched across them: the
+ * analysis/pset.h - profile sets, and rows matched across them: the
  * common ground of dcpistats (setstats.h) and dcpidiff (diff.h).
  *
  * A set is what one SET argument of those tools names (pset_open):
@@ -41,7 +41,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/analysis/epochview.h"
+#include "analysis/epochview.h"
 
 /* Where set arguments are resolved; shared by all sets of a command. */
 struct pset_ctx {

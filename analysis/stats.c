@@ -1,5 +1,5 @@
 #include "config.h"
-#include "core/analysis/stats.h"
+#include "analysis/stats.h"
 #include "core/xalloc.h"
 
 #include <math.h>

@@ -1,9 +1,9 @@
 /*
- * core/analysis/pset.c - profile sets, and rows matched across them.
+ * analysis/pset.c - profile sets, and rows matched across them.
  */
 #include "config.h"
 
-#include "core/analysis/pset.h"
+#include "analysis/pset.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -11,8 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/analysis/lookup.h"
-#include "core/analysis/procprof.h"
+#include "analysis/lookup.h"
+#include "analysis/procprof.h"
 #include "core/die.h"
 #include "core/hash.h"
 #include "core/strbuf.h"

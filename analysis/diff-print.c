@@ -1,5 +1,5 @@
 /*
- * core/analysis/diff-print.c - dcpidiff's report: text and JSON.
+ * analysis/diff-print.c - dcpidiff's report: text and JSON.
  */
 #include "config.h"
 
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/analysis/diff.h"
+#include "analysis/diff.h"
 #include "core/json.h"
 #include "core/strbuf.h"
 #include "core/utf8.h"

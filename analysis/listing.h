@@ -1,5 +1,5 @@
 /*
- * core/analysis/listing.h - one procedure instruction by instruction: each
+ * analysis/listing.h - one procedure instruction by instruction: each
  * instruction with its samples per event, its basic block (with the
  * frequency-equivalence classes of the CFG) and, on request, its source
  * line and the inlined subroutine it comes from (dcpilist; the TUI's
@@ -32,8 +32,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "core/analysis/epochview.h"
-#include "core/analysis/lookup.h"
+#include "analysis/epochview.h"
+#include "analysis/lookup.h"
 #include "disasm/cfg.h"
 #include "disasm/dwarf.h"
 

@@ -1,11 +1,11 @@
 /*
- * core/analysis/flow.c - min-cost flow correction of frequency estimates
+ * analysis/flow.c - min-cost flow correction of frequency estimates
  * (flow.h): successive shortest paths on the residual network, Dijkstra
  * with node potentials (all initial costs are >= 0).
  */
 #include "config.h"
 
-#include "core/analysis/flow.h"
+#include "analysis/flow.h"
 
 #include <math.h>
 #include <stdbool.h>

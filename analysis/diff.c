@@ -1,17 +1,17 @@
 /*
- * core/analysis/diff.c - two sides of profile sets compared row by row,
+ * analysis/diff.c - two sides of profile sets compared row by row,
  * with a significance verdict per row (dcpidiff, dcpi-tui's diff views).
  */
 #include "config.h"
 
-#include "core/analysis/diff.h"
+#include "analysis/diff.h"
 
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/analysis/stats.h"
+#include "analysis/stats.h"
 #include "core/die.h"
 #include "core/xalloc.h"
 

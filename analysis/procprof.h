@@ -1,5 +1,5 @@
 /*
- * core/analysis/procprof.h - where the samples of an epoch fall: one row
+ * analysis/procprof.h - where the samples of an epoch fall: one row
  * per procedure (or per image), with samples per event, percentages and a
  * cumulative percentage, sorted like seed 001's Figure 1 (dcpiprof).
  *
@@ -34,7 +34,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "core/analysis/epochview.h"
+#include "analysis/epochview.h"
 
 struct procprof_opts {
 	bool by_image;                      /* one row per image (dcpiprof -i) */

@@ -1,11 +1,11 @@
 /*
- * core/analysis/calcprint.c - dcpicalc's reports, shared with dcpi-tui:
+ * analysis/calcprint.c - dcpicalc's reports, shared with dcpi-tui:
  * the Figure 2 listing as lines (calc_render), the Figure 4 summary, the
  * annotated CFG for Graphviz, JSON, and the procedures-view row.
  */
 #include "config.h"
 
-#include "core/analysis/calc.h"
+#include "analysis/calc.h"
 
 #include <inttypes.h>
 #include <math.h>

@@ -1,5 +1,5 @@
 /*
- * core/analysis/culprit.h - why an instruction stalled: every dynamic
+ * analysis/culprit.h - why an instruction stalled: every dynamic
  * stall reason that cannot be ruled out ("guilty until proven innocent",
  * seed 001, 6.3), with the instructions that may have caused it.
  *
@@ -46,7 +46,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "core/analysis/calc.h"
+#include "analysis/calc.h"
 
 #define CULPRIT_MISS_CYCLES 300.0   /* cycles charged per I/D-cache or TLB miss, at most */
 #define CULPRIT_FREQUENT_EDGE 0.10  /* predecessors below this share of a block are ignored */

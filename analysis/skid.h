@@ -1,5 +1,5 @@
 /*
- * core/analysis/skid.h - where a sample lands relative to the instruction
+ * analysis/skid.h - where a sample lands relative to the instruction
  * it measures, per event, and moving samples back before estimation.
  *
  * On an out-of-order x86 core sampled by a timer (cpu-clock) or by a

@@ -1,10 +1,10 @@
 /*
- * core/analysis/listing.c - a procedure's instructions with samples,
+ * analysis/listing.c - a procedure's instructions with samples,
  * blocks and source; the dcpilist report.
  */
 #include "config.h"
 
-#include "core/analysis/listing.h"
+#include "analysis/listing.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

@@ -1,9 +1,9 @@
 /*
- * core/analysis/lookup.c - procedures by name, name@image or address.
+ * analysis/lookup.c - procedures by name, name@image or address.
  */
 #include "config.h"
 
-#include "core/analysis/lookup.h"
+#include "analysis/lookup.h"
 
 #include <errno.h>
 #include <inttypes.h>

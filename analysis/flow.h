@@ -1,5 +1,5 @@
 /*
- * core/analysis/flow.h - the global flow correction: the block and edge
+ * analysis/flow.h - the global flow correction: the block and edge
  * frequencies closest to the estimates that conserve flow everywhere.
  *
  * Local propagation (freq.h) only fills unknown classes and leaves

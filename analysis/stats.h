@@ -1,5 +1,5 @@
 /*
- * core/analysis/stats.h - the statistics behind dcpistats and dcpidiff:
+ * analysis/stats.h - the statistics behind dcpistats and dcpidiff:
  * descriptive statistics across sample sets, and significance tests that
  * tell a real change from noise.
  *

@@ -1,5 +1,5 @@
 /*
- * core/analysis/setstats.h - how much each procedure (image, instruction)
+ * analysis/setstats.h - how much each procedure (image, instruction)
  * varies across sets of samples: dcpistats, as seed 001's Figure 3.
  *
  *   struct setstats st;
@@ -24,8 +24,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "core/analysis/pset.h"
-#include "core/analysis/stats.h"
+#include "analysis/pset.h"
+#include "analysis/stats.h"
 
 struct setstats_opts {
 	enum dcpi_event event;      /* EVENT__COUNT: pset_default_event() */

@@ -1,5 +1,5 @@
 /*
- * core/analysis/epochview.h - one epoch of a profile database opened for
+ * analysis/epochview.h - one epoch of a profile database opened for
  * reports: its metadata, its images with their sample totals, and, on
  * demand, each image's disasm/image.h view and its profiles.
  *

@@ -1,9 +1,9 @@
 /*
- * core/analysis/setstats.c - statistics of rows across sets (dcpistats).
+ * analysis/setstats.c - statistics of rows across sets (dcpistats).
  */
 #include "config.h"
 
-#include "core/analysis/setstats.h"
+#include "analysis/setstats.h"
 
 #include <inttypes.h>
 #include <math.h>

@@ -1,20 +1,20 @@
 /*
- * core/analysis/calc.c - the analysis of one procedure (calc.h): schedules,
+ * analysis/calc.c - the analysis of one procedure (calc.h): schedules,
  * skid, frequency estimation, propagation, flow correction, CPI, culprits
  * and the summary.
  */
 #include "config.h"
 
-#include "core/analysis/calc.h"
+#include "analysis/calc.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/analysis/culprit.h"
-#include "core/analysis/flow.h"
-#include "core/analysis/freq.h"
-#include "core/analysis/skid.h"
+#include "analysis/culprit.h"
+#include "analysis/flow.h"
+#include "analysis/freq.h"
+#include "analysis/skid.h"
 #include "core/die.h"
 #include "core/xalloc.h"
 #include "db/meta.h"

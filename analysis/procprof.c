@@ -1,10 +1,10 @@
 /*
- * core/analysis/procprof.c - samples per procedure or image, and the
+ * analysis/procprof.c - samples per procedure or image, and the
  * dcpiprof report (text and JSON).
  */
 #include "config.h"
 
-#include "core/analysis/procprof.h"
+#include "analysis/procprof.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /*
- * core/analysis/diff.h - two profiles compared, with noise told apart from
+ * analysis/diff.h - two profiles compared, with noise told apart from
  * change: dcpidiff, and the engine of dcpi-tui's diff views (so that both
  * show the same rows, numbers and verdicts).  docs/diff.md explains the
  * statistics.
@@ -65,7 +65,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "core/analysis/pset.h"
+#include "analysis/pset.h"
 
 #define DIFF_ALPHA 0.05      /* false discovery rate */
 #define DIFF_MIN_RATIO 1.10  /* a change of at least 10% ... */

@@ -1,10 +1,10 @@
 /*
- * core/analysis/culprit.c - the dynamic stall reasons that cannot be
+ * analysis/culprit.c - the dynamic stall reasons that cannot be
  * ruled out (culprit.h).
  */
 #include "config.h"
 
-#include "core/analysis/culprit.h"
+#include "analysis/culprit.h"
 
 #include <math.h>
 #include <stdlib.h>

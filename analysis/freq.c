@@ -1,10 +1,10 @@
 /*
- * core/analysis/freq.c - frequency estimation per class and local
+ * analysis/freq.c - frequency estimation per class and local
  * propagation (freq.h).
  */
 #include "config.h"
 
-#include "core/analysis/freq.h"
+#include "analysis/freq.h"
 
 #include <math.h>
 #include <stdlib.h>
