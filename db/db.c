@@ -892,26 +892,34 @@ int db_profile_store(struct db *db, uint32_t seq, const struct db_profile_id *id
 	return store_profile(db, seq, id, p);
 }
 
-/* Moves a corrupt profile aside (NAME.corrupt) so that a merge can proceed. */
-static int quarantine(struct db *db, uint32_t seq, const struct db_profile_id *id)
+int db_file_quarantine(struct db *db, uint32_t seq, const char *name)
 {
-	char name[128], bad[160];
+	char bad[160];
 	int fd, r = 0;
 
+	need_writer(db);
 	if ((fd = open_epoch(db, seq)) < 0)
 		return -1;
-	db_profile_name(id, name, sizeof(name));
 	snprintf(bad, sizeof(bad), "%s" CORRUPT_SUFFIX, name);
 	if (renameat(fd, name, fd, bad))
-		r = errorf_errno("cannot move corrupt profile '%s/%06" PRIu32 "/%s' aside",
+		r = errorf_errno("cannot move corrupt file '%s/%06" PRIu32 "/%s' aside",
 				 db->path, seq, name);
 	else
-		warning("moved corrupt profile to '%s/%06" PRIu32 "/%s'; its counts are lost",
+		warning("moved corrupt file to '%s/%06" PRIu32 "/%s'; what it held is lost",
 			db->path, seq, bad);
 	if (!r && sync_enabled(db))
 		r = fsio_fsync_dir(fd, db->path);
 	close(fd);
 	return r;
+}
+
+/* Moves a corrupt profile aside (NAME.corrupt) so that a merge can proceed. */
+static int quarantine(struct db *db, uint32_t seq, const struct db_profile_id *id)
+{
+	char name[128];
+
+	db_profile_name(id, name, sizeof(name));
+	return db_file_quarantine(db, seq, name);
 }
 
 int db_profile_merge(struct db *db, uint32_t seq, const struct db_profile_id *id,

@@ -180,6 +180,11 @@ bool db_aux_name_valid(const char *name);
 int db_aux_store(struct db *db, uint32_t seq, const char *name, const void *data, size_t len);
 /* Reads an auxiliary file (at most max bytes); 1 if absent. */
 int db_aux_load(struct db *db, uint32_t seq, const char *name, size_t max, struct strbuf *out);
+/*
+ * Writer: moves epoch file `name` aside as NAME.corrupt (kept for
+ * inspection, ignored by readers) with a warning that what it held is lost.
+ */
+int db_file_quarantine(struct db *db, uint32_t seq, const char *name);
 
 /* ---- binary snapshots (binaries/BUILD-ID) ---------------------------- */
 

@@ -1,6 +1,7 @@
 #include "config.h"
 #include "db/profile.h"
 #include "core/crc32c.h"
+#include "core/endian.h"
 #include "core/die.h"
 #include "core/strbuf.h"
 #include "core/varint.h"
@@ -135,27 +136,6 @@ uint64_t profile_get(const struct profile *p, uint64_t offset)
 
 /* ---- encoding --------------------------------------------------------- */
 
-static void put16(uint8_t *b, uint16_t v) { b[0] = (uint8_t)v; b[1] = (uint8_t)(v >> 8); }
-static void put32(uint8_t *b, uint32_t v) { for (int i = 0; i < 4; i++) b[i] = (uint8_t)(v >> (8 * i)); }
-static void put64(uint8_t *b, uint64_t v) { for (int i = 0; i < 8; i++) b[i] = (uint8_t)(v >> (8 * i)); }
-static uint16_t get16(const uint8_t *b) { return (uint16_t)(b[0] | b[1] << 8); }
-static uint32_t get32(const uint8_t *b)
-{
-	uint32_t v = 0;
-
-	for (int i = 3; i >= 0; i--)
-		v = v << 8 | b[i];
-	return v;
-}
-static uint64_t get64(const uint8_t *b)
-{
-	uint64_t v = 0;
-
-	for (int i = 7; i >= 0; i--)
-		v = v << 8 | b[i];
-	return v;
-}
-
 enum {
 	H_MAGIC = 0, H_VERSION = 8, H_FLAGS = 10, H_PID = 12, H_PAYLOAD = 16, H_NENT = 24,
 	H_TOTAL = 32, H_LAST = 40, H_EVENT = 48, H_KEY = 64, H_PCRC = 120, H_HCRC = 124,
@@ -190,17 +170,17 @@ void profile_encode(const struct profile *p, const struct profile_header *hdr,
 
 	memset(h, 0, sizeof(h));
 	memcpy(h + H_MAGIC, PROFILE_MAGIC, 8);
-	put16(h + H_VERSION, PROFILE_VERSION);
-	put16(h + H_FLAGS, hdr->per_pid ? FLAG_PER_PID : 0);
-	put32(h + H_PID, hdr->per_pid ? hdr->pid : 0);
-	put64(h + H_PAYLOAD, out->len - payload_start);
-	put64(h + H_NENT, p->n);
-	put64(h + H_TOTAL, total);
-	put64(h + H_LAST, p->n ? p->v[p->n - 1].offset : 0);
+	put_le16(h + H_VERSION, PROFILE_VERSION);
+	put_le16(h + H_FLAGS, hdr->per_pid ? FLAG_PER_PID : 0);
+	put_le32(h + H_PID, hdr->per_pid ? hdr->pid : 0);
+	put_le64(h + H_PAYLOAD, out->len - payload_start);
+	put_le64(h + H_NENT, p->n);
+	put_le64(h + H_TOTAL, total);
+	put_le64(h + H_LAST, p->n ? p->v[p->n - 1].offset : 0);
 	memcpy(h + H_EVENT, ev, strlen(ev));
 	memcpy(h + H_KEY, hdr->key, strlen(hdr->key));
-	put32(h + H_PCRC, crc32c(0, out->buf + payload_start, out->len - payload_start));
-	put32(h + H_HCRC, crc32c(0, h, H_HCRC));
+	put_le32(h + H_PCRC, crc32c(0, out->buf + payload_start, out->len - payload_start));
+	put_le32(h + H_HCRC, crc32c(0, h, H_HCRC));
 	memcpy(out->buf + start, h, sizeof(h));
 }
 
@@ -231,22 +211,22 @@ int profile_decode_header(const void *buf, size_t len, struct profile_header *hd
 		return *why = len ? "truncated header" : "empty file", -1;
 	if (memcmp(h + H_MAGIC, PROFILE_MAGIC, 8))
 		return *why = "bad magic (not a dcpi profile)", -1;
-	if (get16(h + H_VERSION) != PROFILE_VERSION)
+	if (get_le16(h + H_VERSION) != PROFILE_VERSION)
 		return *why = "unsupported profile version", -1;
-	if (get32(h + H_HCRC) != crc32c(0, h, H_HCRC))
+	if (get_le32(h + H_HCRC) != crc32c(0, h, H_HCRC))
 		return *why = "bad header checksum", -1;
-	flags = get16(h + H_FLAGS);
+	flags = get_le16(h + H_FLAGS);
 	if (flags & ~FLAG_PER_PID)
 		return *why = "unknown header flags", -1;
 	memset(hdr, 0, sizeof(*hdr));
 	hdr->per_pid = flags & FLAG_PER_PID;
-	hdr->pid = get32(h + H_PID);
+	hdr->pid = get_le32(h + H_PID);
 	if (!hdr->per_pid && hdr->pid)
 		return *why = "pid set in an aggregate profile", -1;
-	hdr->payload_size = get64(h + H_PAYLOAD);
-	hdr->n_entries = get64(h + H_NENT);
-	hdr->total = get64(h + H_TOTAL);
-	hdr->last_offset = get64(h + H_LAST);
+	hdr->payload_size = get_le64(h + H_PAYLOAD);
+	hdr->n_entries = get_le64(h + H_NENT);
+	hdr->total = get_le64(h + H_TOTAL);
+	hdr->last_offset = get_le64(h + H_LAST);
 	if (get_padded(h + H_EVENT, 16, ev) || (e = event_lookup(ev)) < 0)
 		return *why = "unknown event in header", -1;
 	hdr->event = (enum dcpi_event)e;
@@ -273,7 +253,7 @@ int profile_decode(const void *buf, size_t len, struct profile_header *hdr,
 			"truncated payload" : "trailing bytes after payload", -1;
 	q = b + PROFILE_HEADER_SIZE;
 	end = q + hdr->payload_size;
-	if (get32(b + H_PCRC) != crc32c(0, q, hdr->payload_size))
+	if (get_le32(b + H_PCRC) != crc32c(0, q, hdr->payload_size))
 		return *why = "bad payload checksum", -1;
 	p->alloc = 0;
 	free(p->v);

@@ -17,6 +17,7 @@
 #include "core/die.h"
 #include "core/strbuf.h"
 #include "core/xalloc.h"
+#include "db/blob.h"
 #include "db/db.h"
 #include "db/fsio.h"
 #include "db/textrec.h"
@@ -541,6 +542,89 @@ static void db_aux_files(void **state)
 	free(path);
 }
 
+/* The blob container: round trip, every truncation and bit flip refused. */
+static void blob_round_trip_and_damage(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct blob_header h;
+	const void *payload;
+	const char *why;
+	uint8_t *copy;
+
+	blob_encode("DCPITEST", 3, 0x5, 7, "payload!", 8, &sb);
+	assert_int_equal(sb.len, BLOB_HEADER_SIZE + 8);
+	assert_true(blob_sniff(sb.buf, sb.len));
+	assert_int_equal(blob_decode(sb.buf, sb.len, "DCPITEST", 3, &h, &payload, &why), 0);
+	assert_string_equal(h.magic, "DCPITEST");
+	assert_int_equal(h.version, 3);
+	assert_int_equal(h.flags, 5);
+	assert_int_equal(h.count, 7);
+	assert_memory_equal(payload, "payload!", 8);
+	assert_int_equal(blob_decode(sb.buf, sb.len, NULL, 0, &h, &payload, &why), 0);
+	assert_int_equal(blob_decode(sb.buf, sb.len, "DCPIELSE", 3, &h, &payload, &why), -1);
+	assert_int_equal(blob_decode(sb.buf, sb.len, "DCPITEST", 2, &h, &payload, &why), -1);
+	assert_string_equal(why, "unsupported version");
+	for (size_t n = 0; n < sb.len; n++)
+		assert_int_equal(blob_decode(sb.buf, n, NULL, 0, &h, &payload, &why), -1);
+	copy = xmalloc(sb.len + 1);
+	for (size_t i = 0; i < sb.len * 8; i++) {
+		memcpy(copy, sb.buf, sb.len);
+		copy[i / 8] ^= (uint8_t)(1u << (i % 8));
+		assert_int_equal(blob_decode(copy, sb.len, "DCPITEST", 3, &h, &payload, &why), -1);
+	}
+	memcpy(copy, sb.buf, sb.len);
+	copy[sb.len] = 0;
+	assert_int_equal(blob_decode(copy, sb.len + 1, NULL, 0, &h, &payload, &why), -1);
+	assert_string_equal(why, "trailing bytes");
+	free(copy);
+	strbuf_release(&sb);
+}
+
+/* Appends the new bytes to what the file held. */
+static int append_merge(void *ctx, const void *old, size_t old_len,
+			const struct blob_header *h, struct strbuf *out, uint32_t *count)
+{
+	if (old)
+		strbuf_add(out, old, old_len);
+	strbuf_addstr(out, ctx);
+	*count = (h ? h->count : 0) + 1;
+	return 0;
+}
+
+static void db_blob_files(void **state)
+{
+	char *path, *file;
+	struct db *db = new_db(&path);
+	struct strbuf sb = STRBUF_INIT;
+	struct blob_header h;
+	uint32_t seq = new_epoch(db, NULL);
+
+	assert_int_equal(db_blob_load(db, seq, "x.vals", "DCPITEST", 1, &sb, &h), 1);
+	assert_int_equal(db_blob_merge(db, seq, "x.vals", "DCPITEST", 1, 0, append_merge, "ab"), 0);
+	assert_int_equal(db_blob_merge(db, seq, "x.vals", "DCPITEST", 1, 0, append_merge, "cd"), 0);
+	assert_int_equal(db_blob_load(db, seq, "x.vals", "DCPITEST", 1, &sb, &h), 0);
+	assert_int_equal(h.count, 2);
+	assert_int_equal(sb.len, BLOB_HEADER_SIZE + 4);
+	assert_memory_equal(sb.buf + BLOB_HEADER_SIZE, "abcd", 4);
+	/* A damaged file is reported, then set aside by the next merge. */
+	file = xasprintf("%s/000001/x.vals", path);
+	assert_int_equal(truncate(file, BLOB_HEADER_SIZE + 2), 0);
+	reported = 0;
+	assert_int_equal(db_blob_load(db, seq, "x.vals", "DCPITEST", 1, &sb, &h), -2);
+	assert_int_equal(reported, 1);
+	assert_int_equal(db_blob_merge(db, seq, "x.vals", "DCPITEST", 1, 0, append_merge, "ef"), 0);
+	assert_int_equal(db_blob_load(db, seq, "x.vals", "DCPITEST", 1, &sb, &h), 0);
+	assert_int_equal(h.count, 1);
+	assert_memory_equal(sb.buf + BLOB_HEADER_SIZE, "ef", 2);
+	free(file);
+	file = xasprintf("%s/000001/x.vals.corrupt", path);
+	assert_int_equal(access(file, F_OK), 0);
+	free(file);
+	strbuf_release(&sb);
+	db_close(db);
+	free(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -560,6 +644,8 @@ int main(void)
 		cmocka_unit_test(db_fsync_failure_keeps_old_file),
 		cmocka_unit_test(db_cleans_orphaned_temps),
 		cmocka_unit_test(db_aux_files),
+		cmocka_unit_test(blob_round_trip_and_damage),
+		cmocka_unit_test(db_blob_files),
 	};
 
 	set_report_routine(quiet);
