@@ -11,6 +11,18 @@
 #       profile for PID (dcpid --per-process), the rest stay aggregate.
 #   attr_count REPORT NAME        the count of NAME in a saved report (0 if none)
 #   attr_share REPORT NAME DENOM  NAME's count over DENOM's, as a decimal
+#
+# What a run should have given depends on the machine (its clock, what a
+# sample and a fork cost there): the checks compare with what the test
+# measured on it, never with a count from another host.
+#   cpu_run CPUFILE CMD...        runs CMD; the CPU seconds it and the children
+#                                 it waited for used go to CPUFILE
+#   measured OUT NAME             the value of "NAME VALUE" a workload printed
+#   rate_ok COUNT SECONDS HZ MIN  COUNT samples are at least MIN x SECONDS x HZ
+#                                 (and at least 100: something to compare)
+#   share_tol N                   the tolerance of a share of N samples: 4
+#                                 standard errors at worst (p = 1/2) plus half a
+#                                 point for samples that skid across functions
 
 # Dumps an epoch into attr-dump.txt (kept for the test to look at).
 attr_dump() {
@@ -75,13 +87,26 @@ attr_share() {
 		END { printf "%.4f\n", b ? a / b : 0 }' "$1"
 }
 
-# Skips the whole script unless this machine can sample with perf_event.
-collect_require_sampling() {
-	require_perf_events
-	if ! dcpirun -q -d "$TEST_DIR/.probe.db" -e clock -- true 2>"$TEST_DIR/.probe.err"; then
-		skip_all "perf_event sampling does not work here: $(tail -n 1 "$TEST_DIR/.probe.err")"
-	fi
-	rm -rf "$TEST_DIR/.probe.db" "$TEST_DIR/.probe.err"
+cpu_run() {
+	local f=$1 TIMEFORMAT='%3U %3S' rc
+	shift
+	{ time "$@" 2>&3 3>&-; } 3>&2 2>"$f.raw"
+	rc=$?
+	awk '{ print $1 + $2 }' "$f.raw" >"$f"
+	return $rc
+}
+
+measured() {
+	awk -v n="$2" '$1 == n { print $2; f = 1 } END { exit !f }' "$1"
+}
+
+rate_ok() {
+	echo "$1 samples in $2 s of CPU at $3 Hz (at least $4 x $(awk -v s="$2" -v h="$3" 'BEGIN { printf "%.0f", s * h }') wanted)"
+	awk -v n="$1" -v s="$2" -v h="$3" -v m="$4" 'BEGIN { exit !(n >= 100 && n >= m * s * h) }'
+}
+
+share_tol() {
+	awk -v n="$1" 'BEGIN { printf "%.4f\n", (n > 0 ? 2 / sqrt(n) + 0.005 : 0) }'
 }
 
 # True if |a - b| <= tol (decimals).

@@ -4,7 +4,8 @@
  *   wl-branchy [-n ITERATIONS]
  *
  * branchy() walks a table of random bytes and takes one of four paths per
- * byte, so the branch predictor is wrong about half the time.
+ * byte, so the branch predictor is wrong about half the time.  Prints its
+ * result, then "branchy SHARE": branchy()'s share of the process's CPU time.
  */
 #include "wl.h"
 
@@ -33,6 +34,8 @@ int main(int argc, char **argv)
 {
 	uint64_t n = wl_iterations(argc, argv, 250000000), rng = 2463534242ull;
 	unsigned char *t = malloc(TABLE);
+	uint64_t r;
+	double t0, t1;
 
 	if (!t)
 		return 1;
@@ -42,7 +45,10 @@ int main(int argc, char **argv)
 		rng ^= rng << 5;
 		t[i] = (unsigned char)rng;
 	}
-	printf("%llu\n", (unsigned long long)branchy(t, n));
+	t0 = wl_thread_cpu();
+	r = branchy(t, n);
+	t1 = wl_thread_cpu() - t0;
+	printf("%llu\nbranchy %.4f\n", (unsigned long long)r, t1 / wl_process_cpu());
 	free(t);
 	return 0;
 }

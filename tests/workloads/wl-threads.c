@@ -1,16 +1,18 @@
 /*
  * wl-threads: several threads doing the same work.
  *
- *   wl-threads [-n ITERATIONS] [-t THREADS]
+ *   wl-threads [-n ITERATIONS] [-s SECONDS] [-t THREADS]
  *
  * THREADS threads (default 4) each run worker() for ITERATIONS iterations
- * of a multiply-add chain; main() only waits.
+ * of a multiply-add chain (with -s, chunks of a million until the thread has
+ * used SECONDS of CPU time); main() only waits.
  */
 #include "wl.h"
 
 #include <pthread.h>
 
 static uint64_t iterations;
+static double seconds;
 
 __attribute__((noinline)) uint64_t worker_loop(uint64_t n, uint64_t x)
 {
@@ -21,7 +23,15 @@ __attribute__((noinline)) uint64_t worker_loop(uint64_t n, uint64_t x)
 
 static void *worker(void *arg)
 {
-	wl_keep(worker_loop(iterations, (uint64_t)(uintptr_t)arg));
+	uint64_t x = (uint64_t)(uintptr_t)arg;
+
+	if (seconds > 0)
+		do
+			x = worker_loop(1000000, x);
+		while (wl_thread_cpu() < seconds);
+	else
+		x = worker_loop(iterations, x);
+	wl_keep(x);
 	return NULL;
 }
 
@@ -31,6 +41,7 @@ int main(int argc, char **argv)
 	long threads = 4;
 
 	iterations = wl_iterations(argc, argv, 300000000);
+	seconds = wl_seconds(argc, argv);
 	for (int i = 1; i + 1 < argc; i++)
 		if (!strcmp(argv[i], "-t"))
 			threads = strtol(argv[i + 1], NULL, 10);

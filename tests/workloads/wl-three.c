@@ -1,13 +1,14 @@
 /*
  * wl-three: three functions with known shares of the time.
  *
- *   wl-three [-n UNIT] [--slow] [--cpu]
+ *   wl-three [-n UNIT] [-s SECONDS] [--slow] [--cpu]
  *
  * one(), two() and three() run the same dependent multiply-add chain
  * (latency-bound, so each iteration costs the same) for 1, 2 and 3 units
  * of UNIT iterations: shares 1/6, 2/6, 3/6.  With --slow two() does 4
  * units (twice as long): shares 1/8, 4/8, 3/8 -- the "after" of a
- * before/after diff.  The work is done in 20 interleaved rounds.  Prints
+ * before/after diff.  The work is done in 20 interleaved rounds (with -s,
+ * as many rounds as fit in SECONDS of its CPU time, at least one).  Prints
  * each function's measured share of the thread's CPU time, and with --cpu
  * the process's own CPU time and its run time from start to end (the
  * benchmarks time the workload itself, not the profiler around it).
@@ -47,12 +48,13 @@ int main(int argc, char **argv)
 {
 	uint64_t unit = wl_iterations(argc, argv, 200000000) / ROUNDS, x = 1;
 	int slow = wl_flag(argc, argv, "--slow");
+	double secs = wl_seconds(argc, argv);
 	double t[3] = { 0, 0, 0 }, t0, all;
 	struct timespec start, end;
 
 	clock_gettime(CLOCK_MONOTONIC, &start);
 
-	for (int r = 0; r < ROUNDS; r++) {
+	for (int r = 0; secs > 0 ? r == 0 || wl_thread_cpu() < secs : r < ROUNDS; r++) {
 		t0 = wl_thread_cpu();
 		x = one(unit, x);
 		t[0] += wl_thread_cpu() - t0;

@@ -22,6 +22,20 @@ static inline uint64_t wl_iterations(int argc, char **argv, uint64_t def)
 	return def;
 }
 
+/*
+ * Returns the value of "-s SECONDS" in argv, or 0: run for that much CPU
+ * time rather than for a number of iterations.  Where a sample costs more
+ * than the sampling period (a VM at a high rate), fixed work can take minutes
+ * of overhead: a time budget bounds the run on any machine.
+ */
+static inline double wl_seconds(int argc, char **argv)
+{
+	for (int i = 1; i + 1 < argc; i++)
+		if (!strcmp(argv[i], "-s"))
+			return strtod(argv[i + 1], NULL);
+	return 0;
+}
+
 /* True if flag is among the arguments. */
 static inline int wl_flag(int argc, char **argv, const char *flag)
 {
@@ -37,6 +51,15 @@ static inline double wl_thread_cpu(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* CPU time of the whole process so far (user and system), in seconds. */
+static inline double wl_process_cpu(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
