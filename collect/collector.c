@@ -179,18 +179,32 @@ static void set_period(struct cevent *e, const struct collect_options *o)
 
 static int choose_events(struct collector *c)
 {
+	char first_why[256] = "";
+	int first = -1;
+
 	for (size_t i = 0; i < c->opt.n_events; i++) {
 		struct cevent *e = &c->ev[c->n_ev];
 		char why[256];
 
 		if (perf_evspec_probe(c->opt.events[i], &e->spec, why, sizeof(why))) {
-			warning("event '%s' is not available: %s; skipping it",
-				event_name(c->opt.events[i]), why);
+			/* The defaults take what the machine has, quietly (the epoch's
+			 * meta lists what was sampled); an event asked for with -e is
+			 * worth a warning. */
+			if (c->opt.events_given)
+				warning("event '%s' is not available: %s; skipping it",
+					event_name(c->opt.events[i]), why);
+			else if (first < 0) {
+				first = (int)c->opt.events[i];
+				memcpy(first_why, why, sizeof(why));
+			}
 			continue;
 		}
 		set_period(e, &c->opt);
 		c->n_ev++;
 	}
+	if (!c->n_ev && first >= 0)
+		return errorf("none of the default events can be sampled here (%s: %s)",
+			      event_name((enum dcpi_event)first), first_why);
 	if (!c->n_ev)
 		return errorf("none of the requested events can be sampled here");
 	return 0;
