@@ -16,12 +16,19 @@
  *
  * Fixture description (build), one directive a line, '#' comments:
  *   epoch [label=L] [start=ISO] [end=ISO] [host=H] [mhz=M] [model=TEXT]
+ *         [cpu=VENDOR/FAMILY/MODEL]
  *   event NAME [used=NAME] [period=N] [unit=ns|events] [freq=HZ]
  *   counter NAME VALUE
  *   image KEY|auto path=PATH [kind=file] [buildid=HEX] [size=N] [mtime=NS]
  *         [dev=N] [ino=N]
  *   profile KEY EVENT [pid=N]
  *   OFFSET COUNT           (lines after profile; hex with 0x or decimal)
+ * A fixture never takes anything from the machine that builds it (what a
+ * golden file shows must not depend on the host): an epoch is from host
+ * "fixture", kernel "fixture", 2 CPUs, model "fixture CPU" at 1000 MHz, of an
+ * unknown vendor (the generic processor model) unless it says otherwise;
+ * cpu=AuthenticAMD/25/17 is a Zen 4 (the znver4 model), the family and model
+ * as /proc/cpuinfo gives them.
  * Paths may use the escapes of docs/db-format.md (\n, \x20, ...).  Event
  * sample counts in the metadata are the sums of the profiles unless the
  * event line says samples=N.
@@ -129,7 +136,19 @@ static void do_epoch(struct builder *b, char **t, int n)
 
 	finish_epoch(b);
 	epoch_meta_init(&b->meta);
-	epoch_meta_fill_host(&b->meta);
+	b->meta.host = xstrdup("fixture");
+	b->meta.kernel = xstrdup("fixture");
+	b->meta.cpu_model = xstrdup("fixture CPU");
+	b->meta.cpu_mhz = 1000;
+	b->meta.ncpus = 2;
+	if ((v = opt(t, n, "cpu"))) {
+		char vendor[64];
+
+		if (sscanf(v, "%63[^/]/%d/%d", vendor, &b->meta.cpu_family,
+			   &b->meta.cpu_model_id) != 3)
+			die("line %d: bad cpu '%s' (VENDOR/FAMILY/MODEL)", b->lineno, v);
+		b->meta.cpu_vendor = xstrdup(vendor);
+	}
 	if ((v = opt(t, n, "label")))
 		epoch_meta_set_label(&b->meta, v);
 	if ((v = opt(t, n, "start")) && time_parse_iso(v, &b->meta.start_ns))

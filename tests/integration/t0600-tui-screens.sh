@@ -4,7 +4,6 @@
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/tui/run.sh"
 
-command -v dcpi-tui >/dev/null || skip_all "dcpi-tui is not built"
 infocmp xterm-256color >/dev/null 2>&1 || skip_all "no terminfo entry for xterm-256color"
 
 test_expect_success 'fixture databases' '
@@ -19,6 +18,10 @@ done
 # The same screens whether data loads on the worker thread or inline.
 test_expect_success 'screens without the worker thread' '
 	DCPI_TUI_THREADS=0 tui_case images
+'
+
+test_expect_success 'golden files: each one as SHA256SUMS records it' '
+	tui_manifest
 '
 
 test_done

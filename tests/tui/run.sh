@@ -38,9 +38,17 @@
 #                  20000 bytes
 #   prog.c         its source, found through its DWARF (comp_dir ".")
 #
+# Every expected file is recorded in tests/tui/expected/SHA256SUMS, which
+# t0600 checks: a golden file edited by hand, or added or removed without
+# regenerating, fails the suite.
+#
 # To (re)generate expected files after a deliberate change:
 #   DCPI_TUI_UPDATE=1 make check TESTS=tests/integration/t0600-tui-screens.sh
-# and review the diff.
+# Each case whose files change is rewritten and reported as failing, with
+# its diff in the log (every diff of the run also goes to tui-update.diff in
+# the build directory), and SHA256SUMS is rewritten the same way.  Review the
+# diffs, run the test again without DCPI_TUI_UPDATE (it passes), and say in
+# the commit message what changed on the screens and why.
 
 tui_src=$top_srcdir/tests/tui
 
@@ -88,7 +96,7 @@ tui_program() {
 
 # tui_build_id FILE: the GNU build-id of an ELF file, in hex.
 tui_build_id() {
-	readelf -n "$1" | awk '/Build ID/ { print $3; exit }'
+	readelf -n "$1" | awk '/Build ID/ && !f { print $3; f = 1 }'
 }
 
 # tui_flip FILE OFFSET: damages one byte.
@@ -110,7 +118,7 @@ tui_big_fixture() {
 
 # tui_header SCRIPT KEY: the value of "#! KEY: VALUE" in SCRIPT.
 tui_header() {
-	sed -n "s/^#! $2: *//p" "$1" | head -n 1
+	sed -n "s/^#! $2: *//p" "$1" | sed -n 1p
 }
 
 # tui_case NAME: runs case NAME and compares what it saved.
@@ -147,15 +155,32 @@ tui_case() {
 	tui_compare "$name" "$work" "$expected"
 }
 
+# tui_update NAME WORK EXPECTED: rewrites EXPECTED from WORK's dumps; shows
+# the diff and fails if that changed anything.
+tui_update() {
+	local name=$1 work=$2 expected=$3 new=$2/new f
+	rm -rf "$new"
+	mkdir -p "$new"
+	for f in "$work"/*.screen "$work"/*.view; do
+		[ -e "$f" ] && cp "$f" "$new/"
+	done
+	mkdir -p "$expected"
+	if diff -ruN "$expected" "$new" >"$work/update.diff"; then
+		return 0
+	fi
+	rm -rf "$expected"
+	cp -r "$new" "$expected"
+	cat "$work/update.diff" >>"$top_builddir/tui-update.diff"
+	echo "DCPI_TUI_UPDATE=1: rewrote the expected files of $name (all the diffs: $top_builddir/tui-update.diff):"
+	cat "$work/update.diff"
+	return 1
+}
+
 tui_compare() {
 	local name=$1 work=$2 expected=$3 f status=0
 	if [ "${DCPI_TUI_UPDATE:-0}" = 1 ]; then
-		rm -rf "$expected"
-		mkdir -p "$expected"
-		for f in "$work"/*.screen "$work"/*.view; do
-			[ -e "$f" ] && cp "$f" "$expected/"
-		done
-		return 0
+		tui_update "$@"
+		return
 	fi
 	for f in "$expected"/*; do
 		[ -e "$f" ] || continue
@@ -174,4 +199,31 @@ tui_compare() {
 		fi
 	done
 	return $status
+}
+
+# tui_sums: the SHA256SUMS every expected file should have, sorted.
+tui_sums() {
+	(cd "$tui_src/expected" && find . -type f ! -name SHA256SUMS | sed 's|^\./||' |
+		LC_ALL=C sort | xargs -r sha256sum)
+}
+
+# tui_manifest: checks that tests/tui/expected/SHA256SUMS records every
+# expected file as it is (with DCPI_TUI_UPDATE=1: rewrites it, shows the
+# diff and fails if that changed it).
+tui_manifest() {
+	local sums=$tui_src/expected/SHA256SUMS
+	tui_sums >sums.now || return 1
+	test -s sums.now || { echo "no expected files in $tui_src/expected"; return 1; }
+	if [ "${DCPI_TUI_UPDATE:-0}" = 1 ]; then
+		diff -u "$sums" sums.now >sums.diff && return 0
+		cp sums.now "$sums"
+		echo "DCPI_TUI_UPDATE=1: rewrote $sums:"
+		cat sums.diff
+		return 1
+	fi
+	if ! diff -u "$sums" sums.now; then
+		echo "tests/tui/expected changed without DCPI_TUI_UPDATE=1 (above: SHA256SUMS, then the files now);"
+		echo "regenerate them on purpose (tests/tui/run.sh says how), or undo the change"
+		return 1
+	fi
 }
