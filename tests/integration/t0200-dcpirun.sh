@@ -5,40 +5,42 @@
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/workloads/attr.sh"
 require_root
-collect_require_sampling
+require_sampling
 
 W=$top_builddir/tests/workloads
-# 4000 samples/s: enough samples in ~1.5 s runs; costs ~6% here.
-RUN="dcpirun -q -d db -F 4000"
+# 4000 samples/s: enough samples in ~1.5 s runs; costs 6-20% (15-50 us a
+# sample).  The sample floors come from the CPU time each run measured.
+F=4000
+RUN="dcpirun -q -d db -F $F"
 
-# Checks that SYMBOL's sampled share of the image is within TOL of the
-# share the workload measured for it (its own CPU clock, in out).
-share_ok() { # REPORT OUT SYMBOL TOL
-	local want got
-	want=$(awk -v s="$3" '$1 == s { print $2 }' "$2")
-	got=$(attr_share "$1" "$3" @image)
-	echo "$3: sampled $got, measured $want"
-	near "$got" "$want" "$4"
+# Checks that SYMBOL's sampled share of the image is within the tolerance of
+# its N samples (share_tol) of the share the workload measured for it (its
+# own CPU clock, in out).
+share_ok() { # REPORT OUT SYMBOL
+	local want got tol
+	want=$(measured "$2" "$3") &&
+	got=$(attr_share "$1" "$3" @image) &&
+	tol=$(share_tol "$(attr_count "$1" @image)") &&
+	echo "$3: sampled $got, measured $want (tolerance $tol)" &&
+	near "$got" "$want" "$tol"
 }
 
-# Tolerance: with N >= 4000 samples a share's standard error is at most
-# sqrt(.25/N) = 0.8 points; 3 points is 4 sigma, plus a few samples that
-# skid across function boundaries.
 test_expect_success 'three functions: samples follow their measured shares' '
-	$RUN --label before -- $W/wl-three >out &&
+	$RUN --label before -- $W/wl-three --cpu >out &&
 	attr_report db before $W/wl-three >rep &&
-	cat rep &&
-	test "$(attr_count rep @image)" -ge 3000 &&
-	share_ok rep out one 0.03 &&
-	share_ok rep out two 0.03 &&
-	share_ok rep out three 0.03
+	cat rep out &&
+	rate_ok "$(attr_count rep @image)" "$(measured out cpu)" $F 0.8 &&
+	share_ok rep out one &&
+	share_ok rep out two &&
+	share_ok rep out three
 '
 
 test_expect_success 'the slow variant: two() takes half the time, in a new epoch' '
-	$RUN --label after -- $W/wl-three --slow >out &&
+	$RUN --label after -- $W/wl-three --slow --cpu >out &&
 	test -d db/000002 && grep -q "^label after" db/000002/meta &&
 	attr_report db after $W/wl-three >rep &&
-	share_ok rep out two 0.03 && share_ok rep out three 0.03 &&
+	rate_ok "$(attr_count rep @image)" "$(measured out cpu)" $F 0.8 &&
+	share_ok rep out two && share_ok rep out three &&
 	near "$(attr_share rep two @image)" 0.5 0.04
 '
 
@@ -52,51 +54,71 @@ test_expect_success 'the epoch records what was sampled and how' '
 '
 
 test_expect_success 'a shared library: its samples go to its own image' '
-	$RUN -- $W/wl-lib >out &&
+	cpu_run cpu $RUN -- $W/wl-lib >out &&
 	attr_report db latest $W/wl-lib >main &&
 	attr_report db latest $W/libwl.so >lib &&
 	cat main lib &&
 	m=$(attr_count main main_work) l=$(attr_count lib lib_work) &&
-	want=$(awk "\$1 == \"lib\" { print \$2 }" out) &&
-	near "$(awk -v m=$m -v l=$l "BEGIN { print l / (m + l) }")" "$want" 0.03 &&
+	rate_ok $((m + l)) "$(cat cpu)" $F 0.7 &&
+	want=$(measured out lib) &&
+	near "$(awk -v m=$m -v l=$l "BEGIN { print l / (m + l) }")" "$want" "$(share_tol $((m + l)))" &&
 	grep -q "^image [0-9a-f]* file [0-9a-f]* .*/libwl.so$" attr-dump.txt
 '
 
 test_expect_success 'threads: every worker thread is attributed' '
-	$RUN -- $W/wl-threads >out &&
+	cpu_run cpu $RUN -- $W/wl-threads >out &&
 	attr_report db latest $W/wl-threads >rep && cat rep &&
 	w=$(attr_count rep worker_loop) all=$(attr_count rep @all) &&
+	rate_ok $all "$(cat cpu)" $F 0.7 &&
 	test $w -ge $((all * 9 / 10))
 '
 
+# Each child measures its time in child_work(), a few ms: its samples there
+# must be what that time gives at the rate, less the part of a period each
+# child takes with it when it exits (under 5%).  How much of the tree's time
+# the kernel spends creating processes depends on the machine: not checked.
 test_expect_success 'hundreds of short-lived processes: their samples are not lost' '
-	$RUN -- $W/wl-spawn -n 300 >out &&
+	$RUN -- $W/wl-spawn -n 300 >out && cat out &&
 	grep -q "300 children, 0 failed" out &&
 	attr_report db latest $W/wl-spawn >rep && cat rep &&
 	c=$(attr_count rep child_work) all=$(attr_count rep @all) &&
-	test $c -ge $((all * 6 / 10)) &&
+	rate_ok $all "$(measured out cpu)" $F 0.7 &&
+	cw=$(measured out child_work_cpu) &&
+	rate_ok $c $cw $F 0.85 &&
+	awk -v c=$c -v s=$cw -v f=$F "BEGIN { exit !(c <= 1.1 * s * f) }" &&
 	test "$(attr_count rep @unknown)" -le $((all / 1000))
 '
 
+# The loops take nearly all of their program's time, but how much the set-up
+# and the exit take depends on the machine (wl-chase builds and frees a
+# 32 MiB permutation): each workload measures its loop's CPU time, and the
+# loop's samples must be what that time gives at the rate, like the
+# children of wl-spawn (0.96 measured).
 for w in "wl-copy copy_loop" "wl-chase chase" "wl-branchy branchy"; do
 	set -- $w
-	test_expect_success "$1: the loop $2 gets nearly all samples" "
-		$RUN -- $W/$1 >out &&
-		attr_report db latest $W/$1 >rep && cat rep &&
-		test \$(attr_count rep $2) -ge \$((\$(attr_count rep @all) * 85 / 100))
+	test_expect_success "$1: the loop $2 gets the samples its CPU time gives" "
+		cpu_run cpu \$RUN -- \$W/$1 >out &&
+		attr_report db latest \$W/$1 >rep && cat rep out &&
+		all=\$(attr_count rep @all) c=\$(attr_count rep $2) &&
+		rate_ok \$all \$(cat cpu) \$F 0.7 &&
+		awk -v s=\$(measured out $2) 'BEGIN { exit !(s >= 0.5) }' &&
+		cpu=\$(measured out ${2}_cpu) &&
+		rate_ok \$c \$cpu \$F 0.85 &&
+		awk -v c=\$c -v s=\$cpu -v f=\$F 'BEGIN { exit !(c <= 1.1 * s * f) }'
 	"
 done
 
 # The map file is the workload's, in /tmp: removed whatever the outcome.
 test_expect_success 'JIT code: an anon image, with the process'"'"'s perf map' '
-	$RUN -- $W/wl-jit >out && map=$(cat out) &&
+	cpu_run cpu $RUN -- $W/wl-jit >out && map=$(cat out) &&
 	pid=${map#/tmp/perf-} && pid=${pid%.map} &&
 	{
 		dcpi-test-helper dump db latest >jit &&
 		grep "^image anon-$pid anon - \[anon:$pid\] wl-jit$" jit &&
 		n=$(awk -v k=anon-$pid "\$1 == \"sample\" && \$2 == k { s += \$6 } END { print s + 0 }" jit) &&
 		all=$(awk "\$1 == \"sample\" && \$4 == 0 { s += \$6 } END { print s }" jit) &&
-		echo "$n of $all in the JIT code" && test $n -ge $((all * 9 / 10)) &&
+		echo "$n of $all in the JIT code" && rate_ok $all "$(cat cpu)" $F 0.7 &&
+		test $n -ge $((all * 9 / 10)) &&
 		e=$(ls -d db/0* | tail -n 1) && cmp $map $e/perf-$pid.map &&
 		start=$(awk "{ print \$1 }" $map) &&
 		awk -v k=anon-$pid -v p="0x${start%???}" "\$1 == \"sample\" && \$2 == k &&
@@ -106,11 +128,12 @@ test_expect_success 'JIT code: an anon image, with the process'"'"'s perf map' '
 	rc=$?; rm -f $map; test $rc = 0
 '
 
-# Seed 001 reports 0.05% unknown samples over a week; over every run above.
+# Seed 001 reports 0.05% unknown samples over a week; over every run above
+# (tens of thousands of samples: at least 2000, so that 0.05% is a sample).
 test_expect_success 'unknown samples are under 0.05% of all' '
 	dcpi-test-helper check db >profiles &&
 	awk "{ all += \$6 } \$2 == \"unknown\" { unk += \$6 }
-	     END { printf \"%d of %d unknown\n\", unk, all; exit !(all > 30000 && unk * 2000 < all) }" profiles
+	     END { printf \"%d of %d unknown\n\", unk, all; exit !(all >= 2000 && unk * 2000 < all) }" profiles
 '
 
 test_expect_success '--append adds to the latest epoch' '
@@ -124,7 +147,8 @@ test_expect_success '--append adds to the latest epoch' '
 
 # Every sampled kernel address must get the same symbol from the epoch's
 # kallsyms subset as from the whole /proc/kallsyms, also when several runs
-# add to the epoch (each rewrites the subset).  Addresses are 16 hex digits:
+# add to the epoch (each rewrites the subset).  The load: a syscall a byte, in
+# one process (thousands of processes take minutes where forks are slow).  Addresses are 16 hex digits:
 # compared as strings, in sort order.
 kernel_names_ok() { # DB EPOCH-DIR
 	{
@@ -138,10 +162,10 @@ kernel_names_ok() { # DB EPOCH-DIR
 }
 
 test_expect_success 'kernel samples keep their symbols across --append runs' '
-	kload="for i in \$(seq 3000); do cat /proc/self/stat; done"
-	dcpirun -q -d kdb -F 4000 -- sh -c "$kload" >/dev/null &&
-	dcpirun -q -d kdb -F 4000 --append -- sh -c "$kload" >/dev/null &&
-	dcpirun -q -d kdb -F 4000 --append -- sh -c "$kload" >/dev/null &&
+	kload="dd if=/dev/zero of=/dev/null bs=1 count=100000"
+	dcpirun -q -d kdb -F 4000 -- $kload 2>/dev/null &&
+	dcpirun -q -d kdb -F 4000 --append -- $kload 2>/dev/null &&
+	dcpirun -q -d kdb -F 4000 --append -- $kload 2>/dev/null &&
 	kernel_names_ok kdb 000001
 '
 
@@ -160,13 +184,32 @@ test_expect_success 'the exit status is the command'"'"'s' '
 '
 
 test_expect_success 'signals sent to dcpirun reach the command' '
-	dcpirun -q -d db -- sh -c "trap \"exit 42\" TERM; while :; do sleep 0.05; done" &
-	pid=$! && sleep 1 && kill -TERM $pid && wait $pid; test $? = 42
+	dcpirun -q -d db -- sh -c "trap \"exit 42\" TERM; touch ready; while :; do sleep 0.05; done" &
+	pid=$! &&
+	wait_for 30 "the command to set its trap" "test -e ready" &&
+	kill -TERM $pid && wait_exit $pid && wait $pid; test $? = 42
 '
 
-test_expect_success 'a one-line summary on stderr' '
+# Only the summary: the default events (cycles, imiss) take what the machine
+# has without a word (issue 10: every run warned about imiss in a VM).
+test_expect_success 'a one-line summary on stderr, and nothing else' '
 	dcpirun -d db -F 1000 -- $W/wl-three -n 20000000 >/dev/null 2>err &&
-	grep -E "^dcpirun: [0-9]+ samples \(cycles(=clock)?\), 0 lost, [0-9]+ throttled, [0-9]+ unknown \([0-9.]+%\).*; epoch [0-9]+ of db" err
+	cat err &&
+	grep -E "^dcpirun: [0-9]+ samples \(cycles(=clock)?\), 0 lost, [0-9]+ throttled, [0-9]+ unknown \([0-9.]+%\).*; epoch [0-9]+ of db" err &&
+	test "$(wc -l <err)" = 1
 '
+
+if why=$(dcpi-can-sample --counter imiss); then
+	test_skip 'an event asked for with -e that the machine lacks: a warning' \
+		"this machine counts instruction-cache misses"
+else
+	test_expect_success 'an event asked for with -e that the machine lacks: a warning' '
+		echo "$why" &&
+		dcpirun -d db -F 1000 -e cycles,imiss -- $W/wl-three -n 20000000 >/dev/null 2>err &&
+		cat err &&
+		test_grep "warning: event .imiss. is not available: .*; skipping it" err &&
+		test "$(grep -c "^dcpirun: [0-9]* samples" err)" = 1
+	'
+fi
 
 test_done

@@ -5,7 +5,7 @@
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/workloads/attr.sh"
 require_root
-collect_require_sampling
+require_sampling
 
 W=$top_builddir/tests/workloads
 SOCK=$TEST_DIR/ctl/dcpid.sock
@@ -14,17 +14,12 @@ ctl() { dcpictl --socket "$SOCK" "$@"; }
 # Starts dcpid in the foreground (a background job of this test body,
 # which runs in a subshell: its pid goes to a file); waits for its socket.
 start_dcpid() {
-	local i
 	dcpid -f -d db --socket "$SOCK" -F 2000 --write-interval 1 \
 		--per-process "$(readlink -f $W/wl-three)" "$@" >/dev/null 2>>dcpid.err &
 	echo $! >dcpid.pid
-	for i in $(seq 100); do
-		[ -S "$SOCK" ] && ctl status >/dev/null 2>&1 && return 0
-		kill -0 $(cat dcpid.pid) 2>/dev/null || break
-		sleep 0.1
-	done
-	cat dcpid.err
-	return 1
+	wait_for 60 "dcpid to answer on $SOCK" \
+		"ctl status >/dev/null 2>&1 || ! kill -0 $(cat dcpid.pid) 2>/dev/null" &&
+		ctl status >/dev/null 2>&1 || { cat dcpid.err; return 1; }
 }
 
 # Runs a command in the background, saves its pid in bg.pid and waits for it.
@@ -32,17 +27,6 @@ run_bg() {
 	"$@" &
 	echo $! >bg.pid
 	wait $!
-}
-
-# Waits until a process has exited (it need not be our child).
-wait_gone() {
-	local i
-	for i in $(seq 100); do
-		kill -0 "$1" 2>/dev/null || return 0
-		sleep 0.1
-	done
-	echo "process $1 did not exit"
-	return 1
 }
 
 test_expect_success 'dcpid starts and answers status' '
@@ -65,22 +49,22 @@ test_expect_success 'status --json' '
 	grep -q "\"hit_rate\": " status.json &&
 	grep -q "\"cpu_us_per_sample\": " status.json &&
 	grep -q "\"database_bytes\": " status.json &&
-	if command -v python3 >/dev/null; then python3 -m json.tool status.json >/dev/null; fi
+	dcpi-disasm-check json status.json
 '
 
 # Other tests may run wl-three at the same time: this test looks at its
 # own runs through their per-process profiles (--per-process).
 test_expect_success 'work, a new epoch, more work, a flush: each epoch holds its own' '
-	run_bg $W/wl-three >out1 && p1=$(cat bg.pid) &&
+	run_bg $W/wl-three -n 100000000 --cpu >out1 && p1=$(cat bg.pid) &&
 	ctl epoch second >epoch.out && grep -q "^epoch 2$" epoch.out &&
-	run_bg $W/wl-three --slow >out2 && p2=$(cat bg.pid) &&
+	run_bg $W/wl-three -n 100000000 --slow --cpu >out2 && p2=$(cat bg.pid) &&
 	ctl flush &&
 	attr_report db first $W/wl-three $p1 >rep1 && cat rep1 &&
 	attr_report db second $W/wl-three $p2 >rep2 && cat rep2 &&
-	test "$(attr_count rep1 @image)" -ge 1000 &&
-	test "$(attr_count rep2 @image)" -ge 1000 &&
-	near "$(attr_share rep1 two @image)" 0.333 0.05 &&
-	near "$(attr_share rep2 two @image)" 0.5 0.05 &&
+	rate_ok "$(attr_count rep1 @image)" "$(measured out1 cpu)" 2000 0.8 &&
+	rate_ok "$(attr_count rep2 @image)" "$(measured out2 cpu)" 2000 0.8 &&
+	near "$(attr_share rep1 two @image)" "$(measured out1 two)" "$(share_tol "$(attr_count rep1 @image)")" &&
+	near "$(attr_share rep2 two @image)" "$(measured out2 two)" "$(share_tol "$(attr_count rep2 @image)")" &&
 	grep -q "^end " db/000001/meta && grep -q "^label second" db/000002/meta
 '
 
@@ -93,7 +77,7 @@ test_expect_success 'the kernel image comes with its symbols' '
 
 test_expect_success 'quit flushes, and the database reads back whole' '
 	ctl quit >quit.out && grep -q stopped quit.out &&
-	wait_gone $(cat dcpid.pid) &&
+	wait_exit $(cat dcpid.pid) &&
 	! test -e "$SOCK" &&
 	dcpi-test-helper check db >profiles &&
 	for e in 000001 000002; do
@@ -113,8 +97,8 @@ test_expect_success 'the epochs record the clock period requested' '
 
 test_expect_success 'a restarted dcpid continues its epoch' '
 	start_dcpid &&
-	ctl status | grep -q "epoch 2 .second." &&
-	ctl quit >/dev/null && wait_gone $(cat dcpid.pid)
+	ctl status | grep "epoch 2 .second." >/dev/null &&
+	ctl quit >/dev/null && wait_exit $(cat dcpid.pid)
 '
 
 test_expect_success 'one dcpid per database' '
@@ -128,11 +112,16 @@ test_expect_success 'one dcpid per socket' '
 	grep "another dcpid is listening" err
 '
 
+# With a write interval of ten minutes, only the flush at SIGTERM can have
+# written the profiles of what ran.
 test_expect_success 'SIGTERM flushes before exiting' '
-	$W/wl-lib -n 100000000 >/dev/null &&
-	kill -TERM $(cat dcpid.pid) && wait_gone $(cat dcpid.pid) &&
+	ctl quit >/dev/null && wait_exit $(cat dcpid.pid) &&
+	start_dcpid --write-interval 600 &&
+	cpu_run cpu $W/wl-lib -n 100000000 >/dev/null &&
+	kill -TERM $(cat dcpid.pid) && wait_exit $(cat dcpid.pid) &&
 	attr_report db latest $W/libwl.so >rep && cat rep &&
-	test "$(attr_count rep lib_work)" -gt 100
+	attr_report db latest $W/wl-lib >main && cat main &&
+	rate_ok $(($(attr_count rep lib_work) + $(attr_count main main_work))) "$(cat cpu)" 2000 0.7
 '
 
 test_expect_success 'daemon mode: detaches, logs to syslog, SIGHUP flushes' '
@@ -141,10 +130,12 @@ test_expect_success 'daemon mode: detaches, logs to syslog, SIGHUP flushes' '
 	test "$(ps -o sid= -p $pid | tr -d " ")" = $pid &&
 	ctl status >/dev/null &&
 	$W/wl-three -n 50000000 >/dev/null &&
-	kill -HUP $pid && sleep 1 &&
-	attr_report db latest $W/wl-three >rep && test "$(attr_count rep @image)" -gt 10 &&
+	# the write interval is a minute: only SIGHUP writes the profiles this soon
+	kill -HUP $pid &&
+	wait_for 20 "the profiles SIGHUP writes" \
+		"attr_report db latest $W/wl-three >rep && test \$(attr_count rep @image) -gt 10" &&
 	ctl quit >/dev/null &&
-	wait_gone $pid
+	wait_exit $pid
 '
 
 stop_daemons

@@ -8,23 +8,18 @@
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/workloads/attr.sh"
 require_root
-collect_require_sampling
+require_sampling
 
 W=$top_builddir/tests/workloads
 SOCK=$TEST_DIR/ctl/dcpid.sock
 ROUNDS=${DCPI_COLLECT_CRASH_ROUNDS:-8}
 
 start_dcpid() {
-	local i
 	dcpid -f -d db --socket "$SOCK" -F 2000 --write-interval 0 >/dev/null 2>>dcpid.err &
 	echo $! >dcpid.pid
-	for i in $(seq 100); do
-		dcpictl --socket "$SOCK" status >/dev/null 2>&1 && return 0
-		kill -0 $(cat dcpid.pid) 2>/dev/null || break
-		sleep 0.1
-	done
-	cat dcpid.err
-	return 1
+	wait_for 60 "dcpid to answer on $SOCK" \
+		"dcpictl --socket \"$SOCK\" status >/dev/null 2>&1 || ! kill -0 $(cat dcpid.pid) 2>/dev/null" &&
+		dcpictl --socket "$SOCK" status >/dev/null 2>&1 || { cat dcpid.err; return 1; }
 }
 
 # Totals per profile: "EPOCH/KEY/EVENT/PID TOTAL".
@@ -61,7 +56,7 @@ test_expect_success "$ROUNDS kills during heavy flushing leave a consistent data
 		start_dcpid || break
 		t=$((5 + RANDOM % 15)) && sleep $((t / 10)).$((t % 10))
 		kill -9 $(cat dcpid.pid)
-		while kill -0 $(cat dcpid.pid) 2>/dev/null; do sleep 0.05; done
+		wait_exit $(cat dcpid.pid) || break
 		if ! totals >state 2>err; then
 			echo "round $i: unreadable"; cat err; break
 		fi
@@ -85,7 +80,7 @@ test_expect_success 'the restarted daemons all wrote into the same epoch' '
 test_expect_success 'a clean quit makes the meta agree with the profiles' '
 	start_dcpid &&
 	dcpictl --socket "$SOCK" quit >/dev/null &&
-	while kill -0 $(cat dcpid.pid) 2>/dev/null; do sleep 0.05; done &&
+	wait_exit $(cat dcpid.pid) &&
 	! ls -a db db/000001 | grep "^\.tmp\." &&
 	meta=$(awk "\$1 == \"event\" && \$2 == \"cycles\" { print \$7 }" db/000001/meta) &&
 	sum=$(dcpi-test-helper check db | awk "\$3 == \"cycles\" && \$4 == 0 { s += \$6 } END { print s }") &&

@@ -6,7 +6,7 @@
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/workloads/attr.sh"
 require_root
-collect_require_sampling
+require_sampling
 
 SOCK=$TEST_DIR/ctl/dcpid.sock
 
@@ -18,15 +18,19 @@ test_expect_success 'unknown event names' '
 	! test -e db/000001
 '
 
-test_expect_success 'only events this machine cannot count' '
-	if dcpirun -q -d probe -e imiss -- true 2>/dev/null; then
-		echo "this machine has an instruction-cache miss counter: nothing to test"
-	else
-		test_must_fail dcpirun -d db -e imiss,dmiss -- true 2>err &&
+# Whether the machine counts instruction-cache misses is the kernel's answer.
+if why=$(dcpi-can-sample --counter imiss); then
+	test_skip 'only events this machine cannot count' "this machine counts instruction-cache misses"
+else
+	test_expect_success 'only events this machine cannot count' '
+		echo "$why" &&
+		test_must_fail dcpirun -d db -e imiss -- true 2>err &&
+		cat err &&
 		grep "event .imiss. is not available" err &&
-		grep "none of the requested events can be sampled here" err
-	fi
-'
+		grep "none of the requested events can be sampled here" err &&
+		! test -e db/000001
+	'
+fi
 
 test_expect_success 'bad numbers and labels' '
 	test_must_fail dcpirun -d db -F 0 -- true 2>err && grep "bad rate" err &&
@@ -85,8 +89,11 @@ test_expect_success 'even through a socket opened up by mistake, SO_PEERCRED ref
 	dcpictl --socket "$SOCK" status >/dev/null
 '
 
-test_expect_success 'malformed requests are answered with an error' '
-	if command -v python3 >/dev/null; then
+if ! command -v python3 >/dev/null; then
+	test_skip 'malformed requests are answered with an error' \
+		"python3 is not installed (scripts/setup-deps installs it)"
+else
+	test_expect_success 'malformed requests are answered with an error' '
 		for req in "reboot\n" "epoch 42\n" "status\x00\n" "$(printf "%0300d" 0)\n" "status"; do
 			python3 -c "
 import socket, sys
@@ -96,14 +103,14 @@ s.sendall(sys.argv[2].encode().decode(\"unicode_escape\").encode(\"latin-1\"))
 s.shutdown(socket.SHUT_WR)
 print(s.recv(4096).decode())" "$SOCK" "$req" >reply || return 1
 			cat reply && grep -q "^error " reply || return 1
-		done
-	fi &&
-	dcpictl --socket "$SOCK" status >/dev/null
-'
+		done &&
+		dcpictl --socket "$SOCK" status >/dev/null
+	'
+fi
 
 test_expect_success 'a group may be let in (mode 0660)' '
 	dcpictl --socket "$SOCK" quit >/dev/null &&
-	for i in $(seq 50); do test -e "$SOCK" || break; sleep 0.1; done &&
+	wait_for 30 "dcpid to remove its socket" "! test -e \"$SOCK\"" &&
 	rm -rf ctl &&
 	dcpid -d db --socket "$SOCK" --group nogroup -F 500 >/dev/null 2>err &&
 	test "$(stat -c %a:%G "$SOCK")" = 660:nogroup &&
