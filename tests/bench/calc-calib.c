@@ -8,27 +8,44 @@
  * epoch's recorded clock rate (cpu MHz from /proc/cpuinfo) is not what a
  * virtual machine's core runs at, and a timer sample costs guest time.
  *
- *   calc-calib [N]      (default 150000000: about 0.2 s at 3 GHz)
+ *   calc-calib [N [after]]   (default 150000000: about 0.2 s at 3 GHz)
+ *
+ * With "after" the same loop runs as calib_loop_after(): a profile that
+ * brackets a workload with one run before it and one after tells them apart,
+ * and so how much the cycles per sample moved meanwhile (t0410).
  */
 #include "config.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 
+#include <string.h>
+
+#define LOOP(n, x)                                        \
+	__asm__ volatile("1:\n\t"                         \
+			 "add $1, %0\n\t"                 \
+			 "add $1, %0\n\t"                 \
+			 "add $1, %0\n\t"                 \
+			 "add $1, %0\n\t"                 \
+			 "dec %1\n\t"                     \
+			 "jnz 1b"                         \
+			 : "+r"(x), "+r"(n))
+
 __attribute__((noinline)) void calib_loop(long n);
+__attribute__((noinline)) void calib_loop_after(long n);
 
 __attribute__((noinline)) void calib_loop(long n)
 {
 	long x = 0;
 
-	__asm__ volatile("1:\n\t"
-			 "add $1, %0\n\t"
-			 "add $1, %0\n\t"
-			 "add $1, %0\n\t"
-			 "add $1, %0\n\t"
-			 "dec %1\n\t"
-			 "jnz 1b"
-			 : "+r"(x), "+r"(n));
+	LOOP(n, x);
+}
+
+__attribute__((noinline)) void calib_loop_after(long n)
+{
+	long x = 1;
+
+	LOOP(n, x);
 }
 
 int main(int argc, char **argv)
@@ -37,6 +54,9 @@ int main(int argc, char **argv)
 
 	if (n < 1)
 		return 1;
-	calib_loop(n);
+	if (argc > 2 && !strcmp(argv[2], "after"))
+		calib_loop_after(n);
+	else
+		calib_loop(n);
 	return 0;
 }
