@@ -9,7 +9,6 @@
 
 O0=$PROGRAMS/shapes-O0
 O2=$PROGRAMS/shapes-O2
-[ -x "$O2" ] || skip_all "test programs not built"
 BID=$(build_id "$O2")
 BID0=$(build_id "$O0")
 NLV=$(sym_vaddr "$O2" nested_loops | sed 's/^0*//')
@@ -69,8 +68,8 @@ test_expect_success 'ambiguity is an error listing the candidates' '
 	test_grep "error: .main. is ambiguous (2 procedures)" err &&
 	test_grep "^  main@$O2 (0x[0-9a-f]*), 3 cycles samples$" err &&
 	test_grep "^  main@$O0 (0x[0-9a-f]*), 2 cycles samples$" err &&
-	dcpilist -d two main@shapes-O0 | grep -q "^Procedure main in $O0" &&
-	dcpilist -d two main shapes-O0 | grep -q "^Procedure main in $O0"
+	dcpilist -d two main@shapes-O0 | grep "^Procedure main in $O0" >/dev/null &&
+	dcpilist -d two main shapes-O0 | grep "^Procedure main in $O0" >/dev/null
 '
 
 test_expect_success 'unknown procedures, images, epochs and options fail' '
@@ -128,7 +127,7 @@ test_expect_success 'stripped program: FDE-named procedures, --source through th
 	dcpilist -d stripped shapes-O2-strip+0x$NLV >out &&
 	grep -q "^ *$NL3V  *60  *7  " out &&
 	fixture linked "image auto path=$PROGRAMS/shapes-O2-dbglink buildid=$BID" "$(profile "$BID")" &&
-	dcpilist -d linked --source nested_loops | grep -q "for (int j = 0; j < m; j++)"
+	dcpilist -d linked --source nested_loops | grep "for (int j = 0; j < m; j++)" >/dev/null
 '
 
 test_expect_success 'missing and rebuilt binaries are refused; --force uses a rebuilt one' '

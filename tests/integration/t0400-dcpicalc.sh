@@ -8,8 +8,7 @@
 . "$top_srcdir/tests/programs/fixture-lib.sh"
 
 O2=$PROGRAMS/shapes-O2
-[ -x "$O2" ] || skip_all "test programs not built"
-command -v python3 >/dev/null || skip_all "python3 is needed to read the JSON"
+command -v python3 >/dev/null || skip_all "python3 is not installed (scripts/setup-deps installs it)"
 BID=$(build_id "$O2")
 NLV=$(sym_vaddr "$O2" nested_loops | sed 's/^0*//')
 MAINV=$(sym_vaddr "$O2" main | sed 's/^0*//')
@@ -141,10 +140,10 @@ test_expect_success 'the same procedure by address; options change the analysis'
 		dcpicalc -d db --schedule $s --summary nested_loops >/dev/null || return 1
 	done &&
 	dcpicalc -d db --flow --json nested_loops | dcpi-disasm-check json &&
-	dcpicalc -d db --mhz 2000 --json nested_loops | grep -q "\"period_cycles\": 200000" &&
-	dcpicalc -d db --period-cycles 12345 --json nested_loops | grep -q "\"period_cycles\": 12345" &&
+	dcpicalc -d db --mhz 2000 --json nested_loops | grep "\"period_cycles\": 200000" >/dev/null &&
+	dcpicalc -d db --period-cycles 12345 --json nested_loops | grep "\"period_cycles\": 12345" >/dev/null &&
 	dcpicalc -d db --skid 0 nested_loops | test_grep "skid 0$" - &&
-	dcpicalc -d db -S nested_loops | grep -q "shapes.c:[0-9]*"
+	dcpicalc -d db -S nested_loops | grep "shapes.c:[0-9]*" >/dev/null
 '
 
 test_expect_success 'bad input: exit 1 with a message' '
@@ -187,7 +186,7 @@ test_expect_success 'kernel images: names but no code to analyse' '
 test_expect_success '--help and --version' '
 	dcpicalc --help >out &&
 	test_grep "^usage: dcpicalc" out &&
-	dcpicalc --version | grep -q "dcpicalc"
+	dcpicalc --version | grep "dcpicalc" >/dev/null
 '
 
 test_done

@@ -3,7 +3,6 @@
 # it honours, the history file, the timing file, and hostile input.
 . "$top_srcdir/tests/lib.sh"
 
-command -v dcpi-tui >/dev/null || skip_all "dcpi-tui is not built"
 infocmp xterm-256color >/dev/null 2>&1 || skip_all "no terminfo entry for xterm-256color"
 
 export TERM=xterm-256color LINES=24 COLUMNS=80 HOME="$TEST_DIR/home"

@@ -4,7 +4,6 @@
 # exit.  The headless screen tests (t0600) cover the screens themselves.
 . "$top_srcdir/tests/lib.sh"
 
-command -v dcpi-tui >/dev/null || skip_all "dcpi-tui is not built"
 . "$top_srcdir/tests/tui/tmux.sh"
 
 dcpi-test-helper build db >/dev/null <<-'EOF'
@@ -66,7 +65,7 @@ test_expect_success 'a resize while the prompt is open keeps the line being type
 
 test_expect_success ':save-display dumps the real screen' '
 	tm send-keys -t tui ":save-display $TEST_DIR/real.screen" Enter &&
-	for _ in $(seq 1 50); do test -s real.screen && break; sleep 0.1; done &&
+	wait_for 30 "dcpi-tui to save real.screen" "test -s real.screen" &&
 	test $(wc -l <real.screen) = 30 &&
 	test_grep "dcpi-tui" real.screen
 '

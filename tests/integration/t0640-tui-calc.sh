@@ -11,8 +11,6 @@
 . "$top_srcdir/tests/programs/fixture-lib.sh"
 
 O2=$PROGRAMS/shapes-O2
-[ -x "$O2" ] || skip_all "test programs not built"
-command -v dcpi-tui >/dev/null || skip_all "dcpi-tui is not built"
 infocmp xterm-256color >/dev/null 2>&1 || skip_all "no terminfo entry for xterm-256color"
 BID=$(build_id "$O2")
 NLV=$(sym_vaddr "$O2" nested_loops | sed 's/^0*//')
@@ -25,7 +23,7 @@ profile() { # KEY
 	local a n=0
 	echo "profile $1 cycles"
 	objdump -d --no-show-raw-insn --start-address=0x"$NLV" "$O2" |
-		awk '/^ *[0-9a-f]+:/ { sub(":", "", $1); print $1 } /ret/ { exit }' >insns
+		awk '!done && /^ *[0-9a-f]+:/ { sub(":", "", $1); print $1 } /ret/ { done = 1 }' >insns
 	while read -r a; do
 		n=$((n + 1))
 		if [ $((n % 4)) = 0 ]; then
@@ -141,16 +139,8 @@ test_expect_success 'the procedures view: dcpicalc CPI and best-case CPI of ever
 	test "$(wc -l <actual)" -ge 3
 '
 
-# Like require_perf_events, for one test.
-can_sample() {
-	[ -r /proc/sys/kernel/perf_event_paranoid ] &&
-		{ [ "$(id -u)" = 0 ] || [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -le 2 ]; }
-}
-
-if ! command -v dcpirun >/dev/null; then
-	test_skip 'a recorded profile: dcpicalc numbers' "dcpirun is not built (collect/ has not landed)"
-elif ! can_sample; then
-	test_skip 'a recorded profile: dcpicalc numbers' "perf events not usable here"
+if ! why=$(can_sample); then
+	test_skip 'a recorded profile: dcpicalc numbers' "this machine cannot sample: $why"
 else
 	test_expect_success 'a recorded profile: dcpicalc numbers' '
 		dcpirun -q -d rec -- "$O2" loops 3000 >/dev/null 2>rec.err &&

@@ -8,13 +8,9 @@
 # build directories skip.
 . "$top_srcdir/tests/lib.sh"
 
-command -v dcpi-tui >/dev/null || skip_all "dcpi-tui is not built"
-command -v dcpirun >/dev/null || skip_all "dcpirun is not built"
 [ "$(cd "$top_builddir" && pwd -P)" = "$(cd "$top_srcdir/_build" 2>/dev/null && pwd -P)" ] ||
 	skip_all "scripts/demo runs the build in _build/, not this one"
-[ -r /proc/sys/kernel/perf_event_paranoid ] &&
-	{ [ "$(id -u)" = 0 ] || [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -le 2 ]; } ||
-	skip_all "perf events not usable here"
+require_sampling
 TMUX_SESSION=demo
 . "$top_srcdir/tests/tui/tmux.sh"
 

@@ -8,12 +8,12 @@ PATH="$PROGRAMS:$PATH"
 
 # sym_vaddr BINARY NAME: the address of a symbol (hex, no 0x), from nm.
 sym_vaddr() {
-	nm "$1" | awk -v n="$2" '$3 == n { print $1; exit }'
+	nm "$1" | awk -v n="$2" '$3 == n && !f { print $1; f = 1 }'
 }
 
 # dynsym_vaddr BINARY NAME: the same from the dynamic symbol table.
 dynsym_vaddr() {
-	nm -D --defined-only "$1" | awk -v n="$2" '$3 == n || $3 ~ "^" n "@@" { print $1; exit }'
+	nm -D --defined-only "$1" | awk -v n="$2" '($3 == n || $3 ~ "^" n "@@") && !f { print $1; f = 1 }'
 }
 
 # vaddr_to_off BINARY HEXADDR: the file offset of an address (hex, no 0x),
@@ -33,7 +33,7 @@ EOT
 
 # build_id BINARY: the GNU build-id in hex.
 build_id() {
-	readelf -n "$1" | awk '/Build ID/ { print $3; exit }'
+	readelf -n "$1" | awk '/Build ID/ && !f { print $3; f = 1 }'
 }
 
 # hex_add HEX N: HEX + N, in hex (no 0x).
@@ -49,5 +49,5 @@ fde_starts() {
 # insn_after BINARY HEXADDR N: the address of the Nth instruction after HEXADDR.
 insn_after() {
 	objdump -d --no-show-raw-insn --start-address=0x"$2" "$1" |
-		awk -v n="$3" '/^ *[0-9a-f]+:/ { if (i++ == n) { sub(":", "", $1); print $1; exit } }'
+		awk -v n="$3" '/^ *[0-9a-f]+:/ { if (i++ == n) { sub(":", "", $1); print $1 } }'
 }

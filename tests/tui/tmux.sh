@@ -4,7 +4,7 @@
 #
 #   tm ARGS...                 tmux on the test's server
 #   pane_wait_for TEXT [SECS]  polls the pane of session $TMUX_SESSION (default
-#                              tui) until it shows TEXT (a grep pattern; 10 s)
+#                              tui) until it shows TEXT (a grep pattern; 30 s)
 #   pane_wait_gone TEXT        until it no longer shows TEXT
 #   pane_wait_row TEXT ROW     until TEXT starts row ROW (1-based)
 # Each leaves the last capture in ./pane and prints it when it gives up.
@@ -32,24 +32,24 @@ pane_poll() {
 
 pane_shows() { grep -q -e "$1" pane; }
 pane_lacks() { ! grep -q -e "$1" pane; }
-pane_row_is() { [ "$(grep -n -e "$1" pane | head -n 1 | cut -d: -f1)" = "$2" ]; }
+pane_row_is() { [ "$(grep -n -e "$1" pane | sed -n 1p | cut -d: -f1)" = "$2" ]; }
 
 pane_wait_for() {
-	pane_poll $((${2:-10} * 10)) pane_shows "$1" && return 0
+	pane_poll $((${2:-30} * 10)) pane_shows "$1" && return 0
 	echo "the pane never showed '$1':"
 	cat pane
 	return 1
 }
 
 pane_wait_gone() {
-	pane_poll 100 pane_lacks "$1" && return 0
+	pane_poll 300 pane_lacks "$1" && return 0
 	echo "the pane still shows '$1':"
 	cat pane
 	return 1
 }
 
 pane_wait_row() {
-	pane_poll 100 pane_row_is "$1" "$2" && return 0
+	pane_poll 300 pane_row_is "$1" "$2" && return 0
 	echo "the pane never showed '$1' on row $2:"
 	cat pane
 	return 1
