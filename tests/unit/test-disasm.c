@@ -662,8 +662,10 @@ static void vdso(void **state)
 	size_t n;
 	uint64_t off, addr;
 
-	if (!getauxval(AT_SYSINFO_EHDR))
+	if (!getauxval(AT_SYSINFO_EHDR)) {
+		print_message("# SKIP: no vDSO in this process (AT_SYSINFO_EHDR)\n");
 		skip();
+	}
 	memset(&rec, 0, sizeof(rec));
 	rec.kind = IMAGE_VDSO;
 	rec.path = (char *)"[vdso]";

@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <locale.h>
+#include <stdatomic.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,6 +20,7 @@
 
 #include "core/die.h"
 #include "core/strbuf.h"
+#include "core/timeutil.h"
 #include "core/xalloc.h"
 #include "tui/data-diff.h"
 #include "tui/draw.h"
@@ -541,6 +543,17 @@ static void scripts_parse(void **state)
 
 /* ---- jobs ---------------------------------------------------------------------- */
 
+/* Waits until cond holds; fails the test after 30 s (a worker that hangs). */
+#define WAIT_UNTIL(cond)                                                              \
+	do {                                                                          \
+		int64_t until_ = time_monotonic_ns() + 30 * (int64_t)1000000000;     \
+		while (!(cond)) {                                                     \
+			if (time_monotonic_ns() > until_)                             \
+				fail_msg("timed out after 30 s waiting for %s", #cond); \
+			usleep(1000);                                                 \
+		}                                                                     \
+	} while (0)
+
 static atomic_int gate;
 
 static void slow_job(struct job *job)
@@ -575,8 +588,7 @@ static void jobs_run_in_background(void **state)
 	b = jobs_submit(&jobs, "a", "again", slow_job, xstrdup("x"), free, free);
 	assert_ptr_equal(a, b); /* cached by key */
 	assert_true(jobs_busy(&jobs));
-	while (atomic_load(&a->total) == 0)
-		usleep(1000);
+	WAIT_UNTIL(atomic_load(&a->total) != 0);
 	jobs_describe(&jobs, &sb);
 	assert_string_equal(sb.buf, "job a: 25%");
 	assert_int_equal(jobs_collect(&jobs, count_done, &done), 0);
@@ -619,11 +631,37 @@ static void jobs_run_inline(void **state)
 	set_report_routine(NULL);
 }
 
-/* A background job of `n` steps that yields to foreground jobs between steps. */
+/*
+ * A background job of `n` steps that yields to foreground jobs between steps.
+ * With hold, it waits after its first step until a foreground job asks it to
+ * yield, and once resumed until the test releases it (30 s at most each:
+ * then timed_out), so that what the test checks happens however slowly its
+ * thread runs next to the worker.
+ */
 struct bg_work {
 	int next, n;
 	int steps_run, yields;
+	bool hold, held, resumed, timed_out;
+	atomic_bool release;
 };
+
+/* Waits until the job should yield (or, resumed, until released). */
+static void bg_hold(struct job *job, struct bg_work *w)
+{
+	int64_t until = time_monotonic_ns() + 30 * (int64_t)1000000000;
+
+	while (!job_cancelled(job) &&
+	       !(w->held ? atomic_load(&w->release) : job_should_yield(job))) {
+		if (time_monotonic_ns() > until) {
+			w->timed_out = true;
+			break;
+		}
+		usleep(1000);
+	}
+	if (w->held)
+		w->resumed = true;
+	w->held = true;
+}
 
 static void bg_job(struct job *job)
 {
@@ -632,6 +670,8 @@ static void bg_job(struct job *job)
 	for (; w->next < w->n; w->next++) {
 		if (job_cancelled(job))
 			return;
+		if (w->hold && !w->resumed && w->next == 1)
+			bg_hold(job, w);
 		if (job_should_yield(job)) {
 			w->yields++;
 			job_yield(job);
@@ -659,18 +699,21 @@ static void jobs_background_yields(void **state)
 	struct job *bg;
 
 	w->n = 400;
+	w->hold = true;
 	atomic_store(&fg_ran, 0);
 	jobs_init(&jobs, false);
 	bg = jobs_submit_background(&jobs, "bg", "background", bg_job, w, free, NULL);
-	while (atomic_load(&bg->done) == 0)
-		usleep(1000);
+	WAIT_UNTIL(atomic_load(&bg->done) != 0);
 	jobs_submit(&jobs, "fg", "foreground", fg_job, NULL, NULL, free);
 	jobs_wait_foreground(&jobs);
-	/* the foreground job ran while the background one was half way */
+	/* the foreground job ran while the background one was held after step 1
+	 * (it now waits to be released) */
 	assert_int_equal(atomic_load(&fg_ran), 1);
 	assert_false(jobs_busy_foreground(&jobs));
 	assert_true(jobs_busy(&jobs));
+	atomic_store(&w->release, true);
 	jobs_wait_idle(&jobs);
+	assert_false(w->timed_out);
 	assert_true(w->yields >= 1);
 	assert_int_equal(w->steps_run, w->n); /* every step once: resumed where it stopped */
 	assert_ptr_equal(bg->result, w);
