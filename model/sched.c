@@ -408,13 +408,26 @@ static void bind_max(struct bind *b, int t, enum sched_reason why, unsigned reg,
 	}
 }
 
-/* Earliest t >= from with [t, t+len) free on unit u; *holder = who pushed it. */
+/*
+ * Earliest t >= from with [t, t+len) free on unit u; *holder = who pushed it.
+ * A unit's reservations are disjoint and sorted by start, so by end too: the
+ * first that can be in the way is found by bisection.
+ */
 static int unit_free(const struct unit *u, int from, int len, int *holder)
 {
 	int t = from;
+	size_t lo = 0, hi = u->n;
 
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (u->r[mid].end <= from)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
 	*holder = -1;
-	for (size_t i = 0; i < u->n; i++) {
+	for (size_t i = lo; i < u->n; i++) {
 		const struct resv *r = &u->r[i];
 
 		if (r->end <= t)
