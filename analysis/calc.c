@@ -1849,6 +1849,27 @@ static bool can_schedule(const struct calc *c)
 	return c->model && c->model->arch == c->list.cfg.arch;
 }
 
+/*
+ * Says once per process (not in every report) that the epoch's CPU has no
+ * model of its own, and which one its schedules use instead.
+ */
+static void note_inexact_model(const struct calc *c, const struct epoch_meta *meta)
+{
+	static int said;
+	const char *vendor = meta && meta->cpu_vendor ? meta->cpu_vendor : NULL;
+
+	if (c->model_exact || __atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
+		return;
+	if (c->model == cpu_model_generic())
+		warning("no processor model for %s%s family %d model %d: the schedules use "
+			"the generic one (%s)", vendor ? "" : "an unknown CPU", vendor ? vendor : "",
+			meta ? meta->cpu_family : 0, meta ? meta->cpu_model_id : 0, c->model->name);
+	else
+		warning("no processor model for %s family %d model %d: the schedules use the "
+			"closest one, %s", vendor, meta->cpu_family, meta->cpu_model_id,
+			c->model->name);
+}
+
 int calc_from_listing(struct calc *c, const struct epoch_meta *meta, const uint64_t *epoch_totals,
 		      const struct calc_opts *o)
 {
@@ -1859,6 +1880,7 @@ int calc_from_listing(struct calc *c, const struct epoch_meta *meta, const uint6
 	c->model = c->opts.model ? c->opts.model : cpu_model_for(meta, &c->model_exact);
 	if (c->opts.model)
 		c->model_exact = true;
+	note_inexact_model(c, meta);
 	choose_event(c, meta);
 	choose_period(c, meta);
 	alloc_results(c);

@@ -24,6 +24,7 @@
 #include "analysis/flow.h"
 #include "analysis/freq.h"
 #include "analysis/skid.h"
+#include "core/die.h"
 #include "core/json.h"
 #include "core/strbuf.h"
 #include "core/xalloc.h"
@@ -1145,6 +1146,50 @@ static void calc_single_schedule_is_low(void **state)
 }
 
 /*
+ * An epoch recorded on a CPU dcpi has no model of: the generic model, and
+ * one warning per process however many procedures are analysed; the
+ * report's header names the model and no more.
+ */
+static unsigned model_warnings;
+
+static void count_model_warnings(enum report_level level, const char *msg)
+{
+	if (level == REPORT_WARNING && strstr(msg, "no processor model for GenuineIntel family 15") &&
+	    strstr(msg, "generic"))
+		model_warnings++;
+}
+
+static void calc_unknown_cpu_said_once(void **state)
+{
+	struct calc_opts o = CALC_OPTS_INIT;
+	struct calc_lines lines;
+	struct synth sy;
+	struct calc c;
+
+	(void)state;
+	set_report_routine(count_model_warnings);
+	for (int run = 0; run < 3; run++) {
+		synth_listing(&sy, &c, mul_loop, sizeof(mul_loop));
+		free(sy.meta.cpu_vendor);
+		sy.meta.cpu_vendor = xstrdup("GenuineIntel");
+		sy.meta.cpu_family = 15;
+		sy.meta.cpu_model_id = 4;
+		assert_int_equal(calc_from_listing(&c, &sy.meta, NULL, &o), 0);
+		assert_false(c.model_exact);
+		assert_ptr_equal(c.model, cpu_model_generic());
+		calc_render(&c, &lines, 0);
+		assert_true(lines.n >= 2);
+		assert_non_null(strstr(lines.v[1].text, "; model generic-x86-64"));
+		assert_null(strstr(lines.v[1].text, "(generic"));
+		calc_lines_release(&lines);
+		calc_release(&c);
+		epoch_meta_release(&sy.meta);
+	}
+	set_report_routine(NULL);
+	assert_int_equal(model_warnings, 1);
+}
+
+/*
  * A stall of 10 cycles added to the add shows as its dynamic stall: with
  * the paper's fine windows the estimate comes from the other groups, and
  * nothing (no load, no line start, no multiply) explains it.
@@ -1288,6 +1333,7 @@ int main(void)
 		cmocka_unit_test(culprit_bounded_by_events),
 		cmocka_unit_test(calc_recovers_known_frequency),
 		cmocka_unit_test(calc_single_schedule_is_low),
+		cmocka_unit_test(calc_unknown_cpu_said_once),
 		cmocka_unit_test(calc_reports_dynamic_stall),
 		cmocka_unit_test(calc_counts_with_instructions),
 		cmocka_unit_test(calc_reports_render),
