@@ -1556,10 +1556,23 @@ static void insn_figures(struct work *w, size_t i, const struct culprit_ctx *cx)
 	ci->cpi = -1;
 	ci->stall_dynamic = 0;
 	ci->culprits = 0;
-	ci->flags &= ~CALC_I_GAIN;
+	ci->flags &= ~(CALC_I_GAIN | CALC_I_CAPPED);
 	if ((ci->flags & CALC_I_UNMEASURED) || !(cb->freq > 0) || !c->has_time)
 		return;
 	ci->cpi = ci->samples / cb->freq;
+	/*
+	 * An uncertain M is no lower bound: a placeholder for a system
+	 * instruction (syscall: llvm-mca's 100 cycles, while the kernel's time
+	 * is sampled in the kernel) or a guess for bytes the decoder could not
+	 * follow.  Where the samples say it took less, what it took is its
+	 * best case, so that the best case of its block and procedure never
+	 * rests on the guess (issue 10: read, best-case CPI 31.5, CPI 0.5).
+	 */
+	if ((ci->flags & CALC_I_UNCERTAIN) && ci->cpi < ci->m) {
+		ci->m = ci->cpi;
+		ci->stall_static = ci->m > 1 ? ci->m - 1 : 0;
+		ci->flags |= CALC_I_CAPPED;
+	}
 	d = ci->cpi - ci->m;
 	if (!significant(ci, cb->freq, d))
 		return;

@@ -607,6 +607,8 @@ static void json_insn(struct json_writer *w, const struct calc *c, const struct 
 		json_double(w, ci->samples, 6);
 	json_key(w, "m");
 	json_double(w, ci->m, 4);
+	json_key(w, "m_capped");
+	json_bool(w, ci->flags & CALC_I_CAPPED);
 	json_key(w, "freq");
 	json_num(w, ci->freq);
 	json_key(w, "execs");
