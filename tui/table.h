@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "tui/draw.h"
+#include "present/draw.h"
 
 struct strbuf;
 struct table_column;

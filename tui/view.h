@@ -33,7 +33,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "tui/draw.h"
+#include "present/draw.h"
 #include "tui/request.h"
 
 struct strbuf;
