@@ -506,9 +506,9 @@ int tui_init(struct tui *t, const struct tui_options *opt)
 	t->opt = *opt;
 	t->event = -1;
 	t->timing.start_ns = time_monotonic_ns();
-	if (opt->event) {
-		t->event = event_lookup(opt->event);
-		t->event_chosen = t->event >= 0;
+	if (opt->event >= 0) {
+		t->event = opt->event;
+		t->event_chosen = true;
 	}
 	jobs_init(&t->jobs, opt->sync_jobs);
 	t->force = opt->force;

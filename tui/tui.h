@@ -34,7 +34,7 @@ struct strbuf;
 struct tui_options {
 	const char *db_path;   /* -d DIR or the argument, else $DCPI_DB, else dcpi.db */
 	const char *epoch;     /* -E: the first epoch (default latest) */
-	const char *event;     /* -e: the first event (default cycles, clock, ...) */
+	int event;             /* -e: the first event (-1: cycles, else clock, ...) */
 	const char *script;    /* --script FILE / $DCPI_TUI_SCRIPT: keys and commands */
 	bool headless;         /* draw to /dev/null (implied by a script) */
 	bool ascii;            /* --ascii: no UTF-8 even in a UTF-8 locale */
