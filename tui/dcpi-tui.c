@@ -7,7 +7,7 @@
 #include "core/cli.h"
 #include "core/die.h"
 #include "core/event.h"
-#include "tui/tui.h"
+#include "tui/session.h"
 
 #include <stdio.h>
 #include <stdlib.h>

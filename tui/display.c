@@ -9,7 +9,7 @@
 #include "core/xalloc.h"
 #include "present/draw.h"
 #include "tui/table.h"
-#include "tui/tui.h"
+#include "tui/session.h"
 #include "tui/view.h"
 
 #include <curses.h>
