@@ -1869,18 +1869,18 @@ static bool can_schedule(const struct calc *c)
 static void note_inexact_model(const struct calc *c, const struct epoch_meta *meta)
 {
 	static int said;
-	const char *vendor = meta && meta->cpu_vendor ? meta->cpu_vendor : NULL;
+	char cpu[128];
 
 	if (c->model_exact || __atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
 		return;
-	if (c->model == cpu_model_generic())
-		warning("no processor model for %s%s family %d model %d: the schedules use "
-			"the generic one (%s)", vendor ? "" : "an unknown CPU", vendor ? vendor : "",
-			meta ? meta->cpu_family : 0, meta ? meta->cpu_model_id : 0, c->model->name);
+	if (meta && meta->cpu_vendor)
+		snprintf(cpu, sizeof(cpu), "%s family %d model %d", meta->cpu_vendor,
+			 meta->cpu_family, meta->cpu_model_id);
 	else
-		warning("no processor model for %s family %d model %d: the schedules use the "
-			"closest one, %s", vendor, meta->cpu_family, meta->cpu_model_id,
-			c->model->name);
+		snprintf(cpu, sizeof(cpu), "an unknown CPU");
+	warning("no processor model for %s: the schedules use %s%s", cpu,
+		c->model == cpu_model_generic() ? "the generic one, " : "the closest one, ",
+		c->model->name);
 }
 
 int calc_from_listing(struct calc *c, const struct epoch_meta *meta, const uint64_t *epoch_totals,
