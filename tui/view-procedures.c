@@ -135,6 +135,16 @@ static bool no_figure(struct draw *d, const struct proc_analysis *an, bool pendi
 	return true;
 }
 
+/*
+ * A best case above the actual CPI: the model gave some instructions more
+ * cycles than the samples say they took (bytes the decoder could not follow,
+ * a cold schedule's overstatement); dcpicalc lists them as unexplained gains.
+ */
+static bool best_above_cpi(const struct proc_analysis *an)
+{
+	return an->cpi >= 0 && an->best_cpi > 1.05 * an->cpi + 0.005;
+}
+
 static void cell_cpi(void *ctx, const struct table_column *col, const void *row, size_t pos,
 		     struct draw *d, int width)
 {
@@ -147,7 +157,8 @@ static void cell_cpi(void *ctx, const struct table_column *col, const void *row,
 		return;
 	x = col->arg ? an->best_cpi : an->cpi;
 	snprintf(buf, sizeof(buf), "%.2f", x);
-	draw_field(d, x >= 0 ? STYLE_NORMAL : STYLE_DIM, x >= 0 ? buf : "?", width, ALIGN_RIGHT);
+	draw_field(d, x < 0 ? STYLE_DIM : col->arg && best_above_cpi(an) ? STYLE_WARNING : STYLE_NORMAL,
+		   x >= 0 ? buf : "?", width, ALIGN_RIGHT);
 }
 
 static void cell_culprit(void *ctx, const struct table_column *col, const void *row, size_t pos,
@@ -323,7 +334,7 @@ static void load_analysis(struct view *v)
 
 	if (!has_time_event(pd))
 		return;
-	pv->calc = tui_procs_calc(v->tui, pd, v, &pv->calc_complete);
+	pv->calc = data_procs_calc(v->tui, pd, v, &pv->calc_complete);
 	if (!pv->calc || !pv->calc_complete || pd->analysed)
 		return;
 	for (size_t i = 0; i < pd->n && i < pv->calc->n; i++)
@@ -335,7 +346,7 @@ static void procs_reload(struct view *v)
 {
 	struct procs_view *pv = PV(v);
 	const struct proc_row *cur = table_row(v->table, v->pos);
-	const struct procs_data *pd = tui_procs(v->tui, v->loc.epoch, v->loc.image, v);
+	const struct procs_data *pd = data_procs(v->tui, v->loc.epoch, v->loc.image, v);
 	const void **ptrs;
 
 	if (cur) {
@@ -347,7 +358,7 @@ static void procs_reload(struct view *v)
 	table_set_rows(&pv->table, NULL, 0);
 	pv->pd = pd;
 	pv->calc = NULL;
-	v->empty = v->tui->db ? "(no samples in this epoch)" : "(no database)";
+	v->empty = tui_has_db(v->tui) ? "(no samples in this epoch)" : "(no database)";
 	if (!pd || pd->status) {
 		if (pd)
 			v->empty = pd->error;
@@ -356,10 +367,10 @@ static void procs_reload(struct view *v)
 	}
 	tui_default_event(v->tui, pd->events);
 	load_analysis(v);
-	if (pv->event >= 0 && pv->event != v->tui->event &&
+	if (pv->event >= 0 && pv->event != tui_event(v->tui) &&
 	    !strcmp(pv->table.sort_name, event_name((enum dcpi_event)pv->event)))
 		pv->table.sort_name[0] = '\0';
-	pv->event = v->tui->event;
+	pv->event = tui_event(v->tui);
 	build_columns(v);
 	if (pv->table.sort < 0)
 		table_sort_by(&pv->table, pv->event >= 0 ? 0 : table_column_index(&pv->table, "procedure"),
@@ -499,7 +510,7 @@ static void procs_complete(struct view *v, enum arg_kind kind, struct candidates
 	for (size_t i = 0; i < pd->n; i++)
 		if (pd->rows[i].pr->proc)
 			candidates_add(c, pd->rows[i].name);
-	tui_complete_procedures(v->tui, v->loc.epoch, c);
+	procs_complete_names(v->tui, v->loc.epoch, c);
 }
 
 /* ---- the details pane: the selected procedure ------------------------------ */
@@ -556,7 +567,9 @@ static void describe_analysis(struct view *v, const struct proc_row *r, struct s
 	}
 	snprintf(cpi, sizeof(cpi), an->cpi >= 0 ? "%.2f" : "?", an->cpi);
 	snprintf(best, sizeof(best), an->best_cpi >= 0 ? "%.2f" : "?", an->best_cpi);
-	strbuf_addf(sb, "CPI %s, best-case %s; ", cpi, best);
+	strbuf_addf(sb, "CPI %s, best-case %s%s; ", cpi, best,
+		    best_above_cpi(an) ? " (above the CPI: the model gives some instructions more "
+		    "cycles than they took, see its unexplained gains)" : "");
 	if (an->culprit)
 		strbuf_addf(sb, "dominant culprit %c %s (up to %.1f%% of its samples); ", an->letter,
 			    an->name, 100 * an->culprit_share);
