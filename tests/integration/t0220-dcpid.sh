@@ -11,15 +11,11 @@ W=$top_builddir/tests/workloads
 SOCK=$TEST_DIR/ctl/dcpid.sock
 ctl() { dcpictl --socket "$SOCK" "$@"; }
 
-# Starts dcpid in the foreground (a background job of this test body,
-# which runs in a subshell: its pid goes to a file); waits for its socket.
+# dcpid on this database with a per-process profile of wl-three (dcpid_start:
+# its pid in dcpid.pid), once it answers.
 start_dcpid() {
-	dcpid -f -d db --socket "$SOCK" -F 2000 --write-interval 1 \
-		--per-process "$(readlink -f $W/wl-three)" "$@" >/dev/null 2>>dcpid.err &
-	echo $! >dcpid.pid
-	wait_for 60 "dcpid to answer on $SOCK" \
-		"ctl status >/dev/null 2>&1 || ! kill -0 $(cat dcpid.pid) 2>/dev/null" &&
-		ctl status >/dev/null 2>&1 || { cat dcpid.err; return 1; }
+	dcpid_start db "$SOCK" -F 2000 --write-interval 1 \
+		--per-process "$(readlink -f $W/wl-three)" "$@"
 }
 
 # Runs a command in the background, saves its pid in bg.pid and waits for it.

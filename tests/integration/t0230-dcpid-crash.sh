@@ -15,11 +15,7 @@ SOCK=$TEST_DIR/ctl/dcpid.sock
 ROUNDS=${DCPI_COLLECT_CRASH_ROUNDS:-8}
 
 start_dcpid() {
-	dcpid -f -d db --socket "$SOCK" -F 2000 --write-interval 0 >/dev/null 2>>dcpid.err &
-	echo $! >dcpid.pid
-	wait_for 60 "dcpid to answer on $SOCK" \
-		"dcpictl --socket \"$SOCK\" status >/dev/null 2>&1 || ! kill -0 $(cat dcpid.pid) 2>/dev/null" &&
-		dcpictl --socket "$SOCK" status >/dev/null 2>&1 || { cat dcpid.err; return 1; }
+	dcpid_start db "$SOCK" -F 2000 --write-interval 0
 }
 
 # Totals per profile: "EPOCH/KEY/EVENT/PID TOTAL".

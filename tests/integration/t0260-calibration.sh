@@ -91,11 +91,7 @@ SOCK=$TEST_DIR/ctl/dcpid.sock
 ctl() { dcpictl --socket "$SOCK" "$@"; }
 
 start_dcpid() {
-	dcpid -f -d sys --socket "$SOCK" -F 2000 --write-interval 1 "$@" >/dev/null 2>>dcpid.err &
-	echo $! >dcpid.pid
-	wait_for 60 "dcpid to answer on $SOCK" \
-		"ctl status >/dev/null 2>&1 || ! kill -0 $(cat dcpid.pid) 2>/dev/null" &&
-		ctl status >/dev/null 2>&1 || { cat dcpid.err; return 1; }
+	dcpid_start sys "$SOCK" -F 2000 --write-interval 1 "$@"
 }
 
 if [ "$(id -u)" != 0 ]; then

@@ -119,6 +119,19 @@ meta_counter() { # DB EPOCH-DIR NAME
 	awk -v n="$3" '$1 == "counter" && $2 == n { print $3 }' "$1/$2/meta"
 }
 
+# dcpid_start DB SOCKET ARGS...: dcpid in the foreground, as a background
+# job of the test body (its pid in dcpid.pid, its messages in dcpid.err);
+# waits (60 s at most) until it answers on SOCKET, or has died.
+dcpid_start() {
+	local db=$1 sock=$2
+	shift 2
+	dcpid -f -d "$db" --socket "$sock" "$@" >/dev/null 2>>dcpid.err &
+	echo $! >dcpid.pid
+	wait_for 60 "dcpid to answer on $sock" \
+		"dcpictl --socket '$sock' status >/dev/null 2>&1 || ! kill -0 $(cat dcpid.pid) 2>/dev/null" &&
+		dcpictl --socket "$sock" status >/dev/null 2>&1 || { cat dcpid.err; return 1; }
+}
+
 # Stops any dcpid a test left running (pid files and database locks in the
 # test directory), so that a failed test does not leave a daemon behind.
 stop_daemons() {
