@@ -57,20 +57,6 @@ void diff_data_free(void *data)
 	free(dd);
 }
 
-void diff_format_ratio(double ratio, char *buf, size_t size)
-{
-	if (isnan(ratio))
-		snprintf(buf, size, "-");
-	else if (isinf(ratio))
-		snprintf(buf, size, "new");
-	else if (ratio == 0)
-		snprintf(buf, size, "gone");
-	else if (ratio >= 1000)
-		snprintf(buf, size, "%.0fx", ratio);
-	else
-		snprintf(buf, size, "%.2fx", ratio);
-}
-
 /* True if display_safe(s) would be s: printable ASCII, no backslash. */
 static bool plain(const char *s)
 {

@@ -83,7 +83,5 @@ extern const struct tui_source diff_source;
 const struct diff_data *data_diff(struct tui *t, uint32_t a, uint32_t b, const char *procedure,
 				  struct view *waiter);
 
-/* The ratio as dcpidiff writes it: "1.78x", "new", "gone", "-". */
-void diff_format_ratio(double ratio, char *buf, size_t size);
 
 #endif

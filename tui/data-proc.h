@@ -212,8 +212,8 @@ struct proc_target {
 /*
  * A procedure as dcpicalc analyses it: c.list is its listing (what dcpilist
  * shows), c.blocks, c.insns and c.summary the analysis (calc.h), render
- * the lines dcpicalc prints (calc_render), from which the view takes the
- * stall bubbles, so that they are exactly dcpicalc's.
+ * the lines dcpicalc prints (calc_render), whose stall bubbles the view
+ * draws with calc_draw_bubble(), so that they are exactly dcpicalc's.
  */
 struct proc_data {
 	struct shared_epoch *se;

@@ -117,32 +117,12 @@ void table_draw_header(struct table *t, struct draw *d);
 /* Draws the row at display position pos. */
 void table_draw_row(struct table *t, size_t pos, struct draw *d);
 
-/* Hot (a share >= 10%), warm (>= 1%), cold (no samples: dim) rows stand out. */
-static inline enum style table_share_style(double share, uint64_t n)
-{
-	if (!n)
-		return STYLE_DIM;
-	return share >= 0.10 ? STYLE_HOT : share >= 0.01 ? STYLE_WARM : STYLE_NORMAL;
-}
-
 /*
  * The running sum of share(ctx, row) over the rows shown, in display order
  * (a cum% column): (*cum)[i] for the row at position i.  Frees *cum first.
  */
 void table_cumulative(struct table *t, double **cum,
 		      double (*share)(const void *ctx, const void *row), const void *ctx);
-
-/* The decimal digits of n (the width of a count column). */
-static inline int table_digits(uint64_t n)
-{
-	int d = 1;
-
-	while (n >= 10) {
-		n /= 10;
-		d++;
-	}
-	return d;
-}
 
 /* Three-way comparisons for comparators. */
 static inline int table_cmp_u64(unsigned long long a, unsigned long long b)

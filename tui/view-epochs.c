@@ -245,7 +245,7 @@ static void add_event_columns(struct view *v)
 			if (event_samples(&ev->rows[i], e) > max)
 				max = event_samples(&ev->rows[i], e);
 		table_add_column(&ev->table, &(struct table_column){
-			.name = event_name((enum dcpi_event)e), .width = table_digits(max),
+			.name = event_name((enum dcpi_event)e), .width = draw_digits(max),
 			.align = ALIGN_RIGHT, .numeric = true, .arg = e, .cmp = cmp_event,
 			.cell = cell_event });
 	}

@@ -47,7 +47,7 @@ static void cell_samples(void *ctx, const struct table_column *col, const void *
 	char buf[24];
 
 	snprintf(buf, sizeof(buf), "%" PRIu64, n);
-	draw_field(d, col->arg == IV(v)->event ? table_share_style(share(IV(v), r), n) : (n ? STYLE_NORMAL : STYLE_DIM),
+	draw_field(d, col->arg == IV(v)->event ? draw_share_style(share(IV(v), r), n) : (n ? STYLE_NORMAL : STYLE_DIM),
 		   buf, width, ALIGN_RIGHT);
 }
 
@@ -66,7 +66,7 @@ static void cell_percent(void *ctx, const struct table_column *col, const void *
 	const struct image_row *r = row;
 	double s = share(IV(v), r);
 
-	draw_percent(d, table_share_style(s, IV(v)->event >= 0 ? r->samples[IV(v)->event] : 0), s, width);
+	draw_percent(d, draw_share_style(s, IV(v)->event >= 0 ? r->samples[IV(v)->event] : 0), s, width);
 }
 
 static void cell_cum(void *ctx, const struct table_column *col, const void *row, size_t pos,
@@ -128,7 +128,7 @@ static void add_samples_column(struct images_view *iv, int ev)
 		if (iv->id->rows[i].samples[ev] > max)
 			max = iv->id->rows[i].samples[ev];
 	table_add_column(&iv->table, &(struct table_column){
-		.name = event_name((enum dcpi_event)ev), .width = table_digits(max), .align = ALIGN_RIGHT,
+		.name = event_name((enum dcpi_event)ev), .width = draw_digits(max), .align = ALIGN_RIGHT,
 		.numeric = true, .arg = ev, .cmp = cmp_samples, .cell = cell_samples });
 }
 

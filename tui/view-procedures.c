@@ -13,6 +13,7 @@
 #include "config.h"
 #include "tui/view.h"
 
+#include "analysis/lookup.h"
 #include "core/strbuf.h"
 #include "core/xalloc.h"
 #include "tui/data-proc.h"
@@ -61,7 +62,7 @@ static void cell_samples(void *ctx, const struct table_column *col, const void *
 	char buf[24];
 
 	snprintf(buf, sizeof(buf), "%" PRIu64, n);
-	draw_field(d, col->arg == pv->event ? table_share_style(share(pv, row), n)
+	draw_field(d, col->arg == pv->event ? draw_share_style(share(pv, row), n)
 		   : (n ? STYLE_NORMAL : STYLE_DIM), buf, width, ALIGN_RIGHT);
 }
 
@@ -79,7 +80,7 @@ static void cell_percent(void *ctx, const struct table_column *col, const void *
 	struct procs_view *pv = PV((struct view *)ctx);
 	double s = share(pv, row);
 
-	draw_percent(d, table_share_style(s, samples(row, pv->event)), s, width);
+	draw_percent(d, draw_share_style(s, samples(row, pv->event)), s, width);
 }
 
 static void cell_cum(void *ctx, const struct table_column *col, const void *row, size_t pos,
@@ -223,7 +224,7 @@ static int cmp_conf(const struct table_column *c, const void *a, const void *b)
 static void add_samples_column(struct procs_view *pv, int ev)
 {
 	table_add_column(&pv->table, &(struct table_column){
-		.name = event_name((enum dcpi_event)ev), .width = table_digits(pv->pd->pp.totals[ev]),
+		.name = event_name((enum dcpi_event)ev), .width = draw_digits(pv->pd->pp.totals[ev]),
 		.align = ALIGN_RIGHT, .numeric = true, .arg = ev, .cmp = cmp_samples,
 		.cell = cell_samples });
 }
@@ -454,17 +455,6 @@ static void procs_title(struct view *v, struct strbuf *sb)
 		strbuf_addstr(sb, " (forced)");
 }
 
-static bool parse_address(const char *s, uint64_t *addr)
-{
-	char *end;
-
-	if (strncmp(s, "0x", 2) && strncmp(s, "0X", 2))
-		return false;
-	errno = 0;
-	*addr = strtoull(s + 2, &end, 16);
-	return !errno && end != s + 2 && !*end;
-}
-
 static bool matches(const struct proc_row *r, const char *what, uint64_t addr, bool is_addr)
 {
 	if (is_addr)
@@ -479,7 +469,7 @@ static bool matches(const struct proc_row *r, const char *what, uint64_t addr, b
 static int procs_goto(struct view *v, const char *what)
 {
 	uint64_t addr = 0;
-	bool is_addr = parse_address(what, &addr);
+	bool is_addr = lookup_parse_address(what, false, &addr);
 
 	for (size_t i = 0; i < v->lines; i++) {
 		if (matches(table_row(v->table, i), what, addr, is_addr)) {

@@ -1214,11 +1214,14 @@ static void calc_reports_render(void **state)
 	synth_calc(&sy, &c, mul_loop, sizeof(mul_loop), 2500, &o, 0, 0);
 	calc_render(&c, &lines, 0);
 	for (size_t k = 0; k < lines.n; k++) {
+		strbuf_reset(&sb);
+		calc_line_text(&c, &lines.v[k], &sb);
 		block |= lines.v[k].kind == CALC_LINE_BLOCK;
-		best |= strstr(lines.v[k].text, "Best-case") != NULL;
+		best |= strstr(sb.buf, "Best-case") != NULL;
 		insn |= lines.v[k].kind == CALC_LINE_INSN && lines.v[k].insn >= 0 &&
-			strstr(lines.v[k].text, "imul rax, rsi") != NULL;
+			strstr(sb.buf, "imul rax, rsi") != NULL;
 	}
+	strbuf_reset(&sb);
 	assert_true(block && insn && best);
 	calc_lines_release(&lines);
 	calc_summary_text(&c, &sb);
