@@ -422,6 +422,8 @@ struct calc_bubble {
 };
 bool calc_bubble_of(const struct calc *c, size_t i, struct calc_bubble *out);
 
+/* Appends the legend of the letters (dynamic, static, confidence) for a help text. */
+void calc_legend(struct strbuf *sb);
 /* Appends "r register dependency, d D-cache miss": the reasons of a cause's what bits. */
 void calc_describe_reasons(unsigned what, struct strbuf *sb);
 /* Appends "3.1cy per execution (best 0.5cy), dynamic 2.5cy du, static 0.8cy r". */

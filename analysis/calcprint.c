@@ -595,6 +595,23 @@ void calc_summary_text(const struct calc *c, struct strbuf *sb)
 	calc_draw_summary(c, &d);
 }
 
+void calc_legend(struct strbuf *sb)
+{
+	strbuf_addstr(sb, "Dynamic stalls:");
+	for (size_t k = 0; k < CULPRIT__COUNT; k++)
+		strbuf_addf(sb, "%s%c %s", k % 3 == 0 ? "\n  " : ", ",
+			    calc_culprit_letter((enum calc_culprit)k), calc_culprit_name((enum calc_culprit)k));
+	strbuf_addstr(sb, "\nStatic stalls (from the schedule):");
+	for (size_t k = 0; k < CALC_STATIC__COUNT; k++)
+		strbuf_addf(sb, "%s%c %s", k % 3 == 0 ? "\n  " : ", ",
+			    calc_static_letter((enum calc_static)k), calc_static_name((enum calc_static)k));
+	strbuf_addstr(sb, "\nConfidence:");
+	for (int k = CALC_CONF_HIGH; k > CALC_CONF_NONE; k--)
+		strbuf_addf(sb, " %c %s,", calc_conf_letter((enum calc_conf)k),
+			    calc_conf_name((enum calc_conf)k));
+	strbuf_addf(sb, " %c no estimate.", calc_conf_letter(CALC_CONF_NONE));
+}
+
 /* ---- the summary in brief (dcpi-tui's pane) -------------------------------------------- */
 
 /* "12.0%" or "12.0% to 27.9%"; false if both round to zero. */
@@ -787,16 +804,6 @@ static void json_num(struct json_writer *w, double v)
 		json_double(w, v, 6);
 }
 
-static void json_samples(struct json_writer *w, const struct calc *c, const uint64_t *raw)
-{
-	json_object_begin(w);
-	for (size_t k = 0; k < c->list.n_events; k++) {
-		json_key(w, event_name(c->list.events[k]));
-		json_u64(w, raw[c->list.events[k]]);
-	}
-	json_object_end(w);
-}
-
 static void json_culprits(struct json_writer *w, const struct calc_insn *ci)
 {
 	json_array_begin(w);
@@ -847,7 +854,7 @@ static void json_insn(struct json_writer *w, const struct calc *c, const struct 
 	json_key(w, "block");
 	json_i64(w, ci->block);
 	json_key(w, "samples");
-	json_samples(w, c, ci->raw);
+	listing_json_samples(w, &c->list, ci->raw);
 	json_key(w, "attributed");
 	if (ci->flags & CALC_I_UNMEASURED)
 		json_null(w);

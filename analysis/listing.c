@@ -352,7 +352,7 @@ void listing_draw(const struct listing *l, struct draw *d, unsigned flags)
 
 /* ---- JSON ---------------------------------------------------------------------- */
 
-static void json_samples(struct json_writer *w, const struct listing *l, const uint64_t *s)
+void listing_json_samples(struct json_writer *w, const struct listing *l, const uint64_t *s)
 {
 	json_object_begin(w);
 	for (size_t c = 0; c < l->n_events; c++) {
@@ -381,7 +381,7 @@ static void json_insns(struct json_writer *w, const struct listing *l)
 		json_key(w, "block");
 		json_i64(w, li->block);
 		json_key(w, "samples");
-		json_samples(w, l, li->samples);
+		listing_json_samples(w, l, li->samples);
 		if (li->line) {
 			json_key(w, "file");
 			json_string(w, li->line->file);
@@ -460,9 +460,9 @@ int listing_print_json(const struct listing *l, FILE *out, unsigned flags)
 	json_key(&w, "missing_edges");
 	json_bool(&w, (l->cfg.flags & CFG_MISSING_EDGES) != 0);
 	json_key(&w, "samples");
-	json_samples(&w, l, l->totals);
+	listing_json_samples(&w, l, l->totals);
 	json_key(&w, "stray_samples");
-	json_samples(&w, l, l->stray);
+	listing_json_samples(&w, l, l->stray);
 	if (flags & LISTING_SOURCE) {
 		json_key(&w, "source_unavailable");
 		json_string(&w, l->src_why);

@@ -111,6 +111,10 @@ void listing_draw_source(const struct listing_insn *li, struct draw *d);
  */
 char *listing_source_text(const char *text);
 
+struct json_writer;
+/* Writes samples per event of the listing's columns as a JSON object ("cycles": 12, ...). */
+void listing_json_samples(struct json_writer *w, const struct listing *l, const uint64_t *s);
+
 /* Writes it as JSON (instructions, blocks with classes, edges); -1 on a write error. */
 int listing_print_json(const struct listing *l, FILE *out, unsigned flags);
 

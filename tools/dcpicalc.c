@@ -198,7 +198,7 @@ static void parse_args(struct args *a, int argc, char **argv, int *first)
 		.max_args = -1,
 	};
 
-	*first = tool_start(&t, argc, argv, &cmd);
+	*first = tool_start(&t, argc, argv, &cmd, 0);
 	a->co.sched = (enum calc_sched)sched;
 	if (skid != UINT64_MAX)
 		a->co.skid = (int)skid;

@@ -125,7 +125,7 @@ int main(int argc, char **argv)
 	};
 
 	a.pos = xcalloc((size_t)argc + 1, sizeof(*a.pos));
-	tool_start(&t, argc, argv, &cmd);
+	tool_start(&t, argc, argv, &cmd, 0);
 	if (t.events.n)
 		o.event = t.events.v[0];
 	o.level = (enum pset_level)level;

@@ -63,9 +63,7 @@ int main(int argc, char **argv)
 		.max_args = 2,
 	};
 
-	first = tool_start(&t, argc, argv, &cmd);
-	if (tool_open(&t))
-		return tool_finish(&t, -1);
+	first = tool_start(&t, argc, argv, &cmd, TOOL_EPOCH);
 	return tool_finish(&t, list(argv[first], first + 1 < argc ? argv[first + 1] : NULL, source,
 				    blocks));
 }

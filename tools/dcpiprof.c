@@ -39,9 +39,7 @@ int main(int argc, char **argv)
 		.max_args = -1,
 	};
 
-	first = tool_start(&t, argc, argv, &cmd);
-	if (tool_open(&t))
-		return tool_finish(&t, -1);
+	first = tool_start(&t, argc, argv, &cmd, TOOL_EPOCH);
 	po.events = t.events.n ? t.events.v : NULL;
 	po.n_events = t.events.n;
 	po.images = (const char *const *)argv + first;

@@ -19,10 +19,8 @@
  *           };
  *           const struct cli_command cmd = { .usage = "dcpiprof [options]",
  *                   .options = options, .max_args = -1 };
- *           int first = tool_start(&t, argc, argv, &cmd);
+ *           int first = tool_start(&t, argc, argv, &cmd, TOOL_EPOCH);
  *
- *           if (tool_open(&t))
- *                   return tool_finish(&t, -1);
  *           ... build from &t.view; draw into &t.out, or JSON to stdout if t.json ...
  *           return tool_finish(&t, r);
  *   }
@@ -90,12 +88,18 @@ int tool_norm_option(const struct cli_option *opt, const char *arg);
 #define TOOL_OPT_NORM(v, allow_none, h) \
 	OPT_CALLBACK_F('N', "normalize", (v), "MODE", (h), tool_norm_option, 0, (allow_none))
 
+enum tool_flags {
+	TOOL_EPOCH = (1 << 0),  /* tool_start() opens the database and epoch (tool_open()) */
+};
+
 /*
  * Sets t up and parses the command line with cmd (core/cli.h: --help,
- * --version and bad usage exit there).  Returns the index of the first
- * argument.
+ * --version and bad usage exit there); with TOOL_EPOCH, opens the database
+ * and the epoch too, and exits 1 if they cannot be.  Returns the index of
+ * the first argument.
  */
-int tool_start(struct tool *t, int argc, char **argv, const struct cli_command *cmd);
+int tool_start(struct tool *t, int argc, char **argv, const struct cli_command *cmd,
+	       unsigned flags);
 
 /*
  * Opens the -d database and its -E epoch as t->view (analysis/epochview.h:

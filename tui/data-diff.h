@@ -55,15 +55,6 @@ struct diff_data {
 	char *unaligned;         /* why instructions are not compared (terminal-safe), or NULL */
 };
 
-struct diff_arg {
-	struct db *db;           /* not owned */
-	uint32_t a, b;
-	bool force;
-	const char *debug_dir;   /* not owned */
-	int event;               /* -1: the default */
-	bool norm_period;        /* dcpidiff -N period (else total) */
-	char *procedure;         /* owned; NULL: every procedure */
-};
 
 /* Job: the diff of arg's epochs (arg: struct diff_arg *, freed by diff_arg_free). */
 void data_load_diff(struct job *job);
@@ -74,6 +65,12 @@ void diff_data_free(void *data);
 struct diff_req {
 	uint32_t a, b;           /* the epochs, in that order */
 	const char *procedure;   /* NULL: every procedure; else a spec as lookup.h takes it */
+};
+
+/* The job's argument: the request (procedure owned) and the session's state. */
+struct diff_arg {
+	struct tui_env env;
+	struct diff_req req;
 };
 extern const struct tui_source diff_source;
 /*

@@ -576,8 +576,7 @@ static void dproc_draw_pane(struct view *v, size_t line, struct draw *d)
 		pane_cpi(v, &sb);
 		break;
 	}
-	draw_printf(d, STYLE_DIM, " %-9s", labels[line]);
-	draw_text(d, STYLE_NORMAL, sb.buf);
+	view_pane_line(d, labels[line], 9, STYLE_NORMAL, sb.buf);
 	strbuf_release(&sb);
 }
 

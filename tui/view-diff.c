@@ -480,8 +480,8 @@ static void diff_draw_pane(struct view *v, size_t line, struct draw *d)
 			strbuf_addstr(&sb, dd->notes[line - PANE_NOTE]);
 		break;
 	}
-	draw_printf(d, STYLE_DIM, " %-8s", labels[line < PANE_NOTE ? line : PANE_NOTE]);
-	draw_text(d, line == PANE_VERDICT && r ? diff_row_style(r->r) : STYLE_NORMAL, sb.buf);
+	view_pane_line(d, labels[line < PANE_NOTE ? line : PANE_NOTE], 8,
+		       line == PANE_VERDICT && r ? diff_row_style(r->r) : STYLE_NORMAL, sb.buf);
 	strbuf_release(&sb);
 }
 

@@ -555,8 +555,7 @@ static void epochs_draw_pane(struct view *v, size_t line, struct draw *d)
 	case PANE_EVENTS: pane_events(m, &sb); break;
 	case PANE_COUNTERS: pane_counters(m, &sb); break;
 	}
-	draw_printf(d, STYLE_DIM, " %-9s", labels[line]);
-	draw_text(d, STYLE_NORMAL, sb.buf);
+	view_pane_line(d, labels[line], 9, STYLE_NORMAL, sb.buf);
 	strbuf_release(&sb);
 }
 

@@ -383,8 +383,7 @@ static void images_draw_pane(struct view *v, size_t line, struct draw *d)
 		describe_samples(IV(v), r, &sb);
 		break;
 	}
-	draw_printf(d, STYLE_DIM, " %-9s", labels[line]);
-	draw_text(d, STYLE_NORMAL, sb.buf);
+	view_pane_line(d, labels[line], 9, STYLE_NORMAL, sb.buf);
 	strbuf_release(&sb);
 }
 

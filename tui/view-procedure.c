@@ -1256,9 +1256,9 @@ static void proc_draw_pane(struct view *v, size_t line, struct draw *d)
 
 	if (line >= PANE__LINES)
 		return;
-	draw_printf(d, STYLE_DIM, " %-10s", labels[line]);
 	if (line >= PANE_CPI && line <= PANE_TOTAL) {
 		/* the Figure 4 summary, in brief */
+		view_pane_line(d, labels[line], 10, STYLE_NORMAL, "");
 		calc_draw_summary_brief(c, CALC_BRIEF_CPI + (line - PANE_CPI), d);
 		return;
 	}
@@ -1279,25 +1279,9 @@ static void proc_draw_pane(struct view *v, size_t line, struct draw *d)
 			strbuf_addf(&sb, "none: %s", c->list.src_why ? c->list.src_why : "?");
 		break;
 	}
-	draw_text(d, line == PANE_IMAGE && pd->warning ? STYLE_WARNING : STYLE_NORMAL, sb.buf);
+	view_pane_line(d, labels[line], 10, line == PANE_IMAGE && pd->warning ? STYLE_WARNING
+		       : STYLE_NORMAL, sb.buf);
 	strbuf_release(&sb);
-}
-
-/* The bubble letters, from the analysis' own table. */
-static void proc_legend_more(struct strbuf *sb)
-{
-	strbuf_addstr(sb, "Dynamic stalls:");
-	for (size_t k = 0; k < CULPRIT__COUNT; k++)
-		strbuf_addf(sb, "%s%c %s", k % 3 == 0 ? "\n  " : ", ",
-			    calc_culprit_letter((enum calc_culprit)k), calc_culprit_name((enum calc_culprit)k));
-	strbuf_addstr(sb, "\nStatic stalls (from the schedule):");
-	for (size_t k = 0; k < CALC_STATIC__COUNT; k++)
-		strbuf_addf(sb, "%s%c %s", k % 3 == 0 ? "\n  " : ", ",
-			    calc_static_letter((enum calc_static)k), calc_static_name((enum calc_static)k));
-	strbuf_addf(sb, "\nConfidence: %c %s, %c %s, %c %s, %c no estimate.", calc_conf_letter(CALC_CONF_HIGH),
-		    calc_conf_name(CALC_CONF_HIGH), calc_conf_letter(CALC_CONF_MEDIUM),
-		    calc_conf_name(CALC_CONF_MEDIUM), calc_conf_letter(CALC_CONF_LOW),
-		    calc_conf_name(CALC_CONF_LOW), calc_conf_letter(CALC_CONF_NONE));
 }
 
 const struct view_ops procedure_view_ops = {
@@ -1321,7 +1305,7 @@ const struct view_ops procedure_view_ops = {
 		  "p shows the Figure 4 summary (dcpicalc --summary) and the cursor's block and\n"
 		  "instruction in a pane.  A binary that is missing, or changed since it was\n"
 		  "profiled, is refused (:force uses it anyway).",
-	.legend_more = proc_legend_more,
+	.legend_more = calc_legend,
 	.priv_size = sizeof(struct proc_view),
 	.open = proc_open,
 	.close = proc_close,

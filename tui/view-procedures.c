@@ -508,8 +508,7 @@ static void procs_draw_pane(struct view *v, size_t line, struct draw *d)
 		describe_analysis(v, r, &sb);
 		break;
 	}
-	draw_printf(d, STYLE_DIM, " %-10s", labels[line]);
-	draw_text(d, STYLE_NORMAL, sb.buf);
+	view_pane_line(d, labels[line], 10, STYLE_NORMAL, sb.buf);
 	strbuf_release(&sb);
 }
 
