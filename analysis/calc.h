@@ -246,7 +246,7 @@ struct calc_edge {
 	enum calc_how how;
 };
 
-/* The procedure summary, as seed 001's Figure 4.  Cycle figures are in samples. */
+/* The procedure summary, as the DCPI paper's Figure 4.  Cycle figures are in samples. */
 struct calc_summary {
 	double samples;               /* tallied: time samples of the procedure after skid */
 	double recorded;              /* time samples recorded in the procedure's range */

@@ -1,7 +1,9 @@
 /*
  * analysis/procprof.h - where the samples of an epoch fall: one row
  * per procedure (or per image), with samples per event, percentages and a
- * cumulative percentage, sorted like seed 001's Figure 1 (dcpiprof).
+ * cumulative percentage, sorted like Figure 1 of the DCPI paper (Anderson
+ * et al., "Continuous Profiling: Where Have All the Cycles Gone?", SOSP
+ * 1997): dcpiprof.
  *
  *   struct procprof pp;
  *   struct procprof_opts o = PROCPROF_OPTS_INIT;

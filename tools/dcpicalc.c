@@ -1,7 +1,8 @@
 /*
  * dcpicalc - per-instruction execution frequency, CPI, stall bubbles and
- * culprits of procedures, estimated from their samples (seed 001, Figures
- * 2 and 4).  The analysis and its output come from analysis/calc.h,
+ * culprits of procedures, estimated from their samples (Figures 2 and 4 of
+ * the DCPI paper: Anderson et al., "Continuous Profiling: Where Have All
+ * the Cycles Gone?", SOSP 1997).  The analysis and its output come from analysis/calc.h,
  * which dcpi-tui shares.
  */
 #include "config.h"

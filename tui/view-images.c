@@ -2,7 +2,7 @@
  * tui/view-images.c - the images of one epoch: samples per event, the
  * share and running share of the current event, whether the binary is
  * still the one profiled, and the path.  Enter opens the image's
- * procedures (once that view exists).
+ * procedures.
  */
 #include "config.h"
 #include "tui/view.h"
