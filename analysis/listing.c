@@ -262,7 +262,7 @@ void listing_draw_source(const struct listing_insn *li, struct draw *d)
 	if (li->src_text) {
 		char *t = listing_source_text(li->src_text);
 
-		draw_printf(d, STYLE_SOURCE, ":  %s", t);
+		draw_printf(d, STYLE_SOURCE, *t ? ":  %s" : ":", t);
 		free(t);
 	}
 	free(f);
