@@ -336,8 +336,6 @@ static void header_line(const struct calc *c, unsigned part, struct draw *d)
 	case CALC_HEAD_RANGE:
 		listing_draw_range(l, d, c->n_insns, c->n_blocks ? c->n_blocks - 1 : 0);
 		draw_printf(d, STYLE_NORMAL, "; model %s", c->model->name);
-		if (!c->model_exact)
-			draw_text(d, STYLE_WARNING, " (generic: CPU not recognised)");
 		break;
 	case CALC_HEAD_SAMPLES:
 		if (l->view)
@@ -862,6 +860,8 @@ static void json_insn(struct json_writer *w, const struct calc *c, const struct 
 		json_double(w, ci->samples, 6);
 	json_key(w, "m");
 	json_double(w, ci->m, 4);
+	json_key(w, "m_capped");
+	json_bool(w, ci->flags & CALC_I_CAPPED);
 	json_key(w, "freq");
 	json_num(w, ci->freq);
 	json_key(w, "execs");
@@ -1019,6 +1019,8 @@ void calc_json(const struct calc *c, struct json_writer *w)
 	json_bool(w, l->cfg.flags & CFG_MISSING_EDGES);
 	json_key(w, "model");
 	json_string(w, c->model->name);
+	json_key(w, "model_exact");
+	json_bool(w, c->model_exact);
 	json_key(w, "event");
 	json_string(w, event_name(c->time_event));
 	json_key(w, "period_cycles");
