@@ -2,7 +2,8 @@
  * tools/tool.h - what every report tool shares: the options that name the
  * database, the epoch, the events, the binaries and the output, the
  * opening of the database and the epoch, where text reports go, and the
- * exit status.  A report tool's main is its option table, tool_open(), the
+ * exit status.  A report tool's main is its option table, tool_start()
+ * (which parses it, and with TOOL_EPOCH opens the database and epoch), the
  * report (built by analysis/, drawn into t.out or written as JSON) and
  * tool_finish():
  *
@@ -26,8 +27,7 @@
  *   }
  *
  * Tools that compare sets of samples (dcpistats, dcpidiff) open them with
- * pset_open(&set, &t.sets, spec) instead: t.sets gets -d, --force and
- * --debug-dir.  New report tools (a call graph, an export) start the same
+ * tool_open_sets() instead (t.sets gets -d, --force and --debug-dir).  New report tools (a call graph, an export) start the same
  * way; docs/architecture.md says where the rest goes.
  */
 #ifndef DCPI_TOOLS_TOOL_H
