@@ -44,13 +44,18 @@ test_expect_success 'the slow variant: two() takes half the time, in a new epoch
 	near "$(attr_share rep two @image)" 0.5 0.04
 '
 
+# Losses are counted (t0240); a collector descheduled for seconds on a
+# busy machine may lose some: at most 1% at this rate.
 test_expect_success 'the epoch records what was sampled and how' '
+	grep "^command\|^cpu_mhz\|^end\|^event\|^counter" db/000002/meta &&
 	grep -q "^command .*wl-three --slow" db/000002/meta &&
 	grep -q "^cpu_mhz [1-9]" db/000002/meta &&
 	grep -q "^end " db/000002/meta &&
 	awk "\$1 == \"event\" && \$2 == \"cycles\" { used = \$3; unit = \$5; p = \$4 }
 	     END { exit !((used == \"clock\" || used == \"cycles\") && p > 0) }" db/000002/meta &&
-	test "$(meta_counter db 000002 lost)" = 0
+	lost=$(meta_counter db 000002 lost) && test -n "$lost" &&
+	n=$(awk "\$1 == \"event\" && \$2 == \"cycles\" { print \$7 }" db/000002/meta) &&
+	test $((lost * 100)) -le "$n"
 '
 
 test_expect_success 'a shared library: its samples go to its own image' '
@@ -195,7 +200,7 @@ test_expect_success 'signals sent to dcpirun reach the command' '
 test_expect_success 'a one-line summary on stderr, and nothing else' '
 	dcpirun -d db -F 1000 -- $W/wl-three -n 20000000 >/dev/null 2>err &&
 	cat err &&
-	grep -E "^dcpirun: [0-9]+ samples \(cycles(=clock)?\), 0 lost, [0-9]+ throttled, [0-9]+ unknown \([0-9.]+%\).*; epoch [0-9]+ of db" err &&
+	grep -E "^dcpirun: [0-9]+ samples \(cycles(=clock)?\), [0-9]+ lost, [0-9]+ throttled, [0-9]+ unknown \([0-9.]+%\).*; epoch [0-9]+ of db" err &&
 	test "$(wc -l <err)" = 1
 '
 
