@@ -1,0 +1,549 @@
+/*
+ * dcpiwatch - exact call counts, and the time and events between two points
+ * of the code, per thread (docs/dcpiwatch.1, docs/watch.md).
+ *
+ * A thin main: watch/plan.h finds where the probes go, watch/calib.h
+ * measures what they cost, watch/session.h opens them, watch/agg.h pairs
+ * entries with returns, watch/report.h prints, db/watch.h stores.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "core/cli.h"
+#include "core/die.h"
+#include "core/timeutil.h"
+#include "core/xalloc.h"
+#include "db/db.h"
+#include "db/meta.h"
+#include "db/watch.h"
+#include "watch/agg.h"
+#include "watch/calib.h"
+#include "watch/plan.h"
+#include "watch/report.h"
+#include "watch/session.h"
+
+static const char usage[] =
+	"usage: dcpiwatch [-d DIR] [--json] [-e EVENT]... -f FUNC[@IMAGE] [-f ...]\n"
+	"                 [--between A B] [--trace FILE] (-p PID | -a | -- CMD [ARGS...])\n"
+	"\n"
+	"Counts every call of the functions named and times each one (wall and on-CPU\n"
+	"time, and the change of each event), per thread, with uprobes: the exact\n"
+	"number of calls, min, max, mean, standard deviation and a log2 histogram.\n"
+	"\n"
+	"  -f, --function FUNC[@IMAGE]  a function: a symbol, IMAGE+0xADDR (stripped\n"
+	"                         binaries), NAME+0xOFF or 0xADDR; IMAGE is a path, a\n"
+	"                         library's name (libc) or 'kernel' (default: the command)\n"
+	"      --between A B      time from point A to the next point B on the same thread\n"
+	"  -e, --event EVENT      also count EVENT per call: task-clock page-faults\n"
+	"                         context-switches cpu-migrations, cycles instructions ...\n"
+	"  -p, --pid PID          watch a running process (every thread) until it exits,\n"
+	"                         --duration ends or SIGINT\n"
+	"  -a, --all              every process that runs the code (needs privileges)\n"
+	"      --duration SECS    stop after SECS seconds (-p, -a)\n"
+	"      --trace FILE       write every call in time order to FILE\n"
+	"      --return MODE      how returns are seen: auto (default), uretprobe, exits\n"
+	"      --raw              do not subtract the probes' own cost from the times\n"
+	"  -d, --db DIR           store the results in the database's latest epoch\n"
+	"                         (default: $DCPI_DB if set; else not stored)\n"
+	"      --label L          store them in a new epoch labelled L\n"
+	"  -T, --threads          a row per thread under each function\n"
+	"      --no-histogram     no histograms in the text report\n"
+	"      --json             the results as JSON\n"
+	"  -v, --verbose          say where the probes go and what they cost\n"
+	"      --help, --version\n";
+
+enum { OPT_BETWEEN = CLI_OPT__FIRST_FREE, OPT_TRACE, OPT_RETURN, OPT_RAW, OPT_LABEL,
+       OPT_NO_HIST, OPT_DURATION };
+
+static const struct option longopts[] = {
+	{ "db", required_argument, NULL, 'd' },
+	{ "event", required_argument, NULL, 'e' },
+	{ "function", required_argument, NULL, 'f' },
+	{ "pid", required_argument, NULL, 'p' },
+	{ "all", no_argument, NULL, 'a' },
+	{ "threads", no_argument, NULL, 'T' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "between", required_argument, NULL, OPT_BETWEEN },
+	{ "trace", required_argument, NULL, OPT_TRACE },
+	{ "return", required_argument, NULL, OPT_RETURN },
+	{ "raw", no_argument, NULL, OPT_RAW },
+	{ "label", required_argument, NULL, OPT_LABEL },
+	{ "no-histogram", no_argument, NULL, OPT_NO_HIST },
+	{ "duration", required_argument, NULL, OPT_DURATION },
+	{ "json", no_argument, NULL, CLI_OPT_JSON },
+	CLI_LONGOPTS_COMMON,
+	{ NULL, 0, NULL, 0 }
+};
+
+struct watch {
+	const char *dir, *label, *trace_path;
+	const char **funcs;
+	size_t nfuncs;
+	const char **between;   /* pairs */
+	size_t nbetween;
+	struct watch_evspec ev[WATCH_MAX_EVENTS];
+	unsigned nev;
+	enum watch_ret_mode ret;
+	bool json, all, raw, threads, no_hist, verbose;
+	pid_t pid;              /* -p */
+	uint64_t duration_ms;
+	char **argv;            /* the command, or NULL */
+	pid_t child;
+	int go_fd, status_fd, sigfd;
+	int status;
+	bool child_done;
+};
+
+static void add_events(struct watch *w, const char *list)
+{
+	char *copy = xstrdup(list), *save = NULL;
+
+	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		struct watch_evspec ev;
+		bool dup = false;
+
+		if (watch_evspec_lookup(tok, &ev))
+			exit(1);
+		/* task-clock is read always: it is the on-CPU time. */
+		if (!strcmp(ev.name, "task-clock"))
+			continue;
+		for (unsigned k = 0; k < w->nev; k++)
+			dup |= !strcmp(w->ev[k].name, ev.name);
+		if (dup)
+			continue;
+		if (w->nev == WATCH_MAX_EVENTS - 1)
+			die("at most %d events", WATCH_MAX_EVENTS - 1);
+		w->ev[w->nev++] = ev;
+	}
+	free(copy);
+}
+
+static void parse_args(struct watch *w, int argc, char **argv)
+{
+	uint64_t v;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "+d:e:f:p:aTv", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			w->dir = optarg;
+			break;
+		case 'e':
+			add_events(w, optarg);
+			break;
+		case 'f':
+			w->funcs = xreallocarray(w->funcs, w->nfuncs + 1, sizeof(*w->funcs));
+			w->funcs[w->nfuncs++] = optarg;
+			break;
+		case 'p':
+			if (cli_parse_range(optarg, 1, INT_MAX, &v))
+				die("bad pid '%s'", optarg);
+			w->pid = (pid_t)v;
+			break;
+		case 'a':
+			w->all = true;
+			break;
+		case 'T':
+			w->threads = true;
+			break;
+		case 'v':
+			w->verbose = true;
+			break;
+		case OPT_BETWEEN:
+			if (optind >= argc)
+				die("--between needs two points: --between A B");
+			w->between = xreallocarray(w->between, 2 * (w->nbetween + 1), sizeof(char *));
+			w->between[2 * w->nbetween] = optarg;
+			w->between[2 * w->nbetween + 1] = argv[optind++];
+			w->nbetween++;
+			break;
+		case OPT_TRACE:
+			w->trace_path = optarg;
+			break;
+		case OPT_RETURN:
+			if (!strcmp(optarg, "auto"))
+				w->ret = WATCH_RET_AUTO;
+			else if (!strcmp(optarg, "uretprobe"))
+				w->ret = WATCH_RET_URETPROBE;
+			else if (!strcmp(optarg, "exits"))
+				w->ret = WATCH_RET_EXITS;
+			else
+				die("bad --return '%s' (want auto, uretprobe or exits)", optarg);
+			break;
+		case OPT_RAW:
+			w->raw = true;
+			break;
+		case OPT_LABEL:
+			if (!epoch_label_valid(optarg))
+				die("invalid epoch label '%s'", optarg);
+			w->label = optarg;
+			break;
+		case OPT_NO_HIST:
+			w->no_hist = true;
+			break;
+		case OPT_DURATION:
+			if (cli_parse_range(optarg, 1, 365 * 86400, &v))
+				die("bad duration '%s' (seconds)", optarg);
+			w->duration_ms = v * 1000;
+			break;
+		case CLI_OPT_JSON:
+			w->json = true;
+			break;
+		case CLI_OPT_HELP:
+			cli_usage(usage, 0);
+		case CLI_OPT_VERSION:
+			cli_version();
+		default:
+			cli_usage(usage, 1);
+		}
+	}
+	if (optind < argc)
+		w->argv = argv + optind;
+	if (!w->nfuncs && !w->nbetween)
+		die("nothing to watch: name a function with -f FUNC[@IMAGE] or --between A B");
+	if ((w->pid > 0) + w->all + !!w->argv == 0)
+		die("whom to watch? -p PID, -a, or -- CMD [ARGS...]");
+	if (w->pid > 0 && (w->all || w->argv))
+		die("-p watches a running process: no -a, no command");
+}
+
+/* ---- the command ---------------------------------------------------------------- */
+
+static _Noreturn void run_child(struct watch *w, int go, int status, const sigset_t *old)
+{
+	char byte;
+	int err;
+
+	sigprocmask(SIG_SETMASK, old, NULL);
+	if (read(go, &byte, 1) != 1)
+		_exit(127);
+	close(go);
+	execvp(w->argv[0], w->argv);
+	err = errno;
+	if (write(status, &err, sizeof(err)) < 0)
+		_exit(127);
+	_exit(err == ENOENT ? 127 : 126);
+}
+
+static void start_child(struct watch *w, const sigset_t *old)
+{
+	int go[2], st[2];
+
+	if (pipe2(go, O_CLOEXEC) || pipe2(st, O_CLOEXEC))
+		die_errno("cannot create a pipe");
+	fflush(NULL);
+	if ((w->child = fork()) < 0)
+		die_errno("cannot fork");
+	if (!w->child) {
+		close(go[1]);
+		close(st[0]);
+		run_child(w, go[0], st[1], old);
+	}
+	close(go[0]);
+	close(st[1]);
+	w->go_fd = go[1];
+	w->status_fd = st[0];
+}
+
+static int release_child(struct watch *w)
+{
+	int err = 0;
+	ssize_t n;
+
+	if (write(w->go_fd, "x", 1) != 1)
+		die_errno("cannot start '%s'", w->argv[0]);
+	close(w->go_fd);
+	do
+		n = read(w->status_fd, &err, sizeof(err));
+	while (n < 0 && errno == EINTR);
+	close(w->status_fd);
+	return n == (ssize_t)sizeof(err) ? err : 0;
+}
+
+/* Returns true when watching should stop. */
+static bool handle_signals(struct watch *w)
+{
+	struct signalfd_siginfo si;
+	bool stop = false;
+
+	while (read(w->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		if (si.ssi_signo == SIGCHLD)
+			continue;
+		/* With a command, it decides: pass the signal on; else stop watching. */
+		if (w->child > 0)
+			kill(w->child, (int)si.ssi_signo);
+		else
+			stop = true;
+	}
+	if (w->child > 0 && !w->child_done && waitpid(w->child, &w->status, WNOHANG) == w->child)
+		w->child_done = stop = true;
+	if (w->pid > 0 && kill(w->pid, 0) && errno == ESRCH)
+		stop = true;
+	return stop;
+}
+
+static void watch_loop(struct watch *w, struct watch_session *s)
+{
+	struct pollfd fds[1025];
+	int64_t end = w->duration_ms ? time_monotonic_ns() + (int64_t)w->duration_ms * 1000000 : 0;
+
+	for (;;) {
+		size_t n = watch_session_pollfds(s, fds, 1024);
+		int timeout = 100;
+
+		fds[n].fd = w->sigfd;
+		fds[n].events = POLLIN;
+		fds[n].revents = 0;
+		if (poll(fds, n + 1, timeout) < 0 && errno != EINTR)
+			die_errno("poll");
+		watch_session_read(s, false);
+		if (handle_signals(w) || (end && time_monotonic_ns() >= end))
+			return;
+	}
+}
+
+/* ---- results ---------------------------------------------------------------------- */
+
+/* Calls the kernel counted but no sample showed (lost samples): calls without a time. */
+static void add_unsampled(struct watch *w, struct watch_plan *plan, struct watch_session *s,
+			  struct watch_set *set)
+{
+	uint64_t *hits = xcalloc(plan->np + 1, sizeof(*hits));
+
+	if (watch_session_hits(s, hits))
+		goto out;
+	for (size_t i = 0; i < plan->np; i++) {
+		const struct watch_point *p = &plan->p[i];
+		uint64_t seen = 0;
+		struct watch_rec r;
+
+		if (p->role != WP_ENTRY && p->role != WP_FROM)
+			continue;
+		for (size_t k = 0; k < set->n; k++)
+			if (set->v[k].offset == plan->t[p->target].offset &&
+			    !strcmp(set->v[k].name, plan->t[p->target].name))
+				seen += set->v[k].calls;
+		if (hits[i] <= seen)
+			continue;
+		warning("%s: %" PRIu64 " of %" PRIu64 " calls were counted but not seen (samples "
+			"lost): they have no times", plan->t[p->target].name, hits[i] - seen, hits[i]);
+		memset(&r, 0, sizeof(r));
+		r.kind = plan->t[p->target].kind;
+		memcpy(r.key, plan->t[p->target].key, sizeof(r.key));
+		r.offset = plan->t[p->target].offset;
+		memcpy(r.key_b, plan->t[p->target].key_b, sizeof(r.key_b));
+		r.offset_b = plan->t[p->target].offset_b;
+		r.name = plan->t[p->target].name;
+		r.path = plan->t[p->target].path;
+		r.calls = hits[i] - seen;
+		watch_set_add(set, &r);
+	}
+	(void)w;
+out:
+	free(hits);
+}
+
+static int store(struct watch *w, const struct watch_set *set)
+{
+	const char *dir = w->dir ? w->dir : getenv("DCPI_DB");
+	struct db *db;
+	uint32_t *seqs = NULL, seq = 0;
+	size_t n = 0;
+	int r = -1;
+
+	if (!dir || !*dir)
+		return 0;
+	if (!(db = db_open(dir, DB_CREATE)))
+		return -1;
+	if (db_epoch_seqs(db, &seqs, &n))
+		goto out;
+	if (n && !w->label) {
+		seq = seqs[n - 1];
+	} else {
+		struct epoch_meta meta;
+
+		epoch_meta_init(&meta);
+		epoch_meta_fill_host(&meta);
+		if (w->label)
+			epoch_meta_set_label(&meta, w->label);
+		if (w->argv) {
+			size_t argc = 0;
+
+			while (w->argv[argc])
+				argc++;
+			meta.command = xcalloc(argc + 1, sizeof(char *));
+			for (size_t i = 0; i < argc; i++)
+				meta.command[i] = xstrdup(w->argv[i]);
+		}
+		if (db_epoch_create(db, &meta) || db_epoch_close(db, meta.seq, 0)) {
+			epoch_meta_release(&meta);
+			goto out;
+		}
+		seq = meta.seq;
+		epoch_meta_release(&meta);
+	}
+	r = db_watch_merge(db, seq, set);
+	if (!r && w->verbose)
+		fprintf(stderr, "%s: results stored in epoch %" PRIu32 " of %s\n", progname(), seq, dir);
+out:
+	free(seqs);
+	db_close(db);
+	return r;
+}
+
+static void say_plan(const struct watch_plan *plan, const struct watch_bias *b)
+{
+	for (size_t i = 0; i < plan->nt; i++) {
+		const struct watch_target *t = &plan->t[i];
+
+		fprintf(stderr, "%s: %s at %#" PRIx64 " of %s (offset %#" PRIx64 "), entry %s", progname(),
+			t->name, t->vaddr, t->path, t->offset, t->entry_stepped ? "stepped" : "emulated");
+		if (t->kind == WATCH_FUNC)
+			fprintf(stderr, ", returns by %s (%s)",
+				t->ret == WATCH_RET_EXITS ? "exit probes" : "uretprobe", t->ret_why);
+		fputc('\n', stderr);
+	}
+	fprintf(stderr, "%s: probes' own cost per call (ns, wall/cpu): emulated entry %" PRIu64 "/%"
+		PRIu64 " + uretprobe, %" PRIu64 "/%" PRIu64 " + exit probe; stepped entry %" PRIu64
+		"/%" PRIu64 " + uretprobe, %" PRIu64 "/%" PRIu64 " + exit probe\n", progname(),
+		b->wall[0][0], b->cpu[0][0], b->wall[0][1], b->cpu[0][1], b->wall[1][0], b->cpu[1][0],
+		b->wall[1][1], b->cpu[1][1]);
+}
+
+static int build_plan(struct watch *w, struct watch_plan *plan)
+{
+	char buf[PATH_MAX];
+	int r = 0;
+
+	watch_plan_init(plan);
+	plan->ret = w->ret;
+	plan->verbose = w->verbose;
+	if (w->pid > 0) {
+		char exe[64];
+		ssize_t n;
+
+		plan->pid = w->pid;
+		snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)w->pid);
+		if ((n = readlink(exe, buf, sizeof(buf) - 1)) < 0)
+			return errorf_errno("cannot read '%s'", exe);
+		buf[n] = 0;
+		plan->default_image = xstrdup(buf);
+	} else if (w->argv) {
+		if (!(plan->default_image = watch_which(w->argv[0])))
+			return errorf("cannot find '%s' to run", w->argv[0]);
+	}
+	for (size_t i = 0; i < w->nfuncs; i++)
+		r |= watch_plan_add_function(plan, w->funcs[i]);
+	for (size_t i = 0; i < w->nbetween; i++)
+		r |= watch_plan_add_between(plan, w->between[2 * i], w->between[2 * i + 1]);
+	return r ? -1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct watch w;
+	struct watch_plan plan;
+	struct watch_bias bias;
+	struct watch_agg *agg;
+	struct watch_session *s;
+	struct watch_set set = WATCH_SET_INIT;
+	struct watch_session_counts cnt;
+	const char *names[WATCH_MAX_EVENTS];
+	sigset_t mask, old;
+	FILE *trace = NULL;
+	int failed = 0, err;
+
+	cli_init(argc, argv);
+	memset(&w, 0, sizeof(w));
+	parse_args(&w, argc, argv);
+	if (build_plan(&w, &plan))
+		return 1;
+	memset(&bias, 0, sizeof(bias));
+	if (!w.raw)
+		watch_calibrate(&plan, w.ev, w.nev, &bias);
+	if (w.verbose)
+		say_plan(&plan, &bias);
+	if (w.trace_path && !(trace = fopen(w.trace_path, "we")))
+		die_errno("cannot write '%s'", w.trace_path);
+	if (trace)
+		fprintf(trace, "# dcpiwatch trace: time_ns pid tid cpu what function [wall_ns cpu_ns%s%s]\n",
+			w.nev ? " " : "", w.nev ? "events..." : "");
+	for (unsigned k = 0; k < w.nev; k++)
+		names[k] = w.ev[k].name;
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGCHLD);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	sigprocmask(SIG_BLOCK, &mask, &old);
+	if ((w.sigfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC)) < 0)
+		die_errno("signalfd");
+	if (w.argv)
+		start_child(&w, &old);
+
+	struct watch_agg_opts ao = { &plan, w.nev + 1, names, w.all, w.raw ? NULL : &bias, trace };
+	struct watch_session_opts so = { &plan, w.all ? -1 : w.pid > 0 ? w.pid : w.child,
+					 w.pid > 0, w.nev, w.ev, 512 };
+
+	agg = watch_agg_new(&ao);
+	if (!(s = watch_session_open(&so, agg))) {
+		if (w.argv) {
+			close(w.go_fd);
+			waitpid(w.child, NULL, 0);
+		}
+		return 1;
+	}
+	if (w.argv && (err = release_child(&w))) {
+		errno = err;
+		errorf_errno("cannot run '%s'", w.argv[0]);
+		waitpid(w.child, &w.status, 0);
+		return err == ENOENT ? 127 : 126;
+	}
+	watch_loop(&w, s);
+	watch_session_read(s, true);
+	watch_agg_finish(agg, (uint64_t)time_monotonic_ns(), &set);
+	add_unsampled(&w, &plan, s, &set);
+	watch_session_counts(s, &cnt);
+	if (cnt.garbled)
+		warning("%" PRIu64 " bytes of the ring buffers did not parse", cnt.garbled);
+	watch_session_free(s);
+	if (trace && fclose(trace))
+		failed = errorf_errno("cannot write '%s'", w.trace_path) ? 1 : 1;
+	watch_set_sort(&set);
+	if (w.json) {
+		if (watch_report_json(stdout, &set))
+			failed = 1;
+	} else {
+		struct watch_report_opts ro = { w.threads, !w.no_hist };
+
+		watch_report_text(stdout, &set, &ro);
+	}
+	if (store(&w, &set))
+		failed = 1;
+	watch_set_release(&set);
+	watch_agg_free(agg);
+	watch_plan_release(&plan);
+	if (w.argv) {
+		if (!w.child_done)
+			waitpid(w.child, &w.status, 0);
+		if (WIFEXITED(w.status) && !failed)
+			return WEXITSTATUS(w.status);
+		if (WIFSIGNALED(w.status) && !failed)
+			return 128 + WTERMSIG(w.status);
+	}
+	return failed;
+}
