@@ -92,7 +92,7 @@ void watch_agg_free(struct watch_agg *a)
 
 static struct thread *thread_get(struct watch_agg *a, uint32_t pid, uint32_t tid)
 {
-	uint64_t *slot = u64map_slot(&a->threads, tid);
+	uint64_t *slot = u64map_slot(&a->threads, tid), parent;
 	struct thread *t;
 
 	if (*slot) {
@@ -107,6 +107,9 @@ static struct thread *thread_get(struct watch_agg *a, uint32_t pid, uint32_t tid
 	t->pid = pid;
 	t->tid = tid;
 	*slot = a->nth;
+	/* A new thread is called what its process is, until it says otherwise. */
+	if (tid != pid && u64map_get(&a->threads, pid, &parent) && parent)
+		memcpy(t->comm, a->th[parent - 1].comm, sizeof(t->comm));
 	a->tot.threads++;
 	return t;
 }
@@ -225,11 +228,16 @@ static void complete(struct watch_agg *a, struct thread *t, unsigned target, uin
 	fputc('\n', a->o.trace);
 }
 
-/* Pops the frames below sp (deeper than it): calls a longjmp or an exception left. */
+/*
+ * Pops the frames below sp (deeper than it): calls a longjmp or an
+ * exception left.  With same (an entry of that target), also its frame at
+ * sp itself: a call made again from where a longjmp went back to.
+ */
 static void unwind_below(struct watch_agg *a, struct thread *t, uint64_t sp, uint64_t time,
-			 int cpu)
+			 int cpu, int same)
 {
-	while (t->depth && t->stack[t->depth - 1].sp < sp) {
+	while (t->depth && (t->stack[t->depth - 1].sp < sp ||
+			    (t->stack[t->depth - 1].sp == sp && (int)t->stack[t->depth - 1].target == same))) {
 		struct frame *f = &t->stack[--t->depth];
 
 		rec_get(a, f->target, t)->unwound++;
@@ -244,7 +252,7 @@ static void on_entry(struct watch_agg *a, struct thread *t, unsigned target,
 
 	/* Kernel functions: the user stack pointer says nothing; kretprobes pair in the kernel. */
 	if (!a->o.plan->t[target].kernel)
-		unwind_below(a, t, s->sp, s->time, (int)s->cpu);
+		unwind_below(a, t, s->sp, s->time, (int)s->cpu, (int)target);
 	if (t->depth == t->alloc) {
 		t->alloc = t->alloc ? 2 * t->alloc : 16;
 		t->stack = xreallocarray(t->stack, t->alloc, sizeof(*t->stack));
@@ -277,7 +285,7 @@ static void on_return(struct watch_agg *a, struct thread *t, unsigned target,
 		a->tot.unmatched++;
 		return;
 	}
-	unwind_below(a, t, sp, s->time, (int)s->cpu);
+	unwind_below(a, t, sp, s->time, (int)s->cpu, -1);
 	while (t->depth) {
 		struct frame *f = &t->stack[t->depth - 1];
 

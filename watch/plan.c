@@ -256,49 +256,92 @@ static bool insn_stepped(struct image *img, uint64_t addr)
 	return !(b[0] == 0x0f && b[1] >= 0x80 && b[1] <= 0x8f);
 }
 
+/* True if q is a part of p that the compiler moved away (GCC's "f [clone .cold]"). */
+static bool is_cold_part(const struct proc *p, const struct proc *q)
+{
+	size_t n = strlen(p->name);
+
+	return q && q != p && !strncmp(q->name, p->name, n) && !strcmp(q->name + n, " [clone .cold]");
+}
+
+struct exits {
+	const struct proc *parts[4];  /* the function and its cold parts */
+	size_t nparts;
+	uint64_t *v;
+	size_t n;
+	const char *why;
+};
+
+static bool in_parts(const struct exits *x, uint64_t addr)
+{
+	for (size_t i = 0; i < x->nparts; i++)
+		if (addr >= x->parts[i]->start && addr < x->parts[i]->end)
+			return true;
+	return false;
+}
+
+static void add_exit(struct exits *x, uint64_t site)
+{
+	for (size_t k = 0; k < x->n; k++)
+		if (x->v[k] == site)
+			return;
+	x->v = xreallocarray(x->v, x->n + 1, sizeof(*x->v));
+	x->v[x->n++] = site;
+}
+
+/* The exits of one part; jumps to a cold part add it, jumps between parts stay inside. */
+static void part_exits(struct image *img, struct exits *x, const struct proc *p)
+{
+	struct cfg cfg;
+
+	if (image_cfg(img, p, &cfg)) {
+		x->why = "its code cannot be read";
+		return;
+	}
+	if (cfg.flags & CFG_MISSING_EDGES)
+		x->why = "some of its jumps are not resolved";
+	for (size_t i = 0; !x->why && i < cfg.n_edges; i++) {
+		const struct cfg_edge *e = &cfg.edges[i];
+		const struct proc *q;
+		long ii = cfg_insn_at(&cfg, e->site);
+		const struct insn *in = ii >= 0 ? &cfg.insns[ii] : NULL;
+
+		if (e->kind == CFG_UNRESOLVED)
+			x->why = "an indirect jump is not resolved";
+		if (e->kind == CFG_RETURN)
+			add_exit(x, e->site);
+		if (e->kind != CFG_TAIL_CALL)
+			continue;
+		if (e->target && in_parts(x, e->target))
+			continue;
+		q = e->target ? image_proc_at(img, e->target) : NULL;
+		if (e->target && is_cold_part(x->parts[0], q) && x->nparts < 4) {
+			x->parts[x->nparts++] = q;
+			continue;
+		}
+		if (!in || (in->kind != INSN_JUMP && in->kind != INSN_IJUMP))
+			x->why = in && in->kind == INSN_CJUMP ? "it has a conditional tail call"
+							      : "it falls off its end";
+		else
+			add_exit(x, e->site);
+	}
+	cfg_release(&cfg);
+}
+
 /* The addresses of the instructions leaving p; -1 with *why if they are not all known. */
 static int find_exits(struct image *img, const struct proc *p, uint64_t **exits, size_t *n,
 		      const char **why)
 {
-	struct cfg cfg;
+	struct exits x = { { p }, 1, NULL, 0, NULL };
 
-	*exits = NULL;
-	*n = 0;
-	if (image_cfg(img, p, &cfg)) {
-		*why = "its code cannot be read";
-		return -1;
-	}
-	*why = NULL;
-	if (cfg.flags & CFG_MISSING_EDGES)
-		*why = "some of its jumps are not resolved";
-	for (size_t i = 0; !*why && i < cfg.n_edges; i++) {
-		const struct cfg_edge *e = &cfg.edges[i];
-		const struct insn *in = NULL;
-		bool dup = false;
-		long ii;
-
-		if (e->kind == CFG_UNRESOLVED)
-			*why = "an indirect jump is not resolved";
-		if (e->kind != CFG_RETURN && e->kind != CFG_TAIL_CALL)
-			continue;
-		if ((ii = cfg_insn_at(&cfg, e->site)) >= 0)
-			in = &cfg.insns[ii];
-		if (e->kind == CFG_TAIL_CALL && (!in || (in->kind != INSN_JUMP && in->kind != INSN_IJUMP))) {
-			*why = in && in->kind == INSN_CJUMP ? "it has a conditional tail call"
-							    : "it falls off its end";
-			continue;
-		}
-		for (size_t k = 0; k < *n; k++)
-			dup |= (*exits)[k] == e->site;
-		if (!dup) {
-			*exits = xreallocarray(*exits, *n + 1, sizeof(**exits));
-			(*exits)[(*n)++] = e->site;
-		}
-	}
-	cfg_release(&cfg);
-	if (!*why && !*n)
-		*why = "it never returns";
-	return *why ? -1 : 0;
+	for (size_t done = 0; done < x.nparts && !x.why; done++)
+		part_exits(img, &x, x.parts[done]);
+	if (!x.why && !x.n)
+		x.why = "it never returns";
+	*exits = x.v;
+	*n = x.n;
+	*why = x.why;
+	return x.why ? -1 : 0;
 }
 
 static void plan_returns(struct watch_plan *plan, struct watch_target *t, struct image *img,
@@ -352,6 +395,23 @@ struct where {
 	bool stepped;
 };
 
+/* C++ functions by their name without parameters: "mid" for mid(long). */
+static size_t procs_by_base_name(struct image *img, const char *name, const struct proc **out,
+				 size_t max)
+{
+	const struct proctab *t = image_procs(img);
+	size_t n = 0, len = strlen(name);
+
+	for (size_t i = 0; i < t->n; i++)
+		if (!strncmp(t->v[i].name, name, len) && t->v[i].name[len] == '(' &&
+		    !strstr(t->v[i].name, " [clone ")) {
+			if (n < max)
+				out[n] = &t->v[i];
+			n++;
+		}
+	return n;
+}
+
 /* Resolves WHAT (a name, NAME+0xOFF or 0xADDR) in img. */
 static int find_addr(struct image *img, const char *spec, const char *what, struct where *w)
 {
@@ -370,6 +430,8 @@ static int find_addr(struct image *img, const char *spec, const char *what, stru
 		w->proc = image_proc_at(img, w->vaddr);
 	} else {
 		n = image_procs_by_name(img, name, procs, 2);
+		if (!n)
+			n = procs_by_base_name(img, name, procs, 2);
 		if (!n && (plus = strstr(name, "+0x"))) {
 			errno = 0;
 			add = strtoull(plus + 3, &end, 16);

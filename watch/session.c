@@ -6,6 +6,10 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
 #include <inttypes.h>
 #include <linux/perf_event.h>
 #include <poll.h>
@@ -113,6 +117,10 @@ struct watch_session {
 	struct u64map ids;       /* event id -> role << 32 | index */
 	struct order_queue q;
 	uint32_t *kprobe_type;   /* NULL until needed */
+	char *tracefs;           /* where uprobe_events is, if the probes are trace events */
+	uint64_t *tp_ids;        /* their trace event ids, per point */
+	bool *tp_made;           /* which points have a trace event to remove */
+	bool inherit;            /* the probes follow new threads and processes */
 	uint64_t lost, garbled;
 	unsigned sp_reg;         /* index of the stack pointer in the sampled registers */
 	uint64_t regs_mask;
@@ -175,6 +183,174 @@ static const char *point_name(const struct watch_session *s, const struct watch_
 	return s->o.plan->t[p->target].spec;
 }
 
+/* ---- probes as trace events -------------------------------------------------------- */
+
+/*
+ * The uprobe event source takes the binary's path as a pointer into the
+ * caller's memory, and reads it again whenever an inherited copy of the
+ * event is made: at every fork and thread creation in the watched tree,
+ * in that process's memory, where the pointer means nothing (the kernel
+ * fails the fork with EFAULT).  So the probes are made as trace events
+ * (tracefs uprobe_events, as perf probe does), which inherit by number.
+ */
+static const char *const tracefs_dirs[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
+
+static char *find_tracefs(void)
+{
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < 2; i++) {
+			char *f = xasprintf("%s/uprobe_events", tracefs_dirs[i]);
+
+			if (!access(f, W_OK)) {
+				free(f);
+				return xstrdup(tracefs_dirs[i]);
+			}
+			free(f);
+		}
+		/* Not mounted: mount it where the kernel expects it (root only). */
+		if (pass == 0 && mount("nodev", tracefs_dirs[0], "tracefs", 0, NULL))
+			break;
+	}
+	return NULL;
+}
+
+static int uprobe_events_write(const char *tracefs, const char *line)
+{
+	char *f = xasprintf("%s/uprobe_events", tracefs);
+	/* O_APPEND: opening it for writing without would delete every uprobe event there is. */
+	int fd = open(f, O_WRONLY | O_APPEND | O_CLOEXEC), r = 0;
+
+	free(f);
+	if (fd < 0)
+		return -1;
+	if (write(fd, line, strlen(line)) != (ssize_t)strlen(line))
+		r = -1;
+	close(fd);
+	return r;
+}
+
+static int read_u64_file(const char *path, uint64_t *v)
+{
+	FILE *f = fopen(path, "re");
+	int ok;
+
+	if (!f)
+		return -1;
+	ok = fscanf(f, "%" SCNu64, v) == 1;
+	fclose(f);
+	return ok ? 0 : -1;
+}
+
+/* Removes the trace events of dcpiwatch processes that died without removing theirs. */
+static void remove_stale(const char *tracefs)
+{
+	char *dir = xasprintf("%s/events", tracefs);
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int pid;
+
+	free(dir);
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		char *sub, *line;
+		DIR *g;
+		struct dirent *ev;
+
+		if (sscanf(e->d_name, "dcpiwatch_%d", &pid) != 1 || pid <= 0 ||
+		    !kill(pid, 0) || errno != ESRCH)
+			continue;
+		sub = xasprintf("%s/events/%s", tracefs, e->d_name);
+		if ((g = opendir(sub))) {
+			while ((ev = readdir(g)))
+				if (ev->d_name[0] == 'p') {
+					line = xasprintf("-:%s/%s\n", e->d_name, ev->d_name);
+					uprobe_events_write(tracefs, line);
+					free(line);
+				}
+			closedir(g);
+		}
+		free(sub);
+	}
+	closedir(d);
+}
+
+static int make_trace_events(struct watch_session *s)
+{
+	const struct watch_plan *plan = s->o.plan;
+	char group[32];
+
+	snprintf(group, sizeof(group), "dcpiwatch_%d", (int)getpid());
+	s->tp_ids = xcalloc(plan->np, sizeof(*s->tp_ids));
+	s->tp_made = xcalloc(plan->np, sizeof(*s->tp_made));
+	remove_stale(s->tracefs);
+	for (size_t i = 0; i < plan->np; i++) {
+		const struct watch_point *p = &plan->p[i];
+		const struct watch_target *t = &plan->t[p->target];
+		const char *path = p->role == WP_TO ? t->path_b : t->path;
+		char *line, *idf;
+
+		if (p->ksym || strpbrk(path, " \t\n:"))
+			return -1;
+		line = xasprintf("%c:%s/p%zu %s:%#" PRIx64 "\n", p->role == WP_RETURN ? 'r' : 'p',
+				 group, i, path, p->offset);
+		if (uprobe_events_write(s->tracefs, line)) {
+			warning_errno("cannot make the probe '%.*s'", (int)strlen(line) - 1, line);
+			free(line);
+			return -1;
+		}
+		free(line);
+		s->tp_made[i] = true;
+		idf = xasprintf("%s/events/%s/p%zu/id", s->tracefs, group, i);
+		if (read_u64_file(idf, &s->tp_ids[i])) {
+			warning_errno("cannot read '%s'", idf);
+			free(idf);
+			return -1;
+		}
+		free(idf);
+	}
+	return 0;
+}
+
+static void remove_trace_events(struct watch_session *s)
+{
+	char group[32];
+
+	if (!s->tp_made)
+		return;
+	snprintf(group, sizeof(group), "dcpiwatch_%d", (int)getpid());
+	for (size_t i = 0; i < s->o.plan->np; i++)
+		if (s->tp_made[i]) {
+			char *line = xasprintf("-:%s/p%zu\n", group, i);
+
+			if (uprobe_events_write(s->tracefs, line))
+				warning_errno("cannot remove the probe %s/p%zu", group, i);
+			free(line);
+		}
+	free(s->tp_made);
+	free(s->tp_ids);
+	s->tp_made = NULL;
+	s->tp_ids = NULL;
+}
+
+/* Trace events when tracefs lets us make them; else the uprobe event source, without inherit. */
+static void choose_probes(struct watch_session *s)
+{
+	bool kernel = false;
+
+	for (size_t i = 0; i < s->o.plan->np; i++)
+		kernel |= s->o.plan->p[i].ksym != NULL;
+	s->inherit = s->o.pid > 0;
+	if (!s->inherit || kernel)
+		return;
+	if ((s->tracefs = find_tracefs()) && !make_trace_events(s))
+		return;
+	remove_trace_events(s);
+	s->inherit = false;
+	warning("cannot make the probes as trace events (tracefs%s): threads and processes "
+		"started while watching are not watched", s->tracefs ? "" : " not writable");
+}
+
 static int probe_attr(struct watch_session *s, const struct watch_point *p,
 		      struct perf_event_attr *a, bool inherit)
 {
@@ -183,6 +359,11 @@ static int probe_attr(struct watch_session *s, const struct watch_point *p,
 
 	attr_common(a, inherit);
 	attr_sampling(s, a);
+	if (s->tp_ids) {
+		a->type = PERF_TYPE_TRACEPOINT;
+		a->config = s->tp_ids[p - s->o.plan->p];
+		return 0;
+	}
 	if (p->ksym) {
 		if (!s->kprobe_type) {
 			s->kprobe_type = xmalloc(sizeof(*s->kprobe_type));
@@ -236,7 +417,7 @@ static int open_group(struct watch_session *s, pid_t pid, size_t ri)
 {
 	struct perf_event_attr a;
 	struct group g = { s->rings[ri].cpu, -1, NULL, 0 };
-	bool inherit = pid > 0;
+	bool inherit = s->inherit;
 	int cpu = g.cpu, fd;
 
 	attr_common(&a, inherit);
@@ -411,6 +592,7 @@ struct watch_session *watch_session_open(const struct watch_session_opts *opts,
 	}
 	free(cpus);
 	raise_nofile(4096 + ncpus * (8 + opts->nevents + opts->plan->np) * 8);
+	choose_probes(s);
 	if (opts->pid > 0 && opts->attach) {
 		if (open_threads(s))
 			goto fail;
@@ -438,6 +620,8 @@ void watch_session_free(struct watch_session *s)
 		free(s->groups[i].fds);
 	}
 	free(s->groups);
+	remove_trace_events(s);
+	free(s->tracefs);
 	free(s->rings);
 	free(s->kprobe_type);
 	u64map_release(&s->ids);
