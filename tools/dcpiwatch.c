@@ -38,6 +38,7 @@
 static const char usage[] =
 	"usage: dcpiwatch [-d DIR] [--json] [-e EVENT]... -f FUNC[@IMAGE] [-f ...]\n"
 	"                 [--between A B] [--trace FILE] (-p PID | -a | -- CMD [ARGS...])\n"
+	"       dcpiwatch [-d DIR] [-E EPOCH] [--json] --report\n"
 	"\n"
 	"Counts every call of the functions named and times each one (wall and on-CPU\n"
 	"time, and the change of each event), per thread, with uprobes: the exact\n"
@@ -59,6 +60,8 @@ static const char usage[] =
 	"  -d, --db DIR           store the results in the database's latest epoch\n"
 	"                         (default: $DCPI_DB if set; else not stored)\n"
 	"      --label L          store them in a new epoch labelled L\n"
+	"      --report           show the results stored in an epoch (-E: number, label,\n"
+	"                         latest (default) or latest~N)\n"
 	"  -T, --threads          a row per thread under each function\n"
 	"      --no-histogram     no histograms in the text report\n"
 	"      --json             the results as JSON\n"
@@ -66,7 +69,7 @@ static const char usage[] =
 	"      --help, --version\n";
 
 enum { OPT_BETWEEN = CLI_OPT__FIRST_FREE, OPT_TRACE, OPT_RETURN, OPT_RAW, OPT_LABEL,
-       OPT_NO_HIST, OPT_DURATION };
+       OPT_NO_HIST, OPT_DURATION, OPT_REPORT };
 
 static const struct option longopts[] = {
 	{ "db", required_argument, NULL, 'd' },
@@ -83,13 +86,15 @@ static const struct option longopts[] = {
 	{ "label", required_argument, NULL, OPT_LABEL },
 	{ "no-histogram", no_argument, NULL, OPT_NO_HIST },
 	{ "duration", required_argument, NULL, OPT_DURATION },
+	{ "report", no_argument, NULL, OPT_REPORT },
+	{ "epoch", required_argument, NULL, 'E' },
 	{ "json", no_argument, NULL, CLI_OPT_JSON },
 	CLI_LONGOPTS_COMMON,
 	{ NULL, 0, NULL, 0 }
 };
 
 struct watch {
-	const char *dir, *label, *trace_path;
+	const char *dir, *label, *trace_path, *epoch;
 	const char **funcs;
 	size_t nfuncs;
 	const char **between;   /* pairs */
@@ -97,7 +102,7 @@ struct watch {
 	struct watch_evspec ev[WATCH_MAX_EVENTS];
 	unsigned nev;
 	enum watch_ret_mode ret;
-	bool json, all, raw, threads, no_hist, verbose;
+	bool json, all, raw, threads, no_hist, verbose, report;
 	pid_t pid;              /* -p */
 	uint64_t duration_ms;
 	char **argv;            /* the command, or NULL */
@@ -136,7 +141,7 @@ static void parse_args(struct watch *w, int argc, char **argv)
 	uint64_t v;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "+d:e:f:p:aTv", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+d:e:f:p:aTvE:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			w->dir = optarg;
@@ -183,6 +188,12 @@ static void parse_args(struct watch *w, int argc, char **argv)
 			else
 				die("bad --return '%s' (want auto, uretprobe or exits)", optarg);
 			break;
+		case OPT_REPORT:
+			w->report = true;
+			break;
+		case 'E':
+			w->epoch = optarg;
+			break;
 		case OPT_RAW:
 			w->raw = true;
 			break;
@@ -212,10 +223,19 @@ static void parse_args(struct watch *w, int argc, char **argv)
 	}
 	if (optind < argc)
 		w->argv = argv + optind;
+	if (w->report) {
+		if (w->nfuncs || w->nbetween || w->argv || w->pid > 0 || w->all)
+			die("--report shows stored results: no functions, no command");
+		return;
+	}
+	if (w->epoch)
+		die("-E names the epoch --report shows");
 	if (!w->nfuncs && !w->nbetween)
 		die("nothing to watch: name a function with -f FUNC[@IMAGE] or --between A B");
 	if ((w->pid > 0) + w->all + !!w->argv == 0)
 		die("whom to watch? -p PID, -a, or -- CMD [ARGS...]");
+	if (w->all && w->nev)
+		die("-e counts events per thread of a process tree (-p, or a command): not with -a");
 	if (w->pid > 0 && (w->all || w->argv))
 		die("-p watches a running process: no -a, no command");
 }
@@ -356,6 +376,45 @@ out:
 	free(hits);
 }
 
+static void print(struct watch *w, const struct watch_set *set, int *failed)
+{
+	if (w->json) {
+		if (watch_report_json(stdout, set))
+			*failed = 1;
+	} else {
+		struct watch_report_opts ro = { w->threads, !w->no_hist };
+
+		watch_report_text(stdout, set, &ro);
+	}
+}
+
+/* --report: the results stored in an epoch. */
+static int report(struct watch *w)
+{
+	struct watch_set set = WATCH_SET_INIT;
+	const char *dir = db_default_path(w->dir);
+	struct db *db;
+	uint32_t seq;
+	int failed = 0, r;
+
+	if (!(db = db_open(dir, DB_READ)))
+		return 1;
+	if (db_epoch_resolve(db, w->epoch ? w->epoch : "latest", &seq)) {
+		db_close(db);
+		return 1;
+	}
+	r = db_watch_load(db, seq, &set);
+	if (r == 1)
+		failed = errorf("epoch %" PRIu32 " of '%s' has no stopwatch results", seq, dir) ? 1 : 1;
+	else if (r < 0)
+		failed = 1;
+	else
+		print(w, &set, &failed);
+	watch_set_release(&set);
+	db_close(db);
+	return failed;
+}
+
 static int store(struct watch *w, const struct watch_set *set)
 {
 	const char *dir = w->dir ? w->dir : getenv("DCPI_DB");
@@ -469,6 +528,8 @@ int main(int argc, char **argv)
 	cli_init(argc, argv);
 	memset(&w, 0, sizeof(w));
 	parse_args(&w, argc, argv);
+	if (w.report)
+		return report(&w);
 	if (build_plan(&w, &plan))
 		return 1;
 	memset(&bias, 0, sizeof(bias));
@@ -524,14 +585,7 @@ int main(int argc, char **argv)
 	if (trace && fclose(trace))
 		failed = errorf_errno("cannot write '%s'", w.trace_path) ? 1 : 1;
 	watch_set_sort(&set);
-	if (w.json) {
-		if (watch_report_json(stdout, &set))
-			failed = 1;
-	} else {
-		struct watch_report_opts ro = { w.threads, !w.no_hist };
-
-		watch_report_text(stdout, &set, &ro);
-	}
+	print(&w, &set, &failed);
 	if (store(&w, &set))
 		failed = 1;
 	watch_set_release(&set);

@@ -170,12 +170,12 @@ static void json_stat(struct json_writer *w, const char *key, const struct watch
 	json_key(w, "max");
 	json_u64(w, st->max);
 	json_key(w, "mean");
-	json_double(w, st->mean, 1);
+	json_double(w, st->mean, 12);
 	json_key(w, "stddev");
-	json_double(w, watch_stat_stddev(st), 1);
+	json_double(w, watch_stat_stddev(st), 12);
 	if (total) {
 		json_key(w, "total");
-		json_double(w, st->mean * (double)st->n, 0);
+		json_double(w, st->mean * (double)st->n, 15);
 	}
 	json_object_end(w);
 }

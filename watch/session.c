@@ -157,6 +157,10 @@ static void attr_sampling(struct watch_session *s, struct perf_event_attr *a)
 {
 	a->sample_period = 1;
 	a->sample_type = SAMPLE_TYPE;
+	if (s->o.pid < 0) {
+		a->sample_type &= ~(uint64_t)PERF_SAMPLE_READ;
+		a->read_format = 0;
+	}
 	a->sample_regs_user = s->regs_mask;
 	a->sample_id_all = 1;
 	a->watermark = 1;
@@ -413,6 +417,58 @@ static int attach_output(struct watch_session *s, size_t ri, int fd)
 	return 0;
 }
 
+/*
+ * System-wide: uprobes grouped with counters on a CPU never fire (Linux
+ * 6.18), so every event stands alone and no sample reads counters.  The
+ * on-CPU time comes from the samples' times instead: a thread has run from
+ * the previous sample on its CPU (every switch is sampled) to its own.
+ */
+static int open_cpu(struct watch_session *s, size_t ri)
+{
+	struct perf_event_attr a;
+	struct group g = { s->rings[ri].cpu, -1, NULL, 0 };
+	int fd;
+
+	attr_common(&a, false);
+	attr_sampling(s, &a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_CONTEXT_SWITCHES;
+	a.comm = 1;
+	a.task = 1;
+	if ((g.leader = perf_open(&a, -1, g.cpu, -1)) < 0)
+		return open_error(s, "the context-switch counter", errno);
+	group_add(&g, g.leader);
+	id_add(s, g.leader, ID_SWITCH, 0);
+	if (attach_output(s, ri, g.leader))
+		goto fail;
+	for (size_t i = 0; i < s->o.plan->np; i++) {
+		const struct watch_point *p = &s->o.plan->p[i];
+
+		if (probe_attr(s, p, &a, false))
+			goto fail;
+		if ((fd = perf_open(&a, -1, g.cpu, -1)) < 0) {
+			char *what = xasprintf("a probe at %#" PRIx64 " of '%s'", p->vaddr,
+					       point_name(s, p));
+
+			open_error(s, what, errno);
+			free(what);
+			goto fail;
+		}
+		group_add(&g, fd);
+		id_add(s, fd, ID_POINT, (uint32_t)i);
+		if (attach_output(s, ri, fd))
+			goto fail;
+	}
+	s->groups = xreallocarray(s->groups, s->ngroups + 1, sizeof(*s->groups));
+	s->groups[s->ngroups++] = g;
+	return 0;
+fail:
+	for (size_t i = 0; i < g.nfds; i++)
+		close(g.fds[i]);
+	free(g.fds);
+	return -1;
+}
+
 static int open_group(struct watch_session *s, pid_t pid, size_t ri)
 {
 	struct perf_event_attr a;
@@ -420,6 +476,8 @@ static int open_group(struct watch_session *s, pid_t pid, size_t ri)
 	bool inherit = s->inherit;
 	int cpu = g.cpu, fd;
 
+	if (pid < 0)
+		return open_cpu(s, ri);
 	attr_common(&a, inherit);
 	a.type = PERF_TYPE_SOFTWARE;
 	a.config = PERF_COUNT_SW_TASK_CLOCK;
@@ -680,15 +738,18 @@ static bool parse_sample(struct watch_session *s, const uint8_t *b, size_t len,
 	uint64_t id, role, nr, idx;
 
 	memset(out, 0, sizeof(*out));
-	if (len < 8 + 8 * 6)
+	if (len < 8 + 8 * 5)
 		return false;
 	id = u[0];
 	out->pid = (uint32_t)u[1];
 	out->tid = (uint32_t)(u[1] >> 32);
 	out->time = u[2];
 	out->cpu = (uint32_t)u[3];
-	nr = u[4];
-	u += 5;
+	/* System-wide: no counters; the CPU's "counter" is the clock. */
+	nr = s->o.pid < 0 ? 0 : u[4];
+	u += s->o.pid < 0 ? 4 : 5;
+	if (s->o.pid < 0)
+		out->vals[0] = out->time;
 	if (nr > 4096 || (size_t)(end - u) < 2 * nr + 1)
 		return false;
 	for (uint64_t i = 0; i < nr; i++, u += 2)
@@ -772,9 +833,20 @@ int watch_session_hits(struct watch_session *s, uint64_t *hits)
 
 	memset(hits, 0, np * sizeof(*hits));
 	for (size_t i = 0; i < s->ngroups; i++) {
-		ssize_t got = read(s->groups[i].leader, buf, nmax * sizeof(*buf));
+		ssize_t got;
 		uint64_t idx;
 
+		if (s->o.pid < 0) {
+			/* every event alone: probes are fds 1.. in plan order */
+			for (size_t k = 1; k < s->groups[i].nfds && k <= np; k++) {
+				uint64_t v;
+
+				if (read(s->groups[i].fds[k], &v, sizeof(v)) == (ssize_t)sizeof(v))
+					hits[k - 1] += v;
+			}
+			continue;
+		}
+		got = read(s->groups[i].leader, buf, nmax * sizeof(*buf));
 		if (got < 8 || (size_t)got < (1 + 2 * buf[0]) * 8) {
 			r = errorf_errno("cannot read the probes' counts");
 			break;
