@@ -10,7 +10,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <poll.h>
@@ -22,6 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "analysis/watchreport.h"
 #include "core/cli.h"
 #include "core/die.h"
 #include "core/timeutil.h"
@@ -29,69 +29,11 @@
 #include "db/db.h"
 #include "db/meta.h"
 #include "db/watch.h"
+#include "present/draw.h"
 #include "watch/agg.h"
 #include "watch/calib.h"
 #include "watch/plan.h"
-#include "watch/report.h"
 #include "watch/session.h"
-
-static const char usage[] =
-	"usage: dcpiwatch [-d DIR] [--json] [-e EVENT]... -f FUNC[@IMAGE] [-f ...]\n"
-	"                 [--between A B] [--trace FILE] (-p PID | -a | -- CMD [ARGS...])\n"
-	"       dcpiwatch [-d DIR] [-E EPOCH] [--json] --report\n"
-	"\n"
-	"Counts every call of the functions named and times each one (wall and on-CPU\n"
-	"time, and the change of each event), per thread, with uprobes: the exact\n"
-	"number of calls, min, max, mean, standard deviation and a log2 histogram.\n"
-	"\n"
-	"  -f, --function FUNC[@IMAGE]  a function: a symbol, IMAGE+0xADDR (stripped\n"
-	"                         binaries), NAME+0xOFF or 0xADDR; IMAGE is a path, a\n"
-	"                         library's name (libc) or 'kernel' (default: the command)\n"
-	"      --between A B      time from point A to the next point B on the same thread\n"
-	"  -e, --event EVENT      also count EVENT per call: task-clock page-faults\n"
-	"                         context-switches cpu-migrations, cycles instructions ...\n"
-	"  -p, --pid PID          watch a running process (every thread) until it exits,\n"
-	"                         --duration ends or SIGINT\n"
-	"  -a, --all              every process that runs the code (needs privileges)\n"
-	"      --duration SECS    stop after SECS seconds (-p, -a)\n"
-	"      --trace FILE       write every call in time order to FILE\n"
-	"      --return MODE      how returns are seen: auto (default), uretprobe, exits\n"
-	"      --raw              do not subtract the probes' own cost from the times\n"
-	"  -d, --db DIR           store the results in the database's latest epoch\n"
-	"                         (default: $DCPI_DB if set; else not stored)\n"
-	"      --label L          store them in a new epoch labelled L\n"
-	"      --report           show the results stored in an epoch (-E: number, label,\n"
-	"                         latest (default) or latest~N)\n"
-	"  -T, --threads          a row per thread under each function\n"
-	"      --no-histogram     no histograms in the text report\n"
-	"      --json             the results as JSON\n"
-	"  -v, --verbose          say where the probes go and what they cost\n"
-	"      --help, --version\n";
-
-enum { OPT_BETWEEN = CLI_OPT__FIRST_FREE, OPT_TRACE, OPT_RETURN, OPT_RAW, OPT_LABEL,
-       OPT_NO_HIST, OPT_DURATION, OPT_REPORT };
-
-static const struct option longopts[] = {
-	{ "db", required_argument, NULL, 'd' },
-	{ "event", required_argument, NULL, 'e' },
-	{ "function", required_argument, NULL, 'f' },
-	{ "pid", required_argument, NULL, 'p' },
-	{ "all", no_argument, NULL, 'a' },
-	{ "threads", no_argument, NULL, 'T' },
-	{ "verbose", no_argument, NULL, 'v' },
-	{ "between", required_argument, NULL, OPT_BETWEEN },
-	{ "trace", required_argument, NULL, OPT_TRACE },
-	{ "return", required_argument, NULL, OPT_RETURN },
-	{ "raw", no_argument, NULL, OPT_RAW },
-	{ "label", required_argument, NULL, OPT_LABEL },
-	{ "no-histogram", no_argument, NULL, OPT_NO_HIST },
-	{ "duration", required_argument, NULL, OPT_DURATION },
-	{ "report", no_argument, NULL, OPT_REPORT },
-	{ "epoch", required_argument, NULL, 'E' },
-	{ "json", no_argument, NULL, CLI_OPT_JSON },
-	CLI_LONGOPTS_COMMON,
-	{ NULL, 0, NULL, 0 }
-};
 
 struct watch {
 	const char *dir, *label, *trace_path, *epoch;
@@ -101,10 +43,11 @@ struct watch {
 	size_t nbetween;
 	struct watch_evspec ev[WATCH_MAX_EVENTS];
 	unsigned nev;
-	enum watch_ret_mode ret;
+	int ret;                /* enum watch_ret_mode */
 	bool json, all, raw, threads, no_hist, verbose, report;
-	pid_t pid;              /* -p */
-	uint64_t duration_ms;
+	enum cli_color color;
+	uint64_t pid;           /* -p */
+	uint64_t duration;      /* seconds */
 	char **argv;            /* the command, or NULL */
 	pid_t child;
 	int go_fd, status_fd, sigfd;
@@ -112,131 +55,154 @@ struct watch {
 	bool child_done;
 };
 
-static void add_events(struct watch *w, const char *list)
-{
-	char *copy = xstrdup(list), *save = NULL;
+static struct watch w;
 
-	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+static int events_option(const struct cli_option *opt, const char *arg)
+{
+	char *copy = xstrdup(arg), *save = NULL;
+	int r = 0;
+
+	(void)opt;
+	for (char *tok = strtok_r(copy, ",", &save); tok && !r; tok = strtok_r(NULL, ",", &save)) {
 		struct watch_evspec ev;
 		bool dup = false;
 
-		if (watch_evspec_lookup(tok, &ev))
-			exit(1);
+		if (watch_evspec_lookup(tok, &ev)) {
+			r = -1;
+			break;
+		}
 		/* task-clock is read always: it is the on-CPU time. */
 		if (!strcmp(ev.name, "task-clock"))
 			continue;
-		for (unsigned k = 0; k < w->nev; k++)
-			dup |= !strcmp(w->ev[k].name, ev.name);
+		for (unsigned k = 0; k < w.nev; k++)
+			dup |= !strcmp(w.ev[k].name, ev.name);
 		if (dup)
 			continue;
-		if (w->nev == WATCH_MAX_EVENTS - 1)
-			die("at most %d events", WATCH_MAX_EVENTS - 1);
-		w->ev[w->nev++] = ev;
+		if (w.nev == WATCH_MAX_EVENTS - 1)
+			r = errorf("at most %d events", WATCH_MAX_EVENTS - 1);
+		else
+			w.ev[w.nev++] = ev;
 	}
 	free(copy);
+	return r;
 }
 
-static void parse_args(struct watch *w, int argc, char **argv)
+static int function_option(const struct cli_option *opt, const char *arg)
 {
-	uint64_t v;
-	int c;
+	(void)opt;
+	w.funcs = xreallocarray(w.funcs, w.nfuncs + 1, sizeof(*w.funcs));
+	w.funcs[w.nfuncs++] = arg;
+	return 0;
+}
 
-	while ((c = getopt_long(argc, argv, "+d:e:f:p:aTvE:", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'd':
-			w->dir = optarg;
-			break;
-		case 'e':
-			add_events(w, optarg);
-			break;
-		case 'f':
-			w->funcs = xreallocarray(w->funcs, w->nfuncs + 1, sizeof(*w->funcs));
-			w->funcs[w->nfuncs++] = optarg;
-			break;
-		case 'p':
-			if (cli_parse_range(optarg, 1, INT_MAX, &v))
-				die("bad pid '%s'", optarg);
-			w->pid = (pid_t)v;
-			break;
-		case 'a':
-			w->all = true;
-			break;
-		case 'T':
-			w->threads = true;
-			break;
-		case 'v':
-			w->verbose = true;
-			break;
-		case OPT_BETWEEN:
-			if (optind >= argc)
-				die("--between needs two points: --between A B");
-			w->between = xreallocarray(w->between, 2 * (w->nbetween + 1), sizeof(char *));
-			w->between[2 * w->nbetween] = optarg;
-			w->between[2 * w->nbetween + 1] = argv[optind++];
-			w->nbetween++;
-			break;
-		case OPT_TRACE:
-			w->trace_path = optarg;
-			break;
-		case OPT_RETURN:
-			if (!strcmp(optarg, "auto"))
-				w->ret = WATCH_RET_AUTO;
-			else if (!strcmp(optarg, "uretprobe"))
-				w->ret = WATCH_RET_URETPROBE;
-			else if (!strcmp(optarg, "exits"))
-				w->ret = WATCH_RET_EXITS;
-			else
-				die("bad --return '%s' (want auto, uretprobe or exits)", optarg);
-			break;
-		case OPT_REPORT:
-			w->report = true;
-			break;
-		case 'E':
-			w->epoch = optarg;
-			break;
-		case OPT_RAW:
-			w->raw = true;
-			break;
-		case OPT_LABEL:
-			if (!epoch_label_valid(optarg))
-				die("invalid epoch label '%s'", optarg);
-			w->label = optarg;
-			break;
-		case OPT_NO_HIST:
-			w->no_hist = true;
-			break;
-		case OPT_DURATION:
-			if (cli_parse_range(optarg, 1, 365 * 86400, &v))
-				die("bad duration '%s' (seconds)", optarg);
-			w->duration_ms = v * 1000;
-			break;
-		case CLI_OPT_JSON:
-			w->json = true;
-			break;
-		case CLI_OPT_HELP:
-			cli_usage(usage, 0);
-		case CLI_OPT_VERSION:
-			cli_version();
-		default:
-			cli_usage(usage, 1);
-		}
+/* --between A B: main() has joined the two into "A\nB". */
+static int between_option(const struct cli_option *opt, const char *arg)
+{
+	const char *nl = strchr(arg, '\n');
+
+	(void)opt;
+	if (!nl)
+		return errorf("--between needs two points: --between A B");
+	w.between = xreallocarray(w.between, 2 * (w.nbetween + 1), sizeof(char *));
+	w.between[2 * w.nbetween] = xstrndup(arg, (size_t)(nl - arg));
+	w.between[2 * w.nbetween + 1] = nl + 1;
+	w.nbetween++;
+	return 0;
+}
+
+/* The option table takes one argument an option: "--between A B" becomes "--between A\nB". */
+static char **join_between(int *argc, char **argv)
+{
+	char **v = xcalloc((size_t)*argc + 1, sizeof(*v));
+	int n = 0;
+
+	for (int i = 0; i < *argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			while (i < *argc)
+				v[n++] = argv[i++];
+		else if (!strcmp(argv[i], "--between") && i + 2 < *argc) {
+			v[n++] = argv[i];
+			v[n++] = xasprintf("%s\n%s", argv[i + 1], argv[i + 2]);
+			i += 2;
+		} else
+			v[n++] = argv[i];
 	}
-	if (optind < argc)
-		w->argv = argv + optind;
-	if (w->report) {
-		if (w->nfuncs || w->nbetween || w->argv || w->pid > 0 || w->all)
+	*argc = n;
+	return v;
+}
+
+static const char *const ret_modes[] = { "auto", "uretprobe", "exits", NULL };
+
+static void parse_args(int argc, char **argv)
+{
+	int first;
+	const struct cli_option options[] = {
+		OPT_CALLBACK('f', "function", NULL, "FUNC[@IMAGE]",
+			     "a function: a symbol, NAME+0xOFF, 0xADDR, or IMAGE+0xADDR\n"
+			     "in a stripped binary; IMAGE: a path, a library (libc)\n"
+			     "or 'kernel' (default: the command's program)", function_option),
+		OPT_CALLBACK(0, "between", NULL, "A B",
+			     "time from point A to the next point B on the same thread", between_option),
+		OPT_CALLBACK('e', "event", NULL, "EVENT",
+			     "also count EVENT per call: page-faults context-switches\n"
+			     "cpu-migrations, cycles instructions ... (repeatable, or a list)",
+			     events_option),
+		OPT_U64('p', "pid", &w.pid, "PID", "watch a running process (every thread) until it exits",
+			1, INT_MAX, "pid"),
+		OPT_BOOL('a', "all", &w.all, "every process that runs the code (needs privileges)"),
+		OPT_U64(0, "duration", &w.duration, "SECS", "stop after SECS seconds", 1, 365 * 86400,
+			"duration"),
+		OPT_STRING(0, "trace", &w.trace_path, "FILE", "write every call in time order to FILE"),
+		OPT_CHOICE(0, "return", &w.ret, "MODE",
+			   "how returns are seen: auto (default), uretprobe, exits", ret_modes, "return mode"),
+		OPT_BOOL(0, "raw", &w.raw, "do not subtract the probes' own cost from the times"),
+		OPT_STRING('d', "db", &w.dir, "DIR",
+			   "store the results in DIR's latest epoch (default: $DCPI_DB;\n"
+			   "neither: not stored); --report reads DIR (default: ./dcpi.db)"),
+		OPT_STRING(0, "label", &w.label, "L", "store the results in a new epoch labelled L"),
+		OPT_BOOL(0, "report", &w.report, "show the results stored in an epoch (-E)"),
+		OPT_EPOCH(&w.epoch),
+		OPT_BOOL('T', "threads", &w.threads, "a row per thread under each function"),
+		OPT_BOOL(0, "no-histogram", &w.no_hist, "no histograms in the text report"),
+		OPT_JSON(&w.json),
+		OPT_COLOR(&w.color),
+		OPT_BOOL('v', "verbose", &w.verbose, "say where the probes go and what they cost"),
+		OPT_ARGUMENT("CMD [ARGS...]", "the command to run and watch"),
+		OPT_END()
+	};
+	const struct cli_command cmd = {
+		.usage = "dcpiwatch [-d DIR] [--json] [-e EVENT]... -f FUNC[@IMAGE] [-f ...]\n"
+			 "       [--between A B] [--trace FILE] (-p PID | -a | -- CMD [ARGS...])\n"
+			 "dcpiwatch [-d DIR] [-E EPOCH] [--json] --report",
+		.about = "Counts every call of the functions named and times each one (wall and\n"
+			 "on-CPU time, and the change of each event), per thread, with uprobes:\n"
+			 "the exact number of calls, min, max, mean, standard deviation and a log2\n"
+			 "histogram.  Results are stored in the database with -d (or $DCPI_DB).",
+		.options = options,
+		/* stop at the command, so its options stay its own */
+		.flags = CLI_STOP_AT_ARG,
+		.max_args = -1,
+	};
+
+	first = cli_parse(argc, argv, &cmd);
+	if (first < argc)
+		w.argv = argv + first;
+	if (w.label && !epoch_label_valid(w.label))
+		die("invalid epoch label '%s'", w.label);
+	if (w.report) {
+		if (w.nfuncs || w.nbetween || w.argv || w.pid || w.all)
 			die("--report shows stored results: no functions, no command");
 		return;
 	}
-	if (w->epoch)
+	if (w.epoch)
 		die("-E names the epoch --report shows");
-	if (!w->nfuncs && !w->nbetween)
+	if (!w.nfuncs && !w.nbetween)
 		die("nothing to watch: name a function with -f FUNC[@IMAGE] or --between A B");
-	if ((w->pid > 0) + w->all + !!w->argv == 0)
+	if ((w.pid > 0) + w.all + !!w.argv == 0)
 		die("whom to watch? -p PID, -a, or -- CMD [ARGS...]");
-	if (w->all && w->nev)
+	if (w.all && w.nev)
 		die("-e counts events per thread of a process tree (-p, or a command): not with -a");
-	if (w->pid > 0 && (w->all || w->argv))
+	if (w.pid > 0 && (w.all || w.argv))
 		die("-p watches a running process: no -a, no command");
 }
 
@@ -310,7 +276,7 @@ static bool handle_signals(struct watch *w)
 	}
 	if (w->child > 0 && !w->child_done && waitpid(w->child, &w->status, WNOHANG) == w->child)
 		w->child_done = stop = true;
-	if (w->pid > 0 && kill(w->pid, 0) && errno == ESRCH)
+	if (w->pid > 0 && kill((pid_t)w->pid, 0) && errno == ESRCH)
 		stop = true;
 	return stop;
 }
@@ -318,7 +284,7 @@ static bool handle_signals(struct watch *w)
 static void watch_loop(struct watch *w, struct watch_session *s)
 {
 	struct pollfd fds[1025];
-	int64_t end = w->duration_ms ? time_monotonic_ns() + (int64_t)w->duration_ms * 1000000 : 0;
+	int64_t end = w->duration ? time_monotonic_ns() + (int64_t)w->duration * 1000000000 : 0;
 
 	for (;;) {
 		size_t n = watch_session_pollfds(s, fds, 1024);
@@ -378,14 +344,18 @@ out:
 
 static void print(struct watch *w, const struct watch_set *set, int *failed)
 {
+	struct watch_report_opts ro = { w->threads, !w->no_hist };
+	struct draw d;
+
 	if (w->json) {
 		if (watch_report_json(stdout, set))
 			*failed = 1;
-	} else {
-		struct watch_report_opts ro = { w->threads, !w->no_hist };
-
-		watch_report_text(stdout, set, &ro);
+		return;
 	}
+	draw_init_file(&d, stdout, DRAW_UTF8 | (cli_use_color(w->color, stdout) ? DRAW_COLOR : 0));
+	watch_report_draw(&d, set, &ro);
+	if (draw_file_finish(&d))
+		*failed = errorf_errno("cannot write the report") ? 1 : 1;
 }
 
 /* --report: the results stored in an epoch. */
@@ -488,13 +458,13 @@ static int build_plan(struct watch *w, struct watch_plan *plan)
 	int r = 0;
 
 	watch_plan_init(plan);
-	plan->ret = w->ret;
+	plan->ret = (enum watch_ret_mode)w->ret;
 	plan->verbose = w->verbose;
 	if (w->pid > 0) {
 		char exe[64];
 		ssize_t n;
 
-		plan->pid = w->pid;
+		plan->pid = (pid_t)w->pid;
 		snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)w->pid);
 		if ((n = readlink(exe, buf, sizeof(buf) - 1)) < 0)
 			return errorf_errno("cannot read '%s'", exe);
@@ -513,7 +483,6 @@ static int build_plan(struct watch *w, struct watch_plan *plan)
 
 int main(int argc, char **argv)
 {
-	struct watch w;
 	struct watch_plan plan;
 	struct watch_bias bias;
 	struct watch_agg *agg;
@@ -526,8 +495,8 @@ int main(int argc, char **argv)
 	int failed = 0, err;
 
 	cli_init(argc, argv);
-	memset(&w, 0, sizeof(w));
-	parse_args(&w, argc, argv);
+	argv = join_between(&argc, argv);
+	parse_args(argc, argv);
 	if (w.report)
 		return report(&w);
 	if (build_plan(&w, &plan))
@@ -557,7 +526,7 @@ int main(int argc, char **argv)
 		start_child(&w, &old);
 
 	struct watch_agg_opts ao = { &plan, w.nev + 1, names, w.all, w.raw ? NULL : &bias, trace };
-	struct watch_session_opts so = { &plan, w.all ? -1 : w.pid > 0 ? w.pid : w.child,
+	struct watch_session_opts so = { &plan, w.all ? -1 : w.pid > 0 ? (pid_t)w.pid : w.child,
 					 w.pid > 0, w.nev, w.ev, 512 };
 
 	agg = watch_agg_new(&ao);

@@ -1,14 +1,16 @@
 /*
- * watch/report.c - stopwatch results as text and JSON (watch/report.h).
+ * analysis/watchreport.c - stopwatch results as text and JSON
+ * (analysis/watchreport.h).
  */
 #include "config.h"
 
 #include <inttypes.h>
 #include <string.h>
 
+#include "analysis/watchreport.h"
 #include "core/json.h"
 #include "core/strbuf.h"
-#include "watch/report.h"
+#include "present/draw.h"
 
 void strbuf_add_ns(struct strbuf *sb, double ns)
 {
@@ -35,68 +37,62 @@ static uint64_t bucket_hi(unsigned k)
 	return k >= 63 ? UINT64_MAX : 1ull << (k + 1);
 }
 
-void watch_hist_line(struct strbuf *sb, unsigned k, uint64_t count, uint64_t max, unsigned width)
-{
-	size_t start = sb->len, bar = max ? (size_t)((count * width + max - 1) / max) : 0;
-
-	strbuf_addch(sb, '[');
-	strbuf_add_ns(sb, (double)bucket_lo(k));
-	strbuf_addstr(sb, ", ");
-	strbuf_add_ns(sb, (double)bucket_hi(k));
-	strbuf_addch(sb, ')');
-	while (sb->len - start < 22)
-		strbuf_addch(sb, ' ');
-	strbuf_addf(sb, "%10" PRIu64 "  ", count);
-	for (size_t i = 0; i < bar; i++)
-		strbuf_addch(sb, '#');
-}
-
 /* ---- text ----------------------------------------------------------------------- */
 
-static void add_stat_cols(struct strbuf *sb, const struct watch_stat *st)
+static void ns_field(struct draw *d, enum style st, double ns, bool have, int width)
 {
-	const double v[4] = { st->mean, (double)st->min, (double)st->max, watch_stat_stddev(st) };
+	struct strbuf sb = STRBUF_INIT;
 
-	for (int i = 0; i < 4; i++) {
-		size_t start = sb->len;
-
-		if (st->n)
-			strbuf_add_ns(sb, v[i]);
-		else
-			strbuf_addch(sb, '-');
-		while (sb->len - start < 10)
-			strbuf_addch(sb, ' ');
-		strbuf_addch(sb, ' ');
-	}
-}
-
-static void text_row(struct strbuf *sb, const struct watch_rec *r, const char *label)
-{
-	strbuf_addf(sb, "%-24s %10" PRIu64 " %6" PRIu64 " %7" PRIu64 "  ", label, r->calls, r->open,
-		    r->unwound);
-	add_stat_cols(sb, &r->wall);
-	if (r->cpu.n)
-		strbuf_add_ns(sb, r->cpu.mean);
+	if (have)
+		strbuf_add_ns(&sb, ns);
 	else
-		strbuf_addch(sb, '-');
-	strbuf_rtrim(sb);
-	strbuf_addch(sb, '\n');
+		strbuf_addch(&sb, '-');
+	draw_field(d, st, sb.buf, width, ALIGN_RIGHT);
+	strbuf_release(&sb);
 }
 
-static void text_events(struct strbuf *sb, const struct watch_rec *r)
+void watch_header_draw(struct draw *d)
+{
+	draw_printf(d, STYLE_HEADER, "%-24s %10s %6s %7s %10s %10s %10s %10s %10s", "function",
+		    "calls", "open", "unwound", "mean", "min", "max", "stddev", "on-cpu");
+}
+
+void watch_row_draw(struct draw *d, const struct watch_rec *r, const char *label)
+{
+	const struct watch_stat *w = &r->wall;
+
+	draw_field(d, STYLE_NORMAL, label, 24, ALIGN_LEFT);
+	draw_printf(d, STYLE_NORMAL, " %10" PRIu64, r->calls);
+	draw_printf(d, r->open ? STYLE_WARNING : STYLE_NORMAL, " %6" PRIu64, r->open);
+	draw_printf(d, r->unwound ? STYLE_WARNING : STYLE_NORMAL, " %7" PRIu64 " ", r->unwound);
+	ns_field(d, STYLE_HOT, w->mean, w->n, 10);
+	draw_space(d, STYLE_NORMAL, 1);
+	ns_field(d, STYLE_NORMAL, (double)w->min, w->n, 10);
+	draw_space(d, STYLE_NORMAL, 1);
+	ns_field(d, STYLE_NORMAL, (double)w->max, w->n, 10);
+	draw_space(d, STYLE_NORMAL, 1);
+	ns_field(d, STYLE_NORMAL, watch_stat_stddev(w), w->n, 10);
+	draw_space(d, STYLE_NORMAL, 1);
+	ns_field(d, STYLE_NORMAL, r->cpu.mean, r->cpu.n, 10);
+}
+
+void watch_events_draw(struct draw *d, const struct watch_rec *r)
 {
 	for (unsigned i = 0; i < r->nevents; i++) {
 		const struct watch_stat *st = &r->ev[i].st;
 
 		if (!st->n)
 			continue;
-		strbuf_addf(sb, "    %-20s mean %.2f  min %" PRIu64 "  max %" PRIu64 "  stddev %.2f"
-			    "  total %.0f\n", r->ev[i].name, st->mean, st->min, st->max,
+		draw_space(d, STYLE_NORMAL, 4);
+		draw_field(d, STYLE_LABEL, r->ev[i].name, 20, ALIGN_LEFT);
+		draw_printf(d, STYLE_NORMAL, " mean %.2f  min %" PRIu64 "  max %" PRIu64
+			    "  stddev %.2f  total %.0f", st->mean, st->min, st->max,
 			    watch_stat_stddev(st), st->mean * (double)st->n);
+		draw_eol(d);
 	}
 }
 
-static void text_hist(struct strbuf *sb, const struct watch_rec *r)
+void watch_hist_draw(struct draw *d, const struct watch_rec *r, int width)
 {
 	uint64_t max = 0;
 	int lo = -1, hi = -1;
@@ -111,49 +107,60 @@ static void text_hist(struct strbuf *sb, const struct watch_rec *r)
 		}
 	if (lo < 0)
 		return;
-	strbuf_addstr(sb, "    wall time             calls\n");
+	draw_space(d, STYLE_NORMAL, 4);
+	draw_printf(d, STYLE_HEADER, "%-22s %10s", "wall time", "calls");
+	draw_eol(d);
 	for (int k = lo; k <= hi; k++) {
-		strbuf_addstr(sb, "    ");
-		watch_hist_line(sb, (unsigned)k, r->hist[k], max, 40);
-		strbuf_addch(sb, '\n');
+		struct strbuf sb = STRBUF_INIT;
+
+		strbuf_addch(&sb, '[');
+		strbuf_add_ns(&sb, (double)bucket_lo((unsigned)k));
+		strbuf_addstr(&sb, ", ");
+		strbuf_add_ns(&sb, (double)bucket_hi((unsigned)k));
+		strbuf_addch(&sb, ')');
+		draw_space(d, STYLE_NORMAL, 4);
+		draw_field(d, STYLE_NORMAL, sb.buf, 22, ALIGN_LEFT);
+		draw_printf(d, STYLE_NORMAL, " %10" PRIu64 "  ", r->hist[k]);
+		draw_bar(d, STYLE_HOT, (double)r->hist[k] / (double)max, width);
+		draw_eol(d);
+		strbuf_release(&sb);
 	}
 }
 
-static bool same_target(const struct watch_rec *a, const struct watch_rec *b)
+bool watch_same_target(const struct watch_rec *a, const struct watch_rec *b)
 {
 	return a->kind == b->kind && !strcmp(a->key, b->key) && a->offset == b->offset &&
 	       !strcmp(a->key_b, b->key_b) && a->offset_b == b->offset_b;
 }
 
-void watch_report_text(FILE *out, const struct watch_set *s, const struct watch_report_opts *o)
+void watch_report_draw(struct draw *d, const struct watch_set *s, const struct watch_report_opts *o)
 {
 	struct watch_set fn = WATCH_SET_INIT, th = WATCH_SET_INIT;
-	struct strbuf sb = STRBUF_INIT;
 
 	watch_set_group(s, WATCH_BY_FUNCTION, &fn);
 	watch_set_group(s, WATCH_BY_THREAD, &th);
-	strbuf_addf(&sb, "%-24s %10s %6s %7s  %-10s %-10s %-10s %-10s %s\n", "function", "calls",
-		    "open", "unwound", "mean", "min", "max", "stddev", "on-cpu");
+	watch_header_draw(d);
+	draw_eol(d);
 	for (size_t i = 0; i < fn.n; i++) {
 		const struct watch_rec *r = &fn.v[i];
 
-		text_row(&sb, r, r->name);
+		watch_row_draw(d, r, r->name);
+		draw_eol(d);
 		if (o->threads)
 			for (size_t k = 0; k < th.n; k++) {
 				char label[64];
 
-				if (!same_target(&th.v[k], r) || !th.v[k].tid)
+				if (!watch_same_target(&th.v[k], r) || !th.v[k].tid)
 					continue;
-				snprintf(label, sizeof(label), "  %" PRIu32 "/%" PRIu32 " %.12s", th.v[k].pid,
+				snprintf(label, sizeof(label), "  %" PRIu32 "/%" PRIu32 " %s", th.v[k].pid,
 					 th.v[k].tid, th.v[k].comm);
-				text_row(&sb, &th.v[k], label);
+				watch_row_draw(d, &th.v[k], label);
+				draw_eol(d);
 			}
-		text_events(&sb, r);
+		watch_events_draw(d, r);
 		if (o->histograms)
-			text_hist(&sb, r);
+			watch_hist_draw(d, r, 40);
 	}
-	fwrite(sb.buf, 1, sb.len, out);
-	strbuf_release(&sb);
 	watch_set_release(&fn);
 	watch_set_release(&th);
 }
@@ -240,7 +247,7 @@ int watch_report_json(FILE *out, const struct watch_set *s)
 		json_key(&w, "threads");
 		json_array_begin(&w);
 		for (size_t k = 0; k < th.n; k++) {
-			if (!same_target(&th.v[k], r) || !th.v[k].tid)
+			if (!watch_same_target(&th.v[k], r) || !th.v[k].tid)
 				continue;
 			json_object_begin(&w);
 			json_key(&w, "pid");
