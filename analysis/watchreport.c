@@ -76,54 +76,79 @@ void watch_row_draw(struct draw *d, const struct watch_rec *r, const char *label
 	ns_field(d, STYLE_NORMAL, r->cpu.mean, r->cpu.n, 10);
 }
 
+void watch_event_draw(struct draw *d, const struct watch_rec *r, unsigned i)
+{
+	const struct watch_stat *st = &r->ev[i].st;
+
+	draw_space(d, STYLE_NORMAL, 4);
+	draw_field(d, STYLE_LABEL, r->ev[i].name, 20, ALIGN_LEFT);
+	draw_printf(d, STYLE_NORMAL, " mean %.2f  min %" PRIu64 "  max %" PRIu64
+		    "  stddev %.2f  total %.0f", st->mean, st->min, st->max,
+		    watch_stat_stddev(st), st->mean * (double)st->n);
+}
+
 void watch_events_draw(struct draw *d, const struct watch_rec *r)
 {
-	for (unsigned i = 0; i < r->nevents; i++) {
-		const struct watch_stat *st = &r->ev[i].st;
+	for (unsigned i = 0; i < r->nevents; i++)
+		if (r->ev[i].st.n) {
+			watch_event_draw(d, r, i);
+			draw_eol(d);
+		}
+}
 
-		if (!st->n)
-			continue;
-		draw_space(d, STYLE_NORMAL, 4);
-		draw_field(d, STYLE_LABEL, r->ev[i].name, 20, ALIGN_LEFT);
-		draw_printf(d, STYLE_NORMAL, " mean %.2f  min %" PRIu64 "  max %" PRIu64
-			    "  stddev %.2f  total %.0f", st->mean, st->min, st->max,
-			    watch_stat_stddev(st), st->mean * (double)st->n);
-		draw_eol(d);
-	}
+bool watch_hist_range(const struct watch_rec *r, unsigned *lo, unsigned *hi, uint64_t *max)
+{
+	bool any = false;
+
+	*max = 0;
+	for (unsigned k = 0; k < WATCH_HIST; k++)
+		if (r->hist[k]) {
+			if (!any)
+				*lo = k;
+			*hi = k;
+			any = true;
+			if (r->hist[k] > *max)
+				*max = r->hist[k];
+		}
+	return any;
+}
+
+void watch_hist_header_draw(struct draw *d)
+{
+	draw_space(d, STYLE_NORMAL, 4);
+	draw_printf(d, STYLE_HEADER, "%-22s %10s", "wall time", "calls");
+}
+
+void watch_hist_line_draw(struct draw *d, const struct watch_rec *r, unsigned k, uint64_t max,
+			  int width)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	strbuf_addch(&sb, '[');
+	strbuf_add_ns(&sb, (double)bucket_lo(k));
+	strbuf_addstr(&sb, ", ");
+	strbuf_add_ns(&sb, (double)bucket_hi(k));
+	strbuf_addch(&sb, ')');
+	draw_space(d, STYLE_NORMAL, 4);
+	draw_field(d, STYLE_NORMAL, sb.buf, 22, ALIGN_LEFT);
+	draw_printf(d, STYLE_NORMAL, " %10" PRIu64 "  ", r->hist[k]);
+	if (r->hist[k])
+		draw_bar(d, STYLE_HOT, (double)r->hist[k] / (double)max, width);
+	strbuf_release(&sb);
 }
 
 void watch_hist_draw(struct draw *d, const struct watch_rec *r, int width)
 {
-	uint64_t max = 0;
-	int lo = -1, hi = -1;
+	unsigned lo, hi;
+	uint64_t max;
 
-	for (int k = 0; k < WATCH_HIST; k++)
-		if (r->hist[k]) {
-			if (lo < 0)
-				lo = k;
-			hi = k;
-			if (r->hist[k] > max)
-				max = r->hist[k];
-		}
-	if (lo < 0)
+	if (!watch_hist_range(r, &lo, &hi, &max))
 		return;
-	draw_space(d, STYLE_NORMAL, 4);
-	draw_printf(d, STYLE_HEADER, "%-22s %10s", "wall time", "calls");
+	watch_hist_header_draw(d);
 	draw_eol(d);
-	for (int k = lo; k <= hi; k++) {
-		struct strbuf sb = STRBUF_INIT;
-
-		strbuf_addch(&sb, '[');
-		strbuf_add_ns(&sb, (double)bucket_lo((unsigned)k));
-		strbuf_addstr(&sb, ", ");
-		strbuf_add_ns(&sb, (double)bucket_hi((unsigned)k));
-		strbuf_addch(&sb, ')');
-		draw_space(d, STYLE_NORMAL, 4);
-		draw_field(d, STYLE_NORMAL, sb.buf, 22, ALIGN_LEFT);
-		draw_printf(d, STYLE_NORMAL, " %10" PRIu64 "  ", r->hist[k]);
-		draw_bar(d, STYLE_HOT, (double)r->hist[k] / (double)max, width);
+	for (unsigned k = lo; k <= hi; k++) {
+		watch_hist_line_draw(d, r, k, max, width);
 		draw_eol(d);
-		strbuf_release(&sb);
 	}
 }
 

@@ -36,6 +36,14 @@ void watch_row_draw(struct draw *d, const struct watch_rec *r, const char *label
 /* The lines of a record's event statistics and histogram (each ended with draw_eol()). */
 void watch_events_draw(struct draw *d, const struct watch_rec *r);
 void watch_hist_draw(struct draw *d, const struct watch_rec *r, int width);
+/* The same a line at a time (no draw_eol()): event i's statistics; the histogram's lines. */
+void watch_event_draw(struct draw *d, const struct watch_rec *r, unsigned i);
+/* The buckets from the first to the last that have calls, and the largest count; false if none. */
+bool watch_hist_range(const struct watch_rec *r, unsigned *lo, unsigned *hi, uint64_t *max);
+void watch_hist_header_draw(struct draw *d);
+/* Bucket k of r, its bar width columns at max. */
+void watch_hist_line_draw(struct draw *d, const struct watch_rec *r, unsigned k, uint64_t max,
+			  int width);
 /* True if two records measure the same thing (function, or interval). */
 bool watch_same_target(const struct watch_rec *a, const struct watch_rec *b);
 /* Writes them as JSON; returns 0, or -1 on a write error. */

@@ -157,6 +157,17 @@ test_expect_success 'results go into the epoch, merged run after run; --report s
 	test_must_fail dcpiwatch -d db --report -E 1 --json -f x 2>err
 '
 
+test_expect_success 'dcpi-tui: the stopwatch view (W) of the epoch' '
+	printf ":view-stopwatch\n:save-view sw.view\n:goto counted\n:save-display sw.screen\n:quit\n" >sw.script &&
+	env -i PATH="$PATH" HOME="$PWD" TERM=xterm-256color LINES=30 COLUMNS=120 TZ=UTC LC_ALL=C.UTF-8 \
+		dcpi-tui --script sw.script -E 1 db >tui.out 2>tui.err &&
+	test ! -s tui.err &&
+	test_grep "^title: stopwatch of epoch 1: 1 function" sw.view &&
+	grep "^> counted  *1234  *0  *0 " sw.view &&
+	test_grep "wall time  *calls" sw.view &&
+	test_grep "stopwatch of epoch 1" sw.screen
+'
+
 test_expect_success 'a damaged results file: named, and set aside on the next run' '
 	printf "garbage" | dd of=db/000002/watch bs=1 seek=40 conv=notrunc 2>/dev/null &&
 	test_must_fail dcpiwatch -d db --report -E second 2>err &&
