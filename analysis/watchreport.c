@@ -163,7 +163,7 @@ void watch_report_draw(struct draw *d, const struct watch_set *s, const struct w
 	struct watch_set fn = WATCH_SET_INIT, th = WATCH_SET_INIT;
 
 	watch_set_group(s, WATCH_BY_FUNCTION, &fn);
-	watch_set_group(s, WATCH_BY_THREAD, &th);
+	watch_set_group(s, o->processes && !o->threads ? WATCH_BY_PROCESS : WATCH_BY_THREAD, &th);
 	watch_header_draw(d);
 	draw_eol(d);
 	for (size_t i = 0; i < fn.n; i++) {
@@ -171,14 +171,18 @@ void watch_report_draw(struct draw *d, const struct watch_set *s, const struct w
 
 		watch_row_draw(d, r, r->name);
 		draw_eol(d);
-		if (o->threads)
+		if (o->threads || o->processes)
 			for (size_t k = 0; k < th.n; k++) {
 				char label[64];
 
-				if (!watch_same_target(&th.v[k], r) || !th.v[k].tid)
+				if (!watch_same_target(&th.v[k], r) || !th.v[k].pid)
 					continue;
-				snprintf(label, sizeof(label), "  %" PRIu32 "/%" PRIu32 " %s", th.v[k].pid,
-					 th.v[k].tid, th.v[k].comm);
+				if (th.v[k].tid)
+					snprintf(label, sizeof(label), "  %" PRIu32 "/%" PRIu32 " %s",
+						 th.v[k].pid, th.v[k].tid, th.v[k].comm);
+				else
+					snprintf(label, sizeof(label), "  %" PRIu32 " %s", th.v[k].pid,
+						 th.v[k].comm);
 				watch_row_draw(d, &th.v[k], label);
 				draw_eol(d);
 			}

@@ -24,6 +24,7 @@ struct strbuf;
 
 struct watch_report_opts {
 	bool threads;           /* a row per thread under each function */
+	bool processes;         /* a row per process under each function */
 	bool histograms;        /* the histogram of each function */
 };
 

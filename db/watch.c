@@ -173,10 +173,10 @@ void watch_set_group(const struct watch_set *in, enum watch_by by, struct watch_
 	for (size_t i = 0; i < in->n; i++) {
 		struct watch_rec r = in->v[i];
 
-		if (by != WATCH_BY_THREAD) {
+		if (by != WATCH_BY_THREAD)
 			r.tid = 0;
+		if (by == WATCH_BY_FUNCTION)
 			r.comm = NULL;
-		}
 		if (by == WATCH_BY_FUNCTION)
 			r.pid = 0;
 		watch_set_add(out, &r);

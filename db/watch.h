@@ -114,8 +114,8 @@ enum watch_by { WATCH_BY_FUNCTION, WATCH_BY_PROCESS, WATCH_BY_THREAD };
 
 /*
  * Appends to out the records of in combined per function (pid and tid 0,
- * no command name), per process (tid 0) or per thread (as they are),
- * sorted by key.
+ * no command name), per process (tid 0, the command name of one of its
+ * threads) or per thread (as they are), sorted by key.
  */
 void watch_set_group(const struct watch_set *in, enum watch_by by, struct watch_set *out);
 

@@ -44,7 +44,7 @@ struct watch {
 	struct watch_evspec ev[WATCH_MAX_EVENTS];
 	unsigned nev;
 	int ret;                /* enum watch_ret_mode */
-	bool json, all, raw, threads, no_hist, verbose, report;
+	bool json, all, raw, threads, processes, no_hist, verbose, report;
 	enum cli_color color;
 	uint64_t pid;           /* -p */
 	uint64_t duration;      /* seconds */
@@ -163,6 +163,7 @@ static void parse_args(int argc, char **argv)
 		OPT_BOOL(0, "report", &w.report, "show the results stored in an epoch (-E)"),
 		OPT_EPOCH(&w.epoch),
 		OPT_BOOL('T', "threads", &w.threads, "a row per thread under each function"),
+		OPT_BOOL('P', "processes", &w.processes, "a row per process under each function"),
 		OPT_BOOL(0, "no-histogram", &w.no_hist, "no histograms in the text report"),
 		OPT_JSON(&w.json),
 		OPT_COLOR(&w.color),
@@ -344,7 +345,7 @@ out:
 
 static void print(struct watch *w, const struct watch_set *set, int *failed)
 {
-	struct watch_report_opts ro = { w->threads, !w->no_hist };
+	struct watch_report_opts ro = { w->threads, w->processes, !w->no_hist };
 	struct draw d;
 
 	if (w->json) {

@@ -64,6 +64,21 @@ test_expect_success 'recursion: every level is a call' '
 	test "$(jget out "rec" timed)" = 60
 '
 
+test_expect_success 'a call still running when the program exits: open, not lost' '
+	dcpiwatch --json -f quitter -f counted -- $W exit >out &&
+	test "$(jget out quitter calls)" = 1 &&
+	test "$(jget out quitter open)" = 1 &&
+	test "$(jget out quitter timed)" = 0 &&
+	test "$(jget out counted timed)" = 1
+'
+
+test_expect_success 'one row per process of a tree (-P)' '
+	dcpiwatch -P --no-histogram -f counted@$W -- sh -c "$W count 3 && $W count 4" >out &&
+	cat out &&
+	test "$(grep -c "wl-watch" out)" = 2 &&
+	grep -q "^counted  *7 " out
+'
+
 test_expect_success 'longjmp out of two watched functions: counted as unwound, not lost' '
 	dcpiwatch --json -f jumper -f deep -- $W longjmp 50 >out &&
 	test "$(jget out jumper calls)" = 100 &&

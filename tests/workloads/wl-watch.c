@@ -14,6 +14,7 @@
  *   wl-watch loop N             tiny() N times; prints "ns_per_call X"
  *   wl-watch queue N            push() then pop() N times (--between push pop)
  *   wl-watch wait S             sleeps S seconds calling counted() every ms (for -p)
+ *   wl-watch exit               quitter() calls exit(): a call open at the end
  */
 #include <pthread.h>
 #include <setjmp.h>
@@ -107,6 +108,12 @@ NOINLINE void pop(long x)
 	sink -= x;
 }
 
+NOINLINE void quitter(int code)
+{
+	fflush(stdout);
+	exit(code);
+}
+
 struct targ {
 	long n;
 };
@@ -187,6 +194,9 @@ int main(int argc, char **argv)
 			busy(50);
 			pop(i);
 		}
+	} else if (!strcmp(mode, "exit")) {
+		counted(1);
+		quitter(0);
 	} else if (!strcmp(mode, "wait")) {
 		long end = now_ns(CLOCK_MONOTONIC) + a * 1000000000L;
 
@@ -197,7 +207,7 @@ int main(int argc, char **argv)
 			usleep(1000);
 		}
 	} else {
-		fprintf(stderr, "usage: wl-watch count|threads|timed|recurse|longjmp|loop|queue|wait ...\n");
+		fprintf(stderr, "usage: wl-watch count|threads|timed|recurse|longjmp|loop|queue|wait|exit ...\n");
 		return 2;
 	}
 	return 0;
