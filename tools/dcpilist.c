@@ -20,7 +20,7 @@ static int list(const char *spec, const char *image, bool source, bool blocks)
 	unsigned flags = (source ? LISTING_SOURCE : 0) | (blocks ? LISTING_BLOCKS : 0);
 	struct proc_ref ref;
 	struct listing l;
-	int r;
+	int r = 0;
 
 	if (proc_lookup(&t.view, spec, image, &ref))
 		return -1;
@@ -30,7 +30,10 @@ static int list(const char *spec, const char *image, bool source, bool blocks)
 	lo.src = &t.src;
 	if (listing_build(&l, &t.view, &ref, &lo))
 		return -1;
-	r = t.json ? listing_print_json(&l, stdout, flags) : listing_print_text(&l, stdout, flags);
+	if (t.json)
+		r = listing_print_json(&l, stdout, flags);
+	else
+		listing_draw(&l, &t.out, flags);
 	listing_release(&l);
 	return r;
 }
@@ -60,9 +63,7 @@ int main(int argc, char **argv)
 		.max_args = 2,
 	};
 
-	first = tool_start(&t, argc, argv, &cmd);
-	if (tool_open(&t))
-		return tool_finish(&t, -1);
+	first = tool_start(&t, argc, argv, &cmd, TOOL_EPOCH);
 	return tool_finish(&t, list(argv[first], first + 1 < argc ? argv[first + 1] : NULL, source,
 				    blocks));
 }
