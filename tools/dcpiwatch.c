@@ -9,7 +9,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <poll.h>
@@ -24,6 +23,7 @@
 #include "analysis/watchreport.h"
 #include "core/cli.h"
 #include "core/die.h"
+#include "core/spawn.h"
 #include "core/timeutil.h"
 #include "core/xalloc.h"
 #include "db/db.h"
@@ -49,8 +49,8 @@ struct watch {
 	uint64_t pid;           /* -p */
 	uint64_t duration;      /* seconds */
 	char **argv;            /* the command, or NULL */
-	pid_t child;
-	int go_fd, status_fd, sigfd;
+	struct spawn child;     /* the command, held before exec */
+	int sigfd;
 	int status;
 	bool child_done;
 };
@@ -209,57 +209,6 @@ static void parse_args(int argc, char **argv)
 
 /* ---- the command ---------------------------------------------------------------- */
 
-static _Noreturn void run_child(struct watch *w, int go, int status, const sigset_t *old)
-{
-	char byte;
-	int err;
-
-	sigprocmask(SIG_SETMASK, old, NULL);
-	if (read(go, &byte, 1) != 1)
-		_exit(127);
-	close(go);
-	execvp(w->argv[0], w->argv);
-	err = errno;
-	if (write(status, &err, sizeof(err)) < 0)
-		_exit(127);
-	_exit(err == ENOENT ? 127 : 126);
-}
-
-static void start_child(struct watch *w, const sigset_t *old)
-{
-	int go[2], st[2];
-
-	if (pipe2(go, O_CLOEXEC) || pipe2(st, O_CLOEXEC))
-		die_errno("cannot create a pipe");
-	fflush(NULL);
-	if ((w->child = fork()) < 0)
-		die_errno("cannot fork");
-	if (!w->child) {
-		close(go[1]);
-		close(st[0]);
-		run_child(w, go[0], st[1], old);
-	}
-	close(go[0]);
-	close(st[1]);
-	w->go_fd = go[1];
-	w->status_fd = st[0];
-}
-
-static int release_child(struct watch *w)
-{
-	int err = 0;
-	ssize_t n;
-
-	if (write(w->go_fd, "x", 1) != 1)
-		die_errno("cannot start '%s'", w->argv[0]);
-	close(w->go_fd);
-	do
-		n = read(w->status_fd, &err, sizeof(err));
-	while (n < 0 && errno == EINTR);
-	close(w->status_fd);
-	return n == (ssize_t)sizeof(err) ? err : 0;
-}
-
 /* Returns true when watching should stop. */
 static bool handle_signals(struct watch *w)
 {
@@ -270,12 +219,13 @@ static bool handle_signals(struct watch *w)
 		if (si.ssi_signo == SIGCHLD)
 			continue;
 		/* With a command, it decides: pass the signal on; else stop watching. */
-		if (w->child > 0)
-			kill(w->child, (int)si.ssi_signo);
+		if (w->child.pid > 0)
+			kill(w->child.pid, (int)si.ssi_signo);
 		else
 			stop = true;
 	}
-	if (w->child > 0 && !w->child_done && waitpid(w->child, &w->status, WNOHANG) == w->child)
+	if (w->child.pid > 0 && !w->child_done &&
+	    waitpid(w->child.pid, &w->status, WNOHANG) == w->child.pid)
 		w->child_done = stop = true;
 	if (w->pid > 0 && kill((pid_t)w->pid, 0) && errno == ESRCH)
 		stop = true;
@@ -524,24 +474,22 @@ int main(int argc, char **argv)
 	if ((w.sigfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC)) < 0)
 		die_errno("signalfd");
 	if (w.argv)
-		start_child(&w, &old);
+		spawn_start(&w.child, w.argv, &old);
 
 	struct watch_agg_opts ao = { &plan, w.nev + 1, names, w.all, w.raw ? NULL : &bias, trace };
-	struct watch_session_opts so = { &plan, w.all ? -1 : w.pid > 0 ? (pid_t)w.pid : w.child,
+	struct watch_session_opts so = { &plan, w.all ? -1 : w.pid > 0 ? (pid_t)w.pid : w.child.pid,
 					 w.pid > 0, w.nev, w.ev, 512 };
 
 	agg = watch_agg_new(&ao);
 	if (!(s = watch_session_open(&so, agg))) {
-		if (w.argv) {
-			close(w.go_fd);
-			waitpid(w.child, NULL, 0);
-		}
+		if (w.argv)
+			spawn_abort(&w.child);
 		return 1;
 	}
-	if (w.argv && (err = release_child(&w))) {
+	if (w.argv && (err = spawn_release(&w.child, w.argv[0]))) {
 		errno = err;
 		errorf_errno("cannot run '%s'", w.argv[0]);
-		waitpid(w.child, &w.status, 0);
+		waitpid(w.child.pid, &w.status, 0);
 		return err == ENOENT ? 127 : 126;
 	}
 	watch_loop(&w, s);
@@ -563,7 +511,7 @@ int main(int argc, char **argv)
 	watch_plan_release(&plan);
 	if (w.argv) {
 		if (!w.child_done)
-			waitpid(w.child, &w.status, 0);
+			waitpid(w.child.pid, &w.status, 0);
 		if (WIFEXITED(w.status) && !failed)
 			return WEXITSTATUS(w.status);
 		if (WIFSIGNALED(w.status) && !failed)
