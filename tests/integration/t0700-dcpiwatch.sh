@@ -88,7 +88,10 @@ test_expect_success 'longjmp out of two watched functions: counted as unwound, n
 	test "$(jget out deep timed)" = 50
 '
 
-if command -v g++ >/dev/null && g++ -O2 -g -o exc "$top_srcdir/tests/workloads/wl-watch-exc.cc" 2>/dev/null; then
+if command -v g++ >/dev/null; then
+	test_expect_success 'the C++ workload builds' '
+		g++ -O2 -g -o "$TEST_DIR/exc" "$top_srcdir/tests/workloads/wl-watch-exc.cc"
+	'
 	test_expect_success 'C++ exceptions through watched functions: the program runs on' '
 		dcpiwatch -v --json -f mid -f thrower -- ./exc 30 >out 2>err &&
 		test_grep "caught 10" out && test_grep "returned 20" out &&
