@@ -13,6 +13,7 @@
 #include "collect/snapshot.h"
 #include "core/cli.h"
 #include "core/die.h"
+#include "core/spawn.h"
 #include "core/strbuf.h"
 #include "core/timeutil.h"
 #include "core/xalloc.h"
@@ -39,8 +40,7 @@ struct run {
 	bool append, snapshot, quiet;
 	char **argv;
 	struct collect_options opt;
-	pid_t child;
-	int go_fd, status_fd;       /* release the child; learn whether exec worked */
+	struct spawn child;         /* the command, held before exec */
 	int sigfd;
 	int status;                 /* the child's wait status */
 };
@@ -79,60 +79,6 @@ static void parse_args(struct run *r, int argc, char **argv)
 	r->argv = argv + first;
 }
 
-/* The command's side of the fork: wait for the events, then exec. */
-static _Noreturn void child(struct run *r, int go, int status, const sigset_t *old)
-{
-	char byte;
-	int err;
-
-	sigprocmask(SIG_SETMASK, old, NULL);
-	if (read(go, &byte, 1) != 1)
-		_exit(127);  /* dcpirun gave up */
-	close(go);
-	execvp(r->argv[0], r->argv);
-	err = errno;
-	if (write(status, &err, sizeof(err)) < 0)
-		_exit(127);
-	_exit(err == ENOENT ? 127 : 126);
-}
-
-static void start_child(struct run *r, const sigset_t *old)
-{
-	int go[2], st[2];
-
-	if (pipe2(go, O_CLOEXEC) || pipe2(st, O_CLOEXEC))
-		die_errno("cannot create a pipe");
-	fflush(NULL);
-	r->child = fork();
-	if (r->child < 0)
-		die_errno("cannot fork");
-	if (!r->child) {
-		close(go[1]);
-		close(st[0]);
-		child(r, go[0], st[1], old);
-	}
-	close(go[0]);
-	close(st[1]);
-	r->go_fd = go[1];
-	r->status_fd = st[0];
-}
-
-/* Lets the child exec; returns 0 if it did, else its errno. */
-static int release_child(struct run *r)
-{
-	int err = 0;
-	ssize_t n;
-
-	if (write(r->go_fd, "x", 1) != 1)
-		die_errno("cannot start '%s'", r->argv[0]);
-	close(r->go_fd);
-	do
-		n = read(r->status_fd, &err, sizeof(err));
-	while (n < 0 && errno == EINTR);
-	close(r->status_fd);
-	return n == (ssize_t)sizeof(err) ? err : 0;
-}
-
 static int exit_code(int status)
 {
 	if (WIFEXITED(status))
@@ -156,9 +102,9 @@ static bool handle_signals(struct run *r)
 		 * directly; pass on only those sent to dcpirun itself.
 		 */
 		if (si.ssi_code == SI_USER || si.ssi_code == SI_QUEUE)
-			kill(r->child, (int)si.ssi_signo);
+			kill(r->child.pid, (int)si.ssi_signo);
 	}
-	if (waitpid(r->child, &r->status, WNOHANG) == r->child)
+	if (waitpid(r->child.pid, &r->status, WNOHANG) == r->child.pid)
 		done = true;
 	return done;
 }
@@ -252,17 +198,16 @@ int main(int argc, char **argv)
 	if ((r.sigfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC)) < 0)
 		die_errno("signalfd");
 
-	start_child(&r, &old);
-	r.opt.pid = r.child;
+	spawn_start(&r.child, r.argv, &old);
+	r.opt.pid = r.child.pid;
 	if (!(c = collector_new(&r.opt, db))) {
-		close(r.go_fd);  /* the child exits without running anything */
-		waitpid(r.child, NULL, 0);
+		spawn_abort(&r.child);
 		return 1;
 	}
 	/* Before the command runs, so that it does not compete for a CPU. */
 	collector_calibrate(c);
-	if ((err = release_child(&r))) {
-		waitpid(r.child, &r.status, 0);
+	if ((err = spawn_release(&r.child, r.argv[0]))) {
+		waitpid(r.child.pid, &r.status, 0);
 		errno = err;
 		errorf_errno("cannot run '%s'", r.argv[0]);
 		collector_free(c);

@@ -293,6 +293,9 @@ static bool view_requests(struct tui *t, enum request req, const char *arg)
 	case REQ_VIEW_MESSAGES:
 		toggle_view(t, &messages_view_ops);
 		break;
+	case REQ_VIEW_STOPWATCH:
+		tui_open_view(t, "stopwatch", &(struct view_loc){ .epoch = t->epoch });
+		break;
 	case REQ_GOTO:
 		errorf("nothing to go to in the %s view", v ? v->ops->name : "empty");
 		break;

@@ -67,6 +67,7 @@ enum arg_kind {
 	REQ(VIEW_PROCEDURES, "view-procedures", "P", NONE, "Show the procedures of all images") \
 	REQ(VIEW_HELP, "view-help", "? <F1>", NONE, "Show this help")                     \
 	REQ(VIEW_MESSAGES, "messages", "M", NONE, "Show the messages of this session")    \
+	REQ(VIEW_STOPWATCH, "view-stopwatch", "W", NONE, "Show the dcpiwatch results")     \
 	REQ(TOGGLE_PANE, "toggle-pane", "p", NONE, "Show or hide the details pane")       \
 	REQ(REFRESH, "refresh", "<C-l>", NONE, "Redraw the screen")                       \
 	REQ(RELOAD, "reload", "R", NONE, "Reread the database")  \

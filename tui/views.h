@@ -44,7 +44,8 @@
 	_(diff)      \
 	_(diff_procedure) \
 	_(help)      \
-	_(messages)
+	_(messages)  \
+	_(stopwatch)
 
 #define VIEW_DECLARE_(name) extern const struct view_ops name##_view_ops;
 VIEW_INFO(VIEW_DECLARE_)
