@@ -147,7 +147,7 @@ test_expect_success '--between A B, events per call, --trace in time order' '
 test_expect_success '-p: a running process, until it exits' '
 	$W wait 3 >wout &
 	pid=$! &&
-	for i in $(seq 50); do grep -q ready wout && break; sleep 0.1; done &&
+	wait_for 30 "the workload to say ready" "grep -q ready wout" &&
 	dcpiwatch --json -p $pid -f counted >out &&
 	wait $pid &&
 	n=$(jget out counted calls) && echo "calls $n" &&
