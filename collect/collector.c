@@ -132,7 +132,12 @@ int collect_option(struct collect_options *o, int opt, const char *arg)
 		if (cli_parse_range(arg, 1, 65536, &v) || (v & (v - 1)))
 			return errorf("bad ring size '%s' (pages per CPU, a power of two)", arg);
 		o->ring_pages = (unsigned)v;
+		o->ring_pages_given = true;
 		return 1;
+	case 'g':
+		return callgraph_parse(&o->callgraph, "dwarf") ? -1 : 1;
+	case COLLECT_OPT_CALL_GRAPH:
+		return callgraph_parse(&o->callgraph, arg) ? -1 : 1;
 	default:
 		return 0;
 	}
@@ -219,6 +224,10 @@ static int open_one(struct collector *c, struct ccpu *cc, size_t i)
 
 	perf_attr_init(&attr, &e->spec, &c->target, draw_period(c, e), e->freq, i == 0,
 		       ring_bytes / 4);
+	if (c->cg)
+		callchain_attr(c->cg, &attr);
+	c->sample_type = attr.sample_type;
+	c->regs_mask = attr.sample_regs_user;
 	cc->fd[i] = perf_open(&attr, c->opt.pid, cc->cpu, -1);
 	/* Older kernels: no lost count in read() (before 6.0), no build-ids (5.12). */
 	if (cc->fd[i] < 0 && errno == EINVAL) {
@@ -257,8 +266,10 @@ static int open_cpu(struct collector *c, struct ccpu *cc, size_t k)
 
 		if (open_one(c, cc, i))
 			return -1;
-		if (i == 0 && perf_ring_map(&cc->ring, cc->fd[0], (int)k, c->opt.ring_pages))
+		if (i == 0 && perf_ring_map(&cc->ring, cc->fd[0], (int)k, c->opt.ring_pages)) {
+			c->map_failed = true;
 			return -1;
+		}
 		if (i > 0 && ioctl(cc->fd[i], PERF_EVENT_IOC_SET_OUTPUT, cc->fd[0]))
 			return -1;
 		if (perf_event_id(cc->fd[i], &id))
@@ -295,8 +306,17 @@ static int open_events(struct collector *c)
 	c->target.inherit = !system_wide;
 	c->target.enable_on_exec = !system_wide;
 	c->target.exclude_kernel = c->opt.user_only;
+	c->map_failed = false;
 	if (!open_all(c))
 		return 0;
+	/* Large rings (stack copies) over the locked-memory limit: smaller ones. */
+	while (c->map_failed && (errno == EPERM || errno == ENOMEM) && c->opt.ring_pages > 16 &&
+	       !c->opt.ring_pages_given) {
+		c->opt.ring_pages /= 2;
+		c->map_failed = false;
+		if (!open_all(c))
+			return 0;
+	}
 	if ((errno == EACCES || errno == EPERM) && !system_wide && !c->target.exclude_kernel) {
 		/* perf_event_paranoid 2: user space only, as the kernel demands. */
 		c->target.exclude_kernel = true;
@@ -329,6 +349,16 @@ static struct collector *collector_alloc(const struct collect_options *o, struct
 	c->procs.lazy_scan = true;
 	store_init(&c->store, db, &c->procs, &o->store, fill_meta, c);
 	return c;
+}
+
+/* -g: the recorder of stacks, and rings that can hold their copies. */
+static void setup_callgraph(struct collector *c, bool offline)
+{
+	if (c->opt.callgraph.mode == CALLGRAPH_NONE)
+		return;
+	c->cg = callchain_new(&c->opt.callgraph, &c->procs, &c->store, offline);
+	if (c->opt.callgraph.mode == CALLGRAPH_DWARF && !c->opt.ring_pages_given)
+		c->opt.ring_pages = CALLGRAPH_DWARF_RING_PAGES;
 }
 
 static void setup_cpus(struct collector *c, const int *cpus, size_t n)
@@ -365,6 +395,7 @@ struct collector *collector_new(const struct collect_options *o, struct db *db)
 	}
 	setup_cpus(c, cpus, n);
 	free(cpus);
+	setup_callgraph(c, false);
 	if (open_events(c)) {
 		collector_free(c);
 		return NULL;
@@ -387,6 +418,16 @@ struct collector *collector_new_offline(const struct collect_options *o, struct 
 		*u64map_slot(&c->id_event, i + 1) = c->n_ev;
 	}
 	setup_cpus(c, NULL, ncpu);
+	setup_callgraph(c, true);
+	if (c->cg) {
+		struct perf_event_attr attr;
+
+		memset(&attr, 0, sizeof(attr));
+		attr.sample_type = PERF_COLLECT_SAMPLE_TYPE;
+		callchain_attr(c->cg, &attr);
+		c->sample_type = attr.sample_type;
+		c->regs_mask = attr.sample_regs_user;
+	}
 	return c;
 }
 
@@ -412,6 +453,7 @@ void collector_free(struct collector *c)
 	free(c->cpu);
 	u64map_release(&c->id_event);
 	order_release(&c->order);
+	callchain_free(c->cg);
 	store_release(&c->store);
 	procs_release(&c->procs);
 	free(c);
@@ -670,6 +712,8 @@ static void fill_meta(void *ctx, struct epoch_meta *m)
 		}
 	}
 	fill_calib(c, m);
+	if (c->cg)
+		callchain_fill_meta(c->cg, m);
 	collector_hash_totals(c, &t, false);
 	c->lost_stored = collector_lost(c);
 	set_counter(c, m, "lost", c->lost_stored - c->epoch_lost);
@@ -689,7 +733,11 @@ int collector_begin(struct collector *c, const struct store_epoch_opts *eo)
 	c->calib_base_taken = false;
 	mark_epoch_start(c);
 	c->run_lost = c->epoch_lost;
-	return store_begin(&c->store, eo);
+	if (store_begin(&c->store, eo))
+		return -1;
+	if (c->cg)
+		callchain_begin(c->cg);
+	return 0;
 }
 
 int collector_enable(struct collector *c)
@@ -779,7 +827,8 @@ static void consume(void *ctx, const struct shash_entry *v, size_t n)
 	}
 }
 
-static void on_sample(struct collector *c, struct ccpu *cc, const struct perf_rec *r)
+static void on_sample(struct collector *c, struct ccpu *cc, const struct perf_rec *r,
+		      const void *rec, size_t len)
 {
 	uint64_t ip = r->u.sample.ip, v;
 	struct addr_space *as = NULL;
@@ -797,6 +846,8 @@ static void on_sample(struct collector *c, struct ccpu *cc, const struct perf_re
 	e->period_n++;
 	cc->samples++;
 	c->samples++;
+	if (c->cg)
+		callchain_sample(c->cg, r, rec, len, c->sample_type, c->regs_mask, ev);
 	if (r->u.sample.kernel || (!r->u.sample.user && kernel_address(ip))) {
 		slot = SLOT_KERNEL;
 		c->kernel++;
@@ -851,7 +902,7 @@ static void dispatch(void *ctx, int k, const void *rec, size_t len)
 	}
 	switch (r.kind) {
 	case PERF_REC_SAMPLE:
-		on_sample(c, cc, &r);
+		on_sample(c, cc, &r, rec, len);
 		break;
 	case PERF_REC_MMAP:
 		on_mmap(c, &r);
@@ -964,34 +1015,53 @@ int64_t collector_tick(struct collector *c, int64_t now)
 		c->next_drain = now + c->opt.drain_ns;
 	}
 	store_tick(&c->store, now);
+	if (c->cg && callchain_due(c->cg, now, c->opt.store.write_interval_ns))
+		callchain_write(c->cg);
 	update_rates(c, now);
 	return c->next_redraw < c->next_drain ? c->next_redraw : c->next_drain;
 }
 
+/* Stacks go to disk with the rest (their images indexed first). */
+static int write_stacks(struct collector *c)
+{
+	return c->cg ? callchain_write(c->cg) : 0;
+}
+
 int collector_flush(struct collector *c)
 {
+	int r;
+
 	collector_read(c, false);
 	drain(c);
-	return store_flush(&c->store);
+	r = write_stacks(c);
+	return store_flush(&c->store) || r ? -1 : 0;
 }
 
 int collector_new_epoch(struct collector *c, const char *label)
 {
 	collector_read(c, false);
 	drain(c);
+	if (write_stacks(c))
+		return errorf("the stacks of epoch %" PRIu32 " could not be written; staying in it",
+			      c->store.seq);
 	collector_calibrate(c);
 	c->calib_base_taken = false;
 	if (store_new_epoch(&c->store, label))
 		return -1;
 	mark_epoch_start(c);
+	if (c->cg)
+		callchain_begin(c->cg);
 	return 0;
 }
 
 int collector_finish(struct collector *c)
 {
+	int r;
+
 	collector_read(c, true);
 	drain(c);
-	return store_close(&c->store);
+	r = write_stacks(c);
+	return store_close(&c->store) || r ? -1 : 0;
 }
 
 /* ---- reports ---------------------------------------------------------------------- */

@@ -25,6 +25,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "collect/callchain.h"
 #include "collect/shash.h"
 #include "collect/store.h"
 #include "core/event.h"
@@ -65,6 +66,8 @@ struct collect_options {
 	int64_t drain_ns;           /* hash tables drained at least this often */
 	int64_t slack_ns;           /* records this recent wait for the next round */
 	bool no_calibrate;          /* --no-calibrate: do not measure the cycles per sample */
+	struct callgraph_opts callgraph;    /* -g, --call-graph: stacks (collect/callchain.h) */
+	bool ring_pages_given;      /* --ring-pages was used */
 	char **per_process;         /* image paths with per-process profiles */
 	size_t n_per_process;
 	struct store_config store;
@@ -80,7 +83,7 @@ int collect_parse_events(struct collect_options *o, const char *list);
  * (returns 1), or returns 0 if opt is not one of them, -1 on a bad value
  * (reported).
  */
-#define COLLECT_SHORTOPTS "e:F:c:"
+#define COLLECT_SHORTOPTS "e:F:c:g"
 enum {
 	COLLECT_OPT_HASH = 0x2000,
 	COLLECT_OPT_PER_PROCESS,
@@ -89,6 +92,7 @@ enum {
 	COLLECT_OPT_HASH_COMPARE,
 	COLLECT_OPT_HASH_BYTES,
 	COLLECT_OPT_NO_CALIBRATE,
+	COLLECT_OPT_CALL_GRAPH,
 };
 #define COLLECT_LONGOPTS                                                            \
 	{ "events", required_argument, NULL, 'e' },                                 \
@@ -100,7 +104,8 @@ enum {
 	{ "ring-pages", required_argument, NULL, COLLECT_OPT_RING_PAGES },          \
 	{ "hash-compare", no_argument, NULL, COLLECT_OPT_HASH_COMPARE },            \
 	{ "hash-bytes", required_argument, NULL, COLLECT_OPT_HASH_BYTES },          \
-	{ "no-calibrate", no_argument, NULL, COLLECT_OPT_NO_CALIBRATE }
+	{ "no-calibrate", no_argument, NULL, COLLECT_OPT_NO_CALIBRATE },              \
+	{ "call-graph", required_argument, NULL, COLLECT_OPT_CALL_GRAPH }
 int collect_option(struct collect_options *o, int opt, const char *arg);
 
 struct collector;

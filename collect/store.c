@@ -251,6 +251,19 @@ static void add_to(struct store *s, struct ptable *t, uint64_t offset, uint64_t 
 	}
 }
 
+void store_note_frame(struct store *s, uint32_t image, uint64_t offset)
+{
+	index_image(s, image);
+	if (image == s->procs->kernel_image && s->cfg.kallsyms) {
+		size_t before = s->kaddrs.size;
+
+		/* A new address needs a new subset unless a saved symbol holds it. */
+		u64map_slot(&s->kaddrs, offset);
+		if (s->kaddrs.size != before && !kallsyms_covered(s->kranges, s->nkranges, offset))
+			s->kallsyms_stale = true;
+	}
+}
+
 void store_add(struct store *s, uint32_t image, unsigned event, uint32_t pid, uint64_t offset,
 	       uint64_t count)
 {
@@ -260,16 +273,8 @@ void store_add(struct store *s, uint32_t image, unsigned event, uint32_t pid, ui
 		s->st.dropped += count;
 		return;
 	}
-	index_image(s, image);
+	store_note_frame(s, image, offset);
 	add_to(s, t, offset, count);
-	if (image == s->procs->kernel_image && s->cfg.kallsyms) {
-		size_t before = s->kaddrs.size;
-
-		/* A new address needs a new subset unless a saved symbol holds it. */
-		u64map_slot(&s->kaddrs, offset);
-		if (s->kaddrs.size != before && !kallsyms_covered(s->kranges, s->nkranges, offset))
-			s->kallsyms_stale = true;
-	}
 	if (pid && procs_image(s->procs, image)->per_process)
 		add_to(s, table(s, image, event, true, pid), offset, count);
 }
@@ -482,6 +487,16 @@ static struct ptable *next_due(struct store *s, int64_t now, bool all)
 			best = t;
 	}
 	return best;
+}
+
+int store_sync_aux(struct store *s)
+{
+	if (!s->seq)
+		return 0;
+	if (store_index(s))
+		return -1;
+	store_kallsyms(s);
+	return 0;
 }
 
 size_t store_tick(struct store *s, int64_t now)

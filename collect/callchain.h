@@ -1,0 +1,123 @@
+/*
+ * collect/callchain.h - call stacks at collection time (dcpirun -g, dcpid
+ * -g): what the events must record, unwinding each sample's stack as it is
+ * handled, and the epoch's stack table (db/stacks.h).
+ *
+ *   --call-graph fp     the kernel walks the frame-pointer chain
+ *                       (PERF_SAMPLE_CALLCHAIN, kernel and user)
+ *   --call-graph dwarf  the kernel gives its own frames (CALLCHAIN), the
+ *                       user registers (REGS_USER: ip, sp, bp) and a copy
+ *                       of the top of the user stack (STACK_USER, 8 KiB by
+ *                       default); the collector unwinds it at once with the
+ *                       binaries' .eh_frame, through unwind tables an
+ *                       unprivileged worker builds (collect/unwind-worker.h),
+ *                       and keeps the frames, never the copy.  Frames
+ *                       without CFI (JIT code) fall back to the frame pointer.
+ *
+ * Samples are handled in time order (collect/order.h), so every frame
+ * resolves against the mappings of the sample's own time.  The stack table
+ * collects every sample of the epoch with its thread (tgid, tid, process
+ * name): that is also what per-process reports (dcpiprof --by) read.  It
+ * is merged into the epoch's `stacks` blob at each write and then emptied.
+ */
+#ifndef DCPI_COLLECT_CALLCHAIN_H
+#define DCPI_COLLECT_CALLCHAIN_H
+
+#include <linux/perf_event.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "collect/procs.h"
+#include "db/stacks.h"
+#include "unwind/utable.h"
+#include "unwind/unwind.h"
+
+struct store;
+struct perf_rec;
+struct epoch_meta;
+struct strbuf;
+
+enum callgraph_mode { CALLGRAPH_NONE, CALLGRAPH_FP, CALLGRAPH_DWARF };
+
+#define CALLGRAPH_DEFAULT_STACK 8192
+#define CALLGRAPH_MAX_STACK 65528
+/* Ring pages per CPU when stacks are copied (unless --ring-pages says). */
+#define CALLGRAPH_DWARF_RING_PAGES 512
+/* Unwind tables kept in memory, at most (least recently used go first). */
+#define CALLGRAPH_TABLE_BYTES ((size_t)128 << 20)
+
+struct callgraph_opts {
+	enum callgraph_mode mode;
+	uint32_t stack_size;        /* bytes of user stack copied per sample (dwarf) */
+};
+
+/*
+ * Parses --call-graph's argument: "fp", "dwarf" or "dwarf,SIZE" (bytes, a
+ * multiple of 8, 64 to 65528).  -1 with a message if bad.
+ */
+int callgraph_parse(struct callgraph_opts *o, const char *arg);
+
+struct callchain_stats {
+	uint64_t samples;               /* samples with a stack recorded */
+	uint64_t ends[STACK_END__COUNT];/* user stacks by how their walk ended */
+	uint64_t frames;                /* frames recorded */
+	uint64_t fp_steps;              /* user frames found by the frame-pointer fallback */
+	uint64_t tables, table_failures, table_evictions;
+	uint64_t dropped;               /* samples not recorded (too many threads) */
+	int64_t unwind_ns;              /* time spent unwinding and recording */
+	int64_t table_ns;               /* time spent waiting for tables */
+};
+
+struct callchain;
+
+/*
+ * A call-graph recorder for the collector.  In dwarf mode it starts the
+ * unwinding worker (if it cannot, user stacks fall back to the frame
+ * pointer and a warning says so); offline (tests) it starts none and takes
+ * tables from callchain_set_table().
+ */
+struct callchain *callchain_new(const struct callgraph_opts *o, struct procs *procs,
+				struct store *store, bool offline);
+void callchain_free(struct callchain *cg);
+
+/* Adds what the events must record to attr (sample_type, registers, stack size). */
+void callchain_attr(const struct callchain *cg, struct perf_event_attr *attr);
+
+/*
+ * Records one sample (rec, len: the raw record, r: its parse) of event
+ * ev.  sample_type and regs_mask are those of the events (the attr).
+ */
+void callchain_sample(struct callchain *cg, const struct perf_rec *r, const void *rec, size_t len,
+		      uint64_t sample_type, uint64_t regs_mask, unsigned ev);
+
+/*
+ * A new or continued epoch begins: counters restart, and the kernel
+ * addresses of a continued epoch's stacks are noted for its kallsyms
+ * subset.
+ */
+void callchain_begin(struct callchain *cg);
+
+/* True if samples wait to be written and have waited at least interval_ns. */
+bool callchain_due(const struct callchain *cg, int64_t now, int64_t interval_ns);
+
+/*
+ * Merges the stacks recorded since the last write into the epoch's stack
+ * table (after storing the image index they need) and empties the table.
+ * Returns 0, or -1 (reported; the stacks are kept for the next try).
+ */
+int callchain_write(struct callchain *cg);
+
+/* Sets the epoch's stack counters (stacks, stacks_complete, ...) in m. */
+void callchain_fill_meta(struct callchain *cg, struct epoch_meta *m);
+
+const struct callchain_stats *callchain_stats(const struct callchain *cg);
+size_t callchain_bytes(const struct callchain *cg);
+
+/* Appends the status lines (dcpictl status). */
+void callchain_status(const struct callchain *cg, struct strbuf *out, bool json);
+
+/* Tests: the table of image (a procs image number), instead of the worker's. */
+void callchain_set_table(struct callchain *cg, uint32_t image, const struct utable *t);
+
+#endif
