@@ -114,8 +114,10 @@ static void count_all(struct build *b)
 		bool delayed;
 		size_t n;
 
-		if (wanted(b->g, s) && (n = sample_nodes(b->g, s, nodes, &delayed)))
+		if (wanted(b->g, s) && (n = sample_nodes(b->g, s, nodes, &delayed))) {
 			count_sample(b, i + 1, nodes, n, s->count, delayed);
+			b->g->ends[t->stacks[s->stack].end] += s->count;
+		}
 	}
 }
 
@@ -323,7 +325,8 @@ static void make_entries(struct build *b)
 	}
 	g->n_entries = k;
 	sort_g = g;
-	qsort(g->entries, k, sizeof(*g->entries), cmp_entry);
+	if (k)
+		qsort(g->entries, k, sizeof(*g->entries), cmp_entry);
 	g->entry_of = xcalloc(n + 1, sizeof(*g->entry_of));
 	for (size_t i = 0; i < k; i++) {
 		g->entries[i].index = (uint32_t)i + 1;
@@ -363,10 +366,12 @@ static void link_arcs(struct build *b)
 	}
 	sort_g = g;
 	for (size_t i = 0; i < g->n_entries; i++) {
-		qsort(g->entries[i].parents, g->entries[i].n_parents, sizeof(uint32_t),
-		      cmp_arc_by_samples);
-		qsort(g->entries[i].children, g->entries[i].n_children, sizeof(uint32_t),
-		      cmp_arc_by_samples);
+		if (g->entries[i].n_parents)
+			qsort(g->entries[i].parents, g->entries[i].n_parents, sizeof(uint32_t),
+			      cmp_arc_by_samples);
+		if (g->entries[i].n_children)
+			qsort(g->entries[i].children, g->entries[i].n_children, sizeof(uint32_t),
+			      cmp_arc_by_samples);
 	}
 }
 
@@ -419,6 +424,12 @@ void callgraph_release(struct callgraph *g)
 	free(g->entry_of);
 	free(g->arcs);
 	memset(g, 0, sizeof(*g));
+}
+
+uint64_t callgraph_user_samples(const struct callgraph *g, uint64_t *complete)
+{
+	*complete = g->ends[STACK_END_COMPLETE];
+	return g->samples - g->ends[STACK_END_KERNEL];
 }
 
 const struct cg_entry *callgraph_entry(const struct callgraph *g, uint32_t node)
@@ -611,7 +622,8 @@ int callgraph_print_flat(const struct callgraph *g, FILE *out, const uint32_t *n
 		if (g->entries[i].node != UINT32_MAX && selected(nodes, n, &g->entries[i]))
 			order[k++] = (uint32_t)i;
 	flat_g = g;
-	qsort(order, k, sizeof(*order), cmp_flat);
+	if (k)
+		qsort(order, k, sizeof(*order), cmp_flat);
 	fprintf(out, "%s\n\n", title);
 	if (g->unit > 0)
 		fprintf(out, "  %%   cumulative     self             self    total\n"
@@ -736,6 +748,13 @@ void callgraph_json(const struct callgraph *g, struct json_writer *w, const uint
 	json_u64(w, g->samples);
 	json_key(w, "delayed");
 	json_u64(w, g->delayed);
+	json_key(w, "stacks");
+	json_object_begin(w);
+	for (int i = 0; i < STACK_END__COUNT; i++) {
+		json_key(w, stack_end_name((enum stack_end)i));
+		json_u64(w, g->ends[i]);
+	}
+	json_object_end(w);
 	json_key(w, "seconds_per_sample");
 	if (g->unit > 0)
 		json_double(w, g->unit, 9);
@@ -777,7 +796,8 @@ int callgraph_print_index(const struct callgraph *g, FILE *out)
 	for (size_t i = 0; i < g->n_entries; i++)
 		order[i] = (uint32_t)i;
 	flat_g = g;
-	qsort(order, g->n_entries, sizeof(*order), cmp_index);
+	if (g->n_entries)
+		qsort(order, g->n_entries, sizeof(*order), cmp_index);
 	fprintf(out, "Index by procedure name:\n\n");
 	for (size_t i = 0; i < g->n_entries; i++) {
 		const struct cg_entry *e = &g->entries[order[i]];

@@ -70,6 +70,7 @@ struct callgraph {
 	struct callgraph_opts opt;
 	uint64_t samples;               /* samples counted (the % base) */
 	uint64_t delayed;               /* of which delayed ticks */
+	uint64_t ends[STACK_END__COUNT];/* samples by how their stack's walk ended */
 	double unit;                    /* seconds a sample stands for (0: not a time event) */
 	struct cg_entry *entries;       /* procedures with samples, then cycles; by index order */
 	size_t n_entries;
@@ -84,6 +85,12 @@ struct callgraph {
 /* Builds the graph.  Returns 0, or -1 (reported) for an event the epoch has no stacks of. */
 int callgraph_build(struct callgraph *g, const struct stack_view *sv, const struct callgraph_opts *o);
 void callgraph_release(struct callgraph *g);
+
+/*
+ * Samples with user frames, and those whose walk reached the thread's
+ * entry (the outermost frame: _start, clone3; STACK_END_COMPLETE).
+ */
+uint64_t callgraph_user_samples(const struct callgraph *g, uint64_t *complete);
 
 /* The entry of node, or NULL if it has no samples. */
 const struct cg_entry *callgraph_entry(const struct callgraph *g, uint32_t node);

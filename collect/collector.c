@@ -1089,4 +1089,15 @@ void collector_summary(struct collector *c, struct collect_summary *s)
 	s->calib_cycles = c->calib.intervals ? c->calib.cycles : 0;
 	s->calib_mhz = c->calib.mhz;
 	s->calib_ns = c->calib_ns;
+	if (c->cg) {
+		const struct callchain_stats *cs = callchain_stats(c->cg);
+
+		s->stacks = true;
+		for (int i = 0; i < STACK_END__COUNT; i++)
+			if (i != STACK_END_KERNEL)
+				s->user_stacks += cs->ends[i];
+		s->complete_stacks = cs->ends[STACK_END_COMPLETE];
+		s->tables = cs->tables;
+		s->table_failures = cs->table_failures;
+	}
 }

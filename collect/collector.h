@@ -191,6 +191,10 @@ struct collect_summary {
 	double calib_cycles;        /* this run's calibration: cycles per sample (0: none) */
 	double calib_mhz;           /* ... the loop's clock */
 	int64_t calib_ns;           /* ... and its cost (CPU time) */
+	bool stacks;                /* -g: the figures below are valid */
+	uint64_t user_stacks;       /* samples with user frames (this run) */
+	uint64_t complete_stacks;   /* ... whose walk reached the thread's entry */
+	uint64_t tables, table_failures;    /* unwind tables built, binaries without one */
 };
 void collector_summary(struct collector *c, struct collect_summary *s);
 

@@ -117,6 +117,8 @@ static void sandbox(void)
 		ALLOW(SYS_rt_sigreturn), ALLOW(SYS_rt_sigprocmask), ALLOW(SYS_exit),
 		ALLOW(SYS_exit_group), ALLOW(SYS_futex), ALLOW(SYS_getpid), ALLOW(SYS_gettid),
 		ALLOW(SYS_tgkill), ALLOW(SYS_restart_syscall), ALLOW(SYS_lseek),
+		/* glibc's qsort sizes its buffer by the machine's memory; malloc may seed */
+		ALLOW(SYS_sysinfo), ALLOW(SYS_getrandom),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
 	};
 	struct sock_fprog prog = { (unsigned short)ARRAY_SIZE(f), f };
@@ -309,11 +311,18 @@ struct unwind_worker *unwind_worker_start(void)
 
 static void kill_worker(struct unwind_worker *w)
 {
+	int status = 0;
+
 	if (w->fd >= 0)
 		close(w->fd);
 	w->fd = -1;
 	if (w->pid > 0) {
-		kill(w->pid, SIGKILL);
+		/* Say why it died if it did by itself (the sandbox's SIGSYS, a crash). */
+		if (waitpid(w->pid, &status, WNOHANG) == w->pid && WIFSIGNALED(status))
+			warning("the unwinding worker died of signal %d (%s)", WTERMSIG(status),
+				strsignal(WTERMSIG(status)));
+		else
+			kill(w->pid, SIGKILL);
 		while (waitpid(w->pid, NULL, 0) < 0 && errno == EINTR)
 			;
 	}

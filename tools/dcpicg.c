@@ -33,17 +33,22 @@ static const char usage[] =
 	"  -E, --epoch EPOCH   number, label, latest (default) or latest~N\n"
 	"  -e, --event EVENT   the event (default: the epoch's first)\n"
 	"      --ticks WHICH   all (default), prompt or delayed samples only\n"
+	"      --comm NAME     only the samples of processes named NAME\n"
+	"      --tgid N        only the samples of process N\n"
+	"      --pid N         only the samples of thread N\n"
 	"      --force         name procedures of binaries that changed since profiling\n"
 	"      --debug-dir DIR where separate debug files are (default /usr/lib/debug)\n"
 	"      --json          the same data as JSON\n"
 	"  PROCEDURE           only these procedures' entries (NAME, NAME@IMAGE, 0xADDR@IMAGE)\n";
 
-enum { OPT_FORCE = CLI_OPT__FIRST_FREE, OPT_DEBUG_DIR, OPT_TICKS };
+enum { OPT_FORCE = CLI_OPT__FIRST_FREE, OPT_DEBUG_DIR, OPT_TICKS, OPT_COMM, OPT_TGID, OPT_PID };
 
 struct args {
 	const char *db, *epoch, *debug_dir, *event;
 	enum cg_ticks ticks;
 	bool ticks_given, json, force;
+	const char *comm;
+	uint64_t tgid, tid;
 };
 
 static void parse_args(int argc, char **argv, struct args *a)
@@ -53,6 +58,9 @@ static void parse_args(int argc, char **argv, struct args *a)
 		{ "epoch", required_argument, NULL, 'E' },
 		{ "event", required_argument, NULL, 'e' },
 		{ "ticks", required_argument, NULL, OPT_TICKS },
+		{ "comm", required_argument, NULL, OPT_COMM },
+		{ "tgid", required_argument, NULL, OPT_TGID },
+		{ "pid", required_argument, NULL, OPT_PID },
 		{ "force", no_argument, NULL, OPT_FORCE },
 		{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
 		{ "json", no_argument, NULL, CLI_OPT_JSON },
@@ -76,6 +84,12 @@ static void parse_args(int argc, char **argv, struct args *a)
 			else
 				die("bad --ticks '%s' (all, prompt or delayed)", optarg);
 			a->ticks_given = true;
+			break;
+		case OPT_COMM: a->comm = optarg; break;
+		case OPT_TGID:
+		case OPT_PID:
+			if (cli_parse_range(optarg, 1, UINT32_MAX, c == OPT_PID ? &a->tid : &a->tgid))
+				die("bad %s '%s'", c == OPT_PID ? "--pid" : "--tgid", optarg);
 			break;
 		case OPT_FORCE: a->force = true; break;
 		case OPT_DEBUG_DIR: a->debug_dir = optarg; break;
@@ -121,15 +135,24 @@ static int event_of(struct epoch_view *v, const char *name, enum dcpi_event *ev)
 	return 0;
 }
 
+static void set_filters(struct callgraph_opts *o, const struct args *a, enum dcpi_event ev)
+{
+	o->event = ev;
+	o->comm = a->comm;
+	o->tgid = (uint32_t)a->tgid;
+	o->tid = (uint32_t)a->tid;
+}
+
 static int report_text(const struct stack_view *sv, const struct args *a, enum dcpi_event ev,
 		       const uint32_t *nodes, size_t n)
 {
 	struct callgraph_opts o = CALLGRAPH_OPTS_INIT;
 	struct callgraph g;
+	uint64_t user, complete;
 	char label[64];
 	int r;
 
-	o.event = ev;
+	set_filters(&o, a, ev);
 	o.ticks = a->ticks;
 	if (callgraph_build(&g, sv, &o))
 		return -1;
@@ -140,6 +163,9 @@ static int report_text(const struct stack_view *sv, const struct args *a, enum d
 	if (g.delayed)
 		printf(", %" PRIu64 " delayed ticks (%.1f%%) given to their callers", g.delayed,
 		       100.0 * (double)g.delayed / (double)g.samples);
+	if ((user = callgraph_user_samples(&g, &complete)))
+		printf("; %.1f%% of the %" PRIu64 " user stacks reach their thread's entry",
+		       100.0 * (double)complete / (double)user, user);
 	printf("\n\n");
 	r = callgraph_print_text(&g, stdout, nodes, n);
 	printf("\n");
@@ -176,7 +202,7 @@ static int report_json(const struct stack_view *sv, const struct args *a, enum d
 	int t0 = a->ticks_given ? (int)a->ticks : CG_TICKS_ALL;
 	int t1 = a->ticks_given ? (int)a->ticks : CG_TICKS_DELAYED;
 
-	o.event = ev;
+	set_filters(&o, a, ev);
 	json_init(&w, stdout, true);
 	json_object_begin(&w);
 	json_key(&w, "epoch");

@@ -476,6 +476,12 @@ static void restore(struct interp *in, uint64_t reg)
 		*rr = *reg_rule(&in->init, reg);
 }
 
+/* a * b with wraparound (hostile programs): an absurd offset is refused later. */
+static int64_t scale(uint64_t a, int64_t b)
+{
+	return (int64_t)(a * (uint64_t)b);
+}
+
 /* Reads a block (uleb length + bytes) into *e, *n. */
 static void rd_block(struct rd *r, const uint8_t **e, size_t *n)
 {
@@ -507,7 +513,7 @@ static int step(struct interp *in, struct rd *r, bool in_cie)
 		advance(in, lo, in_cie);
 		return 0;
 	case 2:
-		set_offset(s, lo, (int64_t)rd_uleb(r) * da);
+		set_offset(s, lo, scale(rd_uleb(r), da));
 		return r->bad ? -1 : 0;
 	case 3:
 		if (!in_cie)
@@ -522,11 +528,11 @@ static int step(struct interp *in, struct rd *r, bool in_cie)
 	case 0x04: advance(in, rd_uint(r, 4), in_cie); break;
 	case 0x05: /* offset_extended */
 		reg = rd_uleb(r);
-		set_offset(s, reg, (int64_t)rd_uleb(r) * da);
+		set_offset(s, reg, scale(rd_uleb(r), da));
 		break;
 	case 0x11: /* offset_extended_sf */
 		reg = rd_uleb(r);
-		set_offset(s, reg, rd_sleb(r) * da);
+		set_offset(s, reg, scale((uint64_t)rd_sleb(r), da));
 		break;
 	case 0x06: /* restore_extended */
 		reg = rd_uleb(r);
@@ -557,7 +563,7 @@ static int step(struct interp *in, struct rd *r, bool in_cie)
 		break;
 	case 0x12: /* def_cfa_sf */
 		set_cfa_reg(s, rd_uleb(r));
-		s->cfa_off = rd_sleb(r) * da;
+		s->cfa_off = scale((uint64_t)rd_sleb(r), da);
 		break;
 	case 0x0d: /* def_cfa_register */
 		set_cfa_reg(s, rd_uleb(r));
@@ -567,7 +573,7 @@ static int step(struct interp *in, struct rd *r, bool in_cie)
 		s->cfa_off = (int64_t)v;
 		break;
 	case 0x13: /* def_cfa_offset_sf */
-		s->cfa_off = rd_sleb(r) * da;
+		s->cfa_off = scale((uint64_t)rd_sleb(r), da);
 		break;
 	case 0x0f: /* def_cfa_expression */
 		rd_block(r, &e, &n);
@@ -599,7 +605,7 @@ static int step(struct interp *in, struct rd *r, bool in_cie)
 		break;
 	case 0x2f: /* GNU_negative_offset_extended */
 		reg = rd_uleb(r);
-		set_offset(s, reg, -(int64_t)rd_uleb(r) * da);
+		set_offset(s, reg, scale(0 - rd_uleb(r), da));
 		break;
 	default: /* set_loc and anything unknown: stop here */
 		in->stopped = true;

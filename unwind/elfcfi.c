@@ -152,6 +152,7 @@ int elfcfi_read(const uint8_t *buf, size_t len, struct elfcfi *e, const char **w
 		*why = "not an x86-64 ELF64 file";
 		return -1;
 	}
+	e->entry = get_le64(buf + 24);
 	phoff = get_le64(buf + 32);
 	shoff = get_le64(buf + 40);
 	phnum = get_le16(buf + 56);

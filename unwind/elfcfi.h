@@ -34,6 +34,7 @@ struct elfcfi {
 	size_t n_loads;
 	uint8_t build_id[ELFCFI_BUILD_ID_MAX];
 	size_t build_id_len;            /* 0: none */
+	uint64_t entry;                 /* e_entry: where the first thread starts (0: none) */
 };
 
 /*

@@ -101,7 +101,8 @@ static void finish(struct build *b)
 {
 	struct utable *t = b->t;
 
-	qsort(b->v, b->n, sizeof(*b->v), cmp_brow);
+	if (b->n)
+		qsort(b->v, b->n, sizeof(*b->v), cmp_brow);
 	t->rows = xcalloc(b->n + 1, sizeof(*t->rows));
 	for (size_t i = 0; i < b->n; i++) {
 		const struct utable_row *r = &b->v[i].row;
@@ -113,6 +114,37 @@ static void finish(struct build *b)
 		if (!t->n && r->cfa == CFI_CFA_NONE)
 			continue;
 		t->rows[t->n++] = *r;
+	}
+}
+
+/*
+ * The entry point is the outermost frame of the first thread.  Some
+ * entry code has no FDE (the dynamic linker's _start): mark it so that a
+ * walk that reaches it is known to be whole.
+ */
+static void mark_entry(struct utable *t, const struct elfcfi *e)
+{
+	uint64_t off;
+	size_t i = 0;
+
+	if (!e->entry || !elfcfi_vaddr_to_offset(e, e->entry, &off) || off > UINT32_MAX - 64 ||
+	    utable_find(t, off))
+		return;
+	while (i < t->n && t->rows[i].start < off)
+		i++;
+	t->rows = xreallocarray(t->rows, t->n + 3, sizeof(*t->rows));
+	if (i == t->n || t->rows[i].start != off) {
+		/* else a NONE row (the end of the code before) starts there: it becomes ours */
+		memmove(t->rows + i + 1, t->rows + i, (t->n - i) * sizeof(*t->rows));
+		t->n++;
+	}
+	memset(&t->rows[i], 0, sizeof(t->rows[i]));
+	t->rows[i].start = (uint32_t)off;
+	t->rows[i].cfa = CFI_CFA_END;
+	if (i + 1 == t->n) {
+		memset(&t->rows[t->n], 0, sizeof(t->rows[0]));
+		t->rows[t->n].start = (uint32_t)off + 64;
+		t->rows[t->n++].cfa = CFI_CFA_NONE;
 	}
 }
 
@@ -147,6 +179,7 @@ int utable_build(const uint8_t *elf, size_t len, struct utable *t, const char **
 	}
 	finish(&b);
 	free(b.v);
+	mark_entry(t, &e);
 	return 0;
 }
 

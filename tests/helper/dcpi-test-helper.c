@@ -13,6 +13,11 @@
  *                          "image KEY KIND BUILD-ID PATH" for each image, then
  *                          "sample KEY EVENT PID OFFSET COUNT" for each offset
  *                          of each profile (PID 0: all processes; hex offsets)
+ *   stacks DIR [EPOCH]     print an epoch's stack table, one line per sample:
+ *                          "stack EVENT COUNT TGID TID COMM END KEY+0xOFF..."
+ *                          (frames from the sampled one outwards)
+ *   utable FILE [OUT]      build FILE's unwind table: print "fdes N rows N
+ *                          unsupported N"; write the encoded table to OUT
  *
  * Fixture description (build), one directive a line, '#' comments:
  *   epoch [label=L] [start=ISO] [end=ISO] [host=H] [mhz=M] [model=TEXT]
@@ -34,6 +39,8 @@
 #include "core/utf8.h"
 #include "core/xalloc.h"
 #include "db/db.h"
+#include "db/stacks.h"
+#include "unwind/utable.h"
 
 #include <inttypes.h>
 #include <signal.h>
@@ -49,7 +56,9 @@ static const char usage[] =
 	"       dcpi-test-helper merge-loop DIR SEED\n"
 	"       dcpi-test-helper read-loop DIR SECONDS\n"
 	"       dcpi-test-helper encode-profile KEY EVENT\n"
-	"       dcpi-test-helper dump DIR [EPOCH]\n";
+	"       dcpi-test-helper dump DIR [EPOCH]\n"
+	"       dcpi-test-helper stacks DIR [EPOCH]\n"
+	"       dcpi-test-helper utable FILE [OUT]\n";
 
 /* ---- build ------------------------------------------------------------ */
 
@@ -453,6 +462,66 @@ static int cmd_dump(const char *dir, const char *epoch)
 	return bad;
 }
 
+/* ---- stacks, unwind tables ------------------------------------------------ */
+
+static int cmd_stacks(const char *dir, const char *epoch)
+{
+	struct db *db = db_open(dir, DB_READ);
+	struct stack_table t;
+	uint32_t seq;
+	int r;
+
+	if (!db || db_epoch_resolve(db, epoch, &seq))
+		return 1;
+	if ((r = db_stacks_load(db, seq, &t)) != 0) {
+		db_close(db);
+		return 1;
+	}
+	for (size_t i = 0; i < t.n_samples; i++) {
+		const struct stack_sample *s = &t.samples[i];
+		const struct stack_thread *th = &t.threads[s->thread];
+		const uint32_t *f = stack_table_frames(&t, s->stack);
+
+		printf("stack %s %" PRIu64 " %" PRIu32 " %" PRIu32 " %s %s", event_name(s->event),
+		       s->count, th->tgid, th->tid, t.comms[th->comm][0] ? t.comms[th->comm] : "-",
+		       stack_end_name(t.stacks[s->stack].end));
+		for (uint32_t k = 0; k < t.stacks[s->stack].depth; k++)
+			printf(" %s+0x%" PRIx64, t.images[t.frames[f[k]].image], t.frames[f[k]].offset);
+		printf("\n");
+	}
+	stack_table_release(&t);
+	db_close(db);
+	return 0;
+}
+
+static int cmd_utable(const char *file, const char *out)
+{
+	struct strbuf sb = STRBUF_INIT, enc = STRBUF_INIT;
+	struct utable t;
+	const char *why;
+	FILE *f = fopen(file, "rb");
+	char buf[65536];
+	size_t n;
+
+	if (!f)
+		die_errno("cannot open '%s'", file);
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		strbuf_add(&sb, buf, n);
+	fclose(f);
+	if (utable_build((const uint8_t *)sb.buf, sb.len, &t, &why))
+		die("%s: %s", file, why);
+	printf("fdes %" PRIu32 " rows %zu unsupported %" PRIu32 "\n", t.fdes, t.n, t.unsupported);
+	if (out) {
+		utable_encode(&t, &enc);
+		if (!(f = fopen(out, "wb")) || fwrite(enc.buf, 1, enc.len, f) != enc.len || fclose(f))
+			die_errno("cannot write '%s'", out);
+	}
+	utable_release(&t);
+	strbuf_release(&sb);
+	strbuf_release(&enc);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	cli_init(argc, argv);
@@ -470,5 +539,9 @@ int main(int argc, char **argv)
 		return cmd_encode(argv[2], argv[3]);
 	if ((argc == 3 || argc == 4) && !strcmp(argv[1], "dump"))
 		return cmd_dump(argv[2], argc == 4 ? argv[3] : NULL);
+	if ((argc == 3 || argc == 4) && !strcmp(argv[1], "stacks"))
+		return cmd_stacks(argv[2], argc == 4 ? argv[3] : NULL);
+	if ((argc == 3 || argc == 4) && !strcmp(argv[1], "utable"))
+		return cmd_utable(argv[2], argc == 4 ? argv[3] : NULL);
 	cli_usage(usage, 1);
 }
