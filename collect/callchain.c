@@ -119,7 +119,7 @@ void callchain_free(struct callchain *cg)
 
 void callchain_attr(const struct callchain *cg, struct perf_event_attr *attr)
 {
-	if (cg->opt.mode == CALLGRAPH_NONE)
+	if (cg->opt.mode == CALLGRAPH_NONE || cg->opt.mode == CALLGRAPH_THREADS)
 		return;
 	attr->sample_type |= PERF_SAMPLE_CALLCHAIN;
 	if (cg->opt.mode != CALLGRAPH_DWARF)
@@ -419,11 +419,17 @@ void callchain_sample(struct callchain *cg, const struct perf_rec *r, const void
 		cg->pend.dropped++;
 		return;
 	}
-	if (perf_sample_ext_parse(rec, len, sample_type, regs_mask, &x))
+	if (cg->opt.mode == CALLGRAPH_THREADS || perf_sample_ext_parse(rec, len, sample_type,
+								      regs_mask, &x)) {
 		memset(&x, 0, sizeof(x));
-	chain_frames(cg, &x, &f, user, &n_user);
-	end = user_part(cg, r, &x, as, user, n_user, &f);
-	if (!f.n)   /* nothing came: the sampled pc alone */
+		end = STACK_END_NONE;
+	} else {
+		chain_frames(cg, &x, &f, user, &n_user);
+		end = user_part(cg, r, &x, as, user, n_user, &f);
+	}
+	if (!f.n && r->u.sample.user && as)     /* nothing came: the sampled pc alone */
+		add_user_frame(cg, &f, as, r->u.sample.ip, 0);
+	else if (!f.n)
 		add_frame(cg, &f, r->u.sample.user ? cg->procs->unknown_image : cg->procs->kernel_image,
 			  r->u.sample.ip);
 	thread = stack_table_thread(&cg->st, r->pid, r->tid, as ? as->comm : kernel_comm(cg, r->pid));
@@ -523,6 +529,11 @@ size_t callchain_bytes(const struct callchain *cg)
 	       cg->n_tables * sizeof(*cg->tables) + cg->a_comms * sizeof(*cg->comms);
 }
 
+static const char *mode_name(enum callgraph_mode m)
+{
+	return m == CALLGRAPH_FP ? "fp" : m == CALLGRAPH_DWARF ? "dwarf" : "threads";
+}
+
 void callchain_status(const struct callchain *cg, struct strbuf *out, bool json)
 {
 	struct callchain_stats s = cg->stats;
@@ -536,14 +547,14 @@ void callchain_status(const struct callchain *cg, struct strbuf *out, bool json)
 		strbuf_addf(out, "\"stacks\":{\"mode\":\"%s\",\"samples\":%" PRIu64
 			    ",\"complete\":%" PRIu64 ",\"user\":%" PRIu64 ",\"tables\":%" PRIu64
 			    ",\"table_failures\":%" PRIu64 ",\"table_bytes\":%zu,\"us_per_sample\":%.2f}",
-			    cg->opt.mode == CALLGRAPH_FP ? "fp" : "dwarf", s.samples,
+			    mode_name(cg->opt.mode), s.samples,
 			    s.ends[STACK_END_COMPLETE], user, s.tables, s.table_failures,
 			    cg->table_bytes, s.samples ? (double)s.unwind_ns / 1e3 / (double)s.samples : 0);
 		return;
 	}
 	strbuf_addf(out, "stacks: %s, %" PRIu64 " samples, %.1f%% of user stacks complete, %.2f us "
 		    "each; %" PRIu64 " unwind tables (%zu KiB), %" PRIu64 " binaries without\n",
-		    cg->opt.mode == CALLGRAPH_FP ? "frame pointers" : "dwarf", s.samples,
+		    mode_name(cg->opt.mode), s.samples,
 		    user ? 100.0 * (double)s.ends[STACK_END_COMPLETE] / (double)user : 0.0,
 		    s.samples ? (double)s.unwind_ns / 1e3 / (double)s.samples : 0.0, s.tables,
 		    cg->table_bytes >> 10, s.table_failures);

@@ -38,7 +38,11 @@ struct perf_rec;
 struct epoch_meta;
 struct strbuf;
 
-enum callgraph_mode { CALLGRAPH_NONE, CALLGRAPH_FP, CALLGRAPH_DWARF };
+/*
+ * CALLGRAPH_THREADS records no stack, only each sample's thread with its
+ * pc (--threads: per-process reports without the cost of stacks).
+ */
+enum callgraph_mode { CALLGRAPH_NONE, CALLGRAPH_THREADS, CALLGRAPH_FP, CALLGRAPH_DWARF };
 
 #define CALLGRAPH_DEFAULT_STACK 8192
 #define CALLGRAPH_MAX_STACK 65528

@@ -138,6 +138,10 @@ int collect_option(struct collect_options *o, int opt, const char *arg)
 		return callgraph_parse(&o->callgraph, "dwarf") ? -1 : 1;
 	case COLLECT_OPT_CALL_GRAPH:
 		return callgraph_parse(&o->callgraph, arg) ? -1 : 1;
+	case COLLECT_OPT_THREADS:
+		if (o->callgraph.mode == CALLGRAPH_NONE)
+			o->callgraph.mode = CALLGRAPH_THREADS;
+		return 1;
 	default:
 		return 0;
 	}
@@ -1089,7 +1093,7 @@ void collector_summary(struct collector *c, struct collect_summary *s)
 	s->calib_cycles = c->calib.intervals ? c->calib.cycles : 0;
 	s->calib_mhz = c->calib.mhz;
 	s->calib_ns = c->calib_ns;
-	if (c->cg) {
+	if (c->cg && c->opt.callgraph.mode != CALLGRAPH_THREADS) {
 		const struct callchain_stats *cs = callchain_stats(c->cg);
 
 		s->stacks = true;

@@ -93,6 +93,7 @@ enum {
 	COLLECT_OPT_HASH_BYTES,
 	COLLECT_OPT_NO_CALIBRATE,
 	COLLECT_OPT_CALL_GRAPH,
+	COLLECT_OPT_THREADS,
 };
 #define COLLECT_LONGOPTS                                                            \
 	{ "events", required_argument, NULL, 'e' },                                 \
@@ -105,7 +106,8 @@ enum {
 	{ "hash-compare", no_argument, NULL, COLLECT_OPT_HASH_COMPARE },            \
 	{ "hash-bytes", required_argument, NULL, COLLECT_OPT_HASH_BYTES },          \
 	{ "no-calibrate", no_argument, NULL, COLLECT_OPT_NO_CALIBRATE },              \
-	{ "call-graph", required_argument, NULL, COLLECT_OPT_CALL_GRAPH }
+	{ "call-graph", required_argument, NULL, COLLECT_OPT_CALL_GRAPH },            \
+	{ "threads", no_argument, NULL, COLLECT_OPT_THREADS }
 int collect_option(struct collect_options *o, int opt, const char *arg);
 
 struct collector;

@@ -44,6 +44,8 @@ static const char usage[] =
 	"  -g                     record the call stack of every sample (--call-graph dwarf)\n"
 	"      --call-graph MODE  fp (frame pointers) or dwarf[,SIZE] (unwound from a SIZE-byte\n"
 	"                         copy of the user stack with the binaries' CFI; default 8192)\n"
+	"      --threads          record each sample's process and thread, without its stack\n"
+	"                         (for dcpiprof --by comm|pid|tgid; -g records them too)\n"
 	"  -f, --foreground       stay in the foreground and log to stderr (for systemd)\n"
 	"      --socket PATH      the control socket (default: " CTL_DEFAULT_SOCKET ")\n"
 	"      --group GROUP      let GROUP use the socket too (mode 0660)\n"

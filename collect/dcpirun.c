@@ -44,6 +44,8 @@ static const char usage[] =
 	"  -g                     record the call stack of every sample (--call-graph dwarf)\n"
 	"      --call-graph MODE  fp (frame pointers) or dwarf[,SIZE] (unwound from a SIZE-byte\n"
 	"                         copy of the user stack with the binaries' CFI; default 8192)\n"
+	"      --threads          record each sample's process and thread, without its stack\n"
+	"                         (for dcpiprof --by comm|pid|tgid; -g records them too)\n"
 	"      --label L          label of the new epoch\n"
 	"      --append           add to the latest epoch instead of starting one\n"
 	"      --no-snapshot      do not copy the profiled binaries into the database\n"

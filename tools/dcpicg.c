@@ -227,6 +227,15 @@ static int report_json(const struct stack_view *sv, const struct args *a, enum d
 	return json_finish(&w);
 }
 
+/* True if some sample came with a stack (not --threads alone). */
+static bool has_stacks(const struct stack_view *sv)
+{
+	for (size_t i = 0; i < sv->t.n_stacks; i++)
+		if (sv->t.stacks[i].end != STACK_END_NONE)
+			return true;
+	return false;
+}
+
 int main(int argc, char **argv)
 {
 	struct args a = { 0 };
@@ -250,6 +259,12 @@ int main(int argc, char **argv)
 		if ((s = stack_view_open(&sv, &view)) == 1)
 			errorf("epoch %" PRIu32 " has no stacks (record with dcpirun -g or dcpid -g)",
 			       view.seq);
+		if (!s && !has_stacks(&sv)) {
+			errorf("epoch %" PRIu32 " has the threads of its samples but no stacks (it was "
+			       "recorded with --threads, not -g)", view.seq);
+			stack_view_release(&sv);
+			s = -1;
+		}
 		if (!s) {
 			if (!event_of(&view, a.event, &ev) && !lookup(&view, &sv, argv + optind, n, &nodes))
 				r = (a.json ? report_json(&sv, &a, ev, nodes, n)

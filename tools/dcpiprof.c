@@ -14,8 +14,8 @@
 #include "core/die.h"
 
 static const char usage[] =
-	"usage: dcpiprof [-d DIR] [-E EPOCH] [-e EVENT[,EVENT...]] [-i] [-n ROWS] [--force]\n"
-	"                [--json] [IMAGE...]\n"
+	"usage: dcpiprof [-d DIR] [-E EPOCH] [-e EVENT[,EVENT...]] [-i] [-n ROWS]\n"
+	"                [--by image|comm|pid|tgid] [--force] [--json] [IMAGE...]\n"
 	"\n"
 	"Samples per procedure of an epoch, sorted by the first event, with a (samples, %)\n"
 	"column pair per event and the cumulative percentage.\n"
@@ -24,19 +24,22 @@ static const char usage[] =
 	"  -E, --epoch EPOCH   number, label, latest (default) or latest~N\n"
 	"  -e, --event LIST    the events to show, first one sorts (default: all)\n"
 	"  -i, --images        one row per image instead of per procedure\n"
+	"      --by WHAT       image (default), or also per process name (comm), thread (pid)\n"
+	"                      or process (tgid): needs an epoch recorded with -g or --threads\n"
 	"  -n, --rows N        print the first N rows only\n"
 	"      --force         name procedures of binaries that changed since profiling\n"
 	"      --debug-dir DIR where separate debug files are (default /usr/lib/debug)\n"
 	"      --json          the same data as JSON\n"
 	"  IMAGE               only these images (a path, a file name or an image key)\n";
 
-enum { OPT_FORCE = CLI_OPT__FIRST_FREE, OPT_DEBUG_DIR };
+enum { OPT_FORCE = CLI_OPT__FIRST_FREE, OPT_DEBUG_DIR, OPT_BY };
 
 struct args {
 	const char *db, *epoch, *debug_dir;
 	enum dcpi_event events[EVENT__COUNT];
 	size_t n_events;
 	bool by_image, json, force;
+	enum procprof_by by;
 	uint64_t rows;
 };
 
@@ -47,6 +50,7 @@ static void parse_args(int argc, char **argv, struct args *a)
 		{ "epoch", required_argument, NULL, 'E' },
 		{ "event", required_argument, NULL, 'e' },
 		{ "images", no_argument, NULL, 'i' },
+		{ "by", required_argument, NULL, OPT_BY },
 		{ "rows", required_argument, NULL, 'n' },
 		{ "force", no_argument, NULL, OPT_FORCE },
 		{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
@@ -69,6 +73,14 @@ static void parse_args(int argc, char **argv, struct args *a)
 			if (cli_parse_range(optarg, 1, UINT32_MAX, &a->rows))
 				die("bad number of rows '%s'", optarg);
 			break;
+		case OPT_BY: {
+			int by = procprof_by_lookup(optarg);
+
+			if (by < 0)
+				die("bad --by '%s' (image, comm, pid or tgid)", optarg);
+			a->by = (enum procprof_by)by;
+			break;
+		}
 		case OPT_FORCE: a->force = true; break;
 		case OPT_DEBUG_DIR: a->debug_dir = optarg; break;
 		case CLI_OPT_JSON: a->json = true; break;
@@ -96,6 +108,7 @@ int main(int argc, char **argv)
 	vo.force = a.force;
 	vo.debug_dir = a.debug_dir;
 	po.by_image = a.by_image;
+	po.by = a.by;
 	po.events = a.n_events ? a.events : NULL;
 	po.n_events = a.n_events;
 	po.images = (const char *const *)argv + optind;
