@@ -59,11 +59,21 @@ int callgraph_parse(struct callgraph_opts *o, const char *arg)
 /* The unwind table of one image (indexed like procs' images). */
 struct ctable {
 	uint8_t state;          /* enum table_state */
+	uint32_t seq;           /* T_PENDING: the worker's request */
+	uint32_t pid;           /* a process that maps it (its root is where to open it) */
+	bool waited;            /* a sample waited for it once: the others do not */
 	struct utable t;
 	uint64_t last_use;
 };
 
-enum table_state { T_UNKNOWN, T_READY, T_FAILED };
+/*
+ * UNKNOWN -> QUEUED (mapped: to be asked for) -> PENDING (asked) -> READY
+ * or FAILED; evicted READY tables go back to UNKNOWN.
+ */
+enum table_state { T_UNKNOWN, T_QUEUED, T_PENDING, T_READY, T_FAILED };
+
+/* Requests the worker may have open at once. */
+#define MAX_OUTSTANDING 8
 
 struct callchain {
 	struct callgraph_opts opt;
@@ -71,9 +81,13 @@ struct callchain {
 	struct store *store;
 	struct unwind_worker *worker;
 	bool offline;
+	int64_t max_wait_ns;            /* how long a sample may wait for a table being made */
 	struct ctable *tables;
 	size_t n_tables;
 	size_t table_bytes;
+	uint32_t *queue;                /* images to ask for, first come first */
+	size_t n_queue, a_queue;
+	struct u64map seq_image;        /* open request -> image + 1 */
 	uint64_t clock;                 /* advances per sample: table recency */
 
 	struct stack_table st;          /* since the last write */
@@ -88,11 +102,12 @@ struct callchain {
 };
 
 struct callchain *callchain_new(const struct callgraph_opts *o, struct procs *procs,
-				struct store *store, bool offline)
+				struct store *store, bool offline, int64_t max_wait_ns)
 {
 	struct callchain *cg = XNEW(struct callchain);
 
 	cg->opt = *o;
+	cg->max_wait_ns = max_wait_ns;
 	cg->procs = procs;
 	cg->store = store;
 	cg->offline = offline;
@@ -110,6 +125,8 @@ void callchain_free(struct callchain *cg)
 	for (size_t i = 0; i < cg->n_tables; i++)
 		utable_release(&cg->tables[i].t);
 	free(cg->tables);
+	free(cg->queue);
+	u64map_release(&cg->seq_image);
 	stack_table_release(&cg->st);
 	u64map_release(&cg->image_map);
 	u64map_release(&cg->comm_of);
@@ -177,46 +194,13 @@ static void evict(struct callchain *cg, uint32_t keep)
 		cg->table_bytes -= utable_bytes(&old->t);
 		utable_release(&old->t);
 		old->state = T_UNKNOWN;
+		old->waited = false;
 		cg->stats.table_evictions++;
 	}
 }
 
-/* Asks the worker for image's table. */
-static void fetch(struct callchain *cg, uint32_t image, uint32_t pid)
+static struct ctable *ctable(struct callchain *cg, uint32_t image)
 {
-	const struct db_image *img = &procs_image(cg->procs, image)->img;
-	struct ctable *ct = &cg->tables[image];
-	int64_t t0 = time_monotonic_ns();
-	char why[300];
-	int fd = -1;
-
-	ct->state = T_FAILED;
-	if (!cg->worker || (img->kind == IMAGE_FILE && (fd = open_binary(img, pid)) < 0)) {
-		cg->stats.table_failures++;
-		return;
-	}
-	if (unwind_worker_table(cg->worker, fd, &ct->t, why, sizeof(why))) {
-		cg->stats.table_failures++;
-	} else if (img->build_id_len && (ct->t.build_id_len != img->build_id_len ||
-					 memcmp(ct->t.build_id, img->build_id, img->build_id_len))) {
-		/* Not the binary that was mapped (replaced since). */
-		utable_release(&ct->t);
-		cg->stats.table_failures++;
-	} else {
-		ct->state = T_READY;
-		cg->table_bytes += utable_bytes(&ct->t);
-		cg->stats.tables++;
-		evict(cg, image);
-	}
-	if (fd >= 0)
-		close(fd);
-	cg->stats.table_ns += time_monotonic_ns() - t0;
-}
-
-static struct ctable *table_of(struct callchain *cg, uint32_t image, uint32_t pid)
-{
-	struct ctable *ct;
-
 	if (image >= cg->n_tables) {
 		size_t n = cg->procs->n_images > image ? cg->procs->n_images : image + 1;
 
@@ -224,16 +208,154 @@ static struct ctable *table_of(struct callchain *cg, uint32_t image, uint32_t pi
 		memset(cg->tables + cg->n_tables, 0, (n - cg->n_tables) * sizeof(*cg->tables));
 		cg->n_tables = n;
 	}
-	ct = &cg->tables[image];
-	if (ct->state == T_UNKNOWN && !cg->offline)
-		fetch(cg, image, pid);
+	return &cg->tables[image];
+}
+
+/* An answer of the worker. */
+static void on_reply(void *ctx, uint32_t seq, struct utable *t, const char *why)
+{
+	struct callchain *cg = ctx;
+	uint64_t v;
+	struct ctable *ct;
+	const struct db_image *img;
+
+	(void)why;
+	if (!u64map_get(&cg->seq_image, seq, &v) || !v) {
+		if (t)
+			utable_release(t);
+		return;
+	}
+	*u64map_slot(&cg->seq_image, seq) = 0;
+	ct = ctable(cg, (uint32_t)(v - 1));
+	img = &procs_image(cg->procs, (uint32_t)(v - 1))->img;
+	ct->state = T_FAILED;
+	if (!t) {
+		cg->stats.table_failures++;
+	} else if (img->build_id_len && (t->build_id_len != img->build_id_len ||
+					 memcmp(t->build_id, img->build_id, img->build_id_len))) {
+		/* Not the binary that was mapped (replaced since). */
+		utable_release(t);
+		cg->stats.table_failures++;
+	} else {
+		ct->t = *t;
+		ct->state = T_READY;
+		cg->table_bytes += utable_bytes(&ct->t);
+		cg->stats.tables++;
+		evict(cg, (uint32_t)(v - 1));
+	}
+}
+
+/* Sends the request for image's table (QUEUED or UNKNOWN -> PENDING or FAILED). */
+static void request(struct callchain *cg, uint32_t image)
+{
+	struct ctable *ct = ctable(cg, image);
+	const struct db_image *img = &procs_image(cg->procs, image)->img;
+	int fd = -1;
+
+	ct->state = T_FAILED;
+	if (!cg->worker || (img->kind == IMAGE_FILE && (fd = open_binary(img, ct->pid)) < 0) ||
+	    unwind_worker_request(cg->worker, fd, &ct->seq)) {
+		cg->stats.table_failures++;
+	} else {
+		ct->state = T_PENDING;
+		*u64map_slot(&cg->seq_image, ct->seq) = (uint64_t)image + 1;
+	}
+	if (fd >= 0)
+		close(fd);
+}
+
+/* Asks for queued tables while the worker has room. */
+static void pump(struct callchain *cg)
+{
+	size_t k = 0;
+
+	while (k < cg->n_queue && unwind_worker_pending(cg->worker) < MAX_OUTSTANDING) {
+		uint32_t image = cg->queue[k++];
+
+		if (ctable(cg, image)->state == T_QUEUED)
+			request(cg, image);
+	}
+	memmove(cg->queue, cg->queue + k, (cg->n_queue - k) * sizeof(*cg->queue));
+	cg->n_queue -= k;
+}
+
+static bool wants_table(const struct callchain *cg, uint32_t image)
+{
+	enum image_kind kind = procs_image(cg->procs, image)->img.kind;
+
+	return cg->worker && (kind == IMAGE_FILE || kind == IMAGE_VDSO);
+}
+
+/* Queues image's table to be made, if it is not known yet. */
+static void prefetch(struct callchain *cg, uint32_t image, uint32_t pid)
+{
+	struct ctable *ct;
+
+	if (!wants_table(cg, image))
+		return;
+	ct = ctable(cg, image);
+	if (ct->state != T_UNKNOWN)
+		return;
+	ct->state = T_QUEUED;
+	ct->pid = pid;
+	ALLOC_GROW(cg->queue, cg->n_queue + 1, cg->a_queue);
+	cg->queue[cg->n_queue++] = image;
+	pump(cg);
+}
+
+void callchain_mapped(struct callchain *cg, uint32_t pid, uint64_t start)
+{
+	struct addr_space *as = procs_lookup(cg->procs, pid);
+	uint32_t image;
+	uint64_t off;
+
+	if (as && procs_resolve(cg->procs, as, start, &image, &off))
+		prefetch(cg, image, pid);
+}
+
+void callchain_poll(struct callchain *cg)
+{
+	if (!cg->worker || !unwind_worker_pending(cg->worker))
+		return;
+	unwind_worker_poll(cg->worker, 0, 0, on_reply, cg);
+	pump(cg);
+}
+
+int callchain_pollfd(const struct callchain *cg)
+{
+	return unwind_worker_fd(cg->worker);
+}
+
+/* The table of image, asking for it (and waiting, at most max_wait_ns) if needed. */
+static struct ctable *table_of(struct callchain *cg, uint32_t image, uint32_t pid)
+{
+	struct ctable *ct = ctable(cg, image);
+
+	if ((ct->state == T_UNKNOWN || ct->state == T_QUEUED) && wants_table(cg, image)) {
+		if (!ct->pid)
+			ct->pid = pid;
+		request(cg, image);
+		ct = ctable(cg, image);
+	}
+	/* One sample waits (a little, system-wide); later ones go on meanwhile. */
+	if (ct->state == T_PENDING && !ct->waited) {
+		int64_t t0 = time_monotonic_ns();
+
+		ct->waited = true;
+
+		if (unwind_worker_poll(cg->worker, ct->seq, t0 + cg->max_wait_ns, on_reply, cg) == 1)
+			cg->stats.table_waits_expired++;
+		cg->stats.table_ns += time_monotonic_ns() - t0;
+		pump(cg);
+		ct = ctable(cg, image);
+	}
 	ct->last_use = ++cg->clock;
 	return ct;
 }
 
 void callchain_set_table(struct callchain *cg, uint32_t image, const struct utable *t)
 {
-	struct ctable *ct = table_of(cg, image, 0);
+	struct ctable *ct = ctable(cg, image);
 
 	utable_release(&ct->t);
 	ct->t = *t;
@@ -453,13 +575,14 @@ void callchain_begin(struct callchain *cg)
 {
 	struct stack_table old;
 	uint64_t tables = cg->stats.tables, failures = cg->stats.table_failures;
-	uint64_t evictions = cg->stats.table_evictions;
+	uint64_t evictions = cg->stats.table_evictions, expired = cg->stats.table_waits_expired;
 	int64_t table_ns = cg->stats.table_ns;
 
 	memset(&cg->stats, 0, sizeof(cg->stats));
 	cg->stats.tables = tables;
 	cg->stats.table_failures = failures;
 	cg->stats.table_evictions = evictions;
+	cg->stats.table_waits_expired = expired;
 	cg->stats.table_ns = table_ns;
 	/* A continued epoch: its kallsyms subset must keep covering its stacks. */
 	if (db_stacks_load(cg->store->db, cg->store->seq, &old))
@@ -534,28 +657,50 @@ static const char *mode_name(enum callgraph_mode m)
 	return m == CALLGRAPH_FP ? "fp" : m == CALLGRAPH_DWARF ? "dwarf" : "threads";
 }
 
-void callchain_status(const struct callchain *cg, struct strbuf *out, bool json)
+/* Figures of this epoch so far (written and pending). */
+static void status_figures(const struct callchain *cg, struct callchain_stats *s, uint64_t *user)
 {
-	struct callchain_stats s = cg->stats;
-	uint64_t user = 0;
-
-	add_stats(&s, &cg->pend);
+	*s = cg->stats;
+	add_stats(s, &cg->pend);
+	*user = 0;
 	for (int i = 0; i < STACK_END__COUNT; i++)
 		if (i != STACK_END_KERNEL)
-			user += s.ends[i];
-	if (json) {
-		strbuf_addf(out, "\"stacks\":{\"mode\":\"%s\",\"samples\":%" PRIu64
-			    ",\"complete\":%" PRIu64 ",\"user\":%" PRIu64 ",\"tables\":%" PRIu64
-			    ",\"table_failures\":%" PRIu64 ",\"table_bytes\":%zu,\"us_per_sample\":%.2f}",
-			    mode_name(cg->opt.mode), s.samples,
-			    s.ends[STACK_END_COMPLETE], user, s.tables, s.table_failures,
-			    cg->table_bytes, s.samples ? (double)s.unwind_ns / 1e3 / (double)s.samples : 0);
-		return;
-	}
+			*user += s->ends[i];
+}
+
+void callchain_status(const struct callchain *cg, struct strbuf *out)
+{
+	struct callchain_stats s;
+	uint64_t user;
+
+	status_figures(cg, &s, &user);
 	strbuf_addf(out, "stacks: %s, %" PRIu64 " samples, %.1f%% of user stacks complete, %.2f us "
-		    "each; %" PRIu64 " unwind tables (%zu KiB), %" PRIu64 " binaries without\n",
+		    "each; %" PRIu64 " unwind tables (%zu KiB, %.0f ms waited), %" PRIu64
+		    " binaries without\n",
 		    mode_name(cg->opt.mode), s.samples,
 		    user ? 100.0 * (double)s.ends[STACK_END_COMPLETE] / (double)user : 0.0,
 		    s.samples ? (double)s.unwind_ns / 1e3 / (double)s.samples : 0.0, s.tables,
-		    cg->table_bytes >> 10, s.table_failures);
+		    cg->table_bytes >> 10, (double)s.table_ns / 1e6, s.table_failures);
+}
+
+void callchain_status_json(const struct callchain *cg, struct json_writer *w)
+{
+	struct callchain_stats s;
+	uint64_t user;
+
+	status_figures(cg, &s, &user);
+	json_key(w, "stacks"), json_object_begin(w);
+	json_key(w, "mode"), json_string(w, mode_name(cg->opt.mode));
+	json_key(w, "samples"), json_u64(w, s.samples);
+	json_key(w, "user"), json_u64(w, user);
+	json_key(w, "complete"), json_u64(w, s.ends[STACK_END_COMPLETE]);
+	json_key(w, "us_per_sample"),
+		json_double(w, s.samples ? (double)s.unwind_ns / 1e3 / (double)s.samples : 0.0, 3);
+	json_key(w, "unwind_tables"), json_u64(w, s.tables);
+	json_key(w, "unwind_table_bytes"), json_u64(w, cg->table_bytes);
+	json_key(w, "binaries_without_tables"), json_u64(w, s.table_failures);
+	json_key(w, "table_wait_ms"), json_double(w, (double)s.table_ns / 1e6, 3);
+	json_key(w, "table_waits_expired"), json_u64(w, s.table_waits_expired);
+	json_key(w, "dropped"), json_u64(w, s.dropped);
+	json_object_end(w);
 }

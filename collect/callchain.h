@@ -46,10 +46,16 @@ enum callgraph_mode { CALLGRAPH_NONE, CALLGRAPH_THREADS, CALLGRAPH_FP, CALLGRAPH
 
 #define CALLGRAPH_DEFAULT_STACK 8192
 #define CALLGRAPH_MAX_STACK 65528
-/* Ring pages per CPU when stacks are copied (unless --ring-pages says). */
+/*
+ * Ring pages per CPU when stacks are copied (unless --ring-pages says):
+ * ~8.5 KiB a sample, so 2 MiB hold 120 ms at 2000 samples/s for one
+ * process tree, and 4 MiB that long for a whole machine, whose collector
+ * competes with everything for the CPU.
+ */
 #define CALLGRAPH_DWARF_RING_PAGES 512
+#define CALLGRAPH_DWARF_RING_PAGES_SYSTEM 1024
 /* Unwind tables kept in memory, at most (least recently used go first). */
-#define CALLGRAPH_TABLE_BYTES ((size_t)128 << 20)
+#define CALLGRAPH_TABLE_BYTES ((size_t)64 << 20)
 
 struct callgraph_opts {
 	enum callgraph_mode mode;
@@ -68,9 +74,10 @@ struct callchain_stats {
 	uint64_t frames;                /* frames recorded */
 	uint64_t fp_steps;              /* user frames found by the frame-pointer fallback */
 	uint64_t tables, table_failures, table_evictions;
+	uint64_t table_waits_expired;   /* samples that went on without a table being made */
 	uint64_t dropped;               /* samples not recorded (too many threads) */
 	int64_t unwind_ns;              /* time spent unwinding and recording */
-	int64_t table_ns;               /* time spent waiting for tables */
+	int64_t table_ns;               /* time the collector waited for tables */
 };
 
 struct callchain;
@@ -79,11 +86,26 @@ struct callchain;
  * A call-graph recorder for the collector.  In dwarf mode it starts the
  * unwinding worker (if it cannot, user stacks fall back to the frame
  * pointer and a warning says so); offline (tests) it starts none and takes
- * tables from callchain_set_table().
+ * tables from callchain_set_table().  The first sample that needs a table
+ * still being made waits for it at most max_wait_ns (dcpirun: seconds, its
+ * samples wait in the rings; dcpid: milliseconds, the whole machine's do);
+ * samples that come meanwhile go on without it (frame pointers, else their
+ * walk stops there).
  */
 struct callchain *callchain_new(const struct callgraph_opts *o, struct procs *procs,
-				struct store *store, bool offline);
+				struct store *store, bool offline, int64_t max_wait_ns);
 void callchain_free(struct callchain *cg);
+
+/*
+ * Unwind tables are made ahead, as binaries are mapped (callchain_mapped()
+ * for an MMAP2 record of pid at start), else when a sample first needs
+ * them.  callchain_poll() takes the answers that arrived (call it each
+ * round; callchain_pollfd() is the descriptor to wait on, -1 when none is
+ * awaited).
+ */
+void callchain_mapped(struct callchain *cg, uint32_t pid, uint64_t start);
+void callchain_poll(struct callchain *cg);
+int callchain_pollfd(const struct callchain *cg);
 
 /* Adds what the events must record to attr (sample_type, registers, stack size). */
 void callchain_attr(const struct callchain *cg, struct perf_event_attr *attr);
@@ -118,8 +140,10 @@ void callchain_fill_meta(struct callchain *cg, struct epoch_meta *m);
 const struct callchain_stats *callchain_stats(const struct callchain *cg);
 size_t callchain_bytes(const struct callchain *cg);
 
-/* Appends the status lines (dcpictl status). */
-void callchain_status(const struct callchain *cg, struct strbuf *out, bool json);
+/* dcpictl status: a line of text, or a "stacks" member of its JSON object. */
+struct json_writer;
+void callchain_status(const struct callchain *cg, struct strbuf *out);
+void callchain_status_json(const struct callchain *cg, struct json_writer *w);
 
 /* Tests: the table of image (a procs image number), instead of the worker's. */
 void callchain_set_table(struct callchain *cg, uint32_t image, const struct utable *t);

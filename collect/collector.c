@@ -6,6 +6,7 @@
 #include "collect/perf.h"
 #include "collect/perfrec.h"
 #include "collect/procs.h"
+#include "collect/unwind-worker.h"
 #include "core/cli.h"
 #include "core/die.h"
 #include "core/hash.h"
@@ -360,9 +361,13 @@ static void setup_callgraph(struct collector *c, bool offline)
 {
 	if (c->opt.callgraph.mode == CALLGRAPH_NONE)
 		return;
-	c->cg = callchain_new(&c->opt.callgraph, &c->procs, &c->store, offline);
+	/* A process tree's samples wait in its rings; a machine's must not. */
+	c->cg = callchain_new(&c->opt.callgraph, &c->procs, &c->store, offline,
+			      c->opt.pid >= 0 ? (int64_t)UNWIND_WORKER_TIMEOUT_MS * 1000000 :
+						5 * (int64_t)1000000);
 	if (c->opt.callgraph.mode == CALLGRAPH_DWARF && !c->opt.ring_pages_given)
-		c->opt.ring_pages = CALLGRAPH_DWARF_RING_PAGES;
+		c->opt.ring_pages = c->opt.pid >= 0 ? CALLGRAPH_DWARF_RING_PAGES :
+						      CALLGRAPH_DWARF_RING_PAGES_SYSTEM;
 }
 
 static void setup_cpus(struct collector *c, const int *cpus, size_t n)
@@ -774,6 +779,13 @@ size_t collector_pollfds(struct collector *c, struct pollfd *fds, size_t max)
 		fds[n].revents = 0;
 		n++;
 	}
+	/* Unwind tables being made: their answers wake the loop too. */
+	if (c->cg && n < max && callchain_pollfd(c->cg) >= 0) {
+		fds[n].fd = callchain_pollfd(c->cg);
+		fds[n].events = POLLIN;
+		fds[n].revents = 0;
+		n++;
+	}
 	return n;
 }
 
@@ -890,6 +902,8 @@ static void on_mmap(struct collector *c, const struct perf_rec *r)
 	mi.dev = makedev(r->u.mmap.maj, r->u.mmap.min);
 	mi.ino = r->u.mmap.ino;
 	procs_mmap(&c->procs, r->pid, &mi);
+	if (c->cg)
+		callchain_mapped(c->cg, r->pid, mi.start);
 }
 
 static void dispatch(void *ctx, int k, const void *rec, size_t len)
@@ -961,6 +975,8 @@ void collector_read(struct collector *c, bool final)
 	for (size_t k = 0; k < c->ncpu; k++)
 		if (c->cpu[k].ring.base)
 			perf_ring_read(&c->cpu[k].ring, on_record, c, &c->garbled);
+	if (c->cg)
+		callchain_poll(c->cg);
 	order_flush(&c->order, watermark, dispatch, c);
 	flush_overflows(c);
 }

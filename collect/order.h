@@ -26,6 +26,8 @@ struct order_item {
 struct order_queue {
 	unsigned char *arena;
 	size_t len, alloc;
+	unsigned char *spare;   /* the other arena: records that wait move there, then swap */
+	size_t spare_alloc;
 	struct order_item *v;
 	size_t n, nalloc;
 	uint64_t seq;

@@ -52,6 +52,9 @@ struct unwind_worker {
 	uint32_t seq;
 	unsigned starts;
 	bool gave_up;
+	uint32_t *pending;              /* requests sent, not answered, in order */
+	size_t n_pending, alloc_pending;
+	struct strbuf in;               /* bytes received, not yet a whole reply */
 };
 
 /* ---- the worker's side ---------------------------------------------------------- */
@@ -301,6 +304,7 @@ struct unwind_worker *unwind_worker_start(void)
 	struct unwind_worker *w = XNEW(struct unwind_worker);
 
 	w->fd = -1;
+	strbuf_init(&w->in, 0);
 	if (spawn(w)) {
 		warning_errno("cannot start the unwinding worker");
 		free(w);
@@ -334,6 +338,8 @@ void unwind_worker_stop(struct unwind_worker *w)
 	if (!w)
 		return;
 	kill_worker(w);
+	free(w->pending);
+	strbuf_release(&w->in);
 	free(w);
 }
 
@@ -347,7 +353,7 @@ unsigned unwind_worker_starts(const struct unwind_worker *w)
 	return w ? w->starts : 0;
 }
 
-static int send_request(struct unwind_worker *w, int kind, int fd)
+static int send_request(struct unwind_worker *w, int kind, int fd, uint32_t *seq)
 {
 	uint8_t h[MSG_SIZE] = { 0 };
 	char cbuf[CMSG_SPACE(sizeof(int))];
@@ -373,83 +379,145 @@ static int send_request(struct unwind_worker *w, int kind, int fd)
 	do
 		n = sendmsg(w->fd, &m, MSG_NOSIGNAL);
 	while (n < 0 && errno == EINTR);
+	*seq = w->seq;
 	return n == (ssize_t)sizeof(h) ? 0 : -1;
 }
 
-/* Reads exactly len bytes before the deadline. */
-static int read_full(int fd, void *buf, size_t len, int64_t deadline)
+/* The worker failed: every request it had is answered with a failure. */
+static void fail_all(struct unwind_worker *w, unwind_reply_fn fn, void *ctx, const char *why)
 {
-	char *p = buf;
+	uint32_t *seqs = w->pending;
+	size_t n = w->n_pending;
 
-	while (len) {
-		struct pollfd pfd = { fd, POLLIN, 0 };
-		int64_t left = deadline - time_monotonic_ns();
-		ssize_t n;
-
-		if (left <= 0 || poll(&pfd, 1, (int)(left / 1000000) + 1) == 0)
-			return -1;
-		n = read(fd, p, len);
-		if (n < 0 && (errno == EINTR || errno == EAGAIN))
-			continue;
-		if (n <= 0)
-			return -1;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
+	kill_worker(w);
+	w->pending = NULL;
+	w->n_pending = w->alloc_pending = 0;
+	strbuf_setlen(&w->in, 0);
+	for (size_t i = 0; i < n; i++)
+		fn(ctx, seqs[i], NULL, why);
+	free(seqs);
 }
 
-/* One exchange; -1 if the worker failed (it must then be replaced). */
-static int exchange(struct unwind_worker *w, int kind, int fd, uint32_t *status,
-		    struct strbuf *payload)
+int unwind_worker_request(struct unwind_worker *w, int fd, uint32_t *seq)
 {
-	int64_t deadline = time_monotonic_ns() + (int64_t)UNWIND_WORKER_TIMEOUT_MS * 1000000;
-	uint8_t h[MSG_SIZE];
-	size_t len;
-
-	if (send_request(w, kind, fd) || read_full(w->fd, h, sizeof(h), deadline) ||
-	    get_le32(h) != REP_MAGIC || get_le32(h + 4) != w->seq)
-		return -1;
-	*status = get_le32(h + 8);
-	len = get_le32(h + 12);
-	if (len > UNWIND_WORKER_MAX_REPLY || (*status && len > 256))
-		return -1;
-	strbuf_setlen(payload, 0);
-	strbuf_grow(payload, len + 1);
-	if (read_full(w->fd, payload->buf, len, deadline))
-		return -1;
-	strbuf_setlen(payload, len);
-	return 0;
-}
-
-int unwind_worker_table(struct unwind_worker *w, int fd, struct utable *t, char *why,
-			size_t whysize)
-{
-	struct strbuf payload = STRBUF_INIT;
-	const char *bad;
-	uint32_t status;
-	int r = -1;
-
-	memset(t, 0, sizeof(*t));
 	if (w->fd < 0 && (w->gave_up || w->starts >= MAX_STARTS || spawn(w))) {
 		w->gave_up = true;
-		snprintf(why, whysize, "the unwinding worker is not running");
 		return -1;
 	}
-	if (exchange(w, fd < 0 ? KIND_VDSO : KIND_FILE, fd, &status, &payload)) {
+	if (send_request(w, fd < 0 ? KIND_VDSO : KIND_FILE, fd, seq)) {
 		kill_worker(w);
-		snprintf(why, whysize, "the unwinding worker failed (restarted)");
-	} else if (status) {
-		snprintf(why, whysize, "%.*s", (int)payload.len, payload.buf);
+		return -1;
+	}
+	ALLOC_GROW(w->pending, w->n_pending + 1, w->alloc_pending);
+	w->pending[w->n_pending++] = *seq;
+	return 0;
+}
+
+/*
+ * Hands on the first complete reply in w->in, if there is one: returns 1,
+ * 0 if more bytes are needed, -1 if the worker broke the protocol.
+ */
+static int take_reply(struct unwind_worker *w, unwind_reply_fn fn, void *ctx)
+{
+	const uint8_t *h = (const uint8_t *)w->in.buf;
+	struct utable t;
+	const char *bad;
+	char why[300];
+	uint32_t seq, status;
+	size_t len;
+
+	if (w->in.len < MSG_SIZE)
+		return 0;
+	seq = get_le32(h + 4);
+	status = get_le32(h + 8);
+	len = get_le32(h + 12);
+	if (get_le32(h) != REP_MAGIC || !w->n_pending || seq != w->pending[0] ||
+	    len > UNWIND_WORKER_MAX_REPLY || (status && len > 256))
+		return -1;
+	if (w->in.len < MSG_SIZE + len)
+		return 0;
+	memmove(w->pending, w->pending + 1, --w->n_pending * sizeof(*w->pending));
+	if (status) {
+		snprintf(why, sizeof(why), "%.*s", (int)len, (const char *)h + MSG_SIZE);
 		for (char *p = why; *p; p++)
 			if ((unsigned char)*p < 0x20 || (unsigned char)*p > 0x7e)
 				*p = '?';
-	} else if (utable_decode((const uint8_t *)payload.buf, payload.len, t, &bad)) {
-		kill_worker(w);
-		snprintf(why, whysize, "the unwinding worker sent an invalid table: %s", bad);
+		fn(ctx, seq, NULL, why);
+	} else if (utable_decode(h + MSG_SIZE, len, &t, &bad)) {
+		return -1;
 	} else {
-		r = 0;
+		fn(ctx, seq, &t, NULL);
 	}
-	strbuf_release(&payload);
-	return r;
+	memmove(w->in.buf, w->in.buf + MSG_SIZE + len, w->in.len - MSG_SIZE - len);
+	strbuf_setlen(&w->in, w->in.len - MSG_SIZE - len);
+	return 1;
+}
+
+/* Reads what the worker sent, without blocking; -1 if it is gone. */
+static int read_some(struct unwind_worker *w)
+{
+	for (;;) {
+		ssize_t n;
+
+		strbuf_grow(&w->in, 65536);
+		n = recv(w->fd, w->in.buf + w->in.len, w->in.alloc - w->in.len - 1, MSG_DONTWAIT);
+		if (n > 0) {
+			strbuf_setlen(&w->in, w->in.len + (size_t)n);
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return 0;
+		return -1;
+	}
+}
+
+static bool is_pending(const struct unwind_worker *w, uint32_t seq)
+{
+	for (size_t i = 0; i < w->n_pending; i++)
+		if (w->pending[i] == seq)
+			return true;
+	return false;
+}
+
+int unwind_worker_poll(struct unwind_worker *w, uint32_t seq, int64_t deadline,
+		       unwind_reply_fn fn, void *ctx)
+{
+	int r;
+
+	while (w->n_pending) {
+		if (read_some(w)) {
+			fail_all(w, fn, ctx, "the unwinding worker failed (restarted)");
+			return -1;
+		}
+		while ((r = take_reply(w, fn, ctx)) > 0)
+			;
+		if (r < 0) {
+			fail_all(w, fn, ctx, "the unwinding worker sent garbage (restarted)");
+			return -1;
+		}
+		if (!seq || !is_pending(w, seq))
+			return 0;
+		{
+			struct pollfd pfd = { w->fd, POLLIN, 0 };
+			int64_t left = deadline - time_monotonic_ns();
+
+			if (left <= 0)
+				return 1;
+			if (poll(&pfd, 1, (int)(left / 1000000) + 1) < 0 && errno != EINTR)
+				return 1;
+		}
+	}
+	return 0;
+}
+
+int unwind_worker_fd(const struct unwind_worker *w)
+{
+	return w && w->n_pending ? w->fd : -1;
+}
+
+size_t unwind_worker_pending(const struct unwind_worker *w)
+{
+	return w ? w->n_pending : 0;
 }

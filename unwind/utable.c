@@ -5,6 +5,7 @@
 
 #include "unwind/utable.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -204,6 +205,9 @@ const struct utable_row *utable_find(const struct utable *t, uint64_t off)
 }
 
 #define ROW_SIZE 12
+_Static_assert(sizeof(struct utable_row) == ROW_SIZE &&
+	       offsetof(struct utable_row, rbp_off) == 6 && offsetof(struct utable_row, cfa_off) == 8,
+	       "a row is its wire form");
 
 void utable_encode(const struct utable *t, struct strbuf *out)
 {
@@ -255,7 +259,11 @@ int utable_decode(const uint8_t *buf, size_t len, struct utable *t, const char *
 	t->fdes = get_le32(p);
 	t->unsupported = get_le32(p + 4);
 	p += 8;
-	t->rows = xcalloc(n + 1, sizeof(*t->rows));
+	t->rows = xmalloc((n + 1) * sizeof(*t->rows));
+	/* On a little-endian host a row is its wire form: copy, then check. */
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	memcpy(t->rows, p, n * ROW_SIZE);
+#else
 	for (size_t i = 0; i < n; i++, p += ROW_SIZE) {
 		struct utable_row *r = &t->rows[i];
 
@@ -264,6 +272,11 @@ int utable_decode(const uint8_t *buf, size_t len, struct utable *t, const char *
 		r->rbp = p[5];
 		r->rbp_off = (int16_t)get_le16(p + 6);
 		r->cfa_off = (int32_t)get_le32(p + 8);
+	}
+#endif
+	for (size_t i = 0; i < n; i++) {
+		const struct utable_row *r = &t->rows[i];
+
 		if (r->cfa > CFI_CFA_UNSUPPORTED || r->rbp > CFI_RBP_UNKNOWN ||
 		    (i && r->start <= t->rows[i - 1].start)) {
 			utable_release(t);
