@@ -62,6 +62,7 @@ struct ctable {
 	uint32_t seq;           /* T_PENDING: the worker's request */
 	uint32_t pid;           /* a process that maps it (its root is where to open it) */
 	bool waited;            /* a sample waited for it once: the others do not */
+	uint32_t misses;        /* samples that needed it before it was made */
 	struct utable t;
 	uint64_t last_use;
 };
@@ -72,8 +73,12 @@ struct ctable {
  */
 enum table_state { T_UNKNOWN, T_QUEUED, T_PENDING, T_READY, T_FAILED };
 
-/* Requests the worker may have open at once. */
-#define MAX_OUTSTANDING 8
+/*
+ * Tables asked for ahead (at mmap) that the worker may have open at once:
+ * few, so that a table a sample needs now (asked for at once) waits behind
+ * little.
+ */
+#define MAX_PREFETCH 2
 
 struct callchain {
 	struct callgraph_opts opt;
@@ -264,19 +269,22 @@ static void request(struct callchain *cg, uint32_t image)
 		close(fd);
 }
 
-/* Asks for queued tables while the worker has room. */
+/*
+ * Asks for queued tables while the worker has room: first those that the
+ * most samples needed (the hot binaries), then those asked for ahead.
+ */
 static void pump(struct callchain *cg)
 {
-	size_t k = 0;
+	while (cg->n_queue && unwind_worker_pending(cg->worker) < MAX_PREFETCH) {
+		size_t best = 0;
 
-	while (k < cg->n_queue && unwind_worker_pending(cg->worker) < MAX_OUTSTANDING) {
-		uint32_t image = cg->queue[k++];
-
-		if (ctable(cg, image)->state == T_QUEUED)
-			request(cg, image);
+		for (size_t k = 1; k < cg->n_queue; k++)
+			if (ctable(cg, cg->queue[k])->misses > ctable(cg, cg->queue[best])->misses)
+				best = k;
+		if (ctable(cg, cg->queue[best])->state == T_QUEUED)
+			request(cg, cg->queue[best]);
+		cg->queue[best] = cg->queue[--cg->n_queue];
 	}
-	memmove(cg->queue, cg->queue + k, (cg->n_queue - k) * sizeof(*cg->queue));
-	cg->n_queue -= k;
 }
 
 static bool wants_table(const struct callchain *cg, uint32_t image)
@@ -301,14 +309,22 @@ static void prefetch(struct callchain *cg, uint32_t image, uint32_t pid)
 	ALLOC_GROW(cg->queue, cg->n_queue + 1, cg->a_queue);
 	cg->queue[cg->n_queue++] = image;
 	pump(cg);
+	ct = ctable(cg, image);
 }
 
 void callchain_mapped(struct callchain *cg, uint32_t pid, uint64_t start)
 {
-	struct addr_space *as = procs_lookup(cg->procs, pid);
+	struct addr_space *as;
 	uint32_t image;
 	uint64_t off;
 
+	/*
+	 * Only a process tree's: a machine maps many binaries it rarely runs,
+	 * and a big one (a compiler's) would keep the worker from the hot ones.
+	 */
+	if (!cg->max_wait_ns)
+		return;
+	as = procs_lookup(cg->procs, pid);
 	if (as && procs_resolve(cg->procs, as, start, &image, &off))
 		prefetch(cg, image, pid);
 }
@@ -326,7 +342,11 @@ int callchain_pollfd(const struct callchain *cg)
 	return unwind_worker_fd(cg->worker);
 }
 
-/* The table of image, asking for it (and waiting, at most max_wait_ns) if needed. */
+/*
+ * The table of image.  A process tree's collector asks for a missing one at
+ * once and waits for it (at most max_wait_ns); the daemon queues it, hotter
+ * binaries first, and goes on.
+ */
 static struct ctable *table_of(struct callchain *cg, uint32_t image, uint32_t pid)
 {
 	struct ctable *ct = ctable(cg, image);
@@ -334,20 +354,26 @@ static struct ctable *table_of(struct callchain *cg, uint32_t image, uint32_t pi
 	if ((ct->state == T_UNKNOWN || ct->state == T_QUEUED) && wants_table(cg, image)) {
 		if (!ct->pid)
 			ct->pid = pid;
-		request(cg, image);
+		if (cg->max_wait_ns) {
+			request(cg, image);
+		} else {
+			ct->misses++;
+			prefetch(cg, image, pid);
+		}
 		ct = ctable(cg, image);
 	}
-	/* One sample waits (a little, system-wide); later ones go on meanwhile. */
-	if (ct->state == T_PENDING && !ct->waited) {
+	/* One sample waits; later ones go on meanwhile. */
+	if (ct->state == T_PENDING && !ct->waited && cg->max_wait_ns) {
 		int64_t t0 = time_monotonic_ns();
 
 		ct->waited = true;
-
 		if (unwind_worker_poll(cg->worker, ct->seq, t0 + cg->max_wait_ns, on_reply, cg) == 1)
 			cg->stats.table_waits_expired++;
 		cg->stats.table_ns += time_monotonic_ns() - t0;
 		pump(cg);
 		ct = ctable(cg, image);
+	} else if (ct->state == T_QUEUED) {
+		ct->misses++;
 	}
 	ct->last_use = ++cg->clock;
 	return ct;
@@ -450,7 +476,7 @@ static enum stack_end end_of(enum unwind_end e)
 {
 	switch (e) {
 	case UNWIND_COMPLETE: return STACK_END_COMPLETE;
-	case UNWIND_NO_TABLE:
+	case UNWIND_NO_TABLE: return STACK_END_NO_TABLE;
 	case UNWIND_NO_CFI: return STACK_END_NO_CFI;
 	case UNWIND_TRUNCATED:
 	case UNWIND_DEPTH: return STACK_END_TRUNCATED;
@@ -609,12 +635,13 @@ static void add_stats(struct callchain_stats *to, const struct callchain_stats *
 	to->unwind_ns += s->unwind_ns;
 }
 
-int callchain_write(struct callchain *cg)
+int callchain_write(struct callchain *cg, bool final)
 {
-	if (!cg->store->seq || (!cg->st.n_samples && !cg->pend.dropped))
+	if (!cg->store->seq || (!cg->st.n_samples && !cg->pend.dropped && !final))
 		return 0;
-	if (cg->st.n_samples && (store_sync_aux(cg->store) ||
-				 db_stacks_merge(cg->store->db, cg->store->seq, &cg->st)))
+	if ((cg->st.n_samples || final) &&
+	    (store_sync_aux(cg->store) ||
+	     db_stacks_merge(cg->store->db, cg->store->seq, &cg->st, final)))
 		return -1;
 	add_stats(&cg->stats, &cg->pend);
 	memset(&cg->pend, 0, sizeof(cg->pend));
@@ -675,12 +702,13 @@ void callchain_status(const struct callchain *cg, struct strbuf *out)
 
 	status_figures(cg, &s, &user);
 	strbuf_addf(out, "stacks: %s, %" PRIu64 " samples, %.1f%% of user stacks complete, %.2f us "
-		    "each; %" PRIu64 " unwind tables (%zu KiB, %.0f ms waited), %" PRIu64
-		    " binaries without\n",
+		    "each; %" PRIu64 " unwind tables (%zu KiB, %zu being made, %.0f ms waited), %"
+		    PRIu64 " binaries without\n",
 		    mode_name(cg->opt.mode), s.samples,
 		    user ? 100.0 * (double)s.ends[STACK_END_COMPLETE] / (double)user : 0.0,
 		    s.samples ? (double)s.unwind_ns / 1e3 / (double)s.samples : 0.0, s.tables,
-		    cg->table_bytes >> 10, (double)s.table_ns / 1e6, s.table_failures);
+		    cg->table_bytes >> 10, cg->n_queue + unwind_worker_pending(cg->worker),
+		    (double)s.table_ns / 1e6, s.table_failures);
 }
 
 void callchain_status_json(const struct callchain *cg, struct json_writer *w)
@@ -699,6 +727,8 @@ void callchain_status_json(const struct callchain *cg, struct json_writer *w)
 	json_key(w, "unwind_tables"), json_u64(w, s.tables);
 	json_key(w, "unwind_table_bytes"), json_u64(w, cg->table_bytes);
 	json_key(w, "binaries_without_tables"), json_u64(w, s.table_failures);
+	json_key(w, "unwind_tables_pending"),
+		json_u64(w, cg->n_queue + unwind_worker_pending(cg->worker));
 	json_key(w, "table_wait_ms"), json_double(w, (double)s.table_ns / 1e6, 3);
 	json_key(w, "table_waits_expired"), json_u64(w, s.table_waits_expired);
 	json_key(w, "dropped"), json_u64(w, s.dropped);

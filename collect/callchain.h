@@ -128,11 +128,12 @@ void callchain_begin(struct callchain *cg);
 bool callchain_due(const struct callchain *cg, int64_t now, int64_t interval_ns);
 
 /*
- * Merges the stacks recorded since the last write into the epoch's stack
- * table (after storing the image index they need) and empties the table.
- * Returns 0, or -1 (reported; the stacks are kept for the next try).
+ * Adds the stacks recorded since the last write to the epoch's stack table
+ * (after storing the image index they need) and empties the table; final
+ * (the epoch ends) merges the epoch's files into one.  Returns 0, or -1
+ * (reported; the stacks are kept for the next try).
  */
-int callchain_write(struct callchain *cg);
+int callchain_write(struct callchain *cg, bool final);
 
 /* Sets the epoch's stack counters (stacks, stacks_complete, ...) in m. */
 void callchain_fill_meta(struct callchain *cg, struct epoch_meta *m);

@@ -361,10 +361,13 @@ static void setup_callgraph(struct collector *c, bool offline)
 {
 	if (c->opt.callgraph.mode == CALLGRAPH_NONE)
 		return;
-	/* A process tree's samples wait in its rings; a machine's must not. */
+	/*
+	 * A process tree's samples can wait in its rings for the tables they
+	 * need; a whole machine's cannot (they would be lost): the daemon's go
+	 * on while tables are made.
+	 */
 	c->cg = callchain_new(&c->opt.callgraph, &c->procs, &c->store, offline,
-			      c->opt.pid >= 0 ? (int64_t)UNWIND_WORKER_TIMEOUT_MS * 1000000 :
-						5 * (int64_t)1000000);
+			      c->opt.pid >= 0 ? (int64_t)UNWIND_WORKER_TIMEOUT_MS * 1000000 : 0);
 	if (c->opt.callgraph.mode == CALLGRAPH_DWARF && !c->opt.ring_pages_given)
 		c->opt.ring_pages = c->opt.pid >= 0 ? CALLGRAPH_DWARF_RING_PAGES :
 						      CALLGRAPH_DWARF_RING_PAGES_SYSTEM;
@@ -1036,15 +1039,15 @@ int64_t collector_tick(struct collector *c, int64_t now)
 	}
 	store_tick(&c->store, now);
 	if (c->cg && callchain_due(c->cg, now, c->opt.store.write_interval_ns))
-		callchain_write(c->cg);
+		callchain_write(c->cg, false);
 	update_rates(c, now);
 	return c->next_redraw < c->next_drain ? c->next_redraw : c->next_drain;
 }
 
 /* Stacks go to disk with the rest (their images indexed first). */
-static int write_stacks(struct collector *c)
+static int write_stacks(struct collector *c, bool final)
 {
-	return c->cg ? callchain_write(c->cg) : 0;
+	return c->cg ? callchain_write(c->cg, final) : 0;
 }
 
 int collector_flush(struct collector *c)
@@ -1053,7 +1056,7 @@ int collector_flush(struct collector *c)
 
 	collector_read(c, false);
 	drain(c);
-	r = write_stacks(c);
+	r = write_stacks(c, false);
 	return store_flush(&c->store) || r ? -1 : 0;
 }
 
@@ -1061,7 +1064,7 @@ int collector_new_epoch(struct collector *c, const char *label)
 {
 	collector_read(c, false);
 	drain(c);
-	if (write_stacks(c))
+	if (write_stacks(c, true))
 		return errorf("the stacks of epoch %" PRIu32 " could not be written; staying in it",
 			      c->store.seq);
 	collector_calibrate(c);
@@ -1080,7 +1083,7 @@ int collector_finish(struct collector *c)
 
 	collector_read(c, true);
 	drain(c);
-	r = write_stacks(c);
+	r = write_stacks(c, true);
 	return store_close(&c->store) || r ? -1 : 0;
 }
 

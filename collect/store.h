@@ -100,6 +100,7 @@ struct store {
 	struct kallsyms_range *kranges;     /* the symbols the saved subset names */
 	size_t nkranges;
 	int64_t last_meta;
+	int64_t last_kallsyms;      /* monotonic ns of the last rewrite of the subset */
 	struct store_stats st;
 };
 

@@ -6,6 +6,7 @@
 
 #include "db/stacks.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,10 +16,11 @@
 #include "core/varint.h"
 #include "core/xalloc.h"
 #include "db/blob.h"
+#include "db/db.h"
 #include "db/image.h"
 
 static const char *const end_names[STACK_END__COUNT] = {
-	"complete", "truncated", "no-cfi", "bad", "kernel", "fp", "none",
+	"complete", "truncated", "no-cfi", "bad", "kernel", "fp", "none", "no-table",
 };
 
 const char *stack_end_name(enum stack_end e)
@@ -689,46 +691,200 @@ int stack_table_decode(struct stack_table *t, const void *payload, size_t len, u
 	return 0;
 }
 
-/* ---- the database ----------------------------------------------------------------------- */
+/* ---- the database ---------------------------------------------------------------------- */
 
-int db_stacks_load(struct db *db, uint32_t seq, struct stack_table *t)
+/*
+ * An epoch's stacks are a base and deltas: "stacks-G" holds generation G
+ * (everything merged so far) and "stacks-G-N" the samples written since,
+ * one file per write, so that a write costs what it adds, not the whole
+ * table.  Every STACKS_SEGMENTS deltas (and at the end of an epoch) the
+ * base and its deltas are merged into "stacks-(G+1)"; once that file is in
+ * place the older ones mean nothing (readers take the highest generation
+ * and its deltas only) and are removed.  A crash at any point leaves a
+ * consistent set: every file is written whole, atomically.
+ */
+
+struct parts {
+	unsigned gen;           /* the highest base generation, 0 if none */
+	unsigned max_seg;       /* the highest delta number of that generation */
+	char **names;           /* every stacks file */
+	size_t n;
+};
+
+/* "stacks-G" (seg 0) or "stacks-G-N"; false for anything else. */
+static bool parse_part(const char *name, unsigned *gen, unsigned *seg)
 {
-	struct strbuf buf = STRBUF_INIT;
-	struct blob_header h;
-	const char *why;
-	int r;
+	char buf[64];
+	unsigned g, n = 0;
 
-	stack_table_init(t);
-	r = db_blob_load(db, seq, STACKS_NAME, STACKS_MAGIC, STACKS_VERSION, &buf, &h);
-	if (!r && stack_table_decode(t, buf.buf + BLOB_HEADER_SIZE, h.payload_size, h.count, &why))
-		r = errorf("epoch %u: invalid stack table '%s': %s", seq, STACKS_NAME, why);
-	strbuf_release(&buf);
-	return r > 0 ? 1 : r < 0 ? -1 : 0;
+	if (sscanf(name, STACKS_NAME "-%u-%u", &g, &n) == 2)
+		snprintf(buf, sizeof(buf), STACKS_NAME "-%u-%u", g, n);
+	else if (sscanf(name, STACKS_NAME "-%u", &g) == 1)
+		snprintf(buf, sizeof(buf), STACKS_NAME "-%u", g);
+	else
+		return false;
+	if (strcmp(buf, name) || (!n && strchr(name + sizeof(STACKS_NAME), '-')))
+		return false;
+	*gen = g;
+	*seg = n;
+	return true;
 }
 
-static int merge_cb(void *ctx, const void *old, size_t old_len, const struct blob_header *h,
-		    struct strbuf *out, uint32_t *count)
+static void parts_release(struct parts *p)
 {
-	const struct stack_table *add = ctx;
-	struct stack_table t;
-	const char *why;
+	for (size_t i = 0; i < p->n; i++)
+		free(p->names[i]);
+	free(p->names);
+}
 
-	if (!old) {
-		stack_table_encode(add, out, count);
-		return 0;
-	}
-	if (stack_table_decode(&t, old, old_len, h->count, &why))
-		return errorf("cannot merge into the stack table: %s", why);
-	stack_table_merge(&t, add);
-	stack_table_encode(&t, out, count);
-	stack_table_release(&t);
+static int list_parts(struct db *db, uint32_t seq, struct parts *p)
+{
+	unsigned g, n;
+
+	memset(p, 0, sizeof(*p));
+	if (db_aux_list(db, seq, STACKS_NAME "-", &p->names, &p->n))
+		return -1;
+	for (size_t i = 0; i < p->n; i++)
+		if (parse_part(p->names[i], &g, &n) && !n && g > p->gen)
+			p->gen = g;
+	for (size_t i = 0; i < p->n; i++)
+		if (parse_part(p->names[i], &g, &n) && g == p->gen && n > p->max_seg)
+			p->max_seg = n;
 	return 0;
 }
 
-int db_stacks_merge(struct db *db, uint32_t seq, const struct stack_table *t)
+/* True if name is part of the current set (the base or one of its deltas). */
+static bool current(const struct parts *p, const char *name, bool *is_base)
 {
-	return db_blob_merge(db, seq, STACKS_NAME, STACKS_MAGIC, STACKS_VERSION, 0, merge_cb,
-			     (void *)t);
+	unsigned g, n;
+
+	if (!parse_part(name, &g, &n) || g != p->gen)
+		return false;
+	*is_base = !n;
+	return true;
+}
+
+/* Loads one file into t (merged).  0; 1 if gone; -1 unreadable; -2 invalid (reported). */
+static int load_part(struct db *db, uint32_t seq, const char *name, struct stack_table *t)
+{
+	struct strbuf buf = STRBUF_INIT;
+	struct stack_table part;
+	struct blob_header h;
+	const char *why;
+	int r = db_blob_load(db, seq, name, STACKS_MAGIC, STACKS_VERSION, &buf, &h);
+
+	if (!r && stack_table_decode(&part, buf.buf + BLOB_HEADER_SIZE, h.payload_size, h.count,
+				     &why)) {
+		char *what = db_epoch_file_path(db, seq, name);
+
+		errorf("%s: invalid stack table: %s", what, why);
+		free(what);
+		r = -2;
+	} else if (!r) {
+		stack_table_merge(t, &part);
+		stack_table_release(&part);
+	}
+	strbuf_release(&buf);
+	return r;
+}
+
+/* Loads the current set.  quarantine: move invalid files aside (a writer). */
+static int load_set(struct db *db, uint32_t seq, const struct parts *p, struct stack_table *t,
+		    bool quarantine, size_t *found)
+{
+	int r = 0;
+
+	*found = 0;
+	for (size_t i = 0; i < p->n; i++) {
+		bool base;
+		int k;
+
+		if (!current(p, p->names[i], &base))
+			continue;
+		k = load_part(db, seq, p->names[i], t);
+		if (k == -2 && quarantine)
+			db_blob_quarantine(db, seq, p->names[i]);
+		else if (k < 0)
+			r = -1;
+		*found += k == 0;
+	}
+	return r;
+}
+
+int db_stacks_load(struct db *db, uint32_t seq, struct stack_table *t)
+{
+	struct parts p;
+	size_t found;
+	int r;
+
+	stack_table_init(t);
+	if (list_parts(db, seq, &p))
+		return -1;
+	r = load_set(db, seq, &p, t, false, &found);
+	parts_release(&p);
+	if (r)
+		return -1;
+	return found ? 0 : 1;
+}
+
+static int store_part(struct db *db, uint32_t seq, const char *name, const struct stack_table *t)
+{
+	struct strbuf sb = STRBUF_INIT;
+	uint32_t count;
+	int r;
+
+	stack_table_encode(t, &sb, &count);
+	r = db_blob_store(db, seq, name, STACKS_MAGIC, STACKS_VERSION, 0, count, sb.buf, sb.len);
+	strbuf_release(&sb);
+	return r;
+}
+
+/* Merges the current set into the next generation's base; removes what it replaces. */
+static int compact(struct db *db, uint32_t seq, const struct parts *p)
+{
+	struct stack_table t;
+	char name[64];
+	size_t found;
+	int r;
+
+	stack_table_init(&t);
+	r = load_set(db, seq, p, &t, true, &found);
+	snprintf(name, sizeof(name), STACKS_NAME "-%u", p->gen + 1);
+	if (!r)
+		r = store_part(db, seq, name, &t);
+	stack_table_release(&t);
+	if (r)
+		return -1;
+	for (size_t i = 0; i < p->n; i++)
+		if (strcmp(p->names[i], name))
+			db_aux_remove(db, seq, p->names[i]);
+	return 0;
+}
+
+int db_stacks_merge(struct db *db, uint32_t seq, const struct stack_table *t, bool final)
+{
+	struct parts p;
+	char name[64];
+	size_t deltas = 0;
+	bool base;
+	int r;
+
+	if (list_parts(db, seq, &p))
+		return -1;
+	snprintf(name, sizeof(name), STACKS_NAME "-%u-%u", p.gen, p.max_seg + 1);
+	r = t->n_samples ? store_part(db, seq, name, t) : 0;
+	if (!r) {
+		parts_release(&p);
+		if (list_parts(db, seq, &p))
+			return -1;
+		for (size_t i = 0; i < p.n; i++)
+			deltas += current(&p, p.names[i], &base) && !base;
+		/* Old generations left by a crash go too. */
+		if (deltas >= STACKS_SEGMENTS || (final && (deltas || p.n > 1)))
+			r = compact(db, seq, &p);
+	}
+	parts_release(&p);
+	return r;
 }
 
 size_t stack_table_bytes(const struct stack_table *t)

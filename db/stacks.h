@@ -38,7 +38,10 @@
 struct db;
 struct strbuf;
 
+/* Epoch files: a base "stacks-G" and deltas "stacks-G-N" (db_stacks_merge). */
 #define STACKS_NAME "stacks"
+/* Deltas written before they are merged into a new base. */
+#define STACKS_SEGMENTS 8
 #define STACKS_MAGIC "DCPISTAK"
 #define STACKS_VERSION 1
 /* Frames of one stack: the kernel's 127 and the unwinder's 128, with room. */
@@ -56,10 +59,11 @@ enum stack_end {
 	STACK_END_KERNEL,       /* a kernel thread: kernel frames only */
 	STACK_END_FP,           /* walked by frame pointers: whether it is whole is unknown */
 	STACK_END_NONE,         /* no stack came with the sample: its pc only */
+	STACK_END_NO_TABLE,     /* a frame in a binary without an unwind table (yet: dcpid makes them as it goes) */
 	STACK_END__COUNT
 };
 
-/* "complete", "truncated", "no-cfi", "bad", "kernel", "fp", "none". */
+/* "complete", "truncated", "no-cfi", "bad", "kernel", "fp", "none", "no-table". */
 const char *stack_end_name(enum stack_end e);
 
 struct stack_frame {
@@ -145,16 +149,19 @@ int stack_table_decode(struct stack_table *t, const void *payload, size_t len, u
 		       const char **why);
 
 /*
- * Reads the epoch's stacks.  Returns 0; 1 if the epoch has none (t is
- * empty); -1 if the file is unreadable or invalid (reported).
+ * Reads the epoch's stacks (its base and deltas, merged).  Returns 0; 1 if
+ * the epoch has none (t is empty); -1 if a file is unreadable or invalid
+ * (reported).
  */
 int db_stacks_load(struct db *db, uint32_t seq, struct stack_table *t);
 
 /*
- * Writer: adds t's samples to the epoch's stacks (read-merge-write through
- * db_blob_merge: atomic and durable; an invalid file is quarantined).
+ * Writer: adds t's samples to the epoch's stacks as a new delta file
+ * (atomic and durable; a write costs what it adds).  Every STACKS_SEGMENTS
+ * deltas, and with final (the epoch ends), the base and its deltas are
+ * merged into a new base; an invalid file met then is quarantined.
  */
-int db_stacks_merge(struct db *db, uint32_t seq, const struct stack_table *t);
+int db_stacks_merge(struct db *db, uint32_t seq, const struct stack_table *t, bool final);
 
 /* Approximate bytes of memory held. */
 size_t stack_table_bytes(const struct stack_table *t);

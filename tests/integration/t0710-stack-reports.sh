@@ -12,7 +12,7 @@ W=$top_builddir/tests/workloads
 test_expect_success 'setup: a process tree recorded with -g, another with --threads' '
 	dcpirun -q -g -e cycles -d g.db -- sh -c "$W/wl-callers -n 60000000 >/dev/null & $W/wl-threads -n 40000000 -t 2 >/dev/null; wait" &&
 	dcpirun -q --threads -e cycles -d t.db -- $W/wl-threads -n 40000000 -t 3 >/dev/null &&
-	test -f g.db/000001/stacks && test -f t.db/000001/stacks
+	ls g.db/000001/stacks-* t.db/000001/stacks-*
 '
 
 test_expect_success 'dcpiprof --by comm: a process column, both programs, the same totals' '

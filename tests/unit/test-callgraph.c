@@ -471,7 +471,7 @@ static struct db *synthetic_epoch(uint32_t *seq)
 	/* delayed ticks: landed in the irq enabling, charged to work */
 	kstack(&t, th, (const int[]){ P_IRQ, P_IRQ2, P_F, P_MAIN }, 4, 6);
 	kstack(&t, th, (const int[]){ P_F, P_MAIN }, 4 - 2, 4);
-	assert_int_equal(db_stacks_merge(db, *seq, &t), 0);
+	assert_int_equal(db_stacks_merge(db, *seq, &t, false), 0);
 	assert_int_equal(db_epoch_close(db, *seq, 0), 0);
 	stack_table_release(&t);
 	strbuf_release(&ks);
