@@ -13,6 +13,7 @@
 #include "core/json.h"
 #include "core/u64map.h"
 #include "core/xalloc.h"
+#include "present/draw.h"
 
 /* Per node, while building. */
 struct nstat {
@@ -490,7 +491,7 @@ static void called(const struct cg_arc *a, char *buf, size_t size)
 }
 
 /* One parent or child line: the arc's share, and the other end's name. */
-static void arc_line(const struct callgraph *g, FILE *out, const struct cg_arc *a, uint32_t other,
+static void arc_line(const struct callgraph *g, struct draw *out, const struct cg_arc *a, uint32_t other,
 		     bool in_cycle)
 {
 	const struct cg_entry *o = callgraph_entry(g, other);
@@ -499,13 +500,16 @@ static void arc_line(const struct callgraph *g, FILE *out, const struct cg_arc *
 	callgraph_entry_name(g, o, name, sizeof(name));
 	called(a, c, sizeof(c));
 	if (in_cycle) {
-		fprintf(out, "%12s %8s %11s %7s       %s [%" PRIu32 "]\n", "", "", "", c, name,
-			o->index);
+		draw_printf(out, STYLE_DIM, "%12s %8s %11s %7s       %s [%" PRIu32 "]", "", "", "", c,
+			    name, o->index);
+		draw_eol(out);
 		return;
 	}
 	amount(g, a->self, s, sizeof(s));
 	amount(g, a->samples - a->self, d, sizeof(d));
-	fprintf(out, "%12s %8s %11s %7s       %s [%" PRIu32 "]\n", "", s, d, c, name, o->index);
+	draw_printf(out, STYLE_NORMAL, "%12s %8s %11s %7s       %s [%" PRIu32 "]", "", s, d, c, name,
+		    o->index);
+	draw_eol(out);
 }
 
 static bool same_cycle(const struct callgraph *g, uint32_t x, uint32_t y)
@@ -515,7 +519,19 @@ static bool same_cycle(const struct callgraph *g, uint32_t x, uint32_t y)
 	return a && b && a->cycle && a->cycle == b->cycle;
 }
 
-static void cycle_entry(const struct callgraph *g, FILE *out, const struct cg_entry *e)
+/* An entry's own line: "[index]  %time self descendants called name [index]". */
+static void primary_line(const struct callgraph *g, struct draw *out, const struct cg_entry *e,
+			 const char *s, const char *d, const char *name)
+{
+	draw_printf(out, STYLE_NORMAL, "[%" PRIu32 "]%*s ", e->index,
+		    e->index < 10 ? 4 : e->index < 100 ? 3 : e->index < 1000 ? 2 : 1, "");
+	draw_printf(out, draw_share_style(pct(g, e->total) / 100, e->total), "%5.1f", pct(g, e->total));
+	draw_printf(out, STYLE_NORMAL, " %8s %11s %7s   ", s, d, "-");
+	draw_printf(out, STYLE_LABEL, "%s [%" PRIu32 "]", name, e->index);
+	draw_eol(out);
+}
+
+static void cycle_entry(const struct callgraph *g, struct draw *out, const struct cg_entry *e)
 {
 	char s[32], d[32], name[512];
 
@@ -524,9 +540,7 @@ static void cycle_entry(const struct callgraph *g, FILE *out, const struct cg_en
 	amount(g, e->self, s, sizeof(s));
 	amount(g, e->total - e->self, d, sizeof(d));
 	callgraph_entry_name(g, e, name, sizeof(name));
-	fprintf(out, "[%" PRIu32 "]%*s %5.1f %8s %11s %7s   %s [%" PRIu32 "]\n", e->index,
-		e->index < 10 ? 4 : e->index < 100 ? 3 : e->index < 1000 ? 2 : 1, "",
-		pct(g, e->total), s, d, "-", name, e->index);
+	primary_line(g, out, e, s, d, name);
 	for (size_t i = 0; i < g->n_entries; i++) {
 		const struct cg_entry *m = &g->entries[i];
 
@@ -535,12 +549,13 @@ static void cycle_entry(const struct callgraph *g, FILE *out, const struct cg_en
 		amount(g, m->self, s, sizeof(s));
 		amount(g, m->total - m->self, d, sizeof(d));
 		callgraph_entry_name(g, m, name, sizeof(name));
-		fprintf(out, "%12s %8s %11s %7s       %s [%" PRIu32 "]\n", "", s, d, "-", name,
-			m->index);
+		draw_printf(out, STYLE_NORMAL, "%12s %8s %11s %7s       %s [%" PRIu32 "]", "", s, d, "-",
+			    name, m->index);
+		draw_eol(out);
 	}
 }
 
-static void entry(const struct callgraph *g, FILE *out, const struct cg_entry *e)
+static void entry(const struct callgraph *g, struct draw *out, const struct cg_entry *e)
 {
 	char s[32], d[32], name[512];
 
@@ -553,14 +568,14 @@ static void entry(const struct callgraph *g, FILE *out, const struct cg_entry *e
 
 		arc_line(g, out, a, a->parent, same_cycle(g, a->parent, a->child));
 	}
-	if (!e->n_parents)
-		fprintf(out, "%12s %8s %11s %7s       <spontaneous>\n", "", "", "", "");
+	if (!e->n_parents) {
+		draw_printf(out, STYLE_DIM, "%12s %8s %11s %7s       <spontaneous>", "", "", "", "");
+		draw_eol(out);
+	}
 	amount(g, e->self, s, sizeof(s));
 	amount(g, e->total - e->self, d, sizeof(d));
 	callgraph_entry_name(g, e, name, sizeof(name));
-	fprintf(out, "[%" PRIu32 "]%*s %5.1f %8s %11s %7s   %s [%" PRIu32 "]\n", e->index,
-		e->index < 10 ? 4 : e->index < 100 ? 3 : e->index < 1000 ? 2 : 1, "",
-		pct(g, e->total), s, d, "-", name, e->index);
+	primary_line(g, out, e, s, d, name);
 	for (size_t i = 0; i < e->n_children; i++) {
 		const struct cg_arc *a = &g->arcs[e->children[i]];
 
@@ -570,25 +585,32 @@ static void entry(const struct callgraph *g, FILE *out, const struct cg_entry *e
 
 static const char dashes[] = "-----------------------------------------------";
 
-int callgraph_print_text(const struct callgraph *g, FILE *out, const uint32_t *nodes, size_t n)
+void callgraph_draw(const struct callgraph *g, struct draw *out, const uint32_t *nodes, size_t n)
 {
 	const char *unit = g->unit > 0 ? "seconds" : "samples";
 
-	fprintf(out, "Call graph: %s are the samples' own (self) and those of the procedures they\n"
-		     "called (descendants); a parent's line is the time spent on its behalf, a\n"
-		     "child's the time it took for this procedure.  Calls were not counted (-).\n\n",
-		unit);
-	fprintf(out, "%-6s %5s %8s %11s %7s   %s\n", "index", "%time", "self", "descendants",
-		"called", "name");
+	draw_printf(out, STYLE_DIM, "Call graph: %s are the samples' own (self) and those of the "
+		    "procedures they", unit);
+	draw_eol(out);
+	draw_text(out, STYLE_DIM, "called (descendants); a parent's line is the time spent on its "
+		  "behalf, a");
+	draw_eol(out);
+	draw_text(out, STYLE_DIM, "child's the time it took for this procedure.  Calls were not "
+		  "counted (-).");
+	draw_eol(out);
+	draw_eol(out);
+	draw_printf(out, STYLE_HEADER, "%-6s %5s %8s %11s %7s   %s", "index", "%time", "self",
+		    "descendants", "called", "name");
+	draw_eol(out);
 	for (size_t i = 0; i < g->n_entries; i++) {
 		const struct cg_entry *e = &g->entries[i];
 
 		if (!selected(nodes, n, e))
 			continue;
 		entry(g, out, e);
-		fprintf(out, "%s\n", dashes);
+		draw_text(out, STYLE_DIM, dashes);
+		draw_eol(out);
 	}
-	return ferror(out) ? -1 : 0;
 }
 
 static const struct callgraph *flat_g;
@@ -611,7 +633,7 @@ static uint32_t index_in(const struct callgraph *g, uint32_t node)
 	return e ? e->index : 0;
 }
 
-int callgraph_print_flat(const struct callgraph *g, FILE *out, const uint32_t *nodes, size_t n,
+void callgraph_draw_flat(const struct callgraph *g, struct draw *out, const uint32_t *nodes, size_t n,
 			 const char *title, const struct callgraph *numbering)
 {
 	uint32_t *order = xcalloc(g->n_entries + 1, sizeof(*order));
@@ -624,13 +646,16 @@ int callgraph_print_flat(const struct callgraph *g, FILE *out, const uint32_t *n
 	flat_g = g;
 	if (k)
 		qsort(order, k, sizeof(*order), cmp_flat);
-	fprintf(out, "%s\n\n", title);
-	if (g->unit > 0)
-		fprintf(out, "  %%   cumulative     self             self    total\n"
-			     " time    seconds  seconds   calls  ms/call  ms/call  name\n");
-	else
-		fprintf(out, "  %%   cumulative     self\n"
-			     " time    samples  samples   calls  name\n");
+	draw_text(out, STYLE_HEADER, title);
+	draw_eol(out);
+	draw_eol(out);
+	draw_text(out, STYLE_HEADER, g->unit > 0 ? "  %   cumulative     self             self    total" :
+						     "  %   cumulative     self");
+	draw_eol(out);
+	draw_text(out, STYLE_HEADER, g->unit > 0 ?
+		  " time    seconds  seconds   calls  ms/call  ms/call  name" :
+		  " time    samples  samples   calls  name");
+	draw_eol(out);
 	for (size_t i = 0; i < k; i++) {
 		const struct cg_entry *e = &g->entries[order[i]];
 		char c[32], s[32], name[512];
@@ -643,15 +668,17 @@ int callgraph_print_flat(const struct callgraph *g, FILE *out, const uint32_t *n
 		amount(g, e->self, s, sizeof(s));
 		callgraph_entry_name(g, e, name, sizeof(name));
 		idx = numbering ? index_in(numbering, e->node) : e->index;
+		draw_printf(out, draw_share_style(pct(g, e->self) / 100, e->self), "%5.1f",
+			    pct(g, e->self));
 		if (g->unit > 0)
-			fprintf(out, "%5.1f %10s %8s %7s %8s %8s  %s [%" PRIu32 "]\n", pct(g, e->self), c,
-				s, "-", "", "", name, idx);
+			draw_printf(out, STYLE_NORMAL, " %10s %8s %7s %8s %8s  %s [%" PRIu32 "]", c, s,
+				    "-", "", "", name, idx);
 		else
-			fprintf(out, "%5.1f %10s %8s %7s  %s [%" PRIu32 "]\n", pct(g, e->self), c, s, "-",
-				name, idx);
+			draw_printf(out, STYLE_NORMAL, " %10s %8s %7s  %s [%" PRIu32 "]", c, s, "-", name,
+				    idx);
+		draw_eol(out);
 	}
 	free(order);
-	return ferror(out) ? -1 : 0;
 }
 
 /* ---- JSON --------------------------------------------------------------------------------- */
@@ -789,7 +816,7 @@ static int cmp_index(const void *pa, const void *pb)
 	return a->index < b->index ? -1 : a->index > b->index;
 }
 
-int callgraph_print_index(const struct callgraph *g, FILE *out)
+void callgraph_draw_index(const struct callgraph *g, struct draw *out)
 {
 	uint32_t *order = xcalloc(g->n_entries + 1, sizeof(*order));
 
@@ -798,17 +825,18 @@ int callgraph_print_index(const struct callgraph *g, FILE *out)
 	flat_g = g;
 	if (g->n_entries)
 		qsort(order, g->n_entries, sizeof(*order), cmp_index);
-	fprintf(out, "Index by procedure name:\n\n");
+	draw_text(out, STYLE_HEADER, "Index by procedure name:");
+	draw_eol(out);
+	draw_eol(out);
 	for (size_t i = 0; i < g->n_entries; i++) {
 		const struct cg_entry *e = &g->entries[order[i]];
 		char name[512];
 
 		callgraph_entry_name(g, e, name, sizeof(name));
-		fprintf(out, "%8s[%" PRIu32 "] %s", "", e->index, name);
+		draw_printf(out, STYLE_NORMAL, "%8s[%" PRIu32 "] %s", "", e->index, name);
 		if (e->node != UINT32_MAX)
-			fprintf(out, " (%s)", stack_view_node_image_base(g->sv, e->node));
-		fprintf(out, "\n");
+			draw_printf(out, STYLE_DIM, " (%s)", stack_view_node_image_base(g->sv, e->node));
+		draw_eol(out);
 	}
 	free(order);
-	return ferror(out) ? -1 : 0;
 }

@@ -108,16 +108,17 @@ void callgraph_entry_name(const struct callgraph *g, const struct cg_entry *e, c
 			  size_t size);
 
 /*
- * The listings of dcpicg: the call graph (gprof's), the flat profile, the
- * index.  With names, only the entries of those nodes (and the flat rows).
- * Returns -1 on a write error.
+ * The listings of dcpicg, drawn as styled segments (present/draw.h): the
+ * call graph (gprof's), the flat profile, the index.  With nodes, only the
+ * entries of those nodes (and their flat rows).
  */
-int callgraph_print_text(const struct callgraph *g, FILE *out, const uint32_t *nodes, size_t n);
+struct draw;
+void callgraph_draw(const struct callgraph *g, struct draw *out, const uint32_t *nodes, size_t n);
 /* numbering: the graph whose [index] to show (NULL: g's own), for the prompt and delayed listings. */
-int callgraph_print_flat(const struct callgraph *g, FILE *out, const uint32_t *nodes, size_t n,
-			 const char *title, const struct callgraph *numbering);
+void callgraph_draw_flat(const struct callgraph *g, struct draw *out, const uint32_t *nodes,
+			 size_t n, const char *title, const struct callgraph *numbering);
 /* Every entry by name, with its image. */
-int callgraph_print_index(const struct callgraph *g, FILE *out);
+void callgraph_draw_index(const struct callgraph *g, struct draw *out);
 
 /* dcpicg --json: one object for the listing (procedures, cycles). */
 struct json_writer;

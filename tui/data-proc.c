@@ -12,6 +12,7 @@
 #include "core/xalloc.h"
 #include "disasm/srcfile.h"
 #include "tui/job.h"
+#include "tui/view.h"
 
 #include <inttypes.h>
 #include <pthread.h>
@@ -154,7 +155,7 @@ void procs_arg_free(void *arg)
 
 	if (!a)
 		return;
-	free(a->image);
+	free((char *)a->req.image);
 	free(a);
 }
 
@@ -246,14 +247,14 @@ void data_load_procs(struct job *job)
 	struct procs_arg *arg = job->arg;
 	struct procs_data *pd = XNEW(struct procs_data);
 	struct procprof_opts po = PROCPROF_OPTS_INIT;
-	const char *images[1] = { arg->image };
+	const char *images[1] = { arg->req.image };
 	struct epoch_view *v;
 
 	job->result = pd;
-	pd->seq = arg->seq;
-	pd->force = arg->force;
-	pd->image = arg->image ? xstrdup(arg->image) : NULL;
-	pd->se = epoch_get(arg->ctx, job, arg->db, arg->seq, arg->force);
+	pd->seq = arg->req.seq;
+	pd->force = arg->env.force;
+	pd->image = arg->req.image ? xstrdup(arg->req.image) : NULL;
+	pd->se = epoch_get(arg->env.analysis, job, arg->env.db, arg->req.seq, arg->env.force);
 	if ((pd->status = job->status = pd->se->status)) {
 		pd->error = xstrdup(pd->se->error);
 		return;
@@ -261,11 +262,11 @@ void data_load_procs(struct job *job)
 	v = &pd->se->view;
 	for (size_t k = 0; k < v->n_events; k++)
 		pd->events[v->events[k]] = true;
-	open_images(job, v, arg->image);
+	open_images(job, v, arg->req.image);
 	if (job_cancelled(job))
 		return;
-	po.images = arg->image ? images : NULL;
-	po.n_images = arg->image ? 1 : 0;
+	po.images = arg->req.image ? images : NULL;
+	po.n_images = arg->req.image ? 1 : 0;
 	if (procprof_build(&pd->pp, v, &po)) {
 		pd->status = job->status = -1;
 		pd->error = last_message(job, "cannot list the procedures");
@@ -439,8 +440,8 @@ void proc_arg_free(void *arg)
 
 	if (!a)
 		return;
-	free(a->image);
-	free(a->spec);
+	free((char *)a->req.image);
+	free((char *)a->req.spec);
 	free(a);
 }
 
@@ -621,16 +622,16 @@ static int find(struct job *job, struct proc_data *pd, struct epoch_view *v,
 	struct proc_ref *refs;
 	size_t n;
 
-	if (!arg->image && one_in_image(v, arg->spec, ref))
+	if (!arg->req.image && one_in_image(v, arg->req.spec, ref))
 		return 0;
-	if (!proc_lookup(v, arg->spec, arg->image, ref))
+	if (!proc_lookup(v, arg->req.spec, arg->req.image, ref))
 		return 0;
-	n = proc_lookup_all(v, arg->spec, arg->image, &refs);
+	n = proc_lookup_all(v, arg->req.spec, arg->req.image, &refs);
 	free(refs);
 	pd->status = job->status = -1;
 	pd->error = last_message(job, "cannot find the procedure");
 	/* not found (not ambiguous): a changed binary might have had it */
-	pd->need_force = !n && changed_binary(v, arg->image ? arg->image : spec_image(v, arg->spec));
+	pd->need_force = !n && changed_binary(v, arg->req.image ? arg->req.image : spec_image(v, arg->req.spec));
 	return -1;
 }
 
@@ -644,7 +645,7 @@ void data_load_proc(struct job *job)
 	struct image *img;
 
 	job->result = pd;
-	pd->se = epoch_get(arg->ctx, job, arg->db, arg->seq, arg->force);
+	pd->se = epoch_get(arg->env.analysis, job, arg->env.db, arg->req.seq, arg->env.force);
 	if (pd->se->status) {
 		pd->status = job->status = -1;
 		pd->error = xstrdup(pd->se->error);
@@ -655,7 +656,7 @@ void data_load_proc(struct job *job)
 	if (find(job, pd, v, arg, &ref))
 		return;
 	co.source = true;
-	co.src = &arg->ctx->src;
+	co.src = &arg->env.analysis->src;
 	if (calc_build(&pd->c, v, &ref, &co)) {
 		calc_release(&pd->c);
 		proc_failed(job, pd, v, v->images[ref.image].rec->key);
@@ -670,5 +671,156 @@ void data_load_proc(struct job *job)
 		pd->warning = display_safe(img->why);
 	name_targets(pd, img);
 	list_names(pd, img);
-	find_source(pd, arg->ctx);
+	find_source(pd, arg->env.analysis);
+}
+
+/* ---- the data sources (tui/source.h) ---------------------------------------------- */
+
+static void procs_key(const struct tui_env *env, const void *req, struct strbuf *key)
+{
+	const struct procs_req *r = req;
+
+	strbuf_addf(key, "%" PRIu32 "/%d/%s", r->seq, env->force, r->image ? r->image : "*");
+}
+
+static void procs_title(const struct tui_env *env, const void *req, struct strbuf *title)
+{
+	const struct procs_req *r = req;
+
+	strbuf_addf(title, "reading the procedures of %s", r->image ? "an image" : "every image");
+}
+
+static void *procs_arg(const struct tui_env *env, const void *req)
+{
+	const struct procs_req *r = req;
+	struct procs_arg *arg = XNEW(struct procs_arg);
+
+	arg->env = *env;
+	arg->req = *r;
+	arg->req.image = r->image ? xstrdup(r->image) : NULL;
+	return arg;
+}
+
+const struct tui_source procs_source = {
+	.name = "procs",
+	.key = procs_key,
+	.title = procs_title,
+	.arg = procs_arg,
+	.free_arg = procs_arg_free,
+	.run = data_load_procs,
+	.free_result = procs_data_free,
+};
+
+const struct procs_data *data_procs(struct tui *t, uint32_t seq, const char *image,
+				    struct view *waiter)
+{
+	return seq ? tui_load(t, &procs_source, &(struct procs_req){ seq, image }, waiter) : NULL;
+}
+
+/* The analysis of every row: req is the procs_data analysed. */
+static void calc_key(const struct tui_env *env, const void *req, struct strbuf *key)
+{
+	const struct procs_data *pd = req;
+
+	strbuf_addf(key, "%" PRIu32 "/%d/%s", pd->seq, pd->force, pd->image ? pd->image : "*");
+}
+
+static void calc_title(const struct tui_env *env, const void *req, struct strbuf *title)
+{
+	const struct procs_data *pd = req;
+
+	strbuf_addf(title, "analysing the procedures of %s", pd->image ? "the image" : "every image");
+}
+
+static void *calc_arg(const struct tui_env *env, const void *req)
+{
+	return procs_calc_arg_new(req);
+}
+
+static const void *calc_partial(const struct job *job)
+{
+	return procs_calc_of(job);
+}
+
+const struct tui_source procs_calc_source = {
+	.name = "calc",
+	.background = true,
+	.key = calc_key,
+	.title = calc_title,
+	.arg = calc_arg,
+	.free_arg = procs_calc_arg_free,
+	.run = data_calc_procs,
+	.partial = calc_partial,
+};
+
+const struct procs_calc *data_procs_calc(struct tui *t, const struct procs_data *pd,
+					 struct view *waiter, bool *complete)
+{
+	*complete = false;
+	if (!pd || pd->status)
+		return NULL;
+	return tui_load_partial(t, &procs_calc_source, pd, waiter, complete);
+}
+
+static void proc_key(const struct tui_env *env, const void *req, struct strbuf *key)
+{
+	const struct proc_req *r = req;
+
+	strbuf_addf(key, "%" PRIu32 "/%d/%s/%s", r->seq, env->force, r->image ? r->image : "*",
+		    r->spec);
+}
+
+static void proc_title(const struct tui_env *env, const void *req, struct strbuf *title)
+{
+	char *safe = display_safe(((const struct proc_req *)req)->spec);
+
+	strbuf_addf(title, "analysing %s", safe);
+	free(safe);
+}
+
+static void *proc_arg(const struct tui_env *env, const void *req)
+{
+	const struct proc_req *r = req;
+	struct proc_arg *arg = XNEW(struct proc_arg);
+
+	arg->env = *env;
+	arg->req = *r;
+	arg->req.image = r->image ? xstrdup(r->image) : NULL;
+	arg->req.spec = xstrdup(r->spec);
+	return arg;
+}
+
+const struct tui_source proc_source = {
+	.name = "proc",
+	.key = proc_key,
+	.title = proc_title,
+	.arg = proc_arg,
+	.free_arg = proc_arg_free,
+	.run = data_load_proc,
+	.free_result = proc_data_free,
+};
+
+const struct proc_data *data_proc(struct tui *t, uint32_t seq, const char *image,
+				  const char *spec, struct view *waiter)
+{
+	return seq ? tui_load(t, &proc_source, &(struct proc_req){ seq, image, spec }, waiter) : NULL;
+}
+
+static void add_proc_names(const void *result, void *data)
+{
+	const struct procs_data *pd = result;
+
+	for (size_t r = 0; r < pd->n; r++)
+		if (pd->rows[r].pr->proc)
+			candidates_add(data, pd->rows[r].name);
+}
+
+void procs_complete_names(struct tui *t, uint32_t seq, struct candidates *c)
+{
+	struct tui_env env;
+	char prefix[48];
+
+	tui_env(t, &env);
+	snprintf(prefix, sizeof(prefix), "%" PRIu32 "/%d/", seq, env.force);
+	tui_foreach_loaded(t, &procs_source, prefix, add_proc_names, c);
 }

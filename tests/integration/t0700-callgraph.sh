@@ -143,6 +143,18 @@ test_expect_success '--append merges stacks into the epoch' '
 	test "$n2" -gt "$n1" && test "$sum" = "$n2"
 '
 
+if command -v setpriv >/dev/null; then
+	test_expect_success 'dcpirun -g as an unprivileged user (smaller rings, no setuid worker)' '
+		mkdir -m 777 u &&
+		setpriv --reuid=65534 --regid=65534 --clear-groups \
+			dcpirun -g -e cycles -d u/u.db -- $W/wl-callers -n 40000000 >/dev/null 2>err &&
+		cat err && grep -q "user space only" err &&
+		grep -q "user stacks complete ([1-9][0-9]* unwind tables, 0 binaries without)" err
+	'
+else
+	test_skip 'dcpirun -g as an unprivileged user (smaller rings, no setuid worker)' 'no setpriv'
+fi
+
 test_expect_success 'bad arguments and epochs without stacks are errors' '
 	test_must_fail dcpirun --call-graph lbr -- true 2>err && grep -q "unknown call graph mode" err &&
 	test_must_fail dcpirun --call-graph dwarf,7 -- true 2>err && grep -q "bad stack size" err &&

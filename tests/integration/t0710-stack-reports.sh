@@ -48,7 +48,7 @@ test_expect_success 'dcpiprof --by needs process identity; bad values are refuse
 	dcpirun -q -e cycles -d plain.db -- $W/wl-three -n 10000000 >/dev/null &&
 	test_must_fail dcpiprof -d plain.db --by comm 2>err && cat err &&
 	grep -q "does not know the process of its samples" err &&
-	test_must_fail dcpiprof -d g.db --by user 2>err && grep -q "bad --by" err &&
+	test_must_fail dcpiprof -d g.db --by user 2>err && grep -q "bad grouping" err &&
 	test_must_fail dcpicg -d t.db 2>err && grep -q "recorded with --threads" err
 '
 
@@ -91,7 +91,7 @@ fi
 
 test_expect_success 'dcpiexport: bad arguments' '
 	test_must_fail dcpiexport -d g.db 2>err && grep -q "no format" err &&
-	test_must_fail dcpiexport -d g.db -f svg 2>err && grep -q "unknown format" err &&
+	test_must_fail dcpiexport -d g.db -f svg 2>err && grep -q "bad format" err &&
 	test_must_fail dcpiexport -d plain.db -f folded 2>err && grep -q "has no stacks" err &&
 	test_must_fail dcpiexport -d g.db -f folded -o /nonexistent/x 2>err && grep -q "cannot create" err
 '

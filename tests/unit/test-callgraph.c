@@ -35,6 +35,7 @@
 #include "core/xalloc.h"
 #include "db/db.h"
 #include "db/stacks.h"
+#include "present/draw.h"
 #include "unwind/elfcfi.h"
 #include "unwind/unwind.h"
 #include "unwind/utable.h"
@@ -567,6 +568,7 @@ static void callgraph_listing(void **state)
 	struct stack_view sv;
 	struct callgraph g;
 	struct json_writer w;
+	struct draw d;
 	char *buf = NULL;
 	size_t len = 0;
 	uint32_t seq;
@@ -578,8 +580,11 @@ static void callgraph_listing(void **state)
 	assert_int_equal(stack_view_open(&sv, &v), 0);
 	assert_int_equal(callgraph_build(&g, &sv, &o), 0);
 	f = open_memstream(&buf, &len);
-	assert_int_equal(callgraph_print_text(&g, f, NULL, 0), 0);
-	assert_int_equal(callgraph_print_flat(&g, f, NULL, 0, "Flat:", NULL), 0);
+	draw_init_file(&d, f, 0);
+	callgraph_draw(&g, &d, NULL, 0);
+	callgraph_draw_flat(&g, &d, NULL, 0, "Flat:", NULL);
+	callgraph_draw_index(&g, &d);
+	assert_int_equal(draw_file_finish(&d), 0);
 	json_init(&w, f, false);
 	callgraph_json(&g, &w, NULL, 0);
 	assert_int_equal(json_finish(&w), 0);
@@ -587,6 +592,8 @@ static void callgraph_listing(void **state)
 	assert_non_null(strstr(buf, "<cycle 1 as a whole>"));
 	assert_non_null(strstr(buf, "ping <cycle 1>"));
 	assert_non_null(strstr(buf, "<spontaneous>"));
+	assert_non_null(strstr(buf, "Index by procedure name:"));
+	assert_non_null(strstr(buf, "[1] main"));
 	assert_non_null(strstr(buf, "\"procedure\":\"leaf\""));
 	assert_non_null(strstr(buf, "\"parents\":[{\"procedure\":\"caller_a\""));
 	assert_non_null(strstr(buf, "\"called\":null"));
