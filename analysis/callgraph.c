@@ -265,6 +265,40 @@ static void cycle_totals(struct build *b)
 	}
 }
 
+/* Numbers the cycles by their totals, the largest 1 (gprof's numbers are arbitrary). */
+static void renumber_cycles(struct build *b)
+{
+	uint32_t n = b->g->n_cycles, *order, *rank;
+	uint64_t *total;
+
+	if (n < 2)
+		return;
+	order = xcalloc(n + 1, sizeof(*order));
+	rank = xcalloc(n + 1, sizeof(*rank));
+	total = xcalloc(n + 1, sizeof(*total));
+	for (uint32_t c = 0; c < n; c++)
+		order[c] = c + 1;
+	/* n is small: an insertion sort, largest total first, then the old number */
+	for (uint32_t i = 1; i < n; i++)
+		for (uint32_t j = i; j > 0 && b->cycle_total[order[j]] > b->cycle_total[order[j - 1]]; j--) {
+			uint32_t t = order[j];
+
+			order[j] = order[j - 1];
+			order[j - 1] = t;
+		}
+	for (uint32_t i = 0; i < n; i++) {
+		rank[order[i]] = i + 1;
+		total[i + 1] = b->cycle_total[order[i]];
+	}
+	for (size_t v = 0; v < b->g->sv->n_nodes; v++)
+		if (b->ns[v].cycle)
+			b->ns[v].cycle = rank[b->ns[v].cycle];
+	memcpy(b->cycle_total, total, (n + 1) * sizeof(*total));
+	free(order);
+	free(rank);
+	free(total);
+}
+
 /* ---- entries ------------------------------------------------------------------------ */
 
 static const struct callgraph *sort_g;
@@ -404,6 +438,7 @@ int callgraph_build(struct callgraph *g, const struct stack_view *sv, const stru
 	count_all(&b);
 	find_cycles(&b);
 	cycle_totals(&b);
+	renumber_cycles(&b);
 	make_entries(&b);
 	link_arcs(&b);
 	callgraph_call_counts(g);

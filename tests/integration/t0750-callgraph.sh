@@ -66,9 +66,10 @@ test_expect_success 'the 3:1 split of leaf between caller_a and caller_b, within
 '
 
 test_expect_success 'mutual recursion is a cycle; calls are never guessed' '
-	grep -q "<cycle 1 as a whole>" cg.txt &&
-	grep -q "ping <cycle 1>" cg.txt &&
-	grep -q "pong <cycle 1>" cg.txt &&
+	n=$(sed -n "s/.* ping <cycle \([0-9]*\)> .*/\1/p" cg.txt | head -n 1) &&
+	test -n "$n" &&
+	grep -q "<cycle $n as a whole>" cg.txt &&
+	grep -q "pong <cycle $n>" cg.txt &&
 	grep -q "Calls were not counted (-)" cg.txt &&
 	dcpicg -d cg.db --json >cg.json &&
 	"$top_builddir/tests/programs/dcpi-disasm-check" json cg.json &&
@@ -145,10 +146,11 @@ test_expect_success '--append merges stacks into the epoch' '
 
 if command -v setpriv >/dev/null; then
 	test_expect_success 'dcpirun -g as an unprivileged user (smaller rings, no setuid worker)' '
-		mkdir -m 777 u &&
+		u=$(mktemp -d /tmp/dcpi-user.XXXXXX) && chmod 777 "$u" &&
 		setpriv --reuid=65534 --regid=65534 --clear-groups \
-			dcpirun -g -e cycles -d u/u.db -- $W/wl-callers -n 40000000 >/dev/null 2>err &&
-		cat err && grep -q "user space only" err &&
+			dcpirun -g -e cycles -d "$u/u.db" -- $W/wl-callers -n 40000000 >/dev/null 2>err
+		r=$?; rm -rf "$u"
+		cat err && test $r = 0 && grep -q "user space only" err &&
 		grep -q "user stacks complete ([1-9][0-9]* unwind tables, 0 binaries without)" err
 	'
 else
