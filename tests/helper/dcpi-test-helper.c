@@ -27,6 +27,9 @@
  *         [dev=N] [ino=N]
  *   profile KEY EVENT [pid=N]
  *   OFFSET COUNT           (lines after profile; hex with 0x or decimal)
+ *   stack EVENT COUNT TGID TID COMM END KEY+OFF...
+ *                          a sampled stack (the format "stacks" prints;
+ *                          frames from the sampled one outwards)
  * Paths may use the escapes of docs/db-format.md (\n, \x20, ...).  Event
  * sample counts in the metadata are the sums of the profiles unless the
  * event line says samples=N.
@@ -71,6 +74,7 @@ struct builder {
 	struct db_profile_id prof;
 	bool in_profile;
 	struct profile p;
+	struct stack_table stacks;
 	int lineno;
 };
 
@@ -124,6 +128,9 @@ static void finish_epoch(struct builder *b)
 	flush_profile(b);
 	if (!b->seq)
 		return;
+	if (b->stacks.n_samples && db_stacks_merge(b->db, b->seq, &b->stacks, true))
+		die("cannot store the stacks of epoch %" PRIu32, b->seq);
+	stack_table_clear(&b->stacks);
 	if (db_images_store(b->db, b->seq, &b->images) || db_meta_store(b->db, &b->meta))
 		die("cannot finish epoch %" PRIu32, b->seq);
 	image_index_release(&b->images);
@@ -234,13 +241,40 @@ static void do_profile(struct builder *b, char **t, int n)
 	b->in_profile = true;
 }
 
+static void do_stack(struct builder *b, char **t, int n)
+{
+	uint32_t frames[64], stack, thread;
+	int ev = n > 1 ? event_lookup(t[1]) : -1, end = -1;
+
+	if (ev < 0 || !b->seq || n < 8 || n - 7 > 64)
+		die("line %d: bad stack line", b->lineno);
+	for (int e = 0; e < STACK_END__COUNT; e++)
+		if (!strcmp(t[6], stack_end_name((enum stack_end)e)))
+			end = e;
+	if (end < 0)
+		die("line %d: bad stack end '%s'", b->lineno, t[6]);
+	for (int i = 7; i < n; i++) {
+		char *plus = strchr(t[i], '+');
+
+		if (!plus)
+			die("line %d: bad frame '%s'", b->lineno, t[i]);
+		*plus = '\0';
+		frames[i - 7] = stack_table_frame(&b->stacks, stack_table_image(&b->stacks, t[i]),
+						  num(b, plus + 1));
+	}
+	stack = stack_table_stack(&b->stacks, frames, (size_t)(n - 7), (enum stack_end)end);
+	thread = stack_table_thread(&b->stacks, (uint32_t)num(b, t[3]), (uint32_t)num(b, t[4]),
+				    t[5]);
+	stack_table_add(&b->stacks, stack, thread, (enum dcpi_event)ev, num(b, t[2]));
+}
+
 static void build_line(struct builder *b, char *line)
 {
-	char *t[32], *save = NULL, *tok;
+	char *t[72], *save = NULL, *tok;
 	int n = 0;
 
 	line[strcspn(line, "#\n")] = '\0';
-	for (tok = strtok_r(line, " \t", &save); tok && n < 32; tok = strtok_r(NULL, " \t", &save))
+	for (tok = strtok_r(line, " \t", &save); tok && n < 72; tok = strtok_r(NULL, " \t", &save))
 		t[n++] = tok;
 	if (!n)
 		return;
@@ -254,6 +288,9 @@ static void build_line(struct builder *b, char *line)
 		do_image(b, t, n);
 	} else if (!strcmp(t[0], "profile")) {
 		do_profile(b, t, n);
+	} else if (!strcmp(t[0], "stack")) {
+		flush_profile(b);
+		do_stack(b, t, n);
 	} else if (b->in_profile && n == 2) {
 		profile_add(&b->p, num(b, t[0]), num(b, t[1]));
 	} else {
@@ -271,6 +308,7 @@ static int cmd_build(const char *dir, const char *file)
 	if (!in)
 		die_errno("cannot open '%s'", file);
 	memset(&b, 0, sizeof(b));
+	stack_table_init(&b.stacks);
 	if (!(b.db = db_open(dir, DB_CREATE | DB_NOSYNC)))
 		return 1;
 	while (getline(&line, &cap, in) > 0) {
@@ -280,6 +318,7 @@ static int cmd_build(const char *dir, const char *file)
 	finish_epoch(&b);
 	free(line);
 	profile_release(&b.p);
+	stack_table_release(&b.stacks);
 	db_close(b.db);
 	if (file)
 		fclose(in);
