@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "collect/order.h"
 #include "collect/perf.h"
 #include "collect/perfrec.h"
 #include "collect/perfsample.h"
@@ -34,7 +35,7 @@
 /* Memory the in-memory stack table may hold before samples are dropped. */
 #define STACKS_MAX_BYTES ((size_t)256 << 20)
 
-int callgraph_parse(struct callgraph_opts *o, const char *arg)
+int callgraph_parse(struct callchain_opts *o, const char *arg)
 {
 	uint64_t v;
 
@@ -81,7 +82,7 @@ enum table_state { T_UNKNOWN, T_QUEUED, T_PENDING, T_READY, T_FAILED };
 #define MAX_PREFETCH 2
 
 struct callchain {
-	struct callgraph_opts opt;
+	struct callchain_opts opt;
 	struct procs *procs;
 	struct store *store;
 	struct unwind_worker *worker;
@@ -106,7 +107,7 @@ struct callchain {
 	size_t n_comms, a_comms;
 };
 
-struct callchain *callchain_new(const struct callgraph_opts *o, struct procs *procs,
+struct callchain *callchain_new(const struct callchain_opts *o, struct procs *procs,
 				struct store *store, bool offline, int64_t max_wait_ns)
 {
 	struct callchain *cg = XNEW(struct callchain);
@@ -547,6 +548,37 @@ static enum stack_end user_part(struct callchain *cg, const struct perf_rec *r,
 		return x->regs_abi ? STACK_END_NONE : STACK_END_KERNEL;
 	add_user_frame(cg, f, as, r->u.sample.ip, 0);
 	return STACK_END_NONE;
+}
+
+/* Less than this to drop: the record is queued as it is. */
+#define QUEUE_TRIM_MIN 1024
+
+bool callchain_queue(struct callchain *cg, struct order_queue *q, int cpu, uint64_t time,
+		     const struct perf_event_header *h, uint64_t sample_type, uint64_t regs_mask)
+{
+	struct perf_sample_ext x;
+	size_t head, keep, len;
+	uint64_t v;
+	uint8_t *out;
+
+	if (cg->opt.mode != CALLGRAPH_DWARF || h->type != PERF_RECORD_SAMPLE ||
+	    perf_sample_ext_parse(h, h->size, sample_type, regs_mask, &x) || !x.stack)
+		return false;
+	/* The stack copy is the last field: size, the bytes, dyn_size. */
+	head = (size_t)(x.stack - (const uint8_t *)h);
+	keep = (size_t)((x.stack_size + 7) & ~(uint64_t)7);
+	if (head + keep + 8 + QUEUE_TRIM_MIN > h->size)
+		return false;
+	len = head + keep + 8;
+	out = order_push_space(q, cpu, time, len);
+	memcpy(out, h, head - 8);
+	((struct perf_event_header *)(void *)out)->size = (uint16_t)len;
+	v = keep;
+	memcpy(out + head - 8, &v, 8);
+	memcpy(out + head, x.stack, (size_t)x.stack_size);
+	memset(out + head + x.stack_size, 0, keep - (size_t)x.stack_size);
+	memcpy(out + head + keep, &x.stack_size, 8);
+	return true;
 }
 
 void callchain_sample(struct callchain *cg, const struct perf_rec *r, const void *rec, size_t len,

@@ -37,6 +37,8 @@ struct store;
 struct perf_rec;
 struct epoch_meta;
 struct strbuf;
+struct order_queue;
+struct perf_event_header;
 
 /*
  * CALLGRAPH_THREADS records no stack, only each sample's thread with its
@@ -61,7 +63,7 @@ enum callgraph_mode { CALLGRAPH_NONE, CALLGRAPH_THREADS, CALLGRAPH_FP, CALLGRAPH
 /* Unwind tables kept in memory, at most (least recently used go first). */
 #define CALLGRAPH_TABLE_BYTES ((size_t)64 << 20)
 
-struct callgraph_opts {
+struct callchain_opts {
 	enum callgraph_mode mode;
 	uint32_t stack_size;        /* bytes of user stack copied per sample (dwarf) */
 };
@@ -70,7 +72,7 @@ struct callgraph_opts {
  * Parses --call-graph's argument: "fp", "dwarf" or "dwarf,SIZE" (bytes, a
  * multiple of 8, 64 to 65528).  -1 with a message if bad.
  */
-int callgraph_parse(struct callgraph_opts *o, const char *arg);
+int callgraph_parse(struct callchain_opts *o, const char *arg);
 
 struct callchain_stats {
 	uint64_t samples;               /* samples with a stack recorded */
@@ -96,7 +98,7 @@ struct callchain;
  * samples that come meanwhile go on without it (frame pointers, else their
  * walk stops there).
  */
-struct callchain *callchain_new(const struct callgraph_opts *o, struct procs *procs,
+struct callchain *callchain_new(const struct callchain_opts *o, struct procs *procs,
 				struct store *store, bool offline, int64_t max_wait_ns);
 void callchain_free(struct callchain *cg);
 
@@ -113,6 +115,16 @@ int callchain_pollfd(const struct callchain *cg);
 
 /* Adds what the events must record to attr (sample_type, registers, stack size). */
 void callchain_attr(const struct callchain *cg, struct perf_event_attr *attr);
+
+/*
+ * Queues a sample record for the time order (collect/order.h) without the
+ * part of its stack copy the kernel left unused (the copy has the size
+ * asked for, its dyn_size says how much of it is stack): a sample holds
+ * 12 KiB, most of them padding.  Returns false for a record it leaves to
+ * the caller (not a sample, no stack copy, or little to drop).
+ */
+bool callchain_queue(struct callchain *cg, struct order_queue *q, int cpu, uint64_t time,
+		     const struct perf_event_header *h, uint64_t sample_type, uint64_t regs_mask);
 
 /*
  * Records one sample (rec, len: the raw record, r: its parse) of event

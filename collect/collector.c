@@ -972,8 +972,11 @@ static void dispatch(void *ctx, int k, const void *rec, size_t len)
 static void on_record(void *ctx, int k, const struct perf_event_header *h)
 {
 	struct collector *c = ctx;
+	uint64_t t = perf_rec_time(h, h->size);
 
-	order_push(&c->order, k, perf_rec_time(h, h->size), h, h->size);
+	if (c->cg && callchain_queue(c->cg, &c->order, k, t, h, c->sample_type, c->regs_mask))
+		return;
+	order_push(&c->order, k, t, h, h->size);
 }
 
 static void flush_overflows(struct collector *c)

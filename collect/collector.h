@@ -67,7 +67,7 @@ struct collect_options {
 	int64_t drain_ns;           /* hash tables drained at least this often */
 	int64_t slack_ns;           /* records this recent wait for the next round */
 	bool no_calibrate;          /* --no-calibrate: do not measure the cycles per sample */
-	struct callgraph_opts callgraph;    /* -g, --call-graph: stacks (collect/callchain.h) */
+	struct callchain_opts callgraph;    /* -g, --call-graph: stacks (collect/callchain.h) */
 	bool ring_pages_given;      /* --ring-pages was used */
 	char **per_process;         /* image paths with per-process profiles */
 	size_t n_per_process;

@@ -22,12 +22,11 @@ void order_release(struct order_queue *q)
 	order_init(q);
 }
 
-void order_push(struct order_queue *q, int cpu, uint64_t time, const void *rec, size_t len)
+void *order_push_space(struct order_queue *q, int cpu, uint64_t time, size_t len)
 {
 	struct order_item *it;
 
 	ALLOC_GROW(q->arena, q->len + len, q->alloc);
-	memcpy(q->arena + q->len, rec, len);
 	ALLOC_GROW(q->v, q->n + 1, q->nalloc);
 	it = &q->v[q->n++];
 	it->time = time;
@@ -36,6 +35,12 @@ void order_push(struct order_queue *q, int cpu, uint64_t time, const void *rec, 
 	it->len = (uint32_t)len;
 	it->cpu = cpu;
 	q->len += len;
+	return q->arena + it->off;
+}
+
+void order_push(struct order_queue *q, int cpu, uint64_t time, const void *rec, size_t len)
+{
+	memcpy(order_push_space(q, cpu, time, len), rec, len);
 }
 
 static int cmp_item(const void *a, const void *b)

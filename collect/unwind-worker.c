@@ -244,6 +244,8 @@ static _Noreturn void worker_main(int sock, pid_t parent)
 	struct sigaction sa;
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+	/* Its own name in ps and top, and for whoever accounts for its CPU. */
+	prctl(PR_SET_NAME, "dcpi-unwind", 0, 0, 0);
 	if (getppid() != parent)
 		_exit(0);
 	close_others(sock);

@@ -77,11 +77,11 @@ test_expect_success 'mutual recursion is a cycle; calls are never guessed' '
 	! grep -q "\"called\": [0-9]" cg.json
 '
 
-# The profiled command looks at its siblings: dcpirun's other child is the worker.
+# The profiled command looks at its siblings: dcpirun's other child is the worker, dcpi-unwind.
 cat >siblings.sh <<-\EOF
 	sleep 0.3
 	for p in $(cat /proc/$PPID/task/*/children); do
-		[ "$(awk '/^Name:/ { print $2 }' /proc/$p/status)" = dcpirun ] || continue
+		[ "$(awk '/^Name:/ { print $2 }' /proc/$p/status)" = dcpi-unwind ] || continue
 		grep "^Uid:\|^NoNewPrivs:\|^Seccomp:" /proc/$p/status
 	done
 EOF

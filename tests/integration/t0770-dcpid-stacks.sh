@@ -35,11 +35,11 @@ wait_pid_gone() {
 	return 1
 }
 
-# The daemon's unwinding worker: its child named like it.
+# The daemon's unwinding worker: its child named dcpi-unwind.
 worker_of() {
 	local p
 	for p in $(cat /proc/$1/task/*/children 2>/dev/null); do
-		[ "$(awk '/^Name:/ { print $2 }' /proc/$p/status 2>/dev/null)" = dcpid ] && echo $p
+		[ "$(awk '/^Name:/ { print $2 }' /proc/$p/status 2>/dev/null)" = dcpi-unwind ] && echo $p
 	done
 }
 

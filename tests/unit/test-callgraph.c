@@ -27,6 +27,8 @@
 #include <cmocka.h>
 
 #include "analysis/callgraph.h"
+#include "collect/callchain.h"
+#include "collect/order.h"
 #include "collect/perf.h"
 #include "collect/perfsample.h"
 #include "core/endian.h"
@@ -323,6 +325,77 @@ static void sample_fields(void **state)
 	strbuf_release(&sb);
 }
 
+/* A sample record with a stack copy of size bytes, dyn of them stack. */
+static void stack_record(struct strbuf *sb, uint64_t size, uint64_t dyn)
+{
+	struct perf_event_header h = { PERF_RECORD_SAMPLE, 0, 0 };
+
+	strbuf_reset(sb);
+	strbuf_add(sb, &h, sizeof(h));
+	for (int i = 0; i < 5; i++)
+		put64(sb, 0x100 + (uint64_t)i);  /* id, ip, pid/tid, time, period */
+	put64(sb, 1);
+	put64(sb, 0xffffffff81000010ull);
+	put64(sb, PERF_SAMPLE_REGS_ABI_64);
+	put64(sb, 0x7ffd0000);
+	put64(sb, 0x7ffc0000);
+	put64(sb, 0x401000);
+	put64(sb, size);
+	for (uint64_t i = 0; i < size; i++)
+		strbuf_addch(sb, (char)(i < dyn ? 0x40 + i % 32 : 0xee));
+	put64(sb, dyn);
+	((struct perf_event_header *)(void *)sb->buf)->size = (uint16_t)sb->len;
+}
+
+/* The time queue holds a sample without the unused part of its stack copy. */
+static void queue_trims_stack(void **state)
+{
+	uint64_t mask = (1ull << PERF_REG_X86_BP) | (1ull << PERF_REG_X86_SP) |
+			(1ull << PERF_REG_X86_IP);
+	uint64_t type = PERF_COLLECT_SAMPLE_TYPE | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER |
+			PERF_SAMPLE_STACK_USER;
+	struct callchain_opts o = { .mode = CALLGRAPH_DWARF, .stack_size = 8192 };
+	struct callchain *cg = callchain_new(&o, NULL, NULL, true, 0);
+	struct perf_sample_ext a, b;
+	struct order_queue q;
+	struct strbuf sb = STRBUF_INIT;
+	const struct perf_event_header *h;
+	const uint8_t *rec;
+
+	(void)state;
+	order_init(&q);
+	stack_record(&sb, 8192, 1001);
+	h = (const void *)sb.buf;
+	assert_true(callchain_queue(cg, &q, 0, 7, h, type, mask));
+	assert_int_equal(q.n, 1);
+	rec = q.arena + q.v[0].off;
+	assert_int_equal(q.v[0].len, sb.len - 8192 + 1008);
+	assert_int_equal(((const struct perf_event_header *)(const void *)rec)->size, q.v[0].len);
+	assert_int_equal(perf_sample_ext_parse(sb.buf, sb.len, type, mask, &a), 0);
+	assert_int_equal(perf_sample_ext_parse(rec, q.v[0].len, type, mask, &b), 0);
+	assert_int_equal(b.stack_size, 1001);
+	assert_memory_equal(a.stack, b.stack, 1001);
+	assert_int_equal(b.regs[PERF_REG_X86_SP], 0x7ffc0000);
+	assert_int_equal(b.n_callchain, 1);
+	assert_memory_equal(sb.buf, rec, 6);      /* the header's type and misc */
+	assert_memory_equal(sb.buf + 8, rec + 8, 40);
+
+	/* Little to drop, no stack, not a sample: the caller queues them as they are. */
+	stack_record(&sb, 8192, 8192 - 512);
+	assert_false(callchain_queue(cg, &q, 0, 7, (const void *)sb.buf, type, mask));
+	stack_record(&sb, 0, 0);
+	sb.len -= 8;                            /* no dyn_size after an empty copy */
+	((struct perf_event_header *)(void *)sb.buf)->size = (uint16_t)sb.len;
+	assert_false(callchain_queue(cg, &q, 0, 7, (const void *)sb.buf, type, mask));
+	stack_record(&sb, 8192, 10);
+	((struct perf_event_header *)(void *)sb.buf)->type = PERF_RECORD_MMAP2;
+	assert_false(callchain_queue(cg, &q, 0, 7, (const void *)sb.buf, type, mask));
+	assert_int_equal(q.n, 1);
+	order_release(&q);
+	callchain_free(cg);
+	strbuf_release(&sb);
+}
+
 /* ---- the stack table ---------------------------------------------------------------------- */
 
 static uint32_t add_stack(struct stack_table *t, const char *const *keys, const uint64_t *offs,
@@ -611,6 +684,7 @@ int main(void)
 		cmocka_unit_test(table_encoding),
 		cmocka_unit_test(unwind_matches_backtrace),
 		cmocka_unit_test(sample_fields),
+		cmocka_unit_test(queue_trims_stack),
 		cmocka_unit_test(stacks_roundtrip),
 		cmocka_unit_test(callgraph_numbers),
 		cmocka_unit_test(callgraph_listing),
