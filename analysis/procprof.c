@@ -10,10 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/stackview.h"
 #include "core/die.h"
 #include "core/json.h"
 #include "core/strbuf.h"
 #include "core/timeutil.h"
+#include "core/hash.h"
+#include "core/idmap.h"
 #include "core/u64map.h"
 #include "core/utf8.h"
 #include "core/xalloc.h"
@@ -118,6 +121,10 @@ static int row_cmp(const void *a, const void *b)
 		if (x->samples[ev] != y->samples[ev])
 			return x->samples[ev] > y->samples[ev] ? -1 : 1;
 	}
+	if (x->comm && y->comm && (r = strcmp(x->comm, y->comm)))
+		return r;
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
 	if ((r = strcmp(x->name, y->name)))
 		return r;
 	if ((r = strcmp(sort_pp->view->images[x->image].rec->path,
@@ -163,6 +170,94 @@ static int check_filters(struct procprof *pp, const struct procprof_opts *o)
 	return r;
 }
 
+static const char *const by_names[] = { "image", "comm", "pid", "tgid" };
+
+const char *procprof_by_name(enum procprof_by by)
+{
+	return (unsigned)by < ARRAY_SIZE(by_names) ? by_names[by] : "?";
+}
+
+int procprof_by_lookup(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(by_names); i++)
+		if (!strcmp(by_names[i], name))
+			return (int)i;
+	return -1;
+}
+
+/* ---- by process: from the stack table ------------------------------------------ */
+
+/* The row of (group, node or image) for a sample's thread. */
+static struct procprof_row *process_row(struct builder *b, struct idmap *ix,
+					const struct stack_view *sv, const struct stack_thread *th,
+					uint32_t node, uint32_t comm_id)
+{
+	struct procprof *pp = b->pp;
+	const struct sv_node *n = &sv->nodes[node];
+	uint32_t id = pp->by == PROCPROF_BY_PID ? th->tid : pp->by == PROCPROF_BY_TGID ? th->tgid : 0;
+	uint64_t what = pp->by_image ? (uint64_t)n->image : node;
+	uint64_t h = hash_u64(what ^ hash_u64((uint64_t)comm_id << 32 | id));
+	struct procprof_row *r;
+
+	for (uint32_t k = idmap_first(ix, h); k != IDMAP_NONE; k = idmap_next(ix, k)) {
+		r = &pp->rows[k];
+		if (r->id == id && r->comm == pp->comms[comm_id] &&
+		    (pp->by_image ? r->image == n->image : r->proc == n->proc && r->image == n->image))
+			return r;
+	}
+	if (pp->by_image)
+		r = new_row(b, n->image, NULL, pp->view->images[n->image].rec->path);
+	else
+		r = new_row(b, n->image, n->proc, n->name);
+	r->comm = pp->comms[comm_id];
+	r->id = id;
+	idmap_add(ix, h, (uint32_t)(pp->n_rows - 1));
+	return r;
+}
+
+static bool event_shown(const struct procprof *pp, unsigned ev)
+{
+	for (size_t c = 0; c < pp->n_events; c++)
+		if (pp->events[c] == ev)
+			return true;
+	return false;
+}
+
+static int process_rows(struct builder *b, const struct procprof_opts *o)
+{
+	struct procprof *pp = b->pp;
+	struct idmap ix = IDMAP_INIT;
+	struct stack_view sv;
+	uint32_t nodes[STACK_MAX_DEPTH];
+	int r = stack_view_open(&sv, pp->view);
+
+	if (r == 1)
+		return errorf("epoch %" PRIu32 " does not know the process of its samples (record "
+			      "with dcpirun -g or --threads to group by %s)", pp->view->seq,
+			      procprof_by_name(o->by));
+	if (r)
+		return -1;
+	pp->comms = xcalloc(sv.t.n_comms + 1, sizeof(*pp->comms));
+	for (size_t i = 0; i < sv.t.n_comms; i++)
+		pp->comms[i] = xstrdup(sv.t.comms[i]);
+	pp->n_comms = sv.t.n_comms;
+	for (size_t i = 0; i < sv.t.n_samples; i++) {
+		const struct stack_sample *s = &sv.t.samples[i];
+		const struct stack_thread *th = &sv.t.threads[s->thread];
+		bool delayed;
+
+		if (!event_shown(pp, s->event))
+			continue;
+		stack_view_nodes(&sv, s->stack, false, nodes, &delayed);
+		if (sv.nodes[nodes[0]].image == SIZE_MAX || !wanted(pp, o, sv.nodes[nodes[0]].image))
+			continue;
+		process_row(b, &ix, &sv, th, nodes[0], th->comm)->samples[s->event] += s->count;
+	}
+	idmap_release(&ix);
+	stack_view_release(&sv);
+	return 0;
+}
+
 int procprof_build(struct procprof *pp, struct epoch_view *v, const struct procprof_opts *o)
 {
 	static const struct procprof_opts defaults = PROCPROF_OPTS_INIT;
@@ -173,11 +268,16 @@ int procprof_build(struct procprof *pp, struct epoch_view *v, const struct procp
 	memset(pp, 0, sizeof(*pp));
 	pp->view = v;
 	pp->by_image = o->by_image;
+	pp->by = o->by;
 	if (set_columns(pp, o) || check_filters(pp, o))
 		return -1;
 	for (size_t c = 0; c < pp->n_events; c++)
 		pp->totals[pp->events[c]] = v->totals[pp->events[c]];
-	for (size_t i = 0; i < v->n_images; i++) {
+	if (o->by != PROCPROF_BY_IMAGE && process_rows(&b, o)) {
+		procprof_release(pp);
+		return -1;
+	}
+	for (size_t i = 0; i < v->n_images && o->by == PROCPROF_BY_IMAGE; i++) {
 		if (!wanted(pp, o, i))
 			continue;
 		if (o->by_image) {
@@ -205,6 +305,9 @@ int procprof_build(struct procprof *pp, struct epoch_view *v, const struct procp
 
 void procprof_release(struct procprof *pp)
 {
+	for (size_t i = 0; i < pp->n_comms; i++)
+		free(pp->comms[i]);
+	free(pp->comms);
 	free(pp->rows);
 	memset(pp, 0, sizeof(*pp));
 }
@@ -271,8 +374,19 @@ static void header(const struct procprof *pp, struct draw *d)
 	strbuf_release(&sb);
 }
 
+/* A row's process column (by process): "gzip", or "4321 gzip" by pid or tgid. */
+static void group_label(const struct procprof *pp, const struct procprof_row *row, char *buf,
+			size_t size)
+{
+	if (pp->by == PROCPROF_BY_COMM)
+		snprintf(buf, size, "%s", row->comm ? row->comm : "?");
+	else
+		snprintf(buf, size, "%" PRIu32 " %s", row->id, row->comm ? row->comm : "?");
+}
+
 /* The column titles (their width decides the rule above them). */
-static void titles(const struct procprof *pp, const size_t *w, size_t namew, struct strbuf *sb)
+static void titles(const struct procprof *pp, const size_t *w, size_t namew, size_t groupw,
+		   struct strbuf *sb)
 {
 	char label[40];
 
@@ -282,6 +396,8 @@ static void titles(const struct procprof *pp, const size_t *w, size_t namew, str
 		if (!c)
 			strbuf_addf(sb, "%7s ", "cum%");
 	}
+	if (pp->by != PROCPROF_BY_IMAGE)
+		strbuf_addf(sb, " %-*s ", (int)groupw, procprof_by_name(pp->by));
 	if (pp->by_image)
 		strbuf_addstr(sb, " image");
 	else
@@ -289,7 +405,7 @@ static void titles(const struct procprof *pp, const size_t *w, size_t namew, str
 }
 
 static void row_line(const struct procprof *pp, const struct procprof_row *row, const size_t *w,
-		     size_t namew, struct draw *d)
+		     size_t namew, size_t groupw, struct draw *d)
 {
 	char *name = display_safe(row->name), *path = display_safe(procprof_image_path(pp, row));
 
@@ -301,6 +417,14 @@ static void row_line(const struct procprof *pp, const struct procprof_row *row, 
 		draw_printf(d, st, "%*" PRIu64 " %6.2f%% ", (int)w[c], row->samples[ev], pct);
 		if (!c)
 			draw_printf(d, STYLE_NORMAL, "%6.2f%% ", row->cum_percent);
+	}
+	if (pp->by != PROCPROF_BY_IMAGE) {
+		char gbuf[64], *safe;
+
+		group_label(pp, row, gbuf, sizeof(gbuf));
+		safe = display_safe(gbuf);
+		draw_printf(d, STYLE_NORMAL, " %-*s ", (int)groupw, safe);
+		free(safe);
 	}
 	if (pp->by_image)
 		draw_printf(d, STYLE_NORMAL, " %s", path);
@@ -315,8 +439,8 @@ void procprof_draw(const struct procprof *pp, struct draw *d, size_t max_rows)
 {
 	struct strbuf line = STRBUF_INIT;
 	size_t n = max_rows && max_rows < pp->n_rows ? max_rows : pp->n_rows;
-	size_t w[EVENT__COUNT], namew = 9, total_w;
-	char label[40];
+	size_t w[EVENT__COUNT], namew = 9, groupw = 4, total_w;
+	char label[40], gbuf[64];
 
 	header(pp, d);
 	for (size_t c = 0; c < pp->n_events; c++) {
@@ -332,7 +456,12 @@ void procprof_draw(const struct procprof *pp, struct draw *d, size_t max_rows)
 		if (len > namew)
 			namew = len > 40 ? 40 : len;
 	}
-	titles(pp, w, namew, &line);
+	for (size_t i = 0; i < n && pp->by != PROCPROF_BY_IMAGE; i++) {
+		group_label(pp, &pp->rows[i], gbuf, sizeof(gbuf));
+		if (strlen(gbuf) > groupw)
+			groupw = strlen(gbuf);
+	}
+	titles(pp, w, namew, groupw, &line);
 	total_w = line.len + 20;
 	for (size_t k = 0; k < (total_w > 100 ? 100 : total_w); k++)
 		draw_text(d, STYLE_DIM, "=");
@@ -340,7 +469,7 @@ void procprof_draw(const struct procprof *pp, struct draw *d, size_t max_rows)
 	draw_text(d, STYLE_HEADER, line.buf);
 	draw_eol(d);
 	for (size_t i = 0; i < n; i++)
-		row_line(pp, &pp->rows[i], w, namew, d);
+		row_line(pp, &pp->rows[i], w, namew, groupw, d);
 	strbuf_release(&line);
 }
 
@@ -360,6 +489,8 @@ int procprof_print_json(const struct procprof *pp, FILE *out, size_t max_rows)
 	json_string(&w, v->meta_ok ? v->meta.label : NULL);
 	json_key(&w, "by_image");
 	json_bool(&w, pp->by_image);
+	json_key(&w, "by");
+	json_string(&w, procprof_by_name(pp->by));
 	json_key(&w, "events");
 	json_array_begin(&w);
 	for (size_t c = 0; c < pp->n_events; c++) {
@@ -382,6 +513,14 @@ int procprof_print_json(const struct procprof *pp, FILE *out, size_t max_rows)
 		const struct procprof_row *row = &pp->rows[i];
 
 		json_object_begin(&w);
+		if (pp->by != PROCPROF_BY_IMAGE) {
+			if (pp->by != PROCPROF_BY_COMM) {
+				json_key(&w, procprof_by_name(pp->by));
+				json_u64(&w, row->id);
+			}
+			json_key(&w, "comm");
+			json_string(&w, row->comm);
+		}
 		if (!pp->by_image) {
 			json_key(&w, "procedure");
 			json_string(&w, row->name);

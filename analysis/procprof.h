@@ -39,6 +39,18 @@
 #include "analysis/epochview.h"
 #include "present/draw.h"
 
+/* What rows are grouped by (seed 002): images alone, or processes too. */
+enum procprof_by {
+	PROCPROF_BY_IMAGE,                  /* procedures of images, every process together */
+	PROCPROF_BY_COMM,                   /* ... per process name */
+	PROCPROF_BY_PID,                    /* ... per thread (the kernel's task id, as perf's "pid") */
+	PROCPROF_BY_TGID,                   /* ... per process (thread group) */
+};
+
+/* "image", "comm", "pid", "tgid"; procprof_by_lookup returns -1 for others. */
+const char *procprof_by_name(enum procprof_by by);
+int procprof_by_lookup(const char *name);
+
 struct procprof_opts {
 	bool by_image;                      /* one row per image (dcpiprof -i) */
 	const enum dcpi_event *events;      /* columns; NULL: every event of the epoch */
@@ -46,9 +58,10 @@ struct procprof_opts {
 	const char *const *images;          /* only these images (path, basename or key); NULL: all */
 	size_t n_images;
 	bool quiet;                         /* no warnings about images that cannot be named */
+	enum procprof_by by;                /* not by image: from the epoch's stacks (-g) */
 };
 
-#define PROCPROF_OPTS_INIT { false, NULL, 0, NULL, 0, false }
+#define PROCPROF_OPTS_INIT { false, NULL, 0, NULL, 0, false, PROCPROF_BY_IMAGE }
 
 struct procprof_row {
 	size_t image;                       /* index into view->images */
@@ -57,11 +70,16 @@ struct procprof_row {
 	uint64_t start;                     /* the procedure's address (0 if proc is NULL) */
 	uint64_t samples[EVENT__COUNT];     /* indexed by enum dcpi_event */
 	double cum_percent;                 /* of the first column, this row included */
+	const char *comm;                   /* by process: its name */
+	uint32_t id;                        /* by pid or tgid: the thread or process */
 };
 
 struct procprof {
 	struct epoch_view *view;
 	bool by_image;
+	enum procprof_by by;
+	char **comms;                       /* by process: the names rows point to (owned) */
+	size_t n_comms;
 	enum dcpi_event events[EVENT__COUNT]; /* columns */
 	size_t n_events;
 	uint64_t totals[EVENT__COUNT];      /* all samples of the epoch per event (the % base) */
@@ -73,7 +91,10 @@ struct procprof {
 
 /*
  * Builds the rows.  Returns 0, or -1 (reported) for an unknown event or an
- * image filter that matches no image of the epoch.
+ * image filter that matches no image of the epoch.  Grouping by process
+ * reads the epoch's stacks (each sample's thread: dcpirun -g, or
+ * --threads), where a sample is charged to the procedure it was taken in;
+ * an epoch without them is an error saying so.
  */
 int procprof_build(struct procprof *pp, struct epoch_view *v, const struct procprof_opts *o);
 void procprof_release(struct procprof *pp);

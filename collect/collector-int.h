@@ -56,7 +56,11 @@ struct collector {
 	struct store store;
 	uint64_t rng;
 	bool offline;               /* no perf events: records come from collector_feed() */
+	struct callchain *cg;       /* -g: stacks (NULL without) */
+	uint64_t sample_type;       /* what the events record (perf_event_attr) */
+	uint64_t regs_mask;         /* ... and which user registers */
 	bool enabled;               /* collector_enable() ran */
+	bool map_failed;            /* the last open_all failed mapping a ring */
 
 	/* Calibration (collector_calibrate): this run's, and the continued epoch's. */
 	int time_ev;                /* index in ev of the time event, -1 if none */

@@ -6,6 +6,7 @@
 #include "collect/perf.h"
 #include "collect/perfrec.h"
 #include "collect/procs.h"
+#include "collect/unwind-worker.h"
 #include "core/cli.h"
 #include "core/die.h"
 #include "core/hash.h"
@@ -132,6 +133,15 @@ int collect_option(struct collect_options *o, int opt, const char *arg)
 		if (cli_parse_range(arg, 1, 65536, &v) || (v & (v - 1)))
 			return errorf("bad ring size '%s' (pages per CPU, a power of two)", arg);
 		o->ring_pages = (unsigned)v;
+		o->ring_pages_given = true;
+		return 1;
+	case 'g':
+		return callgraph_parse(&o->callgraph, "dwarf") ? -1 : 1;
+	case COLLECT_OPT_CALL_GRAPH:
+		return callgraph_parse(&o->callgraph, arg) ? -1 : 1;
+	case COLLECT_OPT_THREADS:
+		if (o->callgraph.mode == CALLGRAPH_NONE)
+			o->callgraph.mode = CALLGRAPH_THREADS;
 		return 1;
 	default:
 		return 0;
@@ -246,6 +256,10 @@ static int open_one(struct collector *c, struct ccpu *cc, size_t i)
 
 	perf_attr_init(&attr, &e->spec, &c->target, draw_period(c, e), e->freq, i == 0,
 		       ring_bytes / 4);
+	if (c->cg)
+		callchain_attr(c->cg, &attr);
+	c->sample_type = attr.sample_type;
+	c->regs_mask = attr.sample_regs_user;
 	cc->fd[i] = perf_open(&attr, c->opt.pid, cc->cpu, -1);
 	/* Older kernels: no lost count in read() (before 6.0), no build-ids (5.12). */
 	if (cc->fd[i] < 0 && errno == EINVAL) {
@@ -284,8 +298,10 @@ static int open_cpu(struct collector *c, struct ccpu *cc, size_t k)
 
 		if (open_one(c, cc, i))
 			return -1;
-		if (i == 0 && perf_ring_map(&cc->ring, cc->fd[0], (int)k, c->opt.ring_pages))
+		if (i == 0 && perf_ring_map(&cc->ring, cc->fd[0], (int)k, c->opt.ring_pages)) {
+			c->map_failed = true;
 			return -1;
+		}
 		if (i > 0 && ioctl(cc->fd[i], PERF_EVENT_IOC_SET_OUTPUT, cc->fd[0]))
 			return -1;
 		if (perf_event_id(cc->fd[i], &id))
@@ -322,8 +338,17 @@ static int open_events(struct collector *c)
 	c->target.inherit = !system_wide;
 	c->target.enable_on_exec = !system_wide;
 	c->target.exclude_kernel = c->opt.user_only;
+	c->map_failed = false;
 	if (!open_all(c))
 		return 0;
+	/* Large rings (stack copies) over the locked-memory limit: smaller ones. */
+	while (c->map_failed && (errno == EPERM || errno == ENOMEM) && c->opt.ring_pages > 16 &&
+	       !c->opt.ring_pages_given) {
+		c->opt.ring_pages /= 2;
+		c->map_failed = false;
+		if (!open_all(c))
+			return 0;
+	}
 	if ((errno == EACCES || errno == EPERM) && !system_wide && !c->target.exclude_kernel) {
 		/* perf_event_paranoid 2: user space only, as the kernel demands. */
 		c->target.exclude_kernel = true;
@@ -356,6 +381,23 @@ static struct collector *collector_alloc(const struct collect_options *o, struct
 	c->procs.lazy_scan = true;
 	store_init(&c->store, db, &c->procs, &o->store, fill_meta, c);
 	return c;
+}
+
+/* -g: the recorder of stacks, and rings that can hold their copies. */
+static void setup_callgraph(struct collector *c, bool offline)
+{
+	if (c->opt.callgraph.mode == CALLGRAPH_NONE)
+		return;
+	/*
+	 * A process tree's samples can wait in its rings for the tables they
+	 * need; a whole machine's cannot (they would be lost): the daemon's go
+	 * on while tables are made.
+	 */
+	c->cg = callchain_new(&c->opt.callgraph, &c->procs, &c->store, offline,
+			      c->opt.pid >= 0 ? (int64_t)UNWIND_WORKER_TIMEOUT_MS * 1000000 : 0);
+	if (c->opt.callgraph.mode == CALLGRAPH_DWARF && !c->opt.ring_pages_given)
+		c->opt.ring_pages = c->opt.pid >= 0 ? CALLGRAPH_DWARF_RING_PAGES :
+						      CALLGRAPH_DWARF_RING_PAGES_SYSTEM;
 }
 
 static void setup_cpus(struct collector *c, const int *cpus, size_t n)
@@ -392,6 +434,7 @@ struct collector *collector_new(const struct collect_options *o, struct db *db)
 	}
 	setup_cpus(c, cpus, n);
 	free(cpus);
+	setup_callgraph(c, false);
 	if (open_events(c)) {
 		collector_free(c);
 		return NULL;
@@ -414,6 +457,16 @@ struct collector *collector_new_offline(const struct collect_options *o, struct 
 		*u64map_slot(&c->id_event, i + 1) = c->n_ev;
 	}
 	setup_cpus(c, NULL, ncpu);
+	setup_callgraph(c, true);
+	if (c->cg) {
+		struct perf_event_attr attr;
+
+		memset(&attr, 0, sizeof(attr));
+		attr.sample_type = PERF_COLLECT_SAMPLE_TYPE;
+		callchain_attr(c->cg, &attr);
+		c->sample_type = attr.sample_type;
+		c->regs_mask = attr.sample_regs_user;
+	}
 	return c;
 }
 
@@ -439,6 +492,7 @@ void collector_free(struct collector *c)
 	free(c->cpu);
 	u64map_release(&c->id_event);
 	order_release(&c->order);
+	callchain_free(c->cg);
 	store_release(&c->store);
 	procs_release(&c->procs);
 	free(c);
@@ -697,6 +751,8 @@ static void fill_meta(void *ctx, struct epoch_meta *m)
 		}
 	}
 	fill_calib(c, m);
+	if (c->cg)
+		callchain_fill_meta(c->cg, m);
 	collector_hash_totals(c, &t, false);
 	c->lost_stored = collector_lost(c);
 	set_counter(c, m, "lost", c->lost_stored - c->epoch_lost);
@@ -716,7 +772,11 @@ int collector_begin(struct collector *c, const struct store_epoch_opts *eo)
 	c->calib_base_taken = false;
 	mark_epoch_start(c);
 	c->run_lost = c->epoch_lost;
-	return store_begin(&c->store, eo);
+	if (store_begin(&c->store, eo))
+		return -1;
+	if (c->cg)
+		callchain_begin(c->cg);
+	return 0;
 }
 
 int collector_enable(struct collector *c)
@@ -745,6 +805,13 @@ size_t collector_pollfds(struct collector *c, struct pollfd *fds, size_t max)
 		if (c->cpu[k].hup || c->cpu[k].ring.fd < 0)
 			continue;
 		fds[n].fd = c->cpu[k].ring.fd;
+		fds[n].events = POLLIN;
+		fds[n].revents = 0;
+		n++;
+	}
+	/* Unwind tables being made: their answers wake the loop too. */
+	if (c->cg && n < max && callchain_pollfd(c->cg) >= 0) {
+		fds[n].fd = callchain_pollfd(c->cg);
 		fds[n].events = POLLIN;
 		fds[n].revents = 0;
 		n++;
@@ -806,7 +873,8 @@ static void consume(void *ctx, const struct shash_entry *v, size_t n)
 	}
 }
 
-static void on_sample(struct collector *c, struct ccpu *cc, const struct perf_rec *r)
+static void on_sample(struct collector *c, struct ccpu *cc, const struct perf_rec *r,
+		      const void *rec, size_t len)
 {
 	uint64_t ip = r->u.sample.ip, v;
 	struct addr_space *as = NULL;
@@ -824,6 +892,8 @@ static void on_sample(struct collector *c, struct ccpu *cc, const struct perf_re
 	e->period_n++;
 	cc->samples++;
 	c->samples++;
+	if (c->cg)
+		callchain_sample(c->cg, r, rec, len, c->sample_type, c->regs_mask, ev);
 	if (r->u.sample.kernel || (!r->u.sample.user && kernel_address(ip))) {
 		slot = SLOT_KERNEL;
 		c->kernel++;
@@ -862,6 +932,8 @@ static void on_mmap(struct collector *c, const struct perf_rec *r)
 	mi.dev = makedev(r->u.mmap.maj, r->u.mmap.min);
 	mi.ino = r->u.mmap.ino;
 	procs_mmap(&c->procs, r->pid, &mi);
+	if (c->cg)
+		callchain_mapped(c->cg, r->pid, mi.start);
 }
 
 static void dispatch(void *ctx, int k, const void *rec, size_t len)
@@ -878,7 +950,7 @@ static void dispatch(void *ctx, int k, const void *rec, size_t len)
 	}
 	switch (r.kind) {
 	case PERF_REC_SAMPLE:
-		on_sample(c, cc, &r);
+		on_sample(c, cc, &r, rec, len);
 		break;
 	case PERF_REC_MMAP:
 		on_mmap(c, &r);
@@ -914,8 +986,11 @@ static void dispatch(void *ctx, int k, const void *rec, size_t len)
 static void on_record(void *ctx, int k, const struct perf_event_header *h)
 {
 	struct collector *c = ctx;
+	uint64_t t = perf_rec_time(h, h->size);
 
-	order_push(&c->order, k, perf_rec_time(h, h->size), h, h->size);
+	if (c->cg && callchain_queue(c->cg, &c->order, k, t, h, c->sample_type, c->regs_mask))
+		return;
+	order_push(&c->order, k, t, h, h->size);
 }
 
 static void flush_overflows(struct collector *c)
@@ -933,6 +1008,8 @@ void collector_read(struct collector *c, bool final)
 	for (size_t k = 0; k < c->ncpu; k++)
 		if (c->cpu[k].ring.base)
 			perf_ring_read(&c->cpu[k].ring, on_record, c, &c->garbled);
+	if (c->cg)
+		callchain_poll(c->cg);
 	order_flush(&c->order, watermark, dispatch, c);
 	flush_overflows(c);
 }
@@ -991,34 +1068,53 @@ int64_t collector_tick(struct collector *c, int64_t now)
 		c->next_drain = now + c->opt.drain_ns;
 	}
 	store_tick(&c->store, now);
+	if (c->cg && callchain_due(c->cg, now, c->opt.store.write_interval_ns))
+		callchain_write(c->cg, false);
 	update_rates(c, now);
 	return c->next_redraw < c->next_drain ? c->next_redraw : c->next_drain;
 }
 
+/* Stacks go to disk with the rest (their images indexed first). */
+static int write_stacks(struct collector *c, bool final)
+{
+	return c->cg ? callchain_write(c->cg, final) : 0;
+}
+
 int collector_flush(struct collector *c)
 {
+	int r;
+
 	collector_read(c, false);
 	drain(c);
-	return store_flush(&c->store);
+	r = write_stacks(c, false);
+	return store_flush(&c->store) || r ? -1 : 0;
 }
 
 int collector_new_epoch(struct collector *c, const char *label)
 {
 	collector_read(c, false);
 	drain(c);
+	if (write_stacks(c, true))
+		return errorf("the stacks of epoch %" PRIu32 " could not be written; staying in it",
+			      c->store.seq);
 	collector_calibrate(c);
 	c->calib_base_taken = false;
 	if (store_new_epoch(&c->store, label))
 		return -1;
 	mark_epoch_start(c);
+	if (c->cg)
+		callchain_begin(c->cg);
 	return 0;
 }
 
 int collector_finish(struct collector *c)
 {
+	int r;
+
 	collector_read(c, true);
 	drain(c);
-	return store_close(&c->store);
+	r = write_stacks(c, true);
+	return store_close(&c->store) || r ? -1 : 0;
 }
 
 /* ---- reports ---------------------------------------------------------------------- */
@@ -1046,4 +1142,15 @@ void collector_summary(struct collector *c, struct collect_summary *s)
 	s->calib_cycles = c->calib.intervals ? c->calib.cycles : 0;
 	s->calib_mhz = c->calib.mhz;
 	s->calib_ns = c->calib_ns;
+	if (c->cg && c->opt.callgraph.mode != CALLGRAPH_THREADS) {
+		const struct callchain_stats *cs = callchain_stats(c->cg);
+
+		s->stacks = true;
+		for (int i = 0; i < STACK_END__COUNT; i++)
+			if (i != STACK_END_KERNEL)
+				s->user_stacks += cs->ends[i];
+		s->complete_stacks = cs->ends[STACK_END_COMPLETE];
+		s->tables = cs->tables;
+		s->table_failures = cs->table_failures;
+	}
 }

@@ -25,6 +25,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "collect/callchain.h"
 #include "collect/shash.h"
 #include "collect/store.h"
 #include "core/cli.h"
@@ -66,6 +67,8 @@ struct collect_options {
 	int64_t drain_ns;           /* hash tables drained at least this often */
 	int64_t slack_ns;           /* records this recent wait for the next round */
 	bool no_calibrate;          /* --no-calibrate: do not measure the cycles per sample */
+	struct callchain_opts callgraph;    /* -g, --call-graph: stacks (collect/callchain.h) */
+	bool ring_pages_given;      /* --ring-pages was used */
 	char **per_process;         /* image paths with per-process profiles */
 	size_t n_per_process;
 	struct store_config store;
@@ -90,6 +93,8 @@ enum {
 	COLLECT_OPT_HASH_COMPARE,
 	COLLECT_OPT_HASH_BYTES,
 	COLLECT_OPT_NO_CALIBRATE,
+	COLLECT_OPT_CALL_GRAPH,
+	COLLECT_OPT_THREADS,
 };
 int collect_option(struct collect_options *o, int opt, const char *arg);
 /* 0 if label can name a new epoch (db/meta.h), else -1 after saying why. */
@@ -115,6 +120,16 @@ int collect_cli_option(const struct cli_option *opt, const char *arg);
 		     "CPU at each epoch's start)", COLLECT_OPT_NO_CALIBRATE, 0),             \
 	COLLECT_OPT_(0, "ring-pages", (o), "N", "ring buffer pages per CPU (default: 64)",    \
 		     COLLECT_OPT_RING_PAGES, 0),                                            \
+	COLLECT_OPT_('g', NULL, (o), NULL, "record the call stack of every sample (--call-graph dwarf)", \
+		     'g', 0),                                                               \
+	COLLECT_OPT_(0, "call-graph", (o), "MODE",                                            \
+		     "fp (frame pointers) or dwarf[,SIZE] (unwound from a SIZE-byte\n"      \
+		     "copy of the user stack with the binaries' CFI; default 12288)",        \
+		     COLLECT_OPT_CALL_GRAPH, 0),                                            \
+	COLLECT_OPT_(0, "threads", (o), NULL,                                                \
+		     "record each sample's process and thread, without its stack\n"         \
+		     "(for dcpiprof --by comm|pid|tgid; -g records them too)",              \
+		     COLLECT_OPT_THREADS, 0),                                               \
 	COLLECT_OPT_(0, "hash-compare", (o), NULL, NULL, COLLECT_OPT_HASH_COMPARE, CLI_HIDDEN), \
 	COLLECT_OPT_(0, "hash-bytes", (o), "N", NULL, COLLECT_OPT_HASH_BYTES, CLI_HIDDEN)
 
@@ -201,6 +216,10 @@ struct collect_summary {
 	double calib_cycles;        /* this run's calibration: cycles per sample (0: none) */
 	double calib_mhz;           /* ... the loop's clock */
 	int64_t calib_ns;           /* ... and its cost (CPU time) */
+	bool stacks;                /* -g: the figures below are valid */
+	uint64_t user_stacks;       /* samples with user frames (this run) */
+	uint64_t complete_stacks;   /* ... whose walk reached the thread's entry */
+	uint64_t tables, table_failures;    /* unwind tables built, binaries without one */
 };
 void collector_summary(struct collector *c, struct collect_summary *s);
 

@@ -163,6 +163,11 @@ static void summary(struct run *r, struct collector *c, unsigned snapshots)
 		fprintf(stderr, ", user space only");
 	if (s.dropped)
 		fprintf(stderr, ", %" PRIu64 " DROPPED", s.dropped);
+	if (s.stacks)
+		fprintf(stderr, ", %.1f%% of %" PRIu64 " user stacks complete (%" PRIu64
+			" unwind tables, %" PRIu64 " binaries without)",
+			s.user_stacks ? 100.0 * (double)s.complete_stacks / (double)s.user_stacks : 0.0,
+			s.user_stacks, s.tables, s.table_failures);
 	if (s.calib_cycles > 0)
 		fprintf(stderr, ", 1 sample = %.0f cycles (calibrated in %.0f ms)", s.calib_cycles,
 			(double)s.calib_ns / 1e6);

@@ -4,10 +4,13 @@
 #include "core/strbuf.h"
 #include "core/xalloc.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Parses "ADDR TYPE ..." and says whether it is a text symbol. */
 static bool text_symbol(const char *line, uint64_t *addr)
@@ -28,15 +31,55 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Reads the addresses of all text symbols, sorted and unique. */
-static int read_addrs(FILE *f, uint64_t **v, size_t *n, bool *hidden)
+/*
+ * The whole file: /proc/kallsyms is generated as it is read (the kernel
+ * formats every symbol, ~0.1 s), so it is read once, not once a pass.
+ */
+static int slurp(const char *path, struct strbuf *sb)
 {
-	char line[1024];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t r;
+
+	if (fd < 0)
+		return errorf_errno("cannot open '%s'", path);
+	do {
+		strbuf_grow(sb, 256 << 10);
+		r = read(fd, sb->buf + sb->len, sb->alloc - sb->len - 1);
+		if (r > 0)
+			strbuf_setlen(sb, sb->len + (size_t)r);
+	} while (r > 0 || (r < 0 && errno == EINTR));
+	close(fd);
+	if (r < 0)
+		return errorf_errno("cannot read '%s'", path);
+	return 0;
+}
+
+/* The next line of text (NUL-terminated in place), or NULL at the end. */
+static char *next_line(char **p, char *end)
+{
+	char *line = *p, *nl;
+
+	if (line >= end)
+		return NULL;
+	nl = memchr(line, '\n', (size_t)(end - line));
+	if (nl) {
+		*nl = '\0';
+		*p = nl + 1;
+	} else {
+		*p = end;
+	}
+	return line;
+}
+
+/* Reads the addresses of all text symbols, sorted and unique. */
+static int read_addrs(char *text, char *end, uint64_t **v, size_t *n, bool *hidden)
+{
 	size_t alloc = 0, nonzero = 0, k = 0;
+	char *line;
 
 	*v = NULL;
 	*n = 0;
-	while (fgets(line, sizeof(line), f)) {
+	while ((line = next_line(&text, end))) {
 		uint64_t a;
 
 		if (!text_symbol(line, &a))
@@ -118,17 +161,20 @@ static void collect_ranges(const uint64_t *syms, size_t nsyms, const uint64_t *a
 int kallsyms_subset(const char *path, const uint64_t *addrs, size_t n, struct strbuf *out,
 		    struct kallsyms_range **ranges, size_t *nranges)
 {
-	FILE *f = fopen(path, "re");
+	struct strbuf file = STRBUF_INIT;
 	uint64_t *syms, *want;
 	size_t nsyms, nwant = 0;
 	bool hidden;
-	char line[1024];
+	char *p, *end, *line;
 
-	if (!f)
-		return errorf_errno("cannot open '%s'", path);
-	read_addrs(f, &syms, &nsyms, &hidden);
+	if (slurp(path, &file)) {
+		strbuf_release(&file);
+		return -1;
+	}
+	end = file.buf + file.len;
+	read_addrs(file.buf, end, &syms, &nsyms, &hidden);
 	if (hidden || !nsyms) {
-		fclose(f);
+		strbuf_release(&file);
 		free(syms);
 		return 1;
 	}
@@ -147,14 +193,17 @@ int kallsyms_subset(const char *path, const uint64_t *addrs, size_t n, struct st
 	free(syms);
 	if (nwant)
 		qsort(want, nwant, sizeof(*want), cmp_u64);
-	rewind(f);
-	while (fgets(line, sizeof(line), f)) {
+	/* The first pass cut the text into lines: each is followed by its NUL. */
+	for (p = file.buf; p < end; p += strlen(p) + 1) {
 		uint64_t a;
 
-		if (text_symbol(line, &a) && contains(want, nwant, a))
+		line = p;
+		if (text_symbol(line, &a) && contains(want, nwant, a)) {
 			strbuf_addstr(out, line);
+			strbuf_addch(out, '\n');
+		}
 	}
-	fclose(f);
+	strbuf_release(&file);
 	free(want);
 	return 0;
 }

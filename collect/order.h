@@ -26,6 +26,8 @@ struct order_item {
 struct order_queue {
 	unsigned char *arena;
 	size_t len, alloc;
+	unsigned char *spare;   /* the other arena: records that wait move there, then swap */
+	size_t spare_alloc;
 	struct order_item *v;
 	size_t n, nalloc;
 	uint64_t seq;
@@ -38,6 +40,11 @@ void order_release(struct order_queue *q);
 
 /* Queues a copy of a record of len bytes with its time. */
 void order_push(struct order_queue *q, int cpu, uint64_t time, const void *rec, size_t len);
+/*
+ * Queues a record of len bytes the caller writes at the address returned
+ * (valid until the next push or flush): a record rewritten on the way in.
+ */
+void *order_push_space(struct order_queue *q, int cpu, uint64_t time, size_t len);
 
 typedef void (*order_fn)(void *ctx, int cpu, const void *rec, size_t len);
 

@@ -87,6 +87,8 @@ static void gather(struct collector *c, struct status *s)
 	for (size_t k = 0; k < c->ncpu; k++)
 		s->structures += shash_bytes(&c->cpu[k].hash);
 	s->db_bytes = dir_bytes(c->db->dirfd, 2);
+	if (c->cg)
+		s->structures += callchain_bytes(c->cg);
 	collector_hash_totals(c, &s->hash, false);
 	collector_hash_totals(c, &s->shadow, true);
 }
@@ -167,6 +169,8 @@ static void text_report(struct collector *c, const struct status *s, struct strb
 		strbuf_addf(o, "hash compared: %s would hit %.1f%% with %" PRIu64 " evictions\n",
 			    shash_kind_name(c->cpu[0].shadow->kind),
 			    100 * ratio(s->shadow.hits, s->shadow.samples), s->shadow.evictions);
+	if (c->cg)
+		callchain_status(c->cg, o);
 	strbuf_addf(o, "daemon: %.2f us CPU per sample (%.2f s in all), memory %.1f MB resident "
 		    "(peak %.1f MB, tables %.1f MB)\n",
 		    s->cpu_secs * 1e6 / (double)(c->samples ? c->samples : 1), s->cpu_secs,
@@ -266,6 +270,8 @@ static void json_report(struct collector *c, const struct status *s, FILE *f)
 	json_key(&w, "kernel"), json_u64(&w, c->kernel);
 	json_key(&w, "dropped"), json_u64(&w, c->store.st.dropped);
 	json_hash(&w, c, s);
+	if (c->cg)
+		callchain_status_json(c->cg, &w);
 	json_key(&w, "cpu_seconds"), json_double(&w, s->cpu_secs, 6);
 	json_key(&w, "cpu_us_per_sample"),
 		json_double(&w, s->cpu_secs * 1e6 / (double)(c->samples ? c->samples : 1), 6);

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #define PERF_MAP_MAX (16u << 20)
+#define KALLSYMS_INTERVAL_NS (60 * (int64_t)1000000000)
 #define RETRY_MAX_NS (60 * (int64_t)1000000000)
 
 void store_config_init(struct store_config *cfg)
@@ -189,6 +190,8 @@ static int store_meta(struct store *s);
 int store_begin(struct store *s, const struct store_epoch_opts *o)
 {
 	reset_epoch_state(s);
+	/* The first rewrite of the kallsyms subset waits its interval too (or a flush). */
+	s->last_kallsyms = time_monotonic_ns();
 	if (o->continue_seq) {
 		if (continue_epoch(s, o->continue_seq))
 			return -1;
@@ -251,6 +254,19 @@ static void add_to(struct store *s, struct ptable *t, uint64_t offset, uint64_t 
 	}
 }
 
+void store_note_frame(struct store *s, uint32_t image, uint64_t offset)
+{
+	index_image(s, image);
+	if (image == s->procs->kernel_image && s->cfg.kallsyms) {
+		size_t before = s->kaddrs.size;
+
+		/* A new address needs a new subset unless a saved symbol holds it. */
+		u64map_slot(&s->kaddrs, offset);
+		if (s->kaddrs.size != before && !kallsyms_covered(s->kranges, s->nkranges, offset))
+			s->kallsyms_stale = true;
+	}
+}
+
 void store_add(struct store *s, uint32_t image, unsigned event, uint32_t pid, uint64_t offset,
 	       uint64_t count)
 {
@@ -260,16 +276,8 @@ void store_add(struct store *s, uint32_t image, unsigned event, uint32_t pid, ui
 		s->st.dropped += count;
 		return;
 	}
-	index_image(s, image);
+	store_note_frame(s, image, offset);
 	add_to(s, t, offset, count);
-	if (image == s->procs->kernel_image && s->cfg.kallsyms) {
-		size_t before = s->kaddrs.size;
-
-		/* A new address needs a new subset unless a saved symbol holds it. */
-		u64map_slot(&s->kaddrs, offset);
-		if (s->kaddrs.size != before && !kallsyms_covered(s->kranges, s->nkranges, offset))
-			s->kallsyms_stale = true;
-	}
 	if (pid && procs_image(s->procs, image)->per_process)
 		add_to(s, table(s, image, event, true, pid), offset, count);
 }
@@ -327,16 +335,25 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Saves the kallsyms lines the epoch's kernel samples need (if there are new ones). */
-static void store_kallsyms(struct store *s)
+/*
+ * Saves the kallsyms lines the epoch's kernel samples need (if there are
+ * new ones).  Each rewrite reads /proc/kallsyms (0.06-0.1 s here): between
+ * flushes at most one per KALLSYMS_INTERVAL_NS, however often profiles are
+ * written (stacks bring new kernel addresses all the time); force (a flush,
+ * the end of an epoch) writes what is pending.
+ */
+static void store_kallsyms(struct store *s, bool force)
 {
 	struct strbuf sb = STRBUF_INIT;
 	struct kallsyms_range *ranges = NULL;
+	int64_t now = time_monotonic_ns();
 	uint64_t *addrs, k, v;
 	size_t n = 0, nranges = 0;
 
-	if (!s->kallsyms_stale)
+	if (!s->kallsyms_stale ||
+	    (!force && s->last_kallsyms && now - s->last_kallsyms < KALLSYMS_INTERVAL_NS))
 		return;
+	s->last_kallsyms = now;
 	addrs = xcalloc(s->kaddrs.size + 1, sizeof(*addrs));
 	for (size_t i = 0; u64map_next(&s->kaddrs, &i, &k, &v);)
 		addrs[n++] = k;
@@ -456,7 +473,7 @@ static int write_table(struct store *s, struct ptable *t, int64_t now)
 	t->retry_at = 0;
 	s->dirty--;
 	if (!t->per_pid && t->image == s->procs->kernel_image)
-		store_kallsyms(s);
+		store_kallsyms(s, false);
 	if (!t->per_pid && ci->img.kind == IMAGE_ANON && s->cfg.perf_maps) {
 		uint32_t pid;
 
@@ -482,6 +499,16 @@ static struct ptable *next_due(struct store *s, int64_t now, bool all)
 			best = t;
 	}
 	return best;
+}
+
+int store_sync_aux(struct store *s)
+{
+	if (!s->seq)
+		return 0;
+	if (store_index(s))
+		return -1;
+	store_kallsyms(s, false);
+	return 0;
 }
 
 size_t store_tick(struct store *s, int64_t now)
@@ -520,6 +547,7 @@ int store_flush(struct store *s)
 	for (size_t i = 0; i < s->n; i++)
 		if (s->t[i].dirty_since && write_table(s, &s->t[i], now))
 			r = -1;
+	store_kallsyms(s, true);
 	if (store_meta(s))
 		r = -1;
 	trim();

@@ -100,6 +100,7 @@ struct store {
 	struct kallsyms_range *kranges;     /* the symbols the saved subset names */
 	size_t nkranges;
 	int64_t last_meta;
+	int64_t last_kallsyms;      /* monotonic ns of the last rewrite of the subset */
 	struct store_stats st;
 };
 
@@ -123,6 +124,19 @@ int store_begin(struct store *s, const struct store_epoch_opts *o);
 /* Adds count samples at offset of an image for an event (and pid, if per-process). */
 void store_add(struct store *s, uint32_t image, unsigned event, uint32_t pid, uint64_t offset,
 	       uint64_t count);
+
+/*
+ * Notes a frame of a stack (collect/callchain.h) that has no samples of its
+ * own: its image goes into the epoch's index, and a kernel address into the
+ * kallsyms subset.
+ */
+void store_note_frame(struct store *s, uint32_t image, uint64_t offset);
+
+/*
+ * Stores the image index and the kallsyms subset if they changed: what an
+ * epoch file naming images (the stack table) needs on disk before it.
+ */
+int store_sync_aux(struct store *s);
 
 /* Bounded work: writes tables due at now.  Returns the number written. */
 size_t store_tick(struct store *s, int64_t now);

@@ -1018,6 +1018,46 @@ int db_aux_store(struct db *db, uint32_t seq, const char *name, const void *data
 	return r;
 }
 
+int db_aux_list(struct db *db, uint32_t seq, const char *prefix, char ***names, size_t *n)
+{
+	int fd = open_epoch(db, seq);
+	size_t alloc = 0, plen = strlen(prefix);
+	struct dirent *de;
+	DIR *d;
+
+	*names = NULL;
+	*n = 0;
+	if (fd < 0)
+		return -1;
+	if (!(d = fdopendir(fd))) {
+		close(fd);
+		return errorf_errno("cannot read epoch %" PRIu32 " of '%s'", seq, db->path);
+	}
+	while ((de = readdir(d))) {
+		if (strncmp(de->d_name, prefix, plen) || !db_aux_name_valid(de->d_name))
+			continue;
+		ALLOC_GROW(*names, *n + 1, alloc);
+		(*names)[(*n)++] = xstrdup(de->d_name);
+	}
+	closedir(d);
+	return 0;
+}
+
+int db_aux_remove(struct db *db, uint32_t seq, const char *name)
+{
+	int fd, r = 0;
+
+	need_writer(db);
+	if (!db_aux_name_valid(name))
+		return errorf("invalid auxiliary file name '%s'", name);
+	if ((fd = open_epoch(db, seq)) < 0)
+		return -1;
+	if (unlinkat(fd, name, 0) && errno != ENOENT)
+		r = errorf_errno("cannot remove '%s' from epoch %" PRIu32, name, seq);
+	close(fd);
+	return r;
+}
+
 int db_aux_load(struct db *db, uint32_t seq, const char *name, size_t max, struct strbuf *out)
 {
 	char *what;

@@ -180,6 +180,10 @@ bool db_aux_name_valid(const char *name);
 int db_aux_store(struct db *db, uint32_t seq, const char *name, const void *data, size_t len);
 /* Reads an auxiliary file (at most max bytes); 1 if absent. */
 int db_aux_load(struct db *db, uint32_t seq, const char *name, size_t max, struct strbuf *out);
+/* The names of an epoch's auxiliary files starting with prefix (allocated; free each and *names). */
+int db_aux_list(struct db *db, uint32_t seq, const char *prefix, char ***names, size_t *n);
+/* Writer: removes an auxiliary file of an epoch (no error if it is gone already). */
+int db_aux_remove(struct db *db, uint32_t seq, const char *name);
 /*
  * Writer: moves epoch file `name` aside as NAME.corrupt (kept for
  * inspection, ignored by readers) with a warning that what it held is lost.

@@ -19,11 +19,16 @@ int main(int argc, char **argv)
 	struct procprof_opts po = PROCPROF_OPTS_INIT;
 	struct procprof pp;
 	uint64_t rows = 0;
-	int first, r = 0;
+	int first, by = PROCPROF_BY_IMAGE, r = 0;
+	static const char *const by_choices[] = { "image", "comm", "pid", "tgid", NULL };
 	const struct cli_option options[] = {
 		TOOL_OPTS_EPOCH(&t),
 		OPT_EVENTS(&t.events, "the events to show, first one sorts (default: all)"),
 		OPT_BOOL('i', "images", &po.by_image, "one row per image instead of per procedure"),
+		OPT_CHOICE(0, "by", &by, "WHAT",
+			   "image (default), or also per process name (comm), thread (pid)\n"
+			   "or process (tgid): needs an epoch recorded with -g or --threads",
+			   by_choices, "grouping"),
 		OPT_U64('n', "rows", &rows, "N", "print the first N rows only", 1, UINT32_MAX,
 			"number of rows"),
 		TOOL_OPTS_OUTPUT(&t),
@@ -31,8 +36,8 @@ int main(int argc, char **argv)
 		OPT_END()
 	};
 	const struct cli_command cmd = {
-		.usage = "dcpiprof [-d DIR] [-E EPOCH] [-e EVENT[,EVENT...]] [-i] [-n ROWS] [--json]\n"
-			 "         [IMAGE...]",
+		.usage = "dcpiprof [-d DIR] [-E EPOCH] [-e EVENT[,EVENT...]] [-i] [-n ROWS]\n"
+			 "         [--by image|comm|pid|tgid] [--json] [IMAGE...]",
 		.about = "Samples per procedure of an epoch, sorted by the first event, with a (samples, %)\n"
 			 "column pair per event and the cumulative percentage.",
 		.options = options,
@@ -40,6 +45,7 @@ int main(int argc, char **argv)
 	};
 
 	first = tool_start(&t, argc, argv, &cmd, TOOL_EPOCH);
+	po.by = (enum procprof_by)by;
 	po.events = t.events.n ? t.events.v : NULL;
 	po.n_events = t.events.n;
 	po.images = (const char *const *)argv + first;

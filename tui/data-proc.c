@@ -104,9 +104,8 @@ static void sweep(struct data_ctx *ctx)
 	ctx->n = kept;
 }
 
-/* Worker: the epoch view of (db, seq, force), with a reference for the caller. */
-static struct shared_epoch *epoch_get(struct data_ctx *ctx, struct job *job, struct db *db,
-				      uint32_t seq, bool force)
+struct shared_epoch *data_epoch_get(struct data_ctx *ctx, struct job *job, struct db *db,
+				    uint32_t seq, bool force)
 {
 	struct epoch_view_opts o = { .force = force, .debug_dir = ctx->debug_dir };
 	struct shared_epoch *se;
@@ -253,8 +252,9 @@ void data_load_procs(struct job *job)
 	job->result = pd;
 	pd->seq = arg->req.seq;
 	pd->force = arg->env.force;
+	pd->by = arg->req.by;
 	pd->image = arg->req.image ? xstrdup(arg->req.image) : NULL;
-	pd->se = epoch_get(arg->env.analysis, job, arg->env.db, arg->req.seq, arg->env.force);
+	pd->se = data_epoch_get(arg->env.analysis, job, arg->env.db, arg->req.seq, arg->env.force);
 	if ((pd->status = job->status = pd->se->status)) {
 		pd->error = xstrdup(pd->se->error);
 		return;
@@ -267,6 +267,7 @@ void data_load_procs(struct job *job)
 		return;
 	po.images = arg->req.image ? images : NULL;
 	po.n_images = arg->req.image ? 1 : 0;
+	po.by = (enum procprof_by)arg->req.by;
 	if (procprof_build(&pd->pp, v, &po)) {
 		pd->status = job->status = -1;
 		pd->error = last_message(job, "cannot list the procedures");
@@ -645,7 +646,7 @@ void data_load_proc(struct job *job)
 	struct image *img;
 
 	job->result = pd;
-	pd->se = epoch_get(arg->env.analysis, job, arg->env.db, arg->req.seq, arg->env.force);
+	pd->se = data_epoch_get(arg->env.analysis, job, arg->env.db, arg->req.seq, arg->env.force);
 	if (pd->se->status) {
 		pd->status = job->status = -1;
 		pd->error = xstrdup(pd->se->error);
@@ -680,7 +681,7 @@ static void procs_key(const struct tui_env *env, const void *req, struct strbuf 
 {
 	const struct procs_req *r = req;
 
-	strbuf_addf(key, "%" PRIu32 "/%d/%s", r->seq, env->force, r->image ? r->image : "*");
+	strbuf_addf(key, "%" PRIu32 "/%d/%s/%d", r->seq, env->force, r->image ? r->image : "*", r->by);
 }
 
 static void procs_title(const struct tui_env *env, const void *req, struct strbuf *title)
@@ -714,7 +715,13 @@ const struct tui_source procs_source = {
 const struct procs_data *data_procs(struct tui *t, uint32_t seq, const char *image,
 				    struct view *waiter)
 {
-	return seq ? tui_load(t, &procs_source, &(struct procs_req){ seq, image }, waiter) : NULL;
+	return data_procs_by(t, seq, image, PROCPROF_BY_IMAGE, waiter);
+}
+
+const struct procs_data *data_procs_by(struct tui *t, uint32_t seq, const char *image, int by,
+				       struct view *waiter)
+{
+	return seq ? tui_load(t, &procs_source, &(struct procs_req){ seq, image, by }, waiter) : NULL;
 }
 
 /* The analysis of every row: req is the procs_data analysed. */
@@ -722,7 +729,8 @@ static void calc_key(const struct tui_env *env, const void *req, struct strbuf *
 {
 	const struct procs_data *pd = req;
 
-	strbuf_addf(key, "%" PRIu32 "/%d/%s", pd->seq, pd->force, pd->image ? pd->image : "*");
+	strbuf_addf(key, "%" PRIu32 "/%d/%s/%d", pd->seq, pd->force, pd->image ? pd->image : "*",
+		    pd->by);
 }
 
 static void calc_title(const struct tui_env *env, const void *req, struct strbuf *title)

@@ -6,14 +6,14 @@
  *
  * Sources (tui/source.h) and their keys (tui/job.h caches each result for
  * the session):
- *   procs_source       "procs/SEQ/F/IMAGE"      struct procs_data  (data_procs())
- *   procs_calc_source  "calc/SEQ/F/IMAGE"       struct procs_calc  (data_procs_calc(), a
+ *   procs_source       "procs/SEQ/F/IMAGE/BY"   struct procs_data  (data_procs())
+ *   procs_calc_source  "calc/SEQ/F/IMAGE/BY"    struct procs_calc  (data_procs_calc(), a
  *                      background job: every procedure of a procs_data analysed)
  *   proc_source        "proc/SEQ/F/IMAGE/SPEC"  struct proc_data   (data_proc())
  * F is 1 when binaries that changed since profiling are used anyway (the
  * tools' --force, dcpi-tui's :force), else 0; IMAGE is an image key or "*"
- * for every image; SPEC is what analysis/lookup.h takes (a name or
- * 0xADDRESS).
+ * for every image; BY the grouping by process (enum procprof_by, 0: none);
+ * SPEC is what analysis/lookup.h takes (a name or 0xADDRESS).
  *
  * Sharing and threads.  Both results are built on one struct epoch_view
  * per (database, epoch, force), opened by the first job that needs it and
@@ -72,6 +72,13 @@ void data_ctx_invalidate(struct data_ctx *ctx);
 /* Drops a reference (any thread). */
 void shared_epoch_put(struct shared_epoch *se);
 
+/*
+ * Worker thread: the epoch view of (db, seq, force), shared, with a
+ * reference for the caller (status and error say if it could not be opened).
+ */
+struct shared_epoch *data_epoch_get(struct data_ctx *ctx, struct job *job, struct db *db,
+				    uint32_t seq, bool force);
+
 /* ---- procedures ---------------------------------------------------------- */
 
 /* What an image of the epoch is like for the analysis (copied from disasm). */
@@ -119,6 +126,7 @@ struct procs_data {
 	size_t n_images;
 	bool events[EVENT__COUNT];   /* events with samples in the epoch */
 	bool analysed;
+	int by;                      /* enum procprof_by: rows per process too */
 	int status;                  /* 0, or -1: the epoch or the image cannot be read */
 	char *error;                 /* then: what was reported (terminal-safe) */
 };
@@ -127,6 +135,7 @@ struct procs_data {
 struct procs_req {
 	uint32_t seq;
 	const char *image;        /* an image key, NULL: every image */
+	int by;                   /* enum procprof_by: grouped by process too (the stack table) */
 };
 
 /* The job's argument: the request (image owned) and the session's state. */
@@ -147,6 +156,9 @@ extern const struct tui_source procs_source;
  */
 const struct procs_data *data_procs(struct tui *t, uint32_t seq, const char *image,
 				    struct view *waiter);
+/* The same grouped by process (by: enum procprof_by; PROCPROF_BY_IMAGE: as data_procs). */
+const struct procs_data *data_procs_by(struct tui *t, uint32_t seq, const char *image, int by,
+				       struct view *waiter);
 /*
  * Adds the procedure names of epoch seq the session has loaded (every
  * image's, or any one image's) to completion candidates.

@@ -86,6 +86,8 @@ enum arg_kind {
 	REQ(MARK, "mark", "m", NONE, "Mark an epoch for a diff (A, B)")     \
 	REQ(DIFF, "diff", "d", EPOCH_PAIR, "Diff epochs A, B (or the marked)") \
 	REQ(FORCE, "force", "", NONE, "Use changed binaries (again: stop)") \
+	REQ(CALLERS, "callers", "C", NONE, "Callers and callees of a procedure")         \
+	REQ(GROUP_BY, "group", "b", TEXT, "Group by comm, pid, tgid (or image)")          \
 	GROUP("Procedure view")                                                           \
 	REQ(HOTTEST, "hottest", "H", NONE, "Visit the blocks, hottest first")   \
 	REQ(TOGGLE_SOURCE, "toggle-source", "s", NONE, "Show or hide source lines")       \

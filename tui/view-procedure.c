@@ -1044,9 +1044,29 @@ static void toggle_source(struct view *v)
 	tui_info(v->tui, pv->source ? "source lines shown" : "source lines hidden");
 }
 
+/* C: the callers and callees of this procedure (the epoch's stacks). */
+static void open_callers(struct view *v)
+{
+	const struct proc_view *pv = v->priv;
+	const struct proc_data *pd = pv->pd;
+	struct view_loc loc = { .epoch = v->loc.epoch };
+
+	if (!pd || pd->status || !pd->c.list.ref.proc) {
+		errorf("no procedure to show the callers of");
+		return;
+	}
+	loc.image = (char *)pd->image_key;
+	loc.procedure = (char *)pd->c.list.ref.proc->name;
+	loc.address = pd->c.list.ref.proc->start;
+	tui_open_view(v->tui, "callers", &loc);
+}
+
 static enum view_result proc_request(struct view *v, enum request req, const char *arg)
 {
 	switch (req) {
+	case REQ_CALLERS:
+		open_callers(v);
+		return VIEW_DONE;
 	case REQ_ENTER:
 		enter(v);
 		return VIEW_DONE;

@@ -27,6 +27,7 @@
 
 struct procs_view {
 	const struct procs_data *pd;
+	int by;                         /* enum procprof_by: :group */
 	const struct procs_calc *calc;  /* the analysis, maybe still running */
 	bool calc_complete;
 	struct table table;
@@ -51,6 +52,28 @@ static void cell_name(void *ctx, const struct table_column *col, const void *row
 {
 	draw_field(d, ROW(row)->pr->proc ? STYLE_NORMAL : STYLE_DIM, ROW(row)->name, width,
 		   ALIGN_LEFT);
+}
+
+/* By process: "gzip", or "4321 gzip" by pid or tgid. */
+static void cell_group(void *ctx, const struct table_column *col, const void *row, size_t pos,
+		       struct draw *d, int width)
+{
+	const struct procprof_row *pr = ROW(row)->pr;
+	char buf[64];
+
+	if (PV((struct view *)ctx)->by == PROCPROF_BY_COMM)
+		snprintf(buf, sizeof(buf), "%s", pr->comm ? pr->comm : "?");
+	else
+		snprintf(buf, sizeof(buf), "%" PRIu32 " %s", pr->id, pr->comm ? pr->comm : "?");
+	draw_field(d, STYLE_NORMAL, buf, width, ALIGN_LEFT);
+}
+
+static int cmp_group(const struct table_column *c, const void *a, const void *b)
+{
+	const struct procprof_row *x = ROW(a)->pr, *y = ROW(b)->pr;
+	int r = strcmp(x->comm ? x->comm : "", y->comm ? y->comm : "");
+
+	return r ? r : table_cmp_u64(x->id, y->id);
 }
 
 static void cell_image(void *ctx, const struct table_column *col, const void *row, size_t pos,
@@ -208,6 +231,9 @@ static void build_columns(struct view *v)
 	table_add_sample_columns(t, &pv->samples, pv->pd->pp.events, pv->pd->pp.n_events, widths);
 	if (pv->calc)
 		add_analysis_columns(t);
+	if (pv->by != PROCPROF_BY_IMAGE)
+		table_add_column(t, &(struct table_column){ .name = procprof_by_name(pv->by),
+			.width = 16, .cmp = cmp_group, .cell = cell_group });
 	table_add_column(t, &(struct table_column){ .name = "procedure", .min = 12,
 		.cmp = cmp_name, .cell = cell_name });
 	if (!v->loc.image)
@@ -276,7 +302,7 @@ static void procs_reload(struct view *v)
 {
 	struct procs_view *pv = PV(v);
 	const struct proc_row *cur = table_row(v->table, v->pos);
-	const struct procs_data *pd = data_procs(v->tui, v->loc.epoch, v->loc.image, v);
+	const struct procs_data *pd = data_procs_by(v->tui, v->loc.epoch, v->loc.image, pv->by, v);
 
 	if (cur) {
 		free(pv->keep.name);
@@ -352,15 +378,53 @@ static void open_row(struct view *v, const struct proc_row *r)
 	tui_open_procedure(v->tui, v->loc.epoch, procs_row_key(PV(v)->pd, r), spec);
 }
 
+/* C: the callers and callees of the selected procedure. */
+static void open_callers(struct view *v, const struct proc_row *r)
+{
+	struct view_loc loc = { .epoch = v->loc.epoch };
+
+	if (!r->pr->proc) {
+		refuse(v, r);
+		return;
+	}
+	loc.image = (char *)procs_row_key(PV(v)->pd, r);
+	loc.procedure = r->name;
+	loc.address = r->pr->start;
+	tui_open_view(v->tui, "callers", &loc);
+}
+
+/* :group comm|pid|tgid|image: rows per process too (from the epoch's stacks), or not. */
+static void group_by(struct view *v, const char *arg)
+{
+	int by = procprof_by_lookup(arg ? arg : "");
+
+	if (by < 0) {
+		errorf("cannot group by '%s' (comm, pid, tgid or image)", arg ? arg : "");
+		return;
+	}
+	PV(v)->by = by;
+	procs_reload(v);
+}
+
 static enum view_result procs_request(struct view *v, enum request req, const char *arg)
 {
 	const struct proc_row *r = table_row(v->table, v->pos);
 
-	if (req != REQ_ENTER)
+	switch (req) {
+	case REQ_ENTER:
+		if (r)
+			open_row(v, r);
+		return VIEW_DONE;
+	case REQ_CALLERS:
+		if (r)
+			open_callers(v, r);
+		return VIEW_DONE;
+	case REQ_GROUP_BY:
+		group_by(v, arg);
+		return VIEW_DONE;
+	default:
 		return VIEW_PASS;
-	if (r)
-		open_row(v, r);
-	return VIEW_DONE;
+	}
 }
 
 static void procs_title(struct view *v, struct strbuf *sb)
@@ -375,6 +439,8 @@ static void procs_title(struct view *v, struct strbuf *sb)
 	strbuf_addf(sb, ": %zu procedure%s", pd->n, pd->n == 1 ? "" : "s");
 	if (v->loc.image)
 		strbuf_addf(sb, " of %s", pd->n ? procs_row_image(pd, &pd->rows[0])->base : v->loc.image);
+	if (pv->by != PROCPROF_BY_IMAGE)
+		strbuf_addf(sb, " by %s", procprof_by_name(pv->by));
 	if (v->lines != pd->n)
 		strbuf_addf(sb, ", %zu shown", v->lines);
 	if (pv->samples.event >= 0)
@@ -537,8 +603,12 @@ const struct view_ops procedures_view_ops = {
 		  "(\".\": not yet; \"-\": nothing to analyse).  Samples no procedure holds\n"
 		  "are one row per image: [unknown], or why it has no names ([no binary],\n"
 		  "[changed binary]: :force uses it anyway, [no symbols], [kernel]).  Enter opens\n"
-		  "the procedure; :sort address and :sort procedure sort by address or name;\n"
-		  ":filter matches names and image paths; p shows the selected row in a pane.",
+		  "the procedure, C its callers and callees (epochs recorded with -g); :sort\n"
+		  "address and :sort procedure sort by address or name; :filter matches names\n"
+		  "and image paths; p shows the selected row in a pane.  :group comm, pid or\n"
+		  "tgid (b) lists them per process name, thread or process (the epoch's stacks:\n"
+		  "-g or --threads; the analysis columns stay the procedure's, every process\n"
+		  "together), :group image together again.",
 	.priv_size = sizeof(struct procs_view),
 	.open = procs_open,
 	.close = procs_close,

@@ -43,6 +43,7 @@
 	_(procedure) \
 	_(diff)      \
 	_(diff_procedure) \
+	_(callers)   \
 	_(help)      \
 	_(messages)  \
 	_(stopwatch)

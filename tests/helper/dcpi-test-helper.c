@@ -13,6 +13,11 @@
  *                          "image KEY KIND BUILD-ID PATH" for each image, then
  *                          "sample KEY EVENT PID OFFSET COUNT" for each offset
  *                          of each profile (PID 0: all processes; hex offsets)
+ *   stacks DIR [EPOCH]     print an epoch's stack table, one line per sample:
+ *                          "stack EVENT COUNT TGID TID COMM END KEY+0xOFF..."
+ *                          (frames from the sampled one outwards)
+ *   utable FILE [OUT]      build FILE's unwind table: print "fdes N rows N
+ *                          unsupported N"; write the encoded table to OUT
  *
  * Fixture description (build), one directive a line, '#' comments:
  *   epoch [label=L] [start=ISO] [end=ISO] [host=H] [mhz=M] [model=TEXT]
@@ -23,6 +28,9 @@
  *         [dev=N] [ino=N]
  *   profile KEY EVENT [pid=N]
  *   OFFSET COUNT           (lines after profile; hex with 0x or decimal)
+ *   stack EVENT COUNT TGID TID COMM END KEY+OFF...
+ *                          a sampled stack (the format "stacks" prints;
+ *                          frames from the sampled one outwards)
  * A fixture never takes anything from the machine that builds it (what a
  * golden file shows must not depend on the host): an epoch is from host
  * "fixture", kernel "fixture", 2 CPUs, model "fixture CPU" at 1000 MHz, of an
@@ -41,6 +49,8 @@
 #include "core/utf8.h"
 #include "core/xalloc.h"
 #include "db/db.h"
+#include "db/stacks.h"
+#include "unwind/utable.h"
 
 #include <inttypes.h>
 #include <signal.h>
@@ -56,7 +66,9 @@ static const char usage[] =
 	"       dcpi-test-helper merge-loop DIR SEED\n"
 	"       dcpi-test-helper read-loop DIR SECONDS\n"
 	"       dcpi-test-helper encode-profile KEY EVENT\n"
-	"       dcpi-test-helper dump DIR [EPOCH]\n";
+	"       dcpi-test-helper dump DIR [EPOCH]\n"
+	"       dcpi-test-helper stacks DIR [EPOCH]\n"
+	"       dcpi-test-helper utable FILE [OUT]\n";
 
 /* ---- build ------------------------------------------------------------ */
 
@@ -69,6 +81,7 @@ struct builder {
 	struct db_profile_id prof;
 	bool in_profile;
 	struct profile p;
+	struct stack_table stacks;
 	int lineno;
 };
 
@@ -122,6 +135,9 @@ static void finish_epoch(struct builder *b)
 	flush_profile(b);
 	if (!b->seq)
 		return;
+	if (b->stacks.n_samples && db_stacks_merge(b->db, b->seq, &b->stacks, true))
+		die("cannot store the stacks of epoch %" PRIu32, b->seq);
+	stack_table_clear(&b->stacks);
 	if (db_images_store(b->db, b->seq, &b->images) || db_meta_store(b->db, &b->meta))
 		die("cannot finish epoch %" PRIu32, b->seq);
 	image_index_release(&b->images);
@@ -244,13 +260,40 @@ static void do_profile(struct builder *b, char **t, int n)
 	b->in_profile = true;
 }
 
+static void do_stack(struct builder *b, char **t, int n)
+{
+	uint32_t frames[64], stack, thread;
+	int ev = n > 1 ? event_lookup(t[1]) : -1, end = -1;
+
+	if (ev < 0 || !b->seq || n < 8 || n - 7 > 64)
+		die("line %d: bad stack line", b->lineno);
+	for (int e = 0; e < STACK_END__COUNT; e++)
+		if (!strcmp(t[6], stack_end_name((enum stack_end)e)))
+			end = e;
+	if (end < 0)
+		die("line %d: bad stack end '%s'", b->lineno, t[6]);
+	for (int i = 7; i < n; i++) {
+		char *plus = strchr(t[i], '+');
+
+		if (!plus)
+			die("line %d: bad frame '%s'", b->lineno, t[i]);
+		*plus = '\0';
+		frames[i - 7] = stack_table_frame(&b->stacks, stack_table_image(&b->stacks, t[i]),
+						  num(b, plus + 1));
+	}
+	stack = stack_table_stack(&b->stacks, frames, (size_t)(n - 7), (enum stack_end)end);
+	thread = stack_table_thread(&b->stacks, (uint32_t)num(b, t[3]), (uint32_t)num(b, t[4]),
+				    t[5]);
+	stack_table_add(&b->stacks, stack, thread, (enum dcpi_event)ev, num(b, t[2]));
+}
+
 static void build_line(struct builder *b, char *line)
 {
-	char *t[32], *save = NULL, *tok;
+	char *t[72], *save = NULL, *tok;
 	int n = 0;
 
 	line[strcspn(line, "#\n")] = '\0';
-	for (tok = strtok_r(line, " \t", &save); tok && n < 32; tok = strtok_r(NULL, " \t", &save))
+	for (tok = strtok_r(line, " \t", &save); tok && n < 72; tok = strtok_r(NULL, " \t", &save))
 		t[n++] = tok;
 	if (!n)
 		return;
@@ -264,6 +307,9 @@ static void build_line(struct builder *b, char *line)
 		do_image(b, t, n);
 	} else if (!strcmp(t[0], "profile")) {
 		do_profile(b, t, n);
+	} else if (!strcmp(t[0], "stack")) {
+		flush_profile(b);
+		do_stack(b, t, n);
 	} else if (b->in_profile && n == 2) {
 		profile_add(&b->p, num(b, t[0]), num(b, t[1]));
 	} else {
@@ -281,6 +327,7 @@ static int cmd_build(const char *dir, const char *file)
 	if (!in)
 		die_errno("cannot open '%s'", file);
 	memset(&b, 0, sizeof(b));
+	stack_table_init(&b.stacks);
 	if (!(b.db = db_open(dir, DB_CREATE | DB_NOSYNC)))
 		return 1;
 	while (getline(&line, &cap, in) > 0) {
@@ -290,6 +337,7 @@ static int cmd_build(const char *dir, const char *file)
 	finish_epoch(&b);
 	free(line);
 	profile_release(&b.p);
+	stack_table_release(&b.stacks);
 	db_close(b.db);
 	if (file)
 		fclose(in);
@@ -472,6 +520,66 @@ static int cmd_dump(const char *dir, const char *epoch)
 	return bad;
 }
 
+/* ---- stacks, unwind tables ------------------------------------------------ */
+
+static int cmd_stacks(const char *dir, const char *epoch)
+{
+	struct db *db = db_open(dir, DB_READ);
+	struct stack_table t;
+	uint32_t seq;
+	int r;
+
+	if (!db || db_epoch_resolve(db, epoch, &seq))
+		return 1;
+	if ((r = db_stacks_load(db, seq, &t)) != 0) {
+		db_close(db);
+		return 1;
+	}
+	for (size_t i = 0; i < t.n_samples; i++) {
+		const struct stack_sample *s = &t.samples[i];
+		const struct stack_thread *th = &t.threads[s->thread];
+		const uint32_t *f = stack_table_frames(&t, s->stack);
+
+		printf("stack %s %" PRIu64 " %" PRIu32 " %" PRIu32 " %s %s", event_name(s->event),
+		       s->count, th->tgid, th->tid, t.comms[th->comm][0] ? t.comms[th->comm] : "-",
+		       stack_end_name(t.stacks[s->stack].end));
+		for (uint32_t k = 0; k < t.stacks[s->stack].depth; k++)
+			printf(" %s+0x%" PRIx64, t.images[t.frames[f[k]].image], t.frames[f[k]].offset);
+		printf("\n");
+	}
+	stack_table_release(&t);
+	db_close(db);
+	return 0;
+}
+
+static int cmd_utable(const char *file, const char *out)
+{
+	struct strbuf sb = STRBUF_INIT, enc = STRBUF_INIT;
+	struct utable t;
+	const char *why;
+	FILE *f = fopen(file, "rb");
+	char buf[65536];
+	size_t n;
+
+	if (!f)
+		die_errno("cannot open '%s'", file);
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		strbuf_add(&sb, buf, n);
+	fclose(f);
+	if (utable_build((const uint8_t *)sb.buf, sb.len, &t, &why))
+		die("%s: %s", file, why);
+	printf("fdes %" PRIu32 " rows %zu unsupported %" PRIu32 "\n", t.fdes, t.n, t.unsupported);
+	if (out) {
+		utable_encode(&t, &enc);
+		if (!(f = fopen(out, "wb")) || fwrite(enc.buf, 1, enc.len, f) != enc.len || fclose(f))
+			die_errno("cannot write '%s'", out);
+	}
+	utable_release(&t);
+	strbuf_release(&sb);
+	strbuf_release(&enc);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	cli_init(argc, argv);
@@ -489,5 +597,9 @@ int main(int argc, char **argv)
 		return cmd_encode(argv[2], argv[3]);
 	if ((argc == 3 || argc == 4) && !strcmp(argv[1], "dump"))
 		return cmd_dump(argv[2], argc == 4 ? argv[3] : NULL);
+	if ((argc == 3 || argc == 4) && !strcmp(argv[1], "stacks"))
+		return cmd_stacks(argv[2], argc == 4 ? argv[3] : NULL);
+	if ((argc == 3 || argc == 4) && !strcmp(argv[1], "utable"))
+		return cmd_utable(argv[2], argc == 4 ? argv[3] : NULL);
 	cli_usage(usage, 1);
 }

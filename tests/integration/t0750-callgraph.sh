@@ -1,0 +1,177 @@
+#!/bin/bash
+# Call stacks end to end (issue 12): dcpirun -g on a program built -O2
+# without frame pointers and on Debian's own binaries, unwound at
+# collection time; how many stacks reach their thread's entry; the 3:1
+# split of a leaf between two callers; cycles; frame pointers; --append;
+# the unprivileged worker; dcpicg's listings and its errors.
+. "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/workloads/attr.sh"
+require_root
+collect_require_sampling
+
+W=$top_builddir/tests/workloads
+HELPER=dcpi-test-helper
+
+# The share of user stacks of process COMM that reached their thread's
+# entry (the walk ended at the outermost frame), as a decimal; prints the
+# walk endings too.
+complete_share() { # DB COMM
+	$HELPER stacks "$1" >stacks.txt || return 1
+	awk -v comm="$2" '
+	$1 == "stack" && $6 == comm && $7 != "kernel" { all += $3; end[$7] += $3 }
+	END {
+		for (e in end) printf "# %s %d\n", e, end[e] > "/dev/stderr"
+		if (!all) { print 0; exit }
+		printf "%.4f\n", end["complete"] / all
+	}' stacks.txt
+}
+
+# From dcpicg's call graph: the time procedure CHILD spent on behalf of
+# PARENT (self + descendants of the parent line in CHILD's entry).
+arc_time() { # LISTING PARENT CHILD
+	awk -v parent="$2" -v child="$3" '
+	/^-----/ { n = 0; next }
+	/^\[/ { if ($0 ~ " " child " \\[[0-9]+\\]$") for (i = 0; i < n; i++) print line[i]; n = 0; next }
+	{ line[n++] = $0 }' "$1" |
+	awk -v parent="$2" '$(NF - 1) == parent && NF == 5 { print $1 + $2; found = 1 } END { exit !found }'
+}
+
+test_expect_success 'dcpirun -g: wl-callers (-O2, no frame pointers) in a thread' '
+	dcpirun -g -e cycles -F 2000 -d cg.db -- $W/wl-callers --thread >out 2>err &&
+	cat out err &&
+	grep -q "user stacks complete ([1-9][0-9]* unwind tables, 0 binaries without)" err &&
+	! grep -q "worker" err &&
+	ls cg.db/000001/stacks-* &&
+	$HELPER check cg.db >/dev/null &&
+	test "$(meta_counter cg.db 000001 stacks)" -gt 500 &&
+	test "$(meta_counter cg.db 000001 stacks)" = \
+		"$(awk "\$1 == \"event\" { print \$7 }" cg.db/000001/meta)"
+'
+
+test_expect_success 'at least 95% of its user stacks reach the thread entry' '
+	share=$(complete_share cg.db wl-callers) && echo "complete: $share" &&
+	near "$share" 1 0.05 &&
+	dcpicg -d cg.db --comm wl-callers >cg.txt &&
+	head -n 1 cg.txt &&
+	grep -q "of the [0-9]* user stacks reach their thread.s entry" cg.txt &&
+	grep -q "start_thread \[" cg.txt &&
+	grep -q "clone3 \[" cg.txt
+'
+
+test_expect_success 'the 3:1 split of leaf between caller_a and caller_b, within 5 points' '
+	a=$(arc_time cg.txt caller_a leaf) && b=$(arc_time cg.txt caller_b leaf) &&
+	share=$(awk -v a=$a -v b=$b "BEGIN { printf \"%.4f\", a / (a + b) }") &&
+	echo "caller_a $a s, caller_b $b s: $share" &&
+	near "$share" 0.75 0.05
+'
+
+test_expect_success 'mutual recursion is a cycle; calls are never guessed' '
+	n=$(sed -n "s/.* ping <cycle \([0-9]*\)> .*/\1/p" cg.txt | head -n 1) &&
+	test -n "$n" &&
+	grep -q "<cycle $n as a whole>" cg.txt &&
+	grep -q "pong <cycle $n>" cg.txt &&
+	grep -q "Calls were not counted (-)" cg.txt &&
+	dcpicg -d cg.db --json >cg.json &&
+	"$top_builddir/tests/programs/dcpi-disasm-check" json cg.json &&
+	grep -q "\"called\": null" cg.json &&
+	! grep -q "\"called\": [0-9]" cg.json
+'
+
+# The profiled command looks at its siblings: dcpirun's other child is the worker, dcpi-unwind.
+cat >siblings.sh <<-\EOF
+	sleep 0.3
+	for p in $(cat /proc/$PPID/task/*/children); do
+		[ "$(awk '/^Name:/ { print $2 }' /proc/$p/status)" = dcpi-unwind ] || continue
+		grep "^Uid:\|^NoNewPrivs:\|^Seccomp:" /proc/$p/status
+	done
+EOF
+test_expect_success 'the unwinding worker runs as nobody, without new privileges, under seccomp' '
+	dcpirun -q -g -d w.db -- sh siblings.sh >worker.status &&
+	cat worker.status &&
+	grep -q "^Uid:	65534	65534	65534	65534" worker.status &&
+	grep -q "^NoNewPrivs:	1" worker.status &&
+	grep -q "^Seccomp:	2" worker.status
+'
+
+# Debian's binaries: stripped, -O2, no frame pointers.
+head -c 6000000 /dev/urandom | base64 >input.txt
+test_expect_success 'gzip, xz, sort: at least 95% of user stacks complete' '
+	dcpirun -q -g -e cycles -F 2000 -d gz.db -- gzip -6 -c input.txt >/dev/null &&
+	dcpirun -q -g -e cycles -F 2000 -d xz.db -- xz -1 -T1 -c input.txt >/dev/null &&
+	dcpirun -q -g -e cycles -F 2000 -d sort.db -- sort --parallel=2 -S 64M input.txt >/dev/null &&
+	for p in gzip:gz.db xz:xz.db sort:sort.db; do
+		share=$(complete_share ${p#*:} ${p%%:*}) &&
+		n=$(awk -v c=${p%%:*} "\$1 == \"stack\" && \$6 == c { n += \$3 } END { print n }" stacks.txt) &&
+		echo "${p%%:*}: $share of $n" &&
+		test "$n" -gt 200 && near "$share" 1 0.05 || return 1
+	done
+'
+
+if [ -x /usr/bin/python3 ]; then
+	test_expect_success 'python3: at least 95% of user stacks complete' '
+		dcpirun -q -g -e cycles -F 2000 -d py.db -- /usr/bin/python3 -c "
+import json
+print(sum(len(json.dumps({\"a\": i, \"b\": [i] * 3})) for i in range(250000)))" &&
+		share=$(complete_share py.db python3) && echo "python3: $share" &&
+		near "$share" 1 0.05
+	'
+else
+	test_skip 'python3: at least 95% of user stacks complete' 'no /usr/bin/python3'
+fi
+
+# wl-three keeps frame pointers, but its leaf functions build no frame
+# (GCC): the kernel's walk starts from main's frame and skips main, which
+# the CFI walk does not.
+test_expect_success '--call-graph fp walks frame pointers; dwarf finds what they miss' '
+	dcpirun -q --call-graph fp -e cycles -d fp.db -- $W/wl-three -n 60000000 >/dev/null &&
+	test "$(meta_counter fp.db 000001 stacks_fp)" -gt 100 &&
+	test "$(meta_counter fp.db 000001 stacks_complete)" = 0 &&
+	dcpicg -d fp.db three >fp.txt &&
+	grep -B3 "^\[[0-9]*\].* three \[" fp.txt | grep -q " __libc_start_call_main \[" &&
+	dcpirun -q -g -e cycles -d dw.db -- $W/wl-three -n 60000000 >/dev/null &&
+	dcpicg -d dw.db three >dw.txt &&
+	grep -B3 "^\[[0-9]*\].* three \[" dw.txt | grep -q " main \["
+'
+
+test_expect_success '--append merges stacks into the epoch' '
+	dcpirun -q -g -e cycles -d ap.db -- $W/wl-three -n 30000000 >/dev/null &&
+	n1=$(meta_counter ap.db 000001 stacks) &&
+	dcpirun -q -g -e cycles --append -d ap.db -- $W/wl-three -n 30000000 >/dev/null &&
+	n2=$(meta_counter ap.db 000001 stacks) &&
+	test ! -d ap.db/000002 &&
+	sum=$($HELPER stacks ap.db | awk "{ n += \$3 } END { print n }") &&
+	echo "$n1 then $n2, table $sum" &&
+	test "$n2" -gt "$n1" && test "$sum" = "$n2"
+'
+
+if command -v setpriv >/dev/null; then
+	test_expect_success 'dcpirun -g as an unprivileged user (smaller rings, no setuid worker)' '
+		u=$(mktemp -d /tmp/dcpi-user.XXXXXX) && chmod 777 "$u" &&
+		setpriv --reuid=65534 --regid=65534 --clear-groups \
+			dcpirun -g -e cycles -d "$u/u.db" -- $W/wl-callers -n 40000000 >/dev/null 2>err
+		r=$?; rm -rf "$u"
+		cat err && test $r = 0 && grep -q "user space only" err &&
+		grep -q "user stacks complete ([1-9][0-9]* unwind tables, 0 binaries without)" err
+	'
+else
+	test_skip 'dcpirun -g as an unprivileged user (smaller rings, no setuid worker)' 'no setpriv'
+fi
+
+test_expect_success 'bad arguments and epochs without stacks are errors' '
+	test_must_fail dcpirun --call-graph lbr -- true 2>err && grep -q "unknown call graph mode" err &&
+	test_must_fail dcpirun --call-graph dwarf,7 -- true 2>err && grep -q "bad stack size" err &&
+	dcpirun -q -e cycles -d plain.db -- true &&
+	test_must_fail dcpicg -d plain.db 2>err && grep -q "has no stacks" err &&
+	test_must_fail dcpicg -d cg.db --ticks sometimes 2>err &&
+	test_must_fail dcpicg -d cg.db no_such_procedure 2>err &&
+	dcpicg --help | grep -q "^usage: dcpicg"
+'
+
+test_expect_success 'a damaged stack table is reported, not trusted' '
+	cp -r cg.db bad.db &&
+	f=$(ls bad.db/000001/stacks-*) && test -f "$f" &&
+	printf "\377" | dd of="$f" bs=1 seek=40 conv=notrunc 2>/dev/null &&
+	test_must_fail dcpicg -d bad.db 2>err && cat err && grep -q "stacks" err
+'
+
+test_done

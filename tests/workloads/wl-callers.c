@@ -1,0 +1,94 @@
+/*
+ * wl-callers: who called the hot code, for the call-graph tests.  Built
+ * -O2 without frame pointers, as most binaries are.
+ *
+ *   wl-callers [-n UNIT] [--thread]
+ *
+ * leaf() runs a dependent multiply-add chain; caller_a() asks it for 3
+ * units of work and caller_b() for 1, so 3/4 of leaf's time is spent on
+ * behalf of caller_a.  ping() and pong() call each other down to a depth
+ * before calling leaf() for half a unit (a cycle of the call graph).
+ * With --thread the rounds run in a second thread (start_thread, clone3)
+ * while main() waits.  Prints the shares it measured of its own CPU time.
+ */
+#include "wl.h"
+
+#include <pthread.h>
+
+#define ROUNDS 20
+
+static uint64_t unit;
+
+__attribute__((noinline)) uint64_t leaf(uint64_t n, uint64_t x)
+{
+	for (uint64_t i = 0; i < n; i++)
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+	return x;
+}
+
+/* The results are used after the calls: no tail calls. */
+__attribute__((noinline)) uint64_t caller_a(uint64_t n, uint64_t x)
+{
+	return leaf(3 * n, x) * 3 + 1;
+}
+
+__attribute__((noinline)) uint64_t caller_b(uint64_t n, uint64_t x)
+{
+	return leaf(n, x) * 5 + 2;
+}
+
+uint64_t pong(int depth, uint64_t x);
+
+__attribute__((noinline)) uint64_t ping(int depth, uint64_t x)
+{
+	return (depth ? pong(depth - 1, x) : leaf(unit / 2, x)) + 1;
+}
+
+__attribute__((noinline)) uint64_t pong(int depth, uint64_t x)
+{
+	return ping(depth, x ^ 7) * 3;
+}
+
+static double t_a, t_b, t_cycle;
+
+__attribute__((noinline)) uint64_t rounds(uint64_t x)
+{
+	for (int r = 0; r < ROUNDS; r++) {
+		double t0 = wl_thread_cpu();
+
+		x = caller_a(unit, x);
+		t_a += wl_thread_cpu() - t0;
+		t0 = wl_thread_cpu();
+		x = caller_b(unit, x);
+		t_b += wl_thread_cpu() - t0;
+		t0 = wl_thread_cpu();
+		x = ping(8, x);
+		t_cycle += wl_thread_cpu() - t0;
+	}
+	return x;
+}
+
+static void *thread_main(void *arg)
+{
+	wl_keep(rounds((uint64_t)(uintptr_t)arg));
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	double all;
+
+	unit = wl_iterations(argc, argv, 200000000) / ROUNDS / 5;
+	if (wl_flag(argc, argv, "--thread")) {
+		pthread_t t;
+
+		if (pthread_create(&t, NULL, thread_main, (void *)(uintptr_t)1) ||
+		    pthread_join(t, NULL))
+			return 1;
+	} else {
+		wl_keep(rounds(1));
+	}
+	all = t_a + t_b + t_cycle;
+	printf("caller_a %.4f\ncaller_b %.4f\ncycle %.4f\n", t_a / all, t_b / all, t_cycle / all);
+	return 0;
+}

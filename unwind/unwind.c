@@ -1,0 +1,171 @@
+/*
+ * unwind/unwind.c - the table-driven x86-64 stack walk.
+ */
+#include "config.h"
+
+#include "unwind/unwind.h"
+
+#include <string.h>
+
+static const char *const end_names[UNWIND__COUNT] = {
+	"complete", "no-table", "no-cfi", "truncated", "unsupported", "bad", "depth",
+};
+
+const char *unwind_end_name(enum unwind_end e)
+{
+	return (unsigned)e < UNWIND__COUNT ? end_names[e] : "?";
+}
+
+/* Reads 8 bytes at addr from the copy; false if they are not all in it. */
+static bool load(const struct unwind_stack *s, uint64_t addr, uint64_t *v)
+{
+	uint64_t off = addr - s->base;
+
+	if (addr < s->base || off > s->size || s->size - off < 8)
+		return false;
+	memcpy(v, s->data + off, 8);
+	return true;
+}
+
+struct walk {
+	const struct unwind_stack *stk;
+	uint64_t ip, sp, bp;
+	bool bp_ok;             /* bp holds the caller's real rbp */
+};
+
+/*
+ * One step through the frame pointer: rbp must point into the copy, above
+ * sp.  Returns false if it cannot.
+ */
+static bool fp_step(struct walk *w)
+{
+	uint64_t next_bp, ra;
+
+	if (!w->bp_ok || w->bp < w->sp || (w->bp & 7) || !load(w->stk, w->bp, &next_bp) ||
+	    !load(w->stk, w->bp + 8, &ra))
+		return false;
+	w->sp = w->bp + 16;
+	w->bp = next_bp;
+	w->ip = ra;
+	return true;
+}
+
+/* The caller's CFA by the row's rule; 0 with *end set if it cannot be had. */
+static uint64_t cfa_of(struct walk *w, const struct utable_row *row, uint64_t off,
+		       enum unwind_end *end)
+{
+	uint64_t v;
+
+	switch (row->cfa) {
+	case CFI_CFA_RSP:
+		return w->sp + (uint64_t)(int64_t)row->cfa_off;
+	case CFI_CFA_RBP:
+		if (!w->bp_ok)
+			break;
+		return w->bp + (uint64_t)(int64_t)row->cfa_off;
+	case CFI_CFA_DEREF_RBP:
+		if (!w->bp_ok)
+			break;
+		if (!load(w->stk, w->bp + (uint64_t)(int64_t)row->cfa_off, &v)) {
+			*end = UNWIND_TRUNCATED;
+			return 0;
+		}
+		return v;
+	case CFI_CFA_PLT:
+		return w->sp + 8 + ((off & 15) >= (uint64_t)row->cfa_off ? 8 : 0);
+	case CFI_CFA_END:
+		*end = UNWIND_COMPLETE;
+		return 0;
+	default:
+		break;
+	}
+	*end = UNWIND_UNSUPPORTED;
+	return 0;
+}
+
+/* The caller's rbp by the row's rule. */
+static void restore_bp(struct walk *w, const struct utable_row *row, uint64_t cfa)
+{
+	uint64_t v;
+
+	switch (row->rbp) {
+	case CFI_RBP_SAME:
+		return;
+	case CFI_RBP_AT_CFA:
+		w->bp_ok = load(w->stk, cfa + (uint64_t)(int64_t)row->rbp_off, &v);
+		break;
+	case CFI_RBP_DEREF_RBP:
+		w->bp_ok = w->bp_ok && load(w->stk, w->bp + (uint64_t)(int64_t)row->rbp_off, &v);
+		break;
+	default:
+		w->bp_ok = false;
+	}
+	if (w->bp_ok)
+		w->bp = v;
+}
+
+/* One step by CFI.  Returns false with *end set when the walk stops. */
+static bool cfi_step(struct walk *w, const struct utable_row *row, uint64_t off,
+		     enum unwind_end *end)
+{
+	uint64_t cfa = cfa_of(w, row, off, end), ra;
+
+	if (!cfa)
+		return false;
+	if (cfa <= w->sp) {
+		*end = UNWIND_BAD;
+		return false;
+	}
+	if (!load(w->stk, cfa - 8, &ra)) {
+		*end = UNWIND_TRUNCATED;
+		return false;
+	}
+	restore_bp(w, row, cfa);
+	w->sp = cfa;
+	w->ip = ra;
+	return true;
+}
+
+void unwind_stack(const struct unwind_regs *regs, const struct unwind_stack *stk,
+		  unwind_find_fn find, void *ctx, bool fp_fallback, struct unwind_result *out)
+{
+	struct walk w = { stk, regs->ip, regs->sp, regs->bp, true };
+
+	out->n = 0;
+	out->fp_steps = 0;
+	out->end = UNWIND_DEPTH;
+	while (out->n < UNWIND_MAX_FRAMES) {
+		/* A return address is looked up at the call before it. */
+		uint64_t pc = out->n ? w.ip - 1 : w.ip, off = 0, old_sp = w.sp;
+		bool mapped = false;
+		const struct utable *t;
+		const struct utable_row *row = NULL;
+		enum unwind_end end = UNWIND_NO_CFI;
+
+		if (out->n && !w.ip) {
+			out->end = UNWIND_COMPLETE;
+			return;
+		}
+		t = find(ctx, pc, &off, &mapped);
+		if (out->n && !mapped) {
+			out->end = UNWIND_BAD;
+			return;
+		}
+		out->pcs[out->n++] = w.ip;
+		if (t)
+			row = utable_find(t, off);
+		else
+			end = UNWIND_NO_TABLE;
+		if (row && cfi_step(&w, row, off, &end))
+			continue;
+		if (row || !fp_fallback || !fp_step(&w)) {
+			out->end = end;
+			return;
+		}
+		out->fp_steps++;
+		if (w.sp <= old_sp) {
+			out->end = UNWIND_BAD;
+			return;
+		}
+	}
+}

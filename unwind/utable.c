@@ -1,0 +1,294 @@
+/*
+ * unwind/utable.c - building, encoding and searching unwind tables.
+ */
+#include "config.h"
+
+#include "unwind/utable.h"
+
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/endian.h"
+#include "core/strbuf.h"
+#include "core/xalloc.h"
+#include "unwind/elfcfi.h"
+
+void utable_release(struct utable *t)
+{
+	free(t->rows);
+	memset(t, 0, sizeof(*t));
+}
+
+/* Rows as the FDEs give them, before sorting: with their order of arrival. */
+struct build {
+	const struct elfcfi *elf;
+	struct utable *t;
+	struct brow {
+		struct utable_row row;
+		uint32_t seq;
+	} *v;
+	size_t n, alloc;
+	bool too_big;
+};
+
+static void on_row(void *ctx, const struct cfi_row *row)
+{
+	struct build *b = ctx;
+	uint64_t off;
+	struct brow *r;
+
+	if (!elfcfi_vaddr_to_offset(b->elf, row->start, &off)) {
+		/* An FDE's end can be the first byte past its segment. */
+		if (row->cfa != CFI_CFA_NONE || !row->start ||
+		    !elfcfi_vaddr_to_offset(b->elf, row->start - 1, &off))
+			return;
+		off++;
+	}
+	if (off > UINT32_MAX)
+		return;
+	if (b->n >= UTABLE_MAX_ROWS) {
+		b->too_big = true;
+		return;
+	}
+	ALLOC_GROW(b->v, b->n + 1, b->alloc);
+	r = &b->v[b->n];
+	r->row.start = (uint32_t)off;
+	r->row.cfa = row->cfa;
+	r->row.rbp = row->rbp;
+	r->row.rbp_off = (int16_t)row->rbp_off;
+	r->row.cfa_off = row->cfa_off;
+	if (row->rbp_off != r->row.rbp_off)
+		r->row.rbp = CFI_RBP_UNKNOWN;
+	if (row->cfa == CFI_CFA_UNSUPPORTED)
+		b->t->unsupported++;
+	r->seq = (uint32_t)b->n;
+	b->n++;
+}
+
+static int on_fde(void *ctx, const struct cfi_fde *f)
+{
+	struct build *b = ctx;
+
+	b->t->fdes++;
+	cfi_fde_rows(f, on_row, b);
+	return b->too_big;
+}
+
+/*
+ * By start; at the same start a function's first row beats the end marker
+ * of the function before it (a NONE row), then the later row wins.
+ */
+static int cmp_brow(const void *pa, const void *pb)
+{
+	const struct brow *a = pa, *b = pb;
+	bool an = a->row.cfa == CFI_CFA_NONE, bn = b->row.cfa == CFI_CFA_NONE;
+
+	if (a->row.start != b->row.start)
+		return a->row.start < b->row.start ? -1 : 1;
+	if (an != bn)
+		return an ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+static bool same_rule(const struct utable_row *a, const struct utable_row *b)
+{
+	return a->cfa == b->cfa && a->rbp == b->rbp && a->cfa_off == b->cfa_off &&
+	       a->rbp_off == b->rbp_off;
+}
+
+/* Sorts, keeps the winner of each start, and merges runs of the same rule. */
+static void finish(struct build *b)
+{
+	struct utable *t = b->t;
+
+	if (b->n)
+		qsort(b->v, b->n, sizeof(*b->v), cmp_brow);
+	t->rows = xcalloc(b->n + 1, sizeof(*t->rows));
+	for (size_t i = 0; i < b->n; i++) {
+		const struct utable_row *r = &b->v[i].row;
+
+		if (i + 1 < b->n && b->v[i + 1].row.start == r->start)
+			continue;
+		if (t->n && same_rule(&t->rows[t->n - 1], r))
+			continue;
+		if (!t->n && r->cfa == CFI_CFA_NONE)
+			continue;
+		t->rows[t->n++] = *r;
+	}
+}
+
+/*
+ * The entry point is the outermost frame of the first thread.  Some
+ * entry code has no FDE (the dynamic linker's _start): mark it so that a
+ * walk that reaches it is known to be whole.
+ */
+static void mark_entry(struct utable *t, const struct elfcfi *e)
+{
+	uint64_t off;
+	size_t i = 0;
+
+	if (!e->entry || !elfcfi_vaddr_to_offset(e, e->entry, &off) || off > UINT32_MAX - 64 ||
+	    utable_find(t, off))
+		return;
+	while (i < t->n && t->rows[i].start < off)
+		i++;
+	t->rows = xreallocarray(t->rows, t->n + 3, sizeof(*t->rows));
+	if (i == t->n || t->rows[i].start != off) {
+		/* else a NONE row (the end of the code before) starts there: it becomes ours */
+		memmove(t->rows + i + 1, t->rows + i, (t->n - i) * sizeof(*t->rows));
+		t->n++;
+	}
+	memset(&t->rows[i], 0, sizeof(t->rows[i]));
+	t->rows[i].start = (uint32_t)off;
+	t->rows[i].cfa = CFI_CFA_END;
+	if (i + 1 == t->n) {
+		memset(&t->rows[t->n], 0, sizeof(t->rows[0]));
+		t->rows[t->n].start = (uint32_t)off + 64;
+		t->rows[t->n++].cfa = CFI_CFA_NONE;
+	}
+}
+
+int utable_build(const uint8_t *elf, size_t len, struct utable *t, const char **why)
+{
+	struct elfcfi e;
+	struct build b;
+	int r;
+
+	memset(t, 0, sizeof(*t));
+	if (elfcfi_read(elf, len, &e, why))
+		return -1;
+	memcpy(t->build_id, e.build_id, e.build_id_len);
+	t->build_id_len = e.build_id_len;
+	if (!e.eh_frame.buf) {
+		*why = "no .eh_frame section";
+		return -1;
+	}
+	memset(&b, 0, sizeof(b));
+	b.elf = &e;
+	b.t = t;
+	r = cfi_walk(&e.eh_frame, on_fde, &b);
+	if (r && !b.n) {
+		free(b.v);
+		*why = "malformed .eh_frame";
+		return -1;
+	}
+	if (b.too_big) {
+		free(b.v);
+		*why = "too many unwind rules";
+		return -1;
+	}
+	finish(&b);
+	free(b.v);
+	mark_entry(t, &e);
+	return 0;
+}
+
+const struct utable_row *utable_find(const struct utable *t, uint64_t off)
+{
+	size_t lo = 0, hi = t->n;
+
+	if (off > UINT32_MAX)
+		return NULL;
+	/* The last row with start <= off. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->rows[mid].start <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || t->rows[lo - 1].cfa == CFI_CFA_NONE)
+		return NULL;
+	return &t->rows[lo - 1];
+}
+
+#define ROW_SIZE 12
+_Static_assert(sizeof(struct utable_row) == ROW_SIZE &&
+	       offsetof(struct utable_row, rbp_off) == 6 && offsetof(struct utable_row, cfa_off) == 8,
+	       "a row is its wire form");
+
+void utable_encode(const struct utable *t, struct strbuf *out)
+{
+	uint8_t *p;
+	size_t len = 4 + 4 + 1 + t->build_id_len + 8 + t->n * ROW_SIZE;
+
+	strbuf_grow(out, len);
+	p = (uint8_t *)out->buf + out->len;
+	memcpy(p, "UTB1", 4);
+	put_le32(p + 4, (uint32_t)t->n);
+	p[8] = (uint8_t)t->build_id_len;
+	memcpy(p + 9, t->build_id, t->build_id_len);
+	p += 9 + t->build_id_len;
+	put_le32(p, t->fdes);
+	put_le32(p + 4, t->unsupported);
+	p += 8;
+	for (size_t i = 0; i < t->n; i++, p += ROW_SIZE) {
+		const struct utable_row *r = &t->rows[i];
+
+		put_le32(p, r->start);
+		p[4] = r->cfa;
+		p[5] = r->rbp;
+		put_le16(p + 6, (uint16_t)r->rbp_off);
+		put_le32(p + 8, (uint32_t)r->cfa_off);
+	}
+	strbuf_setlen(out, out->len + len);
+}
+
+int utable_decode(const uint8_t *buf, size_t len, struct utable *t, const char **why)
+{
+	size_t n, idlen;
+	const uint8_t *p;
+
+	memset(t, 0, sizeof(*t));
+	if (len < 9 || memcmp(buf, "UTB1", 4)) {
+		*why = "not an unwind table";
+		return -1;
+	}
+	n = get_le32(buf + 4);
+	idlen = buf[8];
+	if (n > UTABLE_MAX_ROWS || idlen > UTABLE_BUILD_ID_MAX ||
+	    len != 9 + idlen + 8 + n * ROW_SIZE) {
+		*why = "unwind table of the wrong size";
+		return -1;
+	}
+	memcpy(t->build_id, buf + 9, idlen);
+	t->build_id_len = idlen;
+	p = buf + 9 + idlen;
+	t->fdes = get_le32(p);
+	t->unsupported = get_le32(p + 4);
+	p += 8;
+	t->rows = xmalloc((n + 1) * sizeof(*t->rows));
+	/* On a little-endian host a row is its wire form: copy, then check. */
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	memcpy(t->rows, p, n * ROW_SIZE);
+#else
+	for (size_t i = 0; i < n; i++, p += ROW_SIZE) {
+		struct utable_row *r = &t->rows[i];
+
+		r->start = get_le32(p);
+		r->cfa = p[4];
+		r->rbp = p[5];
+		r->rbp_off = (int16_t)get_le16(p + 6);
+		r->cfa_off = (int32_t)get_le32(p + 8);
+	}
+#endif
+	for (size_t i = 0; i < n; i++) {
+		const struct utable_row *r = &t->rows[i];
+
+		if (r->cfa > CFI_CFA_UNSUPPORTED || r->rbp > CFI_RBP_UNKNOWN ||
+		    (i && r->start <= t->rows[i - 1].start)) {
+			utable_release(t);
+			*why = "malformed unwind table";
+			return -1;
+		}
+	}
+	t->n = n;
+	return 0;
+}
+
+size_t utable_bytes(const struct utable *t)
+{
+	return sizeof(*t) + (t->n + 1) * sizeof(*t->rows);
+}
