@@ -9,9 +9,11 @@
 #include "collect/collector.h"
 #include "collect/order.h"
 #include "collect/perf.h"
+#include "collect/perfrec.h"
 #include "collect/procs.h"
 #include "collect/shash.h"
 #include "collect/store.h"
+#include "collect/values.h"
 #include "core/u64map.h"
 #include "db/meta.h"
 
@@ -56,6 +58,10 @@ struct collector {
 	struct store store;
 	uint64_t rng;
 	bool offline;               /* no perf events: records come from collector_feed() */
+	struct perf_rec_format fmt; /* what the samples carry */
+	struct cvalues *values;     /* --values: the value tables, else NULL */
+	size_t values_ev;           /* the event whose samples give values (in ev) */
+	int64_t next_values_write;
 	bool enabled;               /* collector_enable() ran */
 
 	/* Calibration (collector_calibrate): this run's, and the continued epoch's. */

@@ -39,6 +39,7 @@ void collect_options_init(struct collect_options *o)
 	o->ring_pages = 64;
 	o->drain_ns = 60 * NS_PER_SEC;
 	o->slack_ns = 20 * 1000000;
+	o->values_bytes = CVALUES_DEFAULT_MAX_BYTES;
 	store_config_init(&o->store);
 }
 
@@ -127,6 +128,9 @@ int collect_option(struct collect_options *o, int opt, const char *arg)
 		return 1;
 	case COLLECT_OPT_NO_CALIBRATE:
 		o->no_calibrate = true;
+		return 1;
+	case COLLECT_OPT_VALUES:
+		o->values = true;
 		return 1;
 	case COLLECT_OPT_RING_PAGES:
 		if (cli_parse_range(arg, 1, 65536, &v) || (v & (v - 1)))
@@ -219,6 +223,8 @@ static int open_one(struct collector *c, struct ccpu *cc, size_t i)
 
 	perf_attr_init(&attr, &e->spec, &c->target, draw_period(c, e), e->freq, i == 0,
 		       ring_bytes / 4);
+	attr.sample_type = c->fmt.sample_type;
+	attr.sample_regs_user = c->fmt.regs_user;
 	cc->fd[i] = perf_open(&attr, c->opt.pid, cc->cpu, -1);
 	/* Older kernels: no lost count in read() (before 6.0), no build-ids (5.12). */
 	if (cc->fd[i] < 0 && errno == EINVAL) {
@@ -308,6 +314,40 @@ static int open_events(struct collector *c)
 		      perf_strerror(errno, system_wide));
 }
 
+static int time_event(const struct collector *c);
+
+/* The event whose samples give values: the time event, else the first. */
+static size_t values_event(const struct collector *c)
+{
+	int t = time_event(c);
+
+	return t >= 0 ? (size_t)t : 0;
+}
+
+/*
+ * --values: every event records the user registers (one sample format per
+ * ring); the value tables pair a thread's samples at most 1.5 periods of
+ * the values event apart.
+ */
+static void setup_values(struct collector *c)
+{
+	const struct cevent *e;
+	int64_t period_ns;
+
+	if (!c->opt.values)
+		return;
+	c->fmt.sample_type |= PERF_SAMPLE_REGS_USER;
+	c->fmt.regs_user = CVALUES_PERF_REGS;
+	c->values_ev = values_event(c);
+	e = &c->ev[c->values_ev];
+	if (e->spec.time && !e->freq)
+		period_ns = (int64_t)e->mean;
+	else
+		period_ns = c->opt.freq_hz ? NS_PER_SEC / (int64_t)c->opt.freq_hz : 0;
+	c->values = XNEW(struct cvalues);
+	cvalues_init(c->values, c->opt.values_bytes, period_ns * 3 / 2, c->rng);
+}
+
 static void discard(void *ctx, const struct shash_entry *v, size_t n)
 {
 	(void)ctx, (void)v, (void)n;
@@ -322,6 +362,7 @@ static struct collector *collector_alloc(const struct collect_options *o, struct
 	c->db = db;
 	c->rng = hash_u64((uint64_t)time_now_ns() ^ ((uint64_t)getpid() << 32)) | 1;
 	c->time_ev = -1;
+	c->fmt.sample_type = PERF_COLLECT_SAMPLE_TYPE;
 	order_init(&c->order);
 	procs_init(&c->procs);
 	c->procs.per_process = o->per_process;
@@ -363,6 +404,7 @@ struct collector *collector_new(const struct collect_options *o, struct db *db)
 		collector_free(c);
 		return NULL;
 	}
+	setup_values(c);
 	setup_cpus(c, cpus, n);
 	free(cpus);
 	if (open_events(c)) {
@@ -386,6 +428,7 @@ struct collector *collector_new_offline(const struct collect_options *o, struct 
 		set_period(e, o);
 		*u64map_slot(&c->id_event, i + 1) = c->n_ev;
 	}
+	setup_values(c);
 	setup_cpus(c, NULL, ncpu);
 	return c;
 }
@@ -414,6 +457,10 @@ void collector_free(struct collector *c)
 	order_release(&c->order);
 	store_release(&c->store);
 	procs_release(&c->procs);
+	if (c->values) {
+		cvalues_release(c->values);
+		free(c->values);
+	}
 	free(c);
 }
 
@@ -779,6 +826,23 @@ static void consume(void *ctx, const struct shash_entry *v, size_t n)
 	}
 }
 
+/* --values: the registers of a sample of the values event, aggregated at its offset. */
+static void on_values(struct collector *c, const struct perf_rec *r, struct addr_space *as)
+{
+	uint64_t regs[VALUES_NREGS], off;
+	uint32_t image;
+
+	if (!r->u.sample.user || !as || r->u.sample.n_regs != CVALUES_PERF_NREGS ||
+	    !procs_resolve(&c->procs, as, r->u.sample.ip, &image, &off)) {
+		if (r->u.sample.user)
+			c->values->st.unresolved++;
+		cvalues_break(c->values, r->tid);
+		return;
+	}
+	cvalues_from_perf(r->u.sample.regs, regs);
+	cvalues_sample(c->values, r->tid, r->time, image, off, regs);
+}
+
 static void on_sample(struct collector *c, struct ccpu *cc, const struct perf_rec *r)
 {
 	uint64_t ip = r->u.sample.ip, v;
@@ -797,13 +861,17 @@ static void on_sample(struct collector *c, struct ccpu *cc, const struct perf_re
 	e->period_n++;
 	cc->samples++;
 	c->samples++;
+	slot = SLOT_FIRST;  /* a known process: its own slot, below */
 	if (r->u.sample.kernel || (!r->u.sample.user && kernel_address(ip))) {
 		slot = SLOT_KERNEL;
 		c->kernel++;
 	} else if (!r->u.sample.user || !(as = procs_lookup(&c->procs, r->pid))) {
 		slot = SLOT_UNKNOWN;
 		c->unknown++;
-	} else if (!(slot = procs_slot(&c->procs, as))) {
+	}
+	if (c->values && v - 1 == c->values_ev)
+		on_values(c, r, as);
+	if (slot == SLOT_FIRST && !(slot = procs_slot(&c->procs, as))) {
 		account(c, ev, SLOT_FIRST, as, ip, 1);  /* every slot in use */
 		return;
 	}
@@ -845,7 +913,7 @@ static void dispatch(void *ctx, int k, const void *rec, size_t len)
 	const char *why;
 
 	c->records++;
-	if (perf_rec_parse(rec, len, &r, &why)) {
+	if (perf_rec_parse_fmt(rec, len, &c->fmt, &r, &why)) {
 		c->bad_records++;
 		return;
 	}
@@ -869,6 +937,8 @@ static void dispatch(void *ctx, int k, const void *rec, size_t len)
 	case PERF_REC_EXIT:
 		if (r.u.task.pid == r.u.task.tid)
 			procs_exit(&c->procs, r.u.task.pid);
+		if (c->values)
+			cvalues_forget(c->values, r.u.task.tid);
 		break;
 	case PERF_REC_LOST:
 	case PERF_REC_LOST_SAMPLES:
@@ -945,6 +1015,22 @@ static void update_rates(struct collector *c, int64_t now)
 	c->window_start = now;
 }
 
+/*
+ * --values: merges the value tables into the epoch, on the store's write
+ * interval (or sooner when they pass half their memory cap), or now.
+ */
+static int write_values(struct collector *c, int64_t now, bool force)
+{
+	int64_t interval = c->opt.store.write_interval_ns;
+
+	if (!c->values || !c->store.seq)
+		return 0;
+	if (!force && now < c->next_values_write && !cvalues_pressed(c->values))
+		return 0;
+	c->next_values_write = now + (interval > 0 ? interval : NS_PER_SEC);
+	return cvalues_write(c->values, c->db, c->store.seq, &c->procs);
+}
+
 int64_t collector_tick(struct collector *c, int64_t now)
 {
 	if (now >= c->next_redraw) {
@@ -964,21 +1050,30 @@ int64_t collector_tick(struct collector *c, int64_t now)
 		c->next_drain = now + c->opt.drain_ns;
 	}
 	store_tick(&c->store, now);
+	if (c->values && !c->next_values_write)
+		c->next_values_write = now + c->opt.store.write_interval_ns;
+	write_values(c, now, false);
 	update_rates(c, now);
 	return c->next_redraw < c->next_drain ? c->next_redraw : c->next_drain;
 }
 
 int collector_flush(struct collector *c)
 {
+	int r;
+
 	collector_read(c, false);
 	drain(c);
-	return store_flush(&c->store);
+	r = store_flush(&c->store);
+	return write_values(c, time_monotonic_ns(), true) ? -1 : r;
 }
 
 int collector_new_epoch(struct collector *c, const char *label)
 {
 	collector_read(c, false);
 	drain(c);
+	/* The old epoch's values go to it; if they cannot, they are lost (reported). */
+	if (c->values && (store_flush(&c->store) || write_values(c, time_monotonic_ns(), true)))
+		cvalues_clear(c->values);
 	collector_calibrate(c);
 	c->calib_base_taken = false;
 	if (store_new_epoch(&c->store, label))
@@ -989,9 +1084,14 @@ int collector_new_epoch(struct collector *c, const char *label)
 
 int collector_finish(struct collector *c)
 {
+	int r;
+
 	collector_read(c, true);
 	drain(c);
-	return store_close(&c->store);
+	r = store_flush(&c->store);
+	if (write_values(c, time_monotonic_ns(), true))
+		r = -1;
+	return store_close(&c->store) || r ? -1 : 0;
 }
 
 /* ---- reports ---------------------------------------------------------------------- */
@@ -1016,6 +1116,11 @@ void collector_summary(struct collector *c, struct collect_summary *s)
 	}
 	snprintf(s->events, sizeof(s->events), "%s", sb.buf);
 	strbuf_release(&sb);
+	if (c->values) {
+		s->value_samples = c->values->st.samples;
+		s->value_pairs = c->values->st.pairs;
+		s->value_dropped = c->values->st.dropped;
+	}
 	s->calib_cycles = c->calib.intervals ? c->calib.cycles : 0;
 	s->calib_mhz = c->calib.mhz;
 	s->calib_ns = c->calib_ns;

@@ -65,6 +65,8 @@ struct collect_options {
 	int64_t drain_ns;           /* hash tables drained at least this often */
 	int64_t slack_ns;           /* records this recent wait for the next round */
 	bool no_calibrate;          /* --no-calibrate: do not measure the cycles per sample */
+	bool values;                /* --values: registers with each sample (collect/values.h) */
+	size_t values_bytes;        /* memory cap of the value tables */
 	char **per_process;         /* image paths with per-process profiles */
 	size_t n_per_process;
 	struct store_config store;
@@ -89,6 +91,7 @@ enum {
 	COLLECT_OPT_HASH_COMPARE,
 	COLLECT_OPT_HASH_BYTES,
 	COLLECT_OPT_NO_CALIBRATE,
+	COLLECT_OPT_VALUES,
 };
 #define COLLECT_LONGOPTS                                                            \
 	{ "events", required_argument, NULL, 'e' },                                 \
@@ -100,7 +103,8 @@ enum {
 	{ "ring-pages", required_argument, NULL, COLLECT_OPT_RING_PAGES },          \
 	{ "hash-compare", no_argument, NULL, COLLECT_OPT_HASH_COMPARE },            \
 	{ "hash-bytes", required_argument, NULL, COLLECT_OPT_HASH_BYTES },          \
-	{ "no-calibrate", no_argument, NULL, COLLECT_OPT_NO_CALIBRATE }
+	{ "no-calibrate", no_argument, NULL, COLLECT_OPT_NO_CALIBRATE },          \
+	{ "values", no_argument, NULL, COLLECT_OPT_VALUES }
 int collect_option(struct collect_options *o, int opt, const char *arg);
 
 struct collector;
@@ -183,6 +187,9 @@ struct collect_summary {
 	uint64_t dropped;
 	bool user_only;
 	char events[128];           /* "cycles=clock,imiss" */
+	uint64_t value_samples;     /* --values: samples whose registers were aggregated */
+	uint64_t value_pairs;       /* ... of them paired with the thread's previous sample */
+	uint64_t value_dropped;     /* ... not aggregated (memory cap) */
 	double calib_cycles;        /* this run's calibration: cycles per sample (0: none) */
 	double calib_mhz;           /* ... the loop's clock */
 	int64_t calib_ns;           /* ... and its cost (CPU time) */

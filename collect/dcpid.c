@@ -49,6 +49,8 @@ static const char usage[] =
 	"      --per-process PATH also keep per-process profiles of this image\n"
 	"      --hash rr4|stf6    the per-CPU sample hash table (default: stf6)\n"
 	"      --write-interval S write profiles that waited S seconds (default: 60)\n"
+	"      --values           record the registers with each user sample: value\n"
+	"                         profiles (dcpicalc --values, dcpivals)\n"
 	"      --no-calibrate     do not measure the cycles per clock sample (~30 ms per CPU\n"
 	"                         at each epoch's start)\n"
 	"      --ring-pages N     ring buffer pages per CPU (default: 64)\n"

@@ -47,6 +47,8 @@ static const char usage[] =
 	"      --per-process PATH also keep per-process profiles of this image\n"
 	"      --hash rr4|stf6    the per-CPU sample hash table (default: stf6)\n"
 	"      --write-interval S write profiles that waited S seconds (default: 60)\n"
+	"      --values           record the registers with each user sample: value\n"
+	"                         profiles (dcpicalc --values, dcpivals)\n"
 	"      --no-calibrate     do not measure the cycles per clock sample (~30 ms)\n"
 	"  -q, --quiet            no summary line\n"
 	"      --help, --version\n";
@@ -262,6 +264,9 @@ static void summary(struct run *r, struct collector *c, unsigned snapshots)
 		fprintf(stderr, ", user space only");
 	if (s.dropped)
 		fprintf(stderr, ", %" PRIu64 " DROPPED", s.dropped);
+	if (r->opt.values)
+		fprintf(stderr, ", %" PRIu64 " value samples (%" PRIu64 " paired%s)", s.value_samples,
+			s.value_pairs, s.value_dropped ? ", some DROPPED at the memory cap" : "");
 	if (s.calib_cycles > 0)
 		fprintf(stderr, ", 1 sample = %.0f cycles (calibrated in %.0f ms)", s.calib_cycles,
 			(double)s.calib_ns / 1e6);

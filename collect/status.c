@@ -86,6 +86,8 @@ static void gather(struct collector *c, struct status *s)
 	s->structures = procs_bytes(&c->procs) + store_bytes(&c->store) + order_bytes(&c->order);
 	for (size_t k = 0; k < c->ncpu; k++)
 		s->structures += shash_bytes(&c->cpu[k].hash);
+	if (c->values)
+		s->structures += c->values->bytes;
 	s->db_bytes = dir_bytes(c->db->dirfd, 2);
 	collector_hash_totals(c, &s->hash, false);
 	collector_hash_totals(c, &s->shadow, true);
@@ -175,6 +177,16 @@ static void text_report(struct collector *c, const struct status *s, struct strb
 		    " written, %" PRIu64 " write failures\n",
 		    c->store.n, c->store.dirty, c->store.entries, c->store.st.writes,
 		    c->store.st.write_failures);
+	if (c->values) {
+		const struct cvalues_stats *vs = &c->values->st;
+
+		strbuf_addf(o, "values: %" PRIu64 " samples with registers (%" PRIu64 " paired), %" PRIu64
+			    " outside known images, %" PRIu64 " dropped at the %.0f MB cap; %.1f MB in "
+			    "memory, %" PRIu64 " written (%" PRIu64 " writes, %" PRIu64 " failures)\n",
+			    vs->samples, vs->pairs, vs->unresolved, vs->dropped,
+			    (double)c->values->max_bytes / 1e6, (double)c->values->bytes / 1e6,
+			    vs->written_samples, vs->writes, vs->write_failures);
+	}
 	strbuf_addf(o, "processes: %" PRIu64 " forks, %" PRIu64 " execs, %" PRIu64 " exits, %" PRIu64
 		    " mmaps, %zu images; records %" PRIu64 " (%" PRIu64 " malformed, %" PRIu64
 		    " out of order)\n",
@@ -277,6 +289,21 @@ static void json_report(struct collector *c, const struct status *s, FILE *f)
 	json_key(&w, "offsets_in_memory"), json_u64(&w, c->store.entries);
 	json_key(&w, "profile_writes"), json_u64(&w, c->store.st.writes);
 	json_key(&w, "write_failures"), json_u64(&w, c->store.st.write_failures);
+	if (c->values) {
+		const struct cvalues_stats *vs = &c->values->st;
+
+		json_key(&w, "values"), json_object_begin(&w);
+		json_key(&w, "samples"), json_u64(&w, vs->samples);
+		json_key(&w, "pairs"), json_u64(&w, vs->pairs);
+		json_key(&w, "unresolved"), json_u64(&w, vs->unresolved);
+		json_key(&w, "dropped"), json_u64(&w, vs->dropped);
+		json_key(&w, "bytes"), json_u64(&w, c->values->bytes);
+		json_key(&w, "max_bytes"), json_u64(&w, c->values->max_bytes);
+		json_key(&w, "written_samples"), json_u64(&w, vs->written_samples);
+		json_key(&w, "writes"), json_u64(&w, vs->writes);
+		json_key(&w, "write_failures"), json_u64(&w, vs->write_failures);
+		json_object_end(&w);
+	}
 	json_key(&w, "images"), json_u64(&w, c->procs.n_images);
 	json_key(&w, "records"), json_u64(&w, c->records);
 	json_key(&w, "malformed_records"), json_u64(&w, c->bad_records);
