@@ -1898,6 +1898,8 @@ int calc_build(struct calc *c, struct epoch_view *v, const struct proc_ref *ref,
 	}
 	if (listing_build(&c->list, v, ref, &lo))
 		return -1;
+	c->vprof = epoch_view_values(v, ref->image);
+	valprof_build(&c->vals, &c->list, c->vprof);
 	return calc_from_listing(c, v->meta_ok ? &v->meta : NULL, v->totals, o);
 }
 
@@ -1910,6 +1912,7 @@ void calc_release(struct calc *c)
 	free(c->insns);
 	free(c->blocks);
 	free(c->edges);
+	valprof_release(&c->vals);
 	listing_release(&c->list);
 	memset(c, 0, sizeof(*c));
 }

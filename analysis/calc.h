@@ -66,6 +66,7 @@
 #include <stdio.h>
 
 #include "analysis/listing.h"
+#include "analysis/valprof.h"
 #include "model/model.h"
 #include "model/sched.h"
 
@@ -99,9 +100,10 @@ struct calc_opts {
 	bool source;            /* attach source lines (listing.h) */
 	struct srcfiles *src;   /* source text for the listing (may be NULL) */
 	const struct est_params *est; /* the estimator's knobs (freq.h); NULL: defaults */
+	bool values;            /* show value profiles (valprof.h) in the text and JSON */
 };
 
-#define CALC_OPTS_INIT { CALC_SCHED_LOOP, false, -1, 0, 0, NULL, false, NULL, NULL }
+#define CALC_OPTS_INIT { CALC_SCHED_LOOP, false, -1, 0, 0, NULL, false, NULL, NULL, false }
 
 /* ---- confidence, culprits, static reasons ----------------------------------- */
 
@@ -287,6 +289,10 @@ struct calc {
 	double invocations;           /* calls of the procedure, freq units (the EXIT class) */
 	struct calc_summary summary;
 	struct calc_opts opts;
+	/* the image's value profile in this epoch (NULL or empty: none; not owned),
+	 * and what the instructions' values are (built by calc_build) */
+	const struct values_profile *vprof;
+	struct valprof vals;
 };
 
 /*
@@ -341,6 +347,7 @@ struct calc_lines {
 enum calc_render_flags {
 	CALC_RENDER_NO_HEADER = (1 << 0), /* no procedure header lines */
 	CALC_RENDER_ADDR_ONLY = (1 << 1), /* reserved */
+	CALC_RENDER_VALUES = (1 << 2),    /* each instruction's values at the end of its line */
 };
 
 /*

@@ -113,6 +113,7 @@ struct render {
 	struct calc_lines *out;
 	int aw;                       /* address width */
 	bool explained[128];          /* legend letters already explained */
+	unsigned flags;               /* enum calc_render_flags */
 };
 
 static const char *letter_meaning(char ch)
@@ -233,6 +234,10 @@ static void insn_line(struct render *r, size_t i)
 		strbuf_addch(&sb, ' ');
 	insn_note(ci, &sb);
 	strbuf_rtrim(&sb);
+	if ((r->flags & CALC_RENDER_VALUES) && i < c->vals.n && c->vals.insns[i].n) {
+		strbuf_addstr(&sb, "  ");
+		valprof_format(&c->vals.insns[i], &sb);
+	}
 	lines_add(r->out, CALC_LINE_INSN, ci->block, (long)i, false, &sb);
 	free(text);
 }
@@ -341,7 +346,7 @@ static void source_line(struct render *r, size_t i)
 
 void calc_render(const struct calc *c, struct calc_lines *out, unsigned flags)
 {
-	struct render r = { c, out, addr_width(c), { false } };
+	struct render r = { c, out, addr_width(c), { false }, flags };
 	struct strbuf sb = STRBUF_INIT;
 
 	memset(out, 0, sizeof(*out));
@@ -381,7 +386,7 @@ int calc_print_text(const struct calc *c, FILE *out)
 {
 	struct calc_lines l;
 
-	calc_render(c, &l, 0);
+	calc_render(c, &l, c->opts.values ? CALC_RENDER_VALUES : 0);
 	for (size_t k = 0; k < l.n; k++) {
 		fputs(l.v[k].text, out);
 		fputc('\n', out);
@@ -625,6 +630,10 @@ static void json_insn(struct json_writer *w, const struct calc *c, const struct 
 	if (ci->flags & CALC_I_UNMEASURED) {
 		json_key(w, "unmeasured");
 		json_bool(w, true);
+	}
+	if (c->opts.values && c->vals.n) {
+		json_key(w, "values");
+		valprof_json(&c->vals.insns[ci - c->insns], w);
 	}
 	json_object_end(w);
 }

@@ -85,6 +85,7 @@ void epoch_view_release(struct epoch_view *v)
 		image_free(v->images[i].img);
 		for (int e = 0; e < EVENT__COUNT; e++)
 			profile_release(&v->images[i].prof[e]);
+		values_profile_release(&v->images[i].vals);
 	}
 	free(v->images);
 	image_index_release(&v->index);
@@ -122,6 +123,18 @@ const struct profile *epoch_view_profile(struct epoch_view *v, size_t i, enum dc
 			db_profile_load(v->db, v->seq, &id, &e->prof[ev]);  /* errors reported */
 	}
 	return &e->prof[ev];
+}
+
+const struct values_profile *epoch_view_values(struct epoch_view *v, size_t i)
+{
+	struct ev_image *e = &v->images[i];
+
+	if (e->vals_state == PROF_NONE) {
+		e->vals_state = PROF_LOADED;
+		values_profile_init(&e->vals);
+		db_values_load(v->db, v->seq, e->rec->key, &e->vals);  /* errors reported */
+	}
+	return &e->vals;
 }
 
 bool epoch_view_image_matches(const struct epoch_view *v, size_t i, const char *spec)

@@ -33,6 +33,7 @@
 
 #include "core/event.h"
 #include "db/db.h"
+#include "db/values.h"
 #include "disasm/image.h"
 
 struct epoch_view_opts {
@@ -47,6 +48,8 @@ struct ev_image {
 	struct image *img;
 	struct profile prof[EVENT__COUNT];
 	unsigned char prof_state[EVENT__COUNT];
+	struct values_profile vals;
+	unsigned char vals_state;
 	bool warned;
 };
 
@@ -83,6 +86,13 @@ struct image *epoch_view_image(struct epoch_view *v, size_t i);
  * it is unreadable (reported when the view opened).
  */
 const struct profile *epoch_view_profile(struct epoch_view *v, size_t i, enum dcpi_event ev);
+
+/*
+ * The value profile of image i (db/values.h; --values), read on first use:
+ * empty if the epoch has none for it or it is unreadable (reported then,
+ * once).
+ */
+const struct values_profile *epoch_view_values(struct epoch_view *v, size_t i);
 
 /*
  * True if image i is what spec names: its path, its path's last component,

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include "analysis/listing.h"
+#include "analysis/valprof.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -291,7 +292,12 @@ int listing_print_text(const struct listing *l, FILE *out, unsigned flags)
 		strbuf_addf(&sb, "  %*" PRIx64, (int)aw, li->insn->addr);
 		for (size_t c = 0; c < l->n_events; c++)
 			strbuf_addf(&sb, "  %*" PRIu64, (int)w[c], li->samples[l->events[c]]);
-		strbuf_addf(&sb, "  %s\n", li->insn->text);
+		strbuf_addf(&sb, "  %s", li->insn->text);
+		if (l->values && i < l->values->n && l->values->insns[i].n) {
+			strbuf_addstr(&sb, "  ");
+			valprof_format(&l->values->insns[i], &sb);
+		}
+		strbuf_addch(&sb, '\n');
 	}
 	fwrite(sb.buf, 1, sb.len, out);
 	r = fflush(out) || ferror(out) ? -1 : 0;
@@ -340,6 +346,10 @@ static void json_insns(struct json_writer *w, const struct listing *l)
 		if (li->inl) {
 			json_key(w, "inlined");
 			json_string(w, li->inl->name);
+		}
+		if (l->values && i < l->values->n) {
+			json_key(w, "values");
+			valprof_json(&l->values->insns[i], w);
 		}
 		json_object_end(w);
 	}

@@ -38,6 +38,7 @@
 #include "disasm/dwarf.h"
 
 struct srcfiles;
+struct valprof;
 
 struct listing_opts {
 	const enum dcpi_event *events;  /* columns; NULL: every event of the epoch */
@@ -76,6 +77,8 @@ struct listing {
 	size_t n_inlines;
 	const char *comp_dir;
 	const char *src_why;            /* why there are no source lines, or NULL */
+	/* set by the caller to print value profiles (valprof.h); not owned */
+	const struct valprof *values;
 };
 
 int listing_build(struct listing *l, struct epoch_view *v, const struct proc_ref *ref,

@@ -25,7 +25,7 @@
 static const char usage[] =
 	"usage: dcpicalc [-d DIR] [-E EPOCH] [--image PATH] [--summary] [--dot] [--json]\n"
 	"                [--schedule loop|cold|pred|auto] [--flow] [--mhz MHZ]\n"
-	"                [--period-cycles N] [--skid N] [-S] [--force] [PROCEDURE...]\n"
+	"                [--period-cycles N] [--skid N] [-S] [--values] [--force] [PROCEDURE...]\n"
 	"\n"
 	"Estimates how often each instruction of a procedure ran, its cycles per\n"
 	"execution and why it stalled, from the samples alone, and prints the\n"
@@ -48,6 +48,8 @@ static const char usage[] =
 	"                        (default 1: timer and non-precise sampling)\n"
 	"  -n, --min-samples N   with --image: procedures with at least N samples (1)\n"
 	"  -S, --source          interleave source lines (DWARF)\n"
+	"  -V, --values          each instruction's most common values: the registers it\n"
+	"                        writes, the address it loads or stores (dcpirun --values)\n"
 	"      --force           use a binary that changed since it was profiled\n"
 	"      --debug-dir DIR   where separate debug files are (default /usr/lib/debug)\n"
 	"  PROCEDURE             NAME, NAME@IMAGE, 0xADDRESS or 0xADDRESS@IMAGE\n";
@@ -115,6 +117,7 @@ static void parse_args(int argc, char **argv, struct args *a)
 		{ "skid", required_argument, NULL, OPT_SKID },
 		{ "min-samples", required_argument, NULL, 'n' },
 		{ "source", no_argument, NULL, 'S' },
+		{ "values", no_argument, NULL, 'V' },
 		{ "force", no_argument, NULL, OPT_FORCE },
 		{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
 		{ "json", no_argument, NULL, CLI_OPT_JSON },
@@ -124,7 +127,7 @@ static void parse_args(int argc, char **argv, struct args *a)
 	uint64_t v;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "d:E:i:sn:S", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:E:i:sn:SV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'd': a->db = optarg; break;
 		case 'E': a->epoch = optarg; break;
@@ -146,6 +149,7 @@ static void parse_args(int argc, char **argv, struct args *a)
 				die("bad sample count '%s'", optarg);
 			break;
 		case 'S': a->co.source = true; break;
+		case 'V': a->co.values = true; break;
 		case OPT_FORCE: a->force = true; break;
 		case OPT_DEBUG_DIR: a->debug_dir = optarg; break;
 		case CLI_OPT_HELP: cli_usage(usage, 0);

@@ -11,12 +11,13 @@
 
 #include "analysis/listing.h"
 #include "analysis/lookup.h"
+#include "analysis/valprof.h"
 #include "core/cli.h"
 #include "core/die.h"
 #include "disasm/srcfile.h"
 
 static const char usage[] =
-	"usage: dcpilist [-d DIR] [-E EPOCH] [-e EVENT[,EVENT...]] [--source] [--blocks]\n"
+	"usage: dcpilist [-d DIR] [-E EPOCH] [-e EVENT[,EVENT...]] [--source] [--blocks] [--values]\n"
 	"                [--substitute-path FROM=TO] [--force] [--json] PROCEDURE [IMAGE]\n"
 	"\n"
 	"The instructions of a procedure with their samples per event.\n"
@@ -26,6 +27,8 @@ static const char usage[] =
 	"  -e, --event LIST    the events to show (default: all)\n"
 	"  -S, --source        interleave source lines (DWARF)\n"
 	"  -b, --blocks        mark basic blocks with their frequency class and edges\n"
+	"  -V, --values        each instruction's most common values: the registers it\n"
+	"                      writes, the address it loads or stores (dcpirun --values)\n"
 	"      --substitute-path FROM=TO\n"
 	"                      look for sources under FROM in TO (repeatable)\n"
 	"      --force         use a binary that changed since it was profiled\n"
@@ -40,7 +43,7 @@ struct args {
 	const char *db, *epoch, *debug_dir;
 	enum dcpi_event events[EVENT__COUNT];
 	size_t n_events;
-	bool json, force, source, blocks;
+	bool json, force, source, blocks, values;
 	struct srcfiles src;
 };
 
@@ -52,6 +55,7 @@ static void parse_args(int argc, char **argv, struct args *a)
 		{ "event", required_argument, NULL, 'e' },
 		{ "source", no_argument, NULL, 'S' },
 		{ "blocks", no_argument, NULL, 'b' },
+		{ "values", no_argument, NULL, 'V' },
 		{ "substitute-path", required_argument, NULL, OPT_SUBST },
 		{ "force", no_argument, NULL, OPT_FORCE },
 		{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
@@ -61,7 +65,7 @@ static void parse_args(int argc, char **argv, struct args *a)
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "d:E:e:Sb", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:E:e:SbV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'd': a->db = optarg; break;
 		case 'E': a->epoch = optarg; break;
@@ -71,6 +75,7 @@ static void parse_args(int argc, char **argv, struct args *a)
 			break;
 		case 'S': a->source = true; break;
 		case 'b': a->blocks = true; break;
+		case 'V': a->values = true; break;
 		case OPT_SUBST:
 			if (srcfiles_add_subst(&a->src, optarg))
 				die("bad substitution '%s' (want FROM=TO)", optarg);
@@ -93,6 +98,7 @@ static int list(struct epoch_view *view, struct args *a, const char *spec, const
 	unsigned flags = (a->source ? LISTING_SOURCE : 0) | (a->blocks ? LISTING_BLOCKS : 0);
 	struct proc_ref ref;
 	struct listing l;
+	struct valprof vp;
 	int r;
 
 	if (proc_lookup(view, spec, image, &ref))
@@ -103,9 +109,17 @@ static int list(struct epoch_view *view, struct args *a, const char *spec, const
 	lo.src = &a->src;
 	if (listing_build(&l, view, &ref, &lo))
 		return -1;
+	if (a->values) {
+		valprof_build(&vp, &l, epoch_view_values(view, ref.image));
+		if (!vp.present)
+			warning("the epoch has no value profile of this image (record with --values)");
+		l.values = &vp;
+	}
 	r = a->json ? listing_print_json(&l, stdout, flags) : listing_print_text(&l, stdout, flags);
 	if (r)
 		errorf("cannot write the listing: write error");
+	if (a->values)
+		valprof_release(&vp);
 	listing_release(&l);
 	return r;
 }
