@@ -107,7 +107,8 @@ enum calc_static calc_static_of(enum sched_reason r)
 
 const char *calc_how_name(enum calc_how h)
 {
-	static const char *const n[] = { "none", "samples", "propagated", "flow", "repaired" };
+	static const char *const n[] = { "none", "samples", "propagated", "flow", "repaired",
+					 "measured" };
 
 	return (unsigned)h < ARRAY_SIZE(n) ? n[h] : "none";
 }
@@ -1006,6 +1007,43 @@ static bool burst_estimate(struct work *w, int cls, struct est_result *r)
 	return true;
 }
 
+/*
+ * A count measured from an induction register (measure.h) for class cls:
+ * executions over the cycles of a sample.  Confidence: the count's error
+ * is that of the loop's samples (periodic, not Poisson: about one sample
+ * in a run) and of the pairs' mean, small with tens of pairs; what can
+ * spoil it is a loop whose runs a pair straddles, which the share of
+ * wrong-way pairs shows.
+ */
+static bool measured_estimate(struct work *w, int cls, struct est_result *r,
+			      enum calc_conf *conf)
+{
+	const struct calc *c = w->c;
+	const struct measure *best = NULL;
+
+	if (!(c->period > 0))
+		return false;
+	for (size_t k = 0; k < c->n_measured; k++) {
+		const struct measure *m = &c->measured[k];
+
+		if (w->cfg->blocks[m->block].cls == cls && (!best || m->good > best->good))
+			best = m;
+	}
+	if (!best)
+		return false;
+	r->method = EST_MEASURED;
+	r->f = best->execs / c->period;
+	r->samples = best->loop_samples;
+	r->points = (unsigned)best->good;
+	if (best->good >= 40 && best->loop_samples >= 200 && best->bad <= best->pairs / 20)
+		*conf = CALC_CONF_HIGH;
+	else if (best->good >= 20 && best->loop_samples >= 50)
+		*conf = CALC_CONF_MEDIUM;
+	else
+		*conf = CALC_CONF_LOW;
+	return true;
+}
+
 /* Sampling error alone: about 1/sqrt(samples). */
 static enum calc_conf instructions_confidence(const struct est_result *r)
 {
@@ -1040,7 +1078,9 @@ static void estimate_classes(struct work *w)
 		freq_estimate_class(p, n, w->c->opts.est, r, used);
 		w->cls_m[cls] = r->total_m;
 		class_features(w, (int)cls, &w->cls_agree[cls], &w->cls_loads[cls]);
-		if (instructions_estimate(w, idx, n, r)) {
+		if (measured_estimate(w, (int)cls, r, &w->cls_conf[cls])) {
+			memset(used, 0, n);
+		} else if (instructions_estimate(w, idx, n, r)) {
 			memset(used, 0, n);
 			w->cls_conf[cls] = instructions_confidence(r);
 		} else if (burst_estimate(w, (int)cls, r)) {
@@ -1230,6 +1270,8 @@ static void spread_values(struct work *w)
 		cb->freq = w->cls_val[cls];
 		cb->conf = w->cls_conf[cls];
 		cb->how = w->cls_repaired[cls] ? CALC_HOW_REPAIRED :
+			  w->cls_est[cls].method == EST_MEASURED &&
+			  w->cls_state[cls] == FREQ_ESTIMATED ? CALC_HOW_MEASURED :
 			  w->cls_state[cls] == FREQ_ESTIMATED ? CALC_HOW_SAMPLES : CALC_HOW_PROPAGATED;
 	}
 	for (size_t e = 0; e < cfg->n_edges; e++) {
@@ -1244,6 +1286,8 @@ static void spread_values(struct work *w)
 		ce->freq = w->cls_val[cls];
 		ce->conf = w->cls_conf[cls];
 		ce->how = w->cls_repaired[cls] ? CALC_HOW_REPAIRED :
+			  w->cls_est[cls].method == EST_MEASURED &&
+			  w->cls_state[cls] == FREQ_ESTIMATED ? CALC_HOW_MEASURED :
 			  w->cls_state[cls] == FREQ_ESTIMATED ? CALC_HOW_SAMPLES : CALC_HOW_PROPAGATED;
 	}
 	c->invocations = c->blocks[cfg->exit].freq;
@@ -1862,6 +1906,8 @@ int calc_from_listing(struct calc *c, const struct epoch_meta *meta, const uint6
 	choose_event(c, meta);
 	choose_period(c, meta);
 	alloc_results(c);
+	if (c->vprof && c->has_time && (!c->opts.est || c->opts.est->measure))
+		c->n_measured = measure_loops(&c->list, c->vprof, c->time_event, &c->measured);
 	work_init(&w, c, meta);
 	if (can_schedule(c))
 		for (size_t b = 0; b < w.cfg->exit; b++)
@@ -1912,6 +1958,7 @@ void calc_release(struct calc *c)
 	free(c->insns);
 	free(c->blocks);
 	free(c->edges);
+	free(c->measured);
 	valprof_release(&c->vals);
 	listing_release(&c->list);
 	memset(c, 0, sizeof(*c));

@@ -66,6 +66,7 @@
 #include <stdio.h>
 
 #include "analysis/listing.h"
+#include "analysis/measure.h"
 #include "analysis/valprof.h"
 #include "model/model.h"
 #include "model/sched.h"
@@ -165,8 +166,9 @@ enum calc_how {
 	CALC_HOW_PROPAGATED,  /* from neighbours through the flow constraints */
 	CALC_HOW_FLOW,        /* changed by the global flow correction */
 	CALC_HOW_REPAIRED,    /* lowered to agree with its flow neighbours (freq.h freq_repair) */
+	CALC_HOW_MEASURED,    /* counted: a loop's induction register between samples (measure.h) */
 };
-/* "none", "samples", "propagated", "flow", "repaired" */
+/* "none", "samples", "propagated", "flow", "repaired", "measured" */
 const char *calc_how_name(enum calc_how h);
 
 enum calc_insn_flags {
@@ -227,7 +229,8 @@ struct calc_block {
 	struct calc_estimate {
 		int method;           /* enum est_method: 0 none, 1 cluster, 2 sum ratio,
 					 3 counted by the instructions event, 4 burst (a
-					 miss-bound pointer chase) */
+					 miss-bound pointer chase), 5 measured (an
+					 induction register's change between samples) */
 		unsigned windows, points;
 		double spread, support, samples, class_samples, class_m;
 		double agreement;     /* best-case cycles of the class under the other
@@ -293,6 +296,10 @@ struct calc {
 	 * and what the instructions' values are (built by calc_build) */
 	const struct values_profile *vprof;
 	struct valprof vals;
+	/* executions measured from the value profile's pairs (measure.h), per
+	 * counting instruction found */
+	struct measure *measured;
+	size_t n_measured;
 };
 
 /*

@@ -318,6 +318,11 @@ static void header(struct render *r)
 		strbuf_addstr(&sb, "  no time samples: frequencies unknown, best case only");
 		lines_add(r->out, CALC_LINE_HEADER, -1, -1, false, &sb);
 	}
+	for (size_t k = 0; k < c->n_measured; k++) {
+		strbuf_addstr(&sb, "  ");
+		measure_describe(&c->measured[k], l, &sb);
+		lines_add(r->out, CALC_LINE_HEADER, -1, -1, false, &sb);
+	}
 	free(name);
 	free(path);
 }
@@ -800,6 +805,11 @@ void calc_json(const struct calc *c, struct json_writer *w)
 	json_array_begin(w);
 	for (size_t i = 0; i < c->n_insns; i++)
 		json_insn(w, c, &c->insns[i]);
+	json_array_end(w);
+	json_key(w, "measured");
+	json_array_begin(w);
+	for (size_t k = 0; k < c->n_measured; k++)
+		measure_json(&c->measured[k], &c->list, w);
 	json_array_end(w);
 	json_object_end(w);
 }

@@ -326,26 +326,17 @@ static size_t values_event(const struct collector *c)
 
 /*
  * --values: every event records the user registers (one sample format per
- * ring); the value tables pair a thread's samples at most 1.5 periods of
- * the values event apart.
+ * ring).
  */
 static void setup_values(struct collector *c)
 {
-	const struct cevent *e;
-	int64_t period_ns;
-
 	if (!c->opt.values)
 		return;
 	c->fmt.sample_type |= PERF_SAMPLE_REGS_USER;
 	c->fmt.regs_user = CVALUES_PERF_REGS;
 	c->values_ev = values_event(c);
-	e = &c->ev[c->values_ev];
-	if (e->spec.time && !e->freq)
-		period_ns = (int64_t)e->mean;
-	else
-		period_ns = c->opt.freq_hz ? NS_PER_SEC / (int64_t)c->opt.freq_hz : 0;
 	c->values = XNEW(struct cvalues);
-	cvalues_init(c->values, c->opt.values_bytes, period_ns * 3 / 2, c->rng);
+	cvalues_init(c->values, c->opt.values_bytes, c->rng);
 }
 
 static void discard(void *ctx, const struct shash_entry *v, size_t n)
@@ -832,10 +823,12 @@ static void on_values(struct collector *c, const struct perf_rec *r, struct addr
 	uint64_t regs[VALUES_NREGS], off;
 	uint32_t image;
 
-	if (!r->u.sample.user || !as || r->u.sample.n_regs != CVALUES_PERF_NREGS ||
+	/* A kernel sample leaves the thread's user registers as they were. */
+	if (!r->u.sample.user)
+		return;
+	if (!as || r->u.sample.n_regs != CVALUES_PERF_NREGS ||
 	    !procs_resolve(&c->procs, as, r->u.sample.ip, &image, &off)) {
-		if (r->u.sample.user)
-			c->values->st.unresolved++;
+		c->values->st.unresolved++;
 		cvalues_break(c->values, r->tid);
 		return;
 	}

@@ -14,13 +14,12 @@
 /* Threads remembered before the table starts afresh (their pair chains break). */
 #define MAX_THREADS 65536
 
-void cvalues_init(struct cvalues *v, size_t max_bytes, int64_t pair_max_ns, uint64_t seed)
+void cvalues_init(struct cvalues *v, size_t max_bytes, uint64_t seed)
 {
 	struct hotlist_rng rng = HOTLIST_RNG_INIT(seed);
 
 	memset(v, 0, sizeof(*v));
 	v->max_bytes = max_bytes;
-	v->pair_max_ns = pair_max_ns;
 	v->rng = rng;
 }
 
@@ -116,10 +115,14 @@ static void add_pair(struct cvalues *v, struct values_rec *r, const struct cvalu
 		if ((int64_t)d > 0) {
 			p->d[k].npos++;
 			p->d[k].spos = p->d[k].spos > UINT64_MAX - d ? UINT64_MAX : p->d[k].spos + d;
+			if (d > p->d[k].mpos)
+				p->d[k].mpos = d;
 		} else {
 			d = 0 - d;
 			p->d[k].nneg++;
 			p->d[k].sneg = p->d[k].sneg > UINT64_MAX - d ? UINT64_MAX : p->d[k].sneg + d;
+			if (d > p->d[k].mneg)
+				p->d[k].mneg = d;
 		}
 	}
 	v->st.pairs++;
@@ -130,9 +133,8 @@ static bool pairs_with(const struct cvalues *v, const struct cvalues_thread *t, 
 {
 	uint64_t dist = offset > t->offset ? offset - t->offset : t->offset - offset;
 
-	return v->pair_max_ns > 0 && t->valid && t->image == image &&
-	       dist <= VALUES_PAIR_WINDOW && time > t->time &&
-	       time - t->time <= (uint64_t)v->pair_max_ns;
+	(void)v;
+	return t->valid && t->image == image && dist <= VALUES_PAIR_WINDOW && time >= t->time;
 }
 
 void cvalues_sample(struct cvalues *v, uint32_t tid, uint64_t time, uint32_t image,

@@ -8,12 +8,14 @@
  *  - a hot list per register (core/hotlist.h, Gibbons and Matias):
  *    VALUES_CAP entries, so a week of profiling keeps the most common
  *    values and their frequencies in a bounded database;
- *  - pair sums: when a thread's previous sample was in the same image,
- *    at most VALUES_PAIR_WINDOW bytes away and at most pair_max_ns
- *    earlier (1.5 sampling periods: the thread ran in between), each
- *    register's increase or decrease between the two, summed by sign at
- *    the later sample's offset.  The analysis turns an induction
- *    register's change into measured loop iterations (docs/analysis.md).
+ *  - pair sums: when a thread's previous user sample (kernel samples in
+ *    between do not count) was in the same image, at most
+ *    VALUES_PAIR_WINDOW bytes away, each register's increase or decrease
+ *    between the two, summed by sign at the later sample's offset, with
+ *    the largest change.  Consecutive samples in one run of a loop
+ *    telescope: their changes of an induction register add up to the
+ *    iterations between the run's first and last sample, exactly
+ *    (docs/analysis.md, "Measured frequencies").
  *
  * Nothing here reads a binary: the offsets come from the collector's
  * address spaces (collect/procs.h), the registers from the kernel.  The
@@ -74,7 +76,6 @@ struct cvalues_stats {
 
 struct cvalues {
 	size_t max_bytes;
-	int64_t pair_max_ns;        /* the longest span of a pair (0: no pairs) */
 	struct cvalues_image *img;
 	size_t n_img, alloc_img;
 	struct u64map img_at;       /* image index -> index in img + 1 */
@@ -86,7 +87,7 @@ struct cvalues {
 	struct cvalues_stats st;
 };
 
-void cvalues_init(struct cvalues *v, size_t max_bytes, int64_t pair_max_ns, uint64_t seed);
+void cvalues_init(struct cvalues *v, size_t max_bytes, uint64_t seed);
 void cvalues_release(struct cvalues *v);
 
 /* Reorders a sample's registers (CVALUES_PERF_REGS, bit order) into regs[VALUES_NREGS]. */
@@ -99,7 +100,7 @@ void cvalues_from_perf(const uint64_t *perf, uint64_t *regs);
 void cvalues_sample(struct cvalues *v, uint32_t tid, uint64_t time, uint32_t image,
 		    uint64_t offset, const uint64_t *regs);
 
-/* A sample of tid without values (kernel mode, unresolved): ends its pair chain. */
+/* A user sample of tid without values (unresolved): ends its pair chain. */
 void cvalues_break(struct cvalues *v, uint32_t tid);
 
 /* The thread tid is gone. */

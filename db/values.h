@@ -9,11 +9,11 @@
  *    event with the thread's registers);
  *  - per register, a hot list (core/hotlist.h): the most common values and
  *    their counts, in constant space;
- *  - pairs: consecutive samples of one thread whose previous sample was in
- *    the same image nearby (VALUES_PAIR_WINDOW bytes) and at most 1.5
- *    sampling periods earlier, with the sums of each register's increases
- *    and decreases between the two: what the analysis measures loop
- *    iterations with (an induction register's change over a period).
+ *  - pairs: consecutive user samples of one thread, the previous one in
+ *    the same image nearby (VALUES_PAIR_WINDOW bytes), with the sums of
+ *    each register's increases and decreases between the two and the
+ *    largest: what the analysis counts loop iterations with (an induction
+ *    register's changes telescope over a run of the loop).
  *
  * A struct values_profile is an array of records by offset; every
  * record's lists live in room the record owns.  Encode/decode are pure
@@ -57,10 +57,16 @@ const char *values_reg_name(unsigned r);
 /* The register named name ("rax", "eax", "ax", "al", "r8d"...), or -1. */
 int values_reg_lookup(const char *name);
 
-/* A register's change between the two samples of a pair, summed by sign. */
+/*
+ * A register's change between the two samples of a pair, summed by sign
+ * (sums saturate at UINT64_MAX), with the largest change each way: a sum
+ * is a count only if no pair brought in another quantity (a register
+ * reused, a pair that began outside the loop), which the largest change
+ * against the mean shows.
+ */
 struct values_delta {
-	uint64_t npos, spos;  /* pairs where it grew, and by how much in all */
-	uint64_t nneg, sneg;  /* pairs where it shrank, and by how much in all */
+	uint64_t npos, spos, mpos;  /* pairs where it grew, by how much in all, at most */
+	uint64_t nneg, sneg, mneg;  /* pairs where it shrank, by how much in all, at most */
 };
 
 struct values_pairs {

@@ -2,7 +2,7 @@
 # tests/bench/calc-accuracy.sh - dcpicalc's frequency estimates against
 # callgrind's exact counts (seed 001, Figures 8 and 9), per workload.
 #
-#   calc-accuracy.sh [-o DIR] [-F HZ] [-r RUNS] [-m MODES] [WORKLOAD...]
+#   calc-accuracy.sh [-o DIR] [-F HZ] [-r RUNS] [-m MODES] [-V] [WORKLOAD...]
 #
 # For each workload: profile it RUNS times into one epoch (dcpirun --append),
 # each run preceded in the same process tree by calc-calib, a loop of known
@@ -18,6 +18,11 @@
 # share within 5/10/15%, and the share of those off by more than 15% that
 # are marked low.
 #
+# -V records with dcpirun --values (value profiles: use another DIR than
+# for plain recordings) and adds a block with the default schedule that
+# leaves the values unused (--est measure=0): what the measured
+# frequencies change on the same recordings.
+#
 # Workloads: the dcpi test workloads (wl-three, wl-branchy, wl-chase,
 # wl-copy, wl-lib) and system programs: gzip and gunzip, bzip2, xz, sort
 # (LC_ALL=C, a 60 MB text), sha1sum.  Needs valgrind, dcpirun and the
@@ -30,13 +35,15 @@ out=${TMPDIR:-/tmp}/dcpi-calc-accuracy
 hz=10000
 runs=3
 modes="loop cold pred auto"
-while getopts o:F:r:m: opt; do
+values=
+while getopts o:F:r:m:V opt; do
 	case $opt in
 	o) out=$OPTARG ;;
 	F) hz=$OPTARG ;;
 	r) runs=$OPTARG ;;
 	m) modes=$OPTARG ;;
-	*) echo "usage: $0 [-o DIR] [-F HZ] [-r RUNS] [-m MODES] [WORKLOAD...]" >&2; exit 1 ;;
+	V) values=--values ;;
+	*) echo "usage: $0 [-o DIR] [-F HZ] [-r RUNS] [-m MODES] [-V] [WORKLOAD...]" >&2; exit 1 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -92,7 +99,7 @@ profile() { # NAME
 	if [ ! -f "$name.db/done" ]; then
 		rm -rf "$name.db"
 		for r in $(seq 1 "$n"); do
-			dcpirun -q -d "$name.db" -F "$hz" $([ "$r" -gt 1 ] && echo --append) -- \
+			dcpirun -q -d "$name.db" -F "$hz" $values $([ "$r" -gt 1 ] && echo --append) -- \
 				sh -c "calc-calib $CALIB_N && exec $cmd >/dev/null" 2>/dev/null
 		done
 		echo "$n" >"$name.db/done"
@@ -136,6 +143,12 @@ for m in $modes; do
 		done | suite
 	done
 done
+if [ -n "$values" ]; then
+	echo "== default schedule, no flow correction, values unused (--est measure=0)"
+	for w in "$@"; do
+		compare "$w" --calibrate calib_loop=$((4 * CALIB_N)) --est measure=0 | grep -v '^calibration'
+	done | suite
+fi
 echo "== default schedule, no flow correction, the epoch's calibration (dcpirun's calib line)"
 for w in "$@"; do
 	compare "$w"

@@ -919,9 +919,9 @@ static void test_offline_continue_and_new_epoch(void **state)
 
 /*
  * --values: the registers of user samples reach the image's value profile
- * at the sample's offset; consecutive samples of a thread close in time
- * and code are paired (a counter's progress between them); a kernel
- * sample, a sample of another thread and a long gap break the chain.
+ * at the sample's offset; consecutive user samples of a thread close in
+ * code are paired (a counter's progress between them), across kernel
+ * samples; a sample outside any image and another thread's break the chain.
  */
 static void test_offline_values(void **state)
 {
@@ -958,20 +958,22 @@ static void test_offline_values(void **state)
 			       i == 7 ? 1 : 0x5eed5eed);
 		feed(c, 0, &r);
 	}
-	/* A kernel sample: no values, the next one has nothing to pair with. */
+	/* A kernel sample leaves the user registers alone: the next one pairs (-19000 + 20000). */
 	mk_sample_regs(&r, 30, 0xffffffff81000000ull, t, 1, true, 0, 0);
 	feed(c, 0, &r);
 	t += 1000000;
-	mk_sample_regs(&r, 30, 0x400100, t, 1, false, 99, 0x5eed5eed);
+	mk_sample_regs(&r, 30, 0x400100, t, 1, false, 20000, 0x5eed5eed);
 	feed(c, 0, &r);
-	/* Another thread of the process, then thread 30 after a long gap. */
-	mk_sample_regs(&r, 31, 0x400100, t + 1000, 1, false, 5, 0x5eed5eed);
+	/* A sample in no image breaks the chain; another thread starts its own. */
+	mk_sample_regs(&r, 30, 0x900000, t + 1000, 1, false, 0, 0);
 	feed(c, 0, &r);
-	mk_sample_regs(&r, 30, 0x400100, t + 10000000, 1, false, 98, 0x5eed5eed);
+	mk_sample_regs(&r, 30, 0x400100, t + 2000, 1, false, 99, 0x5eed5eed);
+	feed(c, 0, &r);
+	mk_sample_regs(&r, 31, 0x400100, t + 3000, 1, false, 5, 0x5eed5eed);
 	feed(c, 0, &r);
 	assert_int_equal(collector_finish(c), 0);
 	collector_summary(c, &s);
-	assert_true(s.value_samples == 23 && s.value_pairs == 19 && s.value_dropped == 0);
+	assert_true(s.value_samples == 23 && s.value_pairs == 20 && s.value_dropped == 0);
 
 	assert_int_equal(db_images_load(db, s.epoch, &idx), 0);
 	assert_true(idx.n >= 1);
@@ -986,10 +988,12 @@ static void test_offline_values(void **state)
 	assert_true(vr->h[VREG_RBX].n == 2 && vr->h[VREG_RBX].e[0].value == 0x5eed5eed &&
 		    vr->h[VREG_RBX].e[0].count == 12 && vr->h[VREG_RBX].e[1].value == 1);
 	assert_true(vr->h[VREG_RSP].e[0].value == 0x7ffc0000);
-	/* Ten pairs end at 0x3100 (samples 1, 3, ... 19), each rax +1000, rsp unchanged. */
+	/* Eleven pairs end at 0x3100 (samples 1, 3, ... 19 and the one after the kernel's),
+	 * each rax +1000, rsp unchanged. */
 	assert_non_null(vr->pairs);
-	assert_true(vr->pairs->n == 10 && vr->pairs->dt == 10 * 1000000ull);
-	assert_true(vr->pairs->d[VREG_RAX].npos == 10 && vr->pairs->d[VREG_RAX].spos == 10000);
+	assert_true(vr->pairs->n == 11 && vr->pairs->dt == 12 * 1000000ull);
+	assert_true(vr->pairs->d[VREG_RAX].npos == 11 && vr->pairs->d[VREG_RAX].spos == 11000 &&
+		    vr->pairs->d[VREG_RAX].mpos == 1000);
 	assert_true(!(vr->pairs->mask & (1u << VREG_RSP)));
 	/* rbx went 0x5eed5eed -> 1 -> 0x5eed5eed at samples 7 and 8 */
 	assert_true(vr->pairs->d[VREG_RBX].nneg == 1 && vr->pairs->d[VREG_RBX].sneg == 0x5eed5eed - 1);

@@ -652,8 +652,10 @@ static void make_values(struct values_profile *p, size_t n, uint64_t base)
 			pp->mask = 1u << VREG_RAX;
 			pp->d[VREG_RAX].npos = 4;
 			pp->d[VREG_RAX].spos = 4000;
+			pp->d[VREG_RAX].mpos = 1200;
 			pp->d[VREG_RAX].nneg = 1;
 			pp->d[VREG_RAX].sneg = 7;
+			pp->d[VREG_RAX].mneg = 7;
 		}
 	}
 	values_profile_sort(p);
@@ -685,7 +687,8 @@ static void values_round_trip_and_damage(void **state)
 		assert_true(list_of(&q, i, VREG_RAX)->n <= VALUES_CAP && list_of(&q, i, VREG_RAX)->tau > 1);
 		assert_true(!!q.v[i].pairs == !!p.v[i].pairs);
 	}
-	assert_true(q.v[39].pairs && q.v[39].pairs->d[VREG_RAX].spos == 4000);
+	assert_true(q.v[39].pairs && q.v[39].pairs->d[VREG_RAX].spos == 4000 &&
+		    q.v[39].pairs->d[VREG_RAX].mpos == 1200);
 	values_encode(&q, &sb2);
 	assert_int_equal(sb2.len, sb.len);
 	assert_memory_equal(sb2.buf, sb.buf, sb.len);
@@ -728,7 +731,7 @@ static void values_rejects_bad_records(void **state)
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		if (!strcmp(bad[i].why, "bad pair sums")) {
 			/* pairs 2, dt 0, mask rax, npos 3 > pairs */
-			static const uint8_t b[] = { 0x10, 1, 0, 2, 0, 1, 3, 1, 0, 0 };
+			static const uint8_t b[] = { 0x10, 1, 0, 2, 0, 1, 3, 1, 1, 0, 0, 0 };
 
 			assert_int_equal(values_decode(b, sizeof(b), 1, &q, &why), -1);
 		} else {

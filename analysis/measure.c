@@ -1,0 +1,331 @@
+#include "config.h"
+#include "analysis/measure.h"
+#include "analysis/valprof.h"
+#include "core/json.h"
+#include "core/strbuf.h"
+#include "core/xalloc.h"
+#include "disasm/decode.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Pairs where the register went the wrong way or did not move: at most this share. */
+#define MAX_BAD_SHARE 0.15
+/*
+ * The largest change of one pair, at most this many times the mean: a
+ * pair whose change was another quantity (it began outside the loop, in
+ * code that holds something else in the register) would dominate the sum.
+ */
+#define MAX_OVER_MEAN 4
+/* An invariant step register: its most common value at least this share. */
+#define STEP_SHARE 0.99
+
+struct scan {
+	const struct listing *l;
+	const struct cfg *cfg;
+	const struct values_profile *prof;
+	unsigned char *fwd, *bwd;       /* per block */
+	uint32_t *stack;
+};
+
+/* Marks the blocks reachable from b (forward) or reaching b (backward), EXIT left out. */
+static void reach(struct scan *s, size_t b, bool forward, unsigned char *mark)
+{
+	const struct cfg *cfg = s->cfg;
+	size_t n = 0;
+
+	memset(mark, 0, cfg->n_blocks);
+	s->stack[n++] = (uint32_t)b;
+	while (n) {
+		const struct cfg_block *blk = &cfg->blocks[s->stack[--n]];
+		uint32_t first = forward ? blk->succ : blk->pred, cnt = forward ? blk->n_succ : blk->n_pred;
+
+		for (uint32_t k = 0; k < cnt; k++) {
+			const struct cfg_edge *e = &cfg->edges[forward ? cfg->succ[first + k]
+								      : cfg->pred[first + k]];
+			uint32_t x = forward ? e->to : e->from;
+
+			if (x == cfg->exit || mark[x])
+				continue;
+			mark[x] = 1;
+			s->stack[n++] = x;
+		}
+	}
+}
+
+/* The mnemonic of an instruction's text ("add" of "add rcx, 1"). */
+static bool mnemonic_is(const struct insn *in, const char *m)
+{
+	size_t n = strlen(m);
+
+	return !strncmp(in->text, m, n) && (in->text[n] == ' ' || !in->text[n]);
+}
+
+static int vreg_of(unsigned dreg)
+{
+	static const int map[16] = {
+		[DREG_RAX] = VREG_RAX, [DREG_RCX] = VREG_RCX, [DREG_RDX] = VREG_RDX,
+		[DREG_RBX] = VREG_RBX, [DREG_RSP] = VREG_RSP, [DREG_RBP] = VREG_RBP,
+		[DREG_RSI] = VREG_RSI, [DREG_RDI] = VREG_RDI, [DREG_R8] = VREG_R8,
+		[DREG_R9] = VREG_R9, [DREG_R10] = VREG_R10, [DREG_R11] = VREG_R11,
+		[DREG_R12] = VREG_R12, [DREG_R13] = VREG_R13, [DREG_R14] = VREG_R14,
+		[DREG_R15] = VREG_R15,
+	};
+
+	return dreg < 16 && dreg != DREG_RSP ? map[dreg] : -1;
+}
+
+/* True if block blk (listing index range) writes dreg other than at instruction skip. */
+static bool loop_writes(const struct scan *s, const unsigned char *in_loop, unsigned dreg,
+			size_t skip)
+{
+	for (size_t i = 0; i < s->l->n_insns; i++) {
+		long b = s->l->insns[i].block;
+
+		if (b < 0 || !in_loop[b] || i == skip)
+			continue;
+		if (regset_has(&s->l->insns[i].insn->writes, dreg))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The most common value of register r over the loop's samples, if it has
+ * at least STEP_SHARE of them (a step held in a register the loop never
+ * writes).
+ */
+static bool invariant_value(const struct scan *s, const unsigned char *in_loop, int r,
+			    uint64_t *value)
+{
+	struct hotlist_entry room[HOTLIST_MAX];
+	struct hotlist h;
+	struct hotlist_rng rng = HOTLIST_RNG_INIT(17);
+	uint64_t samples = 0;
+	size_t best = 0;
+
+	hotlist_init(&h, room, HOTLIST_MAX);
+	for (size_t i = 0; i < s->l->n_insns; i++) {
+		long b = s->l->insns[i].block;
+		const struct values_rec *rec;
+
+		if (b < 0 || !in_loop[b] ||
+		    !(rec = valprof_rec_at(s->l, s->prof, s->l->insns[i].insn->addr)) ||
+		    !(rec->mask & (1u << r)))
+			continue;
+		hotlist_merge(&h, &rec->h[r], &rng);
+		samples += rec->samples;
+	}
+	if (!h.n || samples < VALPROF_MIN_SAMPLES)
+		return false;
+	for (size_t k = 1; k < h.n; k++)
+		if (h.e[k].count > h.e[best].count)
+			best = k;
+	if (hotlist_estimate(&h, best) < STEP_SHARE * (double)samples)
+		return false;
+	*value = h.e[best].value;
+	return true;
+}
+
+/*
+ * If listing instruction i adds a constant to a register (its only
+ * writer in the loop), sets *dreg and *step.
+ */
+static bool counting(struct scan *s, size_t i, const unsigned char *in_loop, unsigned *dreg,
+		     int64_t *step)
+{
+	const struct insn *in = s->l->insns[i].insn;
+	struct decoder *dec = image_decoder(s->l->img);
+	struct insn_ops ops;
+	struct insn tmp;
+	uint8_t code[16];
+	const struct insn_operand *o0, *o1;
+	uint64_t v;
+	int r;
+
+	if (!dec || in->len > sizeof(code) || image_read(s->l->img, in->addr, code, in->len) ||
+	    !decode_ops(dec, code, in->len, in->addr, &tmp, &ops) || !ops.n ||
+	    ops.op[0].kind != OPK_REG || (r = vreg_of(ops.op[0].reg)) < 0)
+		return false;
+	o0 = &ops.op[0];
+	o1 = ops.n > 1 ? &ops.op[1] : NULL;
+	if (o0->size != 8 && o0->size != 4)
+		return false;
+	if ((mnemonic_is(in, "inc") || mnemonic_is(in, "dec")) && ops.n == 1)
+		*step = mnemonic_is(in, "inc") ? 1 : -1;
+	else if ((mnemonic_is(in, "add") || mnemonic_is(in, "sub")) && o1 && o1->kind == OPK_IMM)
+		*step = mnemonic_is(in, "add") ? o1->imm : -o1->imm;
+	else if (mnemonic_is(in, "lea") && o1 && o1->kind == OPK_MEM && o1->base == o0->reg &&
+		 o1->index == DREG_NONE)
+		*step = o1->disp;
+	else if ((mnemonic_is(in, "add") || mnemonic_is(in, "sub")) && o1 && o1->kind == OPK_REG &&
+		 o1->reg != o0->reg && vreg_of(o1->reg) >= 0 &&
+		 !loop_writes(s, in_loop, o1->reg, (size_t)-1) &&
+		 invariant_value(s, in_loop, vreg_of(o1->reg), &v))
+		*step = mnemonic_is(in, "add") ? (int64_t)v : -(int64_t)v;
+	else
+		return false;
+	/* A 32-bit counter wraps at 2^32: only small steps are safe to sum. */
+	if (!*step || *step > INT32_MAX || *step < -INT32_MAX)
+		return false;
+	if (loop_writes(s, in_loop, o0->reg, i))
+		return false;
+	*dreg = o0->reg;
+	return true;
+}
+
+/* The loop around block b: blocks both reachable from b and reaching b. */
+static bool loop_of(struct scan *s, size_t b, unsigned char *in_loop, size_t *n_blocks)
+{
+	const struct cfg *cfg = s->cfg;
+
+	reach(s, b, true, s->fwd);
+	if (!s->fwd[b])
+		return false;  /* b is on no cycle */
+	reach(s, b, false, s->bwd);
+	*n_blocks = 0;
+	for (size_t x = 0; x < cfg->n_blocks; x++) {
+		in_loop[x] = s->fwd[x] && s->bwd[x];
+		*n_blocks += in_loop[x];
+	}
+	/* A call in the loop: its callee's time is in the pairs, not in the loop's samples. */
+	for (size_t i = 0; i < s->l->n_insns; i++) {
+		long blk = s->l->insns[i].block;
+		enum insn_kind k = s->l->insns[i].insn->kind;
+
+		if (blk >= 0 && in_loop[blk] && (k == INSN_CALL || k == INSN_ICALL || k == INSN_SYSCALL))
+			return false;
+	}
+	return true;
+}
+
+/* Sums the pairs and samples of the loop for register r. */
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+static void sum_loop(const struct scan *s, const unsigned char *in_loop, int r,
+		     enum dcpi_event ev, struct measure *m, struct values_delta *d)
+{
+	memset(d, 0, sizeof(*d));
+	for (size_t i = 0; i < s->l->n_insns; i++) {
+		long b = s->l->insns[i].block;
+		const struct values_rec *rec;
+
+		if (b < 0 || !in_loop[b])
+			continue;
+		m->loop_samples += (double)s->l->insns[i].samples[ev];
+		rec = valprof_rec_at(s->l, s->prof, s->l->insns[i].insn->addr);
+		if (!rec || !rec->pairs)
+			continue;
+		m->pairs += rec->pairs->n;
+		d->spos = sat_add(d->spos, rec->pairs->d[r].spos);
+		d->sneg = sat_add(d->sneg, rec->pairs->d[r].sneg);
+		d->npos += rec->pairs->d[r].npos;
+		d->nneg += rec->pairs->d[r].nneg;
+		if (rec->pairs->d[r].mpos > d->mpos)
+			d->mpos = rec->pairs->d[r].mpos;
+		if (rec->pairs->d[r].mneg > d->mneg)
+			d->mneg = rec->pairs->d[r].mneg;
+	}
+}
+
+static bool measure_one(struct scan *s, size_t i, unsigned char *in_loop, enum dcpi_event ev,
+			struct measure *m)
+{
+	struct values_delta d;
+	uint64_t moved, most;
+	unsigned dreg;
+	int r;
+
+	memset(m, 0, sizeof(*m));
+	if (!counting(s, i, in_loop, &dreg, &m->step))
+		return false;
+	r = vreg_of(dreg);
+	sum_loop(s, in_loop, r, ev, m, &d);
+	moved = m->step > 0 ? d.spos : d.sneg;
+	most = m->step > 0 ? d.mpos : d.mneg;
+	m->good = m->step > 0 ? d.npos : d.nneg;
+	m->bad = m->pairs - m->good;
+	if (m->good < MEASURE_MIN_PAIRS || (double)m->bad > MAX_BAD_SHARE * (double)m->pairs ||
+	    !(m->loop_samples > 0) || moved == UINT64_MAX ||
+	    (double)most > MAX_OVER_MEAN * (double)moved / (double)m->good)
+		return false;
+	m->block = s->l->insns[i].block;
+	m->insn = i;
+	m->reg = (unsigned)r;
+	m->per_period = (double)moved / (double)m->good /
+			(double)(m->step > 0 ? m->step : -m->step);
+	m->execs = m->per_period * m->loop_samples;
+	return true;
+}
+
+size_t measure_loops(const struct listing *l, const struct values_profile *prof,
+		     enum dcpi_event ev, struct measure **out)
+{
+	const struct cfg *cfg = &l->cfg;
+	struct scan s = { l, cfg, prof, NULL, NULL, NULL };
+	unsigned char *in_loop;
+	size_t n = 0, alloc = 0, n_blocks;
+	long last_block = -1;
+	bool looped = false;
+
+	*out = NULL;
+	if (!prof || !prof->n || !cfg->n_blocks || !l->img)
+		return 0;
+	s.fwd = xcalloc(cfg->n_blocks, 1);
+	s.bwd = xcalloc(cfg->n_blocks, 1);
+	s.stack = xcalloc(cfg->n_blocks + cfg->n_edges + 1, sizeof(*s.stack));
+	in_loop = xcalloc(cfg->n_blocks, 1);
+	for (size_t i = 0; i < l->n_insns; i++) {
+		long b = l->insns[i].block;
+		struct measure m;
+
+		if (b < 0 || (size_t)b == cfg->exit)
+			continue;
+		if (b != last_block) {
+			last_block = b;
+			looped = loop_of(&s, (size_t)b, in_loop, &n_blocks);
+		}
+		if (!looped || !measure_one(&s, i, in_loop, ev, &m))
+			continue;
+		m.loop_blocks = n_blocks;
+		if (n && (*out)[n - 1].block == b) {
+			if (m.good > (*out)[n - 1].good)
+				(*out)[n - 1] = m;
+			continue;
+		}
+		ALLOC_GROW(*out, n + 1, alloc);
+		(*out)[n++] = m;
+	}
+	free(in_loop);
+	free(s.stack);
+	free(s.fwd);
+	free(s.bwd);
+	return n;
+}
+
+void measure_describe(const struct measure *m, const struct listing *l, struct strbuf *sb)
+{
+	strbuf_addf(sb, "measured: block %ld ran %.3g times (%s %+lld at 0x%llx; %llu pairs of "
+		    "samples in the loop, %llu against)", m->block, m->execs, values_reg_name(m->reg),
+		    (long long)m->step, (unsigned long long)l->insns[m->insn].insn->addr,
+		    (unsigned long long)m->good, (unsigned long long)m->bad);
+}
+
+void measure_json(const struct measure *m, const struct listing *l, struct json_writer *w)
+{
+	json_object_begin(w);
+	json_key(w, "block"), json_i64(w, m->block);
+	json_key(w, "addr"), json_hex(w, l->insns[m->insn].insn->addr);
+	json_key(w, "reg"), json_string(w, values_reg_name(m->reg));
+	json_key(w, "step"), json_i64(w, m->step);
+	json_key(w, "execs"), json_double(w, m->execs, 6);
+	json_key(w, "per_period"), json_double(w, m->per_period, 6);
+	json_key(w, "loop_samples"), json_double(w, m->loop_samples, 6);
+	json_key(w, "pairs"), json_u64(w, m->pairs);
+	json_key(w, "good"), json_u64(w, m->good);
+	json_key(w, "bad"), json_u64(w, m->bad);
+	json_object_end(w);
+}
