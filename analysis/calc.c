@@ -1012,8 +1012,9 @@ static bool burst_estimate(struct work *w, int cls, struct est_result *r)
  * executions over the cycles of a sample.  Confidence: the count's error
  * is that of the loop's samples (periodic, not Poisson: about one sample
  * in a run) and of the pairs' mean, small with tens of pairs; what can
- * spoil it is a loop whose runs a pair straddles, which the share of
- * wrong-way pairs shows.
+ * spoil it is a loop whose runs a pair straddles, each of which loses up
+ * to a pair's iterations: the share of wrong-way pairs bounds the error
+ * (unless the trip count accounts for them).
  */
 static bool measured_estimate(struct work *w, int cls, struct est_result *r,
 			      enum calc_conf *conf)
@@ -1035,9 +1036,11 @@ static bool measured_estimate(struct work *w, int cls, struct est_result *r,
 	r->f = best->execs / c->period;
 	r->samples = best->loop_samples;
 	r->points = (unsigned)best->good;
-	if (best->good >= 40 && best->loop_samples >= 200 && best->bad <= best->pairs / 20)
+	double wrong = best->trip ? 0 : (double)best->against / (double)best->pairs;
+
+	if (best->good >= 40 && best->loop_samples >= 200 && wrong <= 0.01)
 		*conf = CALC_CONF_HIGH;
-	else if (best->good >= 20 && best->loop_samples >= 50)
+	else if (best->good >= 20 && best->loop_samples >= 50 && wrong <= 0.05)
 		*conf = CALC_CONF_MEDIUM;
 	else
 		*conf = CALC_CONF_LOW;
@@ -1907,7 +1910,8 @@ int calc_from_listing(struct calc *c, const struct epoch_meta *meta, const uint6
 	choose_period(c, meta);
 	alloc_results(c);
 	if (c->vprof && c->has_time && (!c->opts.est || c->opts.est->measure))
-		c->n_measured = measure_loops(&c->list, c->vprof, c->time_event, &c->measured);
+		c->n_measured = measure_loops(&c->list, c->vprof, c->time_event, c->period,
+					      c->model ? c->model->retire_width : 0, &c->measured);
 	work_init(&w, c, meta);
 	if (can_schedule(c))
 		for (size_t b = 0; b < w.cfg->exit; b++)

@@ -42,13 +42,18 @@ struct measure {
 	size_t insn;            /* the counting instruction (listing index) */
 	unsigned reg;           /* enum values_reg */
 	int64_t step;           /* its change per execution */
-	double per_period;      /* executions per sampling period of the loop's time */
+	double per_period;      /* executions per sampling period of the loop's time: the
+				   changes the right way over all pairs ending in the loop */
 	double loop_samples;    /* time samples recorded in the loop */
 	double execs;           /* per_period x loop_samples */
 	uint64_t pairs;         /* pairs ending in the loop */
 	uint64_t good;          /* ... of them where the register moved the right way */
-	uint64_t bad;           /* ... the wrong way (a new run of the loop in between) */
+	uint64_t bad;           /* ... did not (the wrong way, or not at all) */
+	uint64_t against;       /* ... the wrong way: a new run of the loop in between */
 	size_t loop_blocks;     /* blocks in the loop */
+	uint64_t trip;          /* runs a few periods long: the iterations of a run (bound -
+				   start) / step, 0 if not used */
+	uint64_t wraps;         /* ... pairs that crossed into a new run */
 };
 
 /*
@@ -57,8 +62,15 @@ struct measure {
  * of event ev.  Returns the number of measurements in *out (caller frees),
  * at most one per block (the one with the most good pairs).
  */
+/*
+ * A count is plausible only if the loop did not retire more than width
+ * instructions a cycle: with cycles_per_sample (0: unknown, no check) a
+ * count implying more is refused (a register that held other quantities
+ * than a count: pointers into different arrays on each call).
+ */
 size_t measure_loops(const struct listing *l, const struct values_profile *prof,
-		     enum dcpi_event ev, struct measure **out);
+		     enum dcpi_event ev, double cycles_per_sample, unsigned width,
+		     struct measure **out);
 
 struct strbuf;
 struct json_writer;
