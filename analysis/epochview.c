@@ -158,34 +158,6 @@ const char *epoch_view_event_label(const struct epoch_view *v, enum dcpi_event e
 	return buf;
 }
 
-int epoch_view_parse_events(const char *list, enum dcpi_event *out, size_t *n)
-{
-	char *copy = xstrdup(list), *save = NULL;
-	int r = 0;
-
-	*n = 0;
-	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		int ev = event_lookup(t);
-		bool dup = false;
-
-		if (ev < 0) {
-			char *safe = display_safe(t);
-
-			r = errorf("unknown event '%s'", safe);
-			free(safe);
-			break;
-		}
-		for (size_t k = 0; k < *n; k++)
-			dup |= out[k] == (enum dcpi_event)ev;
-		if (!dup && *n < EVENT__COUNT)
-			out[(*n)++] = (enum dcpi_event)ev;
-	}
-	if (!r && !*n)
-		r = errorf("no event given");
-	free(copy);
-	return r;
-}
-
 void epoch_view_warn_image(struct epoch_view *v, size_t i)
 {
 	struct ev_image *e = &v->images[i];

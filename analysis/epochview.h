@@ -105,12 +105,6 @@ const char *epoch_view_event_label(const struct epoch_view *v, enum dcpi_event e
 				   size_t size);
 
 /*
- * Parses a comma-separated event list ("cycles,imiss") into out (at most
- * EVENT__COUNT); -1 with a message naming a bad event.
- */
-int epoch_view_parse_events(const char *list, enum dcpi_event *out, size_t *n);
-
-/*
  * Warns once per image about why it cannot be named or shown
  * ("warning: /usr/bin/x: cannot open ...").  Report layers call it when
  * they fall back to image-level rows.

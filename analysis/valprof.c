@@ -1,6 +1,7 @@
 #include "config.h"
 #include "analysis/valprof.h"
 #include "core/json.h"
+#include "present/draw.h"
 #include "core/strbuf.h"
 #include "core/xalloc.h"
 #include "disasm/decode.h"
@@ -262,16 +263,32 @@ void valprof_release(struct valprof *vp)
 	memset(vp, 0, sizeof(*vp));
 }
 
-void valprof_format(const struct valprof_insn *vi, struct strbuf *sb)
+void valprof_draw(const struct valprof_insn *vi, struct draw *d)
 {
 	for (unsigned k = 0; k < vi->n; k++) {
 		const struct valprof_item *it = &vi->it[k];
 
-		strbuf_addf(sb, "%s%s:", k ? "  " : "", it->name);
-		for (unsigned j = 0; j < it->n; j++)
-			strbuf_addf(sb, "%s(%s%.1f%% 0x%llx)", j ? " " : "", it->lower_bound ? ">=" : "",
-				    100 * it->v[j].share, (unsigned long long)it->v[j].value);
+		if (k)
+			draw_space(d, STYLE_NORMAL, 2);
+		draw_text(d, it->address ? STYLE_LABEL : STYLE_REGISTER, it->name);
+		draw_text(d, STYLE_NORMAL, ":");
+		for (unsigned j = 0; j < it->n; j++) {
+			if (j)
+				draw_space(d, STYLE_NORMAL, 1);
+			draw_printf(d, it->v[j].share >= VALPROF_INVARIANT ? STYLE_HOT : STYLE_NORMAL,
+				    "(%s%.1f%%", it->lower_bound ? ">=" : "", 100 * it->v[j].share);
+			draw_printf(d, STYLE_IMMEDIATE, " 0x%llx", (unsigned long long)it->v[j].value);
+			draw_text(d, STYLE_NORMAL, ")");
+		}
 	}
+}
+
+void valprof_format(const struct valprof_insn *vi, struct strbuf *sb)
+{
+	struct draw d;
+
+	draw_init_text(&d, sb, DRAW_UNBOUNDED, DRAW_UTF8);
+	valprof_draw(vi, &d);
 }
 
 void valprof_json(const struct valprof_insn *vi, struct json_writer *w)

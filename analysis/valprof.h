@@ -40,6 +40,7 @@
 
 struct strbuf;
 struct json_writer;
+struct draw;
 
 #define VALPROF_SHOW 3      /* values shown per register */
 #define VALPROF_ITEMS 4     /* registers (and the address) shown per instruction */
@@ -86,7 +87,12 @@ void valprof_release(struct valprof *vp);
 const struct values_rec *valprof_rec_at(const struct listing *l, const struct values_profile *prof,
 					uint64_t addr);
 
-/* Appends "rax:(95.0% 0x5eed5eed) (0.4% 0x7)  addr:(>=90.0% 0x601040)". */
+/*
+ * Draws "rax:(95.0% 0x5eed5eed) (0.4% 0x7)  addr:(>=90.0% 0x601040)" as
+ * styled segments (present/draw.h): what every view of values shows.
+ */
+void valprof_draw(const struct valprof_insn *vi, struct draw *d);
+/* The same appended to sb as plain text. */
 void valprof_format(const struct valprof_insn *vi, struct strbuf *sb);
 
 /*

@@ -142,6 +142,19 @@ int collect_option(struct collect_options *o, int opt, const char *arg)
 	}
 }
 
+int collect_check_label(const char *label)
+{
+	if (!epoch_label_valid(label))
+		return errorf("invalid epoch label '%s' (1-64 characters, no spaces, not a number, "
+			      "not starting with 'latest')", label);
+	return 0;
+}
+
+int collect_cli_option(const struct cli_option *opt, const char *arg)
+{
+	return collect_option(opt->value, opt->defval, arg) < 0 ? -1 : 0;
+}
+
 /* ---- opening the events ---------------------------------------------------- */
 
 static double cpu_mhz(void)

@@ -27,6 +27,7 @@
 
 #include "collect/shash.h"
 #include "collect/store.h"
+#include "core/cli.h"
 #include "core/event.h"
 
 struct strbuf;
@@ -78,11 +79,11 @@ void collect_options_init(struct collect_options *o);
 int collect_parse_events(struct collect_options *o, const char *list);
 
 /*
- * Options dcpid and dcpirun share.  collect_option() handles one of them
- * (returns 1), or returns 0 if opt is not one of them, -1 on a bad value
- * (reported).
+ * Options dcpid and dcpirun share: COLLECT_OPTIONS(o) are their entries
+ * in a core/cli.h option table (o: a struct collect_options *), each
+ * handled by collect_option() with its code: it returns 1, or 0 if opt is
+ * not one of them, -1 on a bad value (reported).
  */
-#define COLLECT_SHORTOPTS "e:F:c:"
 enum {
 	COLLECT_OPT_HASH = 0x2000,
 	COLLECT_OPT_PER_PROCESS,
@@ -93,19 +94,35 @@ enum {
 	COLLECT_OPT_NO_CALIBRATE,
 	COLLECT_OPT_VALUES,
 };
-#define COLLECT_LONGOPTS                                                            \
-	{ "events", required_argument, NULL, 'e' },                                 \
-	{ "freq", required_argument, NULL, 'F' },                                   \
-	{ "period", required_argument, NULL, 'c' },                                 \
-	{ "hash", required_argument, NULL, COLLECT_OPT_HASH },                      \
-	{ "per-process", required_argument, NULL, COLLECT_OPT_PER_PROCESS },        \
-	{ "write-interval", required_argument, NULL, COLLECT_OPT_WRITE_INTERVAL },  \
-	{ "ring-pages", required_argument, NULL, COLLECT_OPT_RING_PAGES },          \
-	{ "hash-compare", no_argument, NULL, COLLECT_OPT_HASH_COMPARE },            \
-	{ "hash-bytes", required_argument, NULL, COLLECT_OPT_HASH_BYTES },          \
-	{ "no-calibrate", no_argument, NULL, COLLECT_OPT_NO_CALIBRATE },          \
-	{ "values", no_argument, NULL, COLLECT_OPT_VALUES }
 int collect_option(struct collect_options *o, int opt, const char *arg);
+/* 0 if label can name a new epoch (db/meta.h), else -1 after saying why. */
+int collect_check_label(const char *label);
+int collect_cli_option(const struct cli_option *opt, const char *arg);
+#define COLLECT_OPT_(s, l, o, a, h, code, fl) \
+	OPT_CALLBACK_F((s), (l), (o), (a), (h), collect_cli_option, (fl), (code))
+#define COLLECT_OPTIONS(o)                                                                  \
+	COLLECT_OPT_('e', "events", (o), "LIST", "events to sample (default: cycles,imiss); of\n" \
+		     "cycles imiss dmiss branchmp dtlbmiss itlbmiss instructions clock", 'e', 0), \
+	COLLECT_OPT_('F', "freq", (o), "HZ", "mean samples per second per CPU (default: 1000)", \
+		     'F', 0),                                                               \
+	COLLECT_OPT_('c', "period", (o), "N", "mean sampling period (events; ns for clock)", 'c', 0), \
+	COLLECT_OPT_(0, "per-process", (o), "PATH", "also keep per-process profiles of this image", \
+		     COLLECT_OPT_PER_PROCESS, 0),                                           \
+	COLLECT_OPT_(0, "hash", (o), "rr4|stf6", "the per-CPU sample hash table (default: stf6)", \
+		     COLLECT_OPT_HASH, 0),                                                  \
+	COLLECT_OPT_(0, "write-interval", (o), "S",                                          \
+		     "write profiles that waited S seconds (default: 60)",                  \
+		     COLLECT_OPT_WRITE_INTERVAL, 0),                                        \
+	COLLECT_OPT_(0, "no-calibrate", (o), NULL,                                           \
+		     "do not measure the cycles per clock sample (~30 ms per\n"             \
+		     "CPU at each epoch's start)", COLLECT_OPT_NO_CALIBRATE, 0),             \
+	COLLECT_OPT_(0, "values", (o), NULL,                                                 \
+		     "record the registers with each user sample: value profiles\n"          \
+		     "(dcpicalc --values, dcpivals)", COLLECT_OPT_VALUES, 0),                \
+	COLLECT_OPT_(0, "ring-pages", (o), "N", "ring buffer pages per CPU (default: 64)",    \
+		     COLLECT_OPT_RING_PAGES, 0),                                            \
+	COLLECT_OPT_(0, "hash-compare", (o), NULL, NULL, COLLECT_OPT_HASH_COMPARE, CLI_HIDDEN), \
+	COLLECT_OPT_(0, "hash-bytes", (o), "N", NULL, COLLECT_OPT_HASH_BYTES, CLI_HIDDEN)
 
 struct collector;
 

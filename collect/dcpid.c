@@ -20,7 +20,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <grp.h>
 #include <inttypes.h>
 #include <signal.h>
@@ -31,44 +30,6 @@
 #include <sys/socket.h>
 #include <syslog.h>
 #include <unistd.h>
-
-static const char usage[] =
-	"usage: dcpid [-d DIR] [-e EVENTS] [-F HZ|-c PERIOD] [--foreground] [--socket PATH] [OPTIONS]\n"
-	"\n"
-	"Samples every CPU and keeps the profile database DIR up to date.\n"
-	"\n"
-	"  -d, --db DIR           the database (default: $DCPI_DB, else ./dcpi.db)\n"
-	"  -e, --events LIST      events to sample (default: cycles,imiss)\n"
-	"  -F, --freq HZ          mean samples per second per CPU (default: 1000)\n"
-	"  -c, --period N         mean sampling period (events; ns for clock)\n"
-	"  -f, --foreground       stay in the foreground and log to stderr (for systemd)\n"
-	"      --socket PATH      the control socket (default: " CTL_DEFAULT_SOCKET ")\n"
-	"      --group GROUP      let GROUP use the socket too (mode 0660)\n"
-	"      --label L          start a new epoch labelled L\n"
-	"      --new-epoch        start a new epoch (default: continue the current one)\n"
-	"      --per-process PATH also keep per-process profiles of this image\n"
-	"      --hash rr4|stf6    the per-CPU sample hash table (default: stf6)\n"
-	"      --write-interval S write profiles that waited S seconds (default: 60)\n"
-	"      --values           record the registers with each user sample: value\n"
-	"                         profiles (dcpicalc --values, dcpivals)\n"
-	"      --no-calibrate     do not measure the cycles per clock sample (~30 ms per CPU\n"
-	"                         at each epoch's start)\n"
-	"      --ring-pages N     ring buffer pages per CPU (default: 64)\n"
-	"      --help, --version\n";
-
-enum { OPT_SOCKET = CLI_OPT__FIRST_FREE, OPT_GROUP, OPT_LABEL, OPT_NEW_EPOCH };
-
-static const struct option longopts[] = {
-	{ "db", required_argument, NULL, 'd' },
-	{ "foreground", no_argument, NULL, 'f' },
-	{ "socket", required_argument, NULL, OPT_SOCKET },
-	{ "group", required_argument, NULL, OPT_GROUP },
-	{ "label", required_argument, NULL, OPT_LABEL },
-	{ "new-epoch", no_argument, NULL, OPT_NEW_EPOCH },
-	COLLECT_LONGOPTS,
-	CLI_LONGOPTS_COMMON,
-	{ NULL, 0, NULL, 0 }
-};
 
 #define MAX_CLIENTS 8
 #define CLIENT_TIMEOUT_NS (2 * (int64_t)1000000000)
@@ -100,8 +61,9 @@ static struct daemon *the_daemon;
 
 /* ---- setup ------------------------------------------------------------------ */
 
-static void parse_group(struct daemon *d, const char *name)
+static int group_option(const struct cli_option *o, const char *name)
 {
+	struct daemon *d = o->value;
 	struct group *g = getgrnam(name);
 	uint64_t v;
 
@@ -110,52 +72,42 @@ static void parse_group(struct daemon *d, const char *name)
 	else if (!cli_parse_range(name, 0, UINT32_MAX - 1, &v))
 		d->access.gid = (gid_t)v;
 	else
-		die("unknown group '%s'", name);
+		return errorf("unknown group '%s'", name);
 	d->access.has_group = true;
+	return 0;
 }
 
 static void parse_args(struct daemon *d, int argc, char **argv)
 {
-	int c, k;
+	int first;
+	const struct cli_option options[] = {
+		OPT_DB(&d->dir),
+		COLLECT_OPTIONS(&d->opt),
+		OPT_BOOL('f', "foreground", &d->foreground,
+			 "stay in the foreground and log to stderr (for systemd)"),
+		OPT_STRING(0, "socket", &d->socket, "PATH",
+			   "the control socket (default: " CTL_DEFAULT_SOCKET ")"),
+		OPT_CALLBACK(0, "group", d, "GROUP", "let GROUP use the socket too (mode 0660)",
+			     group_option),
+		OPT_STRING(0, "label", &d->label, "L", "start a new epoch labelled L"),
+		OPT_BOOL(0, "new-epoch", &d->new_epoch,
+			 "start a new epoch (default: continue the current one)"),
+		OPT_END()
+	};
+	const struct cli_command cmd = {
+		.usage = "dcpid [-d DIR] [-e EVENTS] [-F HZ|-c PERIOD] [--foreground] [--socket PATH] [OPTIONS]",
+		.about = "Samples every CPU and keeps the profile database DIR up to date.",
+		.options = options,
+		.max_args = -1,
+	};
 
-	while ((c = getopt_long(argc, argv, "d:f" COLLECT_SHORTOPTS, longopts, NULL)) != -1) {
-		if ((k = collect_option(&d->opt, c, optarg)) < 0)
-			exit(1);
-		if (k)
-			continue;
-		switch (c) {
-		case 'd':
-			d->dir = optarg;
-			break;
-		case 'f':
-			d->foreground = true;
-			break;
-		case OPT_SOCKET:
-			d->socket = optarg;
-			break;
-		case OPT_GROUP:
-			parse_group(d, optarg);
-			break;
-		case OPT_LABEL:
-			d->label = optarg;
-			d->new_epoch = true;
-			break;
-		case OPT_NEW_EPOCH:
-			d->new_epoch = true;
-			break;
-		case CLI_OPT_HELP:
-			cli_usage(usage, 0);
-		case CLI_OPT_VERSION:
-			cli_version();
-		default:
-			cli_usage(usage, 1);
-		}
-	}
-	if (optind < argc)
-		die("unexpected argument '%s' (dcpid runs no command; see dcpirun)", argv[optind]);
-	if (d->label && !epoch_label_valid(d->label))
-		die("invalid epoch label '%s' (1-64 characters, no spaces, not a number, not "
-		    "starting with 'latest')", d->label);
+	first = cli_parse(argc, argv, &cmd);
+	if (first < argc)
+		die("unexpected argument '%s' (dcpid runs no command; see dcpirun)", argv[first]);
+	if (d->label && collect_check_label(d->label))
+		exit(1);
+	if (d->label)
+		d->new_epoch = true;
 }
 
 /* Continue the current epoch if an earlier dcpid was writing it. */

@@ -20,7 +20,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -29,42 +28,6 @@
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-static const char usage[] =
-	"usage: dcpirun [-d DIR] [-e EVENTS] [-F HZ|-c PERIOD] [--label L] [--append] -- CMD [ARGS...]\n"
-	"\n"
-	"Profiles CMD and every process it starts, into a new epoch of the profile\n"
-	"database, and exits with CMD's exit status.\n"
-	"\n"
-	"  -d, --db DIR           the database (default: $DCPI_DB, else ./dcpi.db)\n"
-	"  -e, --events LIST      events to sample (default: cycles,imiss); one of\n"
-	"                         cycles imiss dmiss branchmp dtlbmiss itlbmiss instructions clock\n"
-	"  -F, --freq HZ          mean samples per second per CPU (default: 1000)\n"
-	"  -c, --period N         mean sampling period (events; ns for clock)\n"
-	"      --label L          label of the new epoch\n"
-	"      --append           add to the latest epoch instead of starting one\n"
-	"      --no-snapshot      do not copy the profiled binaries into the database\n"
-	"      --per-process PATH also keep per-process profiles of this image\n"
-	"      --hash rr4|stf6    the per-CPU sample hash table (default: stf6)\n"
-	"      --write-interval S write profiles that waited S seconds (default: 60)\n"
-	"      --values           record the registers with each user sample: value\n"
-	"                         profiles (dcpicalc --values, dcpivals)\n"
-	"      --no-calibrate     do not measure the cycles per clock sample (~30 ms)\n"
-	"  -q, --quiet            no summary line\n"
-	"      --help, --version\n";
-
-enum { OPT_LABEL = CLI_OPT__FIRST_FREE, OPT_APPEND, OPT_NO_SNAPSHOT };
-
-static const struct option longopts[] = {
-	{ "db", required_argument, NULL, 'd' },
-	{ "label", required_argument, NULL, OPT_LABEL },
-	{ "append", no_argument, NULL, OPT_APPEND },
-	{ "no-snapshot", no_argument, NULL, OPT_NO_SNAPSHOT },
-	{ "quiet", no_argument, NULL, 'q' },
-	COLLECT_LONGOPTS,
-	CLI_LONGOPTS_COMMON,
-	{ NULL, 0, NULL, 0 }
-};
 
 /* Signals dcpirun passes on to the command. */
 static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM,
@@ -84,46 +47,36 @@ struct run {
 
 static void parse_args(struct run *r, int argc, char **argv)
 {
-	int c, k;
+	int first;
+	const struct cli_option options[] = {
+		OPT_DB(&r->dir),
+		COLLECT_OPTIONS(&r->opt),
+		OPT_STRING(0, "label", &r->label, "L", "label of the new epoch"),
+		OPT_BOOL(0, "append", &r->append, "add to the latest epoch instead of starting one"),
+		OPT_SET_BOOL(0, "no-snapshot", &r->snapshot, false,
+			     "do not copy the profiled binaries into the database"),
+		OPT_BOOL('q', "quiet", &r->quiet, "no summary line"),
+		OPT_ARGUMENT("CMD [ARGS...]", "the command to profile"),
+		OPT_END()
+	};
+	const struct cli_command cmd = {
+		.usage = "dcpirun [-d DIR] [-e EVENTS] [-F HZ|-c PERIOD] [--label L] [--append] -- CMD [ARGS...]",
+		.about = "Profiles CMD and every process it starts, into a new epoch of the profile\n"
+			 "database, and exits with CMD's exit status.",
+		.options = options,
+		/* stop at the command, so its options stay its own */
+		.flags = CLI_STOP_AT_ARG,
+		.max_args = -1,
+	};
 
-	/* '+': stop at the command, so its options stay its own. */
-	while ((c = getopt_long(argc, argv, "+d:q" COLLECT_SHORTOPTS, longopts, NULL)) != -1) {
-		if ((k = collect_option(&r->opt, c, optarg)) < 0)
-			exit(1);
-		if (k)
-			continue;
-		switch (c) {
-		case 'd':
-			r->dir = optarg;
-			break;
-		case OPT_LABEL:
-			r->label = optarg;
-			break;
-		case OPT_APPEND:
-			r->append = true;
-			break;
-		case OPT_NO_SNAPSHOT:
-			r->snapshot = false;
-			break;
-		case 'q':
-			r->quiet = true;
-			break;
-		case CLI_OPT_HELP:
-			cli_usage(usage, 0);
-		case CLI_OPT_VERSION:
-			cli_version();
-		default:
-			cli_usage(usage, 1);
-		}
-	}
-	if (optind >= argc)
+	first = cli_parse(argc, argv, &cmd);
+	if (first >= argc)
 		die("no command to run (usage: dcpirun [OPTIONS] -- CMD [ARGS...])");
-	if (r->label && !epoch_label_valid(r->label))
-		die("invalid epoch label '%s' (1-64 characters, no spaces, not a number, not "
-		    "starting with 'latest')", r->label);
+	if (r->label && collect_check_label(r->label))
+		exit(1);
 	if (r->label && r->append)
 		die("--label names a new epoch; it cannot be used with --append");
-	r->argv = argv + optind;
+	r->argv = argv + first;
 }
 
 /* The command's side of the fork: wait for the events, then exec. */

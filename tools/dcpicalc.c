@@ -6,160 +6,26 @@
  */
 #include "config.h"
 
-#include <getopt.h>
-#include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "analysis/calc.h"
 #include "analysis/lookup.h"
 #include "analysis/procprof.h"
-#include "core/cli.h"
 #include "core/die.h"
 #include "core/json.h"
 #include "core/strbuf.h"
-#include "core/utf8.h"
-#include "disasm/srcfile.h"
-
-static const char usage[] =
-	"usage: dcpicalc [-d DIR] [-E EPOCH] [--image PATH] [--summary] [--dot] [--json]\n"
-	"                [--schedule loop|cold|pred|auto] [--flow] [--mhz MHZ]\n"
-	"                [--period-cycles N] [--skid N] [-S] [--values] [--force] [PROCEDURE...]\n"
-	"\n"
-	"Estimates how often each instruction of a procedure ran, its cycles per\n"
-	"execution and why it stalled, from the samples alone, and prints the\n"
-	"instructions with stall bubbles and culprits (or a summary, a graph, JSON).\n"
-	"\n"
-	"  -d, --db DIR          the database (default: $DCPI_DB, else ./dcpi.db)\n"
-	"  -E, --epoch EPOCH     number, label, latest (default) or latest~N\n"
-	"  -i, --image PATH      look for procedures in this image only; without a\n"
-	"                        PROCEDURE: every procedure of it that has samples\n"
-	"  -s, --summary         the summary of each procedure (where the cycles went)\n"
-	"      --dot             the annotated control-flow graph for Graphviz\n"
-	"      --json            everything as JSON\n"
-	"      --schedule MODE   what a block's schedule assumes before it: loop (default:\n"
-	"                        self-loops steady, the rest cold), cold, pred, auto\n"
-	"      --flow            correct the frequencies globally so that they conserve\n"
-	"                        flow (min-cost flow; off by default, see dcpicalc(1))\n"
-	"      --mhz MHZ         clock rate for clock samples (default: the epoch's)\n"
-	"      --period-cycles N cycles per time sample (overrides --mhz)\n"
-	"      --skid N          instructions a sample lands after the one it measures\n"
-	"                        (default 1: timer and non-precise sampling)\n"
-	"  -n, --min-samples N   with --image: procedures with at least N samples (1)\n"
-	"  -S, --source          interleave source lines (DWARF)\n"
-	"  -V, --values          each instruction's most common values: the registers it\n"
-	"                        writes, the address it loads or stores (dcpirun --values)\n"
-	"      --force           use a binary that changed since it was profiled\n"
-	"      --debug-dir DIR   where separate debug files are (default /usr/lib/debug)\n"
-	"  PROCEDURE             NAME, NAME@IMAGE, 0xADDRESS or 0xADDRESS@IMAGE\n";
-
-enum {
-	OPT_FORCE = CLI_OPT__FIRST_FREE, OPT_DEBUG_DIR, OPT_DOT, OPT_SCHED, OPT_FLOW, OPT_MHZ,
-	OPT_PERIOD, OPT_SKID
-};
+#include "tools/tool.h"
 
 enum output { OUT_TEXT, OUT_SUMMARY, OUT_DOT, OUT_JSON };
 
+static struct tool t;
+
 struct args {
-	const char *db, *epoch, *debug_dir, *image;
+	const char *image;
 	enum output out;
-	bool force;
 	uint64_t min_samples;
 	struct calc_opts co;
-	struct srcfiles src;
 };
-
-static double parse_double(const char *opt, const char *s, double min)
-{
-	char *end;
-	double v = strtod(s, &end);
-
-	if (end == s || *end || !isfinite(v) || v < min)
-		die("bad value '%s' for %s", s, opt);
-	return v;
-}
-
-static void parse_sched(const char *s, struct calc_opts *co)
-{
-	static const struct { const char *name; enum calc_sched v; } modes[] = {
-		{ "auto", CALC_SCHED_AUTO }, { "cold", CALC_SCHED_COLD },
-		{ "pred", CALC_SCHED_PRED }, { "loop", CALC_SCHED_LOOP },
-	};
-
-	for (size_t k = 0; k < sizeof(modes) / sizeof(modes[0]); k++)
-		if (!strcmp(s, modes[k].name)) {
-			co->sched = modes[k].v;
-			return;
-		}
-	die("bad schedule '%s' (want auto, cold, pred or loop)", s);
-}
-
-static void set_output(struct args *a, enum output o)
-{
-	if (a->out != OUT_TEXT && a->out != o)
-		die("--summary, --dot and --json exclude each other");
-	a->out = o;
-}
-
-static void parse_args(int argc, char **argv, struct args *a)
-{
-	static const struct option longopts[] = {
-		{ "db", required_argument, NULL, 'd' },
-		{ "epoch", required_argument, NULL, 'E' },
-		{ "image", required_argument, NULL, 'i' },
-		{ "summary", no_argument, NULL, 's' },
-		{ "dot", no_argument, NULL, OPT_DOT },
-		{ "schedule", required_argument, NULL, OPT_SCHED },
-		{ "flow", no_argument, NULL, OPT_FLOW },
-		{ "mhz", required_argument, NULL, OPT_MHZ },
-		{ "period-cycles", required_argument, NULL, OPT_PERIOD },
-		{ "skid", required_argument, NULL, OPT_SKID },
-		{ "min-samples", required_argument, NULL, 'n' },
-		{ "source", no_argument, NULL, 'S' },
-		{ "values", no_argument, NULL, 'V' },
-		{ "force", no_argument, NULL, OPT_FORCE },
-		{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
-		{ "json", no_argument, NULL, CLI_OPT_JSON },
-		CLI_LONGOPTS_COMMON,
-		{ NULL, 0, NULL, 0 }
-	};
-	uint64_t v;
-	int c;
-
-	while ((c = getopt_long(argc, argv, "d:E:i:sn:SV", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'd': a->db = optarg; break;
-		case 'E': a->epoch = optarg; break;
-		case 'i': a->image = optarg; break;
-		case 's': set_output(a, OUT_SUMMARY); break;
-		case OPT_DOT: set_output(a, OUT_DOT); break;
-		case CLI_OPT_JSON: set_output(a, OUT_JSON); break;
-		case OPT_SCHED: parse_sched(optarg, &a->co); break;
-		case OPT_FLOW: a->co.flow = true; break;
-		case OPT_MHZ: a->co.mhz = parse_double("--mhz", optarg, 1); break;
-		case OPT_PERIOD: a->co.period_cycles = parse_double("--period-cycles", optarg, 1); break;
-		case OPT_SKID:
-			if (cli_parse_range(optarg, 0, 1, &v))
-				die("bad skid '%s' (want 0 or 1)", optarg);
-			a->co.skid = (int)v;
-			break;
-		case 'n':
-			if (cli_parse_u64(optarg, &a->min_samples))
-				die("bad sample count '%s'", optarg);
-			break;
-		case 'S': a->co.source = true; break;
-		case 'V': a->co.values = true; break;
-		case OPT_FORCE: a->force = true; break;
-		case OPT_DEBUG_DIR: a->debug_dir = optarg; break;
-		case CLI_OPT_HELP: cli_usage(usage, 0);
-		case CLI_OPT_VERSION: cli_version();
-		default: cli_usage(usage, 1);
-		}
-	}
-	if (argc == optind && !a->image)
-		cli_usage(usage, 1);
-}
 
 /* ---- output ------------------------------------------------------------------- */
 
@@ -210,7 +76,7 @@ static int one(struct epoch_view *view, struct out *o, const struct proc_ref *re
 	struct calc c;
 	int r;
 
-	o->a->co.src = &o->a->src;
+	o->a->co.src = &t.src;
 	if (calc_build(&c, view, ref, &o->a->co))
 		return -1;
 	r = emit(o, &c);
@@ -260,7 +126,7 @@ static int whole_image(struct epoch_view *view, struct out *o)
 	return r;
 }
 
-static int run(struct epoch_view *view, struct args *a, int argc, char **argv)
+static int run(struct epoch_view *view, struct args *a, int first, int argc, char **argv)
 {
 	struct out o = { a, { 0 }, 0 };
 	int r = 0;
@@ -273,43 +139,84 @@ static int run(struct epoch_view *view, struct args *a, int argc, char **argv)
 		json_key(&o.jw, "procedures");
 		json_array_begin(&o.jw);
 	}
-	if (optind == argc)
+	if (first == argc)
 		r = whole_image(view, &o);
-	for (int k = optind; k < argc; k++)
+	for (int k = first; k < argc; k++)
 		if (by_name(view, &o, argv[k]))
 			r = -1;
 	if (a->out == OUT_JSON) {
 		json_array_end(&o.jw);
 		json_object_end(&o.jw);
-		if (json_finish(&o.jw))
-			r = errorf("cannot write the report: write error");
+		json_finish(&o.jw);  /* a write error is reported by tool_finish() */
 	}
-	if (fflush(stdout) || ferror(stdout))
-		r = errorf("cannot write the report: write error");
 	return r;
+}
+
+static void parse_args(struct args *a, int argc, char **argv, int *first)
+{
+	static const char *const scheds[] = { "loop", "cold", "pred", "auto", NULL };
+	bool summary = false, dot = false;
+	int sched = CALC_SCHED_LOOP;
+	uint64_t skid = UINT64_MAX;  /* unset: the event's default */
+	const struct cli_option options[] = {
+		TOOL_OPTS_EPOCH(&t),
+		OPT_STRING('i', "image", &a->image, "PATH", "look for procedures in this image only; without a\n"
+			   "PROCEDURE: every procedure of it that has samples"),
+		OPT_U64('n', "min-samples", &a->min_samples, "N",
+			"with --image: procedures with at least N samples (1)", 0, UINT64_MAX,
+			"sample count"),
+		OPT_BOOL('s', "summary", &summary, "the summary of each procedure (where the cycles went)"),
+		OPT_BOOL(0, "dot", &dot, "the annotated control-flow graph for Graphviz"),
+		OPT_CHOICE(0, "schedule", &sched, "MODE", "what a block's schedule assumes before it: loop\n"
+			   "(default: self-loops steady, the rest cold), cold, pred, auto", scheds,
+			   "schedule"),
+		OPT_BOOL(0, "flow", &a->co.flow, "correct the frequencies globally so that they conserve\n"
+			 "flow (min-cost flow; off by default, see dcpicalc(1))"),
+		OPT_DOUBLE(0, "mhz", &a->co.mhz, "MHZ", "clock rate for clock samples (default: the epoch's)",
+			   1, NULL),
+		OPT_DOUBLE(0, "period-cycles", &a->co.period_cycles, "N",
+			   "cycles per time sample (overrides --mhz)", 1, NULL),
+		{ .type = CLI_U64, .long_name = "skid", .value = &skid, .argh = "N",
+		  .help = "instructions a sample lands after the one it measures\n"
+			  "(default 1: timer and non-precise sampling)",
+		  .min = 0, .max = 1, .what = "skid", .hint = "want 0 or 1" },
+		OPT_BOOL('S', "source", &a->co.source, "interleave source lines (DWARF)"),
+		OPT_BOOL('V', "values", &a->co.values, "each instruction's most common values: the registers it\n"
+			 "writes, the address it loads or stores (dcpirun --values)"),
+		TOOL_OPT_SUBST(&t),
+		TOOL_OPTS_OUTPUT(&t),
+		OPT_ARGUMENT("PROCEDURE", "NAME, NAME@IMAGE, 0xADDRESS or 0xADDRESS@IMAGE"),
+		OPT_END()
+	};
+	const struct cli_command cmd = {
+		.usage = "dcpicalc [-d DIR] [-E EPOCH] [--image PATH] [--summary] [--dot] [--json]\n"
+			 "         [--schedule loop|cold|pred|auto] [--flow] [--mhz MHZ]\n"
+			 "         [--period-cycles N] [--skid N] [-S] [-V] [--force] [PROCEDURE...]",
+		.about = "Estimates how often each instruction of a procedure ran, its cycles per\n"
+			 "execution and why it stalled, from the samples alone, and prints the\n"
+			 "instructions with stall bubbles and culprits (or a summary, a graph, JSON).",
+		.options = options,
+		.max_args = -1,
+	};
+
+	*first = tool_start(&t, argc, argv, &cmd);
+	a->co.sched = (enum calc_sched)sched;
+	if (skid != UINT64_MAX)
+		a->co.skid = (int)skid;
+	if (summary + dot + t.json > 1)
+		die("--summary, --dot and --json exclude each other");
+	a->out = summary ? OUT_SUMMARY : dot ? OUT_DOT : t.json ? OUT_JSON : OUT_TEXT;
+	if (*first == argc && !a->image)
+		cli_usage_error(&cmd, NULL);
 }
 
 int main(int argc, char **argv)
 {
-	struct args a = { 0 };
-	struct epoch_view_opts vo = { 0 };
-	struct epoch_view view;
-	struct db *db;
-	int r = 1;
+	struct args a = { .co = CALC_OPTS_INIT };
+	int first;
 
-	cli_init(argc, argv);
-	a.co = (struct calc_opts)CALC_OPTS_INIT;
-	srcfiles_init(&a.src);
-	parse_args(argc, argv, &a);
-	if (!(db = db_open(db_default_path(a.db), DB_READ)))
-		return 1;
-	vo.force = a.force;
-	vo.debug_dir = a.debug_dir;
-	if (!epoch_view_open(&view, db, a.epoch, &vo)) {
-		r = run(&view, &a, argc, argv) ? 1 : 0;
-		epoch_view_release(&view);
-	}
-	srcfiles_release(&a.src);
-	db_close(db);
-	return r || error_count() ? 1 : 0;
+	parse_args(&a, argc, argv, &first);
+	if (tool_open(&t))
+		return tool_finish(&t, -1);
+	return tool_finish(&t, run(&t.view, &a, first, argc, argv));
 }

@@ -1,117 +1,54 @@
 /*
- * dcpiprof - samples per procedure (or per image) of an epoch, as seed 001
- * Figure 1.  The rows come from analysis/procprof.h, which dcpi-tui
- * shares.
+ * dcpiprof - samples per procedure (or per image) of an epoch, as in
+ * Figure 1 of the DCPI paper (Anderson et al., "Continuous Profiling:
+ * Where Have All the Cycles Gone?", SOSP 1997).  The rows come from
+ * analysis/procprof.h, which dcpi-tui shares.
  */
 #include "config.h"
 
-#include <getopt.h>
 #include <stdio.h>
-#include <stdlib.h>
 
 #include "analysis/procprof.h"
-#include "core/cli.h"
 #include "core/die.h"
+#include "tools/tool.h"
 
-static const char usage[] =
-	"usage: dcpiprof [-d DIR] [-E EPOCH] [-e EVENT[,EVENT...]] [-i] [-n ROWS] [--force]\n"
-	"                [--json] [IMAGE...]\n"
-	"\n"
-	"Samples per procedure of an epoch, sorted by the first event, with a (samples, %)\n"
-	"column pair per event and the cumulative percentage.\n"
-	"\n"
-	"  -d, --db DIR        the database (default: $DCPI_DB, else ./dcpi.db)\n"
-	"  -E, --epoch EPOCH   number, label, latest (default) or latest~N\n"
-	"  -e, --event LIST    the events to show, first one sorts (default: all)\n"
-	"  -i, --images        one row per image instead of per procedure\n"
-	"  -n, --rows N        print the first N rows only\n"
-	"      --force         name procedures of binaries that changed since profiling\n"
-	"      --debug-dir DIR where separate debug files are (default /usr/lib/debug)\n"
-	"      --json          the same data as JSON\n"
-	"  IMAGE               only these images (a path, a file name or an image key)\n";
-
-enum { OPT_FORCE = CLI_OPT__FIRST_FREE, OPT_DEBUG_DIR };
-
-struct args {
-	const char *db, *epoch, *debug_dir;
-	enum dcpi_event events[EVENT__COUNT];
-	size_t n_events;
-	bool by_image, json, force;
-	uint64_t rows;
-};
-
-static void parse_args(int argc, char **argv, struct args *a)
-{
-	static const struct option longopts[] = {
-		{ "db", required_argument, NULL, 'd' },
-		{ "epoch", required_argument, NULL, 'E' },
-		{ "event", required_argument, NULL, 'e' },
-		{ "images", no_argument, NULL, 'i' },
-		{ "rows", required_argument, NULL, 'n' },
-		{ "force", no_argument, NULL, OPT_FORCE },
-		{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
-		{ "json", no_argument, NULL, CLI_OPT_JSON },
-		CLI_LONGOPTS_COMMON,
-		{ NULL, 0, NULL, 0 }
-	};
-	int c;
-
-	while ((c = getopt_long(argc, argv, "d:E:e:in:", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'd': a->db = optarg; break;
-		case 'E': a->epoch = optarg; break;
-		case 'e':
-			if (epoch_view_parse_events(optarg, a->events, &a->n_events))
-				exit(1);
-			break;
-		case 'i': a->by_image = true; break;
-		case 'n':
-			if (cli_parse_range(optarg, 1, UINT32_MAX, &a->rows))
-				die("bad number of rows '%s'", optarg);
-			break;
-		case OPT_FORCE: a->force = true; break;
-		case OPT_DEBUG_DIR: a->debug_dir = optarg; break;
-		case CLI_OPT_JSON: a->json = true; break;
-		case CLI_OPT_HELP: cli_usage(usage, 0);
-		case CLI_OPT_VERSION: cli_version();
-		default: cli_usage(usage, 1);
-		}
-	}
-}
+static struct tool t;
 
 int main(int argc, char **argv)
 {
-	struct args a = { 0 };
-	struct epoch_view_opts vo = { 0 };
 	struct procprof_opts po = PROCPROF_OPTS_INIT;
-	struct epoch_view view;
 	struct procprof pp;
-	struct db *db;
-	int r = 1;
+	uint64_t rows = 0;
+	int first, r;
+	const struct cli_option options[] = {
+		TOOL_OPTS_EPOCH(&t),
+		OPT_EVENTS(&t.events, "the events to show, first one sorts (default: all)"),
+		OPT_BOOL('i', "images", &po.by_image, "one row per image instead of per procedure"),
+		OPT_U64('n', "rows", &rows, "N", "print the first N rows only", 1, UINT32_MAX,
+			"number of rows"),
+		TOOL_OPTS_OUTPUT(&t),
+		OPT_ARGUMENT("IMAGE", "only these images (a path, a file name or an image key)"),
+		OPT_END()
+	};
+	const struct cli_command cmd = {
+		.usage = "dcpiprof [-d DIR] [-E EPOCH] [-e EVENT[,EVENT...]] [-i] [-n ROWS] [--json]\n"
+			 "         [IMAGE...]",
+		.about = "Samples per procedure of an epoch, sorted by the first event, with a (samples, %)\n"
+			 "column pair per event and the cumulative percentage.",
+		.options = options,
+		.max_args = -1,
+	};
 
-	cli_init(argc, argv);
-	parse_args(argc, argv, &a);
-	if (!(db = db_open(db_default_path(a.db), DB_READ)))
-		return 1;
-	vo.force = a.force;
-	vo.debug_dir = a.debug_dir;
-	po.by_image = a.by_image;
-	po.events = a.n_events ? a.events : NULL;
-	po.n_events = a.n_events;
-	po.images = (const char *const *)argv + optind;
-	po.n_images = (size_t)(argc - optind);
-	if (!epoch_view_open(&view, db, a.epoch, &vo)) {
-		if (!procprof_build(&pp, &view, &po)) {
-			r = a.json ? procprof_print_json(&pp, stdout, a.rows)
-				   : procprof_print_text(&pp, stdout, a.rows);
-			if (r)
-				errorf("cannot write the report: write error");
-			r = r ? 1 : 0;
-			procprof_release(&pp);
-		}
-		epoch_view_release(&view);
-	}
-	db_close(db);
-	/* damaged files were reported (and skipped): the report is incomplete */
-	return r || error_count() ? 1 : 0;
+	first = tool_start(&t, argc, argv, &cmd);
+	if (tool_open(&t))
+		return tool_finish(&t, -1);
+	po.events = t.events.n ? t.events.v : NULL;
+	po.n_events = t.events.n;
+	po.images = (const char *const *)argv + first;
+	po.n_images = (size_t)(argc - first);
+	if ((r = procprof_build(&pp, &t.view, &po)))
+		return tool_finish(&t, r);
+	r = t.json ? procprof_print_json(&pp, stdout, rows) : procprof_print_text(&pp, stdout, rows);
+	procprof_release(&pp);
+	return tool_finish(&t, r);
 }

@@ -3,7 +3,7 @@
  * view: switching views and epochs, search, the prompt, dumps, reload.
  */
 #include "config.h"
-#include "tui/tui.h"
+#include "tui/session.h"
 
 #include "core/die.h"
 #include "core/event.h"
@@ -374,8 +374,7 @@ void tui_session_request(struct tui *t, enum request req, const char *arg)
 
 static void complete_epochs(struct tui *t, struct candidates *c)
 {
-	struct job *job = jobs_find(&t->jobs, "epochs");
-	const struct epochs_data *ed = job && job->collected ? job->result : NULL;
+	const struct epochs_data *ed = tui_peek(t, &epochs_source, NULL);
 	char num[32];
 
 	candidates_add(c, "latest");

@@ -6,10 +6,12 @@
 #include "tui/data-diff.h"
 
 #include "core/die.h"
+#include "core/strbuf.h"
 #include "core/utf8.h"
 #include "core/xalloc.h"
 #include "tui/job.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -198,4 +200,57 @@ void data_load_diff(struct job *job)
 	if (arg->procedure)
 		diff_sort(&dd->de.diff, DIFF_SORT_ADDRESS);
 	describe(dd);
+}
+
+/* ---- the data source (tui/source.h) ------------------------------------------------- */
+
+static void diff_key(const struct tui_env *env, const void *req, struct strbuf *key)
+{
+	const struct diff_req *r = req;
+
+	strbuf_addf(key, "%" PRIu32 "/%" PRIu32 "/%d/%d/%c", r->a, r->b, env->force, env->event,
+		    env->norm_period ? 'p' : 't');
+	if (r->procedure)
+		strbuf_addf(key, "/%s", r->procedure);
+}
+
+static void diff_title(const struct tui_env *env, const void *req, struct strbuf *title)
+{
+	const struct diff_req *r = req;
+
+	strbuf_addf(title, "comparing epochs %" PRIu32 " and %" PRIu32, r->a, r->b);
+}
+
+static void *diff_arg_new(const struct tui_env *env, const void *req)
+{
+	const struct diff_req *r = req;
+	struct diff_arg *arg = XNEW(struct diff_arg);
+
+	arg->db = env->db;
+	arg->a = r->a;
+	arg->b = r->b;
+	arg->force = env->force;
+	arg->debug_dir = env->debug_dir;
+	arg->event = env->event;
+	arg->norm_period = env->norm_period;
+	arg->procedure = r->procedure ? xstrdup(r->procedure) : NULL;
+	return arg;
+}
+
+const struct tui_source diff_source = {
+	.name = "diff",
+	.key = diff_key,
+	.title = diff_title,
+	.arg = diff_arg_new,
+	.free_arg = diff_arg_free,
+	.run = data_load_diff,
+	.free_result = diff_data_free,
+};
+
+const struct diff_data *data_diff(struct tui *t, uint32_t a, uint32_t b, const char *procedure,
+				  struct view *waiter)
+{
+	if (!a || !b)
+		return NULL;
+	return tui_load(t, &diff_source, &(struct diff_req){ a, b, procedure }, waiter);
 }

@@ -3,7 +3,8 @@
  * analysis/diff.h, the engine of dcpidiff, so that the rows, numbers
  * and verdicts are dcpidiff's.
  *
- * Keys (tui/job.h caches each result for the session):
+ * The source is diff_source (tui/source.h, data_diff()); its keys (tui/job.h
+ * caches each result for the session):
  *   "diff/A/B/F/E/N"          struct diff_data: procedures (dcpidiff A B)
  *   "diff/A/B/F/E/N/SPEC"     struct diff_data: one procedure's instructions
  *                             (dcpidiff A B SPEC), in address order
@@ -22,6 +23,7 @@
 #include <stdint.h>
 
 #include "analysis/diff.h"
+#include "tui/source.h"
 
 struct job;
 
@@ -67,6 +69,19 @@ struct diff_arg {
 void data_load_diff(struct job *job);
 void diff_arg_free(void *arg);
 void diff_data_free(void *data);
+
+/* What a view asks diff_source for. */
+struct diff_req {
+	uint32_t a, b;           /* the epochs, in that order */
+	const char *procedure;   /* NULL: every procedure; else a spec as lookup.h takes it */
+};
+extern const struct tui_source diff_source;
+/*
+ * Epochs a and b compared as dcpidiff compares them, for the session's
+ * event, :force and :normalize; NULL while loading (waiter waits).
+ */
+const struct diff_data *data_diff(struct tui *t, uint32_t a, uint32_t b, const char *procedure,
+				  struct view *waiter);
 
 /* The ratio as dcpidiff writes it: "1.78x", "new", "gone", "-". */
 void diff_format_ratio(double ratio, char *buf, size_t size);

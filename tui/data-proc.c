@@ -12,6 +12,7 @@
 #include "core/xalloc.h"
 #include "disasm/srcfile.h"
 #include "tui/job.h"
+#include "tui/view.h"
 
 #include <inttypes.h>
 #include <pthread.h>
@@ -671,4 +672,159 @@ void data_load_proc(struct job *job)
 	name_targets(pd, img);
 	list_names(pd, img);
 	find_source(pd, arg->ctx);
+}
+
+/* ---- the data sources (tui/source.h) ---------------------------------------------- */
+
+static void procs_key(const struct tui_env *env, const void *req, struct strbuf *key)
+{
+	const struct procs_req *r = req;
+
+	strbuf_addf(key, "%" PRIu32 "/%d/%s", r->seq, env->force, r->image ? r->image : "*");
+}
+
+static void procs_title(const struct tui_env *env, const void *req, struct strbuf *title)
+{
+	const struct procs_req *r = req;
+
+	strbuf_addf(title, "reading the procedures of %s", r->image ? "an image" : "every image");
+}
+
+static void *procs_arg(const struct tui_env *env, const void *req)
+{
+	const struct procs_req *r = req;
+	struct procs_arg *arg = XNEW(struct procs_arg);
+
+	arg->ctx = env->analysis;
+	arg->db = env->db;
+	arg->seq = r->seq;
+	arg->force = env->force;
+	arg->image = r->image ? xstrdup(r->image) : NULL;
+	return arg;
+}
+
+const struct tui_source procs_source = {
+	.name = "procs",
+	.key = procs_key,
+	.title = procs_title,
+	.arg = procs_arg,
+	.free_arg = procs_arg_free,
+	.run = data_load_procs,
+	.free_result = procs_data_free,
+};
+
+const struct procs_data *data_procs(struct tui *t, uint32_t seq, const char *image,
+				    struct view *waiter)
+{
+	return seq ? tui_load(t, &procs_source, &(struct procs_req){ seq, image }, waiter) : NULL;
+}
+
+/* The analysis of every row: req is the procs_data analysed. */
+static void calc_key(const struct tui_env *env, const void *req, struct strbuf *key)
+{
+	const struct procs_data *pd = req;
+
+	strbuf_addf(key, "%" PRIu32 "/%d/%s", pd->seq, pd->force, pd->image ? pd->image : "*");
+}
+
+static void calc_title(const struct tui_env *env, const void *req, struct strbuf *title)
+{
+	const struct procs_data *pd = req;
+
+	strbuf_addf(title, "analysing the procedures of %s", pd->image ? "the image" : "every image");
+}
+
+static void *calc_arg(const struct tui_env *env, const void *req)
+{
+	return procs_calc_arg_new(req);
+}
+
+static const void *calc_partial(const struct job *job)
+{
+	return procs_calc_of(job);
+}
+
+const struct tui_source procs_calc_source = {
+	.name = "calc",
+	.background = true,
+	.key = calc_key,
+	.title = calc_title,
+	.arg = calc_arg,
+	.free_arg = procs_calc_arg_free,
+	.run = data_calc_procs,
+	.partial = calc_partial,
+};
+
+const struct procs_calc *data_procs_calc(struct tui *t, const struct procs_data *pd,
+					 struct view *waiter, bool *complete)
+{
+	*complete = false;
+	if (!pd || pd->status)
+		return NULL;
+	return tui_load_partial(t, &procs_calc_source, pd, waiter, complete);
+}
+
+static void proc_key(const struct tui_env *env, const void *req, struct strbuf *key)
+{
+	const struct proc_req *r = req;
+
+	strbuf_addf(key, "%" PRIu32 "/%d/%s/%s", r->seq, env->force, r->image ? r->image : "*",
+		    r->spec);
+}
+
+static void proc_title(const struct tui_env *env, const void *req, struct strbuf *title)
+{
+	char *safe = display_safe(((const struct proc_req *)req)->spec);
+
+	strbuf_addf(title, "analysing %s", safe);
+	free(safe);
+}
+
+static void *proc_arg(const struct tui_env *env, const void *req)
+{
+	const struct proc_req *r = req;
+	struct proc_arg *arg = XNEW(struct proc_arg);
+
+	arg->ctx = env->analysis;
+	arg->db = env->db;
+	arg->seq = r->seq;
+	arg->force = env->force;
+	arg->image = r->image ? xstrdup(r->image) : NULL;
+	arg->spec = xstrdup(r->spec);
+	return arg;
+}
+
+const struct tui_source proc_source = {
+	.name = "proc",
+	.key = proc_key,
+	.title = proc_title,
+	.arg = proc_arg,
+	.free_arg = proc_arg_free,
+	.run = data_load_proc,
+	.free_result = proc_data_free,
+};
+
+const struct proc_data *data_proc(struct tui *t, uint32_t seq, const char *image,
+				  const char *spec, struct view *waiter)
+{
+	return seq ? tui_load(t, &proc_source, &(struct proc_req){ seq, image, spec }, waiter) : NULL;
+}
+
+static void add_proc_names(const void *result, void *data)
+{
+	const struct procs_data *pd = result;
+
+	for (size_t r = 0; r < pd->n; r++)
+		if (pd->rows[r].pr->proc)
+			candidates_add(data, pd->rows[r].name);
+}
+
+void procs_complete_names(struct tui *t, uint32_t seq, struct candidates *c)
+{
+	struct tui_env env;
+	char prefix[48];
+
+	tui_env(t, &env);
+	snprintf(prefix, sizeof(prefix), "%" PRIu32 "/%d/", seq, env.force);
+	tui_foreach_loaded(t, &procs_source, prefix, add_proc_names, c);
 }

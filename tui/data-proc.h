@@ -4,11 +4,12 @@
  * (analysis/procprof.h, lookup.h, listing.h, calc.h), so that
  * dcpi-tui and the tools never disagree.
  *
- * Keys (tui/job.h caches each result for the session):
- *   "procs/SEQ/F/IMAGE"      struct procs_data  (data_load_procs)
- *   "calc/SEQ/F/IMAGE"       struct procs_calc  (data_calc_procs, a background
- *                            job: every procedure of a procs_data analysed)
- *   "proc/SEQ/F/IMAGE/SPEC"  struct proc_data   (data_load_proc)
+ * Sources (tui/source.h) and their keys (tui/job.h caches each result for
+ * the session):
+ *   procs_source       "procs/SEQ/F/IMAGE"      struct procs_data  (data_procs())
+ *   procs_calc_source  "calc/SEQ/F/IMAGE"       struct procs_calc  (data_procs_calc(), a
+ *                      background job: every procedure of a procs_data analysed)
+ *   proc_source        "proc/SEQ/F/IMAGE/SPEC"  struct proc_data   (data_proc())
  * F is 1 when binaries that changed since profiling are used anyway (the
  * tools' --force, dcpi-tui's :force), else 0; IMAGE is an image key or "*"
  * for every image; SPEC is what analysis/lookup.h takes (a name or
@@ -37,7 +38,9 @@
 #include "analysis/epochview.h"
 #include "analysis/listing.h"
 #include "analysis/procprof.h"
+#include "tui/source.h"
 
+struct candidates;
 struct job;
 struct data_ctx;
 
@@ -133,6 +136,24 @@ void data_load_procs(struct job *job);
 void procs_arg_free(void *arg);
 void procs_data_free(void *data);
 
+/* What a view asks procs_source for. */
+struct procs_req {
+	uint32_t seq;
+	const char *image;        /* an image key, NULL: every image */
+};
+extern const struct tui_source procs_source;
+/*
+ * The procedures of epoch seq, of one image (its key) or all (NULL), or
+ * NULL while loading (waiter waits).  Honours the session's :force.
+ */
+const struct procs_data *data_procs(struct tui *t, uint32_t seq, const char *image,
+				    struct view *waiter);
+/*
+ * Adds the procedure names of epoch seq the session has loaded (every
+ * image's, or any one image's) to completion candidates.
+ */
+void procs_complete_names(struct tui *t, uint32_t seq, struct candidates *c);
+
 /* ---- every procedure analysed (background) ------------------------------- */
 
 /*
@@ -166,6 +187,16 @@ void procs_calc_arg_free(void *arg);
 void data_calc_procs(struct job *job);
 /* The result of a job of data_calc_procs, complete or not. */
 const struct procs_calc *procs_calc_of(const struct job *job);
+
+extern const struct tui_source procs_calc_source;  /* req: the struct procs_data */
+/*
+ * The analysis of every procedure of pd (as data_procs() gave it),
+ * computed by a background job: returned while it runs too (rows below
+ * its `done` are final), and *complete says whether it has finished.
+ * waiter is reloaded when it has.  NULL if pd cannot be analysed.
+ */
+const struct procs_calc *data_procs_calc(struct tui *t, const struct procs_data *pd,
+					 struct view *waiter, bool *complete);
 
 /* The image path and key of a row. */
 const struct procs_image *procs_row_image(const struct procs_data *pd, const struct proc_row *r);
@@ -217,5 +248,16 @@ struct proc_arg {
 void data_load_proc(struct job *job);
 void proc_arg_free(void *arg);
 void proc_data_free(void *data);
+
+/* What a view asks proc_source for. */
+struct proc_req {
+	uint32_t seq;
+	const char *image;        /* an image key, NULL: any image of the epoch */
+	const char *spec;         /* as analysis/lookup.h takes it: NAME, NAME@IMAGE, 0xADDRESS */
+};
+extern const struct tui_source proc_source;
+/* One procedure of epoch seq, or NULL while loading (waiter waits).  Honours :force. */
+const struct proc_data *data_proc(struct tui *t, uint32_t seq, const char *image,
+				  const char *spec, struct view *waiter);
 
 #endif

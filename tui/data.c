@@ -1,11 +1,13 @@
 #include "config.h"
 #include "tui/data.h"
 
+#include "core/strbuf.h"
 #include "core/utf8.h"
 #include "core/xalloc.h"
 #include "tui/job.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +47,34 @@ void epochs_data_free(void *data)
 	db_epoch_list_release(&ed->list);
 	free(ed->n_images);
 	free(ed);
+}
+
+static void epochs_key(const struct tui_env *env, const void *req, struct strbuf *key)
+{
+}
+
+static void epochs_title(const struct tui_env *env, const void *req, struct strbuf *title)
+{
+	strbuf_addstr(title, "reading the epochs");
+}
+
+static void *epochs_arg(const struct tui_env *env, const void *req)
+{
+	return env->db;
+}
+
+const struct tui_source epochs_source = {
+	.name = "epochs",
+	.key = epochs_key,
+	.title = epochs_title,
+	.arg = epochs_arg,
+	.run = data_load_epochs,
+	.free_result = epochs_data_free,
+};
+
+const struct epochs_data *data_epochs(struct tui *t, struct view *waiter)
+{
+	return tui_load(t, &epochs_source, NULL, waiter);
 }
 
 const struct db_epoch *epochs_data_find(const struct epochs_data *ed, uint32_t seq)
@@ -225,6 +255,41 @@ void images_data_free(void *data)
 	image_index_release(&id->index);
 	epoch_meta_release(&id->meta);
 	free(id);
+}
+
+static void images_key(const struct tui_env *env, const void *req, struct strbuf *key)
+{
+	strbuf_addf(key, "%" PRIu32, *(const uint32_t *)req);
+}
+
+static void images_title(const struct tui_env *env, const void *req, struct strbuf *title)
+{
+	strbuf_addf(title, "reading the images of epoch %" PRIu32, *(const uint32_t *)req);
+}
+
+static void *images_arg(const struct tui_env *env, const void *req)
+{
+	struct data_arg *arg = XNEW(struct data_arg);
+
+	arg->db = env->db;
+	arg->seq = *(const uint32_t *)req;
+	arg->debug_dir = env->debug_dir;
+	return arg;
+}
+
+const struct tui_source images_source = {
+	.name = "images",
+	.key = images_key,
+	.title = images_title,
+	.arg = images_arg,
+	.free_arg = free,
+	.run = data_load_images,
+	.free_result = images_data_free,
+};
+
+const struct images_data *data_images(struct tui *t, uint32_t seq, struct view *waiter)
+{
+	return seq ? tui_load(t, &images_source, &seq, waiter) : NULL;
 }
 
 int data_default_event(const bool events[EVENT__COUNT])

@@ -1,13 +1,13 @@
 /*
- * tui/data.h - what the views show, loaded from the database by jobs
- * (tui/job.h) and cached for the session.
+ * tui/data.h - the epochs and images views' data, read from the database
+ * by jobs (tui/job.h) through their data sources (tui/source.h) and cached
+ * for the session.  The analysis views have theirs in tui/data-proc.h and
+ * tui/data-diff.h.
  *
  * Each loader is a job run function: it reads the database through db/db.h
  * on the worker thread and leaves a result the views only read.  Keys:
- *   "epochs"        struct epochs_data   (data_load_epochs, arg: struct db *)
+ *   "epochs/"       struct epochs_data   (data_load_epochs, arg: struct db *)
  *   "images/SEQ"    struct images_data   (data_load_images, arg: struct data_arg *)
- * The analysis views will add their loaders here ("procedures/SEQ/KEY", ...)
- * on top of analysis/.
  */
 #ifndef DCPI_TUI_DATA_H
 #define DCPI_TUI_DATA_H
@@ -18,8 +18,11 @@
 
 #include "db/db.h"
 #include "disasm/image.h"
+#include "tui/source.h"
 
 struct job;
+struct tui;
+struct view;
 
 /* ---- epochs ------------------------------------------------------------ */
 
@@ -33,7 +36,11 @@ struct epochs_data {
 void data_load_epochs(struct job *job);
 void epochs_data_free(void *data);
 
-/* The epoch with this number, or NULL. */
+extern const struct tui_source epochs_source;  /* req: NULL */
+/* The epochs of the database, or NULL while loading (waiter waits). */
+const struct epochs_data *data_epochs(struct tui *t, struct view *waiter);
+
+/* The epoch with this number (ed may be NULL), or NULL. */
 const struct db_epoch *epochs_data_find(const struct epochs_data *ed, uint32_t seq);
 
 /* ---- images ------------------------------------------------------------ */
@@ -103,6 +110,10 @@ struct data_arg {
 /* Job: loads an epoch's images with totals and binary status (arg: struct data_arg *). */
 void data_load_images(struct job *job);
 void images_data_free(void *data);
+
+extern const struct tui_source images_source;  /* req: const uint32_t *, the epoch */
+/* The images of epoch seq, or NULL while loading (waiter waits). */
+const struct images_data *data_images(struct tui *t, uint32_t seq, struct view *waiter);
 
 /* The first event in preferred order (cycles, clock, then the others) that ed has, or -1. */
 int data_default_event(const bool events[EVENT__COUNT]);

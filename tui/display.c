@@ -7,9 +7,9 @@
 #include "core/strbuf.h"
 #include "core/utf8.h"
 #include "core/xalloc.h"
-#include "tui/draw.h"
+#include "present/draw.h"
 #include "tui/table.h"
-#include "tui/tui.h"
+#include "tui/session.h"
 #include "tui/view.h"
 
 #include <curses.h>
@@ -49,7 +49,7 @@ static void curses_put(struct draw *d, const char *s, size_t len, int width, enu
 	waddnstr(w, s, (int)len);
 }
 
-static const struct draw_backend curses_backend = { curses_put };
+static const struct draw_backend curses_backend = { curses_put, NULL };
 
 static void draw_init_window(struct draw *d, WINDOW *w, int row, int width, unsigned flags)
 {

@@ -7,7 +7,7 @@
 #include "tui/display.h"
 #include "tui/request.h"
 #include "tui/script.h"
-#include "tui/tui.h"
+#include "tui/session.h"
 
 #include <curses.h>
 #include <errno.h>

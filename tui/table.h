@@ -1,6 +1,6 @@
 /*
  * tui/table.h - a sortable, filterable table of rows: the model behind the
- * epochs and images views, and the procedures and diff views to come.
+ * epochs, images, procedures and diff views.
  *
  * A table does not own its rows: it holds pointers into the view's data and
  * an order (`shown`): the rows that pass the filter, sorted.  Columns say
@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "tui/draw.h"
+#include "present/draw.h"
 
 struct strbuf;
 struct table_column;

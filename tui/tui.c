@@ -1,5 +1,5 @@
 #include "config.h"
-#include "tui/tui.h"
+#include "tui/session.h"
 
 #include "core/die.h"
 #include "core/event.h"
@@ -9,11 +9,11 @@
 #include "core/xalloc.h"
 #include "db/db.h"
 #include "tui/data.h"
-#include "tui/data-diff.h"
 #include "tui/data-proc.h"
 #include "tui/display.h"
 #include "tui/prompt.h"
 #include "tui/script.h"
+#include "tui/source.h"
 #include "tui/views.h"
 
 #include <curses.h>
@@ -131,6 +131,33 @@ unsigned tui_draw_flags(const struct tui *t)
 	return display_ascii(t) ? DRAW_ASCII : 0;
 }
 
+bool tui_has_db(const struct tui *t)
+{
+	return t->db != NULL;
+}
+
+uint32_t tui_epoch(const struct tui *t)
+{
+	return t->epoch;
+}
+
+int tui_event(const struct tui *t)
+{
+	return t->event;
+}
+
+uint32_t tui_mark(const struct tui *t, int k)
+{
+	return t->marks[k ? 1 : 0];
+}
+
+const struct tui_message *tui_messages(const struct tui *t, size_t *n, size_t *dropped)
+{
+	*n = t->n_msgs;
+	*dropped = t->msgs_dropped;
+	return t->msgs;
+}
+
 /* ---- views ----------------------------------------------------------------- */
 
 static const struct view_ops *const registry[] = {
@@ -170,7 +197,7 @@ int tui_open_view(struct tui *t, const char *name, const struct view_loc *loc)
 	const struct view_ops *ops = tui_view_ops(name);
 
 	if (!ops) {
-		warning("the %s view is not available yet", name);
+		warning("the %s view is not available", name);
 		return -1;
 	}
 	return tui_push(t, ops, loc);
@@ -183,173 +210,108 @@ void tui_pop_to(struct tui *t, size_t depth)
 	t->dirty_views = true;
 }
 
-/* ---- data ------------------------------------------------------------------ */
+/* ---- data (tui/source.h) ---------------------------------------------------- */
 
-void *tui_data(struct tui *t, struct view *waiter, const char *key, const char *title,
-	       void (*run)(struct job *), void *arg, void (*free_arg)(void *),
-	       void (*free_result)(void *))
+void tui_env(struct tui *t, struct tui_env *env)
 {
-	struct job *job = jobs_find(&t->jobs, key);
-
-	if (job && job->collected) {
-		if (free_arg)
-			free_arg(arg);
-		return job->result;
-	}
-	if (job) {
-		if (free_arg)
-			free_arg(arg);
-	} else {
-		jobs_submit(&t->jobs, key, title, run, arg, free_arg, free_result);
-	}
-	if (waiter)
-		view_wait(waiter, key);
-	return NULL;
+	env->db = t->db;
+	env->event = t->event;
+	env->force = t->force;
+	env->norm_period = t->norm_period;
+	env->debug_dir = t->opt.debug_dir;
+	env->analysis = t->data;
 }
 
-const struct epochs_data *tui_epochs(struct tui *t, struct view *waiter)
+/* The job of src for req (its cache key in key), submitted if submit and missing. */
+static struct job *source_job(struct tui *t, const struct tui_source *src, const void *req,
+			      bool submit, struct strbuf *key)
 {
+	struct strbuf title = STRBUF_INIT;
+	struct tui_env env;
+	struct job *job;
+	void *arg;
+
+	tui_env(t, &env);
+	strbuf_addf(key, "%s/", src->name);
+	src->key(&env, req, key);
+	if ((job = jobs_find(&t->jobs, key->buf)) || !submit)
+		return job;
+	src->title(&env, req, &title);
+	arg = src->arg ? src->arg(&env, req) : NULL;
+	job = (src->background ? jobs_submit_background : jobs_submit)(
+		&t->jobs, key->buf, title.buf, src->run, arg, src->free_arg, src->free_result);
+	strbuf_release(&title);
+	return job;
+}
+
+const void *tui_load(struct tui *t, const struct tui_source *src, const void *req,
+		     struct view *waiter)
+{
+	struct strbuf key = STRBUF_INIT;
+	struct job *job;
+	const void *r = NULL;
+
 	if (!t->db)
 		return NULL;
-	return tui_data(t, waiter, "epochs", "reading the epochs", data_load_epochs, t->db,
-			NULL, epochs_data_free);
-}
-
-const struct images_data *tui_images(struct tui *t, uint32_t seq, struct view *waiter)
-{
-	struct data_arg *arg;
-	char key[32], title[64];
-
-	if (!t->db || !seq)
-		return NULL;
-	snprintf(key, sizeof(key), "images/%" PRIu32, seq);
-	snprintf(title, sizeof(title), "reading the images of epoch %" PRIu32, seq);
-	arg = XNEW(struct data_arg);
-	arg->db = t->db;
-	arg->seq = seq;
-	arg->debug_dir = t->opt.debug_dir;
-	return tui_data(t, waiter, key, title, data_load_images, arg, free, images_data_free);
-}
-
-const struct procs_data *tui_procs(struct tui *t, uint32_t seq, const char *image,
-				   struct view *waiter)
-{
-	struct procs_arg *arg;
-	struct strbuf key = STRBUF_INIT, title = STRBUF_INIT;
-	const struct procs_data *pd;
-
-	if (!t->db || !seq)
-		return NULL;
-	strbuf_addf(&key, "procs/%" PRIu32 "/%d/%s", seq, t->force, image ? image : "*");
-	strbuf_addf(&title, "reading the procedures of %s", image ? "an image" : "every image");
-	arg = XNEW(struct procs_arg);
-	arg->ctx = t->data;
-	arg->db = t->db;
-	arg->seq = seq;
-	arg->force = t->force;
-	arg->image = image ? xstrdup(image) : NULL;
-	pd = tui_data(t, waiter, key.buf, title.buf, data_load_procs, arg, procs_arg_free,
-		      procs_data_free);
+	job = source_job(t, src, req, true, &key);
+	if (job->collected)
+		r = job->result;
+	else if (waiter)
+		view_wait(waiter, key.buf);
 	strbuf_release(&key);
-	strbuf_release(&title);
-	return pd;
+	return r;
 }
 
-const struct procs_calc *tui_procs_calc(struct tui *t, const struct procs_data *pd,
-					struct view *waiter, bool *complete)
+const void *tui_load_partial(struct tui *t, const struct tui_source *src, const void *req,
+			     struct view *waiter, bool *complete)
 {
-	struct strbuf key = STRBUF_INIT, title = STRBUF_INIT;
+	struct strbuf key = STRBUF_INIT;
 	struct job *job;
+	const void *r;
 
 	*complete = false;
-	if (!pd || pd->status)
+	if (!t->db)
 		return NULL;
-	strbuf_addf(&key, "calc/%" PRIu32 "/%d/%s", pd->seq, pd->force, pd->image ? pd->image : "*");
-	if (!(job = jobs_find(&t->jobs, key.buf))) {
-		strbuf_addf(&title, "analysing the procedures of %s", pd->image ? "the image" : "every image");
-		job = jobs_submit_background(&t->jobs, key.buf, title.buf, data_calc_procs,
-					     procs_calc_arg_new(pd), procs_calc_arg_free, NULL);
-	}
+	job = source_job(t, src, req, true, &key);
 	*complete = job->collected;
 	if (!job->collected && waiter)
 		view_wait(waiter, key.buf);
+	r = src->partial ? src->partial(job) : job->result;
 	strbuf_release(&key);
-	strbuf_release(&title);
-	return procs_calc_of(job);
+	return r;
 }
 
-const struct proc_data *tui_proc(struct tui *t, uint32_t seq, const char *image,
-				 const char *spec, struct view *waiter)
+const void *tui_peek(struct tui *t, const struct tui_source *src, const void *req)
 {
-	struct proc_arg *arg;
-	struct strbuf key = STRBUF_INIT, title = STRBUF_INIT;
-	const struct proc_data *pd;
-	char *safe = display_safe(spec);
+	struct strbuf key = STRBUF_INIT;
+	struct job *job = t->db ? source_job(t, src, req, false, &key) : NULL;
 
-	if (!t->db || !seq)
-		return NULL;
-	strbuf_addf(&key, "proc/%" PRIu32 "/%d/%s/%s", seq, t->force, image ? image : "*", spec);
-	strbuf_addf(&title, "analysing %s", safe);
-	arg = XNEW(struct proc_arg);
-	arg->ctx = t->data;
-	arg->db = t->db;
-	arg->seq = seq;
-	arg->force = t->force;
-	arg->image = image ? xstrdup(image) : NULL;
-	arg->spec = xstrdup(spec);
-	pd = tui_data(t, waiter, key.buf, title.buf, data_load_proc, arg, proc_arg_free,
-		      proc_data_free);
 	strbuf_release(&key);
-	strbuf_release(&title);
-	free(safe);
-	return pd;
+	return job && job->collected ? job->result : NULL;
 }
 
-const struct diff_data *tui_diff(struct tui *t, uint32_t a, uint32_t b, const char *procedure,
-				 struct view *waiter)
-{
-	struct strbuf key = STRBUF_INIT, title = STRBUF_INIT;
-	struct diff_arg *arg;
-	const struct diff_data *dd;
+struct foreach_ctx {
+	void (*fn)(const void *result, void *data);
+	void *data;
+};
 
-	if (!t->db || !a || !b)
-		return NULL;
-	strbuf_addf(&key, "diff/%" PRIu32 "/%" PRIu32 "/%d/%d/%c", a, b, t->force, t->event,
-		    t->norm_period ? 'p' : 't');
-	if (procedure)
-		strbuf_addf(&key, "/%s", procedure);
-	strbuf_addf(&title, "comparing epochs %" PRIu32 " and %" PRIu32, a, b);
-	arg = XNEW(struct diff_arg);
-	arg->db = t->db;
-	arg->a = a;
-	arg->b = b;
-	arg->force = t->force;
-	arg->debug_dir = t->opt.debug_dir;
-	arg->event = t->event;
-	arg->norm_period = t->norm_period;
-	arg->procedure = procedure ? xstrdup(procedure) : NULL;
-	dd = tui_data(t, waiter, key.buf, title.buf, data_load_diff, arg, diff_arg_free,
-		      diff_data_free);
+static void foreach_one(struct job *job, void *data)
+{
+	struct foreach_ctx *c = data;
+
+	if (job->result)
+		c->fn(job->result, c->data);
+}
+
+void tui_foreach_loaded(struct tui *t, const struct tui_source *src, const char *prefix,
+			void (*fn)(const void *result, void *data), void *data)
+{
+	struct strbuf key = STRBUF_INIT;
+	struct foreach_ctx c = { fn, data };
+
+	strbuf_addf(&key, "%s/%s", src->name, prefix);
+	jobs_foreach_collected(&t->jobs, key.buf, foreach_one, &c);
 	strbuf_release(&key);
-	strbuf_release(&title);
-	return dd;
-}
-
-static void add_proc_names(struct job *job, void *data)
-{
-	const struct procs_data *pd = job->result;
-
-	for (size_t r = 0; pd && r < pd->n; r++)
-		if (pd->rows[r].pr->proc)
-			candidates_add(data, pd->rows[r].name);
-}
-
-void tui_complete_procedures(struct tui *t, uint32_t seq, struct candidates *c)
-{
-	char prefix[48];
-
-	snprintf(prefix, sizeof(prefix), "procs/%" PRIu32 "/%d/", seq, t->force);
-	jobs_foreach_collected(&t->jobs, prefix, add_proc_names, c);
 }
 
 int tui_open_procedure(struct tui *t, uint32_t seq, const char *image, const char *spec)
@@ -440,12 +402,9 @@ void tui_default_event(struct tui *t, const bool events[])
 
 void tui_epoch_name(struct tui *t, uint32_t seq, struct strbuf *sb)
 {
-	struct job *job = jobs_find(&t->jobs, "epochs");
-	const struct db_epoch *e = NULL;
+	const struct db_epoch *e = epochs_data_find(tui_peek(t, &epochs_source, NULL), seq);
 
 	strbuf_addf(sb, "%" PRIu32, seq);
-	if (job && job->collected)
-		e = epochs_data_find(job->result, seq);
 	if (e && e->meta_ok && e->meta.label) {
 		char *label = display_safe(e->meta.label);
 
@@ -506,9 +465,9 @@ int tui_init(struct tui *t, const struct tui_options *opt)
 	t->opt = *opt;
 	t->event = -1;
 	t->timing.start_ns = time_monotonic_ns();
-	if (opt->event) {
-		t->event = event_lookup(opt->event);
-		t->event_chosen = t->event >= 0;
+	if (opt->event >= 0) {
+		t->event = opt->event;
+		t->event_chosen = true;
 	}
 	jobs_init(&t->jobs, opt->sync_jobs);
 	t->force = opt->force;

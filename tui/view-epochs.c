@@ -49,7 +49,7 @@ static void cell_mark(void *ctx, const struct table_column *col, const void *row
 	struct view *v = ctx;
 	char mark = tui_mark_of(v->tui, r->e->seq);
 
-	if (r->e->seq == v->tui->epoch)
+	if (r->e->seq == tui_epoch(v->tui))
 		draw_glyph(d, STYLE_CURRENT, GLYPH_BULLET);
 	else
 		draw_space(d, STYLE_NORMAL, 1);
@@ -65,7 +65,7 @@ static void cell_seq(void *ctx, const struct table_column *col, const void *row,
 	char buf[16];
 
 	snprintf(buf, sizeof(buf), "%" PRIu32, r->e->seq);
-	draw_field(d, r->e->seq == v->tui->epoch ? STYLE_CURRENT : STYLE_NORMAL, buf, width,
+	draw_field(d, r->e->seq == tui_epoch(v->tui) ? STYLE_CURRENT : STYLE_NORMAL, buf, width,
 		   ALIGN_RIGHT);
 }
 
@@ -344,10 +344,10 @@ static void epochs_reload(struct view *v)
 {
 	struct epochs_view *ev = EV(v);
 	const struct epoch_row *cur = table_row(v->table, v->pos);
-	uint32_t seq = cur ? cur->e->seq : v->tui->epoch;
-	const struct epochs_data *ed = tui_epochs(v->tui, v);
+	uint32_t seq = cur ? cur->e->seq : tui_epoch(v->tui);
+	const struct epochs_data *ed = data_epochs(v->tui, v);
 
-	v->empty = v->tui->db ? "(no epochs)" : "(no database: R rereads it)";
+	v->empty = tui_has_db(v->tui) ? "(no epochs)" : "(no database: R rereads it)";
 	table_set_rows(&ev->table, NULL, 0);
 	free_rows(ev);
 	ev->ed = ed;
@@ -427,10 +427,10 @@ static void epochs_title(struct view *v, struct strbuf *sb)
 	strbuf_addf(sb, "%zu epoch%s", ev->ed->list.n, ev->ed->list.n == 1 ? "" : "s");
 	if (v->lines != ev->ed->list.n)
 		strbuf_addf(sb, ", %zu shown", v->lines);
-	if (v->tui->marks[0])
-		strbuf_addf(sb, ", diff A=%" PRIu32, v->tui->marks[0]);
-	if (v->tui->marks[1])
-		strbuf_addf(sb, " B=%" PRIu32, v->tui->marks[1]);
+	if (tui_mark(v->tui, 0))
+		strbuf_addf(sb, ", diff A=%" PRIu32, tui_mark(v->tui, 0));
+	if (tui_mark(v->tui, 1))
+		strbuf_addf(sb, " B=%" PRIu32, tui_mark(v->tui, 1));
 }
 
 static int epochs_goto(struct view *v, const char *what)

@@ -11,6 +11,7 @@
 #include "core/timeutil.h"
 #include "core/xalloc.h"
 #include "tui/data.h"
+#include "tui/data-proc.h"
 #include "tui/table.h"
 #include "tui/tui.h"
 
@@ -206,12 +207,12 @@ static void images_reload(struct view *v)
 	struct images_view *iv = IV(v);
 	const struct image_row *cur = table_row(v->table, v->pos);
 	char *key = cur ? xstrdup(cur->key) : NULL;
-	const struct images_data *id = tui_images(v->tui, v->loc.epoch, v);
+	const struct images_data *id = data_images(v->tui, v->loc.epoch, v);
 	const void **ptrs;
 
 	table_set_rows(&iv->table, NULL, 0);
 	iv->id = id;
-	v->empty = v->tui->db ? "(no images in this epoch)" : "(no database)";
+	v->empty = tui_has_db(v->tui) ? "(no images in this epoch)" : "(no database)";
 	if (!id) {
 		view_set_lines(v, 0);
 		free(key);
@@ -221,10 +222,10 @@ static void images_reload(struct view *v)
 		v->empty = "(the image index of this epoch is unreadable)";
 	tui_default_event(v->tui, id->events);
 	/* Sorted by the old event's samples: sort by the new one's. */
-	if (iv->event >= 0 && iv->event != v->tui->event &&
+	if (iv->event >= 0 && iv->event != tui_event(v->tui) &&
 	    !strcmp(iv->table.sort_name, event_name((enum dcpi_event)iv->event)))
 		iv->table.sort_name[0] = '\0';
-	iv->event = v->tui->event;
+	iv->event = tui_event(v->tui);
 	build_columns(v);
 	if (iv->table.sort < 0)
 		table_sort_by(&iv->table, iv->event >= 0 ? 0 : table_column_index(&iv->table, "path"),
@@ -338,7 +339,7 @@ static void images_complete(struct view *v, enum arg_kind kind, struct candidate
 		return;
 	for (size_t i = 0; i < iv->id->n; i++)
 		candidates_add(c, iv->id->rows[i].base);
-	tui_complete_procedures(v->tui, v->loc.epoch, c);
+	procs_complete_names(v->tui, v->loc.epoch, c);
 }
 
 /* ---- the details pane: the selected image's record ------------------------- */

@@ -23,10 +23,11 @@ static size_t msg_lines(const char *text)
 
 static void messages_reload(struct view *v)
 {
-	size_t n = 0;
+	size_t n = 0, n_msgs, dropped;
+	const struct tui_message *msgs = tui_messages(v->tui, &n_msgs, &dropped);
 
-	for (size_t i = 0; i < v->tui->n_msgs; i++)
-		n += msg_lines(v->tui->msgs[i].text);
+	for (size_t i = 0; i < n_msgs; i++)
+		n += msg_lines(msgs[i].text);
 	view_set_lines(v, n);
 }
 
@@ -40,15 +41,16 @@ static int messages_open(struct view *v)
 
 static void messages_draw(struct view *v, size_t line, struct draw *d)
 {
-	const struct tui_message *m = NULL;
+	const struct tui_message *m = NULL, *msgs;
 	const char *s, *nl;
-	size_t k = 0;
+	size_t k = 0, n_msgs, dropped;
 
-	for (size_t i = 0; i < v->tui->n_msgs; i++) {
-		size_t n = msg_lines(v->tui->msgs[i].text);
+	msgs = tui_messages(v->tui, &n_msgs, &dropped);
+	for (size_t i = 0; i < n_msgs; i++) {
+		size_t n = msg_lines(msgs[i].text);
 
 		if (line < k + n) {
-			m = &v->tui->msgs[i];
+			m = &msgs[i];
 			break;
 		}
 		k += n;
@@ -70,9 +72,12 @@ static void messages_draw(struct view *v, size_t line, struct draw *d)
 
 static void messages_title(struct view *v, struct strbuf *sb)
 {
-	strbuf_addf(sb, "%zu messages this session", v->tui->n_msgs);
-	if (v->tui->msgs_dropped)
-		strbuf_addf(sb, " (and %zu more not kept)", v->tui->msgs_dropped);
+	size_t n_msgs, dropped;
+
+	tui_messages(v->tui, &n_msgs, &dropped);
+	strbuf_addf(sb, "%zu messages this session", n_msgs);
+	if (dropped)
+		strbuf_addf(sb, " (and %zu more not kept)", dropped);
 }
 
 const struct view_ops messages_view_ops = {

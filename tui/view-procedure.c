@@ -420,16 +420,16 @@ static void proc_reload(struct view *v)
 	if (at)
 		pv->keep = at;
 	follow_epoch(v);
-	pd = tui_proc(v->tui, v->loc.epoch, pv->image, pv->spec, v);
+	pd = data_proc(v->tui, v->loc.epoch, pv->image, pv->spec, v);
 	pv->pd = pd;
-	v->empty = v->tui->db ? "(no procedure)" : "(no database)";
+	v->empty = tui_has_db(v->tui) ? "(no procedure)" : "(no database)";
 	if (pd && !pd->status) {
 		bool events[EVENT__COUNT] = { false };
 
 		for (size_t c = 0; c < pd->c.list.n_events; c++)
 			events[pd->c.list.events[c]] = true;
 		tui_default_event(v->tui, events);
-		pv->event = v->tui->event >= 0 && events[v->tui->event] ? v->tui->event : -1;
+		pv->event = tui_event(v->tui) >= 0 && events[tui_event(v->tui)] ? tui_event(v->tui) : -1;
 		if (!pd->c.list.n_lines)
 			pv->source = false;
 	}
@@ -1193,7 +1193,7 @@ static void proc_complete(struct view *v, enum arg_kind kind, struct candidates 
 		return;
 	for (size_t i = 0; i < pd->n_names; i++)
 		candidates_add(c, pd->names[i]);
-	tui_complete_procedures(v->tui, v->loc.epoch, c);
+	procs_complete_names(v->tui, v->loc.epoch, c);
 }
 
 static void proc_title(struct view *v, struct strbuf *sb)

@@ -323,7 +323,7 @@ static void load_analysis(struct view *v)
 
 	if (!has_time_event(pd))
 		return;
-	pv->calc = tui_procs_calc(v->tui, pd, v, &pv->calc_complete);
+	pv->calc = data_procs_calc(v->tui, pd, v, &pv->calc_complete);
 	if (!pv->calc || !pv->calc_complete || pd->analysed)
 		return;
 	for (size_t i = 0; i < pd->n && i < pv->calc->n; i++)
@@ -335,7 +335,7 @@ static void procs_reload(struct view *v)
 {
 	struct procs_view *pv = PV(v);
 	const struct proc_row *cur = table_row(v->table, v->pos);
-	const struct procs_data *pd = tui_procs(v->tui, v->loc.epoch, v->loc.image, v);
+	const struct procs_data *pd = data_procs(v->tui, v->loc.epoch, v->loc.image, v);
 	const void **ptrs;
 
 	if (cur) {
@@ -347,7 +347,7 @@ static void procs_reload(struct view *v)
 	table_set_rows(&pv->table, NULL, 0);
 	pv->pd = pd;
 	pv->calc = NULL;
-	v->empty = v->tui->db ? "(no samples in this epoch)" : "(no database)";
+	v->empty = tui_has_db(v->tui) ? "(no samples in this epoch)" : "(no database)";
 	if (!pd || pd->status) {
 		if (pd)
 			v->empty = pd->error;
@@ -356,10 +356,10 @@ static void procs_reload(struct view *v)
 	}
 	tui_default_event(v->tui, pd->events);
 	load_analysis(v);
-	if (pv->event >= 0 && pv->event != v->tui->event &&
+	if (pv->event >= 0 && pv->event != tui_event(v->tui) &&
 	    !strcmp(pv->table.sort_name, event_name((enum dcpi_event)pv->event)))
 		pv->table.sort_name[0] = '\0';
-	pv->event = v->tui->event;
+	pv->event = tui_event(v->tui);
 	build_columns(v);
 	if (pv->table.sort < 0)
 		table_sort_by(&pv->table, pv->event >= 0 ? 0 : table_column_index(&pv->table, "procedure"),
@@ -499,7 +499,7 @@ static void procs_complete(struct view *v, enum arg_kind kind, struct candidates
 	for (size_t i = 0; i < pd->n; i++)
 		if (pd->rows[i].pr->proc)
 			candidates_add(c, pd->rows[i].name);
-	tui_complete_procedures(v->tui, v->loc.epoch, c);
+	procs_complete_names(v->tui, v->loc.epoch, c);
 }
 
 /* ---- the details pane: the selected procedure ------------------------------ */

@@ -3,7 +3,7 @@
  *
  * One view per file (tui/view-NAME.c), each ending with its ops table
  * (tig's src/blob.c).  A view is a list of lines with a cursor; it draws
- * them through the drawing layer (tui/draw.h), never through curses, and
+ * them through the drawing layer (present/draw.h), never through curses, and
  * sees requests (tui/request.h), never keys.  Its request op runs first and
  * returns VIEW_PASS for what it does not handle; then the generic code here
  * (cursor movement, scrolling, sort, filter, goto) and then the session
@@ -17,12 +17,12 @@
  * address); drilling down opens the next view with a more precise loc:
  *   epochs --Enter--> images (loc.epoch) --Enter--> procedures (loc.image)
  *   --Enter--> procedure (loc.procedure) ; diff (loc.epoch, loc.epoch_b).
- * Views that are not built yet are opened by name through tui_open_view()
- * (tui/tui.h), which says in the status line when a view does not exist.
+ * Views open each other by name through tui_open_view() (tui/tui.h); the
+ * registry and the recipe for a new view are in tui/views.h.
  *
- * Data comes from jobs (tui/job.h): open/reload look the data up with
- * jobs_find(), submit a job if it is missing and call view_wait(); the
- * session calls reload again when the job is done.
+ * Data comes from data sources (tui/source.h): open and reload ask with
+ * tui_load(), which starts a job if the data is not cached and makes the
+ * view wait; the session calls reload again when the job is done.
  */
 #ifndef DCPI_TUI_VIEW_H
 #define DCPI_TUI_VIEW_H
@@ -33,7 +33,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "tui/draw.h"
+#include "present/draw.h"
 #include "tui/request.h"
 
 struct strbuf;
@@ -113,8 +113,8 @@ struct view_ops {
 	/*
 	 * The details pane under the lines, opened and closed by :toggle-pane
 	 * (p): how many lines it has for the cursor line, and each of them.
-	 * The images view shows an image's record there; the procedure view
-	 * will show its summary (the paper's Figure 4).  NULL: no pane.
+	 * The images view shows an image's record there, the procedure view
+	 * its summary (the paper's Figure 4).  NULL: no pane.
 	 */
 	size_t (*pane_lines)(struct view *v);
 	void (*draw_pane)(struct view *v, size_t line, struct draw *d);

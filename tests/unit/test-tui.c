@@ -21,7 +21,7 @@
 #include "core/strbuf.h"
 #include "core/xalloc.h"
 #include "tui/data-diff.h"
-#include "tui/draw.h"
+#include "present/draw.h"
 #include "tui/insntext.h"
 #include "tui/job.h"
 #include "tui/request.h"

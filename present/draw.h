@@ -1,12 +1,24 @@
 /*
- * tui/draw.h - the drawing layer: views draw lines through it and never call
- * curses (tig's draw.h; perf's annotation_write_ops).
+ * present/draw.h - the presentation layer: styled segments drawn into a
+ * line, below both the report tools and dcpi-tui (tig's draw.h; perf's
+ * annotation_write_ops, one line formatter for stdio and the TUI).
  *
- * A struct draw is one line being drawn into a backend: a curses window
- * (tui/display.c) or a plain-text buffer (draw_init_text(), used for
- * :save-view, for search and by anything that wants the same lines as text).
- * Views describe what to draw with styles; the backend decides what a style
- * looks like (a colour pair, a monochrome attribute, nothing at all).
+ * A struct draw is a line being drawn into a backend.  What is drawn is a
+ * sequence of segments, each a piece of text in a style; the backend
+ * decides what a style looks like (a colour pair, a monochrome attribute,
+ * an ANSI escape sequence, nothing at all).  Backends:
+ *
+ *   draw_init_text()   plain text appended to a strbuf (styles dropped):
+ *                      dcpi-tui's :save-view and search, tests
+ *   draw_init_file()   text written to a FILE, with ANSI colours or
+ *                      without (DRAW_COLOR): the report tools
+ *   curses             a line of a window (tui/display.c)
+ *
+ * Reports of several lines draw them one after another into the same
+ * struct draw, ending each with draw_eol() (text backends write a newline;
+ * a curses line has no end to write).  So analysis/ writes a report once,
+ * as segments, and the tools print it while dcpi-tui draws the same lines
+ * in its views.
  *
  * Text given to the layer is UTF-8.  The layer never lets a control byte,
  * an invalid sequence or a C1 control through (they become '?'), clips at
@@ -15,14 +27,18 @@
  * character as '?' and every glyph in its ASCII form.  Callers should still
  * pass untrusted text through display_safe() (core/utf8.h) so that control
  * characters are shown escaped rather than replaced.
+ *
+ * This folder depends on core/ only: analysis/, tools/ and tui/ draw
+ * through it (docs/architecture.md).
  */
-#ifndef DCPI_TUI_DRAW_H
-#define DCPI_TUI_DRAW_H
+#ifndef DCPI_PRESENT_DRAW_H
+#define DCPI_PRESENT_DRAW_H
 
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 struct strbuf;
 
@@ -44,7 +60,8 @@ enum draw_attr {
  * STYLE_INFO(_): _(ID, name, fg, bg, colour attrs, monochrome attrs).
  * Monochrome (no colours, NO_COLOR, --no-color) uses only the last column,
  * so everything that matters must be visible with attributes alone.
- * The styles after "for the analysis views" are for views still to come.
+ * The styles after "for the analysis" are those of the analysis' reports
+ * (dcpicalc's bubbles and confidence, dcpidiff's verdicts).
  */
 #define STYLE_INFO(_)                                                              \
 	_(NORMAL, "normal", DEFAULT, DEFAULT, NONE, NONE)                          \
@@ -68,7 +85,7 @@ enum draw_attr {
 	_(KEY, "key", GREEN, DEFAULT, NONE, BOLD)                                  \
 	_(SECTION, "section", YELLOW, DEFAULT, BOLD, BOLD | DA_UNDERLINE)          \
 	_(POPUP, "popup", BLACK, WHITE, NONE, REVERSE)                             \
-	/* for the analysis views */                                               \
+	/* for the analysis */                                                     \
 	_(ADDRESS, "address", BLUE, DEFAULT, NONE, NONE)                           \
 	_(MNEMONIC, "mnemonic", DEFAULT, DEFAULT, BOLD, BOLD)                      \
 	_(REGISTER, "register", CYAN, DEFAULT, NONE, NONE)                         \
@@ -126,6 +143,13 @@ enum glyph {
 enum draw_flags {
 	DRAW_ASCII = (1 << 0),    /* ASCII only: '?' for other characters */
 	DRAW_SELECTED = (1 << 1), /* the cursor line: everything in STYLE_CURSOR */
+	/*
+	 * Valid UTF-8 passes (one column a character) even where the locale
+	 * cannot show it: reports written to files and pipes, which must not
+	 * depend on the reader's locale.  Controls still become '?'.
+	 */
+	DRAW_UTF8 = (1 << 2),
+	DRAW_COLOR = (1 << 3),    /* draw_init_file(): ANSI colours and attributes */
 };
 
 enum draw_align {
@@ -145,12 +169,14 @@ struct draw_backend {
 	 * current position in style st.
 	 */
 	void (*put)(struct draw *d, const char *s, size_t len, int width, enum style st);
+	/* Ends the line (NULL: a backend of single lines). */
+	void (*eol)(struct draw *d);
 };
 
 struct draw {
 	const struct draw_backend *be;
-	void *target;    /* backend data: a WINDOW, a strbuf */
-	int row;         /* backend data: the line's row */
+	void *target;    /* backend data: a WINDOW, a strbuf, a FILE */
+	int row;         /* backend data: the line's row; the style a file is in */
 	int width;       /* columns of the line */
 	int col;         /* columns drawn so far */
 	int skip;        /* columns hidden on the left (horizontal scroll) */
@@ -160,6 +186,18 @@ struct draw {
 
 /* Starts a line drawn as plain text appended to out (styles dropped). */
 void draw_init_text(struct draw *d, struct strbuf *out, int width, unsigned flags);
+
+/*
+ * Starts lines written to f, unbounded: with ANSI colours when flags has
+ * DRAW_COLOR (cli_color(): --color, a terminal, $NO_COLOR), else plain.
+ * Check for write errors with draw_file_finish().
+ */
+void draw_init_file(struct draw *d, FILE *f, unsigned flags);
+/* Flushes the file; -1 on a write error (reported by the caller). */
+int draw_file_finish(struct draw *d);
+
+/* Ends the line and starts the next one (text backends write a newline). */
+void draw_eol(struct draw *d);
 
 /* Columns left on the line. */
 int draw_avail(const struct draw *d);

@@ -1,5 +1,5 @@
 #include "config.h"
-#include "tui/draw.h"
+#include "present/draw.h"
 
 #include "core/die.h"
 #include "core/strbuf.h"
@@ -71,6 +71,8 @@ static void next_char(const unsigned char *p, size_t avail, unsigned flags, stru
 	uint32_t cp = utf8_decode(p, l);
 
 	w = cp >= 0x80 && cp < 0xa0 ? -1 : wcwidth((wchar_t)cp);
+	if (w < 0 && (flags & DRAW_UTF8) && cp >= 0xa0)
+		w = 1;  /* the locale does not know it; the reader's may */
 	if (w < 0)
 		u->bad = true;
 	else
@@ -313,6 +315,14 @@ void draw_fill(struct draw *d, enum style st)
 		draw_space(d, st, d->width - d->col);
 }
 
+void draw_eol(struct draw *d)
+{
+	if (d->be->eol)
+		d->be->eol(d);
+	d->col = 0;
+	d->vcol = 0;
+}
+
 /* ---- plain-text backend ------------------------------------------------ */
 
 static void text_put(struct draw *d, const char *s, size_t len, int width, enum style st)
@@ -320,7 +330,12 @@ static void text_put(struct draw *d, const char *s, size_t len, int width, enum 
 	strbuf_add(d->target, s, len);
 }
 
-static const struct draw_backend text_backend = { text_put };
+static void text_eol(struct draw *d)
+{
+	strbuf_addch(d->target, '\n');
+}
+
+static const struct draw_backend text_backend = { text_put, text_eol };
 
 void draw_init_text(struct draw *d, struct strbuf *out, int width, unsigned flags)
 {
@@ -329,4 +344,70 @@ void draw_init_text(struct draw *d, struct strbuf *out, int width, unsigned flag
 	d->target = out;
 	d->width = width;
 	d->flags = flags;
+}
+
+/* ---- file backend: plain or ANSI colours ---------------------------------- */
+
+/* The SGR parameters of a style ("1;31"), "" for the default look. */
+static void sgr_of(enum style st, struct strbuf *sb)
+{
+	static const unsigned char attr_sgr[] = { 1, 7, 4, 2 }; /* DA_BOLD, REVERSE, UNDERLINE, DIM */
+	const struct style_info *si = style_info(st);
+
+	for (size_t k = 0; k < sizeof(attr_sgr); k++)
+		if (si->attr & (1u << k))
+			strbuf_addf(sb, "%s%u", sb->len ? ";" : "", attr_sgr[k]);
+	if (si->fg != DC_DEFAULT)
+		strbuf_addf(sb, "%s%d", sb->len ? ";" : "", 30 + (int)si->fg);
+	if (si->bg != DC_DEFAULT)
+		strbuf_addf(sb, "%s%d", sb->len ? ";" : "", 40 + (int)si->bg);
+}
+
+/* d->row holds the style the file is in (STYLE_NORMAL: none). */
+static void file_style(struct draw *d, enum style st)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	if ((int)st == d->row)
+		return;
+	if (d->row != STYLE_NORMAL)
+		fputs("\033[m", d->target);
+	d->row = st;
+	sgr_of(st, &sb);
+	if (sb.len)
+		fprintf(d->target, "\033[%sm", sb.buf);
+	strbuf_release(&sb);
+}
+
+static void file_put(struct draw *d, const char *s, size_t len, int width, enum style st)
+{
+	if (d->flags & DRAW_COLOR)
+		file_style(d, st);
+	fwrite(s, 1, len, d->target);
+}
+
+static void file_eol(struct draw *d)
+{
+	if (d->flags & DRAW_COLOR)
+		file_style(d, STYLE_NORMAL);
+	fputc('\n', d->target);
+}
+
+static const struct draw_backend file_backend = { file_put, file_eol };
+
+void draw_init_file(struct draw *d, FILE *f, unsigned flags)
+{
+	memset(d, 0, sizeof(*d));
+	d->be = &file_backend;
+	d->target = f;
+	d->row = STYLE_NORMAL;
+	d->width = DRAW_UNBOUNDED;
+	d->flags = flags | DRAW_UTF8;
+}
+
+int draw_file_finish(struct draw *d)
+{
+	if (d->flags & DRAW_COLOR)
+		file_style(d, STYLE_NORMAL);
+	return fflush(d->target) || ferror(d->target) ? -1 : 0;
 }

@@ -1,0 +1,93 @@
+/*
+ * tools/tool.c - the frame of every report tool (see tools/tool.h).
+ */
+#include "config.h"
+#include "tools/tool.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/die.h"
+#include "core/utf8.h"
+#include "core/xalloc.h"
+#include "db/db.h"
+
+int tool_subst_option(const struct cli_option *opt, const char *arg)
+{
+	if (srcfiles_add_subst(opt->value, arg))
+		return errorf("bad substitution '%s' (want FROM=TO)", arg);
+	return 0;
+}
+
+int tool_norm_option(const struct cli_option *opt, const char *arg)
+{
+	int n = pset_norm_lookup(arg);
+
+	if (n < 0 || (n == PSET_NORM_NONE && !opt->defval)) {
+		char *safe = display_safe(arg);
+
+		errorf("unknown normalisation '%s' (%s)", safe,
+		       opt->defval ? "none, total or period" : "total or period");
+		free(safe);
+		return -1;
+	}
+	*(enum pset_norm *)opt->value = (enum pset_norm)n;
+	return 0;
+}
+
+int tool_start(struct tool *t, int argc, char **argv, const struct cli_command *cmd)
+{
+	int first;
+
+	cli_init(argc, argv);
+	srcfiles_init(&t->src);
+	t->sets = (struct pset_ctx)PSET_CTX_INIT;
+	first = cli_parse(argc, argv, cmd);
+	t->sets.db_path = t->db_path;
+	t->sets.view_opts = t->binaries;
+	draw_init_file(&t->out, stdout, cli_use_color(t->color, stdout) ? DRAW_COLOR : 0);
+	return first;
+}
+
+int tool_open(struct tool *t)
+{
+	if (!(t->db = db_open(db_default_path(t->db_path), DB_READ)))
+		return -1;
+	if (epoch_view_open(&t->view, t->db, t->epoch, &t->binaries)) {
+		epoch_view_release(&t->view);
+		return -1;
+	}
+	t->view_open = true;
+	return 0;
+}
+
+struct pset **tool_open_sets(struct tool *t, char *const *specs, size_t n)
+{
+	t->setv = xcalloc(n ? n : 1, sizeof(*t->setv));
+	t->sets_of = xcalloc(n ? n : 1, sizeof(*t->sets_of));
+	for (; t->n_sets < n; t->n_sets++) {
+		if (pset_open(&t->setv[t->n_sets], &t->sets, specs[t->n_sets]))
+			return NULL;
+		t->sets_of[t->n_sets] = &t->setv[t->n_sets];
+	}
+	return t->sets_of;
+}
+
+int tool_finish(struct tool *t, int status)
+{
+	if (draw_file_finish(&t->out))
+		status = errorf("cannot write the report: write error");
+	while (t->n_sets)
+		pset_release(&t->setv[--t->n_sets]);
+	free(t->setv);
+	free(t->sets_of);
+	if (t->view_open)
+		epoch_view_release(&t->view);
+	if (t->db)
+		db_close(t->db);
+	pset_ctx_release(&t->sets);
+	srcfiles_release(&t->src);
+	memset(t, 0, sizeof(*t));
+	return status || error_count() ? 1 : 0;
+}
