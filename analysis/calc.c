@@ -65,6 +65,8 @@ static const struct {
 	[CULPRIT_MUL] = { "multiplier busy", "multiplier", 'm' },
 	[CULPRIT_DIV] = { "divider busy or slow divide", "divider", 'v' },
 	[CULPRIT_SYNC] = { "synchronisation", "sync", 'y' },
+	[CULPRIT_STORE_FWD] = { "store forwarding failed", "store-forward", 'F' },
+	[CULPRIT_ALIAS_4K] = { "4K aliasing", "alias-4k", 'K' },
 	[CULPRIT_UNEXPLAINED] = { "unexplained stall", "unexplained", 'u' },
 }, statics[CALC_STATIC__COUNT] = {
 	[CALC_STATIC_SLOT] = { "slotting (dispatch/retire width)", "slotting", 's' },
@@ -108,9 +110,16 @@ enum calc_static calc_static_of(enum sched_reason r)
 const char *calc_how_name(enum calc_how h)
 {
 	static const char *const n[] = { "none", "samples", "propagated", "flow", "repaired",
-					 "measured" };
+					 "measured", "branches" };
 
 	return (unsigned)h < ARRAY_SIZE(n) ? n[h] : "none";
+}
+
+const char *calc_level_name(int level)
+{
+	static const char *const n[CALC_LEVEL__COUNT] = { "L1", "L2", "L3", "memory" };
+
+	return level >= 0 && level < CALC_LEVEL__COUNT ? n[level] : "?";
 }
 
 long calc_insn_at(const struct calc *c, uint64_t addr)
@@ -1273,6 +1282,8 @@ static void spread_values(struct work *w)
 		cb->freq = w->cls_val[cls];
 		cb->conf = w->cls_conf[cls];
 		cb->how = w->cls_repaired[cls] ? CALC_HOW_REPAIRED :
+			  w->cls_est[cls].method == EST_BRANCHES &&
+			  w->cls_state[cls] == FREQ_ESTIMATED ? CALC_HOW_BRANCHES :
 			  w->cls_est[cls].method == EST_MEASURED &&
 			  w->cls_state[cls] == FREQ_ESTIMATED ? CALC_HOW_MEASURED :
 			  w->cls_state[cls] == FREQ_ESTIMATED ? CALC_HOW_SAMPLES : CALC_HOW_PROPAGATED;
@@ -1289,6 +1300,8 @@ static void spread_values(struct work *w)
 		ce->freq = w->cls_val[cls];
 		ce->conf = w->cls_conf[cls];
 		ce->how = w->cls_repaired[cls] ? CALC_HOW_REPAIRED :
+			  w->cls_est[cls].method == EST_BRANCHES &&
+			  w->cls_state[cls] == FREQ_ESTIMATED ? CALC_HOW_BRANCHES :
 			  w->cls_est[cls].method == EST_MEASURED &&
 			  w->cls_state[cls] == FREQ_ESTIMATED ? CALC_HOW_MEASURED :
 			  w->cls_state[cls] == FREQ_ESTIMATED ? CALC_HOW_SAMPLES : CALC_HOW_PROPAGATED;
@@ -1569,11 +1582,140 @@ static void repair(struct work *w)
 	free(changed);
 }
 
+/* Bursts: a branch's outcomes counted at least this often give its edges' values. */
+#define BRANCH_MIN 12
+
+/* A class whose value branch outcomes may give: none yet, or a low-confidence estimate. */
+static bool overridable(const struct work *w, const unsigned char *valued, int cls)
+{
+	return cls >= 0 && !valued[cls] && w->cls_est[cls].method != EST_MEASURED &&
+	       (w->cls_state[cls] == FREQ_UNKNOWN || w->cls_conf[cls] <= CALC_CONF_LOW);
+}
+
+/*
+ * Confidence conf (at most), and the outcomes behind the value in samples:
+ * medium only where the share's binomial error, sqrt((1 - p) / n), is 5%
+ * or less and the value it multiplies is medium or better.
+ */
+static void set_branch_value(struct work *w, unsigned char *valued, int cls, double v,
+			     double outcomes, enum calc_conf conf)
+{
+	w->cls_val[cls] = v;
+	w->cls_state[cls] = FREQ_ESTIMATED;
+	w->cls_conf[cls] = conf;
+	w->cls_est[cls].method = EST_BRANCHES;
+	w->cls_est[cls].samples = outcomes;
+	w->cls_repaired[cls] = 0;
+	valued[cls] = 1;
+}
+
+/* The outgoing edges of block b, from its branch's outcomes; returns how many were valued. */
+static size_t branch_edges(struct work *w, unsigned char *valued, size_t b)
+{
+	const struct cfg *cfg = w->cfg;
+	const struct burstview *bv = &w->c->bursts;
+	const struct cfg_block *blk = &cfg->blocks[b];
+	size_t last = blk->first + blk->n_insns - 1, n = 0;
+	uint64_t total = bv->taken[last] + bv->fallthrough[last];
+
+	if (cfg->insns[last].kind != INSN_CJUMP || total < BRANCH_MIN)
+		return 0;
+	for (uint32_t k = 0; k < blk->n_succ; k++) {
+		const struct cfg_edge *e = &cfg->edges[cfg->succ[blk->succ + k]];
+		uint64_t c = e->kind == CFG_TAKEN ? bv->taken[last] : bv->fallthrough[last];
+		double p, rel;
+
+		if ((e->kind != CFG_TAKEN && e->kind != CFG_FALLTHROUGH) || e->cls == blk->cls ||
+		    !overridable(w, valued, e->cls))
+			continue;
+		p = (double)c / (double)total;
+		rel = c ? sqrt((1 - p) / (double)c) : INFINITY;
+		set_branch_value(w, valued, e->cls, w->cls_val[blk->cls] * p, (double)c,
+				 rel <= 0.05 && w->cls_conf[blk->cls] >= CALC_CONF_MEDIUM ? CALC_CONF_MEDIUM
+											  : CALC_CONF_LOW);
+		n++;
+	}
+	return n;
+}
+
+/* Block b's value as the sum of its incoming edges, when branch outcomes or counts gave them all. */
+static size_t sum_of_edges(struct work *w, unsigned char *valued, size_t b)
+{
+	const struct cfg *cfg = w->cfg;
+	const struct cfg_block *blk = &cfg->blocks[b];
+	double sum = 0, least = INFINITY;
+	enum calc_conf conf = CALC_CONF_MEDIUM;
+	bool any = false;
+
+	if (!overridable(w, valued, blk->cls))
+		return 0;
+	for (uint32_t k = 0; k < blk->n_pred; k++) {
+		const struct cfg_edge *e = &cfg->edges[cfg->pred[blk->pred + k]];
+
+		if (e->from == cfg->exit || !reachable(cfg, e->from))
+			continue;
+		if (e->cls < 0 || !valued[e->cls])
+			return 0;
+		sum += w->cls_val[e->cls];
+		if (w->cls_est[e->cls].samples < least)
+			least = w->cls_est[e->cls].samples;
+		if (w->cls_conf[e->cls] < conf)
+			conf = w->cls_conf[e->cls];
+		any = true;
+	}
+	if (!any)
+		return 0;
+	set_branch_value(w, valued, blk->cls, sum, least, conf);
+	return 1;
+}
+
+/*
+ * Exact branch outcomes from bursts (burstview.h): where a block's value is
+ * measured, at least medium confidence, or itself from outcomes, and its
+ * conditional branch was stepped BRANCH_MIN times, each outgoing edge
+ * without a better value (unknown, or low confidence) takes the block's
+ * value times the edge's share of the outcomes; a block all of whose
+ * incoming edges got values so takes their sum; repeated while it values
+ * more.
+ * Returns the number of classes valued.
+ */
+static size_t branch_outcomes(struct work *w)
+{
+	const struct cfg *cfg = w->cfg;
+	unsigned char *valued;
+	size_t changed = 0, round;
+
+	if (!w->c->bursts.steps || !est_params_of(w)->branches)
+		return 0;
+	valued = xcalloc(cfg->n_classes + 1, 1);
+	for (size_t c = 0; c < cfg->n_classes; c++)
+		valued[c] = w->cls_est[c].method == EST_MEASURED && w->cls_state[c] == FREQ_ESTIMATED;
+	do {
+		round = 0;
+		for (size_t b = 0; b < cfg->exit; b++) {
+			const struct cfg_block *blk = &cfg->blocks[b];
+			int cls = blk->cls;
+
+			if (!blk->n_insns || cls < 0)
+				continue;
+			round += sum_of_edges(w, valued, b);
+			if (w->cls_state[cls] != FREQ_UNKNOWN &&
+			    (valued[cls] || w->cls_conf[cls] >= CALC_CONF_MEDIUM))
+				round += branch_edges(w, valued, b);
+		}
+		changed += round;
+	} while (round);
+	free(valued);
+	return changed;
+}
+
 static void frequencies(struct work *w)
 {
 	estimate_classes(w);
 	repair(w);
 	propagate(w);
+	if (branch_outcomes(w))
+		propagate(w);
 	bound_unknown(w);
 	spread_values(w);
 	flow(w);
@@ -1587,6 +1729,30 @@ static bool significant(const struct calc_insn *ci, double freq, double d)
 	double noise = freq > 0 ? 2.0 * sqrt(ci->samples > 1 ? ci->samples : 1) / freq : INFINITY;
 
 	return fabs(d) >= 0.5 && fabs(d) > noise;
+}
+
+/*
+ * The memory-ordering conflicts the bursts saw at load i (burstview.h):
+ * culprits of its dynamic stall, each store a culprit instruction; they
+ * explain what was unexplained.
+ */
+static void burst_culprits(struct calc *c, size_t i, struct calc_insn *ci)
+{
+	unsigned bits = 0;
+
+	for (size_t k = 0; k < c->bursts.n_conflicts; k++) {
+		const struct burst_conflict *bc = &c->bursts.conflicts[k];
+		enum calc_culprit kind = bc->kind == BURST_STORE_FORWARD ? CULPRIT_STORE_FWD
+									 : CULPRIT_ALIAS_4K;
+
+		if (bc->load != i)
+			continue;
+		bits |= 1u << kind;
+		ci->causes = xreallocarray(ci->causes, ci->n_causes + 1, sizeof(*ci->causes));
+		ci->causes[ci->n_causes++] = (struct calc_cause){ bc->store, 1u << kind };
+	}
+	if (bits)
+		ci->culprits = (ci->culprits & ~(1u << CULPRIT_UNEXPLAINED)) | bits;
 }
 
 static void insn_figures(struct work *w, size_t i, const struct culprit_ctx *cx)
@@ -1617,6 +1783,7 @@ static void insn_figures(struct work *w, size_t i, const struct culprit_ctx *cx)
 	}
 	ci->culprits = culprit_find(cx, i, d, cb->freq, &ci->causes, &ci->n_causes,
 				    &(size_t){ ci->n_causes }, NULL);
+	burst_culprits(c, i, ci);
 }
 
 /* The static culprit: the producer of a static stall, as a cause. */
@@ -1707,6 +1874,59 @@ static void insn_results(struct work *w)
 		insn_figures(w, i, &x.cx);
 	}
 	cctx_release(&x);
+}
+
+/*
+ * The machine's latency ladder (collect/ladder.h: counters in ps), in
+ * cycles: at the calibration loop's clock, else the recorded MHz.
+ */
+static void ladder_of(struct calc *c, const struct epoch_meta *meta)
+{
+	static const char *const names[CALC_LEVEL__COUNT] = {
+		"lat_l1_ps", "lat_l2_ps", "lat_l3_ps", "lat_mem_ps",
+	};
+	const struct epoch_calib *cal = meta ? epoch_meta_calib(meta, c->time_event) : NULL;
+	double mhz = cal && cal->mhz > 0 ? cal->mhz : meta ? meta->cpu_mhz : 0;
+
+	for (int k = 0; k < CALC_LEVEL__COUNT; k++)
+		c->ladder[k] = mhz > 0 && meta ? (double)epoch_meta_counter(meta, names[k]) / 1e6 * mhz
+					       : 0;
+}
+
+/*
+ * Loads whose executions are counted (measured classes): their cycles an
+ * execution are a measured latency, not an estimate; the level of the
+ * ladder it is nearest to (geometrically) says where the data came from on
+ * average.  A load as fast as an L1 hit rules the D-cache and DTLB
+ * culprits out at it; one at L2 latency or more confirms the D-cache.
+ */
+static void load_latencies(struct work *w)
+{
+	struct calc *c = w->c;
+
+	for (size_t i = 0; i < c->n_insns; i++) {
+		struct calc_insn *ci = &c->insns[i];
+		int cls, level = 0;
+
+		ci->latency = -1;
+		ci->latency_level = -1;
+		if (ci->block < 0 || !(ci->insn->flags & INSN_F_LOAD) || ci->cpi < 0 ||
+		    (cls = w->cfg->blocks[ci->block].cls) < 0 || w->cls_est[cls].method != EST_MEASURED)
+			continue;
+		ci->latency = ci->cpi;
+		if (!(c->ladder[CALC_L1] > 0))
+			continue;
+		for (int k = 1; k < CALC_LEVEL__COUNT; k++)
+			if (c->ladder[k] > 0 && ci->cpi >= sqrt(c->ladder[k - 1] * c->ladder[k]))
+				level = k;
+		ci->latency_level = level;
+		if (ci->cpi <= 1.5 * c->ladder[CALC_L1] + 1)
+			ci->culprits &= ~((1u << CULPRIT_DCACHE) | (1u << CULPRIT_DTLB));
+		else if (level >= CALC_L2 && (ci->culprits & (1u << CULPRIT_DCACHE)))
+			ci->culprits &= ~(1u << CULPRIT_UNEXPLAINED);
+		if (ci->stall_dynamic > 0 && !ci->culprits)
+			ci->culprits = 1u << CULPRIT_UNEXPLAINED;
+	}
 }
 
 static void block_results(struct calc *c)
@@ -1930,6 +2150,8 @@ int calc_from_listing(struct calc *c, const struct epoch_meta *meta, const uint6
 	attribute(&w, true);
 	frequencies(&w);
 	insn_results(&w);
+	ladder_of(c, meta);
+	load_latencies(&w);
 	block_results(c);
 	summarise(&w, epoch_totals ? (double)epoch_totals[c->time_event] : 0);
 	work_release(&w);
@@ -1950,6 +2172,7 @@ int calc_build(struct calc *c, struct epoch_view *v, const struct proc_ref *ref,
 		return -1;
 	c->vprof = epoch_view_values(v, ref->image);
 	valprof_build(&c->vals, &c->list, c->vprof);
+	burstview_build(&c->bursts, &c->list, epoch_view_bursts(v));
 	return calc_from_listing(c, v->meta_ok ? &v->meta : NULL, v->totals, o);
 }
 
@@ -1963,6 +2186,7 @@ void calc_release(struct calc *c)
 	free(c->blocks);
 	free(c->edges);
 	free(c->measured);
+	burstview_release(&c->bursts);
 	valprof_release(&c->vals);
 	listing_release(&c->list);
 	memset(c, 0, sizeof(*c));

@@ -65,6 +65,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "analysis/burstview.h"
 #include "analysis/listing.h"
 #include "analysis/measure.h"
 #include "analysis/valprof.h"
@@ -134,6 +135,10 @@ enum calc_culprit {
 	CULPRIT_MUL,         /* m: multiplier busy (a multiply after a recent one) */
 	CULPRIT_DIV,         /* v: divider busy or a value-dependent divide */
 	CULPRIT_SYNC,        /* y: synchronisation (locked or serialising instruction) */
+	CULPRIT_STORE_FWD,   /* F: store-to-load forwarding failed (bursts saw the load overlap
+				an earlier store in part; the store is the culprit) */
+	CULPRIT_ALIAS_4K,    /* K: 4K aliasing (bursts saw an earlier store at the same offset
+				of another page; the store is the culprit) */
 	CULPRIT_UNEXPLAINED, /* u: unexplained stall (everything else was ruled out) */
 	CULPRIT__COUNT
 };
@@ -167,8 +172,9 @@ enum calc_how {
 	CALC_HOW_FLOW,        /* changed by the global flow correction */
 	CALC_HOW_REPAIRED,    /* lowered to agree with its flow neighbours (freq.h freq_repair) */
 	CALC_HOW_MEASURED,    /* counted: a loop's induction register between samples (measure.h) */
+	CALC_HOW_BRANCHES,    /* a branch's outcomes in bursts times its block's frequency */
 };
-/* "none", "samples", "propagated", "flow", "repaired", "measured" */
+/* "none", "samples", "propagated", "flow", "repaired", "measured", "branches" */
 const char *calc_how_name(enum calc_how h);
 
 enum calc_insn_flags {
@@ -209,7 +215,16 @@ struct calc_insn {
 	unsigned flags;               /* enum calc_insn_flags */
 	struct calc_cause *causes;    /* culprit instructions (static and dynamic), by address */
 	size_t n_causes;
+	double latency;               /* a load whose executions are measured (measure.h): its
+					 cycles an execution, measured; < 0 unknown */
+	int latency_level;            /* ... the level of the machine's latency ladder it
+					 matches (enum calc_level), -1 if unknown */
 };
+
+/* Where a load's data came from, by its measured latency against the ladder. */
+enum calc_level { CALC_L1, CALC_L2, CALC_L3, CALC_MEMORY, CALC_LEVEL__COUNT };
+/* "L1", "L2", "L3", "memory" */
+const char *calc_level_name(int level);
 
 struct calc_block {
 	const struct cfg_block *cfg;  /* start, end, edges, class (in calc.list.cfg) */
@@ -230,7 +245,8 @@ struct calc_block {
 		int method;           /* enum est_method: 0 none, 1 cluster, 2 sum ratio,
 					 3 counted by the instructions event, 4 burst (a
 					 miss-bound pointer chase), 5 measured (an
-					 induction register's change between samples) */
+					 induction register's change between samples),
+					 6 branch outcomes in bursts */
 		unsigned windows, points;
 		double spread, support, samples, class_samples, class_m;
 		double agreement;     /* best-case cycles of the class under the other
@@ -300,6 +316,11 @@ struct calc {
 	 * counting instruction found */
 	struct measure *measured;
 	size_t n_measured;
+	/* what the epoch's bursts say about the procedure (burstview.h) */
+	struct burstview bursts;
+	/* the machine's load latencies measured by the collector (collect/ladder.h),
+	 * in cycles per load; 0 unknown */
+	double ladder[CALC_LEVEL__COUNT];
 };
 
 /*

@@ -323,6 +323,32 @@ static void header(struct render *r)
 		measure_describe(&c->measured[k], l, &sb);
 		lines_add(r->out, CALC_LINE_HEADER, -1, -1, false, &sb);
 	}
+	for (size_t i = 0; i < c->n_insns; i++) {
+		const struct calc_insn *ci = &c->insns[i];
+
+		if (ci->latency < 0)
+			continue;
+		strbuf_addf(&sb, "  load at 0x%" PRIx64 ": %.1f cycles an execution, measured", ci->insn->addr,
+			    ci->latency);
+		if (ci->latency_level >= 0)
+			strbuf_addf(&sb, " (%s; the latencies here: L1 %.0f, L2 %.0f, L3 %.0f, memory %.0f "
+				    "cycles)", calc_level_name(ci->latency_level), c->ladder[CALC_L1],
+				    c->ladder[CALC_L2], c->ladder[CALC_L3], c->ladder[CALC_MEMORY]);
+		lines_add(r->out, CALC_LINE_HEADER, -1, -1, false, &sb);
+	}
+	if (c->bursts.bursts) {
+		strbuf_addf(&sb, "  bursts: %zu through here (of %" PRIu64 " taken), %" PRIu64
+			    " instructions stepped", c->bursts.bursts, c->bursts.seen, c->bursts.steps);
+		lines_add(r->out, CALC_LINE_HEADER, -1, -1, false, &sb);
+	}
+	for (size_t k = 0; k < c->bursts.n_conflicts; k++) {
+		const struct burst_conflict *bc = &c->bursts.conflicts[k];
+
+		strbuf_addf(&sb, "  %s at 0x%" PRIx64 ": the store at 0x%" PRIx64 ", %" PRIu64 " time%s in bursts",
+			    bc->kind == BURST_STORE_FORWARD ? "store forwarding failed" : "4K aliasing",
+			    c->insns[bc->load].insn->addr, bc->store, bc->count, bc->count == 1 ? "" : "s");
+		lines_add(r->out, CALC_LINE_HEADER, -1, -1, false, &sb);
+	}
 	free(name);
 	free(path);
 }
@@ -437,9 +463,13 @@ void calc_summary_text(const struct calc *c, struct strbuf *sb)
 	else
 		strbuf_addstr(sb, "*** Actual ? (no frequency estimates)\n");
 	strbuf_addstr(sb, "***\n");
-	for (size_t k = 0; k < CULPRIT__COUNT; k++)
+	for (size_t k = 0; k < CULPRIT__COUNT; k++) {
+		/* Only bursts find these: no line when they found none. */
+		if ((k == CULPRIT_STORE_FWD || k == CULPRIT_ALIAS_4K) && !(s->dyn_hi[k] > 0))
+			continue;
 		sum_line(sb, calc_culprit_name((enum calc_culprit)k), "%5.1f%% to %5.1f%%",
 			 pct(c, s->dyn_lo[k]), pct(c, s->dyn_hi[k]));
+	}
 	sum_line(sb, "unexplained gain", "%5.1f%% to %5.1f%%", pct(c, s->gain), pct(c, s->gain));
 	strbuf_addstr(sb, rule);
 	sum_line(sb, "Subtotal dynamic", "%5.1f%%", pct(c, s->dynamic));
@@ -639,6 +669,50 @@ static void json_insn(struct json_writer *w, const struct calc *c, const struct 
 	if (c->opts.values && c->vals.n) {
 		json_key(w, "values");
 		valprof_json(&c->vals.insns[ci - c->insns], w);
+	}
+	if (c->bursts.n_conflicts) {
+		bool any = false;
+
+		for (size_t k = 0; k < c->bursts.n_conflicts; k++) {
+			const struct burst_conflict *bc = &c->bursts.conflicts[k];
+
+			if (bc->load != (size_t)(ci - c->insns))
+				continue;
+			if (!any) {
+				json_key(w, "burst_conflicts");
+				json_array_begin(w);
+				any = true;
+			}
+			json_object_begin(w);
+			json_key(w, "kind");
+			json_string(w, bc->kind == BURST_STORE_FORWARD ? "store-forward" : "alias-4k");
+			json_key(w, "store");
+			json_hex(w, bc->store);
+			json_key(w, "count");
+			json_u64(w, bc->count);
+			json_object_end(w);
+		}
+		if (any)
+			json_array_end(w);
+	}
+	if (ci->latency >= 0) {
+		json_key(w, "latency");
+		json_object_begin(w);
+		json_key(w, "cycles");
+		json_double(w, ci->latency, 4);
+		json_key(w, "level");
+		json_string(w, ci->latency_level >= 0 ? calc_level_name(ci->latency_level) : NULL);
+		json_object_end(w);
+	}
+	if (c->bursts.bursts && (ci->insn->kind == INSN_CJUMP) &&
+	    c->bursts.taken[ci - c->insns] + c->bursts.fallthrough[ci - c->insns]) {
+		json_key(w, "burst_outcomes");
+		json_object_begin(w);
+		json_key(w, "taken");
+		json_u64(w, c->bursts.taken[ci - c->insns]);
+		json_key(w, "fallthrough");
+		json_u64(w, c->bursts.fallthrough[ci - c->insns]);
+		json_object_end(w);
 	}
 	json_object_end(w);
 }

@@ -32,6 +32,7 @@
 #include <stdint.h>
 
 #include "core/event.h"
+#include "db/bursts.h"
 #include "db/db.h"
 #include "db/values.h"
 #include "disasm/image.h"
@@ -67,6 +68,8 @@ struct epoch_view {
 	size_t n_events;
 	uint64_t totals[EVENT__COUNT];   /* samples of all images, per event */
 	struct epoch_view_opts opts;
+	struct burst_set bursts;         /* private: epoch_view_bursts() */
+	unsigned char bursts_state;
 };
 
 /*
@@ -93,6 +96,12 @@ const struct profile *epoch_view_profile(struct epoch_view *v, size_t i, enum dc
  * once).
  */
 const struct values_profile *epoch_view_values(struct epoch_view *v, size_t i);
+
+/*
+ * The epoch's burst traces (db/bursts.h; dcpirun --bursts), read on first
+ * use: empty if there are none or they are unreadable (reported, once).
+ */
+const struct burst_set *epoch_view_bursts(struct epoch_view *v);
 
 /*
  * True if image i is what spec names: its path, its path's last component,

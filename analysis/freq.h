@@ -59,6 +59,7 @@ enum est_method {
 	EST_BURST,         /* a miss-bound chain: the rest of the iteration retires in bursts
 			      (calc.c burst_estimate) */
 	EST_MEASURED,      /* counted from a loop's induction register (measure.h), not estimated */
+	EST_BRANCHES,      /* a branch's outcomes in bursts times its block's value (calc.c) */
 };
 
 struct est_result {
@@ -88,9 +89,10 @@ struct est_params {
 	double repair;         /* freq_repair's tolerance (0.15); 0: no repair */
 	bool burst;            /* miss-bound pointer chases: the burst estimate (calc.c) */
 	bool measure;          /* counts measured from value profiles (measure.h) */
+	bool branches;         /* branch outcomes from bursts (burstview.h) */
 };
 
-#define EST_PARAMS_INIT { 1.5, 0.25, 24, 8, false, false, 0.10, 0.15, true, true }
+#define EST_PARAMS_INIT { 1.5, 0.25, 24, 8, false, false, 0.10, 0.15, true, true, true }
 
 /*
  * Estimates the frequency of one class from its points.  used (may be

@@ -379,10 +379,10 @@ static void sum_loop(const struct scan *s, const unsigned char *in_loop, int r,
 		d->sneg = sat_add(d->sneg, rec->pairs->d[r].sneg);
 		d->npos += rec->pairs->d[r].npos;
 		d->nneg += rec->pairs->d[r].nneg;
-		if (rec->pairs->d[r].mpos > d->mpos)
-			d->mpos = rec->pairs->d[r].mpos;
-		if (rec->pairs->d[r].mneg > d->mneg)
-			d->mneg = rec->pairs->d[r].mneg;
+		values_top2(&d->mpos, &d->mpos2, rec->pairs->d[r].mpos);
+		values_top2(&d->mpos, &d->mpos2, rec->pairs->d[r].mpos2);
+		values_top2(&d->mneg, &d->mneg2, rec->pairs->d[r].mneg);
+		values_top2(&d->mneg, &d->mneg2, rec->pairs->d[r].mneg2);
 	}
 }
 
@@ -424,7 +424,7 @@ static bool measure_one(struct scan *s, size_t i, unsigned char *in_loop, enum d
 			struct measure *m)
 {
 	struct values_delta d;
-	uint64_t most;
+	uint64_t most, next;
 	double moved;
 	unsigned dreg;
 	long block;
@@ -438,12 +438,26 @@ static bool measure_one(struct scan *s, size_t i, unsigned char *in_loop, enum d
 	sum_loop(s, in_loop, r, ev, m, &d);
 	moved = (double)(m->step > 0 ? d.spos : d.sneg);
 	most = m->step > 0 ? d.mpos : d.mneg;
+	next = m->step > 0 ? d.mpos2 : d.mneg2;
 	m->good = m->step > 0 ? d.npos : d.nneg;
 	m->bad = m->pairs - m->good;
 	m->against = m->step > 0 ? d.nneg : d.npos;
 	if (!(m->loop_samples > 0) || m->good < MEASURE_MIN_PAIRS || d.spos == UINT64_MAX ||
-	    d.sneg == UINT64_MAX || (double)most > MAX_SHARE * moved)
+	    d.sneg == UINT64_MAX)
 		return false;
+	/*
+	 * One pair that brought another quantity in (the loop's first sample,
+	 * paired with one in code that held a pointer in the register) is
+	 * taken out when the second largest change is an ordinary one.
+	 */
+	if ((double)most > MAX_SHARE * moved) {
+		if ((double)next > MAX_SHARE * (moved - (double)most) || m->good <= MEASURE_MIN_PAIRS)
+			return false;
+		moved -= (double)most;
+		m->good--;
+		m->pairs--;
+		m->outliers = 1;
+	}
 	if ((double)m->bad > MAX_BAD_SHARE * (double)m->pairs &&
 	    !wrapped(s, in_loop, dreg, &d, m, &moved))
 		return false;

@@ -54,6 +54,7 @@ struct measure {
 	uint64_t trip;          /* runs a few periods long: the iterations of a run (bound -
 				   start) / step, 0 if not used */
 	uint64_t wraps;         /* ... pairs that crossed into a new run */
+	unsigned outliers;      /* pairs left out: their change was another quantity */
 };
 
 /*

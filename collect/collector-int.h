@@ -6,7 +6,9 @@
 #ifndef DCPI_COLLECT_COLLECTOR_INT_H
 #define DCPI_COLLECT_COLLECTOR_INT_H
 
+#include "collect/burst.h"
 #include "collect/collector.h"
+#include "collect/ladder.h"
 #include "collect/order.h"
 #include "collect/perf.h"
 #include "collect/perfrec.h"
@@ -61,6 +63,9 @@ struct collector {
 	struct perf_rec_format fmt; /* what the samples carry */
 	struct cvalues *values;     /* --values: the value tables, else NULL */
 	size_t values_ev;           /* the event whose samples give values (in ev) */
+	struct bursts *bursts;      /* --bursts, else NULL */
+	struct ladder ladder;       /* --values: load latencies measured here (ns 0: not yet) */
+	pid_t burst_pid, burst_tid; /* the thread of the latest user sample: the next burst's */
 	int64_t next_values_write;
 	bool enabled;               /* collector_enable() ran */
 

@@ -132,6 +132,15 @@ int collect_option(struct collect_options *o, int opt, const char *arg)
 	case COLLECT_OPT_VALUES:
 		o->values = true;
 		return 1;
+	case COLLECT_OPT_BURSTS:
+		if (!arg) {
+			o->burst_budget = BURST_DEFAULT_BUDGET;
+			return 1;
+		}
+		if (cli_parse_range(arg, 1, 50, &v))
+			return errorf("bad burst budget '%s' (a percentage of the time, 1 to 50)", arg);
+		o->burst_budget = (double)v / 100;
+		return 1;
 	case COLLECT_OPT_RING_PAGES:
 		if (cli_parse_range(arg, 1, 65536, &v) || (v & (v - 1)))
 			return errorf("bad ring size '%s' (pages per CPU, a power of two)", arg);
@@ -352,6 +361,15 @@ static void setup_values(struct collector *c)
 	cvalues_init(c->values, c->opt.values_bytes, c->rng);
 }
 
+/* --bursts: budgeted single-step bursts of sampled threads (not offline). */
+static void setup_bursts(struct collector *c)
+{
+	if (!(c->opt.burst_budget > 0) || c->offline)
+		return;
+	c->bursts = XNEW(struct bursts);
+	bursts_init(c->bursts, c->opt.burst_budget, BURST_DEFAULT_STEPS, c->opt.pid);
+}
+
 static void discard(void *ctx, const struct shash_entry *v, size_t n)
 {
 	(void)ctx, (void)v, (void)n;
@@ -409,6 +427,7 @@ struct collector *collector_new(const struct collect_options *o, struct db *db)
 		return NULL;
 	}
 	setup_values(c);
+	setup_bursts(c);
 	setup_cpus(c, cpus, n);
 	free(cpus);
 	if (open_events(c)) {
@@ -464,6 +483,10 @@ void collector_free(struct collector *c)
 	if (c->values) {
 		cvalues_release(c->values);
 		free(c->values);
+	}
+	if (c->bursts) {
+		bursts_release(c->bursts);
+		free(c->bursts);
 	}
 	free(c);
 }
@@ -642,6 +665,9 @@ int64_t collector_calibrate(struct collector *c)
 	memset(&c->calib, 0, sizeof(c->calib));
 	c->calib_ns = 0;
 	c->time_ev = time_event(c);
+	/* --values: the load latencies the analysis compares loads with. */
+	if (c->values && !c->offline && !ladder_measure(&c->ladder))
+		c->calib_ns += c->ladder.cost_ns;
 	if (c->opt.no_calibrate || c->offline || c->time_ev < 0 || !calib_supported())
 		return 0;
 	c->calib.event = c->ev[c->time_ev].spec.event;
@@ -721,6 +747,7 @@ static void fill_meta(void *ctx, struct epoch_meta *m)
 		}
 	}
 	fill_calib(c, m);
+	ladder_to_meta(&c->ladder, m);
 	collector_hash_totals(c, &t, false);
 	c->lost_stored = collector_lost(c);
 	set_counter(c, m, "lost", c->lost_stored - c->epoch_lost);
@@ -877,6 +904,10 @@ static void on_sample(struct collector *c, struct ccpu *cc, const struct perf_re
 	}
 	if (c->values && v - 1 == c->values_ev)
 		on_values(c, r, as);
+	if (c->bursts && as && r->u.sample.user) {
+		c->burst_pid = (pid_t)r->pid;
+		c->burst_tid = (pid_t)r->tid;
+	}
 	if (slot == SLOT_FIRST && !(slot = procs_slot(&c->procs, as))) {
 		account(c, ev, SLOT_FIRST, as, ip, 1);  /* every slot in use */
 		return;
@@ -1029,12 +1060,36 @@ static int write_values(struct collector *c, int64_t now, bool force)
 {
 	int64_t interval = c->opt.store.write_interval_ns;
 
-	if (!c->values || !c->store.seq)
+	int r = 0;
+
+	if ((!c->values && !c->bursts) || !c->store.seq)
 		return 0;
-	if (!force && now < c->next_values_write && !cvalues_pressed(c->values))
+	if (!force && now < c->next_values_write && !(c->values && cvalues_pressed(c->values)))
 		return 0;
 	c->next_values_write = now + (interval > 0 ? interval : NS_PER_SEC);
-	return cvalues_write(c->values, c->db, c->store.seq, &c->procs);
+	if (c->values && cvalues_write(c->values, c->db, c->store.seq, &c->procs))
+		r = -1;
+	if (c->bursts && bursts_write(c->bursts, c->db, c->store.seq))
+		r = -1;
+	return r;
+}
+
+/* --bursts: one on the thread last sampled, when the budget allows. */
+static void maybe_burst(struct collector *c, int64_t now)
+{
+	if (!c->bursts || !c->burst_tid || !c->store.seq || c->bursts->reaped ||
+	    !bursts_due(c->bursts, now))
+		return;
+	bursts_run(c->bursts, c->burst_pid, c->burst_tid, &c->procs, now);
+	c->burst_tid = 0;
+}
+
+bool collector_child_reaped(struct collector *c, int *status)
+{
+	if (!c->bursts || !c->bursts->reaped)
+		return false;
+	*status = c->bursts->reaped_status;
+	return true;
 }
 
 int64_t collector_tick(struct collector *c, int64_t now)
@@ -1056,8 +1111,9 @@ int64_t collector_tick(struct collector *c, int64_t now)
 		c->next_drain = now + c->opt.drain_ns;
 	}
 	store_tick(&c->store, now);
-	if (c->values && !c->next_values_write)
+	if ((c->values || c->bursts) && !c->next_values_write)
 		c->next_values_write = now + c->opt.store.write_interval_ns;
+	maybe_burst(c, now);
 	write_values(c, now, false);
 	update_rates(c, now);
 	return c->next_redraw < c->next_drain ? c->next_redraw : c->next_drain;
@@ -1078,8 +1134,13 @@ int collector_new_epoch(struct collector *c, const char *label)
 	collector_read(c, false);
 	drain(c);
 	/* The old epoch's values go to it; if they cannot, they are lost (reported). */
-	if (c->values && (store_flush(&c->store) || write_values(c, time_monotonic_ns(), true)))
-		cvalues_clear(c->values);
+	if ((c->values || c->bursts) &&
+	    (store_flush(&c->store) || write_values(c, time_monotonic_ns(), true))) {
+		if (c->values)
+			cvalues_clear(c->values);
+		if (c->bursts)
+			bursts_clear(c->bursts);
+	}
 	collector_calibrate(c);
 	c->calib_base_taken = false;
 	if (store_new_epoch(&c->store, label))
@@ -1126,6 +1187,13 @@ void collector_summary(struct collector *c, struct collect_summary *s)
 		s->value_samples = c->values->st.samples;
 		s->value_pairs = c->values->st.pairs;
 		s->value_dropped = c->values->st.dropped;
+	}
+	if (c->bursts) {
+		int64_t el = time_monotonic_ns() - (c->bursts->started ? c->bursts->started : c->started);
+
+		s->bursts = c->bursts->st.bursts;
+		s->burst_steps = c->bursts->st.steps;
+		s->burst_share = el > 0 ? (double)c->bursts->st.ns / (double)el : 0;
 	}
 	s->calib_cycles = c->calib.intervals ? c->calib.cycles : 0;
 	s->calib_mhz = c->calib.mhz;

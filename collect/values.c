@@ -115,14 +115,12 @@ static void add_pair(struct cvalues *v, struct values_rec *r, const struct cvalu
 		if ((int64_t)d > 0) {
 			p->d[k].npos++;
 			p->d[k].spos = p->d[k].spos > UINT64_MAX - d ? UINT64_MAX : p->d[k].spos + d;
-			if (d > p->d[k].mpos)
-				p->d[k].mpos = d;
+			values_top2(&p->d[k].mpos, &p->d[k].mpos2, d);
 		} else {
 			d = 0 - d;
 			p->d[k].nneg++;
 			p->d[k].sneg = p->d[k].sneg > UINT64_MAX - d ? UINT64_MAX : p->d[k].sneg + d;
-			if (d > p->d[k].mneg)
-				p->d[k].mneg = d;
+			values_top2(&p->d[k].mneg, &p->d[k].mneg2, d);
 		}
 	}
 	v->st.pairs++;

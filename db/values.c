@@ -198,10 +198,10 @@ static void pairs_add(struct values_rec *dst, const struct values_pairs *s)
 	for (unsigned k = 0; k < VALUES_NREGS; k++) {
 		d->d[k].npos = sat_add(d->d[k].npos, s->d[k].npos);
 		d->d[k].spos = sat_add(d->d[k].spos, s->d[k].spos);
-		if (s->d[k].mpos > d->d[k].mpos)
-			d->d[k].mpos = s->d[k].mpos;
-		if (s->d[k].mneg > d->d[k].mneg)
-			d->d[k].mneg = s->d[k].mneg;
+		values_top2(&d->d[k].mpos, &d->d[k].mpos2, s->d[k].mpos);
+		values_top2(&d->d[k].mpos, &d->d[k].mpos2, s->d[k].mpos2);
+		values_top2(&d->d[k].mneg, &d->d[k].mneg2, s->d[k].mneg);
+		values_top2(&d->d[k].mneg, &d->d[k].mneg2, s->d[k].mneg2);
 		d->d[k].nneg = sat_add(d->d[k].nneg, s->d[k].nneg);
 		d->d[k].sneg = sat_add(d->d[k].sneg, s->d[k].sneg);
 	}
@@ -331,9 +331,11 @@ uint32_t values_encode(const struct values_profile *p, struct strbuf *out)
 			put(out, d->npos);
 			put(out, d->spos);
 			put(out, d->mpos);
+			put(out, d->mpos2);
 			put(out, d->nneg);
 			put(out, d->sneg);
 			put(out, d->mneg);
+			put(out, d->mneg2);
 		}
 	}
 	if (p->n > UINT32_MAX)
@@ -433,12 +435,16 @@ static int get_pairs(struct cursor *c, struct values_rec *r, const char **why)
 
 		if (!(mask & (1u << k)))
 			continue;
-		if (get(c, &d->npos) || get(c, &d->spos) || get(c, &d->mpos) || get(c, &d->nneg) ||
-		    get(c, &d->sneg) || get(c, &d->mneg))
+		if (get(c, &d->npos) || get(c, &d->spos) || get(c, &d->mpos) || get(c, &d->mpos2) ||
+		    get(c, &d->nneg) || get(c, &d->sneg) || get(c, &d->mneg) || get(c, &d->mneg2))
 			return *why = "truncated pairs", -1;
 		if (d->npos > n || d->nneg > n - d->npos || !d->npos != !d->spos ||
 		    !d->nneg != !d->sneg || !d->npos != !d->mpos || !d->nneg != !d->mneg ||
-		    d->mpos > d->spos || d->mneg > d->sneg)
+		    (d->npos < 2 && d->mpos2) || (d->nneg < 2 && d->mneg2) ||
+		    (d->npos >= 2 && !d->mpos2) || (d->nneg >= 2 && !d->mneg2) ||
+		    d->mpos2 > d->mpos || d->mneg2 > d->mneg ||
+		    d->mpos > d->spos || d->mpos2 > d->spos - d->mpos ||
+		    d->mneg > d->sneg || d->mneg2 > d->sneg - d->mneg)
 			return *why = "bad pair sums", -1;
 	}
 	return 0;

@@ -59,15 +59,28 @@ int values_reg_lookup(const char *name);
 
 /*
  * A register's change between the two samples of a pair, summed by sign
- * (sums saturate at UINT64_MAX), with the largest change each way: a sum
- * is a count only if no pair brought in another quantity (a register
+ * (sums saturate at UINT64_MAX), with the two largest changes each way: a
+ * sum is a count only if no pair brought in another quantity (a register
  * reused, a pair that began outside the loop), which the largest change
- * against the mean shows.
+ * against the rest shows; the second largest tells whether there was only
+ * one such pair (then it can be taken out).
  */
 struct values_delta {
-	uint64_t npos, spos, mpos;  /* pairs where it grew, by how much in all, at most */
-	uint64_t nneg, sneg, mneg;  /* pairs where it shrank, by how much in all, at most */
+	uint64_t npos, spos, mpos, mpos2;  /* pairs where it grew, by how much in all, the two
+					      largest increases (mpos2 0 with fewer than 2) */
+	uint64_t nneg, sneg, mneg, mneg2;  /* the same where it shrank */
 };
+
+/* Keeps the two largest of m1 >= m2 and v. */
+static inline void values_top2(uint64_t *m1, uint64_t *m2, uint64_t v)
+{
+	if (v > *m1) {
+		*m2 = *m1;
+		*m1 = v;
+	} else if (v > *m2) {
+		*m2 = v;
+	}
+}
 
 struct values_pairs {
 	uint64_t n;           /* pairs ending at this offset */

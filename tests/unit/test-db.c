@@ -18,6 +18,7 @@
 #include "core/strbuf.h"
 #include "core/xalloc.h"
 #include "db/blob.h"
+#include "db/bursts.h"
 #include "db/db.h"
 #include "db/fsio.h"
 #include "db/textrec.h"
@@ -653,6 +654,7 @@ static void make_values(struct values_profile *p, size_t n, uint64_t base)
 			pp->d[VREG_RAX].npos = 4;
 			pp->d[VREG_RAX].spos = 4000;
 			pp->d[VREG_RAX].mpos = 1200;
+			pp->d[VREG_RAX].mpos2 = 1100;
 			pp->d[VREG_RAX].nneg = 1;
 			pp->d[VREG_RAX].sneg = 7;
 			pp->d[VREG_RAX].mneg = 7;
@@ -731,7 +733,7 @@ static void values_rejects_bad_records(void **state)
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		if (!strcmp(bad[i].why, "bad pair sums")) {
 			/* pairs 2, dt 0, mask rax, npos 3 > pairs */
-			static const uint8_t b[] = { 0x10, 1, 0, 2, 0, 1, 3, 1, 1, 0, 0, 0 };
+			static const uint8_t b[] = { 0x10, 1, 0, 2, 0, 1, 3, 1, 1, 1, 0, 0, 0, 0 };
 
 			assert_int_equal(values_decode(b, sizeof(b), 1, &q, &why), -1);
 		} else {
@@ -823,6 +825,101 @@ static void db_values_files(void **state)
 	free(path);
 }
 
+/* ---- burst traces ------------------------------------------------------------------- */
+
+/* n traces of 1..40 steps through two images, registers changing a little each step. */
+static void make_bursts(struct burst_set *s, size_t n, uint32_t tid)
+{
+	burst_set_init(s);
+	for (size_t i = 0; i < n; i++) {
+		struct burst_trace *t = burst_set_add(s, tid + (uint32_t)i);
+
+		for (size_t k = 0; k < 1 + (i * 7) % 40; k++) {
+			struct burst_step st;
+
+			memset(&st, 0, sizeof(st));
+			st.image = burst_set_key(s, k % 5 ? "cafe" : "beef");
+			st.offset = 0x1000 + 4 * k;
+			st.regs[VREG_RAX] = k;
+			st.regs[VREG_RSP] = 0x7ffc00001000ull;
+			st.regs[VREG_RDI] = 0x5555000000ull + 8 * k * i;
+			burst_trace_push(t, &st);
+		}
+		if (i == 2)
+			t->steps[0].image = BURSTS_NO_IMAGE;
+	}
+	s->seen = n;
+}
+
+static void bursts_round_trip_and_damage(void **state)
+{
+	struct burst_set s, q, m;
+	struct strbuf sb = STRBUF_INIT, sb2 = STRBUF_INIT;
+	struct hotlist_rng rng = HOTLIST_RNG_INIT(1);
+	const char *why;
+	uint32_t n;
+
+	(void)state;
+	make_bursts(&s, 12, 100);
+	burst_set_init(&q);
+	burst_set_init(&m);
+	n = bursts_encode(&s, &sb);
+	assert_int_equal(n, 12);
+	assert_int_equal(bursts_decode(sb.buf, sb.len, n, &q, &why), 0);
+	assert_int_equal(q.n, 12);
+	assert_int_equal(q.n_keys, 2);
+	for (size_t i = 0; i < q.n; i++) {
+		assert_int_equal(q.v[i].n, s.v[i].n);
+		assert_memory_equal(q.v[i].steps, s.v[i].steps, s.v[i].n * sizeof(*s.v[i].steps));
+	}
+	bursts_encode(&q, &sb2);
+	assert_int_equal(sb2.len, sb.len);
+	assert_memory_equal(sb2.buf, sb.buf, sb.len);
+	for (size_t len = 0; len < sb.len; len++)
+		assert_int_equal(bursts_decode(sb.buf, len, n, &q, &why), -1);
+	assert_int_equal(bursts_decode(sb.buf, sb.len, n + 1, &q, &why), -1);
+	/* More traces than were taken. */
+	s.seen = 3;
+	strbuf_reset(&sb);
+	n = bursts_encode(&s, &sb);
+	assert_int_equal(bursts_decode(sb.buf, sb.len, n, &q, &why), -1);
+	assert_string_equal(why, "more bursts than taken");
+	/* Merging resamples to the bound and adds up what was taken. */
+	s.seen = 12;
+	burst_set_merge(&m, &s, 5, &rng);
+	burst_set_merge(&m, &s, 5, &rng);
+	assert_int_equal(m.n, 5);
+	assert_true(m.seen == 24);
+	assert_int_equal(m.n_keys, 2);
+	burst_set_release(&s);
+	burst_set_release(&q);
+	burst_set_release(&m);
+	strbuf_release(&sb);
+	strbuf_release(&sb2);
+}
+
+static void db_bursts_files(void **state)
+{
+	char *path;
+	struct db *db = new_db(&path);
+	struct burst_set s, q;
+	uint32_t seq = new_epoch(db, NULL);
+
+	(void)state;
+	make_bursts(&s, 4, 7);
+	burst_set_init(&q);
+	assert_int_equal(db_bursts_load(db, seq, &q), 1);
+	assert_int_equal(db_bursts_merge(db, seq, &s), 0);
+	assert_int_equal(db_bursts_merge(db, seq, &s), 0);
+	assert_int_equal(db_bursts_load(db, seq, &q), 0);
+	assert_int_equal(q.n, 8);
+	assert_true(q.seen == 8);
+	burst_set_release(&s);
+	burst_set_release(&q);
+	db_close(db);
+	free(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -848,6 +945,8 @@ int main(void)
 		cmocka_unit_test(values_rejects_bad_records),
 		cmocka_unit_test(values_merge_halves),
 		cmocka_unit_test(db_values_files),
+		cmocka_unit_test(bursts_round_trip_and_damage),
+		cmocka_unit_test(db_bursts_files),
 	};
 
 	set_report_routine(quiet);
