@@ -1769,10 +1769,23 @@ static void insn_figures(struct work *w, size_t i, const struct culprit_ctx *cx)
 	ci->cpi = -1;
 	ci->stall_dynamic = 0;
 	ci->culprits = 0;
-	ci->flags &= ~CALC_I_GAIN;
+	ci->flags &= ~(CALC_I_GAIN | CALC_I_CAPPED);
 	if ((ci->flags & CALC_I_UNMEASURED) || !(cb->freq > 0) || !c->has_time)
 		return;
 	ci->cpi = ci->samples / cb->freq;
+	/*
+	 * An uncertain M is no lower bound: a placeholder for a system
+	 * instruction (syscall: llvm-mca's 100 cycles, while the kernel's time
+	 * is sampled in the kernel) or a guess for bytes the decoder could not
+	 * follow.  Where the samples say it took less, what it took is its
+	 * best case, so that the best case of its block and procedure never
+	 * rests on the guess (issue 10: read, best-case CPI 31.5, CPI 0.5).
+	 */
+	if ((ci->flags & CALC_I_UNCERTAIN) && ci->cpi < ci->m) {
+		ci->m = ci->cpi;
+		ci->stall_static = ci->m > 1 ? ci->m - 1 : 0;
+		ci->flags |= CALC_I_CAPPED;
+	}
 	d = ci->cpi - ci->m;
 	if (!significant(ci, cb->freq, d))
 		return;
@@ -2116,6 +2129,27 @@ static bool can_schedule(const struct calc *c)
 	return c->model && c->model->arch == c->list.cfg.arch;
 }
 
+/*
+ * Says once per process (not in every report) that the epoch's CPU has no
+ * model of its own, and which one its schedules use instead.
+ */
+static void note_inexact_model(const struct calc *c, const struct epoch_meta *meta)
+{
+	static int said;
+	char cpu[128];
+
+	if (c->model_exact || __atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
+		return;
+	if (meta && meta->cpu_vendor)
+		snprintf(cpu, sizeof(cpu), "%s family %d model %d", meta->cpu_vendor,
+			 meta->cpu_family, meta->cpu_model_id);
+	else
+		snprintf(cpu, sizeof(cpu), "an unknown CPU");
+	warning("no processor model for %s: the schedules use %s%s", cpu,
+		c->model == cpu_model_generic() ? "the generic one, " : "the closest one, ",
+		c->model->name);
+}
+
 int calc_from_listing(struct calc *c, const struct epoch_meta *meta, const uint64_t *epoch_totals,
 		      const struct calc_opts *o)
 {
@@ -2126,6 +2160,7 @@ int calc_from_listing(struct calc *c, const struct epoch_meta *meta, const uint6
 	c->model = c->opts.model ? c->opts.model : cpu_model_for(meta, &c->model_exact);
 	if (c->opts.model)
 		c->model_exact = true;
+	note_inexact_model(c, meta);
 	choose_event(c, meta);
 	choose_period(c, meta);
 	alloc_results(c);

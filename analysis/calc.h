@@ -189,6 +189,8 @@ enum calc_insn_flags {
 	CALC_I_ENTRY = (1 << 6),      /* the procedure's first instruction: its recorded
 					 samples measured the callers' calls */
 	CALC_I_GAIN = (1 << 7),       /* fewer cycles than the static minimum, beyond noise */
+	CALC_I_CAPPED = (1 << 8),     /* an uncertain M the samples contradict: m is what it
+					 took (its CPI), not the model's guess */
 };
 
 /* An instruction that may have caused a stall (the culprit addresses). */

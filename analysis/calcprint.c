@@ -291,10 +291,9 @@ static void header(struct render *r)
 
 	strbuf_addf(&sb, "Procedure %s in %s, epoch %" PRIu32, name, path, l->view ? l->view->seq : 0);
 	lines_add(r->out, CALC_LINE_HEADER, -1, -1, false, &sb);
-	strbuf_addf(&sb, "  0x%" PRIx64 "-0x%" PRIx64 ", %zu instructions, %zu basic blocks%s; model %s%s",
+	strbuf_addf(&sb, "  0x%" PRIx64 "-0x%" PRIx64 ", %zu instructions, %zu basic blocks%s; model %s",
 		    l->ref.proc->start, l->ref.proc->end, c->n_insns, c->n_blocks ? c->n_blocks - 1 : 0,
-		    l->cfg.flags & CFG_MISSING_EDGES ? " (missing edges)" : "", c->model->name,
-		    c->model_exact ? "" : " (generic: CPU not recognised)");
+		    l->cfg.flags & CFG_MISSING_EDGES ? " (missing edges)" : "", c->model->name);
 	lines_add(r->out, CALC_LINE_HEADER, -1, -1, false, &sb);
 	if (l->view)
 		epoch_view_event_label(l->view, c->time_event, lab, sizeof(lab));
@@ -648,6 +647,8 @@ static void json_insn(struct json_writer *w, const struct calc *c, const struct 
 		json_double(w, ci->samples, 6);
 	json_key(w, "m");
 	json_double(w, ci->m, 4);
+	json_key(w, "m_capped");
+	json_bool(w, ci->flags & CALC_I_CAPPED);
 	json_key(w, "freq");
 	json_num(w, ci->freq);
 	json_key(w, "execs");
@@ -853,6 +854,8 @@ void calc_json(const struct calc *c, struct json_writer *w)
 	json_bool(w, l->cfg.flags & CFG_MISSING_EDGES);
 	json_key(w, "model");
 	json_string(w, c->model->name);
+	json_key(w, "model_exact");
+	json_bool(w, c->model_exact);
 	json_key(w, "event");
 	json_string(w, event_name(c->time_event));
 	json_key(w, "period_cycles");

@@ -30,9 +30,18 @@ const char *model_fu_name(enum model_fu fu)
 
 const char *model_unit_name(const struct cpu_model *m, unsigned u)
 {
+	if (m && m->units && u < m->n_units)
+		return m->units[u];
 	if (m && m->table && u < m->table->n_units)
 		return m->table->units[u];
 	return "?";
+}
+
+unsigned model_n_units(const struct cpu_model *m)
+{
+	if (m->units)
+		return m->n_units;
+	return m->table ? (unsigned)m->table->n_units : 0;
 }
 
 enum model_fu model_x86_id_class(unsigned cs_id)
@@ -275,9 +284,11 @@ static void apply_override(const struct cpu_model *m, const struct insn *in,
 		const struct model_override *o = &m->overrides[i];
 		unsigned busy = (o->rthroughput + 50) / 100;
 
-		if (o->cs_id != in->cs_id || t->match == MODEL_DEFAULT)
+		if (o->cs_id != in->cs_id || t->match == MODEL_DEFAULT ||
+		    (o->opsig && o->opsig != in->opsig))
 			continue;
-		t->latency = o->latency + ((t->flags & ME_LOAD) ? m->load_latency : 0);
+		t->latency = o->latency + (!(t->flags & ME_LOAD) ? 0 :
+					   in->opsize >= 16 ? m->vec_load_latency : m->load_latency);
 		t->rthroughput = o->rthroughput / 100.0;
 		for (unsigned g = 0; g < t->n_groups; g++)
 			if (t->groups[g].cycles > busy)
@@ -311,9 +322,43 @@ static void cross_domain(const struct cpu_model *m, const struct insn *in,
 		t->latency = lat;
 }
 
+/* A wider core: unit groups of the table spread over the model's added units. */
+static void widen_units(const struct cpu_model *m, struct model_timing *t)
+{
+	for (unsigned g = 0; g < t->n_groups; g++)
+		for (size_t k = 0; k < m->n_widen; k++)
+			if (t->groups[g].mask == m->widen[k].table) {
+				t->groups[g].mask = m->widen[k].model;
+				break;
+			}
+}
+
+/*
+ * Vector latencies that differ from the table's CPU as a class: FP add/sub
+ * (3 cycles in the table) and the one-cycle vector operations that write a
+ * vector register.  A memory form keeps its load part.
+ */
+static void vector_latency(const struct cpu_model *m, const struct insn *in,
+			   struct model_timing *t)
+{
+	unsigned ld = (t->flags & ME_LOAD) ? m->vec_load_latency : 0, op;
+
+	if (m->arch != ARCH_X86_64 || t->eliminated || t->latency < ld ||
+	    !reads_or_writes(&in->writes, DREG_V0, 32))
+		return;
+	op = t->latency - ld;
+	if (m->fp_add_latency && t->fu == FU_FP_ADD && op == 3)
+		t->latency = ld + m->fp_add_latency;
+	else if (m->vec_simple_latency && op == 1 &&
+		 (t->fu == FU_VEC || t->fu == FU_SHUFFLE || t->fu == FU_FP_ADD) &&
+		 !(in->cs_id < MODEL_X86_NIDS && (model_x86_class[in->cs_id] & MODEL_X86_MOVE)))
+		t->latency = ld + m->vec_simple_latency;
+}
+
 static void apply_rules(const struct cpu_model *m, const struct insn *in, struct model_timing *t)
 {
 	apply_override(m, in, t);
+	widen_units(m, t);
 	cross_domain(m, in, t);
 	if (t->fu == FU_LOAD && (t->flags & ME_LOAD) && m->table_load_bias && t->latency > 1) {
 		int lat = (int)t->latency - m->table_load_bias;
@@ -336,6 +381,7 @@ static void apply_rules(const struct cpu_model *m, const struct insn *in, struct
 			t->fu = FU_NONE;
 		t->flags &= ~ME_UNMODELED;
 	}
+	vector_latency(m, in, t);
 	if (!t->uops)
 		t->uops = 1;
 }
@@ -358,14 +404,33 @@ static bool amd_zen4(int model)
 	       (model >= 0xa0 && model <= 0xaf);
 }
 
+/*
+ * AMD family 1Ah model ranges of Zen 5 (Linux's): Turin, Granite Ridge and
+ * Strix Halo have 512-bit vector pipes, Strix and Krackan Point 256-bit ones.
+ */
+static const char *amd_zen5(int model)
+{
+	if ((model >= 0x20 && model <= 0x2f) || (model >= 0x60 && model <= 0x6f))
+		return "znver5-256";
+	if ((model >= 0x00 && model <= 0x1f) || (model >= 0x40 && model <= 0x4f) ||
+	    (model >= 0x70 && model <= 0x7f))
+		return "znver5";
+	return NULL;
+}
+
 static const struct cpu_model *amd_model(int family, int model, bool *exact)
 {
+	const char *zen5;
+
 	if (family == 0x19) {
 		*exact = true;
 		return cpu_model_by_name(amd_zen4(model) ? "znver4" : "znver3");
 	}
-	if (family == 0x1a)  /* Zen 5: closest known model */
-		return cpu_model_by_name("znver4");
+	if (family == 0x1a) {
+		zen5 = amd_zen5(model);
+		*exact = zen5 != NULL;
+		return cpu_model_by_name(zen5 ? zen5 : "znver5");  /* later: the closest known */
+	}
 	return NULL;
 }
 

@@ -88,7 +88,17 @@ extern const unsigned char model_x86_class[MODEL_X86_NIDS];
 enum model_fusion {
 	FUSION_NONE,
 	FUSION_INTEL_SNB,  /* Sandy Bridge..Skylake: test/and any jcc; cmp/add/sub no jo/js/jp; inc/dec je..jle */
-	FUSION_AMD_ZEN3,   /* Zen 3/4: test/and/or/xor/cmp/add/sub/inc/dec with any flag jcc */
+	FUSION_AMD_ZEN3,   /* Zen 3/4/5: test/and/or/xor/cmp/add/sub/inc/dec with any flag jcc */
+};
+
+/*
+ * A core wider than the CPU its table was made for (Zen 5 on the znver3
+ * table): an instruction whose unit group is exactly `table` (a mask of the
+ * table's units) takes `model` instead (a mask of the model's units, which
+ * are the table's followed by the model's own, struct cpu_model.units).
+ */
+struct model_unit_widen {
+	uint32_t table, model;
 };
 
 struct cpu_model {
@@ -109,10 +119,18 @@ struct cpu_model {
 	bool microfusion;          /* a load-op or store counts as one dispatch slot */
 	bool zmm_double_pumped;    /* 512-bit ops: the 256-bit form's timing, twice the unit cycles */
 
+	/* Execution units, if not the table's: names (the table's units first, in its
+	   order, then more) and the groups that spread over the added units. */
+	const char *const *units;
+	unsigned n_units;
+	const struct model_unit_widen *widen;
+	size_t n_widen;
+
 	/* Memory. */
 	unsigned load_latency;     /* L1 hit load-to-use, integer register, simple address */
 	unsigned scaled_index_latency; /* more for an address with a scaled index (*2, *4, *8);
 					  the scheduler adds it in a loop's steady state only */
+	bool index3_latency;       /* ... and for base + index + displacement too */
 	unsigned vec_load_latency; /* the same into a vector register */
 	int table_load_bias;       /* table latency of pure loads minus load_latency (llvm-mca's +1) */
 	unsigned store_forward_latency; /* store to a load of the same address */
@@ -120,9 +138,15 @@ struct cpu_model {
 	uint32_t lea_units;        /* units (table mask) of a lea the table gives none, 0: none */
 	unsigned lea3_latency;     /* lea base + index + displacement (0: the table's) */
 	uint32_t lea3_units;       /* its second op's units (0: one op) */
+	unsigned lea3_cycles;      /* unit-cycles of that second op (0: 1) */
 	unsigned gpr_to_vec_latency; /* movd/movq xmm, r (0: the table's) */
 	unsigned vec_to_gpr_latency; /* movd/movq r, xmm (0: the table's) */
 	unsigned loads_per_cycle, stores_per_cycle;
+	bool stores_share_load_pipes; /* a store also takes one of the loads_per_cycle pipes
+					 (Zen 5: 4 memory ops a cycle, at most 2 stores) */
+	unsigned vec_simple_latency; /* one-cycle vector ops writing a vector register
+					(integer, logic, shuffle, FP min/max; 0: the table's) */
+	unsigned fp_add_latency;   /* FP add/sub, the table's 3 (0: the table's) */
 	unsigned load_queue, store_queue; /* entries */
 	unsigned cache_line;       /* bytes */
 
@@ -136,14 +160,16 @@ struct cpu_model {
 };
 
 /*
- * A correction of the table for one instruction on one model (all its forms;
- * a memory form adds the model's load latency), with its reason.
+ * A correction of the table for one instruction on one model (all its forms,
+ * or those of one operand signature; a memory form adds the model's load
+ * latency), with its reason.
  */
 struct model_override {
 	uint16_t cs_id;
 	uint8_t latency;          /* register form */
 	uint16_t rthroughput;     /* hundredths of a cycle */
 	const char *why;
+	uint8_t opsig;            /* only this operand signature (0: every form) */
 };
 
 /* Every model dcpi knows, NULL-terminated, the generic one last. */
@@ -214,7 +240,9 @@ enum model_fu model_x86_id_class(unsigned cs_id);
 /* "alu", "div"... */
 const char *model_fu_name(enum model_fu fu);
 
-/* The name of execution unit u of model m's table ("Zn3ALU0"), or "?". */
+/* The name of execution unit u of model m ("Zn3ALU0"), or "?". */
 const char *model_unit_name(const struct cpu_model *m, unsigned u);
+/* How many execution units model m has (its table's, or its own list). */
+unsigned model_n_units(const struct cpu_model *m);
 
 #endif

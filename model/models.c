@@ -14,8 +14,17 @@
  *            2 loads and 1 store per cycle).
  *  [corsix]  P. Cawley, "x86 macro-op fusion notes" (corsix.org): which
  *            flag-setting instructions fuse with which jcc, per core.
+ *  [SOGZen5] AMD Software Optimization Guide for the AMD Zen5 Microarchitecture
+ *            (pub. 58455 rev. 1.00, August 2024), as quoted in LLVM 19's
+ *            X86ScheduleZnver5.td (read for its facts; nothing copied).
+ *  [C&C]     Chips and Cheese: "AMD's Strix Point: Zen 5 Hits Mobile" and
+ *            "AMD's Ryzen 9950X: Zen 5 on Desktop" (2024): two taken branches a
+ *            cycle (2-ahead predictor), 512-bit FP datapath on desktop/server,
+ *            256-bit on mobile.
+ *  [Linux]   arch/x86/kernel/cpu/amd.c: the Zen 5 model ranges of family 1Ah.
  *  [measured] model/gen/measure.c on this project's machines (AMD EPYC,
- *            family 25 model 17, Zen 4), docs/model.md "Measured".
+ *            family 25 model 17, Zen 4; AMD EPYC, family 26 model 2, Zen 5),
+ *            docs/model.md "Measured".
  */
 #include "config.h"
 
@@ -30,8 +39,8 @@
  * 13-17, both); 15-16 with a 62-bit quotient.  M_i wants the best case.
  */
 static const struct model_override znver4_overrides[] = {
-	{ X86_INS_DIV, 10, 700, "measured: small quotient" },
-	{ X86_INS_IDIV, 9, 700, "measured: small quotient, with cqo" },
+	{ X86_INS_DIV, 10, 700, "measured: small quotient", 0 },
+	{ X86_INS_IDIV, 9, 700, "measured: small quotient, with cqo", 0 },
 };
 
 static const struct cpu_model znver4 = {
@@ -73,6 +82,102 @@ static const struct cpu_model znver4 = {
 	.mispredict_penalty = 13,   /* [SOGZen4] 2.8, common case */
 	.overrides = znver4_overrides,
 	.n_overrides = ARRAY_SIZE(znver4_overrides),
+};
+
+/*
+ * Zen 5 measured (family 1Ah model 2): div r64/r32 with a small quotient
+ * 11 cycles, idiv r64 11 (12 with cqo), one every 6-7; 16-18 with a 62-bit
+ * quotient.
+ */
+static const struct model_override znver5_overrides[] = {
+	{ X86_INS_DIV, 11, 650, "measured: small quotient", 0 },
+	{ X86_INS_IDIV, 11, 650, "measured: small quotient, with cqo", 0 },
+	/* llvm-mca's znver3: two ALU-cycles (2 a cycle on 4 ALUs) */
+	{ X86_INS_MOV, 1, 17, "measured: mov r,imm 6 a cycle", OPK_REG | OPK_IMM << 2 },
+};
+
+/*
+ * Zen 5's units on the znver3 table: the table's nine (renamed), then the two
+ * ALUs Zen 5 adds.  Integer groups spread over them as measured.
+ */
+static const char *const znver5_units[] = {
+	"Zn5ALU0", "Zn5ALU1", "Zn5ALU2", "Zn5ALU3", "Zn5BRU", "Zn5FP2", "Zn5FP3", "Zn5FP0",
+	"Zn5FP1", "Zn5ALU4", "Zn5ALU5",
+};
+#define ZN5_ALUS 0x60fu    /* ALU0-3, ALU4, ALU5 */
+static const struct model_unit_widen znver5_widen[] = {
+	{ 0xf, ZN5_ALUS },   /* any ALU: 6 [SOGZen5]; [measured] 6 mov-imm or andn a cycle */
+	{ 0x9, ZN5_ALUS },   /* cmov/setcc (ALU0/3 on Zen 3): [measured] over 4 cmov a cycle */
+	{ 0x6, 0x7 },        /* shifts/rotates: [measured] rol, shlx 3 a cycle (ALU0-2) */
+	{ 0x2, 0x7 },        /* multiply: [measured] imul r,r 3 a cycle */
+	{ 0x11, 0x608 },     /* branches: 3 units (ALU3-5) [SOGZen5] */
+};
+
+/*
+ * Zen 5 (znver5): the znver3 table, six ALUs, four memory pipes, and what
+ * was measured on family 1Ah model 2 (docs/model.md).  ZEN5_FACTS is shared
+ * with the 256-bit mobile variant.
+ */
+#define ZEN5_FACTS                                                                        \
+	.arch = ARCH_X86_64,                                                              \
+	.table = &model_table_znver3,                                                     \
+	.dispatch_width = 8,        /* [SOGZen5] 2.9.7; [measured] 6 mov-imm + 2 zero idioms a cycle */ \
+	.retire_width = 8,          /* [SOGZen5] 2.10.3 */                                \
+	.rob_size = 448,            /* [SOGZen5] 2.10.3 */                                \
+	.taken_per_cycle = 2,       /* [C&C]; [measured] 1.9 jumps a cycle */             \
+	.fusion = FUSION_AMD_ZEN3,  /* [corsix] Zen 3+, assumed unchanged */              \
+	.move_elimination = true,                                                         \
+	.stack_engine = true,                                                             \
+	.units = znver5_units,                                                            \
+	.n_units = ARRAY_SIZE(znver5_units),                                              \
+	.widen = znver5_widen,                                                            \
+	.n_widen = ARRAY_SIZE(znver5_widen),                                              \
+	.load_latency = 4,          /* [SOGZen5] 2.6.2; [measured] [r], [r+8], [r+320], [r+r]: 4 */ \
+	.scaled_index_latency = 1,  /* [measured] [r+r*2], [r+r*8], [r+r*8+8]: 5 */       \
+	.index3_latency = true,     /* [measured] [r+r+8]: 5 */                           \
+	.vec_load_latency = 7,      /* [SOGZen5] 2.6.2 */                                 \
+	.table_load_bias = 1,       /* llvm-mca-14 znver3: mov r64,[m] = 5 */             \
+	.store_forward_latency = 0, /* [measured] add + store + reload: 1 cycle (memory renaming) */ \
+	.lock_latency = 20,         /* [measured] lock xadd, lock add, xchg [m],r: 20 */  \
+	.lea_units = ZN5_ALUS,      /* [measured] lea r,[r+r], [r+r*4]: 6 or more a cycle */ \
+	.lea3_latency = 2,          /* [measured] lea r,[r+r+8], [r+r*4+8]: 2, 2 a cycle, */ \
+	.lea3_units = ZN5_ALUS,     /*   3 ALU-cycles each with rol or not (fit) */       \
+	.lea3_cycles = 2,                                                                 \
+	.gpr_to_vec_latency = 5,    /* [measured] vmovq xmm,r + vmovq r,xmm: 7; */        \
+	.vec_to_gpr_latency = 2,    /*   vmovq xmm,[r] + vmovq r,xmm: 9.1 (load 7) */     \
+	.loads_per_cycle = 4,       /* [SOGZen5]; [measured] 4 a cycle */                 \
+	.stores_per_cycle = 2,      /* [SOGZen5]; [measured] 2 a cycle, one line or two */ \
+	.stores_share_load_pipes = true, /* [measured] 4 loads + 2 stores: 1.5 cycles */  \
+	.vec_simple_latency = 2,    /* [measured] vpand, vpxor, vpaddd, vpshufb, vmaxps: 2 */ \
+	.fp_add_latency = 2,        /* [measured] vaddps x/y/zmm, vaddpd, addsd: 2 */      \
+	.load_queue = 128,          /* [SOGZen5] as quoted by LLVM */                     \
+	.store_queue = 104,         /* [SOGZen5] */                                       \
+	.cache_line = 64,                                                                 \
+	.int_dividers = 1,                                                                \
+	.int_multipliers = 3,       /* [measured] imul r,r 3 a cycle */                   \
+	.fp_dividers = 1,                                                                 \
+	.mispredict_penalty = 15,   /* [SOGZen5] 2.8, common case; [measured] 14.8 */     \
+	.overrides = znver5_overrides,                                                    \
+	.n_overrides = ARRAY_SIZE(znver5_overrides)
+
+static const struct cpu_model znver5 = {
+	.name = "znver5",
+	.description = "AMD Zen 5 (family 1Ah models 00h-1Fh, 40h-4Fh, 70h-7Fh: server, desktop)",
+	.provenance = "llvm-mca-14 -mcpu=znver3 table (LLVM 14 has no znver5) widened to six "
+		      "ALUs; machine facts from AMD's Zen 5 optimization guide as quoted by "
+		      "LLVM 19's znver5 model, and measured on family 1Ah model 2",
+	ZEN5_FACTS,
+	.zmm_double_pumped = false, /* [C&C]; [measured] vaddps zmm 2 a cycle, as ymm */
+};
+
+static const struct cpu_model znver5_256 = {
+	.name = "znver5-256",
+	.description = "AMD Zen 5 with 256-bit vector pipes (family 1Ah models 20h-2Fh, "
+		       "60h-6Fh: mobile)",
+	.provenance = "as znver5, with 512-bit operations on 256-bit pipes (Chips and Cheese, "
+		      "Strix Point); not measured on such a CPU",
+	ZEN5_FACTS,
+	.zmm_double_pumped = true,  /* [C&C] Strix Point */
 };
 
 static const struct cpu_model znver3 = {
@@ -180,5 +285,5 @@ static const struct cpu_model generic_x86_64 = {
 };
 
 const struct cpu_model *const cpu_models[] = {
-	&znver4, &znver3, &skylake, &generic_x86_64, NULL
+	&znver5, &znver5_256, &znver4, &znver3, &skylake, &generic_x86_64, NULL
 };

@@ -259,9 +259,12 @@ static unsigned load_part(const struct cpu_model *m, const struct proto *p)
  * loads (the core ran them ahead of entry), and adding to it made those
  * estimates worse (docs/analysis.md, "Accuracy").
  */
+static unsigned mem_terms(const char *mem);
+
 static void address_latency(const struct cpu_model *m, struct proto *p, bool loop)
 {
-	if (loop && p->load_lat && m->scaled_index_latency && strchr(p->mem, '*')) {
+	if (loop && p->load_lat && m->scaled_index_latency &&
+	    (strchr(p->mem, '*') || (m->index3_latency && mem_terms(p->mem) >= 3))) {
 		p->load_lat += m->scaled_index_latency;
 		p->t.latency += m->scaled_index_latency;
 	}
@@ -298,7 +301,8 @@ static void lea_timing(const struct cpu_model *m, struct proto *p)
 	if (t->latency < m->lea3_latency)
 		t->latency = m->lea3_latency;
 	if (m->lea3_units && t->n_groups < MODEL_MAX_GROUPS) {
-		t->groups[t->n_groups++] = (struct model_unit_group){ m->lea3_units, 1 };
+		t->groups[t->n_groups++] = (struct model_unit_group){
+			m->lea3_units, (uint8_t)(m->lea3_cycles ? m->lea3_cycles : 1) };
 		t->uops++;
 	}
 }
@@ -365,6 +369,8 @@ struct sim {
 	int reg_writer[DREG__COUNT];
 	int disp_cycle;
 	unsigned disp_used;
+	int taken_cycle;              /* the cycle the last taken branch dispatched in */
+	unsigned taken_used;          /* taken branches dispatched in it */
 	int last_r;
 	unsigned retired_last;
 	int serial_until;
@@ -383,7 +389,7 @@ static void sim_init(struct sim *s, const struct cpu_model *m)
 	s->m = m;
 	for (unsigned r = 0; r < DREG__COUNT; r++)
 		s->reg_writer[r] = -1;
-	s->n_exec = m->table ? (unsigned)m->table->n_units : 0;
+	s->n_exec = model_n_units(m);
 	s->n_units = s->n_exec + m->loads_per_cycle + m->stores_per_cycle;
 	s->units = xcalloc(s->n_units ? s->n_units : 1, sizeof(*s->units));
 }
@@ -408,13 +414,26 @@ static void bind_max(struct bind *b, int t, enum sched_reason why, unsigned reg,
 	}
 }
 
-/* Earliest t >= from with [t, t+len) free on unit u; *holder = who pushed it. */
+/*
+ * Earliest t >= from with [t, t+len) free on unit u; *holder = who pushed it.
+ * A unit's reservations are disjoint and sorted by start, so by end too: the
+ * first that can be in the way is found by bisection.
+ */
 static int unit_free(const struct unit *u, int from, int len, int *holder)
 {
 	int t = from;
+	size_t lo = 0, hi = u->n;
 
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (u->r[mid].end <= from)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
 	*holder = -1;
-	for (size_t i = 0; i < u->n; i++) {
+	for (size_t i = lo; i < u->n; i++) {
 		const struct resv *r = &u->r[i];
 
 		if (r->end <= t)
@@ -568,6 +587,19 @@ static void bind_memdep(const struct sim *s, size_t i, struct bind *b)
 	}
 }
 
+/* Taken branches dispatched in the cycle of the last one (taken_per_cycle). */
+static void count_taken(struct sim *s, const struct elem *e)
+{
+	if (!e->taken)
+		return;
+	if (s->taken_used && s->taken_cycle == e->D) {
+		s->taken_used++;
+	} else {
+		s->taken_cycle = e->D;
+		s->taken_used = 1;
+	}
+}
+
 static void dispatch(struct sim *s, size_t i)
 {
 	const struct cpu_model *m = s->m;
@@ -577,9 +609,10 @@ static void dispatch(struct sim *s, size_t i)
 
 	if (e->p->fused && prev) {
 		e->D = prev->D;
+		count_taken(s, e);
 		return;
 	}
-	if (prev && prev->taken && d < prev->D + 1)
+	if (prev && prev->taken && s->taken_used >= m->taken_per_cycle && d < prev->D + 1)
 		d = prev->D + 1;
 	if (i >= m->rob_size && s->e[i - m->rob_size].R > d)
 		d = s->e[i - m->rob_size].R;
@@ -603,6 +636,7 @@ static void dispatch(struct sim *s, size_t i)
 		s->disp_cycle += (int)((s->disp_used - 1) / m->dispatch_width);
 		s->disp_used = (s->disp_used - 1) % m->dispatch_width + 1;
 	}
+	count_taken(s, e);
 }
 
 static void take_groups(struct sim *s, const struct proto *p, int self, struct bind *b)
@@ -622,6 +656,9 @@ static void take_port(struct sim *s, bool store, int self, struct bind *b)
 	if (count)
 		take_units(s, first, count, 0, 1, b->t, self, b,
 			   store ? SCHED_UNIT_STORE_PORT : SCHED_UNIT_LOAD_PORT);
+	if (store && s->m->stores_share_load_pipes && s->m->loads_per_cycle)
+		take_units(s, s->n_exec, s->m->loads_per_cycle, 0, 1, b->t, self, b,
+			   SCHED_UNIT_LOAD_PORT);
 }
 
 static void execute(struct sim *s, size_t i)

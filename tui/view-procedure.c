@@ -1249,9 +1249,8 @@ static void pane_proc(const struct proc_data *pd, struct strbuf *sb)
 {
 	const struct listing *l = &pd->c.list;
 
-	strbuf_addf(sb, "%s 0x%" PRIx64 "-0x%" PRIx64 ", %zu classes; model %s%s", pd->name,
-		    l->ref.proc->start, l->ref.proc->end, l->cfg.n_classes, pd->c.model->name,
-		    pd->c.model_exact ? "" : " (generic)");
+	strbuf_addf(sb, "%s 0x%" PRIx64 "-0x%" PRIx64 ", %zu classes; model %s", pd->name,
+		    l->ref.proc->start, l->ref.proc->end, l->cfg.n_classes, pd->c.model->name);
 	if (l->cfg.flags & CFG_MISSING_EDGES)
 		strbuf_addf(sb, "; missing edges: %s", l->cfg.missing_why ? l->cfg.missing_why : "?");
 }

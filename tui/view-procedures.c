@@ -135,6 +135,16 @@ static bool no_figure(struct draw *d, const struct proc_analysis *an, bool pendi
 	return true;
 }
 
+/*
+ * A best case above the actual CPI: the model gave some instructions more
+ * cycles than the samples say they took (bytes the decoder could not follow,
+ * a cold schedule's overstatement); dcpicalc lists them as unexplained gains.
+ */
+static bool best_above_cpi(const struct proc_analysis *an)
+{
+	return an->cpi >= 0 && an->best_cpi > 1.05 * an->cpi + 0.005;
+}
+
 static void cell_cpi(void *ctx, const struct table_column *col, const void *row, size_t pos,
 		     struct draw *d, int width)
 {
@@ -147,7 +157,8 @@ static void cell_cpi(void *ctx, const struct table_column *col, const void *row,
 		return;
 	x = col->arg ? an->best_cpi : an->cpi;
 	snprintf(buf, sizeof(buf), "%.2f", x);
-	draw_field(d, x >= 0 ? STYLE_NORMAL : STYLE_DIM, x >= 0 ? buf : "?", width, ALIGN_RIGHT);
+	draw_field(d, x < 0 ? STYLE_DIM : col->arg && best_above_cpi(an) ? STYLE_WARNING : STYLE_NORMAL,
+		   x >= 0 ? buf : "?", width, ALIGN_RIGHT);
 }
 
 static void cell_culprit(void *ctx, const struct table_column *col, const void *row, size_t pos,
@@ -556,7 +567,9 @@ static void describe_analysis(struct view *v, const struct proc_row *r, struct s
 	}
 	snprintf(cpi, sizeof(cpi), an->cpi >= 0 ? "%.2f" : "?", an->cpi);
 	snprintf(best, sizeof(best), an->best_cpi >= 0 ? "%.2f" : "?", an->best_cpi);
-	strbuf_addf(sb, "CPI %s, best-case %s; ", cpi, best);
+	strbuf_addf(sb, "CPI %s, best-case %s%s; ", cpi, best,
+		    best_above_cpi(an) ? " (above the CPI: the model gives some instructions more "
+		    "cycles than they took, see its unexplained gains)" : "");
 	if (an->culprit)
 		strbuf_addf(sb, "dominant culprit %c %s (up to %.1f%% of its samples); ", an->letter,
 			    an->name, 100 * an->culprit_share);

@@ -4,12 +4,20 @@
  * from llvm-mca (docs/model.md, "Measured on this machine").  Offline tool,
  * not part of libdcpi:
  *
- *   cc -O2 -o measure model/gen/measure.c && ./measure
+ *   cc -O2 -I. -o measure model/gen/measure.c && ./measure [NAME-PART]
  *
  * Without a PMU there is no cycle counter: every loop is timed with
- * CLOCK_MONOTONIC and divided by the time of a chain of dependent adds,
- * which take one cycle each on every x86-64 core of the last 20 years.
- * Each figure is the best of several runs (other load only adds time).
+ * CLOCK_THREAD_CPUTIME_ID (the time this thread ran: on a shared machine
+ * the time it waited for a CPU does not count) and divided by the time of a
+ * chain of dependent adds timed just before it, which take one cycle each on
+ * every x86-64 core of the last 20 years.  Each figure is the best of
+ * several runs (other load only adds time).  An argument runs only the
+ * tests whose name contains it.
+ *
+ * Two sets of loops: the first in C with inline assembly (the Zen 4 figures
+ * of docs/model.md), the second model/gen/loops.h, written in assembly and
+ * also scheduled by tests/unit/test-model-zen5.c, so that the model is
+ * checked against exactly the code that was timed.
  */
 #define _GNU_SOURCE
 #include <stdint.h>
@@ -18,14 +26,18 @@
 #include <string.h>
 #include <time.h>
 
+#include "model/gen/loops.h"
+
+ML_DEFINE_LOOPS;
+
 #define N 20000000L  /* iterations; each runs 8 copies of the measured step */
-#define RUNS 7
+#define RUNS 15
 
 static double now(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
@@ -241,6 +253,30 @@ static void div_big_chain(long n)
 				 : "+a"(a), "+d"(d) : "r"(c));
 }
 
+/*
+ * Branch mispredicts: a loop over random bits with a jump on each, against
+ * the same loop over zeros (always predicted).  The difference over the
+ * mispredicts expected (half the branches) is the penalty.
+ */
+#define RAND_BITS (1 << 16)
+static unsigned char rand_bits[RAND_BITS], zero_bits[RAND_BITS];
+
+static void branch_walk(const unsigned char *bits, long n)
+{
+	for (long i = 0; i < n; i++) {
+		const unsigned char *p = bits + (i * 8 & (RAND_BITS - 1));
+
+		__asm__ volatile(
+#define B1(k) "testb $1, " #k "(%0)\n\tjz 2f\n\tadd $1, %%r8\n2:\n\t"
+			B1(0) B1(1) B1(2) B1(3) B1(4) B1(5) B1(6) B1(7)
+#undef B1
+			: : "r"(p) : "r8", "cc", "memory");
+	}
+}
+
+static void branch_random(long n) { branch_walk(rand_bits, n); }
+static void branch_predictable(long n) { branch_walk(zero_bits, n); }
+
 static double best(void (*fn)(long), long n)
 {
 	double b = 1e30;
@@ -264,7 +300,45 @@ struct test {
 	int avx512;
 };
 
-int main(void)
+static uint64_t loop_buf[128] __attribute__((aligned(64)));
+
+static void loop_run(long n)
+{
+	static const struct measured_loop *cur;
+
+	if (!n) {
+		cur = (const struct measured_loop *)loop_buf[127];
+		return;
+	}
+	memset(loop_buf, 0, sizeof(loop_buf) - 8);
+	loop_buf[0] = loop_buf[1] = loop_buf[40] = (uint64_t)(uintptr_t)loop_buf;
+	cur->fn(n, loop_buf);
+}
+
+/* The loops of model/gen/loops.h: cycles per iteration (of 4 bodies) and per step. */
+static void measure_loops(const char *only)
+{
+	long n = N / 16;
+
+	printf("model/gen/loops.h (cycles per iteration of 4 bodies + dec/jnz, per step):\n");
+	for (size_t i = 0; i < sizeof(measured_loops) / sizeof(measured_loops[0]); i++) {
+		const struct measured_loop *l = &measured_loops[i];
+		double cycle, t;
+
+		if (only && !strstr(l->name, only) && !strstr(l->what, only))
+			continue;
+		if (strstr(l->name, "_z") && !__builtin_cpu_supports("avx512f"))
+			continue;
+		loop_buf[127] = (uint64_t)(uintptr_t)l;
+		loop_run(0);
+		cycle = best(add_chain, n) / (n * 8.0);
+		t = best(loop_run, n);
+		printf("%-16s %-32s %7.2f %6.3f\n", l->name, l->what, t / n / cycle,
+		       t / n / cycle / l->items);
+	}
+}
+
+int main(int argc, char **argv)
 {
 	static const struct test tests[] = {
 		{ "load-use, mov r,[r]", load_chain, 8, "cycles latency", 0 },
@@ -289,10 +363,15 @@ int main(void)
 		{ "vaddps zmm chain", vaddps_zmm, 8, "cycles latency", 1 },
 		{ "vaddps ymm x8 independent", vaddps_ymm_tp, 16, "cycles per op", 0 },
 		{ "vaddps zmm x8 independent", vaddps_zmm_tp, 16, "cycles per op", 1 },
+		{ "random branch (8 a group)", branch_random, 8, "cycles per branch", 0 },
+		{ "predictable branch (8 a group)", branch_predictable, 8, "cycles per branch", 0 },
 	};
 	double cycle = best(add_chain, N) / (N * 8.0);
 
 	__builtin_cpu_init();
+	srand(1);
+	for (size_t i = 0; i < RAND_BITS; i++)
+		rand_bits[i] = (unsigned char)(rand() >> 7 & 1);
 	printf("calibration: 1 cycle = %.4f ns (%.0f MHz)\n", cycle * 1e9, 1e-6 / cycle);
 	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
 		long n = N / 4;
@@ -300,10 +379,14 @@ int main(void)
 
 		if (tests[i].avx512 && !__builtin_cpu_supports("avx512f"))
 			continue;
+		if (argc > 1 && !strstr(tests[i].name, argv[1]))
+			continue;
+		cycle = best(add_chain, n) / (n * 8.0);
 		t = best(tests[i].fn, n);
 		printf("%-32s %6.2f %s\n", tests[i].name, t / (n * tests[i].per_iter) / cycle,
 		       tests[i].unit);
 	}
+	measure_loops(argc > 1 ? argv[1] : NULL);
 	cycle = best(add_chain, N) / (N * 8.0);
 	printf("calibration again: 1 cycle = %.4f ns\n", cycle * 1e9);
 	return 0;

@@ -134,6 +134,9 @@ int main(int argc, char **argv)
 
 	run(cpu_model_by_name("znver4"), NULL, blocks, "cold");
 	run(cpu_model_by_name("znver4"), &loop, blocks / 10, "loop");
+	/* Zen 5: more units, and a 448-entry ROB for the loop's warm-up */
+	run(cpu_model_by_name("znver5"), NULL, blocks, "cold");
+	run(cpu_model_by_name("znver5"), &loop, blocks / 10, "loop");
 	run(cpu_model_generic(), NULL, blocks, "cold");
 	return 0;
 }

@@ -109,8 +109,20 @@ static void chooser_by_cpu(void **state)
 	assert_string_equal(cpu_model_for_cpu("AuthenticAMD", 25, 1, &exact)->name, "znver3");
 	assert_true(exact);
 	assert_string_equal(cpu_model_for_cpu("AuthenticAMD", 25, 0x21, NULL)->name, "znver3");
-	assert_string_equal(cpu_model_for_cpu("AuthenticAMD", 26, 0x44, &exact)->name, "znver4");
-	assert_false(exact);  /* Zen 5: the closest model, not an exact one */
+	/* Zen 5 (family 1Ah): this project's EPYC (model 2), Granite Ridge (44h);
+	 * Strix Point (24h) runs 512-bit operations on 256-bit pipes */
+	assert_string_equal(cpu_model_for_cpu("AuthenticAMD", 26, 2, &exact)->name, "znver5");
+	assert_true(exact);
+	assert_string_equal(cpu_model_for_cpu("AuthenticAMD", 26, 0x44, &exact)->name, "znver5");
+	assert_true(exact);
+	assert_string_equal(cpu_model_for_cpu("AuthenticAMD", 26, 0x24, &exact)->name,
+			    "znver5-256");
+	assert_true(exact);
+	assert_string_equal(cpu_model_for_cpu("AuthenticAMD", 26, 0x50, &exact)->name, "znver5");
+	assert_false(exact);  /* a later family 1Ah core: the closest model, not an exact one */
+	assert_string_equal(cpu_model_for_cpu("AuthenticAMD", 23, 0x31, &exact)->name,
+			    "generic-x86-64");  /* Zen 2: no model */
+	assert_false(exact);
 	assert_string_equal(cpu_model_for_cpu("GenuineIntel", 6, 0x55, &exact)->name, "skylake");
 	assert_true(exact);
 	assert_string_equal(cpu_model_for_cpu("GenuineIntel", 6, 0x8f, &exact)->name, "skylake");
@@ -166,6 +178,14 @@ static void models_are_sane(void **state)
 			for (unsigned g = 0; g < b->n_groups; g++)
 				assert_true(b->groups[g].mask >> m->table->n_units == 0);
 		}
+		/* a model's own units extend its table's; widened groups name them */
+		assert_true(model_n_units(m) >= m->table->n_units && model_n_units(m) <= 32);
+		assert_true(!m->units || m->n_units == model_n_units(m));
+		for (size_t k = 0; k < m->n_widen; k++)
+			assert_true(m->widen[k].table >> m->table->n_units == 0 &&
+				    m->widen[k].model >> model_n_units(m) == 0 && m->widen[k].model);
+		assert_true((m->lea_units | m->lea3_units) >> model_n_units(m) == 0);
+		assert_true(m->taken_per_cycle >= 1);
 	}
 	assert_null(cpu_model_by_name("pentium4"));
 }
@@ -259,6 +279,95 @@ static void lookup_rules(void **state)
 	assert_int_equal(t.groups[0].cycles, ty.groups[0].cycles);
 	model_lookup(m, &lockadd, &t);
 	assert_true(t.latency >= m->lock_latency);
+}
+
+/*
+ * Zen 5 on the znver3 table: six ALUs, three multipliers, the measured
+ * latencies (model/gen/measure.c on family 1Ah model 2), full-width 512-bit
+ * operations except on the mobile variant.
+ */
+static void lookup_zen5(void **state)
+{
+	const struct cpu_model *m = cpu_model_by_name("znver5"), *m256 = cpu_model_by_name("znver5-256");
+	struct insn add = add_rr(RAX, RBX, "add rax, rbx");
+	struct insn imul = I(X86_INS_IMUL, "imul rax, rcx", SIG2(REG, REG), 2, 8,
+			     REGS(RAX, RCX), REGS(RAX, FL), 0);
+	struct insn movi = I(X86_INS_MOV, "mov eax, 1", SIG2(REG, IMM), 2, 4, NONE, REGS(RAX), 0);
+	struct insn load = I(X86_INS_MOV, "mov rax, qword ptr [rbx]", SIG2(REG, MEM), 2, 8,
+			     REGS(RBX), REGS(RAX), INSN_F_LOAD);
+	struct insn divq = I(X86_INS_DIV, "div rcx", SIG1(REG), 1, 8, REGS(RAX, RDX, RCX),
+			     REGS(RAX, RDX, FL), 0);
+	struct insn vadd = I(X86_INS_VADDPS, "vaddps ymm0, ymm1, ymm2", SIG3(REG, REG, REG), 3,
+			     32, REGS(V0 + 1, V0 + 2), REGS(V0), 0);
+	struct insn vaddm = I(X86_INS_VADDPS, "vaddps ymm0, ymm1, ymmword ptr [rbx]",
+			      SIG3(REG, REG, MEM), 3, 32, REGS(V0 + 1, RBX), REGS(V0), INSN_F_LOAD);
+	struct insn vpadd = I(X86_INS_VPADDD, "vpaddd ymm0, ymm1, ymm2", SIG3(REG, REG, REG), 3,
+			      32, REGS(V0 + 1, V0 + 2), REGS(V0), 0);
+	struct insn vmul = I(X86_INS_VMULPS, "vmulps ymm0, ymm1, ymm2", SIG3(REG, REG, REG), 3,
+			     32, REGS(V0 + 1, V0 + 2), REGS(V0), 0);
+	struct insn zmm = I(X86_INS_VADDPS, "vaddps zmm0, zmm1, zmm2", SIG3(REG, REG, REG), 3,
+			    64, REGS(V0 + 1, V0 + 2), REGS(V0), 0);
+	struct insn g2v = I(X86_INS_VMOVQ, "vmovq xmm0, rax", SIG2(REG, REG), 2, 16, REGS(RAX),
+			    REGS(V0), 0);
+	struct model_timing t, t4;
+	(void)state;
+
+	assert_int_equal(m->dispatch_width, 8);
+	assert_int_equal(m->rob_size, 448);
+	assert_int_equal(m->taken_per_cycle, 2);
+	assert_int_equal(m->loads_per_cycle, 4);
+	assert_int_equal(m->mispredict_penalty, 15);
+	assert_int_equal(model_n_units(m), 11);
+	assert_string_equal(model_unit_name(m, 9), "Zn5ALU4");
+	assert_string_equal(model_unit_name(m, 0), "Zn5ALU0");
+	/* any ALU: six of them */
+	model_lookup(m, &add, &t);
+	assert_int_equal(t.n_groups, 1);
+	assert_int_equal(__builtin_popcount(t.groups[0].mask), 6);
+	model_lookup(zen4(), &add, &t4);
+	assert_int_equal(__builtin_popcount(t4.groups[0].mask), 4);
+	/* three multipliers, latency 3 */
+	model_lookup(m, &imul, &t);
+	assert_int_equal(t.latency, 3);
+	assert_int_equal(__builtin_popcount(t.groups[0].mask), 3);
+	/* mov r,imm: one op on any ALU (the table: two ALU-cycles) */
+	model_lookup(m, &movi, &t);
+	assert_int_equal(t.groups[0].cycles, 1);
+	assert_int_equal(__builtin_popcount(t.groups[0].mask), 6);
+	model_lookup(zen4(), &movi, &t4);
+	assert_int_equal(t4.groups[0].cycles, 2);
+	/* loads 4, divide 11 (Zen 4: 10) */
+	model_lookup(m, &load, &t);
+	assert_int_equal(t.latency, 4);
+	model_lookup(m, &divq, &t);
+	assert_int_equal(t.latency, 11);
+	assert_true(t.rthroughput > 6 && t.rthroughput < 7);
+	/* FP add 2 (Zen 4: 3), from memory 2 + 7; simple vector integer 2 (Zen 4: 1);
+	 * FP multiply unchanged */
+	model_lookup(m, &vadd, &t);
+	assert_int_equal(t.latency, 2);
+	model_lookup(zen4(), &vadd, &t4);
+	assert_int_equal(t4.latency, 3);
+	model_lookup(m, &vaddm, &t);
+	assert_int_equal(t.latency, 9);
+	model_lookup(m, &vpadd, &t);
+	assert_int_equal(t.latency, 2);
+	model_lookup(zen4(), &vpadd, &t4);
+	assert_int_equal(t4.latency, 1);
+	model_lookup(m, &vmul, &t);
+	model_lookup(zen4(), &vmul, &t4);
+	assert_int_equal(t.latency, t4.latency);
+	/* 512-bit: the 256-bit form's timing at full rate; twice the unit time
+	 * on the 256-bit variant */
+	assert_int_equal(model_lookup(m, &zmm, &t), MODEL_NEAR);
+	assert_int_equal(model_lookup(m, &vadd, &t4), MODEL_EXACT);
+	assert_int_equal(t.groups[0].cycles, t4.groups[0].cycles);
+	assert_int_equal(t.latency, 2);
+	model_lookup(m256, &zmm, &t);
+	assert_int_equal(t.groups[0].cycles, 2 * t4.groups[0].cycles);
+	/* general -> vector register */
+	model_lookup(m, &g2v, &t);
+	assert_int_equal(t.latency, 5);
 }
 
 /* An id no table has falls back to its class default, flagged. */
@@ -718,6 +827,7 @@ int main(void)
 		cmocka_unit_test(models_are_sane),
 		cmocka_unit_test(lookup_basic),
 		cmocka_unit_test(lookup_rules),
+		cmocka_unit_test(lookup_zen5),
 		cmocka_unit_test(lookup_default),
 		cmocka_unit_test(sched_dependence_chain),
 		cmocka_unit_test(sched_width),
