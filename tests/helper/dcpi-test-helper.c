@@ -22,6 +22,8 @@
  *         [dev=N] [ino=N]
  *   profile KEY EVENT [pid=N]
  *   OFFSET COUNT           (lines after profile; hex with 0x or decimal)
+ *   values KEY             a value profile of image KEY (db/values.h)
+ *   OFFSET SAMPLES REG=VALUE:COUNT...   (lines after values: exact hot lists)
  * Paths may use the escapes of docs/db-format.md (\n, \x20, ...).  Event
  * sample counts in the metadata are the sums of the profiles unless the
  * event line says samples=N.
@@ -34,6 +36,7 @@
 #include "core/utf8.h"
 #include "core/xalloc.h"
 #include "db/db.h"
+#include "db/values.h"
 
 #include <inttypes.h>
 #include <signal.h>
@@ -62,6 +65,8 @@ struct builder {
 	struct db_profile_id prof;
 	bool in_profile;
 	struct profile p;
+	char vkey[64];           /* a value profile being built (values KEY), or "" */
+	struct values_profile vp;
 	int lineno;
 };
 
@@ -94,8 +99,45 @@ static char *unescape(struct builder *b, const char *s)
 	return strbuf_detach(&sb, NULL);
 }
 
+static void flush_values(struct builder *b)
+{
+	if (!b->vkey[0])
+		return;
+	values_profile_sort(&b->vp);
+	if (db_values_merge(b->db, b->seq, b->vkey, &b->vp))
+		die("cannot store value profile");
+	values_profile_release(&b->vp);
+	b->vkey[0] = '\0';
+}
+
+/* "OFFSET SAMPLES REG=VALUE:COUNT...": one record, its lists exact. */
+static void values_line(struct builder *b, char **t, int n)
+{
+	struct values_rec *r = values_profile_add(&b->vp, num(b, t[0]));
+
+	r->samples = num(b, t[1]);
+	for (int i = 2; i < n; i++) {
+		char *eq = strchr(t[i], '='), *colon = eq ? strchr(eq, ':') : NULL;
+		struct hotlist *h;
+		int reg;
+
+		if (!colon)
+			die("line %d: bad value '%s' (REG=VALUE:COUNT)", b->lineno, t[i]);
+		*eq = *colon = '\0';
+		if ((reg = values_reg_lookup(t[i])) < 0)
+			die("line %d: bad register '%s'", b->lineno, t[i]);
+		h = &r->h[reg];
+		if (h->n >= h->cap)
+			die("line %d: too many values of %s", b->lineno, t[i]);
+		h->e[h->n].value = num(b, eq + 1);
+		h->e[h->n++].count = num(b, colon + 1);
+		r->mask |= 1u << reg;
+	}
+}
+
 static void flush_profile(struct builder *b)
 {
+	flush_values(b);
 	if (!b->in_profile)
 		return;
 	profile_normalize(&b->p);
@@ -245,6 +287,11 @@ static void build_line(struct builder *b, char *line)
 		do_image(b, t, n);
 	} else if (!strcmp(t[0], "profile")) {
 		do_profile(b, t, n);
+	} else if (!strcmp(t[0], "values") && n == 2 && b->seq) {
+		flush_profile(b);
+		snprintf(b->vkey, sizeof(b->vkey), "%s", t[1]);
+	} else if (b->vkey[0] && n >= 2) {
+		values_line(b, t, n);
 	} else if (b->in_profile && n == 2) {
 		profile_add(&b->p, num(b, t[0]), num(b, t[1]));
 	} else {
