@@ -2,7 +2,7 @@
 # tests/bench/calc-accuracy.sh - dcpicalc's frequency estimates against
 # callgrind's exact counts (seed 001, Figures 8 and 9), per workload.
 #
-#   calc-accuracy.sh [-o DIR] [-F HZ] [-r RUNS] [-m MODES] [-V] [WORKLOAD...]
+#   calc-accuracy.sh [-o DIR] [-F HZ] [-r RUNS] [-m MODES] [-V] [-B] [WORKLOAD...]
 #
 # For each workload: profile it RUNS times into one epoch (dcpirun --append),
 # each run preceded in the same process tree by calc-calib, a loop of known
@@ -19,9 +19,10 @@
 # are marked low.
 #
 # -V records with dcpirun --values (value profiles: use another DIR than
-# for plain recordings) and adds a block with the default schedule that
-# leaves the values unused (--est measure=0): what the measured
-# frequencies change on the same recordings.
+# for plain recordings), -B with --bursts too (5% of the time), and either
+# adds a block with the default schedule that leaves them unused (--est
+# measure=0 --est branches=0): what the measured frequencies and the
+# branch outcomes change on the same recordings.
 #
 # Workloads: the dcpi test workloads (wl-three, wl-branchy, wl-chase,
 # wl-copy, wl-lib) and system programs: gzip and gunzip, bzip2, xz, sort
@@ -36,14 +37,15 @@ hz=10000
 runs=3
 modes="loop cold pred auto"
 values=
-while getopts o:F:r:m:V opt; do
+while getopts o:F:r:m:VB opt; do
 	case $opt in
 	o) out=$OPTARG ;;
 	F) hz=$OPTARG ;;
 	r) runs=$OPTARG ;;
 	m) modes=$OPTARG ;;
-	V) values=--values ;;
-	*) echo "usage: $0 [-o DIR] [-F HZ] [-r RUNS] [-m MODES] [-V] [WORKLOAD...]" >&2; exit 1 ;;
+	V) values="$values --values" ;;
+	B) values="$values --bursts" ;;
+	*) echo "usage: $0 [-o DIR] [-F HZ] [-r RUNS] [-m MODES] [-V] [-B] [WORKLOAD...]" >&2; exit 1 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -99,6 +101,7 @@ profile() { # NAME
 	if [ ! -f "$name.db/done" ]; then
 		rm -rf "$name.db"
 		for r in $(seq 1 "$n"); do
+			# shellcheck disable=SC2086
 			dcpirun -q -d "$name.db" -F "$hz" $values $([ "$r" -gt 1 ] && echo --append) -- \
 				sh -c "calc-calib $CALIB_N && exec $cmd >/dev/null" 2>/dev/null
 		done
@@ -144,9 +147,10 @@ for m in $modes; do
 	done
 done
 if [ -n "$values" ]; then
-	echo "== default schedule, no flow correction, values unused (--est measure=0)"
+	echo "== default schedule, no flow correction, values and bursts unused (--est measure=0, branches=0)"
 	for w in "$@"; do
-		compare "$w" --calibrate calib_loop=$((4 * CALIB_N)) --est measure=0 | grep -v '^calibration'
+		compare "$w" --calibrate calib_loop=$((4 * CALIB_N)) --est measure=0 --est branches=0 |
+			grep -v '^calibration'
 	done | suite
 fi
 echo "== default schedule, no flow correction, the epoch's calibration (dcpirun's calib line)"
