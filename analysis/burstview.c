@@ -1,24 +1,11 @@
 #include "config.h"
 #include "analysis/burstview.h"
+#include "analysis/valprof.h"
 #include "core/xalloc.h"
 #include "disasm/decode.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-static int vreg_of(unsigned dreg)
-{
-	static const int map[16] = {
-		[DREG_RAX] = VREG_RAX, [DREG_RCX] = VREG_RCX, [DREG_RDX] = VREG_RDX,
-		[DREG_RBX] = VREG_RBX, [DREG_RSP] = VREG_RSP, [DREG_RBP] = VREG_RBP,
-		[DREG_RSI] = VREG_RSI, [DREG_RDI] = VREG_RDI, [DREG_R8] = VREG_R8,
-		[DREG_R9] = VREG_R9, [DREG_R10] = VREG_R10, [DREG_R11] = VREG_R11,
-		[DREG_R12] = VREG_R12, [DREG_R13] = VREG_R13, [DREG_R14] = VREG_R14,
-		[DREG_R15] = VREG_R15,
-	};
-
-	return dreg < 16 ? map[dreg] : -1;
-}
 
 /* A step's instruction as this image has it: its listing index (or -1) and vaddr. */
 struct where {
@@ -64,8 +51,8 @@ static bool access_of(const struct listing *l, uint64_t addr, const uint64_t *re
 		if (m->base == DREG_PC) {
 			*ea = in.mem_addr;
 		} else {
-			rb = m->base == DREG_NONE ? -2 : vreg_of(m->base);
-			rx = m->index == DREG_NONE ? -2 : vreg_of(m->index);
+			rb = m->base == DREG_NONE ? -2 : valprof_vreg(m->base);
+			rx = m->index == DREG_NONE ? -2 : valprof_vreg(m->index);
 			if (rb == -1 || rx == -1)
 				return false;  /* a segment base (fs:), or a vector index */
 			*ea = (rb >= 0 ? regs[rb] : 0) + (rx >= 0 ? regs[rx] * m->scale : 0) +

@@ -66,18 +66,10 @@ static bool mnemonic_is(const struct insn *in, const char *m)
 	return !strncmp(in->text, m, n) && (in->text[n] == ' ' || !in->text[n]);
 }
 
+/* The stack pointer is never a loop's counter. */
 static int vreg_of(unsigned dreg)
 {
-	static const int map[16] = {
-		[DREG_RAX] = VREG_RAX, [DREG_RCX] = VREG_RCX, [DREG_RDX] = VREG_RDX,
-		[DREG_RBX] = VREG_RBX, [DREG_RSP] = VREG_RSP, [DREG_RBP] = VREG_RBP,
-		[DREG_RSI] = VREG_RSI, [DREG_RDI] = VREG_RDI, [DREG_R8] = VREG_R8,
-		[DREG_R9] = VREG_R9, [DREG_R10] = VREG_R10, [DREG_R11] = VREG_R11,
-		[DREG_R12] = VREG_R12, [DREG_R13] = VREG_R13, [DREG_R14] = VREG_R14,
-		[DREG_R15] = VREG_R15,
-	};
-
-	return dreg < 16 && dreg != DREG_RSP ? map[dreg] : -1;
+	return dreg == DREG_RSP ? -1 : valprof_vreg(dreg);
 }
 
 /* True if block blk (listing index range) writes dreg other than at instruction skip. */

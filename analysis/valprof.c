@@ -20,7 +20,7 @@ static const int vreg_of_dreg[16] = {
 	[DREG_R15] = VREG_R15,
 };
 
-static int vreg(unsigned dreg)
+int valprof_vreg(unsigned dreg)
 {
 	return dreg < 16 ? vreg_of_dreg[dreg] : -1;
 }
@@ -132,7 +132,7 @@ static void written(struct valprof_insn *vi, const struct listing *l,
 		struct valprof_item *it;
 		struct span sp;
 		size_t end = i + 1;
-		int r = vreg(d);
+		int r = valprof_vreg(d);
 
 		if (!regset_has(&in->writes, d) || r < 0)
 			continue;
@@ -173,8 +173,8 @@ static void address(struct valprof_insn *vi, const struct listing *l,
 			m = &ops->op[k];
 	if (!m || m->base == DREG_PC)
 		return;
-	rb = m->base == DREG_NONE ? -2 : vreg(m->base);
-	rx = m->index == DREG_NONE ? -2 : vreg(m->index);
+	rb = m->base == DREG_NONE ? -2 : valprof_vreg(m->base);
+	rx = m->index == DREG_NONE ? -2 : valprof_vreg(m->index);
 	if (rb == -1 || rx == -1 || (rb == -2 && rx == -2))
 		return;
 	while (from > first) {

@@ -83,6 +83,12 @@ struct valprof {
 void valprof_build(struct valprof *vp, const struct listing *l, const struct values_profile *prof);
 void valprof_release(struct valprof *vp);
 
+/*
+ * The value profile's register (enum values_reg) of a general-purpose
+ * register in disasm's numbering (disasm/insn.h DREG_RAX...), or -1.
+ */
+int valprof_vreg(unsigned dreg);
+
 /* The record of the instruction at address addr of l's image, or NULL. */
 const struct values_rec *valprof_rec_at(const struct listing *l, const struct values_profile *prof,
 					uint64_t addr);

@@ -96,54 +96,37 @@ void burst_set_merge(struct burst_set *dst, const struct burst_set *src, size_t 
 
 /* ---- encoding ------------------------------------------------------------------------- */
 
-static void put(struct strbuf *out, uint64_t v)
-{
-	uint8_t b[VARINT_MAX];
-
-	strbuf_add(out, b, varint_encode(v, b));
-}
-
-static uint64_t zigzag(uint64_t d)
-{
-	return (d << 1) ^ (uint64_t)((int64_t)d >> 63);
-}
-
-static uint64_t unzigzag(uint64_t z)
-{
-	return (z >> 1) ^ (0 - (z & 1));
-}
-
 uint32_t bursts_encode(const struct burst_set *s, struct strbuf *out)
 {
-	put(out, s->seen);
-	put(out, s->n_keys);
+	strbuf_add_varint(out, s->seen);
+	strbuf_add_varint(out, s->n_keys);
 	for (size_t k = 0; k < s->n_keys; k++) {
 		size_t len = strlen(s->keys[k]);
 
-		put(out, len);
+		strbuf_add_varint(out, len);
 		strbuf_add(out, s->keys[k], len);
 	}
 	for (size_t i = 0; i < s->n; i++) {
 		const struct burst_trace *t = &s->v[i];
 		uint64_t prev_off = 0, prev[VALUES_NREGS] = { 0 };
 
-		put(out, t->tid);
-		put(out, t->n);
+		strbuf_add_varint(out, t->tid);
+		strbuf_add_varint(out, t->n);
 		for (size_t k = 0; k < t->n; k++) {
 			const struct burst_step *st = &t->steps[k];
 			uint32_t mask = 0;
 
-			put(out, st->image == BURSTS_NO_IMAGE ? 0 : (uint64_t)st->image + 1);
-			put(out, zigzag(st->offset - prev_off));
+			strbuf_add_varint(out, st->image == BURSTS_NO_IMAGE ? 0 : (uint64_t)st->image + 1);
+			strbuf_add_varint(out, varint_zigzag(st->offset - prev_off));
 			prev_off = st->offset;
 			for (unsigned r = 0; r < VALUES_NREGS; r++)
 				if (st->regs[r] != prev[r])
 					mask |= 1u << r;
-			put(out, mask);
+			strbuf_add_varint(out, mask);
 			for (unsigned r = 0; r < VALUES_NREGS; r++) {
 				if (!(mask & (1u << r)))
 					continue;
-				put(out, zigzag(st->regs[r] - prev[r]));
+				strbuf_add_varint(out, varint_zigzag(st->regs[r] - prev[r]));
 				prev[r] = st->regs[r];
 			}
 		}
@@ -225,7 +208,7 @@ int bursts_decode(const void *payload, size_t len, uint32_t count, struct burst_
 			if (mask & ~(uint64_t)VALUES_ALL_REGS)
 				FAIL("bad register mask");
 			st->image = img ? (uint32_t)(img - 1) : BURSTS_NO_IMAGE;
-			st->offset = prev_off + unzigzag(z);
+			st->offset = prev_off + varint_unzigzag(z);
 			prev_off = st->offset;
 			for (unsigned r = 0; r < VALUES_NREGS; r++) {
 				if (mask & (1u << r)) {
@@ -233,7 +216,7 @@ int bursts_decode(const void *payload, size_t len, uint32_t count, struct burst_
 						FAIL("truncated step");
 					if (!z)
 						FAIL("register listed as changed but not");
-					prev[r] += unzigzag(z);
+					prev[r] += varint_unzigzag(z);
 				}
 				st->regs[r] = prev[r];
 			}

@@ -265,23 +265,6 @@ void values_merge(struct values_profile *dst, const struct values_profile *src,
 
 /* ---- encoding ------------------------------------------------------------------------- */
 
-static void put(struct strbuf *out, uint64_t v)
-{
-	uint8_t b[VARINT_MAX];
-
-	strbuf_add(out, b, varint_encode(v, b));
-}
-
-static uint64_t zigzag(uint64_t delta)
-{
-	return (delta << 1) ^ (uint64_t)((int64_t)delta >> 63);
-}
-
-static uint64_t unzigzag(uint64_t z)
-{
-	return (z >> 1) ^ (0 - (z & 1));
-}
-
 /*
  * Values are stored as differences: a list's first value from the first
  * value of the same register's list in the last record that had one, the
@@ -295,47 +278,47 @@ uint32_t values_encode(const struct values_profile *p, struct strbuf *out)
 	for (size_t i = 0; i < p->n; i++) {
 		const struct values_rec *r = &p->v[i];
 
-		put(out, i ? r->offset - last_off : r->offset);
+		strbuf_add_varint(out, i ? r->offset - last_off : r->offset);
 		last_off = r->offset;
-		put(out, r->samples);
-		put(out, r->mask);
+		strbuf_add_varint(out, r->samples);
+		strbuf_add_varint(out, r->mask);
 		for (unsigned k = 0; k < VALUES_NREGS; k++) {
 			const struct hotlist *h = &r->h[k];
 			uint64_t prev;
 
 			if (!(r->mask & (1u << k)))
 				continue;
-			put(out, h->tau);
-			put(out, h->n);
+			strbuf_add_varint(out, h->tau);
+			strbuf_add_varint(out, h->n);
 			prev = prev_first[k];
 			for (size_t e = 0; e < h->n; e++) {
-				put(out, zigzag(h->e[e].value - prev));
-				put(out, h->e[e].count);
+				strbuf_add_varint(out, varint_zigzag(h->e[e].value - prev));
+				strbuf_add_varint(out, h->e[e].count);
 				prev = h->e[e].value;
 			}
 			if (h->n)
 				prev_first[k] = h->e[0].value;
 		}
 		if (!r->pairs || !r->pairs->n) {
-			put(out, 0);
+			strbuf_add_varint(out, 0);
 			continue;
 		}
-		put(out, r->pairs->n);
-		put(out, r->pairs->dt);
-		put(out, r->pairs->mask);
+		strbuf_add_varint(out, r->pairs->n);
+		strbuf_add_varint(out, r->pairs->dt);
+		strbuf_add_varint(out, r->pairs->mask);
 		for (unsigned k = 0; k < VALUES_NREGS; k++) {
 			const struct values_delta *d = &r->pairs->d[k];
 
 			if (!(r->pairs->mask & (1u << k)))
 				continue;
-			put(out, d->npos);
-			put(out, d->spos);
-			put(out, d->mpos);
-			put(out, d->mpos2);
-			put(out, d->nneg);
-			put(out, d->sneg);
-			put(out, d->mneg);
-			put(out, d->mneg2);
+			strbuf_add_varint(out, d->npos);
+			strbuf_add_varint(out, d->spos);
+			strbuf_add_varint(out, d->mpos);
+			strbuf_add_varint(out, d->mpos2);
+			strbuf_add_varint(out, d->nneg);
+			strbuf_add_varint(out, d->sneg);
+			strbuf_add_varint(out, d->mneg);
+			strbuf_add_varint(out, d->mneg2);
 		}
 	}
 	if (p->n > UINT32_MAX)
@@ -372,7 +355,7 @@ static int get_list(struct cursor *c, struct hotlist *h, uint64_t samples, uint6
 
 		if (get(c, &z) || get(c, &count))
 			return *why = "truncated hot list", -1;
-		h->e[e].value = prev + unzigzag(z);
+		h->e[e].value = prev + varint_unzigzag(z);
 		if (!count || count > samples)
 			return *why = "bad hot list count", -1;
 		for (uint64_t f = 0; f < e; f++)
