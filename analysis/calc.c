@@ -1709,12 +1709,85 @@ static size_t branch_outcomes(struct work *w)
 	return changed;
 }
 
+/* Bursts: a class stepped at least this often is scaled from its steps. */
+#define STEPS_MIN 24
+
+static int by_ratio(const void *a, const void *b)
+{
+	const double *x = a, *y = b;
+
+	return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+/*
+ * Classes scaled from their steps in bursts: a burst follows the program
+ * for a few hundred instructions from a random moment, so within a
+ * procedure the times each class was stepped are proportional to how
+ * often it ran.  The scale comes from a measured class if there is one,
+ * else from the classes valued from samples: the sample-weighted median of
+ * value over steps (their errors go both ways; the median takes the
+ * middle).  Low-confidence classes stepped STEPS_MIN times take scale x
+ * steps, low confidence still.  Returns the number of classes valued.
+ */
+static size_t steps_scale(struct work *w)
+{
+	const struct cfg *cfg = w->cfg;
+	const struct burstview *bv = &w->c->bursts;
+	double *steps, (*q)[2], scale = 0, total = 0, acc = 0;
+	size_t n = 0, valued = 0;
+
+	if (!bv->steps || !est_params_of(w)->steps)
+		return 0;
+	steps = xcalloc(cfg->n_classes + 1, sizeof(*steps));
+	q = xcalloc(cfg->n_classes + 1, sizeof(*q));
+	for (size_t b = 0; b < cfg->exit; b++)
+		if (cfg->blocks[b].n_insns && cfg->blocks[b].cls >= 0)
+			steps[cfg->blocks[b].cls] += (double)bv->stepped[cfg->blocks[b].first];
+	for (size_t c = 0; c < cfg->n_classes; c++) {
+		if (steps[c] < STEPS_MIN || w->cls_state[c] != FREQ_ESTIMATED || !(w->cls_val[c] > 0))
+			continue;
+		if (w->cls_est[c].method == EST_MEASURED) {
+			scale = w->cls_val[c] / steps[c];
+			break;
+		}
+		if (w->cls_est[c].method != EST_CLUSTER && w->cls_est[c].method != EST_SUM)
+			continue;
+		q[n][0] = w->cls_val[c] / steps[c];
+		q[n++][1] = w->cls_est[c].total_s;
+		total += w->cls_est[c].total_s;
+	}
+	if (!(scale > 0) && n) {
+		qsort(q, n, sizeof(*q), by_ratio);
+		for (size_t k = 0; k < n && !(scale > 0); k++)
+			if ((acc += q[k][1]) >= total / 2)
+				scale = q[k][0];
+	}
+	for (size_t c = 0; scale > 0 && c < cfg->n_classes; c++) {
+		if (steps[c] < STEPS_MIN || w->cls_est[c].method == EST_MEASURED ||
+		    w->cls_est[c].method == EST_BRANCHES ||
+		    (w->cls_state[c] != FREQ_UNKNOWN && w->cls_conf[c] > CALC_CONF_LOW))
+			continue;
+		w->cls_val[c] = scale * steps[c];
+		w->cls_state[c] = FREQ_ESTIMATED;
+		w->cls_conf[c] = CALC_CONF_LOW;
+		w->cls_est[c].method = EST_BRANCHES;
+		w->cls_est[c].samples = steps[c];
+		w->cls_repaired[c] = 0;
+		valued++;
+	}
+	free(steps);
+	free(q);
+	return valued;
+}
+
 static void frequencies(struct work *w)
 {
 	estimate_classes(w);
 	repair(w);
 	propagate(w);
 	if (branch_outcomes(w))
+		propagate(w);
+	if (steps_scale(w))
 		propagate(w);
 	bound_unknown(w);
 	spread_values(w);

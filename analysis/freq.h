@@ -90,9 +90,11 @@ struct est_params {
 	bool burst;            /* miss-bound pointer chases: the burst estimate (calc.c) */
 	bool measure;          /* counts measured from value profiles (measure.h) */
 	bool branches;         /* branch outcomes from bursts (burstview.h) */
+	bool steps;            /* classes scaled from their steps in bursts (calc.c; off:
+				  no gain measured, docs/analysis.md) */
 };
 
-#define EST_PARAMS_INIT { 1.5, 0.25, 24, 8, false, false, 0.10, 0.15, true, true, true }
+#define EST_PARAMS_INIT { 1.5, 0.25, 24, 8, false, false, 0.10, 0.15, true, true, true, false }
 
 /*
  * Estimates the frequency of one class from its points.  used (may be

@@ -109,7 +109,7 @@ static void add_pair(struct cvalues *v, struct values_rec *r, const struct cvalu
 	for (unsigned k = 0; k < VALUES_NREGS; k++) {
 		uint64_t d = regs[k] - t->regs[k];
 
-		if (!d)
+		if (!d || (d >= VALUES_PAIR_WILD && 0 - d >= VALUES_PAIR_WILD))
 			continue;
 		p->mask |= 1u << k;
 		if ((int64_t)d > 0) {

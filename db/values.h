@@ -51,6 +51,13 @@ enum values_reg {
 #define VALUES_CAP 4
 /* Pairs: the previous sample at most this many bytes away in the same image. */
 #define VALUES_PAIR_WINDOW 4096
+/*
+ * Pairs: a change of a register this large or larger, either way, is not
+ * summed: no count moves 2^48 in a sampling period (a step of 2^31 a cycle
+ * for 2^17 cycles); it is another quantity (a pointer, a hash) the
+ * register held at one end of the pair.
+ */
+#define VALUES_PAIR_WILD ((uint64_t)1 << 48)
 
 /* "rax" ... "r15", "rflags"; NULL out of range. */
 const char *values_reg_name(unsigned r);
