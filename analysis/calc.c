@@ -811,7 +811,7 @@ static void attribute(struct work *w, bool weighted)
 /* ---- estimation ---------------------------------------------------------------------- */
 
 /*
- * The confidence of a class's estimate (seed 001, 6.1.5), calibrated on
+ * The confidence of a class's estimate (the DCPI paper, 6.1.5), calibrated on
  * measured errors (docs/analysis.md): on an out-of-order core the
  * estimate is only as good as M, and M is trustworthy when the two
  * schedule models (cold or steady state, and after the predecessors'

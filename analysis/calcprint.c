@@ -1,7 +1,9 @@
 /*
- * analysis/calcprint.c - dcpicalc's reports, shared with dcpi-tui:
- * the Figure 2 listing as lines (calc_render), the Figure 4 summary, the
- * annotated CFG for Graphviz, JSON, and the procedures-view row.
+ * analysis/calcprint.c - dcpicalc's reports, shared with dcpi-tui: the
+ * Figure 2 listing as lines (calc_render) drawn as styled segments
+ * (calc_draw_line), the Figure 4 summary (in full, and in brief for the
+ * TUI's pane), the annotated CFG for Graphviz, JSON, and the
+ * procedures-view row.
  */
 #include "config.h"
 
@@ -9,6 +11,8 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -73,7 +77,38 @@ void calc_format_samples(const struct calc_insn *ci, char *buf, size_t size)
 		snprintf(buf, size, "%.1f", ci->samples);
 }
 
-/* ---- bubbles -------------------------------------------------------------------------- */
+void calc_format_fraction(double cycles, double n, double cpi, char *buf, size_t size)
+{
+	char num[32], den[32];
+
+	calc_format_count(n, den, sizeof(den));
+	if (cycles < 0) {
+		snprintf(buf, size, "?/%s = ? CPI", den);
+		return;
+	}
+	calc_format_count(cycles, num, sizeof(num));
+	snprintf(buf, size, "%s/%s = %.2fCPI", num, den, cpi);
+}
+
+enum style calc_conf_style(enum calc_conf c)
+{
+	switch (c) {
+	case CALC_CONF_HIGH: return STYLE_CONF_HIGH;
+	case CALC_CONF_MEDIUM: return STYLE_CONF_MEDIUM;
+	case CALC_CONF_LOW: return STYLE_CONF_LOW;
+	default: return STYLE_DIM;
+	}
+}
+
+const char *calc_unmeasured_note(const struct calc_insn *ci)
+{
+	if (!(ci->flags & CALC_I_UNMEASURED))
+		return NULL;
+	return ci->insn->kind == INSN_CALL || ci->insn->kind == INSN_ICALL
+	       ? "(time in the callee's entry)" : "(time recorded outside)";
+}
+
+/* ---- stalls and their reasons ------------------------------------------------------- */
 
 bool calc_bubble_of(const struct calc *c, size_t i, struct calc_bubble *out)
 {
@@ -88,30 +123,73 @@ bool calc_bubble_of(const struct calc *c, size_t i, struct calc_bubble *out)
 	if (ci->culprits && ci->stall_dynamic >= 0.5) {
 		out->dynamic_cycles = ci->stall_dynamic;
 		for (size_t k = 0; k < CULPRIT__COUNT; k++)
-			if (ci->culprits & (1u << k))
+			if (ci->culprits & CALC_CAUSE_CULPRIT(k))
 				out->letters[n++] = calc_culprit_letter((enum calc_culprit)k);
 	}
 	return out->static_cycles > 0 || out->dynamic_cycles > 0;
 }
 
-static void lines_add(struct calc_lines *l, enum calc_line_kind kind, long block, long insn,
-		      bool is_static, struct strbuf *sb)
+void calc_describe_reasons(unsigned what, struct strbuf *sb)
+{
+	bool first = true;
+
+	for (size_t k = 0; k < CULPRIT__COUNT; k++) {
+		if (!(what & CALC_CAUSE_CULPRIT(k)))
+			continue;
+		strbuf_addf(sb, "%s%c %s", first ? "" : ", ", calc_culprit_letter((enum calc_culprit)k),
+			    calc_culprit_name((enum calc_culprit)k));
+		first = false;
+	}
+	for (size_t k = 0; k < CALC_STATIC__COUNT; k++) {
+		if (!(what & CALC_CAUSE_STATIC(k)))
+			continue;
+		strbuf_addf(sb, "%s%c %s", first ? "" : ", ", calc_static_letter((enum calc_static)k),
+			    calc_static_name((enum calc_static)k));
+		first = false;
+	}
+}
+
+void calc_describe_stall(const struct calc *c, size_t i, struct strbuf *sb)
+{
+	const struct calc_insn *ci = &c->insns[i];
+	struct calc_bubble bb;
+	char cy[32], best[32];
+
+	calc_format_cycles(ci->cpi, cy, sizeof(cy));
+	calc_format_cycles(ci->m, best, sizeof(best));
+	strbuf_addf(sb, "%s per execution (best %s)", cy, best);
+	if (!calc_bubble_of(c, i, &bb))
+		return;
+	if (bb.dynamic_cycles > 0) {
+		calc_format_cycles(bb.dynamic_cycles, cy, sizeof(cy));
+		strbuf_addf(sb, ", dynamic %s %s", cy, bb.letters);
+	}
+	if (bb.static_cycles > 0) {
+		calc_format_cycles(bb.static_cycles, cy, sizeof(cy));
+		strbuf_addf(sb, ", static %s %c", cy, bb.static_letter);
+	}
+}
+
+/* ---- the Figure 2 listing as lines ------------------------------------------------------ */
+
+static struct calc_line *line_add(struct calc_lines *l, enum calc_line_kind kind, unsigned part,
+				  long block, long insn)
 {
 	struct calc_line *x;
 
 	ALLOC_GROW(l->v, l->n + 1, l->alloc);
 	x = &l->v[l->n++];
+	memset(x, 0, sizeof(*x));
 	x->kind = kind;
+	x->part = part;
 	x->block = block;
 	x->insn = insn;
-	x->is_static = is_static;
-	x->text = strbuf_detach(sb, NULL);
+	return x;
 }
 
 struct render {
 	const struct calc *c;
 	struct calc_lines *out;
-	int aw;                       /* address width */
 	bool explained[128];          /* legend letters already explained */
 	unsigned flags;               /* enum calc_render_flags */
 };
@@ -151,8 +229,7 @@ static void bubble_lines(struct render *r, long b, long i, double cycles, const 
 	long lines = scaled ? 3 : (half > 0 ? half : 1);
 
 	for (long k = 0; ; k++) {
-		struct strbuf sb = STRBUF_INIT;
-		char legend, cy[32];
+		struct calc_line *x;
 
 		if (k >= lines) {
 			/* keep going only to explain letters */
@@ -163,19 +240,12 @@ static void bubble_lines(struct render *r, long b, long i, double cycles, const 
 			if (!left)
 				break;
 		}
-		strbuf_addf(&sb, "%*s  %-8s", r->aw, "", letters);
-		if (scaled && k == 1) {
-			calc_format_cycles(cycles, cy, sizeof(cy));
-			strbuf_addf(&sb, " ... %s", cy);
-		}
-		legend = next_legend(r, letters);
-		if (legend) {
-			strbuf_rtrim(&sb);
-			strbuf_addf(&sb, "%s(%c = %s)", scaled && k == 1 ? " " : "   ", legend,
-				    letter_meaning(legend));
-		}
-		strbuf_rtrim(&sb);
-		lines_add(r->out, CALC_LINE_BUBBLE, b, i, is_static, &sb);
+		x = line_add(r->out, CALC_LINE_BUBBLE, 0, b, i);
+		x->is_static = is_static;
+		snprintf(x->letters, sizeof(x->letters), "%s", letters);
+		x->cycles = cycles;
+		x->middle = scaled && k == 1;
+		x->legend = next_legend(r, letters);
 	}
 }
 
@@ -201,77 +271,60 @@ static void bubbles(struct render *r, size_t i)
 	}
 }
 
-static void insn_note(const struct calc_insn *ci, struct strbuf *sb)
+void calc_render(const struct calc *c, struct calc_lines *out, unsigned flags)
 {
-	if (ci->flags & CALC_I_UNMEASURED) {
-		bool call = ci->insn->kind == INSN_CALL || ci->insn->kind == INSN_ICALL;
+	struct render r = { c, out, { false }, flags };
+	const struct listing *l = &c->list;
 
-		strbuf_addstr(sb, call ? "(time in the callee's entry)" : "(time recorded outside)");
-	} else if (ci->m <= 0 && ci->cpi >= 0 && ci->cpi < 0.5) {
-		strbuf_addstr(sb, "(same cycle)");
+	memset(out, 0, sizeof(*out));
+	if (!(flags & CALC_RENDER_NO_HEADER)) {
+		line_add(out, CALC_LINE_HEADER, CALC_HEAD_TITLE, -1, -1);
+		line_add(out, CALC_LINE_HEADER, CALC_HEAD_RANGE, -1, -1);
+		line_add(out, CALC_LINE_HEADER, CALC_HEAD_SAMPLES, -1, -1);
+		if (l->img->forced && l->img->why)
+			line_add(out, CALC_LINE_HEADER, CALC_HEAD_FORCED, -1, -1);
+		if (!c->has_time)
+			line_add(out, CALC_LINE_HEADER, CALC_HEAD_NO_TIME, -1, -1);
+		for (size_t k = 0; k < c->n_measured; k++)
+			line_add(out, CALC_LINE_HEADER, CALC_HEAD_MEASURED, -1, -1)->item = k;
+		for (size_t i = 0; i < c->n_insns; i++)
+			if (c->insns[i].latency >= 0)
+				line_add(out, CALC_LINE_HEADER, CALC_HEAD_LATENCY, -1, (long)i);
+		if (c->bursts.bursts)
+			line_add(out, CALC_LINE_HEADER, CALC_HEAD_BURSTS, -1, -1);
+		for (size_t k = 0; k < c->bursts.n_conflicts; k++)
+			line_add(out, CALC_LINE_HEADER, CALC_HEAD_CONFLICT, -1, -1)->item = k;
+	}
+	line_add(out, CALC_LINE_COLUMNS, 0, -1, -1);
+	for (size_t b = 0; b + 1 < c->n_blocks; b++) {
+		const struct cfg_block *blk = c->blocks[b].cfg;
+
+		if (!blk->n_insns)
+			continue;
+		line_add(out, CALC_LINE_BLANK, 0, (long)b, -1);
+		for (unsigned part = 0; part < 3; part++)
+			line_add(out, CALC_LINE_BLOCK, part, (long)b, -1);
+		for (uint32_t k = 0; k < blk->n_insns; k++) {
+			size_t i = blk->first + k;
+
+			if (l->insns[i].line && l->insns[i].new_line)
+				line_add(out, CALC_LINE_SOURCE, 0, (long)b, (long)i);
+			bubbles(&r, i);
+			line_add(out, CALC_LINE_INSN, 0, (long)b, (long)i)->values =
+				(flags & CALC_RENDER_VALUES) && i < c->vals.n && c->vals.insns[i].n;
+		}
 	}
 }
 
-static void insn_line(struct render *r, size_t i)
+void calc_lines_release(struct calc_lines *l)
 {
-	const struct calc *c = r->c;
-	const struct calc_insn *ci = &c->insns[i];
-	struct strbuf sb = STRBUF_INIT;
-	char *text = display_safe(ci->insn->text), cpi[32], samples[32];
-	size_t tl = strlen(text);
-
-	if (tl > TEXT_WIDTH) {
-		text[TEXT_WIDTH - 1] = '~';
-		text[TEXT_WIDTH] = '\0';
-	}
-	calc_format_samples(ci, samples, sizeof(samples));
-	calc_format_cycles(ci->cpi, cpi, sizeof(cpi));
-	strbuf_addf(&sb, "%*" PRIx64 "  %-*s %8s %8s %c ", r->aw, ci->insn->addr, TEXT_WIDTH, text,
-		    samples, cpi, calc_conf_letter(ci->conf));
-	for (size_t k = 0; k < ci->n_causes; k++)
-		strbuf_addf(&sb, "%s%" PRIx64, k ? "," : "", ci->causes[k].addr);
-	if (ci->n_causes)
-		strbuf_addch(&sb, ' ');
-	insn_note(ci, &sb);
-	strbuf_rtrim(&sb);
-	if ((r->flags & CALC_RENDER_VALUES) && i < c->vals.n && c->vals.insns[i].n) {
-		strbuf_addstr(&sb, "  ");
-		valprof_format(&c->vals.insns[i], &sb);
-	}
-	lines_add(r->out, CALC_LINE_INSN, ci->block, (long)i, false, &sb);
-	free(text);
+	free(l->v);
+	memset(l, 0, sizeof(*l));
 }
 
-static void cycles_fraction(struct strbuf *sb, const char *what, double cycles, unsigned n)
-{
-	char num[32];
+/* ---- drawing the lines ------------------------------------------------------------------- */
 
-	calc_format_count(cycles, num, sizeof(num));
-	if (cycles < 0)
-		strbuf_addf(sb, "*** %-9s ?/%u = ? CPI", what, n);
-	else
-		strbuf_addf(sb, "*** %-9s %s/%u = %.2fCPI", what, num, n, n ? cycles / n : 0);
-}
-
-static void block_header(struct render *r, size_t b)
-{
-	const struct calc *c = r->c;
-	const struct calc_block *cb = &c->blocks[b];
-	struct strbuf sb = STRBUF_INIT;
-	char f[32], ex[32];
-
-	calc_format_count(cb->freq, f, sizeof(f));
-	calc_format_execs(cb->execs, ex, sizeof(ex));
-	strbuf_addf(&sb, "*** Block %zu  0x%" PRIx64 "-0x%" PRIx64 "  freq %s  execs %s  confidence %s (%s)",
-		    b, cb->cfg->start, cb->cfg->end, f, ex, calc_conf_name(cb->conf), calc_how_name(cb->how));
-	if (cb->cfg->flags & CFG_BLOCK_UNREACHABLE)
-		strbuf_addstr(&sb, "  unreachable");
-	lines_add(r->out, CALC_LINE_BLOCK, (long)b, -1, false, &sb);
-	cycles_fraction(&sb, "Best-case", cb->best_cycles, cb->n_insns);
-	lines_add(r->out, CALC_LINE_BLOCK, (long)b, -1, false, &sb);
-	cycles_fraction(&sb, "Actual", cb->cycles, cb->n_insns);
-	lines_add(r->out, CALC_LINE_BLOCK, (long)b, -1, false, &sb);
-}
+static const char no_time[] = "no time samples: frequencies unknown, best case only";
 
 /* Where the cycles per sample came from, for the header. */
 static const char *period_how(const struct calc *c)
@@ -281,217 +334,439 @@ static const char *period_how(const struct calc *c)
 	return !strcmp(s, "cpu_mhz") ? "period x cpu MHz, not calibrated" : s;
 }
 
-static void header(struct render *r)
+static void header_line(const struct calc *c, unsigned part, size_t item, long insn, struct draw *d)
 {
-	const struct calc *c = r->c;
 	const struct listing *l = &c->list;
 	const struct calc_summary *s = &c->summary;
-	struct strbuf sb = STRBUF_INIT;
-	char *name = display_safe(l->ref.proc->name), *path = display_safe(l->img->rec.path), lab[40];
+	char lab[40];
 
-	strbuf_addf(&sb, "Procedure %s in %s, epoch %" PRIu32, name, path, l->view ? l->view->seq : 0);
-	lines_add(r->out, CALC_LINE_HEADER, -1, -1, false, &sb);
-	strbuf_addf(&sb, "  0x%" PRIx64 "-0x%" PRIx64 ", %zu instructions, %zu basic blocks%s; model %s",
-		    l->ref.proc->start, l->ref.proc->end, c->n_insns, c->n_blocks ? c->n_blocks - 1 : 0,
-		    l->cfg.flags & CFG_MISSING_EDGES ? " (missing edges)" : "", c->model->name);
-	lines_add(r->out, CALC_LINE_HEADER, -1, -1, false, &sb);
-	if (l->view)
-		epoch_view_event_label(l->view, c->time_event, lab, sizeof(lab));
-	else
-		snprintf(lab, sizeof(lab), "%s", event_name(c->time_event));
-	strbuf_addf(&sb, "  %s: %.0f samples", lab, s->recorded);
-	if (s->epoch_share > 0)
-		strbuf_addf(&sb, " (%.2f%% of the epoch)", 100 * s->epoch_share);
-	if (c->period > 0)
-		strbuf_addf(&sb, ", 1 sample = %.0f cycles (%s)", c->period, period_how(c));
-	strbuf_addf(&sb, ", skid %d", c->skid);
-	lines_add(r->out, CALC_LINE_HEADER, -1, -1, false, &sb);
-	if (l->img->forced && l->img->why) {
-		char *why = display_safe(l->img->why);
+	switch (part) {
+	case CALC_HEAD_TITLE:
+		listing_draw_title(l, d);
+		break;
+	case CALC_HEAD_RANGE:
+		listing_draw_range(l, d, c->n_insns, c->n_blocks ? c->n_blocks - 1 : 0);
+		draw_printf(d, STYLE_NORMAL, "; model %s", c->model->name);
+		break;
+	case CALC_HEAD_SAMPLES:
+		if (l->view)
+			epoch_view_event_label(l->view, c->time_event, lab, sizeof(lab));
+		else
+			snprintf(lab, sizeof(lab), "%s", event_name(c->time_event));
+		draw_printf(d, STYLE_NORMAL, "  %s: %.0f samples", lab, s->recorded);
+		if (s->epoch_share > 0)
+			draw_printf(d, STYLE_NORMAL, " (%.2f%% of the epoch)", 100 * s->epoch_share);
+		if (c->period > 0)
+			draw_printf(d, STYLE_NORMAL, ", 1 sample = %.0f cycles (%s)", c->period,
+				    period_how(c));
+		draw_printf(d, STYLE_NORMAL, ", skid %d", c->skid);
+		break;
+	case CALC_HEAD_FORCED:
+		listing_draw_forced(l, d);
+		break;
+	case CALC_HEAD_NO_TIME:
+		draw_printf(d, STYLE_WARNING, "  %s", no_time);
+		break;
+	case CALC_HEAD_MEASURED: {
+		struct strbuf sb = STRBUF_INIT;
 
-		strbuf_addf(&sb, "  warning: %s", why);
-		lines_add(r->out, CALC_LINE_HEADER, -1, -1, false, &sb);
-		free(why);
+		measure_describe(&c->measured[item], l, &sb);
+		draw_printf(d, STYLE_NORMAL, "  %s", sb.buf);
+		strbuf_release(&sb);
+		break;
 	}
-	if (!c->has_time) {
-		strbuf_addstr(&sb, "  no time samples: frequencies unknown, best case only");
-		lines_add(r->out, CALC_LINE_HEADER, -1, -1, false, &sb);
-	}
-	for (size_t k = 0; k < c->n_measured; k++) {
-		strbuf_addstr(&sb, "  ");
-		measure_describe(&c->measured[k], l, &sb);
-		lines_add(r->out, CALC_LINE_HEADER, -1, -1, false, &sb);
-	}
-	for (size_t i = 0; i < c->n_insns; i++) {
-		const struct calc_insn *ci = &c->insns[i];
+	case CALC_HEAD_LATENCY: {
+		const struct calc_insn *ci = &c->insns[insn];
 
-		if (ci->latency < 0)
-			continue;
-		strbuf_addf(&sb, "  load at 0x%" PRIx64 ": %.1f cycles an execution, measured", ci->insn->addr,
-			    ci->latency);
+		draw_printf(d, STYLE_NORMAL, "  load at 0x%" PRIx64 ": %.1f cycles an execution, measured",
+			    ci->insn->addr, ci->latency);
 		if (ci->latency_level >= 0)
-			strbuf_addf(&sb, " (%s; the latencies here: L1 %.0f, L2 %.0f, L3 %.0f, memory %.0f "
-				    "cycles)", calc_level_name(ci->latency_level), c->ladder[CALC_L1],
-				    c->ladder[CALC_L2], c->ladder[CALC_L3], c->ladder[CALC_MEMORY]);
-		lines_add(r->out, CALC_LINE_HEADER, -1, -1, false, &sb);
+			draw_printf(d, STYLE_NORMAL, " (%s; the latencies here: L1 %.0f, L2 %.0f, L3 %.0f, "
+				    "memory %.0f cycles)", calc_level_name(ci->latency_level),
+				    c->ladder[CALC_L1], c->ladder[CALC_L2], c->ladder[CALC_L3],
+				    c->ladder[CALC_MEMORY]);
+		break;
 	}
-	if (c->bursts.bursts) {
-		strbuf_addf(&sb, "  bursts: %zu through here (of %" PRIu64 " taken), %" PRIu64
+	case CALC_HEAD_BURSTS:
+		draw_printf(d, STYLE_NORMAL, "  bursts: %zu through here (of %" PRIu64 " taken), %" PRIu64
 			    " instructions stepped", c->bursts.bursts, c->bursts.seen, c->bursts.steps);
-		lines_add(r->out, CALC_LINE_HEADER, -1, -1, false, &sb);
-	}
-	for (size_t k = 0; k < c->bursts.n_conflicts; k++) {
-		const struct burst_conflict *bc = &c->bursts.conflicts[k];
+		break;
+	case CALC_HEAD_CONFLICT: {
+		const struct burst_conflict *bc = &c->bursts.conflicts[item];
 
-		strbuf_addf(&sb, "  %s at 0x%" PRIx64 ": the store at 0x%" PRIx64 ", %" PRIu64 " time%s in bursts",
+		draw_printf(d, STYLE_NORMAL, "  %s at 0x%" PRIx64 ": the store at 0x%" PRIx64 ", %" PRIu64
+			    " time%s in bursts",
 			    bc->kind == BURST_STORE_FORWARD ? "store forwarding failed" : "4K aliasing",
 			    c->insns[bc->load].insn->addr, bc->store, bc->count, bc->count == 1 ? "" : "s");
-		lines_add(r->out, CALC_LINE_HEADER, -1, -1, false, &sb);
+		break;
 	}
-	free(name);
-	free(path);
+	}
 }
 
-static void source_line(struct render *r, size_t i)
+static void columns_line(const struct calc *c, struct draw *d)
 {
-	const struct listing_insn *li = &r->c->list.insns[i];
-	const char *file = li->line->file, *slash = strrchr(file, '/');
-	char *f = display_safe(slash ? slash + 1 : file);
-	struct strbuf sb = STRBUF_INIT;
-
-	strbuf_addf(&sb, "%*s  %s:%" PRIu32, r->aw, "", f, li->line->line);
-	if (li->src_text) {
-		char *t = display_safe(li->src_text);
-
-		for (char *p = t; *p; p++)
-			if (*p == '\t')
-				*p = ' ';
-		strbuf_addf(&sb, ":  %s", t);
-		free(t);
-	}
-	strbuf_rtrim(&sb);
-	lines_add(r->out, CALC_LINE_SOURCE, r->c->insns[i].block, (long)i, false, &sb);
-	free(f);
+	draw_printf(d, STYLE_HEADER, "%*s  %-*s %8s %8s %c %s", addr_width(c), "Addr", TEXT_WIDTH,
+		    "Instruction", "Samples", "CPI", 'C', "Culprit");
 }
 
-void calc_render(const struct calc *c, struct calc_lines *out, unsigned flags)
+static void block_line(const struct calc *c, size_t b, unsigned part, struct draw *d)
 {
-	struct render r = { c, out, addr_width(c), { false }, flags };
-	struct strbuf sb = STRBUF_INIT;
+	const struct calc_block *cb = &c->blocks[b];
+	char f[32], ex[32];
 
-	memset(out, 0, sizeof(*out));
-	if (!(flags & CALC_RENDER_NO_HEADER))
-		header(&r);
-	strbuf_addf(&sb, "%*s  %-*s %8s %8s %c %s", r.aw, "Addr", TEXT_WIDTH, "Instruction", "Samples",
-		    "CPI", 'C', "Culprit");
-	lines_add(out, CALC_LINE_COLUMNS, -1, -1, false, &sb);
-	for (size_t b = 0; b + 1 < c->n_blocks; b++) {
-		const struct cfg_block *blk = c->blocks[b].cfg;
+	if (part) {
+		double cycles = part == 1 ? cb->best_cycles : cb->cycles;
 
-		if (!blk->n_insns)
-			continue;
-		lines_add(out, CALC_LINE_BLANK, (long)b, -1, false, &sb);
-		block_header(&r, b);
-		for (uint32_t k = 0; k < blk->n_insns; k++) {
-			size_t i = blk->first + k;
+		calc_format_fraction(cycles, cb->n_insns, cb->n_insns ? cycles / cb->n_insns : 0, f,
+				     sizeof(f));
+		draw_printf(d, STYLE_BLOCK, "*** %-9s %s", part == 1 ? "Best-case" : "Actual", f);
+		return;
+	}
+	calc_format_count(cb->freq, f, sizeof(f));
+	calc_format_execs(cb->execs, ex, sizeof(ex));
+	draw_printf(d, STYLE_BLOCK, "*** Block %zu  0x%" PRIx64 "-0x%" PRIx64 "  freq %s  execs %s  "
+		    "confidence ", b, cb->cfg->start, cb->cfg->end, f, ex);
+	draw_printf(d, calc_conf_style(cb->conf), "%s (%s)", calc_conf_name(cb->conf),
+		    calc_how_name(cb->how));
+	if (cb->cfg->flags & CFG_BLOCK_UNREACHABLE)
+		draw_text(d, STYLE_WARNING, "  unreachable");
+}
 
-			if (c->list.insns[i].line && c->list.insns[i].new_line)
-				source_line(&r, i);
-			bubbles(&r, i);
-			insn_line(&r, i);
+void calc_draw_bubble(const struct calc *c, const struct calc_line *l, struct draw *d)
+{
+	enum style st = l->is_static ? STYLE_BUBBLE_STATIC : STYLE_BUBBLE;
+	int pad = 8 - (int)strlen(l->letters);
+
+	draw_text(d, st, l->letters);
+	if (l->middle) {
+		char cy[32];
+
+		calc_format_cycles(l->cycles, cy, sizeof(cy));
+		draw_printf(d, st, "%*s ... %s", pad > 0 ? pad : 0, "", cy);
+	}
+	if (l->legend) {
+		draw_text(d, st, l->middle ? " " : "   ");
+		draw_printf(d, STYLE_DIM, "(%c = %s)", l->legend, letter_meaning(l->legend));
+	}
+}
+
+static void insn_line(const struct calc *c, size_t i, struct draw *d)
+{
+	const struct calc_insn *ci = &c->insns[i];
+	char *text = display_safe(ci->insn->text), cpi[32], samples[32];
+	const char *note = calc_unmeasured_note(ci);
+	bool stalled = ci->culprits && ci->stall_dynamic >= 0.5;
+
+	if (strlen(text) > TEXT_WIDTH) {
+		text[TEXT_WIDTH - 1] = '~';
+		text[TEXT_WIDTH] = '\0';
+	}
+	calc_format_samples(ci, samples, sizeof(samples));
+	calc_format_cycles(ci->cpi, cpi, sizeof(cpi));
+	draw_printf(d, STYLE_ADDRESS, "%*" PRIx64, addr_width(c), ci->insn->addr);
+	draw_printf(d, STYLE_NORMAL, "  %-*s %8s ", TEXT_WIDTH, text, samples);
+	draw_printf(d, stalled ? STYLE_BUBBLE : STYLE_NORMAL, "%8s", cpi);
+	draw_printf(d, calc_conf_style(ci->conf), " %c", calc_conf_letter(ci->conf));
+	for (size_t k = 0; k < ci->n_causes; k++)
+		draw_printf(d, STYLE_TARGET, "%c%" PRIx64, k ? ',' : ' ', ci->causes[k].addr);
+	if (!note && ci->m <= 0 && ci->cpi >= 0 && ci->cpi < 0.5)
+		note = "(same cycle)";
+	if (note)
+		draw_printf(d, STYLE_DIM, " %s", note);
+	free(text);
+}
+
+void calc_draw_line(const struct calc *c, const struct calc_line *l, struct draw *d)
+{
+	switch (l->kind) {
+	case CALC_LINE_HEADER:
+		header_line(c, l->part, l->item, l->insn, d);
+		break;
+	case CALC_LINE_COLUMNS:
+		columns_line(c, d);
+		break;
+	case CALC_LINE_BLOCK:
+		block_line(c, (size_t)l->block, l->part, d);
+		break;
+	case CALC_LINE_BUBBLE:
+		draw_space(d, STYLE_NORMAL, addr_width(c) + 2);
+		calc_draw_bubble(c, l, d);
+		break;
+	case CALC_LINE_INSN:
+		insn_line(c, (size_t)l->insn, d);
+		if (l->values) {
+			draw_text(d, STYLE_NORMAL, "  ");
+			valprof_draw(&c->vals.insns[l->insn], d);
 		}
+		break;
+	case CALC_LINE_SOURCE:
+		draw_space(d, STYLE_NORMAL, addr_width(c) + 2);
+		listing_draw_source(&c->list.insns[l->insn], d);
+		break;
+	case CALC_LINE_BLANK:
+		break;
 	}
-	strbuf_release(&sb);
 }
 
-void calc_lines_release(struct calc_lines *l)
+void calc_line_text(const struct calc *c, const struct calc_line *l, struct strbuf *sb)
 {
-	for (size_t k = 0; k < l->n; k++)
-		free(l->v[k].text);
-	free(l->v);
-	memset(l, 0, sizeof(*l));
+	struct draw d;
+
+	draw_init_text(&d, sb, DRAW_UNBOUNDED, DRAW_UTF8);
+	calc_draw_line(c, l, &d);
 }
 
-int calc_print_text(const struct calc *c, FILE *out)
+void calc_draw(const struct calc *c, struct draw *d, unsigned flags)
 {
 	struct calc_lines l;
 
-	calc_render(c, &l, c->opts.values ? CALC_RENDER_VALUES : 0);
+	calc_render(c, &l, flags);
 	for (size_t k = 0; k < l.n; k++) {
-		fputs(l.v[k].text, out);
-		fputc('\n', out);
+		calc_draw_line(c, &l.v[k], d);
+		draw_eol(d);
 	}
 	calc_lines_release(&l);
-	return ferror(out) ? -1 : 0;
 }
 
 /* ---- summary (Figure 4) -------------------------------------------------------------- */
 
+/* Every figure of the summary is a share of the samples tallied. */
 static double pct(const struct calc *c, double v)
 {
 	return c->summary.samples > 0 ? 100.0 * v / c->summary.samples : 0;
 }
 
-static void sum_line(struct strbuf *sb, const char *what, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void sum_line(struct strbuf *sb, const char *what, const char *fmt, ...)
+/* The procedure's share of all samples, counting only those tallied here. */
+static double tallied_share(const struct calc_summary *s)
 {
-	va_list ap;
-
-	strbuf_addf(sb, "*** %-34s ", what);
-	va_start(ap, fmt);
-	strbuf_vaddf(sb, fmt, ap);
-	va_end(ap);
-	strbuf_rtrim(sb);
-	strbuf_addch(sb, '\n');
+	return 100 * s->epoch_share * (s->recorded > 0 ? s->samples / s->recorded : 0);
 }
 
-void calc_summary_text(const struct calc *c, struct strbuf *sb)
+/* "3130/8112 = 0.39CPI" for the best case (which 0) or as measured (1); NULL if unknown. */
+static const char *summary_cpi(const struct calc_summary *s, int which, char *buf, size_t size)
+{
+	if (!which) {
+		calc_format_fraction(s->best_cycles, s->insns, s->best_cpi >= 0 ? s->best_cpi : 0,
+				     buf, size);
+		return buf;
+	}
+	if (s->cpi < 0)
+		return NULL;
+	calc_format_fraction(s->cpi * s->insns, s->insns, s->cpi, buf, size);
+	return buf;
+}
+
+static void sum_line(struct draw *d, enum style st, const char *what, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void sum_line(struct draw *d, enum style st, const char *what, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+
+	strbuf_addf(&sb, "*** %-34s ", what);
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	strbuf_rtrim(&sb);
+	draw_text(d, st, sb.buf);
+	draw_eol(d);
+	strbuf_release(&sb);
+}
+
+static void sum_text(struct draw *d, enum style st, const char *text)
+{
+	draw_text(d, st, text);
+	draw_eol(d);
+}
+
+static void summary_cpis(const struct calc *c, struct draw *d)
 {
 	const struct calc_summary *s = &c->summary;
-	const char *rule = "*** ----------------------------------------------\n";
-	char n1[32], n2[32];
+	char buf[96];
 
-	calc_format_count(s->best_cycles, n1, sizeof(n1));
-	calc_format_count(s->insns, n2, sizeof(n2));
-	strbuf_addf(sb, "*** Best-case %s/%s = %.2fCPI\n", n1, n2, s->best_cpi >= 0 ? s->best_cpi : 0);
-	calc_format_count(s->cpi >= 0 ? s->cpi * s->insns : -1, n1, sizeof(n1));
-	if (s->cpi >= 0)
-		strbuf_addf(sb, "*** Actual %s/%s = %.2fCPI\n", n1, n2, s->cpi);
+	draw_printf(d, STYLE_NORMAL, "*** Best-case %s", summary_cpi(s, 0, buf, sizeof(buf)));
+	draw_eol(d);
+	if (summary_cpi(s, 1, buf, sizeof(buf)))
+		draw_printf(d, STYLE_NORMAL, "*** Actual %s", buf);
 	else
-		strbuf_addstr(sb, "*** Actual ? (no frequency estimates)\n");
-	strbuf_addstr(sb, "***\n");
+		draw_text(d, STYLE_NORMAL, "*** Actual ? (no frequency estimates)");
+	draw_eol(d);
+}
+
+void calc_draw_summary(const struct calc *c, struct draw *d)
+{
+	const struct calc_summary *s = &c->summary;
+	const char *rule = "*** ----------------------------------------------";
+
+	summary_cpis(c, d);
+	sum_text(d, STYLE_NORMAL, "***");
 	for (size_t k = 0; k < CULPRIT__COUNT; k++) {
 		/* Only bursts find these: no line when they found none. */
 		if ((k == CULPRIT_STORE_FWD || k == CULPRIT_ALIAS_4K) && !(s->dyn_hi[k] > 0))
 			continue;
-		sum_line(sb, calc_culprit_name((enum calc_culprit)k), "%5.1f%% to %5.1f%%",
+		sum_line(d, STYLE_BUBBLE, calc_culprit_name((enum calc_culprit)k), "%5.1f%% to %5.1f%%",
 			 pct(c, s->dyn_lo[k]), pct(c, s->dyn_hi[k]));
 	}
-	sum_line(sb, "unexplained gain", "%5.1f%% to %5.1f%%", pct(c, s->gain), pct(c, s->gain));
-	strbuf_addstr(sb, rule);
-	sum_line(sb, "Subtotal dynamic", "%5.1f%%", pct(c, s->dynamic));
-	strbuf_addstr(sb, "***\n");
+	sum_line(d, STYLE_BUBBLE, "unexplained gain", "%5.1f%% to %5.1f%%", pct(c, s->gain),
+		 pct(c, s->gain));
+	sum_text(d, STYLE_DIM, rule);
+	sum_line(d, STYLE_BUBBLE, "Subtotal dynamic", "%5.1f%%", pct(c, s->dynamic));
+	sum_text(d, STYLE_NORMAL, "***");
 	for (size_t k = 0; k < CALC_STATIC__COUNT; k++)
-		sum_line(sb, calc_static_name((enum calc_static)k), "%5.1f%%", pct(c, s->stat[k]));
-	strbuf_addstr(sb, rule);
-	sum_line(sb, "Subtotal static", "%5.1f%%", pct(c, s->static_total));
-	strbuf_addstr(sb, rule);
-	sum_line(sb, "Total stall", "%5.1f%%", pct(c, s->dynamic + s->static_total));
-	sum_line(sb, "Execution", "%5.1f%%", pct(c, s->execution));
+		sum_line(d, STYLE_BUBBLE_STATIC, calc_static_name((enum calc_static)k), "%5.1f%%",
+			 pct(c, s->stat[k]));
+	sum_text(d, STYLE_DIM, rule);
+	sum_line(d, STYLE_BUBBLE_STATIC, "Subtotal static", "%5.1f%%", pct(c, s->static_total));
+	sum_text(d, STYLE_DIM, rule);
+	sum_line(d, STYLE_NORMAL, "Total stall", "%5.1f%%", pct(c, s->dynamic + s->static_total));
+	sum_line(d, STYLE_NORMAL, "Execution", "%5.1f%%", pct(c, s->execution));
 	if (s->unestimated > 0)
-		sum_line(sb, "No frequency estimate", "%5.1f%%", pct(c, s->unestimated));
-	sum_line(sb, "Net sampling error", "%5.1f%%", pct(c, s->net_error));
-	strbuf_addstr(sb, rule);
-	sum_line(sb, "Total tallied", "%5.1f%%", s->samples > 0 ? 100.0 : 0);
-	strbuf_addf(sb, "*** (%.0f, %.1f%% of all samples", s->samples, 100 * s->epoch_share *
-		    (s->recorded > 0 ? s->samples / s->recorded : 0));
+		sum_line(d, STYLE_NORMAL, "No frequency estimate", "%5.1f%%", pct(c, s->unestimated));
+	sum_line(d, STYLE_NORMAL, "Net sampling error", "%5.1f%%", pct(c, s->net_error));
+	sum_text(d, STYLE_DIM, rule);
+	sum_line(d, STYLE_NORMAL, "Total tallied", "%5.1f%%", s->samples > 0 ? 100.0 : 0);
+	draw_printf(d, STYLE_NORMAL, "*** (%.0f, %.1f%% of all samples", s->samples, tallied_share(s));
 	if (s->moved_out > 0.5)
-		strbuf_addf(sb, "; %.0f recorded here measured callers or callees", s->moved_out);
-	strbuf_addstr(sb, ")\n");
-	strbuf_addf(sb, "*** Confidence: %.0f%% of the samples high, %.0f%% low\n", 100 * s->high_share,
+		draw_printf(d, STYLE_NORMAL, "; %.0f recorded here measured callers or callees",
+			    s->moved_out);
+	draw_text(d, STYLE_NORMAL, ")");
+	draw_eol(d);
+	draw_printf(d, STYLE_NORMAL, "*** Confidence: %.0f%% of the samples high, %.0f%% low",
+		    100 * s->high_share, 100 * s->low_share);
+	draw_eol(d);
+}
+
+void calc_summary_text(const struct calc *c, struct strbuf *sb)
+{
+	struct draw d;
+
+	draw_init_text(&d, sb, DRAW_UNBOUNDED, DRAW_UTF8);
+	calc_draw_summary(c, &d);
+}
+
+void calc_legend(struct strbuf *sb)
+{
+	strbuf_addstr(sb, "Dynamic stalls:");
+	for (size_t k = 0; k < CULPRIT__COUNT; k++)
+		strbuf_addf(sb, "%s%c %s", k % 3 == 0 ? "\n  " : ", ",
+			    calc_culprit_letter((enum calc_culprit)k), calc_culprit_name((enum calc_culprit)k));
+	strbuf_addstr(sb, "\nStatic stalls (from the schedule):");
+	for (size_t k = 0; k < CALC_STATIC__COUNT; k++)
+		strbuf_addf(sb, "%s%c %s", k % 3 == 0 ? "\n  " : ", ",
+			    calc_static_letter((enum calc_static)k), calc_static_name((enum calc_static)k));
+	strbuf_addstr(sb, "\nConfidence:");
+	for (int k = CALC_CONF_HIGH; k > CALC_CONF_NONE; k--)
+		strbuf_addf(sb, " %c %s,", calc_conf_letter((enum calc_conf)k),
+			    calc_conf_name((enum calc_conf)k));
+	strbuf_addf(sb, " %c no estimate.", calc_conf_letter(CALC_CONF_NONE));
+}
+
+/* ---- the summary in brief (dcpi-tui's pane) -------------------------------------------- */
+
+/* "12.0%" or "12.0% to 27.9%"; false if both round to zero. */
+static bool brief_range(const struct calc *c, double lo, double hi, struct strbuf *sb)
+{
+	char a[16], b[16];
+
+	snprintf(a, sizeof(a), "%.1f", pct(c, lo));
+	snprintf(b, sizeof(b), "%.1f", pct(c, hi));
+	if (!strcmp(a, "0.0") && !strcmp(b, "0.0"))
+		return false;
+	if (!strcmp(a, b))
+		strbuf_addf(sb, "%s%%", a);
+	else
+		strbuf_addf(sb, "%s%% to %s%%", a, b);
+	return true;
+}
+
+static void brief_cpi(const struct calc *c, struct strbuf *sb)
+{
+	const struct calc_summary *s = &c->summary;
+	char buf[96];
+
+	if (!c->has_time) {
+		strbuf_addstr(sb, no_time);
+		return;
+	}
+	strbuf_addf(sb, "best-case %s, ", summary_cpi(s, 0, buf, sizeof(buf)));
+	if (summary_cpi(s, 1, buf, sizeof(buf)))
+		strbuf_addf(sb, "actual %s", buf);
+	else
+		strbuf_addstr(sb, "actual ? (no frequency estimates)");
+	strbuf_addf(sb, "; confidence: %.0f%% of the samples high, %.0f%% low", 100 * s->high_share,
 		    100 * s->low_share);
+}
+
+/* The dynamic stalls (those with cycles), with their letters. */
+static void brief_dynamic(const struct calc *c, struct strbuf *sb)
+{
+	const struct calc_summary *s = &c->summary;
+	struct strbuf item = STRBUF_INIT;
+	bool any = false;
+
+	strbuf_addf(sb, "%.1f%%", pct(c, s->dynamic));
+	for (size_t k = 0; k < CULPRIT__COUNT; k++) {
+		strbuf_reset(&item);
+		if (!brief_range(c, s->dyn_lo[k], s->dyn_hi[k], &item))
+			continue;
+		strbuf_addf(sb, "%s%c %s %s", any ? ", " : ": ", calc_culprit_letter((enum calc_culprit)k),
+			    calc_culprit_name((enum calc_culprit)k), item.buf);
+		any = true;
+	}
+	strbuf_reset(&item);
+	if (brief_range(c, s->gain, s->gain, &item))
+		strbuf_addf(sb, "%sunexplained gain %s", any ? ", " : ": ", item.buf);
+	strbuf_release(&item);
+}
+
+static void brief_static(const struct calc *c, struct strbuf *sb)
+{
+	const struct calc_summary *s = &c->summary;
+	bool any = false;
+
+	strbuf_addf(sb, "%.1f%%", pct(c, s->static_total));
+	for (size_t k = 0; k < CALC_STATIC__COUNT; k++) {
+		struct strbuf item = STRBUF_INIT;
+
+		if (brief_range(c, s->stat[k], s->stat[k], &item)) {
+			strbuf_addf(sb, "%s%c %s %s", any ? ", " : ": ",
+				    calc_static_letter((enum calc_static)k),
+				    calc_static_name((enum calc_static)k), item.buf);
+			any = true;
+		}
+		strbuf_release(&item);
+	}
+}
+
+static void brief_total(const struct calc *c, struct strbuf *sb)
+{
+	const struct calc_summary *s = &c->summary;
+
+	strbuf_addf(sb, "stall %.1f%%, execution %.1f%%, ", pct(c, s->dynamic + s->static_total),
+		    pct(c, s->execution));
+	if (s->unestimated > 0)
+		strbuf_addf(sb, "no frequency estimate %.1f%%, ", pct(c, s->unestimated));
+	strbuf_addf(sb, "net sampling error %.1f%% of %.0f samples tallied (%.1f%% of all)",
+		    pct(c, s->net_error), s->samples, tallied_share(s));
+}
+
+void calc_draw_summary_brief(const struct calc *c, enum calc_brief line, struct draw *d)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	if (line == CALC_BRIEF_CPI)
+		brief_cpi(c, &sb);
+	else if (!c->has_time)
+		;  /* the CPI line said why there is nothing to show */
+	else if (line == CALC_BRIEF_DYNAMIC)
+		brief_dynamic(c, &sb);
+	else if (line == CALC_BRIEF_STATIC)
+		brief_static(c, &sb);
+	else
+		brief_total(c, &sb);
+	draw_text(d, line == CALC_BRIEF_DYNAMIC ? STYLE_BUBBLE : STYLE_NORMAL, sb.buf);
+	strbuf_release(&sb);
 }
 
 /* ---- dot ---------------------------------------------------------------------------------- */
@@ -579,21 +854,11 @@ static void json_num(struct json_writer *w, double v)
 		json_double(w, v, 6);
 }
 
-static void json_samples(struct json_writer *w, const struct calc *c, const uint64_t *raw)
-{
-	json_object_begin(w);
-	for (size_t k = 0; k < c->list.n_events; k++) {
-		json_key(w, event_name(c->list.events[k]));
-		json_u64(w, raw[c->list.events[k]]);
-	}
-	json_object_end(w);
-}
-
 static void json_culprits(struct json_writer *w, const struct calc_insn *ci)
 {
 	json_array_begin(w);
 	for (size_t k = 0; k < CULPRIT__COUNT; k++) {
-		if (!(ci->culprits & (1u << k)))
+		if (!(ci->culprits & CALC_CAUSE_CULPRIT(k)))
 			continue;
 		json_object_begin(w);
 		json_key(w, "reason");
@@ -601,7 +866,7 @@ static void json_culprits(struct json_writer *w, const struct calc_insn *ci)
 		json_key(w, "addrs");
 		json_array_begin(w);
 		for (size_t j = 0; j < ci->n_causes; j++)
-			if (ci->causes[j].what & (1u << k))
+			if (ci->causes[j].what & CALC_CAUSE_CULPRIT(k))
 				json_hex(w, ci->causes[j].addr);
 		json_array_end(w);
 		json_object_end(w);
@@ -623,7 +888,7 @@ static void json_static(struct json_writer *w, const struct calc_insn *ci)
 	json_key(w, "addrs");
 	json_array_begin(w);
 	for (size_t j = 0; j < ci->n_causes; j++)
-		if (ci->causes[j].what & (1u << (16 + ci->sreason)))
+		if (ci->causes[j].what & CALC_CAUSE_STATIC(ci->sreason))
 			json_hex(w, ci->causes[j].addr);
 	json_array_end(w);
 	json_object_end(w);
@@ -639,7 +904,7 @@ static void json_insn(struct json_writer *w, const struct calc *c, const struct 
 	json_key(w, "block");
 	json_i64(w, ci->block);
 	json_key(w, "samples");
-	json_samples(w, c, ci->raw);
+	listing_json_samples(w, &c->list, ci->raw);
 	json_key(w, "attributed");
 	if (ci->flags & CALC_I_UNMEASURED)
 		json_null(w);

@@ -1,7 +1,7 @@
 /*
  * analysis/culprit.h - why an instruction stalled: every dynamic
  * stall reason that cannot be ruled out ("guilty until proven innocent",
- * seed 001, 6.3), with the instructions that may have caused it.
+ * the DCPI paper, 6.3), with the instructions that may have caused it.
  *
  * On an out-of-order core the time of a stall shows where retirement
  * waits: at the instruction that is oldest when the machine waits.  So:

@@ -1,5 +1,6 @@
 /*
- * analysis/diff-print.c - dcpidiff's report: text and JSON.
+ * analysis/diff-print.c - dcpidiff's report: text (drawn, present/draw.h)
+ * and JSON.
  */
 #include "config.h"
 
@@ -17,17 +18,22 @@
 /* ---- text: the header ------------------------------------------------------- */
 
 static void side_header(const struct diff *d, char side, const size_t *idx, size_t n,
-			uint64_t total, const char *label, struct strbuf *sb)
+			uint64_t total, const char *label, struct draw *dr)
 {
 	if (n == 1) {
-		strbuf_addf(sb, "%c: %s: %" PRIu64 " samples of %s\n", side, d->sets[idx[0]]->desc,
-			    total, label);
+		draw_printf(dr, STYLE_SECTION, "%c: %s: %" PRIu64 " samples of %s", side,
+			    d->sets[idx[0]]->desc, total, label);
+		draw_eol(dr);
 		return;
 	}
-	strbuf_addf(sb, "%c: %zu sets, %" PRIu64 " samples of %s\n", side, n, total, label);
-	for (size_t k = 0; k < n; k++)
-		strbuf_addf(sb, "   %s: %s: %" PRIu64 " samples\n", d->sets[idx[k]]->spec,
+	draw_printf(dr, STYLE_SECTION, "%c: %zu sets, %" PRIu64 " samples of %s", side, n, total,
+		    label);
+	draw_eol(dr);
+	for (size_t k = 0; k < n; k++) {
+		draw_printf(dr, STYLE_NORMAL, "   %s: %s: %" PRIu64 " samples", d->sets[idx[k]]->spec,
 			    d->sets[idx[k]]->desc, d->rows_src.totals[idx[k]]);
+		draw_eol(dr);
+	}
 }
 
 static const char *method_sentence(enum diff_method m)
@@ -44,55 +50,78 @@ static const char *method_sentence(enum diff_method m)
 	}
 }
 
-static void how(const struct diff *d, struct strbuf *sb)
+/* Draws text line by line (the explanations hold newlines). */
+static void draw_lines(struct draw *dr, enum style st, const char *text)
 {
-	bool multi = d->n_a > 1 || d->n_b > 1;
+	while (*text) {
+		size_t n = strcspn(text, "\n");
 
-	strbuf_addf(sb, "Shares: percent of each side's total samples%s; delta = share B - share A, "
-			"points.\n", multi ? " (mean over its sets)" : "");
-	if (d->opts.norm == PSET_NORM_PERIOD)
-		strbuf_addstr(sb, "Ratio: B/A of samples times sampling period (normalised by period: "
-				  "event counts\nor CPU time, for runs of the same work).\n");
-	else
-		strbuf_addstr(sb, "Ratio: B/A of the shares.\n");
-	if (d->method == DIFF_UNTESTED) {
-		strbuf_addf(sb, "Not tested: %s.\n", !d->total_a && !d->total_b
-			    ? "neither side has samples" : !d->total_a ? "A has no samples"
-							   : "B has no samples");
-		return;
+		draw_textn(dr, st, text, n);
+		draw_eol(dr);
+		text += n + (text[n] == '\n');
 	}
-	strbuf_addf(sb, "Significant: q < %g (Benjamini-Hochberg) and a change of at least %.2f "
-			"points and %.0f%%.\nTest: %s.\n",
-		    d->opts.alpha, d->opts.min_delta, (d->opts.min_ratio - 1) * 100,
-		    method_sentence(d->method));
 }
 
-static void header(const struct diff *d, struct strbuf *sb)
+static void how(const struct diff *d, struct draw *dr)
+{
+	bool multi = d->n_a > 1 || d->n_b > 1;
+	struct strbuf sb = STRBUF_INIT;
+
+	strbuf_addf(&sb, "Shares: percent of each side's total samples%s; delta = share B - share A, "
+			 "points.\n", multi ? " (mean over its sets)" : "");
+	if (d->opts.norm == PSET_NORM_PERIOD)
+		strbuf_addstr(&sb, "Ratio: B/A of samples times sampling period (normalised by period: "
+				   "event counts\nor CPU time, for runs of the same work).\n");
+	else
+		strbuf_addstr(&sb, "Ratio: B/A of the shares.\n");
+	if (d->method == DIFF_UNTESTED)
+		strbuf_addf(&sb, "Not tested: %s.\n", !d->total_a && !d->total_b
+			    ? "neither side has samples" : !d->total_a ? "A has no samples"
+							   : "B has no samples");
+	else
+		strbuf_addf(&sb, "Significant: q < %g (Benjamini-Hochberg) and a change of at least %.2f "
+				 "points and %.0f%%.\nTest: %s.\n",
+			    d->opts.alpha, d->opts.min_delta, (d->opts.min_ratio - 1) * 100,
+			    method_sentence(d->method));
+	draw_lines(dr, STYLE_DIM, sb.buf);
+	strbuf_release(&sb);
+}
+
+static void header(const struct diff *d, struct draw *dr)
 {
 	char label[40];
 
 	pset_event_label(d->sets, d->n_sets, d->event, label, sizeof(label));
-	side_header(d, 'A', d->side_a, d->n_a, d->total_a, label, sb);
-	side_header(d, 'B', d->side_b, d->n_b, d->total_b, label, sb);
-	how(d, sb);
-	for (size_t i = 0; i < d->rows_src.n_notes; i++)
-		strbuf_addf(sb, "note: %s\n", d->rows_src.notes[i]);
+	side_header(d, 'A', d->side_a, d->n_a, d->total_a, label, dr);
+	side_header(d, 'B', d->side_b, d->n_b, d->total_b, label, dr);
+	how(d, dr);
+	for (size_t i = 0; i < d->rows_src.n_notes; i++) {
+		draw_printf(dr, STYLE_WARNING, "note: %s", d->rows_src.notes[i]);
+		draw_eol(dr);
+	}
 }
 
 /* ---- text: rows --------------------------------------------------------------- */
 
-static void add_ratio(struct strbuf *sb, double ratio)
+void diff_format_ratio(double ratio, char *buf, size_t size)
 {
 	if (isnan(ratio))
-		strbuf_addf(sb, "%7s", "-");
+		snprintf(buf, size, "-");
 	else if (isinf(ratio))
-		strbuf_addf(sb, "%7s", "new");
+		snprintf(buf, size, "new");
 	else if (ratio == 0)
-		strbuf_addf(sb, "%7s", "gone");
+		snprintf(buf, size, "gone");
 	else if (ratio >= 1000)
-		strbuf_addf(sb, "%6.0fx", ratio);
+		snprintf(buf, size, "%.0fx", ratio);
 	else
-		strbuf_addf(sb, "%6.2fx", ratio);
+		snprintf(buf, size, "%.2fx", ratio);
+}
+
+enum style diff_row_style(const struct diff_row *r)
+{
+	if (!r->significant)
+		return STYLE_DIM;
+	return r->delta > 0 ? STYLE_WORSE : STYLE_BETTER;
 }
 
 struct cols {
@@ -104,57 +133,52 @@ struct cols {
 };
 
 static void add_numbers(const struct diff *d, const struct diff_row *r, struct cols c,
-			struct strbuf *sb)
+			struct draw *dr)
 {
-	strbuf_addf(sb, "%*" PRIu64 " %6.2f%% ", c.count, r->a, r->share_a);
+	enum style st = diff_row_style(r);
+	char ratio[24];
+
+	draw_printf(dr, STYLE_NORMAL, "%*" PRIu64 " %6.2f%% ", c.count, r->a, r->share_a);
 	if (c.sd)
-		strbuf_addf(sb, "%5.2f ", r->sd_a);
-	strbuf_addf(sb, "%*" PRIu64 " %6.2f%% ", c.count, r->b, r->share_b);
+		draw_printf(dr, STYLE_NORMAL, "%5.2f ", r->sd_a);
+	draw_printf(dr, STYLE_NORMAL, "%*" PRIu64 " %6.2f%% ", c.count, r->b, r->share_b);
 	if (c.sd)
-		strbuf_addf(sb, "%5.2f ", r->sd_b);
-	strbuf_addf(sb, "%+7.2f ", r->delta);
-	add_ratio(sb, r->ratio);
+		draw_printf(dr, STYLE_NORMAL, "%5.2f ", r->sd_b);
+	diff_format_ratio(r->ratio, ratio, sizeof(ratio));
+	draw_printf(dr, st, "%+7.2f %7s", r->delta, ratio);
 	if (d->method == DIFF_UNTESTED)
-		strbuf_addf(sb, " %8s", "-");
+		draw_printf(dr, STYLE_NORMAL, " %8s", "-");
 	else
-		strbuf_addf(sb, " %8.2g", r->q);
-	strbuf_addf(sb, "  %-12s", diff_verdict(d, r));
+		draw_printf(dr, STYLE_NORMAL, " %8.2g", r->q);
+	draw_printf(dr, st, "  %-12s", diff_verdict(d, r));
 }
 
 static void row_line(const struct diff *d, const struct diff_row *r, struct cols c,
-		     struct strbuf *sb)
+		     struct draw *dr)
 {
 	char *name = display_safe(r->name), *image = display_safe(r->image);
 
 	if (c.insns)
-		strbuf_addf(sb, "%*" PRIx64 " ", c.addr, r->addr);
-	add_numbers(d, r, c, sb);
+		draw_printf(dr, STYLE_ADDRESS, "%*" PRIx64 " ", c.addr, r->addr);
+	add_numbers(d, r, c, dr);
 	if (c.insns) {
 		char *text = r->text ? display_safe(r->text) : NULL;
 
-		strbuf_addf(sb, " %-*s  %s\n", c.name, name, text ? text : "");
+		draw_printf(dr, STYLE_NORMAL, " %-*s  %s", c.name, name, text ? text : "");
 		free(text);
 	} else if (d->rows_src.level == PSET_IMAGES) {
-		strbuf_addf(sb, " %s\n", image);
+		draw_printf(dr, STYLE_NORMAL, " %s", image);
 	} else {
 		int pad = c.name - (int)strlen(name) - r->builds_differ;
 
-		strbuf_addf(sb, " %s%s%*s  %s\n", name, r->builds_differ ? "*" : "", pad > 0 ? pad : 0,
-			    "", image);
+		draw_printf(dr, STYLE_NORMAL, " %s", name);
+		if (r->builds_differ)
+			draw_text(dr, STYLE_WARNING, "*");
+		draw_printf(dr, STYLE_NORMAL, "%*s  %s", pad > 0 ? pad : 0, "", image);
 	}
+	draw_eol(dr);
 	free(name);
 	free(image);
-}
-
-static int digits(uint64_t v)
-{
-	int n = 1;
-
-	while (v >= 10) {
-		v /= 10;
-		n++;
-	}
-	return n;
 }
 
 static struct cols measure(const struct diff *d, unsigned flags)
@@ -173,94 +197,109 @@ static struct cols measure(const struct diff *d, unsigned flags)
 			c.name = len > 40 ? 40 : (int)len;
 	}
 
-	if (digits(d->total_a) > c.count)
-		c.count = digits(d->total_a);
-	if (digits(d->total_b) > c.count)
-		c.count = digits(d->total_b);
+	if (draw_digits(d->total_a) > c.count)
+		c.count = draw_digits(d->total_a);
+	if (draw_digits(d->total_b) > c.count)
+		c.count = draw_digits(d->total_b);
 	return c;
 }
 
-static void titles(const struct diff *d, struct cols c, struct strbuf *sb)
+static void titles(const struct diff *d, struct cols c, struct draw *dr)
 {
 	if (c.insns)
-		strbuf_addf(sb, "%*s ", c.addr, "Addr");
-	strbuf_addf(sb, "%*s %7s ", c.count, "A", "share A");
+		draw_printf(dr, STYLE_HEADER, "%*s ", c.addr, "Addr");
+	draw_printf(dr, STYLE_HEADER, "%*s %7s ", c.count, "A", "share A");
 	if (c.sd)
-		strbuf_addf(sb, "%5s ", "sd A");
-	strbuf_addf(sb, "%*s %7s ", c.count, "B", "share B");
+		draw_printf(dr, STYLE_HEADER, "%5s ", "sd A");
+	draw_printf(dr, STYLE_HEADER, "%*s %7s ", c.count, "B", "share B");
 	if (c.sd)
-		strbuf_addf(sb, "%5s ", "sd B");
-	strbuf_addf(sb, "%7s %7s %8s  %-12s ", "delta", "ratio", "q", "verdict");
+		draw_printf(dr, STYLE_HEADER, "%5s ", "sd B");
+	draw_printf(dr, STYLE_HEADER, "%7s %7s %8s  %-12s ", "delta", "ratio", "q", "verdict");
 	if (c.insns)
-		strbuf_addf(sb, " %-*s  instruction\n", c.name, "at");
+		draw_printf(dr, STYLE_HEADER, " %-*s  instruction", c.name, "at");
 	else if (d->rows_src.level == PSET_IMAGES)
-		strbuf_addstr(sb, " image\n");
+		draw_text(dr, STYLE_HEADER, " image");
 	else
-		strbuf_addf(sb, " %-*s  image\n", c.name, "procedure");
+		draw_printf(dr, STYLE_HEADER, " %-*s  image", c.name, "procedure");
+	draw_eol(dr);
 }
 
-static void proc_block(const struct diff *d, struct cols c, struct strbuf *sb)
+static void proc_block(const struct diff *d, struct cols c, struct draw *dr)
 {
 	const struct diff_row *p = &d->proc;
 	char *name = display_safe(p->name), *image = display_safe(p->image);
 	struct cols whole = c;
 
 	whole.insns = false;
-	strbuf_addf(sb, "\nProcedure %s in %s, as a whole:\n", name, image);
+	draw_eol(dr);
+	draw_printf(dr, STYLE_SECTION, "Procedure %s in %s, as a whole:", name, image);
+	draw_eol(dr);
 	whole.name = (int)strlen(name);
-	titles(d, whole, sb);
-	add_numbers(d, p, whole, sb);
-	strbuf_addf(sb, " %s  %s\n", name, image);
-	if (d->unaligned)
-		strbuf_addf(sb, "note: %s: instructions cannot be aligned, procedure-level only\n",
-			    d->unaligned);
-	else
-		strbuf_addf(sb, "\nInstructions, aligned by address (the same binary in every set)%s:\n",
-			    d->rows_src.no_code ? "; no code to show, sampled addresses only" : "");
+	titles(d, whole, dr);
+	add_numbers(d, p, whole, dr);
+	draw_printf(dr, STYLE_NORMAL, " %s  %s", name, image);
+	draw_eol(dr);
+	if (d->unaligned) {
+		draw_printf(dr, STYLE_WARNING, "note: %s: instructions cannot be aligned, "
+			    "procedure-level only", d->unaligned);
+		draw_eol(dr);
+	} else {
+		draw_eol(dr);
+		draw_printf(dr, STYLE_SECTION, "Instructions, aligned by address (the same binary in "
+			    "every set)%s:", d->rows_src.no_code
+			    ? "; no code to show, sampled addresses only" : "");
+		draw_eol(dr);
+	}
 	free(name);
 	free(image);
 }
 
-int diff_print_text(const struct diff *d, FILE *out, unsigned flags, size_t max_rows)
+static void rows(const struct diff *d, struct cols c, unsigned flags, size_t max_rows,
+		 struct draw *dr)
 {
-	struct strbuf sb = STRBUF_INIT;
-	struct cols c = measure(d, flags);
 	size_t shown = 0, hidden = 0, cut = 0;
-	int r;
 
-	header(d, &sb);
-	if (d->has_proc)
-		proc_block(d, c, &sb);
-	if (!d->unaligned) {
-		strbuf_addf(&sb, "\n%zu significant change%s among %zu rows (%zu could be tested)\n",
-			    d->n_significant, d->n_significant == 1 ? "" : "s", d->n_rows,
-			    d->n_tested);
-		titles(d, c, &sb);
-		for (size_t i = 0; i < d->n_rows; i++) {
-			const struct diff_row *row = &d->rows[i];
+	for (size_t i = 0; i < d->n_rows; i++) {
+		const struct diff_row *row = &d->rows[i];
 
-			if (!(flags & DIFF_PRINT_ALL) && !diff_row_shown(d, row))
-				hidden++;
-			else if (max_rows && shown >= max_rows)
-				cut++;
-			else {
-				row_line(d, row, c, &sb);
-				shown++;
-			}
+		if (!(flags & DIFF_PRINT_ALL) && !diff_row_shown(d, row))
+			hidden++;
+		else if (max_rows && shown >= max_rows)
+			cut++;
+		else {
+			row_line(d, row, c, dr);
+			shown++;
 		}
-		if (hidden && c.insns)
-			strbuf_addf(&sb, "(%zu more instructions without samples: --all shows them)\n",
-				    hidden);
-		else if (hidden)
-			strbuf_addf(&sb, "(%zu more rows within noise, below %.2f%% on both sides: "
-					 "--all shows them)\n", hidden, DIFF_SHOW_MIN);
-		if (cut)
-			strbuf_addf(&sb, "(%zu more rows)\n", cut);
 	}
-	fwrite(sb.buf, 1, sb.len, out);
-	r = fflush(out) || ferror(out) ? -1 : 0;
-	strbuf_release(&sb);
-	return r;
+	if (hidden && c.insns)
+		draw_printf(dr, STYLE_DIM, "(%zu more instructions without samples: --all shows "
+			    "them)", hidden);
+	else if (hidden)
+		draw_printf(dr, STYLE_DIM, "(%zu more rows within noise, below %.2f%% on both sides: "
+			    "--all shows them)", hidden, DIFF_SHOW_MIN);
+	if (hidden)
+		draw_eol(dr);
+	if (cut) {
+		draw_printf(dr, STYLE_DIM, "(%zu more rows)", cut);
+		draw_eol(dr);
+	}
+}
+
+void diff_draw(const struct diff *d, struct draw *dr, unsigned flags, size_t max_rows)
+{
+	struct cols c = measure(d, flags);
+
+	header(d, dr);
+	if (d->has_proc)
+		proc_block(d, c, dr);
+	if (d->unaligned)
+		return;
+	draw_eol(dr);
+	draw_printf(dr, STYLE_NORMAL, "%zu significant change%s among %zu rows (%zu could be tested)",
+		    d->n_significant, d->n_significant == 1 ? "" : "s", d->n_rows, d->n_tested);
+	draw_eol(dr);
+	titles(d, c, dr);
+	rows(d, c, flags, max_rows, dr);
 }
 
 /* ---- JSON ------------------------------------------------------------------ */

@@ -66,6 +66,7 @@
 #include <stdio.h>
 
 #include "analysis/pset.h"
+#include "present/draw.h"
 
 #define DIFF_ALPHA 0.05      /* false discovery rate */
 #define DIFF_MIN_RATIO 1.10  /* a change of at least 10% ... */
@@ -194,10 +195,16 @@ enum diff_print_flags {
 };
 
 /*
- * Writes the report as dcpidiff prints it: what is compared and how, then
- * the rows (max_rows 0: all).  -1 on a write error.
+ * Draws the report as dcpidiff prints it (present/draw.h, a line after
+ * another): what is compared and how, then the rows (max_rows 0: all).
  */
-int diff_print_text(const struct diff *d, FILE *out, unsigned flags, size_t max_rows);
+void diff_draw(const struct diff *d, struct draw *dr, unsigned flags, size_t max_rows);
+
+/* The ratio as dcpidiff writes it: "1.78x", "1234x", "new", "gone", "-". */
+void diff_format_ratio(double ratio, char *buf, size_t size);
+
+/* How a row's change looks: dim within noise, worse (a larger share) or better. */
+enum style diff_row_style(const struct diff_row *r);
 
 /* The same as JSON: every row (max_rows 0: all).  -1 on a write error. */
 int diff_print_json(const struct diff *d, FILE *out, size_t max_rows);

@@ -3,8 +3,9 @@
  * frequencies closest to the estimates that conserve flow everywhere.
  *
  * Local propagation (freq.h) only fills unknown classes and leaves
- * contradictions between estimates alone.  This step, which seed 001
- * (6.1.4) mentions as future work and LLVM's profile inference ("profi",
+ * contradictions between estimates alone.  This step, which the DCPI
+ * paper (Anderson et al., "Continuous Profiling: Where Have All the Cycles
+ * Gone?", SOSP 1997, 6.1.4) mentions as future work and LLVM's profile inference ("profi",
  * He et al., POPL 2022) does for sampled profiles, solves
  *
  *	minimise   sum over arcs a of  w_a x |x_a - e_a|

@@ -1,5 +1,5 @@
 /*
- * analysis/freq.h - frequency estimation (seed 001, 6.1.3-6.1.5):
+ * analysis/freq.h - frequency estimation (the DCPI paper, 6.1.3-6.1.5):
  * from the samples and static minimum cycles of the instructions of one
  * frequency-equivalence class to the class's frequency F (executions per
  * sampling period), local propagation over the flow constraints of the

@@ -150,65 +150,89 @@ void listing_release(struct listing *l)
 
 /* ---- text --------------------------------------------------------------------- */
 
-static void block_line(const struct listing *l, long b, struct strbuf *sb)
+static void block_line(const struct listing *l, long b, struct draw *d)
 {
 	const struct cfg *cfg = &l->cfg;
 	const struct cfg_block *blk = &cfg->blocks[b];
 
-	strbuf_addf(sb, "  ; block %ld, class %d", b, blk->cls);
+	draw_printf(d, STYLE_BLOCK, "  ; block %ld, class %d", b, blk->cls);
 	if (blk->flags & CFG_BLOCK_UNREACHABLE)
-		strbuf_addstr(sb, ", unreachable");
+		draw_text(d, STYLE_WARNING, ", unreachable");
 	if (blk->flags & CFG_BLOCK_NO_EXIT)
-		strbuf_addstr(sb, ", never exits");
-	strbuf_addstr(sb, "; from");
+		draw_text(d, STYLE_WARNING, ", never exits");
+	draw_text(d, STYLE_BLOCK, "; from");
 	if (!blk->n_pred)
-		strbuf_addstr(sb, b == (long)cfg->entry ? " entry" : " nowhere");
+		draw_text(d, STYLE_BLOCK, b == (long)cfg->entry ? " entry" : " nowhere");
 	else if (b == (long)cfg->entry)
-		strbuf_addstr(sb, " entry,");
+		draw_text(d, STYLE_BLOCK, " entry,");
 	for (uint32_t k = 0; k < blk->n_pred; k++) {
 		const struct cfg_edge *e = &cfg->edges[cfg->pred[blk->pred + k]];
 
 		if (e->from == cfg->exit)
-			strbuf_addf(sb, "%s outside (%s)", k ? "," : "", cfg_edge_kind_name(e->kind));
+			draw_printf(d, STYLE_BLOCK, "%s outside (%s)", k ? "," : "",
+				    cfg_edge_kind_name(e->kind));
 		else
-			strbuf_addf(sb, "%s %u (%s)", k ? "," : "", e->from, cfg_edge_kind_name(e->kind));
+			draw_printf(d, STYLE_BLOCK, "%s %u (%s)", k ? "," : "", e->from,
+				    cfg_edge_kind_name(e->kind));
 	}
-	strbuf_addch(sb, '\n');
+	draw_eol(d);
 }
 
-static void header(const struct listing *l, struct strbuf *sb, size_t nblocks)
+void listing_draw_title(const struct listing *l, struct draw *d)
 {
-	const struct epoch_view *v = l->view;
 	char *name = display_safe(l->ref.proc->name), *path = display_safe(l->img->rec.path);
-	char label[40];
 
-	strbuf_addf(sb, "Procedure %s in %s, epoch %" PRIu32 "\n", name, path, v->seq);
-	strbuf_addf(sb, "  0x%" PRIx64 "-0x%" PRIx64 ", %zu instructions, %zu basic blocks%s\n",
-		    l->ref.proc->start, l->ref.proc->end, l->n_insns, nblocks,
-		    l->cfg.flags & CFG_MISSING_EDGES ? " (missing edges)" : "");
-	for (size_t c = 0; c < l->n_events; c++) {
-		enum dcpi_event ev = l->events[c];
-
-		strbuf_addf(sb, "  %s: %" PRIu64 " samples", epoch_view_event_label(v, ev, label, sizeof(label)),
-			    l->totals[ev]);
-		if (v->totals[ev])
-			strbuf_addf(sb, " (%.2f%% of the epoch)", 100.0 * (double)l->totals[ev] / (double)v->totals[ev]);
-		if (l->stray[ev])
-			strbuf_addf(sb, ", %" PRIu64 " not at an instruction start", l->stray[ev]);
-		strbuf_addch(sb, '\n');
-	}
-	if (l->img->forced && l->img->why) {
-		char *why = display_safe(l->img->why);
-
-		strbuf_addf(sb, "  warning: %s\n", why);
-		free(why);
-	}
+	draw_printf(d, STYLE_SECTION, "Procedure %s in %s, epoch %" PRIu32, name, path,
+		    l->view ? l->view->seq : 0);
 	free(name);
 	free(path);
 }
 
-/* Source text for a terminal: tabs expanded to 8 columns, controls escaped. */
-static char *source_text(const char *text)
+void listing_draw_range(const struct listing *l, struct draw *d, size_t n_insns, size_t n_blocks)
+{
+	draw_printf(d, STYLE_NORMAL, "  0x%" PRIx64 "-0x%" PRIx64 ", %zu instructions, %zu basic blocks",
+		    l->ref.proc->start, l->ref.proc->end, n_insns, n_blocks);
+	if (l->cfg.flags & CFG_MISSING_EDGES)
+		draw_text(d, STYLE_WARNING, " (missing edges)");
+}
+
+void listing_draw_forced(const struct listing *l, struct draw *d)
+{
+	char *why = display_safe(l->img->why ? l->img->why : "?");
+
+	draw_printf(d, STYLE_WARNING, "  warning: %s", why);
+	free(why);
+}
+
+static void header(const struct listing *l, struct draw *d, size_t nblocks)
+{
+	const struct epoch_view *v = l->view;
+	char label[40];
+
+	listing_draw_title(l, d);
+	draw_eol(d);
+	listing_draw_range(l, d, l->n_insns, nblocks);
+	draw_eol(d);
+	for (size_t c = 0; c < l->n_events; c++) {
+		enum dcpi_event ev = l->events[c];
+
+		draw_printf(d, STYLE_NORMAL, "  %s: %" PRIu64 " samples",
+			    epoch_view_event_label(v, ev, label, sizeof(label)), l->totals[ev]);
+		if (v->totals[ev])
+			draw_printf(d, STYLE_NORMAL, " (%.2f%% of the epoch)",
+				    100.0 * (double)l->totals[ev] / (double)v->totals[ev]);
+		if (l->stray[ev])
+			draw_printf(d, STYLE_WARNING, ", %" PRIu64 " not at an instruction start",
+				    l->stray[ev]);
+		draw_eol(d);
+	}
+	if (l->img->forced && l->img->why) {
+		listing_draw_forced(l, d);
+		draw_eol(d);
+	}
+}
+
+char *listing_source_text(const char *text)
 {
 	struct strbuf sb = STRBUF_INIT;
 	size_t col = 0;
@@ -224,90 +248,117 @@ static char *source_text(const char *text)
 			col++;
 		}
 	}
+	strbuf_rtrim(&sb);
 	safe = display_safe(sb.buf);
 	strbuf_release(&sb);
 	return safe;
 }
 
-static void source_line(const struct listing *l, const struct listing_insn *li, struct strbuf *sb)
+void listing_draw_source(const struct listing_insn *li, struct draw *d)
 {
 	const char *file = li->line->file, *slash = strrchr(file, '/');
 	char *f = display_safe(slash ? slash + 1 : file);
 
-	strbuf_addf(sb, "%*s%s:%" PRIu32, 8, "", f, li->line->line);
+	draw_printf(d, STYLE_SOURCE, "%s:%" PRIu32, f, li->line->line);
 	if (li->src_text) {
-		char *t = source_text(li->src_text);
+		char *t = listing_source_text(li->src_text);
 
-		strbuf_addf(sb, ":  %s", t);
+		draw_printf(d, STYLE_SOURCE, *t ? ":  %s" : ":", t);
 		free(t);
 	}
-	if (li->inl) {
-		char *n = display_safe(li->inl->name);
-
-		strbuf_addf(sb, "   [inlined %s]", n);
-		free(n);
-	}
-	strbuf_addch(sb, '\n');
 	free(f);
 }
 
-int listing_print_text(const struct listing *l, FILE *out, unsigned flags)
+static void source_line(const struct listing_insn *li, struct draw *d)
 {
-	struct strbuf sb = STRBUF_INIT;
-	size_t w[EVENT__COUNT], aw = 4, nblocks = l->cfg.n_blocks ? l->cfg.n_blocks - 1 : 0;
-	char label[40];
-	long cur_block = -1;
-	int r;
+	draw_space(d, STYLE_NORMAL, 8);
+	listing_draw_source(li, d);
+	if (li->inl) {
+		char *n = display_safe(li->inl->name);
 
-	header(l, &sb, nblocks);
-	if ((flags & LISTING_SOURCE) && l->src_why)
-		strbuf_addf(&sb, "  (no source: %s)\n", l->src_why);
-	strbuf_addch(&sb, '\n');
+		draw_printf(d, STYLE_LABEL, "   [inlined %s]", n);
+		free(n);
+	}
+	draw_eol(d);
+}
+
+/* Column widths: the address, and each event's (its label or its total). */
+static int measure(const struct listing *l, size_t *w)
+{
+	int aw = 4;
+	char label[40];
+
 	for (size_t i = 0; i < l->n_insns; i++) {
 		int n = snprintf(NULL, 0, "%" PRIx64, l->insns[i].insn->addr);
 
-		if ((size_t)n > aw)
-			aw = (size_t)n;
+		if (n > aw)
+			aw = n;
 	}
-	strbuf_addf(&sb, "  %*s", (int)aw, "Addr");
 	for (size_t c = 0; c < l->n_events; c++) {
 		enum dcpi_event ev = l->events[c];
-		int len = snprintf(NULL, 0, "%" PRIu64, l->totals[ev]);
 
 		w[c] = strlen(epoch_view_event_label(l->view, ev, label, sizeof(label)));
-		if ((size_t)len > w[c])
-			w[c] = (size_t)len;
-		strbuf_addf(&sb, "  %*s", (int)w[c], label);
+		if ((size_t)draw_digits(l->totals[ev]) > w[c])
+			w[c] = (size_t)draw_digits(l->totals[ev]);
 	}
-	strbuf_addstr(&sb, "  Instruction\n");
+	return aw;
+}
+
+static void insn_line(const struct listing *l, const struct listing_insn *li, int aw,
+		      const size_t *w, struct draw *d, const struct valprof_insn *vals)
+{
+	draw_printf(d, STYLE_ADDRESS, "  %*" PRIx64, aw, li->insn->addr);
+	for (size_t c = 0; c < l->n_events; c++) {
+		uint64_t n = li->samples[l->events[c]], total = l->totals[l->events[c]];
+
+		draw_printf(d, draw_share_style(total ? (double)n / (double)total : 0, n),
+			    "  %*" PRIu64, (int)w[c], n);
+	}
+	draw_printf(d, STYLE_NORMAL, "  %s", li->insn->text);
+	if (vals) {
+		draw_text(d, STYLE_NORMAL, "  ");
+		valprof_draw(vals, d);
+	}
+	draw_eol(d);
+}
+
+void listing_draw(const struct listing *l, struct draw *d, unsigned flags)
+{
+	size_t w[EVENT__COUNT], nblocks = l->cfg.n_blocks ? l->cfg.n_blocks - 1 : 0;
+	char label[40];
+	long cur_block = -1;
+	int aw;
+
+	header(l, d, nblocks);
+	if ((flags & LISTING_SOURCE) && l->src_why) {
+		draw_printf(d, STYLE_DIM, "  (no source: %s)", l->src_why);
+		draw_eol(d);
+	}
+	draw_eol(d);
+	aw = measure(l, w);
+	draw_printf(d, STYLE_HEADER, "  %*s", aw, "Addr");
+	for (size_t c = 0; c < l->n_events; c++)
+		draw_printf(d, STYLE_HEADER, "  %*s", (int)w[c],
+			    epoch_view_event_label(l->view, l->events[c], label, sizeof(label)));
+	draw_text(d, STYLE_HEADER, "  Instruction");
+	draw_eol(d);
 	for (size_t i = 0; i < l->n_insns; i++) {
 		const struct listing_insn *li = &l->insns[i];
 
 		if ((flags & LISTING_BLOCKS) && li->block != cur_block && li->block >= 0) {
 			cur_block = li->block;
-			block_line(l, cur_block, &sb);
+			block_line(l, cur_block, d);
 		}
 		if ((flags & LISTING_SOURCE) && li->new_line)
-			source_line(l, li, &sb);
-		strbuf_addf(&sb, "  %*" PRIx64, (int)aw, li->insn->addr);
-		for (size_t c = 0; c < l->n_events; c++)
-			strbuf_addf(&sb, "  %*" PRIu64, (int)w[c], li->samples[l->events[c]]);
-		strbuf_addf(&sb, "  %s", li->insn->text);
-		if (l->values && i < l->values->n && l->values->insns[i].n) {
-			strbuf_addstr(&sb, "  ");
-			valprof_format(&l->values->insns[i], &sb);
-		}
-		strbuf_addch(&sb, '\n');
+			source_line(li, d);
+		insn_line(l, li, aw, w, d, l->values && i < l->values->n && l->values->insns[i].n ?
+				  &l->values->insns[i] : NULL);
 	}
-	fwrite(sb.buf, 1, sb.len, out);
-	r = fflush(out) || ferror(out) ? -1 : 0;
-	strbuf_release(&sb);
-	return r;
 }
 
 /* ---- JSON ---------------------------------------------------------------------- */
 
-static void json_samples(struct json_writer *w, const struct listing *l, const uint64_t *s)
+void listing_json_samples(struct json_writer *w, const struct listing *l, const uint64_t *s)
 {
 	json_object_begin(w);
 	for (size_t c = 0; c < l->n_events; c++) {
@@ -336,7 +387,7 @@ static void json_insns(struct json_writer *w, const struct listing *l)
 		json_key(w, "block");
 		json_i64(w, li->block);
 		json_key(w, "samples");
-		json_samples(w, l, li->samples);
+		listing_json_samples(w, l, li->samples);
 		if (li->line) {
 			json_key(w, "file");
 			json_string(w, li->line->file);
@@ -419,9 +470,9 @@ int listing_print_json(const struct listing *l, FILE *out, unsigned flags)
 	json_key(&w, "missing_edges");
 	json_bool(&w, (l->cfg.flags & CFG_MISSING_EDGES) != 0);
 	json_key(&w, "samples");
-	json_samples(&w, l, l->totals);
+	listing_json_samples(&w, l, l->totals);
 	json_key(&w, "stray_samples");
-	json_samples(&w, l, l->stray);
+	listing_json_samples(&w, l, l->stray);
 	if (flags & LISTING_SOURCE) {
 		json_key(&w, "source_unavailable");
 		json_string(&w, l->src_why);

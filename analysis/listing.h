@@ -36,6 +36,7 @@
 #include "analysis/lookup.h"
 #include "disasm/cfg.h"
 #include "disasm/dwarf.h"
+#include "present/draw.h"
 
 struct srcfiles;
 struct valprof;
@@ -90,8 +91,32 @@ enum listing_print_flags {
 	LISTING_BLOCKS = (1 << 1),      /* a line before each basic block: its class and edges */
 };
 
-/* Writes the listing as dcpilist prints it; -1 on a write error. */
-int listing_print_text(const struct listing *l, FILE *out, unsigned flags);
+/* Draws the listing as dcpilist prints it (present/draw.h, a line after another). */
+void listing_draw(const struct listing *l, struct draw *d, unsigned flags);
+
+/*
+ * Pieces every procedure report shares (dcpilist, dcpicalc), each one line
+ * without its end (the caller may add to it):
+ *   "Procedure NAME in PATH, epoch N";
+ *   "  0xSTART-0xEND, N instructions, N basic blocks";
+ *   "  warning: WHY" for a changed binary used anyway (img->forced);
+ *   "FILE:LINE:  TEXT", the source line of an instruction (li->line set).
+ */
+void listing_draw_title(const struct listing *l, struct draw *d);
+void listing_draw_range(const struct listing *l, struct draw *d, size_t n_insns, size_t n_blocks);
+void listing_draw_forced(const struct listing *l, struct draw *d);
+void listing_draw_source(const struct listing_insn *li, struct draw *d);
+
+/*
+ * A line of source as every report and view shows it: tabs expanded to 8
+ * columns, trailing blanks dropped, controls escaped (display_safe).
+ * Newly allocated.
+ */
+char *listing_source_text(const char *text);
+
+struct json_writer;
+/* Writes samples per event of the listing's columns as a JSON object ("cycles": 12, ...). */
+void listing_json_samples(struct json_writer *w, const struct listing *l, const uint64_t *s);
 
 /* Writes it as JSON (instructions, blocks with classes, edges); -1 on a write error. */
 int listing_print_json(const struct listing *l, FILE *out, unsigned flags);

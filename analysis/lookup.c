@@ -5,6 +5,7 @@
 
 #include "analysis/lookup.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -46,16 +47,20 @@ static bool any_image(const struct epoch_view *v, const char *spec)
 	return false;
 }
 
-/* "0x..." as a whole: true with *addr. */
-static bool parse_addr(const char *s, uint64_t *addr)
+bool lookup_parse_address(const char *s, bool bare_hex, uint64_t *addr)
 {
+	const char *digits = s;
 	char *end;
 
-	if (strncmp(s, "0x", 2) && strncmp(s, "0X", 2))
+	if (!strncmp(s, "0x", 2) || !strncmp(s, "0X", 2))
+		digits = s + 2;
+	else if (!bare_hex)
+		return false;
+	if (!isxdigit((unsigned char)*digits))
 		return false;
 	errno = 0;
-	*addr = strtoull(s + 2, &end, 16);
-	return !errno && end != s + 2 && !*end;
+	*addr = strtoull(digits, &end, 16);
+	return !errno && !*end;
 }
 
 static void by_address(struct epoch_view *v, uint64_t addr, const char *f1, const char *f2,
@@ -111,7 +116,7 @@ static void search(struct epoch_view *v, const char *what, const char *f1, const
 {
 	uint64_t addr;
 
-	if (parse_addr(what, &addr)) {
+	if (lookup_parse_address(what, false, &addr)) {
 		by_address(v, addr, f1, f2, f);
 		return;
 	}

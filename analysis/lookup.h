@@ -44,4 +44,11 @@ void proc_ref_describe(const struct epoch_view *v, const struct proc_ref *ref, s
 /* The samples of ev inside the procedure (from the image's profile). */
 uint64_t proc_ref_samples(struct epoch_view *v, const struct proc_ref *ref, enum dcpi_event ev);
 
+/*
+ * Parses an address as every report and view takes it: "0x401a2b" (or
+ * "0X"), and with bare_hex also "401a2b" (hex without the prefix).  True
+ * with *addr when s is that and nothing else.
+ */
+bool lookup_parse_address(const char *s, bool bare_hex, uint64_t *addr);
+
 #endif

@@ -223,17 +223,6 @@ const char *procprof_image_path(const struct procprof *pp, const struct procprof
 
 /* ---- text ------------------------------------------------------------------ */
 
-static size_t digits(uint64_t v)
-{
-	size_t n = 1;
-
-	while (v >= 10) {
-		v /= 10;
-		n++;
-	}
-	return n;
-}
-
 static void epoch_line(const struct epoch_view *v, struct strbuf *sb)
 {
 	strbuf_addf(sb, "Epoch %" PRIu32, v->seq);
@@ -257,40 +246,85 @@ static void epoch_line(const struct epoch_view *v, struct strbuf *sb)
 		strbuf_addf(sb, ", host %s", safe);
 		free(safe);
 	}
-	strbuf_addch(sb, '\n');
 }
 
-static void header(const struct procprof *pp, struct strbuf *sb)
+static void header(const struct procprof *pp, struct draw *d)
 {
+	struct strbuf sb = STRBUF_INIT;
 	char label[40];
 
-	epoch_line(pp->view, sb);
-	strbuf_addstr(sb, "Total samples for event type ");
+	epoch_line(pp->view, &sb);
+	draw_text(d, STYLE_SECTION, sb.buf);
+	draw_eol(d);
+	draw_text(d, STYLE_NORMAL, "Total samples for event type ");
 	for (size_t c = 0; c < pp->n_events; c++)
-		strbuf_addf(sb, "%s%s = %" PRIu64, c ? ", " : "",
+		draw_printf(d, STYLE_NORMAL, "%s%s = %" PRIu64, c ? ", " : "",
 			    epoch_view_event_label(pp->view, pp->events[c], label, sizeof(label)),
 			    pp->totals[pp->events[c]]);
 	if (!pp->n_events)
-		strbuf_addstr(sb, "(none: the epoch has no samples)");
-	strbuf_addstr(sb, "\n\nThe counts given below are the number of samples for each listed "
-			  "event type.\n");
+		draw_text(d, STYLE_NORMAL, "(none: the epoch has no samples)");
+	draw_eol(d);
+	draw_eol(d);
+	draw_text(d, STYLE_DIM, "The counts given below are the number of samples for each listed "
+				"event type.");
+	draw_eol(d);
+	strbuf_release(&sb);
 }
 
-int procprof_print_text(const struct procprof *pp, FILE *out, size_t max_rows)
+/* The column titles (their width decides the rule above them). */
+static void titles(const struct procprof *pp, const size_t *w, size_t namew, struct strbuf *sb)
 {
-	struct strbuf sb = STRBUF_INIT, line = STRBUF_INIT;
-	size_t n = max_rows && max_rows < pp->n_rows ? max_rows : pp->n_rows;
-	size_t w[EVENT__COUNT], namew = 9, total_w = 0;
 	char label[40];
-	int r;
 
-	header(pp, &sb);
+	for (size_t c = 0; c < pp->n_events; c++) {
+		strbuf_addf(sb, "%*s %7s ", (int)w[c],
+			    epoch_view_event_label(pp->view, pp->events[c], label, sizeof(label)), "%");
+		if (!c)
+			strbuf_addf(sb, "%7s ", "cum%");
+	}
+	if (pp->by_image)
+		strbuf_addstr(sb, " image");
+	else
+		strbuf_addf(sb, " %-*s  image", (int)namew, "procedure");
+}
+
+static void row_line(const struct procprof *pp, const struct procprof_row *row, const size_t *w,
+		     size_t namew, struct draw *d)
+{
+	char *name = display_safe(row->name), *path = display_safe(procprof_image_path(pp, row));
+
+	for (size_t c = 0; c < pp->n_events; c++) {
+		enum dcpi_event ev = pp->events[c];
+		double pct = procprof_percent(pp, row, c);
+		enum style st = c ? STYLE_NORMAL : draw_share_style(pct / 100, row->samples[ev]);
+
+		draw_printf(d, st, "%*" PRIu64 " %6.2f%% ", (int)w[c], row->samples[ev], pct);
+		if (!c)
+			draw_printf(d, STYLE_NORMAL, "%6.2f%% ", row->cum_percent);
+	}
+	if (pp->by_image)
+		draw_printf(d, STYLE_NORMAL, " %s", path);
+	else
+		draw_printf(d, STYLE_NORMAL, " %-*s  %s", (int)namew, name, path);
+	draw_eol(d);
+	free(name);
+	free(path);
+}
+
+void procprof_draw(const struct procprof *pp, struct draw *d, size_t max_rows)
+{
+	struct strbuf line = STRBUF_INIT;
+	size_t n = max_rows && max_rows < pp->n_rows ? max_rows : pp->n_rows;
+	size_t w[EVENT__COUNT], namew = 9, total_w;
+	char label[40];
+
+	header(pp, d);
 	for (size_t c = 0; c < pp->n_events; c++) {
 		enum dcpi_event ev = pp->events[c];
 
 		w[c] = strlen(epoch_view_event_label(pp->view, ev, label, sizeof(label)));
-		if (digits(pp->totals[ev]) > w[c])
-			w[c] = digits(pp->totals[ev]);
+		if ((size_t)draw_digits(pp->totals[ev]) > w[c])
+			w[c] = (size_t)draw_digits(pp->totals[ev]);
 	}
 	for (size_t i = 0; i < n && !pp->by_image; i++) {
 		size_t len = strlen(pp->rows[i].name);
@@ -298,44 +332,16 @@ int procprof_print_text(const struct procprof *pp, FILE *out, size_t max_rows)
 		if (len > namew)
 			namew = len > 40 ? 40 : len;
 	}
-	/* column titles */
-	for (size_t c = 0; c < pp->n_events; c++) {
-		strbuf_addf(&line, "%*s %7s ", (int)w[c],
-			    epoch_view_event_label(pp->view, pp->events[c], label, sizeof(label)), "%");
-		if (!c)
-			strbuf_addf(&line, "%7s ", "cum%");
-	}
-	if (pp->by_image)
-		strbuf_addstr(&line, " image");
-	else
-		strbuf_addf(&line, " %-*s  image", (int)namew, "procedure");
+	titles(pp, w, namew, &line);
 	total_w = line.len + 20;
-	strbuf_addchars(&sb, '=', total_w > 100 ? 100 : total_w);
-	strbuf_addch(&sb, '\n');
-	strbuf_addf(&sb, "%s\n", line.buf);
-	for (size_t i = 0; i < n; i++) {
-		const struct procprof_row *row = &pp->rows[i];
-		char *name = display_safe(row->name);
-		char *path = display_safe(procprof_image_path(pp, row));
-
-		for (size_t c = 0; c < pp->n_events; c++) {
-			strbuf_addf(&sb, "%*" PRIu64 " %6.2f%% ", (int)w[c], row->samples[pp->events[c]],
-				    procprof_percent(pp, row, c));
-			if (!c)
-				strbuf_addf(&sb, "%6.2f%% ", row->cum_percent);
-		}
-		if (pp->by_image)
-			strbuf_addf(&sb, " %s\n", path);
-		else
-			strbuf_addf(&sb, " %-*s  %s\n", (int)namew, name, path);
-		free(name);
-		free(path);
-	}
-	fwrite(sb.buf, 1, sb.len, out);
-	r = fflush(out) || ferror(out) ? -1 : 0;
-	strbuf_release(&sb);
+	for (size_t k = 0; k < (total_w > 100 ? 100 : total_w); k++)
+		draw_text(d, STYLE_DIM, "=");
+	draw_eol(d);
+	draw_text(d, STYLE_HEADER, line.buf);
+	draw_eol(d);
+	for (size_t i = 0; i < n; i++)
+		row_line(pp, &pp->rows[i], w, namew, d);
 	strbuf_release(&line);
-	return r;
 }
 
 /* ---- JSON ------------------------------------------------------------------- */

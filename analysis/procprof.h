@@ -1,7 +1,9 @@
 /*
  * analysis/procprof.h - where the samples of an epoch fall: one row
  * per procedure (or per image), with samples per event, percentages and a
- * cumulative percentage, sorted like seed 001's Figure 1 (dcpiprof).
+ * cumulative percentage, sorted like Figure 1 of the DCPI paper (Anderson
+ * et al., "Continuous Profiling: Where Have All the Cycles Gone?", SOSP
+ * 1997): dcpiprof.
  *
  *   struct procprof pp;
  *   struct procprof_opts o = PROCPROF_OPTS_INIT;
@@ -35,6 +37,7 @@
 #include <stdio.h>
 
 #include "analysis/epochview.h"
+#include "present/draw.h"
 
 struct procprof_opts {
 	bool by_image;                      /* one row per image (dcpiprof -i) */
@@ -82,11 +85,11 @@ double procprof_percent(const struct procprof *pp, const struct procprof_row *ro
 const char *procprof_image_path(const struct procprof *pp, const struct procprof_row *row);
 
 /*
- * Writes the report as dcpiprof prints it: the header with the totals per
- * event, then one line per row (samples and % per event, cum%, procedure,
- * image).  max_rows 0 means all.  Returns -1 on a write error.
+ * Draws the report as dcpiprof prints it (present/draw.h, a line after
+ * another): the header with the totals per event, then one line per row
+ * (samples and % per event, cum%, procedure, image).  max_rows 0 means all.
  */
-int procprof_print_text(const struct procprof *pp, FILE *out, size_t max_rows);
+void procprof_draw(const struct procprof *pp, struct draw *d, size_t max_rows);
 
 /* Writes the report as JSON (dcpiprof --json); -1 on a write error. */
 int procprof_print_json(const struct procprof *pp, FILE *out, size_t max_rows);

@@ -1,6 +1,8 @@
 /*
  * analysis/setstats.h - how much each procedure (image, instruction)
- * varies across sets of samples: dcpistats, as seed 001's Figure 3.
+ * varies across sets of samples: dcpistats, as Figure 3 of the DCPI paper
+ * (Anderson et al., "Continuous Profiling: Where Have All the Cycles
+ * Gone?", SOSP 1997).
  *
  *   struct setstats st;
  *   struct setstats_opts o = SETSTATS_OPTS_INIT;

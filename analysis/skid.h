@@ -5,8 +5,8 @@
  * On an out-of-order x86 core sampled by a timer (cpu-clock) or by a
  * non-precise counter overflow, the interrupt is taken at the oldest
  * unretired instruction, which is allowed to finish: the recorded address
- * is the NEXT instruction in execution order (skid 1;
- * ../shared/notes/algorithms.md).  Samples at address p therefore measure
+ * is the NEXT instruction in execution order (skid 1; measured in
+ * docs/analysis.md, "Skid").  Samples at address p therefore measure
  * the instruction executed just before p:
  *
  *  - inside a block, the previous instruction;

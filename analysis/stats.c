@@ -73,37 +73,32 @@ double stats_normal_quantile(double p)
 	return x;
 }
 
+#define LENTZ_TINY 1e-300
+
+/* A value kept away from zero (the modified Lentz method divides by it). */
+static double not_zero(double v)
+{
+	return fabs(v) < LENTZ_TINY ? LENTZ_TINY : v;
+}
+
+/* One term aa of the continued fraction: updates c and d, returns the factor h changes by. */
+static double lentz_step(double aa, double *c, double *d)
+{
+	*d = 1 / not_zero(1 + aa * *d);
+	*c = not_zero(1 + aa / *c);
+	return *d * *c;
+}
+
 /* Continued fraction for the incomplete beta (Numerical Recipes' betacf idea). */
 static double betacf(double a, double b, double x)
 {
-	const double tiny = 1e-300;
-	double c = 1, d = 1 - (a + b) * x / (a + 1), h;
+	double c = 1, d = 1 / not_zero(1 - (a + b) * x / (a + 1)), h = d;
 
-	if (fabs(d) < tiny)
-		d = tiny;
-	d = 1 / d;
-	h = d;
 	for (int m = 1; m <= 300; m++) {
-		double m2 = 2.0 * m, aa, del;
+		double m2 = 2.0 * m, del;
 
-		aa = m * (b - m) * x / ((a + m2 - 1) * (a + m2));
-		d = 1 + aa * d;
-		c = 1 + aa / c;
-		if (fabs(d) < tiny)
-			d = tiny;
-		if (fabs(c) < tiny)
-			c = tiny;
-		d = 1 / d;
-		h *= d * c;
-		aa = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1));
-		d = 1 + aa * d;
-		c = 1 + aa / c;
-		if (fabs(d) < tiny)
-			d = tiny;
-		if (fabs(c) < tiny)
-			c = tiny;
-		d = 1 / d;
-		del = d * c;
+		h *= lentz_step(m * (b - m) * x / ((a + m2 - 1) * (a + m2)), &c, &d);
+		del = lentz_step(-(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1)), &c, &d);
 		h *= del;
 		if (fabs(del - 1) < 1e-14)
 			break;

@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* One row across N sets (seed 001, Figure 3). */
+/* One row across N sets (the DCPI paper, Figure 3). */
 struct stats_summary {
 	size_t n;
 	double sum;

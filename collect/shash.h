@@ -1,6 +1,7 @@
 /*
  * collect/shash.h - the per-CPU sample hash table of DCPI's device driver
- * (seed 001, section 4.2.1), in user space.
+ * (the DCPI paper, Anderson et al., "Continuous Profiling: Where Have All
+ * the Cycles Gone?", SOSP 1997, section 4.2.1), in user space.
  *
  * Samples are counted by (address space, pc, event) in a table of
  * fixed-size buckets, each one 64-byte cache line, so a lookup touches one

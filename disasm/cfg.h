@@ -41,8 +41,9 @@
  * 4 does not know some AVX-512 instructions).
  *
  * Classes.  cfg_classify() puts blocks and edges into frequency-equivalence
- * classes by cycle equivalence (cycleq.h) on the graph prepared as seed
- * 001 section 6.1.4 and ../shared/notes/algorithms.md say: each block b
+ * classes by cycle equivalence (cycleq.h) on the graph prepared as section
+ * 6.1.4 of the DCPI paper (Anderson et al., "Continuous Profiling: Where
+ * Have All the Cycles Gone?", SOSP 1997) says: each block b
  * split into b_in -> b_out (the block's class is that edge's class), an
  * EXIT -> ENTRY edge, blocks unreachable from the entry left out (each
  * gets a class of its own), and for every region that cannot reach EXIT

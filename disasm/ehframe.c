@@ -41,50 +41,44 @@ static uint64_t rd_uint(struct rd *r, unsigned size)
 	return v;
 }
 
-static uint64_t rd_uleb(struct rd *r)
+/* A LEB128 number's bits; *shift and *last say how many and its last byte (for the sign). */
+static uint64_t rd_leb(struct rd *r, unsigned *shift, uint8_t *last)
 {
 	uint64_t v = 0;
-	unsigned shift = 0;
 
+	*shift = 0;
+	*last = 0;
 	while (!r->bad) {
-		uint8_t b;
-
 		if (r->pos >= r->end) {
 			r->bad = true;
 			break;
 		}
-		b = r->buf[r->pos++];
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-		if (!(b & 0x80))
+		*last = r->buf[r->pos++];
+		if (*shift < 64)
+			v |= (uint64_t)(*last & 0x7f) << *shift;
+		*shift += 7;
+		if (!(*last & 0x80))
 			break;
-		if (shift > 70)
+		if (*shift > 70)
 			r->bad = true;
 	}
 	return v;
 }
 
+static uint64_t rd_uleb(struct rd *r)
+{
+	unsigned shift;
+	uint8_t b;
+
+	return rd_leb(r, &shift, &b);
+}
+
 static int64_t rd_sleb(struct rd *r)
 {
-	uint64_t v = 0;
-	unsigned shift = 0;
-	uint8_t b = 0;
+	unsigned shift;
+	uint8_t b;
+	uint64_t v = rd_leb(r, &shift, &b);
 
-	while (!r->bad) {
-		if (r->pos >= r->end) {
-			r->bad = true;
-			break;
-		}
-		b = r->buf[r->pos++];
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-		if (!(b & 0x80))
-			break;
-		if (shift > 70)
-			r->bad = true;
-	}
 	if (shift < 64 && (b & 0x40))
 		v |= ~0ull << shift;
 	return (int64_t)v;

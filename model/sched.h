@@ -4,7 +4,7 @@
  * spends as the oldest unretired instruction when nothing stalls
  * dynamically (no cache miss, no mispredict), why, and the block's best
  * case.  This is the out-of-order x86 analogue of DCPI's "time at the head
- * of the issue queue" (seed 001, 6.1.3; ../docs/model.md).
+ * of the issue queue" (the DCPI paper, Anderson et al., SOSP 1997, 6.1.3; docs/model.md).
  *
  * The model: instructions dispatch in order, at most dispatch_width
  * macro-ops per cycle, a taken branch ending the cycle, no more than

@@ -231,4 +231,24 @@ void draw_fill(struct draw *d, enum style st);
 /* Display width of s under flags (what draw_text() would draw, unclipped). */
 int text_width(const char *s, unsigned flags);
 
+/* Hot (a share >= 10%), warm (>= 1%), cold (no samples: dim) rows stand out. */
+static inline enum style draw_share_style(double share, uint64_t n)
+{
+	if (!n)
+		return STYLE_DIM;
+	return share >= 0.10 ? STYLE_HOT : share >= 0.01 ? STYLE_WARM : STYLE_NORMAL;
+}
+
+/* The decimal digits of n (the width of a count column). */
+static inline int draw_digits(uint64_t n)
+{
+	int d = 1;
+
+	while (n >= 10) {
+		n /= 10;
+		d++;
+	}
+	return d;
+}
+
 #endif

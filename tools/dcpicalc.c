@@ -1,7 +1,8 @@
 /*
  * dcpicalc - per-instruction execution frequency, CPI, stall bubbles and
- * culprits of procedures, estimated from their samples (seed 001, Figures
- * 2 and 4).  The analysis and its output come from analysis/calc.h,
+ * culprits of procedures, estimated from their samples (Figures 2 and 4 of
+ * the DCPI paper: Anderson et al., "Continuous Profiling: Where Have All
+ * the Cycles Gone?", SOSP 1997).  The analysis and its output come from analysis/calc.h,
  * which dcpi-tui shares.
  */
 #include "config.h"
@@ -13,7 +14,6 @@
 #include "analysis/procprof.h"
 #include "core/die.h"
 #include "core/json.h"
-#include "core/strbuf.h"
 #include "tools/tool.h"
 
 enum output { OUT_TEXT, OUT_SUMMARY, OUT_DOT, OUT_JSON };
@@ -35,30 +35,33 @@ struct out {
 	size_t done;
 };
 
+/* The header lines of the listing, then the Figure 4 summary. */
+static void summary(const struct calc *c)
+{
+	struct calc_lines l;
+
+	calc_render(c, &l, 0);
+	for (size_t k = 0; k < l.n && l.v[k].kind == CALC_LINE_HEADER; k++) {
+		calc_draw_line(c, &l.v[k], &t.out);
+		draw_eol(&t.out);
+	}
+	calc_lines_release(&l);
+	calc_draw_summary(c, &t.out);
+}
+
 static int emit(struct out *o, const struct calc *c)
 {
-	struct strbuf sb = STRBUF_INIT;
 	int r = 0;
 
+	if (o->done && (o->a->out == OUT_TEXT || o->a->out == OUT_SUMMARY))
+		draw_eol(&t.out);
 	switch (o->a->out) {
 	case OUT_TEXT:
-		if (o->done)
-			putchar('\n');
-		r = calc_print_text(c, stdout);
+		calc_draw(c, &t.out, o->a->co.values ? CALC_RENDER_VALUES : 0);
 		break;
-	case OUT_SUMMARY: {
-		struct calc_lines l;
-
-		if (o->done)
-			putchar('\n');
-		calc_render(c, &l, 0);
-		for (size_t k = 0; k < l.n && l.v[k].kind == CALC_LINE_HEADER; k++)
-			puts(l.v[k].text);
-		calc_lines_release(&l);
-		calc_summary_text(c, &sb);
-		fputs(sb.buf, stdout);
+	case OUT_SUMMARY:
+		summary(c);
 		break;
-	}
 	case OUT_DOT:
 		r = calc_print_dot(c, stdout);
 		break;
@@ -66,7 +69,6 @@ static int emit(struct out *o, const struct calc *c)
 		calc_json(c, &o->jw);
 		break;
 	}
-	strbuf_release(&sb);
 	o->done++;
 	return r;
 }
@@ -199,7 +201,7 @@ static void parse_args(struct args *a, int argc, char **argv, int *first)
 		.max_args = -1,
 	};
 
-	*first = tool_start(&t, argc, argv, &cmd);
+	*first = tool_start(&t, argc, argv, &cmd, 0);
 	a->co.sched = (enum calc_sched)sched;
 	if (skid != UINT64_MAX)
 		a->co.skid = (int)skid;

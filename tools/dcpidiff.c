@@ -69,8 +69,10 @@ static int report(struct diff *d, bool swap, int sort, bool all, uint64_t rows)
 		diff_swap(d);
 	if (sort >= 0)
 		diff_sort(d, sort ? DIFF_SORT_ADDRESS : DIFF_SORT_VERDICT);
-	return t.json ? diff_print_json(d, stdout, rows)
-		      : diff_print_text(d, stdout, all ? DIFF_PRINT_ALL : 0, rows);
+	if (t.json)
+		return diff_print_json(d, stdout, rows);
+	diff_draw(d, &t.out, all ? DIFF_PRINT_ALL : 0, rows);
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -123,7 +125,7 @@ int main(int argc, char **argv)
 	};
 
 	a.pos = xcalloc((size_t)argc + 1, sizeof(*a.pos));
-	tool_start(&t, argc, argv, &cmd);
+	tool_start(&t, argc, argv, &cmd, 0);
 	if (t.events.n)
 		o.event = t.events.v[0];
 	o.level = (enum pset_level)level;

@@ -22,7 +22,7 @@ static int list(const char *spec, const char *image, bool source, bool blocks, b
 	struct proc_ref ref;
 	struct listing l;
 	struct valprof vp;
-	int r;
+	int r = 0;
 
 	if (proc_lookup(&t.view, spec, image, &ref))
 		return -1;
@@ -38,7 +38,10 @@ static int list(const char *spec, const char *image, bool source, bool blocks, b
 			warning("the epoch has no value profile of this image (record with --values)");
 		l.values = &vp;
 	}
-	r = t.json ? listing_print_json(&l, stdout, flags) : listing_print_text(&l, stdout, flags);
+	if (t.json)
+		r = listing_print_json(&l, stdout, flags);
+	else
+		listing_draw(&l, &t.out, flags);
 	if (values)
 		valprof_release(&vp);
 	listing_release(&l);
@@ -72,9 +75,7 @@ int main(int argc, char **argv)
 		.max_args = 2,
 	};
 
-	first = tool_start(&t, argc, argv, &cmd);
-	if (tool_open(&t))
-		return tool_finish(&t, -1);
+	first = tool_start(&t, argc, argv, &cmd, TOOL_EPOCH);
 	return tool_finish(&t, list(argv[first], first + 1 < argc ? argv[first + 1] : NULL, source,
 				    blocks, values));
 }

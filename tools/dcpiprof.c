@@ -19,7 +19,7 @@ int main(int argc, char **argv)
 	struct procprof_opts po = PROCPROF_OPTS_INIT;
 	struct procprof pp;
 	uint64_t rows = 0;
-	int first, r;
+	int first, r = 0;
 	const struct cli_option options[] = {
 		TOOL_OPTS_EPOCH(&t),
 		OPT_EVENTS(&t.events, "the events to show, first one sorts (default: all)"),
@@ -39,16 +39,17 @@ int main(int argc, char **argv)
 		.max_args = -1,
 	};
 
-	first = tool_start(&t, argc, argv, &cmd);
-	if (tool_open(&t))
-		return tool_finish(&t, -1);
+	first = tool_start(&t, argc, argv, &cmd, TOOL_EPOCH);
 	po.events = t.events.n ? t.events.v : NULL;
 	po.n_events = t.events.n;
 	po.images = (const char *const *)argv + first;
 	po.n_images = (size_t)(argc - first);
 	if ((r = procprof_build(&pp, &t.view, &po)))
 		return tool_finish(&t, r);
-	r = t.json ? procprof_print_json(&pp, stdout, rows) : procprof_print_text(&pp, stdout, rows);
+	if (t.json)
+		r = procprof_print_json(&pp, stdout, rows);
+	else
+		procprof_draw(&pp, &t.out, rows);
 	procprof_release(&pp);
 	return tool_finish(&t, r);
 }

@@ -52,7 +52,7 @@ int main(int argc, char **argv)
 		.max_args = -1,
 	};
 
-	first = tool_start(&t, argc, argv, &cmd);
+	first = tool_start(&t, argc, argv, &cmd, 0);
 	if (first >= argc)
 		cli_usage_error(&cmd, "no set given");
 	if (t.events.n)

@@ -43,10 +43,8 @@ int main(int argc, char **argv)
 		.options = options,
 	};
 
-	tool_start(&t, argc, argv, &cmd);
+	tool_start(&t, argc, argv, &cmd, TOOL_EPOCH);
 	o.min_share = (double)pct / 100;
-	if (tool_open(&t))
-		return tool_finish(&t, -1);
 	invariants_build(&inv, &t.view, &o);
 	if (t.json) {
 		struct json_writer w;

@@ -36,7 +36,8 @@ int tool_norm_option(const struct cli_option *opt, const char *arg)
 	return 0;
 }
 
-int tool_start(struct tool *t, int argc, char **argv, const struct cli_command *cmd)
+int tool_start(struct tool *t, int argc, char **argv, const struct cli_command *cmd,
+	       unsigned flags)
 {
 	int first;
 
@@ -47,6 +48,8 @@ int tool_start(struct tool *t, int argc, char **argv, const struct cli_command *
 	t->sets.db_path = t->db_path;
 	t->sets.view_opts = t->binaries;
 	draw_init_file(&t->out, stdout, cli_use_color(t->color, stdout) ? DRAW_COLOR : 0);
+	if ((flags & TOOL_EPOCH) && tool_open(t))
+		exit(tool_finish(t, -1));
 	return first;
 }
 

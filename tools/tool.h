@@ -2,7 +2,8 @@
  * tools/tool.h - what every report tool shares: the options that name the
  * database, the epoch, the events, the binaries and the output, the
  * opening of the database and the epoch, where text reports go, and the
- * exit status.  A report tool's main is its option table, tool_open(), the
+ * exit status.  A report tool's main is its option table, tool_start()
+ * (which parses it, and with TOOL_EPOCH opens the database and epoch), the
  * report (built by analysis/, drawn into t.out or written as JSON) and
  * tool_finish():
  *
@@ -19,17 +20,14 @@
  *           };
  *           const struct cli_command cmd = { .usage = "dcpiprof [options]",
  *                   .options = options, .max_args = -1 };
- *           int first = tool_start(&t, argc, argv, &cmd);
+ *           int first = tool_start(&t, argc, argv, &cmd, TOOL_EPOCH);
  *
- *           if (tool_open(&t))
- *                   return tool_finish(&t, -1);
  *           ... build from &t.view; draw into &t.out, or JSON to stdout if t.json ...
  *           return tool_finish(&t, r);
  *   }
  *
  * Tools that compare sets of samples (dcpistats, dcpidiff) open them with
- * pset_open(&set, &t.sets, spec) instead: t.sets gets -d, --force and
- * --debug-dir.  New report tools (a call graph, an export) start the same
+ * tool_open_sets() instead (t.sets gets -d, --force and --debug-dir).  New report tools (a call graph, an export) start the same
  * way; docs/architecture.md says where the rest goes.
  */
 #ifndef DCPI_TOOLS_TOOL_H
@@ -90,12 +88,18 @@ int tool_norm_option(const struct cli_option *opt, const char *arg);
 #define TOOL_OPT_NORM(v, allow_none, h) \
 	OPT_CALLBACK_F('N', "normalize", (v), "MODE", (h), tool_norm_option, 0, (allow_none))
 
+enum tool_flags {
+	TOOL_EPOCH = (1 << 0),  /* tool_start() opens the database and epoch (tool_open()) */
+};
+
 /*
  * Sets t up and parses the command line with cmd (core/cli.h: --help,
- * --version and bad usage exit there).  Returns the index of the first
- * argument.
+ * --version and bad usage exit there); with TOOL_EPOCH, opens the database
+ * and the epoch too, and exits 1 if they cannot be.  Returns the index of
+ * the first argument.
  */
-int tool_start(struct tool *t, int argc, char **argv, const struct cli_command *cmd);
+int tool_start(struct tool *t, int argc, char **argv, const struct cli_command *cmd,
+	       unsigned flags);
 
 /*
  * Opens the -d database and its -E epoch as t->view (analysis/epochview.h:

@@ -23,7 +23,7 @@ void diff_arg_free(void *arg)
 
 	if (!a)
 		return;
-	free(a->procedure);
+	free((char *)a->req.procedure);
 	free(a);
 }
 
@@ -55,20 +55,6 @@ void diff_data_free(void *data)
 	if (!dd->status)
 		diff_epochs_release(&dd->de);
 	free(dd);
-}
-
-void diff_format_ratio(double ratio, char *buf, size_t size)
-{
-	if (isnan(ratio))
-		snprintf(buf, size, "-");
-	else if (isinf(ratio))
-		snprintf(buf, size, "new");
-	else if (ratio == 0)
-		snprintf(buf, size, "gone");
-	else if (ratio >= 1000)
-		snprintf(buf, size, "%.0fx", ratio);
-	else
-		snprintf(buf, size, "%.2fx", ratio);
 }
 
 /* True if display_safe(s) would be s: printable ASCII, no backslash. */
@@ -169,25 +155,25 @@ void data_load_diff(struct job *job)
 	struct diff_arg *arg = job->arg;
 	struct diff_data *dd = XNEW(struct diff_data);
 	struct diff_opts o = DIFF_OPTS_INIT;
-	struct epoch_view_opts vo = { .force = arg->force, .debug_dir = arg->debug_dir };
+	struct epoch_view_opts vo = { .force = arg->env.force, .debug_dir = arg->env.debug_dir };
 	struct pset *pa, *pb;
 
 	job->result = dd;
-	dd->a = arg->a;
-	dd->b = arg->b;
-	o.procedure = arg->procedure;
-	o.norm = arg->norm_period ? PSET_NORM_PERIOD : PSET_NORM_TOTAL;
+	dd->a = arg->req.a;
+	dd->b = arg->req.b;
+	o.procedure = arg->req.procedure;
+	o.norm = arg->env.norm_period ? PSET_NORM_PERIOD : PSET_NORM_TOTAL;
 	/* the sets first (the event depends on them), then the diff */
-	if (pset_open_epoch(&dd->de.a, arg->db, arg->a, &vo)) {
+	if (pset_open_epoch(&dd->de.a, arg->env.db, arg->req.a, &vo)) {
 		failed(job, dd, "cannot open epoch A");
 		return;
 	}
-	if (pset_open_epoch(&dd->de.b, arg->db, arg->b, &vo)) {
+	if (pset_open_epoch(&dd->de.b, arg->env.db, arg->req.b, &vo)) {
 		pset_release(&dd->de.a);
 		failed(job, dd, "cannot open epoch B");
 		return;
 	}
-	o.event = pick_event(&dd->de, arg->event);
+	o.event = pick_event(&dd->de, arg->env.event);
 	/* as diff_epochs_open() does, on the sets already open */
 	pa = &dd->de.a;
 	pb = &dd->de.b;
@@ -197,7 +183,7 @@ void data_load_diff(struct job *job)
 		failed(job, dd, job_cancelled(job) ? "cancelled" : "cannot compare the epochs");
 		return;
 	}
-	if (arg->procedure)
+	if (arg->req.procedure)
 		diff_sort(&dd->de.diff, DIFF_SORT_ADDRESS);
 	describe(dd);
 }
@@ -226,14 +212,9 @@ static void *diff_arg_new(const struct tui_env *env, const void *req)
 	const struct diff_req *r = req;
 	struct diff_arg *arg = XNEW(struct diff_arg);
 
-	arg->db = env->db;
-	arg->a = r->a;
-	arg->b = r->b;
-	arg->force = env->force;
-	arg->debug_dir = env->debug_dir;
-	arg->event = env->event;
-	arg->norm_period = env->norm_period;
-	arg->procedure = r->procedure ? xstrdup(r->procedure) : NULL;
+	arg->env = *env;
+	arg->req = *r;
+	arg->req.procedure = r->procedure ? xstrdup(r->procedure) : NULL;
 	return arg;
 }
 

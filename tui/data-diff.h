@@ -55,15 +55,6 @@ struct diff_data {
 	char *unaligned;         /* why instructions are not compared (terminal-safe), or NULL */
 };
 
-struct diff_arg {
-	struct db *db;           /* not owned */
-	uint32_t a, b;
-	bool force;
-	const char *debug_dir;   /* not owned */
-	int event;               /* -1: the default */
-	bool norm_period;        /* dcpidiff -N period (else total) */
-	char *procedure;         /* owned; NULL: every procedure */
-};
 
 /* Job: the diff of arg's epochs (arg: struct diff_arg *, freed by diff_arg_free). */
 void data_load_diff(struct job *job);
@@ -75,6 +66,12 @@ struct diff_req {
 	uint32_t a, b;           /* the epochs, in that order */
 	const char *procedure;   /* NULL: every procedure; else a spec as lookup.h takes it */
 };
+
+/* The job's argument: the request (procedure owned) and the session's state. */
+struct diff_arg {
+	struct tui_env env;
+	struct diff_req req;
+};
 extern const struct tui_source diff_source;
 /*
  * Epochs a and b compared as dcpidiff compares them, for the session's
@@ -83,7 +80,5 @@ extern const struct tui_source diff_source;
 const struct diff_data *data_diff(struct tui *t, uint32_t a, uint32_t b, const char *procedure,
 				  struct view *waiter);
 
-/* The ratio as dcpidiff writes it: "1.78x", "new", "gone", "-". */
-void diff_format_ratio(double ratio, char *buf, size_t size);
 
 #endif

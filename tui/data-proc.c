@@ -155,7 +155,7 @@ void procs_arg_free(void *arg)
 
 	if (!a)
 		return;
-	free(a->image);
+	free((char *)a->req.image);
 	free(a);
 }
 
@@ -247,14 +247,14 @@ void data_load_procs(struct job *job)
 	struct procs_arg *arg = job->arg;
 	struct procs_data *pd = XNEW(struct procs_data);
 	struct procprof_opts po = PROCPROF_OPTS_INIT;
-	const char *images[1] = { arg->image };
+	const char *images[1] = { arg->req.image };
 	struct epoch_view *v;
 
 	job->result = pd;
-	pd->seq = arg->seq;
-	pd->force = arg->force;
-	pd->image = arg->image ? xstrdup(arg->image) : NULL;
-	pd->se = epoch_get(arg->ctx, job, arg->db, arg->seq, arg->force);
+	pd->seq = arg->req.seq;
+	pd->force = arg->env.force;
+	pd->image = arg->req.image ? xstrdup(arg->req.image) : NULL;
+	pd->se = epoch_get(arg->env.analysis, job, arg->env.db, arg->req.seq, arg->env.force);
 	if ((pd->status = job->status = pd->se->status)) {
 		pd->error = xstrdup(pd->se->error);
 		return;
@@ -262,11 +262,11 @@ void data_load_procs(struct job *job)
 	v = &pd->se->view;
 	for (size_t k = 0; k < v->n_events; k++)
 		pd->events[v->events[k]] = true;
-	open_images(job, v, arg->image);
+	open_images(job, v, arg->req.image);
 	if (job_cancelled(job))
 		return;
-	po.images = arg->image ? images : NULL;
-	po.n_images = arg->image ? 1 : 0;
+	po.images = arg->req.image ? images : NULL;
+	po.n_images = arg->req.image ? 1 : 0;
 	if (procprof_build(&pd->pp, v, &po)) {
 		pd->status = job->status = -1;
 		pd->error = last_message(job, "cannot list the procedures");
@@ -441,8 +441,8 @@ void proc_arg_free(void *arg)
 
 	if (!a)
 		return;
-	free(a->image);
-	free(a->spec);
+	free((char *)a->req.image);
+	free((char *)a->req.spec);
 	free(a);
 }
 
@@ -623,16 +623,16 @@ static int find(struct job *job, struct proc_data *pd, struct epoch_view *v,
 	struct proc_ref *refs;
 	size_t n;
 
-	if (!arg->image && one_in_image(v, arg->spec, ref))
+	if (!arg->req.image && one_in_image(v, arg->req.spec, ref))
 		return 0;
-	if (!proc_lookup(v, arg->spec, arg->image, ref))
+	if (!proc_lookup(v, arg->req.spec, arg->req.image, ref))
 		return 0;
-	n = proc_lookup_all(v, arg->spec, arg->image, &refs);
+	n = proc_lookup_all(v, arg->req.spec, arg->req.image, &refs);
 	free(refs);
 	pd->status = job->status = -1;
 	pd->error = last_message(job, "cannot find the procedure");
 	/* not found (not ambiguous): a changed binary might have had it */
-	pd->need_force = !n && changed_binary(v, arg->image ? arg->image : spec_image(v, arg->spec));
+	pd->need_force = !n && changed_binary(v, arg->req.image ? arg->req.image : spec_image(v, arg->req.spec));
 	return -1;
 }
 
@@ -646,7 +646,7 @@ void data_load_proc(struct job *job)
 	struct image *img;
 
 	job->result = pd;
-	pd->se = epoch_get(arg->ctx, job, arg->db, arg->seq, arg->force);
+	pd->se = epoch_get(arg->env.analysis, job, arg->env.db, arg->req.seq, arg->env.force);
 	if (pd->se->status) {
 		pd->status = job->status = -1;
 		pd->error = xstrdup(pd->se->error);
@@ -657,7 +657,7 @@ void data_load_proc(struct job *job)
 	if (find(job, pd, v, arg, &ref))
 		return;
 	co.source = true;
-	co.src = &arg->ctx->src;
+	co.src = &arg->env.analysis->src;
 	if (calc_build(&pd->c, v, &ref, &co)) {
 		calc_release(&pd->c);
 		proc_failed(job, pd, v, v->images[ref.image].rec->key);
@@ -672,7 +672,7 @@ void data_load_proc(struct job *job)
 		pd->warning = display_safe(img->why);
 	name_targets(pd, img);
 	list_names(pd, img);
-	find_source(pd, arg->ctx);
+	find_source(pd, arg->env.analysis);
 }
 
 /* ---- the data sources (tui/source.h) ---------------------------------------------- */
@@ -696,11 +696,9 @@ static void *procs_arg(const struct tui_env *env, const void *req)
 	const struct procs_req *r = req;
 	struct procs_arg *arg = XNEW(struct procs_arg);
 
-	arg->ctx = env->analysis;
-	arg->db = env->db;
-	arg->seq = r->seq;
-	arg->force = env->force;
-	arg->image = r->image ? xstrdup(r->image) : NULL;
+	arg->env = *env;
+	arg->req = *r;
+	arg->req.image = r->image ? xstrdup(r->image) : NULL;
 	return arg;
 }
 
@@ -786,12 +784,10 @@ static void *proc_arg(const struct tui_env *env, const void *req)
 	const struct proc_req *r = req;
 	struct proc_arg *arg = XNEW(struct proc_arg);
 
-	arg->ctx = env->analysis;
-	arg->db = env->db;
-	arg->seq = r->seq;
-	arg->force = env->force;
-	arg->image = r->image ? xstrdup(r->image) : NULL;
-	arg->spec = xstrdup(r->spec);
+	arg->env = *env;
+	arg->req = *r;
+	arg->req.image = r->image ? xstrdup(r->image) : NULL;
+	arg->req.spec = xstrdup(r->spec);
 	return arg;
 }
 

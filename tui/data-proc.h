@@ -123,12 +123,16 @@ struct procs_data {
 	char *error;                 /* then: what was reported (terminal-safe) */
 };
 
-struct procs_arg {
-	struct data_ctx *ctx;
-	struct db *db;
+/* What a view asks procs_source for. */
+struct procs_req {
 	uint32_t seq;
-	bool force;
-	char *image;              /* owned; NULL: all images */
+	const char *image;        /* an image key, NULL: every image */
+};
+
+/* The job's argument: the request (image owned) and the session's state. */
+struct procs_arg {
+	struct tui_env env;
+	struct procs_req req;
 };
 
 /* Job: the procedures of an epoch (arg: struct procs_arg *, freed by procs_arg_free). */
@@ -136,11 +140,6 @@ void data_load_procs(struct job *job);
 void procs_arg_free(void *arg);
 void procs_data_free(void *data);
 
-/* What a view asks procs_source for. */
-struct procs_req {
-	uint32_t seq;
-	const char *image;        /* an image key, NULL: every image */
-};
 extern const struct tui_source procs_source;
 /*
  * The procedures of epoch seq, of one image (its key) or all (NULL), or
@@ -212,8 +211,8 @@ struct proc_target {
 /*
  * A procedure as dcpicalc analyses it: c.list is its listing (what dcpilist
  * shows), c.blocks, c.insns and c.summary the analysis (calc.h), render
- * the lines dcpicalc prints (calc_render), from which the view takes the
- * stall bubbles, so that they are exactly dcpicalc's.
+ * the lines dcpicalc prints (calc_render), whose stall bubbles the view
+ * draws with calc_draw_bubble(), so that they are exactly dcpicalc's.
  */
 struct proc_data {
 	struct shared_epoch *se;
@@ -235,13 +234,17 @@ struct proc_data {
 	uint64_t epoch_totals[EVENT__COUNT];
 };
 
-struct proc_arg {
-	struct data_ctx *ctx;
-	struct db *db;
+/* What a view asks proc_source for. */
+struct proc_req {
 	uint32_t seq;
-	bool force;
-	char *image;              /* owned; NULL: any image */
-	char *spec;               /* owned: NAME, NAME@IMAGE, 0xADDR */
+	const char *image;        /* an image key, NULL: any image of the epoch */
+	const char *spec;         /* as analysis/lookup.h takes it: NAME, NAME@IMAGE, 0xADDRESS */
+};
+
+/* The job's argument: the request (strings owned) and the session's state. */
+struct proc_arg {
+	struct tui_env env;
+	struct proc_req req;
 };
 
 /* Job: one procedure's listing (arg: struct proc_arg *, freed by proc_arg_free). */
@@ -249,12 +252,6 @@ void data_load_proc(struct job *job);
 void proc_arg_free(void *arg);
 void proc_data_free(void *data);
 
-/* What a view asks proc_source for. */
-struct proc_req {
-	uint32_t seq;
-	const char *image;        /* an image key, NULL: any image of the epoch */
-	const char *spec;         /* as analysis/lookup.h takes it: NAME, NAME@IMAGE, 0xADDRESS */
-};
 extern const struct tui_source proc_source;
 /* One procedure of epoch seq, or NULL while loading (waiter waits).  Honours :force. */
 const struct proc_data *data_proc(struct tui *t, uint32_t seq, const char *image,

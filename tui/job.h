@@ -1,17 +1,18 @@
 /*
  * tui/job.h - background work and the session cache.
  *
- * Anything that may take long (loading an epoch's images, and later
- * analysing an image or a procedure) is a job: a function run on a worker
- * thread while the main thread keeps reading keys and redrawing.  A job is
- * named by a cache key ("images/3"); its result stays in the cache for the
- * rest of the session (or until jobs_invalidate()), so asking again is
- * free.  Views ask for data with jobs_find() and, if it is not there,
- * jobs_submit(); they show the job's progress meanwhile and are told when
- * it is done (tui.c calls the views' reload op).
+ * Anything that may take long (loading an epoch's images, analysing a
+ * procedure or every procedure of an image, comparing epochs) is a job: a
+ * function run on a worker thread while the main thread keeps reading keys
+ * and redrawing.  A job is named by a cache key ("images/3"); its result
+ * stays in the cache for the rest of the session (or until
+ * jobs_invalidate()), so asking again is free.  Views do not call this
+ * directly: they ask a data source (tui/source.h: tui_load()), which finds
+ * the job or submits it; they show the job's progress meanwhile and are
+ * told when it is done (tui.c calls the views' reload op).
  *
- * Rules for a run function: it may use libdcpi (db, and later disasm and
- * analysis) but never curses, the views or the tui state; it reports errors
+ * Rules for a run function: it may use libdcpi (db, disasm, analysis) but
+ * never curses, the views or the tui state; it reports errors
  * with errorf() as usual (they are captured in the job and shown when it is
  * collected); it calls job_progress() now and then and may stop early when
  * job_cancelled().  It stores its result in job->result and sets

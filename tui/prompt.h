@@ -5,8 +5,8 @@
  * terminal itself: it reads bytes through our getc function (the keyboard,
  * or the script in headless runs, so scripts drive the prompt too: editing,
  * history, completion), and redisplays through the display, which draws the
- * prompt line and the completion list.  (The recipe is in
- * shared/notes/platform.md; tig's src/prompt.c routes input the same way.)
+ * prompt line and the completion list.  (tig's src/prompt.c routes input
+ * the same way.)
  *
  * Keys: the usual readline (emacs) editing keys and history (Up, Down,
  * C-r); Tab completes command names and then each command's argument

@@ -5,6 +5,7 @@
 #include "core/xalloc.h"
 
 #include <ctype.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -306,15 +307,122 @@ void table_draw_row(struct table *t, size_t pos, struct draw *d)
 	}
 }
 
-void table_cumulative(struct table *t, double **cum,
-		      double (*share)(const void *ctx, const void *row), const void *ctx)
+void table_set_row_array(struct table *t, const void *array, size_t n, size_t size)
+{
+	const void **ptrs = xcalloc(n ? n : 1, sizeof(*ptrs));
+
+	for (size_t i = 0; i < n; i++)
+		ptrs[i] = (const char *)array + i * size;
+	table_set_rows(t, ptrs, n);
+	free(ptrs);
+}
+
+void table_draw_percent(struct draw *d, enum style st, double share, int width)
+{
+	char buf[16];
+
+	snprintf(buf, sizeof(buf), "%.1f", share * 100);
+	draw_field(d, st, buf, width, ALIGN_RIGHT);
+}
+
+/* ---- sample columns ----------------------------------------------------------- */
+
+double table_samples_share(const struct table_samples *ts, const void *row)
+{
+	uint64_t total = ts->event >= 0 ? ts->totals[ts->event] : 0;
+
+	return total ? (double)ts->samples(row, ts->event) / (double)total : 0;
+}
+
+static void cell_samples(void *ctx, const struct table_column *col, const void *row, size_t pos,
+			 struct draw *d, int width)
+{
+	const struct table_samples *ts = col->data;
+	uint64_t n = ts->samples(row, col->arg);
+	char buf[24];
+
+	snprintf(buf, sizeof(buf), "%" PRIu64, n);
+	draw_field(d, col->arg == ts->event ? draw_share_style(table_samples_share(ts, row), n)
+		   : (n ? STYLE_NORMAL : STYLE_DIM), buf, width, ALIGN_RIGHT);
+}
+
+static void cell_percent(void *ctx, const struct table_column *col, const void *row, size_t pos,
+			 struct draw *d, int width)
+{
+	const struct table_samples *ts = col->data;
+	double s = table_samples_share(ts, row);
+
+	table_draw_percent(d, draw_share_style(s, ts->samples(row, ts->event)), s, width);
+}
+
+static void cell_cum(void *ctx, const struct table_column *col, const void *row, size_t pos,
+		     struct draw *d, int width)
+{
+	const struct table_samples *ts = col->data;
+
+	table_draw_percent(d, STYLE_NORMAL, pos < ts->n_cum ? ts->cum[pos] : 0, width);
+}
+
+static int cmp_samples(const struct table_column *c, const void *a, const void *b)
+{
+	const struct table_samples *ts = c->data;
+
+	return table_cmp_u64(ts->samples(a, c->arg), ts->samples(b, c->arg));
+}
+
+static void add_samples(struct table *t, struct table_samples *ts, int ev, int width)
+{
+	table_add_column(t, &(struct table_column){ .name = event_name((enum dcpi_event)ev),
+		.width = width, .align = ALIGN_RIGHT, .numeric = true, .arg = ev, .data = ts,
+		.cmp = cmp_samples, .cell = cell_samples });
+}
+
+void table_samples_set_event(struct table *t, struct table_samples *ts, int ev)
+{
+	if (ts->event >= 0 && ts->event != ev &&
+	    !strcmp(t->sort_name, event_name((enum dcpi_event)ts->event)))
+		t->sort_name[0] = '\0';
+	ts->event = ev;
+}
+
+void table_add_sample_columns(struct table *t, struct table_samples *ts,
+			      const enum dcpi_event *events, size_t n, const int *widths)
+{
+	if (ts->event >= 0) {
+		add_samples(t, ts, ts->event, widths[ts->event]);
+		table_add_column(t, &(struct table_column){ .name = "percent", .title = "%",
+			.width = 5, .align = ALIGN_RIGHT, .numeric = true, .arg = ts->event,
+			.data = ts, .cmp = cmp_samples, .cell = cell_percent });
+		table_add_column(t, &(struct table_column){ .name = "cum", .title = "cum%",
+			.width = 5, .align = ALIGN_RIGHT, .data = ts, .cell = cell_cum });
+	}
+	for (size_t k = 0; k < n; k++)
+		if ((int)events[k] != ts->event)
+			add_samples(t, ts, events[k], widths[events[k]]);
+}
+
+void table_samples_default_sort(struct table *t, const struct table_samples *ts, const char *other)
+{
+	if (t->sort < 0)
+		table_sort_by(t, ts->event >= 0 ? 0 : table_column_index(t, other), ts->event >= 0);
+}
+
+void table_samples_update(struct table *t, struct table_samples *ts)
 {
 	double sum = 0;
 
-	free(*cum);
-	*cum = xcalloc(t->n_shown ? t->n_shown : 1, sizeof(**cum));
+	free(ts->cum);
+	ts->cum = xcalloc(t->n_shown ? t->n_shown : 1, sizeof(*ts->cum));
+	ts->n_cum = t->n_shown;
 	for (size_t i = 0; i < t->n_shown; i++) {
-		sum += share(ctx, table_row(t, i));
-		(*cum)[i] = sum;
+		sum += table_samples_share(ts, table_row(t, i));
+		ts->cum[i] = sum;
 	}
+}
+
+void table_samples_release(struct table_samples *ts)
+{
+	free(ts->cum);
+	ts->cum = NULL;
+	ts->n_cum = 0;
 }

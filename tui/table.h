@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/event.h"
 #include "present/draw.h"
 
 struct strbuf;
@@ -44,6 +45,7 @@ struct table_column {
 	bool numeric;          /* sorts descending first */
 	int arg;               /* the view's own use (an event, a counter) */
 	bool hidden;           /* not drawn: only a sort key (":sort name") */
+	const void *data;      /* the column's own data (the sample columns' struct table_samples) */
 	table_cmp_fn cmp;      /* NULL: not sortable */
 	table_cell_fn cell;
 };
@@ -117,32 +119,45 @@ void table_draw_header(struct table *t, struct draw *d);
 /* Draws the row at display position pos. */
 void table_draw_row(struct table *t, size_t pos, struct draw *d);
 
-/* Hot (a share >= 10%), warm (>= 1%), cold (no samples: dim) rows stand out. */
-static inline enum style table_share_style(double share, uint64_t n)
-{
-	if (!n)
-		return STYLE_DIM;
-	return share >= 0.10 ? STYLE_HOT : share >= 0.01 ? STYLE_WARM : STYLE_NORMAL;
-}
+/* Replaces the rows with pointers to the n elements of an array (each size bytes). */
+void table_set_row_array(struct table *t, const void *array, size_t n, size_t size);
+
+/* Draws a share (0..1) as a percentage with one decimal. */
+void table_draw_percent(struct draw *d, enum style st, double share, int width);
 
 /*
- * The running sum of share(ctx, row) over the rows shown, in display order
- * (a cum% column): (*cum)[i] for the row at position i.  Frees *cum first.
+ * The sample columns of a table whose rows have samples per event (the
+ * images and procedures views): the current event's samples with their %
+ * and cum% (hot, warm and cold rows stand out), then the other events'.
+ * The view keeps a struct table_samples, sets what it needs, adds the
+ * columns and calls table_samples_update() from its table's updated hook.
  */
-void table_cumulative(struct table *t, double **cum,
-		      double (*share)(const void *ctx, const void *row), const void *ctx);
+struct table_samples {
+	int event;                              /* the current event, -1: none */
+	const uint64_t *totals;                 /* per event: the % base */
+	uint64_t (*samples)(const void *row, int ev);
+	double *cum;                            /* the running share, by display position */
+	size_t n_cum;
+};
 
-/* The decimal digits of n (the width of a count column). */
-static inline int table_digits(uint64_t n)
-{
-	int d = 1;
-
-	while (n >= 10) {
-		n /= 10;
-		d++;
-	}
-	return d;
-}
+/*
+ * Makes ev the current event; a sort by the old one's samples is dropped
+ * (the columns change).  Call before adding the columns.
+ */
+void table_samples_set_event(struct table *t, struct table_samples *ts, int ev);
+/*
+ * Adds the sample columns of events (the current one first whatever its
+ * place), each widths[event] wide.
+ */
+void table_add_sample_columns(struct table *t, struct table_samples *ts,
+			      const enum dcpi_event *events, size_t n, const int *widths);
+/* With no sort yet: by the current event's samples, else by the column called other. */
+void table_samples_default_sort(struct table *t, const struct table_samples *ts, const char *other);
+/* The share of row in the current event (0 without one). */
+double table_samples_share(const struct table_samples *ts, const void *row);
+/* Recomputes cum% (from the table's updated hook). */
+void table_samples_update(struct table *t, struct table_samples *ts);
+void table_samples_release(struct table_samples *ts);
 
 /* Three-way comparisons for comparators. */
 static inline int table_cmp_u64(unsigned long long a, unsigned long long b)

@@ -15,6 +15,7 @@
 #include "config.h"
 #include "tui/view.h"
 
+#include "analysis/lookup.h"
 #include "core/strbuf.h"
 #include "core/utf8.h"
 #include "core/xalloc.h"
@@ -159,8 +160,8 @@ static void measure(struct dproc_view *pv)
 	for (size_t i = 0; i < pv->dd->n; i++)
 		if (snprintf(buf, sizeof(buf), "%" PRIx64, pv->dd->rows[i].r->addr) > pv->aw)
 			pv->aw = (int)strlen(buf);
-	pv->wa = table_digits(d->total_a) > 3 ? table_digits(d->total_a) : 3;
-	pv->wb = table_digits(d->total_b) > 3 ? table_digits(d->total_b) : 3;
+	pv->wa = draw_digits(d->total_a) > 3 ? draw_digits(d->total_a) : 3;
+	pv->wb = draw_digits(d->total_b) > 3 ? draw_digits(d->total_b) : 3;
 }
 
 static uint64_t line_addr(const struct view *v, size_t line)
@@ -244,13 +245,6 @@ static void dproc_close(struct view *v)
 
 /* ---- drawing -------------------------------------------------------------------- */
 
-static enum style change_style(const struct diff_row *r)
-{
-	if (!r->significant)
-		return STYLE_DIM;
-	return r->delta > 0 ? STYLE_WORSE : STYLE_BETTER;
-}
-
 /* B's CPI against A's: worse (10% and 0.1 cycle more), better, or the same. */
 static enum style cpi_style(double a, double b)
 {
@@ -301,13 +295,13 @@ static void draw_numbers(struct view *v, const struct diff_row *r, struct draw *
 	draw_field(d, r->b ? STYLE_NORMAL : STYLE_DIM, buf, pv->wb, ALIGN_RIGHT);
 	snprintf(buf, sizeof(buf), "%+.2f", r->delta);
 	draw_space(d, STYLE_NORMAL, 1);
-	draw_field(d, r->a || r->b ? change_style(r) : STYLE_DIM, buf, 7, ALIGN_RIGHT);
+	draw_field(d, r->a || r->b ? diff_row_style(r) : STYLE_DIM, buf, 7, ALIGN_RIGHT);
 }
 
 static void draw_verdict(struct view *v, const struct diff_row *r, struct draw *d)
 {
 	draw_space(d, STYLE_NORMAL, 1);
-	draw_field(d, change_style(r), diff_verdict(&PV(v)->dd->de.diff, r), 12, ALIGN_LEFT);
+	draw_field(d, diff_row_style(r), diff_verdict(&PV(v)->dd->de.diff, r), 12, ALIGN_LEFT);
 }
 
 static void draw_insn(struct view *v, const struct diff_vrow *vr, struct draw *d)
@@ -501,10 +495,10 @@ static void dproc_title(struct view *v, struct strbuf *sb)
 
 static int dproc_goto(struct view *v, const char *what)
 {
-	char *end;
-	uint64_t addr = strtoull(what, &end, 16);
+	uint64_t addr = 0;
+	bool ok = lookup_parse_address(what, true, &addr);
 
-	for (size_t i = 0; *what && !*end && i < PV(v)->n; i++) {
+	for (size_t i = 0; ok && i < PV(v)->n; i++) {
 		if (PV(v)->lines[i].kind == DL_INSN && line_addr(v, i) == addr) {
 			view_move_to(v, i);
 			return 0;
@@ -582,8 +576,7 @@ static void dproc_draw_pane(struct view *v, size_t line, struct draw *d)
 		pane_cpi(v, &sb);
 		break;
 	}
-	draw_printf(d, STYLE_DIM, " %-9s", labels[line]);
-	draw_text(d, STYLE_NORMAL, sb.buf);
+	view_pane_line(d, labels[line], 9, STYLE_NORMAL, sb.buf);
 	strbuf_release(&sb);
 }
 

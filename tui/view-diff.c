@@ -57,20 +57,13 @@ static void cell_share(void *ctx, const struct table_column *col, const void *ro
 }
 
 /* More of the time (worse) in red, less (better) in green: significant changes only. */
-static enum style change_style(const struct diff_row *r)
-{
-	if (!r->significant)
-		return STYLE_DIM;
-	return r->delta > 0 ? STYLE_WORSE : STYLE_BETTER;
-}
-
 static void cell_delta(void *ctx, const struct table_column *col, const void *row, size_t pos,
 		       struct draw *d, int width)
 {
 	char buf[24];
 
 	snprintf(buf, sizeof(buf), "%+.2f", ROW(row)->r->delta);
-	draw_field(d, change_style(ROW(row)->r), buf, width, ALIGN_RIGHT);
+	draw_field(d, diff_row_style(ROW(row)->r), buf, width, ALIGN_RIGHT);
 }
 
 static void cell_ratio(void *ctx, const struct table_column *col, const void *row, size_t pos,
@@ -79,7 +72,7 @@ static void cell_ratio(void *ctx, const struct table_column *col, const void *ro
 	char buf[24];
 
 	diff_format_ratio(ROW(row)->r->ratio, buf, sizeof(buf));
-	draw_field(d, change_style(ROW(row)->r), buf, width, ALIGN_RIGHT);
+	draw_field(d, diff_row_style(ROW(row)->r), buf, width, ALIGN_RIGHT);
 }
 
 static void cell_verdict(void *ctx, const struct table_column *col, const void *row, size_t pos,
@@ -87,7 +80,7 @@ static void cell_verdict(void *ctx, const struct table_column *col, const void *
 {
 	struct view *v = ctx;
 
-	draw_field(d, change_style(ROW(row)->r), diff_verdict(&DV(v)->dd->de.diff, ROW(row)->r),
+	draw_field(d, diff_row_style(ROW(row)->r), diff_verdict(&DV(v)->dd->de.diff, ROW(row)->r),
 		   width, ALIGN_LEFT);
 }
 
@@ -171,7 +164,7 @@ static void build_columns(struct view *v)
 	struct diff_view *dv = DV(v);
 	const struct diff *d = &dv->dd->de.diff;
 	struct table *t = &dv->table;
-	int wa = table_digits(d->total_a), wb = table_digits(d->total_b);
+	int wa = draw_digits(d->total_a), wb = draw_digits(d->total_b);
 
 	table_clear_columns(t);
 	table_add_column(t, &(struct table_column){ .name = "A", .width = wa > 3 ? wa : 3,
@@ -487,8 +480,8 @@ static void diff_draw_pane(struct view *v, size_t line, struct draw *d)
 			strbuf_addstr(&sb, dd->notes[line - PANE_NOTE]);
 		break;
 	}
-	draw_printf(d, STYLE_DIM, " %-8s", labels[line < PANE_NOTE ? line : PANE_NOTE]);
-	draw_text(d, line == PANE_VERDICT && r ? change_style(r->r) : STYLE_NORMAL, sb.buf);
+	view_pane_line(d, labels[line < PANE_NOTE ? line : PANE_NOTE], 8,
+		       line == PANE_VERDICT && r ? diff_row_style(r->r) : STYLE_NORMAL, sb.buf);
 	strbuf_release(&sb);
 }
 

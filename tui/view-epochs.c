@@ -245,7 +245,7 @@ static void add_event_columns(struct view *v)
 			if (event_samples(&ev->rows[i], e) > max)
 				max = event_samples(&ev->rows[i], e);
 		table_add_column(&ev->table, &(struct table_column){
-			.name = event_name((enum dcpi_event)e), .width = table_digits(max),
+			.name = event_name((enum dcpi_event)e), .width = draw_digits(max),
 			.align = ALIGN_RIGHT, .numeric = true, .arg = e, .cmp = cmp_event,
 			.cell = cell_event });
 	}
@@ -555,8 +555,7 @@ static void epochs_draw_pane(struct view *v, size_t line, struct draw *d)
 	case PANE_EVENTS: pane_events(m, &sb); break;
 	case PANE_COUNTERS: pane_counters(m, &sb); break;
 	}
-	draw_printf(d, STYLE_DIM, " %-9s", labels[line]);
-	draw_text(d, STYLE_NORMAL, sb.buf);
+	view_pane_line(d, labels[line], 9, STYLE_NORMAL, sb.buf);
 	strbuf_release(&sb);
 }
 

@@ -2,7 +2,7 @@
  * tui/view-images.c - the images of one epoch: samples per event, the
  * share and running share of the current event, whether the binary is
  * still the one profiled, and the path.  Enter opens the image's
- * procedures (once that view exists).
+ * procedures.
  */
 #include "config.h"
 #include "tui/view.h"
@@ -22,61 +22,18 @@
 struct images_view {
 	const struct images_data *id;
 	struct table table;
-	double *cum;            /* running share by display position */
-	int event;              /* the event the columns were built for */
+	struct table_samples samples;  /* the event the columns were built for, cum% */
 };
 
 #define IV(v) ((struct images_view *)(v)->priv)
 #define ROW(p) ((const struct image_row *)(p))
 
-static double share(const struct images_view *iv, const struct image_row *r)
+static uint64_t samples(const void *row, int ev)
 {
-	uint64_t total = iv->event >= 0 ? iv->id->total[iv->event] : 0;
-
-	return total ? (double)r->samples[iv->event] / (double)total : 0;
+	return ROW(row)->samples[ev];
 }
 
 /* ---- cells ------------------------------------------------------------- */
-
-static void cell_samples(void *ctx, const struct table_column *col, const void *row, size_t pos,
-			 struct draw *d, int width)
-{
-	struct view *v = ctx;
-	const struct image_row *r = row;
-	uint64_t n = r->samples[col->arg];
-	char buf[24];
-
-	snprintf(buf, sizeof(buf), "%" PRIu64, n);
-	draw_field(d, col->arg == IV(v)->event ? table_share_style(share(IV(v), r), n) : (n ? STYLE_NORMAL : STYLE_DIM),
-		   buf, width, ALIGN_RIGHT);
-}
-
-static void draw_percent(struct draw *d, enum style st, double s, int width)
-{
-	char buf[16];
-
-	snprintf(buf, sizeof(buf), "%.1f", s * 100);
-	draw_field(d, st, buf, width, ALIGN_RIGHT);
-}
-
-static void cell_percent(void *ctx, const struct table_column *col, const void *row, size_t pos,
-			 struct draw *d, int width)
-{
-	struct view *v = ctx;
-	const struct image_row *r = row;
-	double s = share(IV(v), r);
-
-	draw_percent(d, table_share_style(s, IV(v)->event >= 0 ? r->samples[IV(v)->event] : 0), s, width);
-}
-
-static void cell_cum(void *ctx, const struct table_column *col, const void *row, size_t pos,
-		     struct draw *d, int width)
-{
-	struct view *v = ctx;
-
-	draw_percent(d, STYLE_NORMAL, IV(v)->cum && pos < v->table->n_shown ? IV(v)->cum[pos] : 0,
-		     width);
-}
 
 static void cell_status(void *ctx, const struct table_column *col, const void *row, size_t pos,
 			struct draw *d, int width)
@@ -95,11 +52,6 @@ static void cell_path(void *ctx, const struct table_column *col, const void *row
 }
 
 /* ---- comparisons ----------------------------------------------------------- */
-
-static int cmp_samples(const struct table_column *c, const void *a, const void *b)
-{
-	return table_cmp_u64(ROW(a)->samples[c->arg], ROW(b)->samples[c->arg]);
-}
 
 static int cmp_status(const struct table_column *c, const void *a, const void *b)
 {
@@ -120,18 +72,6 @@ static int cmp_base(const struct table_column *c, const void *a, const void *b)
 
 /* ---- building -------------------------------------------------------------- */
 
-static void add_samples_column(struct images_view *iv, int ev)
-{
-	uint64_t max = 0;
-
-	for (size_t i = 0; i < iv->id->n; i++)
-		if (iv->id->rows[i].samples[ev] > max)
-			max = iv->id->rows[i].samples[ev];
-	table_add_column(&iv->table, &(struct table_column){
-		.name = event_name((enum dcpi_event)ev), .width = table_digits(max), .align = ALIGN_RIGHT,
-		.numeric = true, .arg = ev, .cmp = cmp_samples, .cell = cell_samples });
-}
-
 /* As wide as the longest status shown ("rebuilt", "unreadable"), at least 7. */
 static int status_width(const struct images_view *iv)
 {
@@ -149,19 +89,24 @@ static void build_columns(struct view *v)
 	struct images_view *iv = IV(v);
 	struct table *t = &iv->table;
 
-	table_clear_columns(t);
-	if (iv->event >= 0) {
-		add_samples_column(iv, iv->event);
-		table_add_column(t, &(struct table_column){ .name = "percent", .title = "%", .width = 5,
-							    .align = ALIGN_RIGHT, .numeric = true,
-							    .arg = iv->event, .cmp = cmp_samples,
-							    .cell = cell_percent });
-		table_add_column(t, &(struct table_column){ .name = "cum", .title = "cum%", .width = 5,
-							    .align = ALIGN_RIGHT, .cell = cell_cum });
+	enum dcpi_event events[EVENT__COUNT];
+	int widths[EVENT__COUNT] = { 0 };
+	size_t n = 0;
+
+	/* the events with samples in the epoch, as wide as their largest count */
+	for (int e = 0; e < EVENT__COUNT; e++) {
+		uint64_t max = 0;
+
+		if (!iv->id->events[e])
+			continue;
+		for (size_t i = 0; i < iv->id->n; i++)
+			if (iv->id->rows[i].samples[e] > max)
+				max = iv->id->rows[i].samples[e];
+		widths[e] = draw_digits(max);
+		events[n++] = (enum dcpi_event)e;
 	}
-	for (int e = 0; e < EVENT__COUNT; e++)
-		if (e != iv->event && iv->id->events[e])
-			add_samples_column(iv, e);
+	table_clear_columns(t);
+	table_add_sample_columns(t, &iv->samples, events, n, widths);
 	table_add_column(t, &(struct table_column){ .name = "status", .width = status_width(iv),
 						    .cmp = cmp_status, .cell = cell_status });
 	table_add_column(t, &(struct table_column){ .name = "path", .min = 12,
@@ -172,16 +117,9 @@ static void build_columns(struct view *v)
 						    .cmp = cmp_base });
 }
 
-static double row_share(const void *iv, const void *row)
-{
-	return share(iv, row);
-}
-
 static void images_updated(void *ctx, struct table *t)
 {
-	struct images_view *iv = IV((struct view *)ctx);
-
-	table_cumulative(t, &iv->cum, row_share, iv);
+	table_samples_update(t, &IV((struct view *)ctx)->samples);
 }
 
 static void images_filter_text(void *ctx, const void *row, struct strbuf *out)
@@ -208,7 +146,6 @@ static void images_reload(struct view *v)
 	const struct image_row *cur = table_row(v->table, v->pos);
 	char *key = cur ? xstrdup(cur->key) : NULL;
 	const struct images_data *id = data_images(v->tui, v->loc.epoch, v);
-	const void **ptrs;
 
 	table_set_rows(&iv->table, NULL, 0);
 	iv->id = id;
@@ -221,20 +158,11 @@ static void images_reload(struct view *v)
 	if (!id->index_ok)
 		v->empty = "(the image index of this epoch is unreadable)";
 	tui_default_event(v->tui, id->events);
-	/* Sorted by the old event's samples: sort by the new one's. */
-	if (iv->event >= 0 && iv->event != tui_event(v->tui) &&
-	    !strcmp(iv->table.sort_name, event_name((enum dcpi_event)iv->event)))
-		iv->table.sort_name[0] = '\0';
-	iv->event = tui_event(v->tui);
+	iv->samples.totals = id->total;
+	table_samples_set_event(&iv->table, &iv->samples, tui_event(v->tui));
 	build_columns(v);
-	if (iv->table.sort < 0)
-		table_sort_by(&iv->table, iv->event >= 0 ? 0 : table_column_index(&iv->table, "path"),
-			      iv->event >= 0);
-	ptrs = xcalloc(id->n ? id->n : 1, sizeof(*ptrs));
-	for (size_t i = 0; i < id->n; i++)
-		ptrs[i] = &id->rows[i];
-	table_set_rows(&iv->table, ptrs, id->n);
-	free(ptrs);
+	table_samples_default_sort(&iv->table, &iv->samples, "path");
+	table_set_row_array(&iv->table, id->rows, id->n, sizeof(*id->rows));
 	view_table_update(v);
 	select_key(v, key);
 	free(key);
@@ -247,7 +175,8 @@ static int images_open(struct view *v)
 	table_init(&iv->table, v);
 	iv->table.filter_text = images_filter_text;
 	iv->table.updated = images_updated;
-	iv->event = -1;
+	iv->samples.event = -1;
+	iv->samples.samples = samples;
 	v->table = &iv->table;
 	images_reload(v);
 	return 0;
@@ -256,7 +185,7 @@ static int images_open(struct view *v)
 static void images_close(struct view *v)
 {
 	table_release(&IV(v)->table);
-	free(IV(v)->cum);
+	table_samples_release(&IV(v)->samples);
 }
 
 static enum view_result images_request(struct view *v, enum request req, const char *arg)
@@ -282,9 +211,9 @@ static void images_title(struct view *v, struct strbuf *sb)
 	strbuf_addf(sb, ": %zu image%s", iv->id->n, iv->id->n == 1 ? "" : "s");
 	if (v->lines != iv->id->n)
 		strbuf_addf(sb, ", %zu shown", v->lines);
-	if (iv->event >= 0)
-		strbuf_addf(sb, ", %" PRIu64 " %s samples", iv->id->total[iv->event],
-			    event_name((enum dcpi_event)iv->event));
+	if (iv->samples.event >= 0)
+		strbuf_addf(sb, ", %" PRIu64 " %s samples", iv->id->total[iv->samples.event],
+			    event_name((enum dcpi_event)iv->samples.event));
 }
 
 static bool matches(const struct image_row *r, const char *what, int how)
@@ -454,8 +383,7 @@ static void images_draw_pane(struct view *v, size_t line, struct draw *d)
 		describe_samples(IV(v), r, &sb);
 		break;
 	}
-	draw_printf(d, STYLE_DIM, " %-9s", labels[line]);
-	draw_text(d, STYLE_NORMAL, sb.buf);
+	view_pane_line(d, labels[line], 9, STYLE_NORMAL, sb.buf);
 	strbuf_release(&sb);
 }
 

@@ -24,6 +24,7 @@
 #include "core/utf8.h"
 #include "core/xalloc.h"
 #include "analysis/calc.h"
+#include "analysis/lookup.h"
 #include "disasm/decode.h"
 #include "tui/data-proc.h"
 #include "tui/insntext.h"
@@ -107,18 +108,7 @@ static uint64_t proc_total(const struct proc_view *pv)
 
 static enum style share_style(uint64_t n, uint64_t total)
 {
-	return table_share_style(total ? (double)n / (double)total : 0, n);
-}
-
-static bool parse_address(const char *s, uint64_t *addr)
-{
-	char *end;
-
-	if (strncmp(s, "0x", 2) && strncmp(s, "0X", 2))
-		return false;
-	errno = 0;
-	*addr = strtoull(s + 2, &end, 16);
-	return !errno && end != s + 2 && !*end;
+	return draw_share_style(total ? (double)n / (double)total : 0, n);
 }
 
 /* ---- lines ----------------------------------------------------------------- */
@@ -279,7 +269,7 @@ static void measure(struct proc_view *pv, const struct listing *l)
 	for (size_t c = 0; c < pv->n_cols; c++) {
 		int w = (int)strlen(event_name(pv->cols[c]));
 
-		pv->sw[c] = table_digits(l->totals[pv->cols[c]]) > w ? table_digits(l->totals[pv->cols[c]]) : w;
+		pv->sw[c] = draw_digits(l->totals[pv->cols[c]]) > w ? draw_digits(l->totals[pv->cols[c]]) : w;
 	}
 	measure_calc(pv, &pv->pd->c);
 	pv->block_samples = xcalloc(l->cfg.n_blocks ? l->cfg.n_blocks : 1,
@@ -507,16 +497,6 @@ static void draw_insn_text(struct draw *d, const struct insn *in, const char *ta
 	}
 }
 
-static enum style conf_style(enum calc_conf c)
-{
-	switch (c) {
-	case CALC_CONF_HIGH: return STYLE_CONF_HIGH;
-	case CALC_CONF_MEDIUM: return STYLE_CONF_MEDIUM;
-	case CALC_CONF_LOW: return STYLE_CONF_LOW;
-	default: return STYLE_DIM;
-	}
-}
-
 /* dcpicalc's columns: samples after skid, CPI, confidence letter. */
 static void draw_calc_columns(struct proc_view *pv, const struct calc_insn *ci, size_t i,
 			      struct draw *d)
@@ -535,7 +515,7 @@ static void draw_calc_columns(struct proc_view *pv, const struct calc_insn *ci, 
 	draw_space(d, STYLE_NORMAL, 1);
 	buf[0] = calc_conf_letter(ci->conf);
 	buf[1] = '\0';
-	draw_text(d, conf_style(ci->conf), buf);
+	draw_text(d, calc_conf_style(ci->conf), buf);
 }
 
 /* The culprit addresses (Enter or c goes there) and dcpicalc's note. */
@@ -551,9 +531,8 @@ static void draw_culprits(const struct calc_insn *ci, struct draw *d)
 			draw_printf(d, STYLE_TARGET, "%" PRIx64, ci->causes[k].addr);
 		}
 	}
-	if (ci->flags & CALC_I_UNMEASURED)
-		draw_text(d, STYLE_DIM, ci->insn->kind == INSN_CALL || ci->insn->kind == INSN_ICALL
-			  ? "  (time in the callee's entry)" : "  (time recorded outside)");
+	if (calc_unmeasured_note(ci))
+		draw_printf(d, STYLE_DIM, "  %s", calc_unmeasured_note(ci));
 }
 
 static void draw_insn(struct view *v, const struct listing_insn *li, size_t i, struct draw *d)
@@ -647,13 +626,10 @@ static void draw_block(struct view *v, size_t b, struct draw *d)
 static void draw_fraction(struct draw *d, enum style st, const char *what, double cycles,
 			  unsigned n)
 {
-	char num[32];
+	char buf[64];
 
-	calc_format_count(cycles, num, sizeof(num));
-	if (cycles < 0)
-		draw_printf(d, STYLE_DIM, "%s ?/%u = ? CPI", what, n);
-	else
-		draw_printf(d, st, "%s %s/%u = %.2fCPI", what, num, n, n ? cycles / n : 0);
+	calc_format_fraction(cycles, n, n ? cycles / n : 0, buf, sizeof(buf));
+	draw_printf(d, cycles < 0 ? STYLE_DIM : st, "%s %s", what, buf);
 }
 
 /* A block's analysis: frequency, executions, confidence, best-case and actual CPI. */
@@ -666,7 +642,7 @@ static void draw_block_calc(struct view *v, size_t b, struct draw *d)
 	calc_format_count(cb->freq, f, sizeof(f));
 	calc_format_execs(cb->execs, ex, sizeof(ex));
 	draw_space(d, STYLE_NORMAL, 3);
-	draw_text(d, conf_style(cb->conf), letter);
+	draw_text(d, calc_conf_style(cb->conf), letter);
 	draw_printf(d, STYLE_BLOCK, " freq %s  execs %s", f, ex);
 	draw_text(d, STYLE_NORMAL, "  ");
 	draw_fraction(d, STYLE_NORMAL, "best-case", cb->best_cycles, cb->n_insns);
@@ -698,25 +674,11 @@ static void draw_source(struct view *v, const struct listing_insn *li, struct dr
 	draw_space(d, STYLE_NORMAL, text_indent(pv));
 	draw_printf(d, STYLE_SOURCE, "%s:%" PRIu32, file, li->line->line);
 	if (li->src_text) {
-		struct strbuf sb = STRBUF_INIT;
-		char *safe;
-		size_t col = 0;
+		char *text = listing_source_text(li->src_text);
 
-		for (const char *p = li->src_text; *p; p++) {
-			if (*p == '\t') {
-				do
-					strbuf_addch(&sb, ' ');
-				while (++col % 8);
-			} else {
-				strbuf_addch(&sb, *p);
-				col++;
-			}
-		}
-		safe = display_safe(sb.buf);
 		draw_text(d, STYLE_SOURCE, "  ");
-		draw_text(d, STYLE_SOURCE, safe);
-		free(safe);
-		strbuf_release(&sb);
+		draw_text(d, STYLE_SOURCE, text);
+		free(text);
 	}
 	free(file);
 }
@@ -738,27 +700,17 @@ static void draw_inline(struct view *v, const struct listing_insn *li, struct dr
 	free(name);
 }
 
-/*
- * A stall bubble line: dcpicalc's (letters, "... 18.0cy" for a long
- * stall, "(d = D-cache miss)" where a letter first appears), drawn over
- * the instruction text column.
- */
+/* A stall bubble line: dcpicalc's (calc_draw_bubble), over the instruction text column. */
 static void draw_bubble(struct view *v, size_t k, struct draw *d)
 {
 	const struct calc_line *cl = &PRV(v)->pd->render.v[k];
-	const char *s = cl->text + strspn(cl->text, " ");
-	size_t letters = strcspn(s, " "), legend = strcspn(s, "(");
 	enum style st = cl->is_static ? STYLE_BUBBLE_STATIC : STYLE_BUBBLE;
 
 	draw_space(d, STYLE_NORMAL, text_indent(PRV(v)));
 	draw_glyph(d, st, GLYPH_BUBBLE);
 	draw_glyph(d, st, GLYPH_BUBBLE);
 	draw_space(d, STYLE_NORMAL, 1);
-	draw_textn(d, st, s, letters);
-	if (letters < legend)
-		draw_textn(d, st, s + letters, legend - letters);
-	if (s[legend])
-		draw_text(d, STYLE_DIM, s + legend);
+	calc_draw_bubble(&PRV(v)->pd->c, cl, d);
 }
 
 static void proc_draw(struct view *v, size_t line, struct draw *d)
@@ -900,49 +852,6 @@ static void follow(struct view *v, size_t i)
 
 /* ---- stalls and culprits ------------------------------------------------------- */
 
-/* "r register dependency" for the reasons of a cause (its what bits). */
-static void describe_reasons(unsigned what, struct strbuf *sb)
-{
-	bool first = true;
-
-	for (size_t k = 0; k < CULPRIT__COUNT; k++) {
-		if (!(what & (1u << k)))
-			continue;
-		strbuf_addf(sb, "%s%c %s", first ? "" : ", ", calc_culprit_letter((enum calc_culprit)k),
-			    calc_culprit_name((enum calc_culprit)k));
-		first = false;
-	}
-	for (size_t k = 0; k < CALC_STATIC__COUNT; k++) {
-		if (!(what & (1u << (16 + k))))
-			continue;
-		strbuf_addf(sb, "%s%c %s", first ? "" : ", ", calc_static_letter((enum calc_static)k),
-			    calc_static_name((enum calc_static)k));
-		first = false;
-	}
-}
-
-/* "3.1cy (best 0.5cy): 2.5cy r, 0.8cy du" */
-static void describe_stall(const struct calc *c, size_t i, struct strbuf *sb)
-{
-	const struct calc_insn *ci = &c->insns[i];
-	struct calc_bubble bb;
-	char cy[32], best[32];
-
-	calc_format_cycles(ci->cpi, cy, sizeof(cy));
-	calc_format_cycles(ci->m, best, sizeof(best));
-	strbuf_addf(sb, "%s per execution (best %s)", cy, best);
-	if (!calc_bubble_of(c, i, &bb))
-		return;
-	if (bb.dynamic_cycles > 0) {
-		calc_format_cycles(bb.dynamic_cycles, cy, sizeof(cy));
-		strbuf_addf(sb, ", dynamic %s %s", cy, bb.letters);
-	}
-	if (bb.static_cycles > 0) {
-		calc_format_cycles(bb.static_cycles, cy, sizeof(cy));
-		strbuf_addf(sb, ", static %s %c", cy, bb.static_letter);
-	}
-}
-
 /* The instruction a line is about (an instruction or its bubble), or -1. */
 static long line_insn(const struct view *v, size_t line)
 {
@@ -989,7 +898,7 @@ static void next_stall(struct view *v, int dir)
 			continue;
 		jump_to_line(v, pv->insn_line[i]);
 		strbuf_addf(&sb, "stall at %" PRIx64 ": ", c->insns[i].insn->addr);
-		describe_stall(c, (size_t)i, &sb);
+		calc_describe_stall(c, (size_t)i, &sb);
 		strbuf_addf(&sb, "%s; %s", (dir > 0 ? i <= cur : i >= cur) ? " (wrapped)" : "",
 			    c->insns[i].n_causes ? "c: its culprit" : "] [: next, previous");
 		tui_info(v->tui, "%s", sb.buf);
@@ -1034,7 +943,7 @@ static void culprit(struct view *v)
 	pv->culprit_line = v->pos;
 	strbuf_addf(&sb, "culprit %zu of %zu of the stall at %" PRIx64 ": %" PRIx64 " (",
 		    k + 1, ci->n_causes, ci->insn->addr, ci->causes[k].addr);
-	describe_reasons(ci->causes[k].what, &sb);
+	calc_describe_reasons(ci->causes[k].what, &sb);
 	strbuf_addf(&sb, ")%s", ci->n_causes > 1 ? "; c again: the next" : "");
 	tui_info(v->tui, "%s; back (q) returns", sb.buf);
 	strbuf_release(&sb);
@@ -1195,7 +1104,7 @@ static int proc_goto(struct view *v, const char *what)
 	const struct listing *l = listing_of(v);
 	uint64_t addr;
 
-	if (l && parse_address(what, &addr)) {
+	if (l && lookup_parse_address(what, false, &addr)) {
 		long line = address_line(v, addr);
 
 		if (line >= 0) {
@@ -1300,102 +1209,6 @@ static void pane_samples(const struct proc_data *pd, struct strbuf *sb)
 	strbuf_addf(sb, ", skid %d", pd->c.skid);
 }
 
-/* Figure 4's first lines: best-case and actual CPI, and the confidence. */
-static void pane_cpi(const struct calc *c, struct strbuf *sb)
-{
-	const struct calc_summary *s = &c->summary;
-	char n1[32], n2[32];
-
-	if (!c->has_time) {
-		strbuf_addstr(sb, "no time samples: frequencies unknown, best case only");
-		return;
-	}
-	calc_format_count(s->best_cycles, n1, sizeof(n1));
-	calc_format_count(s->insns, n2, sizeof(n2));
-	strbuf_addf(sb, "best-case %s/%s = %.2fCPI, ", n1, n2, s->best_cpi >= 0 ? s->best_cpi : 0);
-	calc_format_count(s->cpi >= 0 ? s->cpi * s->insns : -1, n1, sizeof(n1));
-	if (s->cpi >= 0)
-		strbuf_addf(sb, "actual %s/%s = %.2fCPI", n1, n2, s->cpi);
-	else
-		strbuf_addstr(sb, "actual ? (no frequency estimates)");
-	strbuf_addf(sb, "; confidence: %.0f%% of the samples high, %.0f%% low", 100 * s->high_share,
-		    100 * s->low_share);
-}
-
-static double pane_pct(const struct calc *c, double v)
-{
-	return c->summary.samples > 0 ? 100.0 * v / c->summary.samples : 0;
-}
-
-/* "12.0%" or "12.0% to 27.9%"; false if both round to zero. */
-static bool pane_range(const struct calc *c, double lo, double hi, struct strbuf *sb)
-{
-	char a[16], b[16];
-
-	snprintf(a, sizeof(a), "%.1f", pane_pct(c, lo));
-	snprintf(b, sizeof(b), "%.1f", pane_pct(c, hi));
-	if (!strcmp(a, "0.0") && !strcmp(b, "0.0"))
-		return false;
-	if (!strcmp(a, b))
-		strbuf_addf(sb, "%s%%", a);
-	else
-		strbuf_addf(sb, "%s%% to %s%%", a, b);
-	return true;
-}
-
-/* The dynamic stalls of Figure 4 (those with cycles), with their letters. */
-static void pane_dynamic(const struct calc *c, struct strbuf *sb)
-{
-	const struct calc_summary *s = &c->summary;
-	struct strbuf item = STRBUF_INIT;
-	bool any = false;
-
-	strbuf_addf(sb, "%.1f%%", pane_pct(c, s->dynamic));
-	for (size_t k = 0; k < CULPRIT__COUNT; k++) {
-		strbuf_reset(&item);
-		if (!pane_range(c, s->dyn_lo[k], s->dyn_hi[k], &item))
-			continue;
-		strbuf_addf(sb, "%s%c %s %s", any ? ", " : ": ", calc_culprit_letter((enum calc_culprit)k),
-			    calc_culprit_name((enum calc_culprit)k), item.buf);
-		any = true;
-	}
-	strbuf_reset(&item);
-	if (pane_range(c, s->gain, s->gain, &item))
-		strbuf_addf(sb, "%sunexplained gain %s", any ? ", " : ": ", item.buf);
-	strbuf_release(&item);
-}
-
-static void pane_static(const struct calc *c, struct strbuf *sb)
-{
-	const struct calc_summary *s = &c->summary;
-	bool any = false;
-
-	strbuf_addf(sb, "%.1f%%", pane_pct(c, s->static_total));
-	for (size_t k = 0; k < CALC_STATIC__COUNT; k++) {
-		char v[16];
-
-		snprintf(v, sizeof(v), "%.1f", pane_pct(c, s->stat[k]));
-		if (!strcmp(v, "0.0"))
-			continue;
-		strbuf_addf(sb, "%s%c %s %s%%", any ? ", " : ": ", calc_static_letter((enum calc_static)k),
-			    calc_static_name((enum calc_static)k), v);
-		any = true;
-	}
-}
-
-static void pane_total(const struct calc *c, struct strbuf *sb)
-{
-	const struct calc_summary *s = &c->summary;
-
-	strbuf_addf(sb, "stall %.1f%%, execution %.1f%%, ", pane_pct(c, s->dynamic + s->static_total),
-		    pane_pct(c, s->execution));
-	if (s->unestimated > 0)
-		strbuf_addf(sb, "no frequency estimate %.1f%%, ", pane_pct(c, s->unestimated));
-	strbuf_addf(sb, "net sampling error %.1f%% of %.0f samples tallied (%.1f%% of all)",
-		    pane_pct(c, s->net_error), s->samples,
-		    100 * s->epoch_share * (s->recorded > 0 ? s->samples / s->recorded : 0));
-}
-
 static void pane_block(struct view *v, struct strbuf *sb)
 {
 	const struct calc *c = &PRV(v)->pd->c;
@@ -1453,7 +1266,7 @@ static void pane_line(struct view *v, struct strbuf *sb)
 		free(n);
 	}
 	strbuf_addstr(sb, "; ");
-	describe_stall(&pv->pd->c, (size_t)i, sb);
+	calc_describe_stall(&pv->pd->c, (size_t)i, sb);
 }
 
 static void proc_draw_pane(struct view *v, size_t line, struct draw *d)
@@ -1463,17 +1276,18 @@ static void proc_draw_pane(struct view *v, size_t line, struct draw *d)
 	const struct proc_data *pd = PRV(v)->pd;
 	const struct calc *c = &pd->c;
 	struct strbuf sb = STRBUF_INIT;
-	bool analysed = c->has_time;
 
 	if (line >= PANE__LINES)
 		return;
+	if (line >= PANE_CPI && line <= PANE_TOTAL) {
+		/* the Figure 4 summary, in brief */
+		view_pane_line(d, labels[line], 10, STYLE_NORMAL, "");
+		calc_draw_summary_brief(c, CALC_BRIEF_CPI + (line - PANE_CPI), d);
+		return;
+	}
 	switch (line) {
 	case PANE_PROC: pane_proc(pd, &sb); break;
 	case PANE_SAMPLES: pane_samples(pd, &sb); break;
-	case PANE_CPI: pane_cpi(c, &sb); break;
-	case PANE_DYNAMIC: if (analysed) pane_dynamic(c, &sb); break;
-	case PANE_STATIC: if (analysed) pane_static(c, &sb); break;
-	case PANE_TOTAL: if (analysed) pane_total(c, &sb); break;
 	case PANE_BLOCK: pane_block(v, &sb); break;
 	case PANE_LINE: pane_line(v, &sb); break;
 	case PANE_IMAGE:
@@ -1488,27 +1302,9 @@ static void proc_draw_pane(struct view *v, size_t line, struct draw *d)
 			strbuf_addf(&sb, "none: %s", c->list.src_why ? c->list.src_why : "?");
 		break;
 	}
-	draw_printf(d, STYLE_DIM, " %-10s", labels[line]);
-	draw_text(d, line == PANE_IMAGE && pd->warning ? STYLE_WARNING
-		  : line == PANE_DYNAMIC ? STYLE_BUBBLE : STYLE_NORMAL, sb.buf);
+	view_pane_line(d, labels[line], 10, line == PANE_IMAGE && pd->warning ? STYLE_WARNING
+		       : STYLE_NORMAL, sb.buf);
 	strbuf_release(&sb);
-}
-
-/* The bubble letters, from the analysis' own table. */
-static void proc_legend_more(struct strbuf *sb)
-{
-	strbuf_addstr(sb, "Dynamic stalls:");
-	for (size_t k = 0; k < CULPRIT__COUNT; k++)
-		strbuf_addf(sb, "%s%c %s", k % 3 == 0 ? "\n  " : ", ",
-			    calc_culprit_letter((enum calc_culprit)k), calc_culprit_name((enum calc_culprit)k));
-	strbuf_addstr(sb, "\nStatic stalls (from the schedule):");
-	for (size_t k = 0; k < CALC_STATIC__COUNT; k++)
-		strbuf_addf(sb, "%s%c %s", k % 3 == 0 ? "\n  " : ", ",
-			    calc_static_letter((enum calc_static)k), calc_static_name((enum calc_static)k));
-	strbuf_addf(sb, "\nConfidence: %c %s, %c %s, %c %s, %c no estimate.", calc_conf_letter(CALC_CONF_HIGH),
-		    calc_conf_name(CALC_CONF_HIGH), calc_conf_letter(CALC_CONF_MEDIUM),
-		    calc_conf_name(CALC_CONF_MEDIUM), calc_conf_letter(CALC_CONF_LOW),
-		    calc_conf_name(CALC_CONF_LOW), calc_conf_letter(CALC_CONF_NONE));
 }
 
 const struct view_ops procedure_view_ops = {
@@ -1532,7 +1328,7 @@ const struct view_ops procedure_view_ops = {
 		  "p shows the Figure 4 summary (dcpicalc --summary) and the cursor's block and\n"
 		  "instruction in a pane.  A binary that is missing, or changed since it was\n"
 		  "profiled, is refused (:force uses it anyway).",
-	.legend_more = proc_legend_more,
+	.legend_more = calc_legend,
 	.priv_size = sizeof(struct proc_view),
 	.open = proc_open,
 	.close = proc_close,

@@ -13,6 +13,7 @@
 #include "config.h"
 #include "tui/view.h"
 
+#include "analysis/lookup.h"
 #include "core/strbuf.h"
 #include "core/xalloc.h"
 #include "tui/data-proc.h"
@@ -29,8 +30,7 @@ struct procs_view {
 	const struct procs_calc *calc;  /* the analysis, maybe still running */
 	bool calc_complete;
 	struct table table;
-	double *cum;            /* running share by display position */
-	int event;              /* the event the columns were built for */
+	struct table_samples samples;  /* the event the columns were built for, cum% */
 	/* the cursor's row, kept while new data loads */
 	struct procprof_row keep_pr;
 	struct proc_row keep;
@@ -39,57 +39,12 @@ struct procs_view {
 #define PV(v) ((struct procs_view *)(v)->priv)
 #define ROW(p) ((const struct proc_row *)(p))
 
-static uint64_t samples(const struct proc_row *r, int ev)
+static uint64_t samples(const void *row, int ev)
 {
-	return ev >= 0 ? r->pr->samples[ev] : 0;
-}
-
-static double share(const struct procs_view *pv, const struct proc_row *r)
-{
-	uint64_t total = pv->event >= 0 ? pv->pd->pp.totals[pv->event] : 0;
-
-	return total ? (double)samples(r, pv->event) / (double)total : 0;
+	return ev >= 0 ? ROW(row)->pr->samples[ev] : 0;
 }
 
 /* ---- cells ------------------------------------------------------------- */
-
-static void cell_samples(void *ctx, const struct table_column *col, const void *row, size_t pos,
-			 struct draw *d, int width)
-{
-	struct procs_view *pv = PV((struct view *)ctx);
-	uint64_t n = samples(row, col->arg);
-	char buf[24];
-
-	snprintf(buf, sizeof(buf), "%" PRIu64, n);
-	draw_field(d, col->arg == pv->event ? table_share_style(share(pv, row), n)
-		   : (n ? STYLE_NORMAL : STYLE_DIM), buf, width, ALIGN_RIGHT);
-}
-
-static void draw_percent(struct draw *d, enum style st, double s, int width)
-{
-	char buf[16];
-
-	snprintf(buf, sizeof(buf), "%.1f", s * 100);
-	draw_field(d, st, buf, width, ALIGN_RIGHT);
-}
-
-static void cell_percent(void *ctx, const struct table_column *col, const void *row, size_t pos,
-			 struct draw *d, int width)
-{
-	struct procs_view *pv = PV((struct view *)ctx);
-	double s = share(pv, row);
-
-	draw_percent(d, table_share_style(s, samples(row, pv->event)), s, width);
-}
-
-static void cell_cum(void *ctx, const struct table_column *col, const void *row, size_t pos,
-		     struct draw *d, int width)
-{
-	struct view *v = ctx;
-
-	draw_percent(d, STYLE_NORMAL, PV(v)->cum && pos < v->table->n_shown ? PV(v)->cum[pos] : 0,
-		     width);
-}
 
 static void cell_name(void *ctx, const struct table_column *col, const void *row, size_t pos,
 		      struct draw *d, int width)
@@ -185,16 +140,11 @@ static void cell_conf(void *ctx, const struct table_column *col, const void *row
 	if (no_figure(d, an, pending, width))
 		return;
 	h = an->high_conf;
-	draw_percent(d, h >= 0.8 ? STYLE_CONF_HIGH : h >= 0.5 ? STYLE_CONF_MEDIUM : STYLE_CONF_LOW,
+	table_draw_percent(d, h >= 0.8 ? STYLE_CONF_HIGH : h >= 0.5 ? STYLE_CONF_MEDIUM : STYLE_CONF_LOW,
 		     h, width);
 }
 
 /* ---- comparisons ----------------------------------------------------------- */
-
-static int cmp_samples(const struct table_column *c, const void *a, const void *b)
-{
-	return table_cmp_u64(samples(a, c->arg), samples(b, c->arg));
-}
 
 static int cmp_name(const struct table_column *c, const void *a, const void *b)
 {
@@ -231,14 +181,6 @@ static int cmp_conf(const struct table_column *c, const void *a, const void *b)
 
 /* ---- building -------------------------------------------------------------- */
 
-static void add_samples_column(struct procs_view *pv, int ev)
-{
-	table_add_column(&pv->table, &(struct table_column){
-		.name = event_name((enum dcpi_event)ev), .width = table_digits(pv->pd->pp.totals[ev]),
-		.align = ALIGN_RIGHT, .numeric = true, .arg = ev, .cmp = cmp_samples,
-		.cell = cell_samples });
-}
-
 static void add_analysis_columns(struct table *t)
 {
 	table_add_column(t, &(struct table_column){ .name = "cpi", .title = "CPI", .width = 5,
@@ -257,18 +199,13 @@ static void build_columns(struct view *v)
 	struct procs_view *pv = PV(v);
 	struct table *t = &pv->table;
 
+	int widths[EVENT__COUNT];
+
+	/* as wide as the epoch's total */
+	for (int e = 0; e < EVENT__COUNT; e++)
+		widths[e] = draw_digits(pv->pd->pp.totals[e]);
 	table_clear_columns(t);
-	if (pv->event >= 0) {
-		add_samples_column(pv, pv->event);
-		table_add_column(t, &(struct table_column){ .name = "percent", .title = "%",
-			.width = 5, .align = ALIGN_RIGHT, .numeric = true, .arg = pv->event,
-			.cmp = cmp_samples, .cell = cell_percent });
-		table_add_column(t, &(struct table_column){ .name = "cum", .title = "cum%",
-			.width = 5, .align = ALIGN_RIGHT, .cell = cell_cum });
-	}
-	for (size_t k = 0; k < pv->pd->pp.n_events; k++)
-		if ((int)pv->pd->pp.events[k] != pv->event)
-			add_samples_column(pv, pv->pd->pp.events[k]);
+	table_add_sample_columns(t, &pv->samples, pv->pd->pp.events, pv->pd->pp.n_events, widths);
 	if (pv->calc)
 		add_analysis_columns(t);
 	table_add_column(t, &(struct table_column){ .name = "procedure", .min = 12,
@@ -281,16 +218,9 @@ static void build_columns(struct view *v)
 		.cmp = cmp_address });
 }
 
-static double row_share(const void *pv, const void *row)
-{
-	return share(pv, row);
-}
-
 static void procs_updated(void *ctx, struct table *t)
 {
-	struct procs_view *pv = PV((struct view *)ctx);
-
-	table_cumulative(t, &pv->cum, row_share, pv);
+	table_samples_update(t, &PV((struct view *)ctx)->samples);
 }
 
 static void procs_filter_text(void *ctx, const void *row, struct strbuf *out)
@@ -347,7 +277,6 @@ static void procs_reload(struct view *v)
 	struct procs_view *pv = PV(v);
 	const struct proc_row *cur = table_row(v->table, v->pos);
 	const struct procs_data *pd = data_procs(v->tui, v->loc.epoch, v->loc.image, v);
-	const void **ptrs;
 
 	if (cur) {
 		free(pv->keep.name);
@@ -367,19 +296,11 @@ static void procs_reload(struct view *v)
 	}
 	tui_default_event(v->tui, pd->events);
 	load_analysis(v);
-	if (pv->event >= 0 && pv->event != tui_event(v->tui) &&
-	    !strcmp(pv->table.sort_name, event_name((enum dcpi_event)pv->event)))
-		pv->table.sort_name[0] = '\0';
-	pv->event = tui_event(v->tui);
+	pv->samples.totals = pd->pp.totals;
+	table_samples_set_event(&pv->table, &pv->samples, tui_event(v->tui));
 	build_columns(v);
-	if (pv->table.sort < 0)
-		table_sort_by(&pv->table, pv->event >= 0 ? 0 : table_column_index(&pv->table, "procedure"),
-			      pv->event >= 0);
-	ptrs = xcalloc(pd->n ? pd->n : 1, sizeof(*ptrs));
-	for (size_t i = 0; i < pd->n; i++)
-		ptrs[i] = &pd->rows[i];
-	table_set_rows(&pv->table, ptrs, pd->n);
-	free(ptrs);
+	table_samples_default_sort(&pv->table, &pv->samples, "procedure");
+	table_set_row_array(&pv->table, pd->rows, pd->n, sizeof(*pd->rows));
 	view_table_update(v);
 	if (!find_row(v, pv->keep.name ? &pv->keep : NULL))
 		view_move_to(v, 0);
@@ -394,7 +315,8 @@ static int procs_open(struct view *v)
 	table_init(&pv->table, v);
 	pv->table.filter_text = procs_filter_text;
 	pv->table.updated = procs_updated;
-	pv->event = -1;
+	pv->samples.event = -1;
+	pv->samples.samples = samples;
 	v->table = &pv->table;
 	procs_reload(v);
 	return 0;
@@ -403,7 +325,7 @@ static int procs_open(struct view *v)
 static void procs_close(struct view *v)
 {
 	table_release(&PV(v)->table);
-	free(PV(v)->cum);
+	table_samples_release(&PV(v)->samples);
 	free(PV(v)->keep.name);
 }
 
@@ -455,25 +377,14 @@ static void procs_title(struct view *v, struct strbuf *sb)
 		strbuf_addf(sb, " of %s", pd->n ? procs_row_image(pd, &pd->rows[0])->base : v->loc.image);
 	if (v->lines != pd->n)
 		strbuf_addf(sb, ", %zu shown", v->lines);
-	if (pv->event >= 0)
-		strbuf_addf(sb, ", %" PRIu64 " %s samples", pd->pp.shown[pv->event],
-			    event_name((enum dcpi_event)pv->event));
+	if (pv->samples.event >= 0)
+		strbuf_addf(sb, ", %" PRIu64 " %s samples", pd->pp.shown[pv->samples.event],
+			    event_name((enum dcpi_event)pv->samples.event));
 	if (pv->calc && !pv->calc_complete)
 		strbuf_addf(sb, ", %zu of %zu analysed", atomic_load(&pv->calc->n_analysed),
 			    pv->calc->n_todo);
 	if (pd->force)
 		strbuf_addstr(sb, " (forced)");
-}
-
-static bool parse_address(const char *s, uint64_t *addr)
-{
-	char *end;
-
-	if (strncmp(s, "0x", 2) && strncmp(s, "0X", 2))
-		return false;
-	errno = 0;
-	*addr = strtoull(s + 2, &end, 16);
-	return !errno && end != s + 2 && !*end;
 }
 
 static bool matches(const struct proc_row *r, const char *what, uint64_t addr, bool is_addr)
@@ -490,7 +401,7 @@ static bool matches(const struct proc_row *r, const char *what, uint64_t addr, b
 static int procs_goto(struct view *v, const char *what)
 {
 	uint64_t addr = 0;
-	bool is_addr = parse_address(what, &addr);
+	bool is_addr = lookup_parse_address(what, false, &addr);
 
 	for (size_t i = 0; i < v->lines; i++) {
 		if (matches(table_row(v->table, i), what, addr, is_addr)) {
@@ -610,8 +521,7 @@ static void procs_draw_pane(struct view *v, size_t line, struct draw *d)
 		describe_analysis(v, r, &sb);
 		break;
 	}
-	draw_printf(d, STYLE_DIM, " %-10s", labels[line]);
-	draw_text(d, STYLE_NORMAL, sb.buf);
+	view_pane_line(d, labels[line], 10, STYLE_NORMAL, sb.buf);
 	strbuf_release(&sb);
 }
 

@@ -389,6 +389,12 @@ static void line_text(struct view *v, size_t line, struct strbuf *sb, unsigned f
 	strbuf_rtrim(sb);
 }
 
+void view_pane_line(struct draw *d, const char *label, int width, enum style st, const char *text)
+{
+	draw_printf(d, STYLE_DIM, " %-*s", width, label);
+	draw_text(d, st, text);
+}
+
 void view_line_text(struct view *v, size_t line, struct strbuf *sb, unsigned flags)
 {
 	text_layout(v);

@@ -163,6 +163,12 @@ void view_draw_line(struct view *v, size_t line, struct draw *d);
 bool view_has_header(const struct view *v);
 void view_draw_header(struct view *v, struct draw *d);
 
+/*
+ * A line of a details pane (draw_pane): its label, dim, in a column of
+ * width, then text in style st.
+ */
+void view_pane_line(struct draw *d, const char *label, int width, enum style st, const char *text);
+
 /* Appends the plain text of a line (unclipped, no horizontal scroll). */
 void view_line_text(struct view *v, size_t line, struct strbuf *sb, unsigned flags);
 

@@ -2,7 +2,7 @@
  * tests/bench/calc-accuracy.c - how close dcpicalc's estimated execution
  * counts are to the truth: compares the `execs` of every analysed
  * instruction (and edge) with callgrind's exact counts, and prints the
- * distribution of errors in the buckets of seed 001, Figures 8 and 9.
+ * distribution of errors in the buckets of the DCPI paper (Anderson et al., SOSP 1997), Figures 8 and 9.
  *
  *   calc-accuracy -d DB [-E EPOCH] --callgrind FILE [--callgrind FILE...]
  *                 [--scale X] [--period-cycles P | --mhz M]

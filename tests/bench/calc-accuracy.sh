@@ -1,6 +1,6 @@
 #!/bin/bash
 # tests/bench/calc-accuracy.sh - dcpicalc's frequency estimates against
-# callgrind's exact counts (seed 001, Figures 8 and 9), per workload.
+# callgrind's exact counts (the DCPI paper, Anderson et al., SOSP 1997, Figures 8 and 9), per workload.
 #
 #   calc-accuracy.sh [-o DIR] [-F HZ] [-r RUNS] [-m MODES] [-V] [-B] [WORKLOAD...]
 #

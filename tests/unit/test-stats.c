@@ -14,7 +14,7 @@
 
 static void summary_figure3_row(void **state)
 {
-	/* smooth_ in seed 001 Figure 3 is summarised from 8 sets; check the
+	/* smooth_ in the DCPI paper's Figure 3 is summarised from 8 sets; check the
 	 * definitions on a small known set instead. */
 	double x[] = { 38155, 88075, 50000, 40000 };
 	struct stats_summary s;
