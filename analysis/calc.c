@@ -65,6 +65,8 @@ static const struct {
 	[CULPRIT_MUL] = { "multiplier busy", "multiplier", 'm' },
 	[CULPRIT_DIV] = { "divider busy or slow divide", "divider", 'v' },
 	[CULPRIT_SYNC] = { "synchronisation", "sync", 'y' },
+	[CULPRIT_STORE_FWD] = { "store forwarding failed", "store-forward", 'F' },
+	[CULPRIT_ALIAS_4K] = { "4K aliasing", "alias-4k", 'K' },
 	[CULPRIT_UNEXPLAINED] = { "unexplained stall", "unexplained", 'u' },
 }, statics[CALC_STATIC__COUNT] = {
 	[CALC_STATIC_SLOT] = { "slotting (dispatch/retire width)", "slotting", 's' },
@@ -107,9 +109,17 @@ enum calc_static calc_static_of(enum sched_reason r)
 
 const char *calc_how_name(enum calc_how h)
 {
-	static const char *const n[] = { "none", "samples", "propagated", "flow", "repaired" };
+	static const char *const n[] = { "none", "samples", "propagated", "flow", "repaired",
+					 "measured", "branches" };
 
 	return (unsigned)h < ARRAY_SIZE(n) ? n[h] : "none";
+}
+
+const char *calc_level_name(int level)
+{
+	static const char *const n[CALC_LEVEL__COUNT] = { "L1", "L2", "L3", "memory" };
+
+	return level >= 0 && level < CALC_LEVEL__COUNT ? n[level] : "?";
 }
 
 long calc_insn_at(const struct calc *c, uint64_t addr)
@@ -1006,6 +1016,46 @@ static bool burst_estimate(struct work *w, int cls, struct est_result *r)
 	return true;
 }
 
+/*
+ * A count measured from an induction register (measure.h) for class cls:
+ * executions over the cycles of a sample.  Confidence: the count's error
+ * is that of the loop's samples (periodic, not Poisson: about one sample
+ * in a run) and of the pairs' mean, small with tens of pairs; what can
+ * spoil it is a loop whose runs a pair straddles, each of which loses up
+ * to a pair's iterations: the share of wrong-way pairs bounds the error
+ * (unless the trip count accounts for them).
+ */
+static bool measured_estimate(struct work *w, int cls, struct est_result *r,
+			      enum calc_conf *conf)
+{
+	const struct calc *c = w->c;
+	const struct measure *best = NULL;
+
+	if (!(c->period > 0))
+		return false;
+	for (size_t k = 0; k < c->n_measured; k++) {
+		const struct measure *m = &c->measured[k];
+
+		if (w->cfg->blocks[m->block].cls == cls && (!best || m->good > best->good))
+			best = m;
+	}
+	if (!best)
+		return false;
+	r->method = EST_MEASURED;
+	r->f = best->execs / c->period;
+	r->samples = best->loop_samples;
+	r->points = (unsigned)best->good;
+	double wrong = best->trip ? 0 : (double)best->against / (double)best->pairs;
+
+	if (best->good >= 40 && best->loop_samples >= 200 && wrong <= 0.01)
+		*conf = CALC_CONF_HIGH;
+	else if (best->good >= 20 && best->loop_samples >= 50 && wrong <= 0.05)
+		*conf = CALC_CONF_MEDIUM;
+	else
+		*conf = CALC_CONF_LOW;
+	return true;
+}
+
 /* Sampling error alone: about 1/sqrt(samples). */
 static enum calc_conf instructions_confidence(const struct est_result *r)
 {
@@ -1040,7 +1090,9 @@ static void estimate_classes(struct work *w)
 		freq_estimate_class(p, n, w->c->opts.est, r, used);
 		w->cls_m[cls] = r->total_m;
 		class_features(w, (int)cls, &w->cls_agree[cls], &w->cls_loads[cls]);
-		if (instructions_estimate(w, idx, n, r)) {
+		if (measured_estimate(w, (int)cls, r, &w->cls_conf[cls])) {
+			memset(used, 0, n);
+		} else if (instructions_estimate(w, idx, n, r)) {
 			memset(used, 0, n);
 			w->cls_conf[cls] = instructions_confidence(r);
 		} else if (burst_estimate(w, (int)cls, r)) {
@@ -1230,6 +1282,10 @@ static void spread_values(struct work *w)
 		cb->freq = w->cls_val[cls];
 		cb->conf = w->cls_conf[cls];
 		cb->how = w->cls_repaired[cls] ? CALC_HOW_REPAIRED :
+			  w->cls_est[cls].method == EST_BRANCHES &&
+			  w->cls_state[cls] == FREQ_ESTIMATED ? CALC_HOW_BRANCHES :
+			  w->cls_est[cls].method == EST_MEASURED &&
+			  w->cls_state[cls] == FREQ_ESTIMATED ? CALC_HOW_MEASURED :
 			  w->cls_state[cls] == FREQ_ESTIMATED ? CALC_HOW_SAMPLES : CALC_HOW_PROPAGATED;
 	}
 	for (size_t e = 0; e < cfg->n_edges; e++) {
@@ -1244,6 +1300,10 @@ static void spread_values(struct work *w)
 		ce->freq = w->cls_val[cls];
 		ce->conf = w->cls_conf[cls];
 		ce->how = w->cls_repaired[cls] ? CALC_HOW_REPAIRED :
+			  w->cls_est[cls].method == EST_BRANCHES &&
+			  w->cls_state[cls] == FREQ_ESTIMATED ? CALC_HOW_BRANCHES :
+			  w->cls_est[cls].method == EST_MEASURED &&
+			  w->cls_state[cls] == FREQ_ESTIMATED ? CALC_HOW_MEASURED :
 			  w->cls_state[cls] == FREQ_ESTIMATED ? CALC_HOW_SAMPLES : CALC_HOW_PROPAGATED;
 	}
 	c->invocations = c->blocks[cfg->exit].freq;
@@ -1522,11 +1582,213 @@ static void repair(struct work *w)
 	free(changed);
 }
 
+/* Bursts: a branch's outcomes counted at least this often give its edges' values. */
+#define BRANCH_MIN 12
+
+/* A class whose value branch outcomes may give: none yet, or a low-confidence estimate. */
+static bool overridable(const struct work *w, const unsigned char *valued, int cls)
+{
+	return cls >= 0 && !valued[cls] && w->cls_est[cls].method != EST_MEASURED &&
+	       (w->cls_state[cls] == FREQ_UNKNOWN || w->cls_conf[cls] <= CALC_CONF_LOW);
+}
+
+/*
+ * Confidence conf (at most), and the outcomes behind the value in samples:
+ * medium only where the share's binomial error, sqrt((1 - p) / n), is 5%
+ * or less and the value it multiplies is medium or better.
+ */
+static void set_branch_value(struct work *w, unsigned char *valued, int cls, double v,
+			     double outcomes, enum calc_conf conf)
+{
+	w->cls_val[cls] = v;
+	w->cls_state[cls] = FREQ_ESTIMATED;
+	w->cls_conf[cls] = conf;
+	w->cls_est[cls].method = EST_BRANCHES;
+	w->cls_est[cls].samples = outcomes;
+	w->cls_repaired[cls] = 0;
+	valued[cls] = 1;
+}
+
+/* The outgoing edges of block b, from its branch's outcomes; returns how many were valued. */
+static size_t branch_edges(struct work *w, unsigned char *valued, size_t b)
+{
+	const struct cfg *cfg = w->cfg;
+	const struct burstview *bv = &w->c->bursts;
+	const struct cfg_block *blk = &cfg->blocks[b];
+	size_t last = blk->first + blk->n_insns - 1, n = 0;
+	uint64_t total = bv->taken[last] + bv->fallthrough[last];
+
+	if (cfg->insns[last].kind != INSN_CJUMP || total < BRANCH_MIN)
+		return 0;
+	for (uint32_t k = 0; k < blk->n_succ; k++) {
+		const struct cfg_edge *e = &cfg->edges[cfg->succ[blk->succ + k]];
+		uint64_t c = e->kind == CFG_TAKEN ? bv->taken[last] : bv->fallthrough[last];
+		double p, rel;
+
+		if ((e->kind != CFG_TAKEN && e->kind != CFG_FALLTHROUGH) || e->cls == blk->cls ||
+		    !overridable(w, valued, e->cls))
+			continue;
+		p = (double)c / (double)total;
+		rel = c ? sqrt((1 - p) / (double)c) : INFINITY;
+		set_branch_value(w, valued, e->cls, w->cls_val[blk->cls] * p, (double)c,
+				 rel <= 0.05 && w->cls_conf[blk->cls] >= CALC_CONF_MEDIUM ? CALC_CONF_MEDIUM
+											  : CALC_CONF_LOW);
+		n++;
+	}
+	return n;
+}
+
+/* Block b's value as the sum of its incoming edges, when branch outcomes or counts gave them all. */
+static size_t sum_of_edges(struct work *w, unsigned char *valued, size_t b)
+{
+	const struct cfg *cfg = w->cfg;
+	const struct cfg_block *blk = &cfg->blocks[b];
+	double sum = 0, least = INFINITY;
+	enum calc_conf conf = CALC_CONF_MEDIUM;
+	bool any = false;
+
+	if (!overridable(w, valued, blk->cls))
+		return 0;
+	for (uint32_t k = 0; k < blk->n_pred; k++) {
+		const struct cfg_edge *e = &cfg->edges[cfg->pred[blk->pred + k]];
+
+		if (e->from == cfg->exit || !reachable(cfg, e->from))
+			continue;
+		if (e->cls < 0 || !valued[e->cls])
+			return 0;
+		sum += w->cls_val[e->cls];
+		if (w->cls_est[e->cls].samples < least)
+			least = w->cls_est[e->cls].samples;
+		if (w->cls_conf[e->cls] < conf)
+			conf = w->cls_conf[e->cls];
+		any = true;
+	}
+	if (!any)
+		return 0;
+	set_branch_value(w, valued, blk->cls, sum, least, conf);
+	return 1;
+}
+
+/*
+ * Exact branch outcomes from bursts (burstview.h): where a block's value is
+ * measured, at least medium confidence, or itself from outcomes, and its
+ * conditional branch was stepped BRANCH_MIN times, each outgoing edge
+ * without a better value (unknown, or low confidence) takes the block's
+ * value times the edge's share of the outcomes; a block all of whose
+ * incoming edges got values so takes their sum; repeated while it values
+ * more.
+ * Returns the number of classes valued.
+ */
+static size_t branch_outcomes(struct work *w)
+{
+	const struct cfg *cfg = w->cfg;
+	unsigned char *valued;
+	size_t changed = 0, round;
+
+	if (!w->c->bursts.steps || !est_params_of(w)->branches)
+		return 0;
+	valued = xcalloc(cfg->n_classes + 1, 1);
+	for (size_t c = 0; c < cfg->n_classes; c++)
+		valued[c] = w->cls_est[c].method == EST_MEASURED && w->cls_state[c] == FREQ_ESTIMATED;
+	do {
+		round = 0;
+		for (size_t b = 0; b < cfg->exit; b++) {
+			const struct cfg_block *blk = &cfg->blocks[b];
+			int cls = blk->cls;
+
+			if (!blk->n_insns || cls < 0)
+				continue;
+			round += sum_of_edges(w, valued, b);
+			if (w->cls_state[cls] != FREQ_UNKNOWN &&
+			    (valued[cls] || w->cls_conf[cls] >= CALC_CONF_MEDIUM))
+				round += branch_edges(w, valued, b);
+		}
+		changed += round;
+	} while (round);
+	free(valued);
+	return changed;
+}
+
+/* Bursts: a class stepped at least this often is scaled from its steps. */
+#define STEPS_MIN 24
+
+static int by_ratio(const void *a, const void *b)
+{
+	const double *x = a, *y = b;
+
+	return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+/*
+ * Classes scaled from their steps in bursts: a burst follows the program
+ * for a few hundred instructions from a random moment, so within a
+ * procedure the times each class was stepped are proportional to how
+ * often it ran.  The scale comes from a measured class if there is one,
+ * else from the classes valued from samples: the sample-weighted median of
+ * value over steps (their errors go both ways; the median takes the
+ * middle).  Low-confidence classes stepped STEPS_MIN times take scale x
+ * steps, low confidence still.  Returns the number of classes valued.
+ */
+static size_t steps_scale(struct work *w)
+{
+	const struct cfg *cfg = w->cfg;
+	const struct burstview *bv = &w->c->bursts;
+	double *steps, (*q)[2], scale = 0, total = 0, acc = 0;
+	size_t n = 0, valued = 0;
+
+	if (!bv->steps || !est_params_of(w)->steps)
+		return 0;
+	steps = xcalloc(cfg->n_classes + 1, sizeof(*steps));
+	q = xcalloc(cfg->n_classes + 1, sizeof(*q));
+	for (size_t b = 0; b < cfg->exit; b++)
+		if (cfg->blocks[b].n_insns && cfg->blocks[b].cls >= 0)
+			steps[cfg->blocks[b].cls] += (double)bv->stepped[cfg->blocks[b].first];
+	for (size_t c = 0; c < cfg->n_classes; c++) {
+		if (steps[c] < STEPS_MIN || w->cls_state[c] != FREQ_ESTIMATED || !(w->cls_val[c] > 0))
+			continue;
+		if (w->cls_est[c].method == EST_MEASURED) {
+			scale = w->cls_val[c] / steps[c];
+			break;
+		}
+		if (w->cls_est[c].method != EST_CLUSTER && w->cls_est[c].method != EST_SUM)
+			continue;
+		q[n][0] = w->cls_val[c] / steps[c];
+		q[n++][1] = w->cls_est[c].total_s;
+		total += w->cls_est[c].total_s;
+	}
+	if (!(scale > 0) && n) {
+		qsort(q, n, sizeof(*q), by_ratio);
+		for (size_t k = 0; k < n && !(scale > 0); k++)
+			if ((acc += q[k][1]) >= total / 2)
+				scale = q[k][0];
+	}
+	for (size_t c = 0; scale > 0 && c < cfg->n_classes; c++) {
+		if (steps[c] < STEPS_MIN || w->cls_est[c].method == EST_MEASURED ||
+		    w->cls_est[c].method == EST_BRANCHES ||
+		    (w->cls_state[c] != FREQ_UNKNOWN && w->cls_conf[c] > CALC_CONF_LOW))
+			continue;
+		w->cls_val[c] = scale * steps[c];
+		w->cls_state[c] = FREQ_ESTIMATED;
+		w->cls_conf[c] = CALC_CONF_LOW;
+		w->cls_est[c].method = EST_BRANCHES;
+		w->cls_est[c].samples = steps[c];
+		w->cls_repaired[c] = 0;
+		valued++;
+	}
+	free(steps);
+	free(q);
+	return valued;
+}
+
 static void frequencies(struct work *w)
 {
 	estimate_classes(w);
 	repair(w);
 	propagate(w);
+	if (branch_outcomes(w))
+		propagate(w);
+	if (steps_scale(w))
+		propagate(w);
 	bound_unknown(w);
 	spread_values(w);
 	flow(w);
@@ -1540,6 +1802,30 @@ static bool significant(const struct calc_insn *ci, double freq, double d)
 	double noise = freq > 0 ? 2.0 * sqrt(ci->samples > 1 ? ci->samples : 1) / freq : INFINITY;
 
 	return fabs(d) >= 0.5 && fabs(d) > noise;
+}
+
+/*
+ * The memory-ordering conflicts the bursts saw at load i (burstview.h):
+ * culprits of its dynamic stall, each store a culprit instruction; they
+ * explain what was unexplained.
+ */
+static void burst_culprits(struct calc *c, size_t i, struct calc_insn *ci)
+{
+	unsigned bits = 0;
+
+	for (size_t k = 0; k < c->bursts.n_conflicts; k++) {
+		const struct burst_conflict *bc = &c->bursts.conflicts[k];
+		enum calc_culprit kind = bc->kind == BURST_STORE_FORWARD ? CULPRIT_STORE_FWD
+									 : CULPRIT_ALIAS_4K;
+
+		if (bc->load != i)
+			continue;
+		bits |= 1u << kind;
+		ci->causes = xreallocarray(ci->causes, ci->n_causes + 1, sizeof(*ci->causes));
+		ci->causes[ci->n_causes++] = (struct calc_cause){ bc->store, 1u << kind };
+	}
+	if (bits)
+		ci->culprits = (ci->culprits & ~(1u << CULPRIT_UNEXPLAINED)) | bits;
 }
 
 static void insn_figures(struct work *w, size_t i, const struct culprit_ctx *cx)
@@ -1583,6 +1869,7 @@ static void insn_figures(struct work *w, size_t i, const struct culprit_ctx *cx)
 	}
 	ci->culprits = culprit_find(cx, i, d, cb->freq, &ci->causes, &ci->n_causes,
 				    &(size_t){ ci->n_causes }, NULL);
+	burst_culprits(c, i, ci);
 }
 
 /* The static culprit: the producer of a static stall, as a cause. */
@@ -1673,6 +1960,59 @@ static void insn_results(struct work *w)
 		insn_figures(w, i, &x.cx);
 	}
 	cctx_release(&x);
+}
+
+/*
+ * The machine's latency ladder (collect/ladder.h: counters in ps), in
+ * cycles: at the calibration loop's clock, else the recorded MHz.
+ */
+static void ladder_of(struct calc *c, const struct epoch_meta *meta)
+{
+	static const char *const names[CALC_LEVEL__COUNT] = {
+		"lat_l1_ps", "lat_l2_ps", "lat_l3_ps", "lat_mem_ps",
+	};
+	const struct epoch_calib *cal = meta ? epoch_meta_calib(meta, c->time_event) : NULL;
+	double mhz = cal && cal->mhz > 0 ? cal->mhz : meta ? meta->cpu_mhz : 0;
+
+	for (int k = 0; k < CALC_LEVEL__COUNT; k++)
+		c->ladder[k] = mhz > 0 && meta ? (double)epoch_meta_counter(meta, names[k]) / 1e6 * mhz
+					       : 0;
+}
+
+/*
+ * Loads whose executions are counted (measured classes): their cycles an
+ * execution are a measured latency, not an estimate; the level of the
+ * ladder it is nearest to (geometrically) says where the data came from on
+ * average.  A load as fast as an L1 hit rules the D-cache and DTLB
+ * culprits out at it; one at L2 latency or more confirms the D-cache.
+ */
+static void load_latencies(struct work *w)
+{
+	struct calc *c = w->c;
+
+	for (size_t i = 0; i < c->n_insns; i++) {
+		struct calc_insn *ci = &c->insns[i];
+		int cls, level = 0;
+
+		ci->latency = -1;
+		ci->latency_level = -1;
+		if (ci->block < 0 || !(ci->insn->flags & INSN_F_LOAD) || ci->cpi < 0 ||
+		    (cls = w->cfg->blocks[ci->block].cls) < 0 || w->cls_est[cls].method != EST_MEASURED)
+			continue;
+		ci->latency = ci->cpi;
+		if (!(c->ladder[CALC_L1] > 0))
+			continue;
+		for (int k = 1; k < CALC_LEVEL__COUNT; k++)
+			if (c->ladder[k] > 0 && ci->cpi >= sqrt(c->ladder[k - 1] * c->ladder[k]))
+				level = k;
+		ci->latency_level = level;
+		if (ci->cpi <= 1.5 * c->ladder[CALC_L1] + 1)
+			ci->culprits &= ~((1u << CULPRIT_DCACHE) | (1u << CULPRIT_DTLB));
+		else if (level >= CALC_L2 && (ci->culprits & (1u << CULPRIT_DCACHE)))
+			ci->culprits &= ~(1u << CULPRIT_UNEXPLAINED);
+		if (ci->stall_dynamic > 0 && !ci->culprits)
+			ci->culprits = 1u << CULPRIT_UNEXPLAINED;
+	}
 }
 
 static void block_results(struct calc *c)
@@ -1897,6 +2237,9 @@ int calc_from_listing(struct calc *c, const struct epoch_meta *meta, const uint6
 	choose_event(c, meta);
 	choose_period(c, meta);
 	alloc_results(c);
+	if (c->vprof && c->has_time && (!c->opts.est || c->opts.est->measure))
+		c->n_measured = measure_loops(&c->list, c->vprof, c->time_event, c->period,
+					      c->model ? c->model->retire_width : 0, &c->measured);
 	work_init(&w, c, meta);
 	if (can_schedule(c))
 		for (size_t b = 0; b < w.cfg->exit; b++)
@@ -1915,6 +2258,8 @@ int calc_from_listing(struct calc *c, const struct epoch_meta *meta, const uint6
 	attribute(&w, true);
 	frequencies(&w);
 	insn_results(&w);
+	ladder_of(c, meta);
+	load_latencies(&w);
 	block_results(c);
 	summarise(&w, epoch_totals ? (double)epoch_totals[c->time_event] : 0);
 	work_release(&w);
@@ -1933,6 +2278,9 @@ int calc_build(struct calc *c, struct epoch_view *v, const struct proc_ref *ref,
 	}
 	if (listing_build(&c->list, v, ref, &lo))
 		return -1;
+	c->vprof = epoch_view_values(v, ref->image);
+	valprof_build(&c->vals, &c->list, c->vprof);
+	burstview_build(&c->bursts, &c->list, epoch_view_bursts(v));
 	return calc_from_listing(c, v->meta_ok ? &v->meta : NULL, v->totals, o);
 }
 
@@ -1945,6 +2293,9 @@ void calc_release(struct calc *c)
 	free(c->insns);
 	free(c->blocks);
 	free(c->edges);
+	free(c->measured);
+	burstview_release(&c->bursts);
+	valprof_release(&c->vals);
 	listing_release(&c->list);
 	memset(c, 0, sizeof(*c));
 }

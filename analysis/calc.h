@@ -65,7 +65,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "analysis/burstview.h"
 #include "analysis/listing.h"
+#include "analysis/measure.h"
+#include "analysis/valprof.h"
 #include "model/model.h"
 #include "model/sched.h"
 #include "present/draw.h"
@@ -100,9 +103,10 @@ struct calc_opts {
 	bool source;            /* attach source lines (listing.h) */
 	struct srcfiles *src;   /* source text for the listing (may be NULL) */
 	const struct est_params *est; /* the estimator's knobs (freq.h); NULL: defaults */
+	bool values;            /* show value profiles (valprof.h) in the text and JSON */
 };
 
-#define CALC_OPTS_INIT { CALC_SCHED_LOOP, false, -1, 0, 0, NULL, false, NULL, NULL }
+#define CALC_OPTS_INIT { CALC_SCHED_LOOP, false, -1, 0, 0, NULL, false, NULL, NULL, false }
 
 /* ---- confidence, culprits, static reasons ----------------------------------- */
 
@@ -132,6 +136,10 @@ enum calc_culprit {
 	CULPRIT_MUL,         /* m: multiplier busy (a multiply after a recent one) */
 	CULPRIT_DIV,         /* v: divider busy or a value-dependent divide */
 	CULPRIT_SYNC,        /* y: synchronisation (locked or serialising instruction) */
+	CULPRIT_STORE_FWD,   /* F: store-to-load forwarding failed (bursts saw the load overlap
+				an earlier store in part; the store is the culprit) */
+	CULPRIT_ALIAS_4K,    /* K: 4K aliasing (bursts saw an earlier store at the same offset
+				of another page; the store is the culprit) */
 	CULPRIT_UNEXPLAINED, /* u: unexplained stall (everything else was ruled out) */
 	CULPRIT__COUNT
 };
@@ -164,8 +172,10 @@ enum calc_how {
 	CALC_HOW_PROPAGATED,  /* from neighbours through the flow constraints */
 	CALC_HOW_FLOW,        /* changed by the global flow correction */
 	CALC_HOW_REPAIRED,    /* lowered to agree with its flow neighbours (freq.h freq_repair) */
+	CALC_HOW_MEASURED,    /* counted: a loop's induction register between samples (measure.h) */
+	CALC_HOW_BRANCHES,    /* a branch's outcomes in bursts times its block's frequency */
 };
-/* "none", "samples", "propagated", "flow", "repaired" */
+/* "none", "samples", "propagated", "flow", "repaired", "measured", "branches" */
 const char *calc_how_name(enum calc_how h);
 
 enum calc_insn_flags {
@@ -212,7 +222,16 @@ struct calc_insn {
 	unsigned flags;               /* enum calc_insn_flags */
 	struct calc_cause *causes;    /* culprit instructions (static and dynamic), by address */
 	size_t n_causes;
+	double latency;               /* a load whose executions are measured (measure.h): its
+					 cycles an execution, measured; < 0 unknown */
+	int latency_level;            /* ... the level of the machine's latency ladder it
+					 matches (enum calc_level), -1 if unknown */
 };
+
+/* Where a load's data came from, by its measured latency against the ladder. */
+enum calc_level { CALC_L1, CALC_L2, CALC_L3, CALC_MEMORY, CALC_LEVEL__COUNT };
+/* "L1", "L2", "L3", "memory" */
+const char *calc_level_name(int level);
 
 struct calc_block {
 	const struct cfg_block *cfg;  /* start, end, edges, class (in calc.list.cfg) */
@@ -232,7 +251,9 @@ struct calc_block {
 	struct calc_estimate {
 		int method;           /* enum est_method: 0 none, 1 cluster, 2 sum ratio,
 					 3 counted by the instructions event, 4 burst (a
-					 miss-bound pointer chase) */
+					 miss-bound pointer chase), 5 measured (an
+					 induction register's change between samples),
+					 6 branch outcomes in bursts */
 		unsigned windows, points;
 		double spread, support, samples, class_samples, class_m;
 		double agreement;     /* best-case cycles of the class under the other
@@ -294,6 +315,19 @@ struct calc {
 	double invocations;           /* calls of the procedure, freq units (the EXIT class) */
 	struct calc_summary summary;
 	struct calc_opts opts;
+	/* the image's value profile in this epoch (NULL or empty: none; not owned),
+	 * and what the instructions' values are (built by calc_build) */
+	const struct values_profile *vprof;
+	struct valprof vals;
+	/* executions measured from the value profile's pairs (measure.h), per
+	 * counting instruction found */
+	struct measure *measured;
+	size_t n_measured;
+	/* what the epoch's bursts say about the procedure (burstview.h) */
+	struct burstview bursts;
+	/* the machine's load latencies measured by the collector (collect/ladder.h),
+	 * in cycles per load; 0 unknown */
+	double ladder[CALC_LEVEL__COUNT];
 };
 
 /*
@@ -338,6 +372,10 @@ enum calc_head {
 	CALC_HEAD_SAMPLES,  /* samples, share of the epoch, cycles per sample, skid */
 	CALC_HEAD_FORCED,   /* a changed binary used anyway */
 	CALC_HEAD_NO_TIME,  /* no time samples */
+	CALC_HEAD_MEASURED, /* a measured count (item: its index in c->measured) */
+	CALC_HEAD_LATENCY,  /* a load's measured cycles (insn: the load) */
+	CALC_HEAD_BURSTS,   /* bursts through the procedure */
+	CALC_HEAD_CONFLICT, /* a memory-ordering conflict (item: its index in c->bursts.conflicts) */
 };
 
 /*
@@ -348,7 +386,9 @@ struct calc_line {
 	enum calc_line_kind kind;
 	unsigned part;      /* HEADER: enum calc_head; BLOCK: 0, 1, 2 (above) */
 	long block;         /* the block it belongs to, or -1 */
-	long insn;          /* the instruction (INSN, BUBBLE, SOURCE), or -1 */
+	long insn;          /* the instruction (INSN, BUBBLE, SOURCE, HEADER LATENCY), or -1 */
+	size_t item;        /* HEADER MEASURED, CONFLICT: which one */
+	bool values;        /* INSN: its values at the end (CALC_RENDER_VALUES) */
 	/* BUBBLE */
 	bool is_static;     /* a static stall line (else dynamic) */
 	char letters[CULPRIT__COUNT + 1];  /* its reasons' letters */
@@ -364,6 +404,7 @@ struct calc_lines {
 
 enum calc_render_flags {
 	CALC_RENDER_NO_HEADER = (1 << 0), /* no procedure header lines */
+	CALC_RENDER_VALUES = (1 << 1),    /* each instruction's values at the end of its line */
 };
 
 /*

@@ -191,6 +191,7 @@ struct render {
 	const struct calc *c;
 	struct calc_lines *out;
 	bool explained[128];          /* legend letters already explained */
+	unsigned flags;               /* enum calc_render_flags */
 };
 
 static const char *letter_meaning(char ch)
@@ -272,7 +273,7 @@ static void bubbles(struct render *r, size_t i)
 
 void calc_render(const struct calc *c, struct calc_lines *out, unsigned flags)
 {
-	struct render r = { c, out, { false } };
+	struct render r = { c, out, { false }, flags };
 	const struct listing *l = &c->list;
 
 	memset(out, 0, sizeof(*out));
@@ -284,6 +285,15 @@ void calc_render(const struct calc *c, struct calc_lines *out, unsigned flags)
 			line_add(out, CALC_LINE_HEADER, CALC_HEAD_FORCED, -1, -1);
 		if (!c->has_time)
 			line_add(out, CALC_LINE_HEADER, CALC_HEAD_NO_TIME, -1, -1);
+		for (size_t k = 0; k < c->n_measured; k++)
+			line_add(out, CALC_LINE_HEADER, CALC_HEAD_MEASURED, -1, -1)->item = k;
+		for (size_t i = 0; i < c->n_insns; i++)
+			if (c->insns[i].latency >= 0)
+				line_add(out, CALC_LINE_HEADER, CALC_HEAD_LATENCY, -1, (long)i);
+		if (c->bursts.bursts)
+			line_add(out, CALC_LINE_HEADER, CALC_HEAD_BURSTS, -1, -1);
+		for (size_t k = 0; k < c->bursts.n_conflicts; k++)
+			line_add(out, CALC_LINE_HEADER, CALC_HEAD_CONFLICT, -1, -1)->item = k;
 	}
 	line_add(out, CALC_LINE_COLUMNS, 0, -1, -1);
 	for (size_t b = 0; b + 1 < c->n_blocks; b++) {
@@ -300,7 +310,8 @@ void calc_render(const struct calc *c, struct calc_lines *out, unsigned flags)
 			if (l->insns[i].line && l->insns[i].new_line)
 				line_add(out, CALC_LINE_SOURCE, 0, (long)b, (long)i);
 			bubbles(&r, i);
-			line_add(out, CALC_LINE_INSN, 0, (long)b, (long)i);
+			line_add(out, CALC_LINE_INSN, 0, (long)b, (long)i)->values =
+				(flags & CALC_RENDER_VALUES) && i < c->vals.n && c->vals.insns[i].n;
 		}
 	}
 }
@@ -323,7 +334,7 @@ static const char *period_how(const struct calc *c)
 	return !strcmp(s, "cpu_mhz") ? "period x cpu MHz, not calibrated" : s;
 }
 
-static void header_line(const struct calc *c, unsigned part, struct draw *d)
+static void header_line(const struct calc *c, unsigned part, size_t item, long insn, struct draw *d)
 {
 	const struct listing *l = &c->list;
 	const struct calc_summary *s = &c->summary;
@@ -356,6 +367,39 @@ static void header_line(const struct calc *c, unsigned part, struct draw *d)
 	case CALC_HEAD_NO_TIME:
 		draw_printf(d, STYLE_WARNING, "  %s", no_time);
 		break;
+	case CALC_HEAD_MEASURED: {
+		struct strbuf sb = STRBUF_INIT;
+
+		measure_describe(&c->measured[item], l, &sb);
+		draw_printf(d, STYLE_NORMAL, "  %s", sb.buf);
+		strbuf_release(&sb);
+		break;
+	}
+	case CALC_HEAD_LATENCY: {
+		const struct calc_insn *ci = &c->insns[insn];
+
+		draw_printf(d, STYLE_NORMAL, "  load at 0x%" PRIx64 ": %.1f cycles an execution, measured",
+			    ci->insn->addr, ci->latency);
+		if (ci->latency_level >= 0)
+			draw_printf(d, STYLE_NORMAL, " (%s; the latencies here: L1 %.0f, L2 %.0f, L3 %.0f, "
+				    "memory %.0f cycles)", calc_level_name(ci->latency_level),
+				    c->ladder[CALC_L1], c->ladder[CALC_L2], c->ladder[CALC_L3],
+				    c->ladder[CALC_MEMORY]);
+		break;
+	}
+	case CALC_HEAD_BURSTS:
+		draw_printf(d, STYLE_NORMAL, "  bursts: %zu through here (of %" PRIu64 " taken), %" PRIu64
+			    " instructions stepped", c->bursts.bursts, c->bursts.seen, c->bursts.steps);
+		break;
+	case CALC_HEAD_CONFLICT: {
+		const struct burst_conflict *bc = &c->bursts.conflicts[item];
+
+		draw_printf(d, STYLE_NORMAL, "  %s at 0x%" PRIx64 ": the store at 0x%" PRIx64 ", %" PRIu64
+			    " time%s in bursts",
+			    bc->kind == BURST_STORE_FORWARD ? "store forwarding failed" : "4K aliasing",
+			    c->insns[bc->load].insn->addr, bc->store, bc->count, bc->count == 1 ? "" : "s");
+		break;
+	}
 	}
 }
 
@@ -436,7 +480,7 @@ void calc_draw_line(const struct calc *c, const struct calc_line *l, struct draw
 {
 	switch (l->kind) {
 	case CALC_LINE_HEADER:
-		header_line(c, l->part, d);
+		header_line(c, l->part, l->item, l->insn, d);
 		break;
 	case CALC_LINE_COLUMNS:
 		columns_line(c, d);
@@ -450,6 +494,10 @@ void calc_draw_line(const struct calc *c, const struct calc_line *l, struct draw
 		break;
 	case CALC_LINE_INSN:
 		insn_line(c, (size_t)l->insn, d);
+		if (l->values) {
+			draw_text(d, STYLE_NORMAL, "  ");
+			valprof_draw(&c->vals.insns[l->insn], d);
+		}
 		break;
 	case CALC_LINE_SOURCE:
 		draw_space(d, STYLE_NORMAL, addr_width(c) + 2);
@@ -553,9 +601,13 @@ void calc_draw_summary(const struct calc *c, struct draw *d)
 
 	summary_cpis(c, d);
 	sum_text(d, STYLE_NORMAL, "***");
-	for (size_t k = 0; k < CULPRIT__COUNT; k++)
+	for (size_t k = 0; k < CULPRIT__COUNT; k++) {
+		/* Only bursts find these: no line when they found none. */
+		if ((k == CULPRIT_STORE_FWD || k == CULPRIT_ALIAS_4K) && !(s->dyn_hi[k] > 0))
+			continue;
 		sum_line(d, STYLE_BUBBLE, calc_culprit_name((enum calc_culprit)k), "%5.1f%% to %5.1f%%",
 			 pct(c, s->dyn_lo[k]), pct(c, s->dyn_hi[k]));
+	}
 	sum_line(d, STYLE_BUBBLE, "unexplained gain", "%5.1f%% to %5.1f%%", pct(c, s->gain),
 		 pct(c, s->gain));
 	sum_text(d, STYLE_DIM, rule);
@@ -880,6 +932,54 @@ static void json_insn(struct json_writer *w, const struct calc *c, const struct 
 		json_key(w, "unmeasured");
 		json_bool(w, true);
 	}
+	if (c->opts.values && c->vals.n) {
+		json_key(w, "values");
+		valprof_json(&c->vals.insns[ci - c->insns], w);
+	}
+	if (c->bursts.n_conflicts) {
+		bool any = false;
+
+		for (size_t k = 0; k < c->bursts.n_conflicts; k++) {
+			const struct burst_conflict *bc = &c->bursts.conflicts[k];
+
+			if (bc->load != (size_t)(ci - c->insns))
+				continue;
+			if (!any) {
+				json_key(w, "burst_conflicts");
+				json_array_begin(w);
+				any = true;
+			}
+			json_object_begin(w);
+			json_key(w, "kind");
+			json_string(w, bc->kind == BURST_STORE_FORWARD ? "store-forward" : "alias-4k");
+			json_key(w, "store");
+			json_hex(w, bc->store);
+			json_key(w, "count");
+			json_u64(w, bc->count);
+			json_object_end(w);
+		}
+		if (any)
+			json_array_end(w);
+	}
+	if (ci->latency >= 0) {
+		json_key(w, "latency");
+		json_object_begin(w);
+		json_key(w, "cycles");
+		json_double(w, ci->latency, 4);
+		json_key(w, "level");
+		json_string(w, ci->latency_level >= 0 ? calc_level_name(ci->latency_level) : NULL);
+		json_object_end(w);
+	}
+	if (c->bursts.bursts && (ci->insn->kind == INSN_CJUMP) &&
+	    c->bursts.taken[ci - c->insns] + c->bursts.fallthrough[ci - c->insns]) {
+		json_key(w, "burst_outcomes");
+		json_object_begin(w);
+		json_key(w, "taken");
+		json_u64(w, c->bursts.taken[ci - c->insns]);
+		json_key(w, "fallthrough");
+		json_u64(w, c->bursts.fallthrough[ci - c->insns]);
+		json_object_end(w);
+	}
 	json_object_end(w);
 }
 
@@ -1047,6 +1147,11 @@ void calc_json(const struct calc *c, struct json_writer *w)
 	json_array_begin(w);
 	for (size_t i = 0; i < c->n_insns; i++)
 		json_insn(w, c, &c->insns[i]);
+	json_array_end(w);
+	json_key(w, "measured");
+	json_array_begin(w);
+	for (size_t k = 0; k < c->n_measured; k++)
+		measure_json(&c->measured[k], &c->list, w);
 	json_array_end(w);
 	json_object_end(w);
 }

@@ -85,8 +85,10 @@ void epoch_view_release(struct epoch_view *v)
 		image_free(v->images[i].img);
 		for (int e = 0; e < EVENT__COUNT; e++)
 			profile_release(&v->images[i].prof[e]);
+		values_profile_release(&v->images[i].vals);
 	}
 	free(v->images);
+	burst_set_release(&v->bursts);
 	image_index_release(&v->index);
 	epoch_meta_release(&v->meta);
 	memset(v, 0, sizeof(*v));
@@ -122,6 +124,28 @@ const struct profile *epoch_view_profile(struct epoch_view *v, size_t i, enum dc
 			db_profile_load(v->db, v->seq, &id, &e->prof[ev]);  /* errors reported */
 	}
 	return &e->prof[ev];
+}
+
+const struct burst_set *epoch_view_bursts(struct epoch_view *v)
+{
+	if (v->bursts_state == PROF_NONE) {
+		v->bursts_state = PROF_LOADED;
+		burst_set_init(&v->bursts);
+		db_bursts_load(v->db, v->seq, &v->bursts);  /* errors reported */
+	}
+	return &v->bursts;
+}
+
+const struct values_profile *epoch_view_values(struct epoch_view *v, size_t i)
+{
+	struct ev_image *e = &v->images[i];
+
+	if (e->vals_state == PROF_NONE) {
+		e->vals_state = PROF_LOADED;
+		values_profile_init(&e->vals);
+		db_values_load(v->db, v->seq, e->rec->key, &e->vals);  /* errors reported */
+	}
+	return &e->vals;
 }
 
 bool epoch_view_image_matches(const struct epoch_view *v, size_t i, const char *spec)

@@ -32,7 +32,9 @@
 #include <stdint.h>
 
 #include "core/event.h"
+#include "db/bursts.h"
 #include "db/db.h"
+#include "db/values.h"
 #include "disasm/image.h"
 
 struct epoch_view_opts {
@@ -47,6 +49,8 @@ struct ev_image {
 	struct image *img;
 	struct profile prof[EVENT__COUNT];
 	unsigned char prof_state[EVENT__COUNT];
+	struct values_profile vals;
+	unsigned char vals_state;
 	bool warned;
 };
 
@@ -64,6 +68,8 @@ struct epoch_view {
 	size_t n_events;
 	uint64_t totals[EVENT__COUNT];   /* samples of all images, per event */
 	struct epoch_view_opts opts;
+	struct burst_set bursts;         /* private: epoch_view_bursts() */
+	unsigned char bursts_state;
 };
 
 /*
@@ -83,6 +89,19 @@ struct image *epoch_view_image(struct epoch_view *v, size_t i);
  * it is unreadable (reported when the view opened).
  */
 const struct profile *epoch_view_profile(struct epoch_view *v, size_t i, enum dcpi_event ev);
+
+/*
+ * The value profile of image i (db/values.h; --values), read on first use:
+ * empty if the epoch has none for it or it is unreadable (reported then,
+ * once).
+ */
+const struct values_profile *epoch_view_values(struct epoch_view *v, size_t i);
+
+/*
+ * The epoch's burst traces (db/bursts.h; dcpirun --bursts), read on first
+ * use: empty if there are none or they are unreadable (reported, once).
+ */
+const struct burst_set *epoch_view_bursts(struct epoch_view *v);
 
 /*
  * True if image i is what spec names: its path, its path's last component,

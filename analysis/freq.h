@@ -58,6 +58,8 @@ enum est_method {
 	EST_INSTRUCTIONS,  /* counted by the instructions event (calc.c), not estimated */
 	EST_BURST,         /* a miss-bound chain: the rest of the iteration retires in bursts
 			      (calc.c burst_estimate) */
+	EST_MEASURED,      /* counted from a loop's induction register (measure.h), not estimated */
+	EST_BRANCHES,      /* a branch's outcomes in bursts times its block's value (calc.c) */
 };
 
 struct est_result {
@@ -86,9 +88,13 @@ struct est_params {
 	/* beyond the estimator of one class (calc.c; docs/analysis.md) */
 	double repair;         /* freq_repair's tolerance (0.15); 0: no repair */
 	bool burst;            /* miss-bound pointer chases: the burst estimate (calc.c) */
+	bool measure;          /* counts measured from value profiles (measure.h) */
+	bool branches;         /* branch outcomes from bursts (burstview.h) */
+	bool steps;            /* classes scaled from their steps in bursts (calc.c; off:
+				  no gain measured, docs/analysis.md) */
 };
 
-#define EST_PARAMS_INIT { 1.5, 0.25, 24, 8, false, false, 0.10, 0.15, true }
+#define EST_PARAMS_INIT { 1.5, 0.25, 24, 8, false, false, 0.10, 0.15, true, true, true, false }
 
 /*
  * Estimates the frequency of one class from its points.  used (may be

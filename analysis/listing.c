@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include "analysis/listing.h"
+#include "analysis/valprof.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -304,7 +305,7 @@ static int measure(const struct listing *l, size_t *w)
 }
 
 static void insn_line(const struct listing *l, const struct listing_insn *li, int aw,
-		      const size_t *w, struct draw *d)
+		      const size_t *w, struct draw *d, const struct valprof_insn *vals)
 {
 	draw_printf(d, STYLE_ADDRESS, "  %*" PRIx64, aw, li->insn->addr);
 	for (size_t c = 0; c < l->n_events; c++) {
@@ -314,6 +315,10 @@ static void insn_line(const struct listing *l, const struct listing_insn *li, in
 			    "  %*" PRIu64, (int)w[c], n);
 	}
 	draw_printf(d, STYLE_NORMAL, "  %s", li->insn->text);
+	if (vals) {
+		draw_text(d, STYLE_NORMAL, "  ");
+		valprof_draw(vals, d);
+	}
 	draw_eol(d);
 }
 
@@ -346,7 +351,8 @@ void listing_draw(const struct listing *l, struct draw *d, unsigned flags)
 		}
 		if ((flags & LISTING_SOURCE) && li->new_line)
 			source_line(li, d);
-		insn_line(l, li, aw, w, d);
+		insn_line(l, li, aw, w, d, l->values && i < l->values->n && l->values->insns[i].n ?
+				  &l->values->insns[i] : NULL);
 	}
 }
 
@@ -391,6 +397,10 @@ static void json_insns(struct json_writer *w, const struct listing *l)
 		if (li->inl) {
 			json_key(w, "inlined");
 			json_string(w, li->inl->name);
+		}
+		if (l->values && i < l->values->n) {
+			json_key(w, "values");
+			valprof_json(&l->values->insns[i], w);
 		}
 		json_object_end(w);
 	}

@@ -39,6 +39,7 @@
 #include "present/draw.h"
 
 struct srcfiles;
+struct valprof;
 
 struct listing_opts {
 	const enum dcpi_event *events;  /* columns; NULL: every event of the epoch */
@@ -77,6 +78,8 @@ struct listing {
 	size_t n_inlines;
 	const char *comp_dir;
 	const char *src_why;            /* why there are no source lines, or NULL */
+	/* set by the caller to print value profiles (valprof.h); not owned */
+	const struct valprof *values;
 };
 
 int listing_build(struct listing *l, struct epoch_view *v, const struct proc_ref *ref,

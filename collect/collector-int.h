@@ -6,12 +6,16 @@
 #ifndef DCPI_COLLECT_COLLECTOR_INT_H
 #define DCPI_COLLECT_COLLECTOR_INT_H
 
+#include "collect/burst.h"
 #include "collect/collector.h"
+#include "collect/ladder.h"
 #include "collect/order.h"
 #include "collect/perf.h"
+#include "collect/perfrec.h"
 #include "collect/procs.h"
 #include "collect/shash.h"
 #include "collect/store.h"
+#include "collect/values.h"
 #include "core/u64map.h"
 #include "db/meta.h"
 
@@ -57,8 +61,13 @@ struct collector {
 	uint64_t rng;
 	bool offline;               /* no perf events: records come from collector_feed() */
 	struct callchain *cg;       /* -g: stacks (NULL without) */
-	uint64_t sample_type;       /* what the events record (perf_event_attr) */
-	uint64_t regs_mask;         /* ... and which user registers */
+	struct perf_rec_format fmt; /* what the samples carry (--values, -g) */
+	struct cvalues *values;     /* --values: the value tables, else NULL */
+	size_t values_ev;           /* the event whose samples give values (in ev) */
+	struct bursts *bursts;      /* --bursts, else NULL */
+	struct ladder ladder;       /* --values: load latencies measured here (ns 0: not yet) */
+	pid_t burst_pid, burst_tid; /* the thread of the latest user sample: the next burst's */
+	int64_t next_values_write;
 	bool enabled;               /* collector_enable() ran */
 	bool map_failed;            /* the last open_all failed mapping a ring */
 

@@ -40,6 +40,7 @@ void collect_options_init(struct collect_options *o)
 	o->ring_pages = 64;
 	o->drain_ns = 60 * NS_PER_SEC;
 	o->slack_ns = 20 * 1000000;
+	o->values_bytes = CVALUES_DEFAULT_MAX_BYTES;
 	store_config_init(&o->store);
 }
 
@@ -128,6 +129,18 @@ int collect_option(struct collect_options *o, int opt, const char *arg)
 		return 1;
 	case COLLECT_OPT_NO_CALIBRATE:
 		o->no_calibrate = true;
+		return 1;
+	case COLLECT_OPT_VALUES:
+		o->values = true;
+		return 1;
+	case COLLECT_OPT_BURSTS:
+		if (!arg) {
+			o->burst_budget = BURST_DEFAULT_BUDGET;
+			return 1;
+		}
+		if (cli_parse_range(arg, 1, 50, &v))
+			return errorf("bad burst budget '%s' (a percentage of the time, 1 to 50)", arg);
+		o->burst_budget = (double)v / 100;
 		return 1;
 	case COLLECT_OPT_RING_PAGES:
 		if (cli_parse_range(arg, 1, 65536, &v) || (v & (v - 1)))
@@ -256,10 +269,10 @@ static int open_one(struct collector *c, struct ccpu *cc, size_t i)
 
 	perf_attr_init(&attr, &e->spec, &c->target, draw_period(c, e), e->freq, i == 0,
 		       ring_bytes / 4);
+	attr.sample_type = c->fmt.sample_type;
+	attr.sample_regs_user = c->fmt.regs_user;
 	if (c->cg)
-		callchain_attr(c->cg, &attr);
-	c->sample_type = attr.sample_type;
-	c->regs_mask = attr.sample_regs_user;
+		callchain_attr(c->cg, &attr);  /* its bits are in fmt already; the stack size */
 	cc->fd[i] = perf_open(&attr, c->opt.pid, cc->cpu, -1);
 	/* Older kernels: no lost count in read() (before 6.0), no build-ids (5.12). */
 	if (cc->fd[i] < 0 && errno == EINVAL) {
@@ -360,6 +373,40 @@ static int open_events(struct collector *c)
 		      perf_strerror(errno, system_wide));
 }
 
+static int time_event(const struct collector *c);
+
+/* The event whose samples give values: the time event, else the first. */
+static size_t values_event(const struct collector *c)
+{
+	int t = time_event(c);
+
+	return t >= 0 ? (size_t)t : 0;
+}
+
+/*
+ * --values: every event records the user registers (one sample format per
+ * ring).
+ */
+static void setup_values(struct collector *c)
+{
+	if (!c->opt.values)
+		return;
+	c->fmt.sample_type |= PERF_SAMPLE_REGS_USER;
+	c->fmt.regs_user |= CVALUES_PERF_REGS;
+	c->values_ev = values_event(c);
+	c->values = XNEW(struct cvalues);
+	cvalues_init(c->values, c->opt.values_bytes, c->rng);
+}
+
+/* --bursts: budgeted single-step bursts of sampled threads (not offline). */
+static void setup_bursts(struct collector *c)
+{
+	if (!(c->opt.burst_budget > 0) || c->offline)
+		return;
+	c->bursts = XNEW(struct bursts);
+	bursts_init(c->bursts, c->opt.burst_budget, BURST_DEFAULT_STEPS, c->opt.pid);
+}
+
 static void discard(void *ctx, const struct shash_entry *v, size_t n)
 {
 	(void)ctx, (void)v, (void)n;
@@ -374,6 +421,7 @@ static struct collector *collector_alloc(const struct collect_options *o, struct
 	c->db = db;
 	c->rng = hash_u64((uint64_t)time_now_ns() ^ ((uint64_t)getpid() << 32)) | 1;
 	c->time_ev = -1;
+	c->fmt.sample_type = PERF_COLLECT_SAMPLE_TYPE;
 	order_init(&c->order);
 	procs_init(&c->procs);
 	c->procs.per_process = o->per_process;
@@ -386,6 +434,8 @@ static struct collector *collector_alloc(const struct collect_options *o, struct
 /* -g: the recorder of stacks, and rings that can hold their copies. */
 static void setup_callgraph(struct collector *c, bool offline)
 {
+	struct perf_event_attr attr;
+
 	if (c->opt.callgraph.mode == CALLGRAPH_NONE)
 		return;
 	/*
@@ -398,6 +448,13 @@ static void setup_callgraph(struct collector *c, bool offline)
 	if (c->opt.callgraph.mode == CALLGRAPH_DWARF && !c->opt.ring_pages_given)
 		c->opt.ring_pages = c->opt.pid >= 0 ? CALLGRAPH_DWARF_RING_PAGES :
 						      CALLGRAPH_DWARF_RING_PAGES_SYSTEM;
+	/* One sample format per ring: the stacks' fields join those of --values. */
+	memset(&attr, 0, sizeof(attr));
+	attr.sample_type = c->fmt.sample_type;
+	attr.sample_regs_user = c->fmt.regs_user;
+	callchain_attr(c->cg, &attr);
+	c->fmt.sample_type = attr.sample_type;
+	c->fmt.regs_user = attr.sample_regs_user;
 }
 
 static void setup_cpus(struct collector *c, const int *cpus, size_t n)
@@ -432,6 +489,8 @@ struct collector *collector_new(const struct collect_options *o, struct db *db)
 		collector_free(c);
 		return NULL;
 	}
+	setup_values(c);
+	setup_bursts(c);
 	setup_cpus(c, cpus, n);
 	free(cpus);
 	setup_callgraph(c, false);
@@ -456,17 +515,9 @@ struct collector *collector_new_offline(const struct collect_options *o, struct 
 		set_period(e, o);
 		*u64map_slot(&c->id_event, i + 1) = c->n_ev;
 	}
+	setup_values(c);
 	setup_cpus(c, NULL, ncpu);
 	setup_callgraph(c, true);
-	if (c->cg) {
-		struct perf_event_attr attr;
-
-		memset(&attr, 0, sizeof(attr));
-		attr.sample_type = PERF_COLLECT_SAMPLE_TYPE;
-		callchain_attr(c->cg, &attr);
-		c->sample_type = attr.sample_type;
-		c->regs_mask = attr.sample_regs_user;
-	}
 	return c;
 }
 
@@ -495,6 +546,14 @@ void collector_free(struct collector *c)
 	callchain_free(c->cg);
 	store_release(&c->store);
 	procs_release(&c->procs);
+	if (c->values) {
+		cvalues_release(c->values);
+		free(c->values);
+	}
+	if (c->bursts) {
+		bursts_release(c->bursts);
+		free(c->bursts);
+	}
 	free(c);
 }
 
@@ -672,6 +731,9 @@ int64_t collector_calibrate(struct collector *c)
 	memset(&c->calib, 0, sizeof(c->calib));
 	c->calib_ns = 0;
 	c->time_ev = time_event(c);
+	/* --values: the load latencies the analysis compares loads with. */
+	if (c->values && !c->offline && !ladder_measure(&c->ladder))
+		c->calib_ns += c->ladder.cost_ns;
 	if (c->opt.no_calibrate || c->offline || c->time_ev < 0 || !calib_supported())
 		return 0;
 	c->calib.event = c->ev[c->time_ev].spec.event;
@@ -753,6 +815,7 @@ static void fill_meta(void *ctx, struct epoch_meta *m)
 	fill_calib(c, m);
 	if (c->cg)
 		callchain_fill_meta(c->cg, m);
+	ladder_to_meta(&c->ladder, m);
 	collector_hash_totals(c, &t, false);
 	c->lost_stored = collector_lost(c);
 	set_counter(c, m, "lost", c->lost_stored - c->epoch_lost);
@@ -873,6 +936,47 @@ static void consume(void *ctx, const struct shash_entry *v, size_t n)
 	}
 }
 
+/*
+ * The registers --values asks for (CVALUES_PERF_REGS, in bit order) out of
+ * a sample's, which may carry more (-g's unwinding registers): false if the
+ * sample has not got them all (a kernel thread's).
+ */
+static bool values_regs(const struct perf_rec_format *fmt, const struct perf_rec *r,
+			uint64_t *out)
+{
+	unsigned k = 0, j = 0;
+
+	if (r->u.sample.n_regs != (unsigned)__builtin_popcountll(fmt->regs_user))
+		return false;
+	for (unsigned bit = 0; bit < 64; bit++) {
+		if (!(fmt->regs_user >> bit & 1))
+			continue;
+		if (CVALUES_PERF_REGS >> bit & 1)
+			out[j++] = r->u.sample.regs[k];
+		k++;
+	}
+	return j == CVALUES_PERF_NREGS;
+}
+
+/* --values: the registers of a sample of the values event, aggregated at its offset. */
+static void on_values(struct collector *c, const struct perf_rec *r, struct addr_space *as)
+{
+	uint64_t perf[CVALUES_PERF_NREGS], regs[VALUES_NREGS], off;
+	uint32_t image;
+
+	/* A kernel sample leaves the thread's user registers as they were. */
+	if (!r->u.sample.user)
+		return;
+	if (!as || !values_regs(&c->fmt, r, perf) ||
+	    !procs_resolve(&c->procs, as, r->u.sample.ip, &image, &off)) {
+		c->values->st.unresolved++;
+		cvalues_break(c->values, r->tid);
+		return;
+	}
+	cvalues_from_perf(perf, regs);
+	cvalues_sample(c->values, r->tid, r->time, image, off, regs);
+}
+
 static void on_sample(struct collector *c, struct ccpu *cc, const struct perf_rec *r,
 		      const void *rec, size_t len)
 {
@@ -893,14 +997,22 @@ static void on_sample(struct collector *c, struct ccpu *cc, const struct perf_re
 	cc->samples++;
 	c->samples++;
 	if (c->cg)
-		callchain_sample(c->cg, r, rec, len, c->sample_type, c->regs_mask, ev);
+		callchain_sample(c->cg, r, rec, len, c->fmt.sample_type, c->fmt.regs_user, ev);
+	slot = SLOT_FIRST;  /* a known process: its own slot, below */
 	if (r->u.sample.kernel || (!r->u.sample.user && kernel_address(ip))) {
 		slot = SLOT_KERNEL;
 		c->kernel++;
 	} else if (!r->u.sample.user || !(as = procs_lookup(&c->procs, r->pid))) {
 		slot = SLOT_UNKNOWN;
 		c->unknown++;
-	} else if (!(slot = procs_slot(&c->procs, as))) {
+	}
+	if (c->values && v - 1 == c->values_ev)
+		on_values(c, r, as);
+	if (c->bursts && as && r->u.sample.user) {
+		c->burst_pid = (pid_t)r->pid;
+		c->burst_tid = (pid_t)r->tid;
+	}
+	if (slot == SLOT_FIRST && !(slot = procs_slot(&c->procs, as))) {
 		account(c, ev, SLOT_FIRST, as, ip, 1);  /* every slot in use */
 		return;
 	}
@@ -944,7 +1056,7 @@ static void dispatch(void *ctx, int k, const void *rec, size_t len)
 	const char *why;
 
 	c->records++;
-	if (perf_rec_parse(rec, len, &r, &why)) {
+	if (perf_rec_parse_fmt(rec, len, &c->fmt, &r, &why)) {
 		c->bad_records++;
 		return;
 	}
@@ -968,6 +1080,8 @@ static void dispatch(void *ctx, int k, const void *rec, size_t len)
 	case PERF_REC_EXIT:
 		if (r.u.task.pid == r.u.task.tid)
 			procs_exit(&c->procs, r.u.task.pid);
+		if (c->values)
+			cvalues_forget(c->values, r.u.task.tid);
 		break;
 	case PERF_REC_LOST:
 	case PERF_REC_LOST_SAMPLES:
@@ -988,7 +1102,7 @@ static void on_record(void *ctx, int k, const struct perf_event_header *h)
 	struct collector *c = ctx;
 	uint64_t t = perf_rec_time(h, h->size);
 
-	if (c->cg && callchain_queue(c->cg, &c->order, k, t, h, c->sample_type, c->regs_mask))
+	if (c->cg && callchain_queue(c->cg, &c->order, k, t, h, c->fmt.sample_type, c->fmt.regs_user))
 		return;
 	order_push(&c->order, k, t, h, h->size);
 }
@@ -1049,6 +1163,46 @@ static void update_rates(struct collector *c, int64_t now)
 	c->window_start = now;
 }
 
+/*
+ * --values: merges the value tables into the epoch, on the store's write
+ * interval (or sooner when they pass half their memory cap), or now.
+ */
+static int write_values(struct collector *c, int64_t now, bool force)
+{
+	int64_t interval = c->opt.store.write_interval_ns;
+
+	int r = 0;
+
+	if ((!c->values && !c->bursts) || !c->store.seq)
+		return 0;
+	if (!force && now < c->next_values_write && !(c->values && cvalues_pressed(c->values)))
+		return 0;
+	c->next_values_write = now + (interval > 0 ? interval : NS_PER_SEC);
+	if (c->values && cvalues_write(c->values, c->db, c->store.seq, &c->procs))
+		r = -1;
+	if (c->bursts && bursts_write(c->bursts, c->db, c->store.seq))
+		r = -1;
+	return r;
+}
+
+/* --bursts: one on the thread last sampled, when the budget allows. */
+static void maybe_burst(struct collector *c, int64_t now)
+{
+	if (!c->bursts || !c->burst_tid || !c->store.seq || c->bursts->reaped ||
+	    !bursts_due(c->bursts, now))
+		return;
+	bursts_run(c->bursts, c->burst_pid, c->burst_tid, &c->procs, now);
+	c->burst_tid = 0;
+}
+
+bool collector_child_reaped(struct collector *c, int *status)
+{
+	if (!c->bursts || !c->bursts->reaped)
+		return false;
+	*status = c->bursts->reaped_status;
+	return true;
+}
+
 int64_t collector_tick(struct collector *c, int64_t now)
 {
 	if (now >= c->next_redraw) {
@@ -1070,6 +1224,10 @@ int64_t collector_tick(struct collector *c, int64_t now)
 	store_tick(&c->store, now);
 	if (c->cg && callchain_due(c->cg, now, c->opt.store.write_interval_ns))
 		callchain_write(c->cg, false);
+	if ((c->values || c->bursts) && !c->next_values_write)
+		c->next_values_write = now + c->opt.store.write_interval_ns;
+	maybe_burst(c, now);
+	write_values(c, now, false);
 	update_rates(c, now);
 	return c->next_redraw < c->next_drain ? c->next_redraw : c->next_drain;
 }
@@ -1087,7 +1245,9 @@ int collector_flush(struct collector *c)
 	collector_read(c, false);
 	drain(c);
 	r = write_stacks(c, false);
-	return store_flush(&c->store) || r ? -1 : 0;
+	if (store_flush(&c->store))
+		r = -1;
+	return write_values(c, time_monotonic_ns(), true) || r ? -1 : 0;
 }
 
 int collector_new_epoch(struct collector *c, const char *label)
@@ -1097,6 +1257,14 @@ int collector_new_epoch(struct collector *c, const char *label)
 	if (write_stacks(c, true))
 		return errorf("the stacks of epoch %" PRIu32 " could not be written; staying in it",
 			      c->store.seq);
+	/* The old epoch's values go to it; if they cannot, they are lost (reported). */
+	if ((c->values || c->bursts) &&
+	    (store_flush(&c->store) || write_values(c, time_monotonic_ns(), true))) {
+		if (c->values)
+			cvalues_clear(c->values);
+		if (c->bursts)
+			bursts_clear(c->bursts);
+	}
 	collector_calibrate(c);
 	c->calib_base_taken = false;
 	if (store_new_epoch(&c->store, label))
@@ -1114,6 +1282,8 @@ int collector_finish(struct collector *c)
 	collector_read(c, true);
 	drain(c);
 	r = write_stacks(c, true);
+	if (store_flush(&c->store) || write_values(c, time_monotonic_ns(), true))
+		r = -1;
 	return store_close(&c->store) || r ? -1 : 0;
 }
 
@@ -1139,6 +1309,18 @@ void collector_summary(struct collector *c, struct collect_summary *s)
 	}
 	snprintf(s->events, sizeof(s->events), "%s", sb.buf);
 	strbuf_release(&sb);
+	if (c->values) {
+		s->value_samples = c->values->st.samples;
+		s->value_pairs = c->values->st.pairs;
+		s->value_dropped = c->values->st.dropped;
+	}
+	if (c->bursts) {
+		int64_t el = time_monotonic_ns() - (c->bursts->started ? c->bursts->started : c->started);
+
+		s->bursts = c->bursts->st.bursts;
+		s->burst_steps = c->bursts->st.steps;
+		s->burst_share = el > 0 ? (double)c->bursts->st.ns / (double)el : 0;
+	}
 	s->calib_cycles = c->calib.intervals ? c->calib.cycles : 0;
 	s->calib_mhz = c->calib.mhz;
 	s->calib_ns = c->calib_ns;

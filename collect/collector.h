@@ -69,6 +69,9 @@ struct collect_options {
 	bool no_calibrate;          /* --no-calibrate: do not measure the cycles per sample */
 	struct callchain_opts callgraph;    /* -g, --call-graph: stacks (collect/callchain.h) */
 	bool ring_pages_given;      /* --ring-pages was used */
+	bool values;                /* --values: registers with each sample (collect/values.h) */
+	double burst_budget;        /* --bursts: share of the time in bursts (collect/burst.h); 0: off */
+	size_t values_bytes;        /* memory cap of the value tables */
 	char **per_process;         /* image paths with per-process profiles */
 	size_t n_per_process;
 	struct store_config store;
@@ -95,6 +98,8 @@ enum {
 	COLLECT_OPT_NO_CALIBRATE,
 	COLLECT_OPT_CALL_GRAPH,
 	COLLECT_OPT_THREADS,
+	COLLECT_OPT_VALUES,
+	COLLECT_OPT_BURSTS,
 };
 int collect_option(struct collect_options *o, int opt, const char *arg);
 /* 0 if label can name a new epoch (db/meta.h), else -1 after saying why. */
@@ -118,6 +123,14 @@ int collect_cli_option(const struct cli_option *opt, const char *arg);
 	COLLECT_OPT_(0, "no-calibrate", (o), NULL,                                           \
 		     "do not measure the cycles per clock sample (~30 ms per\n"             \
 		     "CPU at each epoch's start)", COLLECT_OPT_NO_CALIBRATE, 0),             \
+	COLLECT_OPT_(0, "values", (o), NULL,                                                 \
+		     "record the registers with each user sample: value profiles\n"          \
+		     "(dcpicalc --values, dcpivals)", COLLECT_OPT_VALUES, 0),                \
+	COLLECT_OPT_(0, "bursts", (o), "PCT",                                                \
+		     "now and then follow a sampled thread for a few hundred\n"             \
+		     "instructions (ptrace single steps), at most PCT% of the time\n"       \
+		     "(default 5): branch outcomes, store/load conflicts",                   \
+		     COLLECT_OPT_BURSTS, CLI_OPTARG),                                       \
 	COLLECT_OPT_(0, "ring-pages", (o), "N", "ring buffer pages per CPU (default: 64)",    \
 		     COLLECT_OPT_RING_PAGES, 0),                                            \
 	COLLECT_OPT_('g', NULL, (o), NULL, "record the call stack of every sample (--call-graph dwarf)", \
@@ -195,6 +208,12 @@ void collector_read(struct collector *c, bool final);
 /* Periodic work (period re-draw, drains, writes).  Returns the next deadline. */
 int64_t collector_tick(struct collector *c, int64_t now);
 
+/*
+ * dcpirun: true if a burst reaped the exit of the command (its wait status
+ * in *status): dcpirun must not wait for it again.
+ */
+bool collector_child_reaped(struct collector *c, int *status);
+
 /* Reads, drains every table and writes every profile (dcpictl flush). */
 int collector_flush(struct collector *c);
 
@@ -213,6 +232,11 @@ struct collect_summary {
 	uint64_t dropped;
 	bool user_only;
 	char events[128];           /* "cycles=clock,imiss" */
+	uint64_t value_samples;     /* --values: samples whose registers were aggregated */
+	uint64_t value_pairs;       /* ... of them paired with the thread's previous sample */
+	uint64_t value_dropped;     /* ... not aggregated (memory cap) */
+	uint64_t bursts, burst_steps;       /* --bursts: taken, instructions stepped */
+	double burst_share;                 /* ... the share of the run's time they took */
 	double calib_cycles;        /* this run's calibration: cycles per sample (0: none) */
 	double calib_mhz;           /* ... the loop's clock */
 	int64_t calib_ns;           /* ... and its cost (CPU time) */

@@ -89,7 +89,7 @@ static int exit_code(int status)
 }
 
 /* Handles pending signals; returns true once the child has exited. */
-static bool handle_signals(struct run *r)
+static bool handle_signals(struct run *r, struct collector *c)
 {
 	struct signalfd_siginfo si;
 	bool done = false;
@@ -104,6 +104,9 @@ static bool handle_signals(struct run *r)
 		if (si.ssi_code == SI_USER || si.ssi_code == SI_QUEUE)
 			kill(r->child.pid, (int)si.ssi_signo);
 	}
+	/* A burst that was following the command when it exited has its status. */
+	if (collector_child_reaped(c, &r->status))
+		return true;
 	if (waitpid(r->child.pid, &r->status, WNOHANG) == r->child.pid)
 		done = true;
 	return done;
@@ -125,7 +128,7 @@ static void run_loop(struct run *r, struct collector *c)
 			die_errno("poll");
 		collector_polled(c, fds, n);
 		collector_read(c, false);
-		if (handle_signals(r))
+		if (handle_signals(r, c))
 			return;
 	}
 }
@@ -168,6 +171,12 @@ static void summary(struct run *r, struct collector *c, unsigned snapshots)
 			" unwind tables, %" PRIu64 " binaries without)",
 			s.user_stacks ? 100.0 * (double)s.complete_stacks / (double)s.user_stacks : 0.0,
 			s.user_stacks, s.tables, s.table_failures);
+	if (r->opt.values)
+		fprintf(stderr, ", %" PRIu64 " value samples (%" PRIu64 " paired%s)", s.value_samples,
+			s.value_pairs, s.value_dropped ? ", some DROPPED at the memory cap" : "");
+	if (r->opt.burst_budget > 0)
+		fprintf(stderr, ", %" PRIu64 " bursts of %" PRIu64 " steps (%.1f%% of the time)",
+			s.bursts, s.burst_steps, 100 * s.burst_share);
 	if (s.calib_cycles > 0)
 		fprintf(stderr, ", 1 sample = %.0f cycles (calibrated in %.0f ms)", s.calib_cycles,
 			(double)s.calib_ns / 1e6);

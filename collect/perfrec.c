@@ -60,7 +60,41 @@ static const char *string(struct cursor *c)
 	return s;
 }
 
-static int parse_sample(struct cursor *c, uint16_t misc, struct perf_rec *out)
+/* The optional fields after the fixed ones, in the kernel's order. */
+static int parse_optional(struct cursor *c, const struct perf_rec_format *fmt,
+			  struct perf_rec *out)
+{
+	uint64_t n, skip;
+
+	if (fmt->sample_type & PERF_SAMPLE_CALLCHAIN) {
+		if (take(c, &n, 8) || n > c->left / 8)
+			return -1;
+		c->p += n * 8;
+		c->left -= n * 8;
+	}
+	if (fmt->sample_type & PERF_SAMPLE_REGS_USER) {
+		if (take(c, &out->u.sample.regs_abi, 8))
+			return -1;
+		if (out->u.sample.regs_abi != PERF_SAMPLE_REGS_ABI_NONE) {
+			n = (uint64_t)__builtin_popcountll(fmt->regs_user);
+			if (take(c, out->u.sample.regs, n * 8))
+				return -1;
+			out->u.sample.n_regs = (unsigned)n;
+		}
+	}
+	if (fmt->sample_type & PERF_SAMPLE_STACK_USER) {
+		if (take(c, &n, 8) || n > c->left)
+			return -1;
+		c->p += n;
+		c->left -= n;
+		if (n && take(c, &skip, 8))
+			return -1;
+	}
+	return 0;
+}
+
+static int parse_sample(struct cursor *c, uint16_t misc, const struct perf_rec_format *fmt,
+			struct perf_rec *out)
 {
 	unsigned mode = misc & PERF_RECORD_MISC_CPUMODE_MASK;
 
@@ -75,7 +109,9 @@ static int parse_sample(struct cursor *c, uint16_t misc, struct perf_rec *out)
 	out->u.sample.kernel = mode == PERF_RECORD_MISC_KERNEL;
 	out->u.sample.user = mode == PERF_RECORD_MISC_USER;
 	out->has_id = true;
-	return 0;
+	c->p += SAMPLE_BODY;
+	c->left -= SAMPLE_BODY;
+	return parse_optional(c, fmt, out);
 }
 
 static int parse_mmap(struct cursor *c, uint32_t type, uint16_t misc, struct perf_rec *out)
@@ -134,14 +170,15 @@ static int parse_task(struct cursor *c, struct perf_rec *out)
 	return 0;
 }
 
-static int parse_body(struct cursor *c, uint32_t type, uint16_t misc, struct perf_rec *out)
+static int parse_body(struct cursor *c, uint32_t type, uint16_t misc,
+		      const struct perf_rec_format *fmt, struct perf_rec *out)
 {
 	uint64_t skip[3];
 
 	switch (type) {
 	case PERF_RECORD_SAMPLE:
 		out->kind = PERF_REC_SAMPLE;
-		return parse_sample(c, misc, out);
+		return parse_sample(c, misc, fmt, out);
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2:
 		out->kind = PERF_REC_MMAP;
@@ -172,12 +209,32 @@ static int parse_body(struct cursor *c, uint32_t type, uint16_t misc, struct per
 	}
 }
 
+/* dcpi's fixed sample fields (collect/perf.h PERF_COLLECT_SAMPLE_TYPE). */
+#define FIXED_FIELDS                                                                 \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
+	 PERF_SAMPLE_PERIOD)
+#define OPTIONAL_FIELDS (PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)
+
 int perf_rec_parse(const void *rec, size_t len, struct perf_rec *out, const char **why)
+{
+	static const struct perf_rec_format fixed = { FIXED_FIELDS, 0 };
+
+	return perf_rec_parse_fmt(rec, len, &fixed, out, why);
+}
+
+int perf_rec_parse_fmt(const void *rec, size_t len, const struct perf_rec_format *fmt,
+		       struct perf_rec *out, const char **why)
 {
 	struct perf_event_header h;
 	struct cursor c;
 
 	memset(out, 0, sizeof(*out));
+	if ((fmt->sample_type & ~(uint64_t)(FIXED_FIELDS | OPTIONAL_FIELDS)) ||
+	    (fmt->sample_type & FIXED_FIELDS) != FIXED_FIELDS ||
+	    __builtin_popcountll(fmt->regs_user) > PERF_REC_REGS_MAX) {
+		*why = "unsupported sample format";
+		return -1;
+	}
 	if (len < sizeof(h)) {
 		*why = "record shorter than its header";
 		return -1;
@@ -191,7 +248,7 @@ int perf_rec_parse(const void *rec, size_t len, struct perf_rec *out, const char
 	out->misc = h.misc;
 	c.p = (const unsigned char *)rec + sizeof(h);
 	c.left = len - sizeof(h);
-	if (parse_body(&c, h.type, h.misc, out)) {
+	if (parse_body(&c, h.type, h.misc, fmt, out)) {
 		*why = "truncated or malformed record";
 		return -1;
 	}

@@ -28,6 +28,20 @@ enum perf_rec_kind {
 };
 
 #define PERF_REC_BUILD_ID_MAX 20
+/* The most registers a sample may carry (PERF_SAMPLE_REGS_USER). */
+#define PERF_REC_REGS_MAX 32
+
+/*
+ * What the samples of a ring carry beyond dcpi's fixed fields (identifier,
+ * ip, pid/tid, time, period): the sample_type and sample_regs_user its
+ * events were opened with.  Optional fields are parsed in the kernel's
+ * order (call chain, user registers, user stack), so several users of the
+ * collector (values, call stacks) can turn them on together.
+ */
+struct perf_rec_format {
+	uint64_t sample_type;   /* PERF_SAMPLE_* bits */
+	uint64_t regs_user;     /* sample_regs_user (with PERF_SAMPLE_REGS_USER) */
+};
 
 struct perf_rec {
 	enum perf_rec_kind kind;
@@ -43,6 +57,12 @@ struct perf_rec {
 			uint64_t period;
 			bool kernel;    /* cpumode is kernel */
 			bool user;      /* cpumode is user */
+			/* PERF_SAMPLE_REGS_USER: the abi (PERF_SAMPLE_REGS_ABI_NONE: no
+			 * user registers, e.g. a kernel thread) and the registers, in
+			 * the bit order of regs_user */
+			uint64_t regs_abi;
+			unsigned n_regs;
+			uint64_t regs[PERF_REC_REGS_MAX];
 		} sample;
 		struct {
 			uint64_t start, len, pgoff;
@@ -69,10 +89,20 @@ struct perf_rec {
 };
 
 /*
- * Decodes one record of len bytes (len must equal the header's size).
- * Returns 0, or -1 with *why pointing to a static reason.
+ * Decodes one record of len bytes (len must equal the header's size) of a
+ * ring whose events record dcpi's fixed fields only.  Returns 0, or -1 with
+ * *why pointing to a static reason.
  */
 int perf_rec_parse(const void *rec, size_t len, struct perf_rec *out, const char **why);
+
+/*
+ * The same for a ring whose samples carry the optional fields of fmt.  A
+ * sample_type with other bits than dcpi's fixed fields, CALLCHAIN,
+ * REGS_USER and STACK_USER is refused, as is a register mask of more than
+ * PERF_REC_REGS_MAX registers.
+ */
+int perf_rec_parse_fmt(const void *rec, size_t len, const struct perf_rec_format *fmt,
+		       struct perf_rec *out, const char **why);
 
 /* The time of a record, 0 if none (for ordering without a full parse). */
 uint64_t perf_rec_time(const void *rec, size_t len);

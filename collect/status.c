@@ -86,6 +86,8 @@ static void gather(struct collector *c, struct status *s)
 	s->structures = procs_bytes(&c->procs) + store_bytes(&c->store) + order_bytes(&c->order);
 	for (size_t k = 0; k < c->ncpu; k++)
 		s->structures += shash_bytes(&c->cpu[k].hash);
+	if (c->values)
+		s->structures += c->values->bytes;
 	s->db_bytes = dir_bytes(c->db->dirfd, 2);
 	if (c->cg)
 		s->structures += callchain_bytes(c->cg);
@@ -179,6 +181,27 @@ static void text_report(struct collector *c, const struct status *s, struct strb
 		    " written, %" PRIu64 " write failures\n",
 		    c->store.n, c->store.dirty, c->store.entries, c->store.st.writes,
 		    c->store.st.write_failures);
+	if (c->values) {
+		const struct cvalues_stats *vs = &c->values->st;
+
+		strbuf_addf(o, "values: %" PRIu64 " samples with registers (%" PRIu64 " paired), %" PRIu64
+			    " outside known images, %" PRIu64 " dropped at the %.0f MB cap; %.1f MB in "
+			    "memory, %" PRIu64 " written (%" PRIu64 " writes, %" PRIu64 " failures)\n",
+			    vs->samples, vs->pairs, vs->unresolved, vs->dropped,
+			    (double)c->values->max_bytes / 1e6, (double)c->values->bytes / 1e6,
+			    vs->written_samples, vs->writes, vs->write_failures);
+	}
+	if (c->bursts) {
+		const struct burst_stats *bs = &c->bursts->st;
+		double el = (double)(time_monotonic_ns() - (c->bursts->started ? c->bursts->started
+										   : c->started));
+
+		strbuf_addf(o, "bursts: %" PRIu64 " of %" PRIu64 " steps, %.2f%% of the time (budget "
+			    "%.0f%%), %" PRIu64 " refused, %" PRIu64 " ended at a system call, %" PRIu64
+			    " by a signal, %" PRIu64 " written\n",
+			    bs->bursts, bs->steps, el > 0 ? 100 * (double)bs->ns / el : 0,
+			    100 * c->bursts->budget, bs->refused, bs->syscalls, bs->signals, bs->written);
+	}
 	strbuf_addf(o, "processes: %" PRIu64 " forks, %" PRIu64 " execs, %" PRIu64 " exits, %" PRIu64
 		    " mmaps, %zu images; records %" PRIu64 " (%" PRIu64 " malformed, %" PRIu64
 		    " out of order)\n",
@@ -283,6 +306,38 @@ static void json_report(struct collector *c, const struct status *s, FILE *f)
 	json_key(&w, "offsets_in_memory"), json_u64(&w, c->store.entries);
 	json_key(&w, "profile_writes"), json_u64(&w, c->store.st.writes);
 	json_key(&w, "write_failures"), json_u64(&w, c->store.st.write_failures);
+	if (c->values) {
+		const struct cvalues_stats *vs = &c->values->st;
+
+		json_key(&w, "values"), json_object_begin(&w);
+		json_key(&w, "samples"), json_u64(&w, vs->samples);
+		json_key(&w, "pairs"), json_u64(&w, vs->pairs);
+		json_key(&w, "unresolved"), json_u64(&w, vs->unresolved);
+		json_key(&w, "dropped"), json_u64(&w, vs->dropped);
+		json_key(&w, "bytes"), json_u64(&w, c->values->bytes);
+		json_key(&w, "max_bytes"), json_u64(&w, c->values->max_bytes);
+		json_key(&w, "written_samples"), json_u64(&w, vs->written_samples);
+		json_key(&w, "writes"), json_u64(&w, vs->writes);
+		json_key(&w, "write_failures"), json_u64(&w, vs->write_failures);
+		json_object_end(&w);
+	}
+	if (c->bursts) {
+		const struct burst_stats *bs = &c->bursts->st;
+		double el = (double)(time_monotonic_ns() - (c->bursts->started ? c->bursts->started
+										   : c->started));
+
+		json_key(&w, "bursts"), json_object_begin(&w);
+		json_key(&w, "bursts"), json_u64(&w, bs->bursts);
+		json_key(&w, "steps"), json_u64(&w, bs->steps);
+		json_key(&w, "time_share"), json_double(&w, el > 0 ? (double)bs->ns / el : 0, 6);
+		json_key(&w, "budget"), json_double(&w, c->bursts->budget, 4);
+		json_key(&w, "refused"), json_u64(&w, bs->refused);
+		json_key(&w, "syscalls"), json_u64(&w, bs->syscalls);
+		json_key(&w, "signals"), json_u64(&w, bs->signals);
+		json_key(&w, "gone"), json_u64(&w, bs->gone);
+		json_key(&w, "written"), json_u64(&w, bs->written);
+		json_object_end(&w);
+	}
 	json_key(&w, "images"), json_u64(&w, c->procs.n_images);
 	json_key(&w, "records"), json_u64(&w, c->records);
 	json_key(&w, "malformed_records"), json_u64(&w, c->bad_records);

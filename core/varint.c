@@ -1,5 +1,6 @@
 #include "config.h"
 #include "core/varint.h"
+#include "core/strbuf.h"
 
 size_t varint_encode(uint64_t v, uint8_t *out)
 {
@@ -49,4 +50,11 @@ int varint_decode(const uint8_t **p, const uint8_t *end, uint64_t *v)
 	*v = result;
 	*p = q;
 	return 0;
+}
+
+void strbuf_add_varint(struct strbuf *sb, uint64_t v)
+{
+	uint8_t b[VARINT_MAX];
+
+	strbuf_add(sb, b, varint_encode(v, b));
 }

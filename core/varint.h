@@ -27,4 +27,24 @@ size_t varint_len(uint64_t v);
  */
 int varint_decode(const uint8_t **p, const uint8_t *end, uint64_t *v);
 
+struct strbuf;
+
+/* Appends v's encoding to sb. */
+void strbuf_add_varint(struct strbuf *sb, uint64_t v);
+
+/*
+ * Zigzag: a difference modulo 2^64 (a signed number) as an unsigned one
+ * that is small when the difference is small either way: 0, -1, 1, -2 ->
+ * 0, 1, 2, 3.  Differences of values and addresses are stored so.
+ */
+static inline uint64_t varint_zigzag(uint64_t d)
+{
+	return (d << 1) ^ (uint64_t)((int64_t)d >> 63);
+}
+
+static inline uint64_t varint_unzigzag(uint64_t z)
+{
+	return (z >> 1) ^ (0 - (z & 1));
+}
+
 #endif

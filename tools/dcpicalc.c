@@ -57,7 +57,7 @@ static int emit(struct out *o, const struct calc *c)
 		draw_eol(&t.out);
 	switch (o->a->out) {
 	case OUT_TEXT:
-		calc_draw(c, &t.out, 0);
+		calc_draw(c, &t.out, o->a->co.values ? CALC_RENDER_VALUES : 0);
 		break;
 	case OUT_SUMMARY:
 		summary(c);
@@ -183,6 +183,8 @@ static void parse_args(struct args *a, int argc, char **argv, int *first)
 			  "(default 1: timer and non-precise sampling)",
 		  .min = 0, .max = 1, .what = "skid", .hint = "want 0 or 1" },
 		OPT_BOOL('S', "source", &a->co.source, "interleave source lines (DWARF)"),
+		OPT_BOOL('V', "values", &a->co.values, "each instruction's most common values: the registers it\n"
+			 "writes, the address it loads or stores (dcpirun --values)"),
 		TOOL_OPT_SUBST(&t),
 		TOOL_OPTS_OUTPUT(&t),
 		OPT_ARGUMENT("PROCEDURE", "NAME, NAME@IMAGE, 0xADDRESS or 0xADDRESS@IMAGE"),
@@ -191,7 +193,7 @@ static void parse_args(struct args *a, int argc, char **argv, int *first)
 	const struct cli_command cmd = {
 		.usage = "dcpicalc [-d DIR] [-E EPOCH] [--image PATH] [--summary] [--dot] [--json]\n"
 			 "         [--schedule loop|cold|pred|auto] [--flow] [--mhz MHZ]\n"
-			 "         [--period-cycles N] [--skid N] [-S] [--force] [PROCEDURE...]",
+			 "         [--period-cycles N] [--skid N] [-S] [-V] [--force] [PROCEDURE...]",
 		.about = "Estimates how often each instruction of a procedure ran, its cycles per\n"
 			 "execution and why it stalled, from the samples alone, and prints the\n"
 			 "instructions with stall bubbles and culprits (or a summary, a graph, JSON).",

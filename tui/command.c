@@ -304,6 +304,7 @@ static bool view_requests(struct tui *t, enum request req, const char *arg)
 		break;
 	case REQ_HOTTEST:
 	case REQ_TOGGLE_SOURCE:
+	case REQ_TOGGLE_VALUES:
 	case REQ_NEXT_STALL:
 	case REQ_PREV_STALL:
 	case REQ_CULPRIT:

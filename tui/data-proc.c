@@ -373,6 +373,7 @@ static const char *const short_names[CULPRIT__COUNT] = {
 	[CULPRIT_ICACHE] = "icache", [CULPRIT_ITLB] = "itlb", [CULPRIT_DCACHE] = "dcache",
 	[CULPRIT_DTLB] = "dtlb", [CULPRIT_BRANCH] = "branch", [CULPRIT_STORE_BUF] = "storeq",
 	[CULPRIT_MUL] = "mul", [CULPRIT_DIV] = "div", [CULPRIT_SYNC] = "sync",
+	[CULPRIT_STORE_FWD] = "stfwd", [CULPRIT_ALIAS_4K] = "4kalias",
 	[CULPRIT_UNEXPLAINED] = "unexpl",
 };
 

@@ -6,7 +6,9 @@
  * frames interleaved.  Enter on a branch follows it (to the target block,
  * or to the procedure a call or tail call goes to); back (q, Backspace)
  * retraces the branches followed before leaving the view; H visits the
- * blocks from the hottest down; s shows or hides the source.
+ * blocks from the hottest down; s shows or hides the source; V shows or
+ * hides each instruction's most common values (the value profile of an
+ * epoch recorded with --values, as dcpicalc --values prints them).
  *
  * The view stands at loc.procedure (a name or 0xADDRESS, as dcpilist takes
  * it) in loc.image (an image key, or NULL: any image of the epoch), and
@@ -54,6 +56,7 @@ struct proc_view {
 	struct pline *lines;
 	size_t n, alloc;
 	bool source;               /* source lines shown */
+	bool values;               /* value profiles shown after the instructions */
 	char *spec, *image;        /* what the data was asked for (owned; image may be NULL) */
 	uint32_t epoch;            /* the epoch they were asked in */
 	uint64_t *history;         /* addresses to go back to */
@@ -561,6 +564,10 @@ static void draw_insn(struct view *v, const struct listing_insn *li, size_t i, s
 	draw_space(d, STYLE_NORMAL, 2);
 	draw_insn_text(d, li->insn, pv->pd->targets[i].name, &pv->pd->c.list);
 	draw_culprits(&pv->pd->c.insns[i], d);
+	if (pv->values && i < pv->pd->c.vals.n && pv->pd->c.vals.insns[i].n) {
+		draw_space(d, STYLE_NORMAL, 2);
+		valprof_draw(&pv->pd->c.vals.insns[i], d);
+	}
 }
 
 /* "from entry, 1 (taken), outside (reentry)" */
@@ -1061,6 +1068,20 @@ static void open_callers(struct view *v)
 	tui_open_view(v->tui, "callers", &loc);
 }
 
+static void toggle_values(struct view *v)
+{
+	struct proc_view *pv = PRV(v);
+
+	if (!pv->pd || pv->pd->status)
+		return;
+	if (!pv->values && !pv->pd->c.vals.present) {
+		errorf("no value profile of this image in the epoch (record with dcpirun --values)");
+		return;
+	}
+	pv->values = !pv->values;
+	tui_info(v->tui, pv->values ? "value profiles shown" : "value profiles hidden");
+}
+
 static enum view_result proc_request(struct view *v, enum request req, const char *arg)
 {
 	switch (req) {
@@ -1077,6 +1098,9 @@ static enum view_result proc_request(struct view *v, enum request req, const cha
 		return VIEW_DONE;
 	case REQ_TOGGLE_SOURCE:
 		toggle_source(v);
+		return VIEW_DONE;
+	case REQ_TOGGLE_VALUES:
+		toggle_values(v);
 		return VIEW_DONE;
 	case REQ_NEXT_STALL:
 	case REQ_PREV_STALL:

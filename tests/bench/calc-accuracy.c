@@ -455,6 +455,9 @@ static void parse_est(const char *s, struct est_params *p)
 	else if (!strcmp(k, "dep")) p->dep_windows = v != 0;
 	else if (!strcmp(k, "repair")) p->repair = v;
 	else if (!strcmp(k, "burst")) p->burst = v != 0;
+	else if (!strcmp(k, "measure")) p->measure = v != 0;
+	else if (!strcmp(k, "branches")) p->branches = v != 0;
+	else if (!strcmp(k, "steps")) p->steps = v != 0;
 	else die("unknown --est knob '%s'", k);
 }
 

@@ -2,7 +2,7 @@
 # tests/bench/calc-accuracy.sh - dcpicalc's frequency estimates against
 # callgrind's exact counts (the DCPI paper, Anderson et al., SOSP 1997, Figures 8 and 9), per workload.
 #
-#   calc-accuracy.sh [-o DIR] [-F HZ] [-r RUNS] [-m MODES] [WORKLOAD...]
+#   calc-accuracy.sh [-o DIR] [-F HZ] [-r RUNS] [-m MODES] [-V] [-B] [WORKLOAD...]
 #
 # For each workload: profile it RUNS times into one epoch (dcpirun --append),
 # each run preceded in the same process tree by calc-calib, a loop of known
@@ -18,6 +18,12 @@
 # share within 5/10/15%, and the share of those off by more than 15% that
 # are marked low.
 #
+# -V records with dcpirun --values (value profiles: use another DIR than
+# for plain recordings), -B with --bursts too (5% of the time), and either
+# adds a block with the default schedule that leaves them unused (--est
+# measure=0 --est branches=0): what the measured frequencies and the
+# branch outcomes change on the same recordings.
+#
 # Workloads: the dcpi test workloads (wl-three, wl-branchy, wl-chase,
 # wl-copy, wl-lib) and system programs: gzip and gunzip, bzip2, xz, sort
 # (LC_ALL=C, a 60 MB text), sha1sum.  Needs valgrind, dcpirun and the
@@ -30,13 +36,16 @@ out=${TMPDIR:-/tmp}/dcpi-calc-accuracy
 hz=10000
 runs=3
 modes="loop cold pred auto"
-while getopts o:F:r:m: opt; do
+values=
+while getopts o:F:r:m:VB opt; do
 	case $opt in
 	o) out=$OPTARG ;;
 	F) hz=$OPTARG ;;
 	r) runs=$OPTARG ;;
 	m) modes=$OPTARG ;;
-	*) echo "usage: $0 [-o DIR] [-F HZ] [-r RUNS] [-m MODES] [WORKLOAD...]" >&2; exit 1 ;;
+	V) values="$values --values" ;;
+	B) values="$values --bursts" ;;
+	*) echo "usage: $0 [-o DIR] [-F HZ] [-r RUNS] [-m MODES] [-V] [-B] [WORKLOAD...]" >&2; exit 1 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -92,7 +101,8 @@ profile() { # NAME
 	if [ ! -f "$name.db/done" ]; then
 		rm -rf "$name.db"
 		for r in $(seq 1 "$n"); do
-			dcpirun -q -d "$name.db" -F "$hz" $([ "$r" -gt 1 ] && echo --append) -- \
+			# shellcheck disable=SC2086
+			dcpirun -q -d "$name.db" -F "$hz" $values $([ "$r" -gt 1 ] && echo --append) -- \
 				sh -c "calc-calib $CALIB_N && exec $cmd >/dev/null" 2>/dev/null
 		done
 		echo "$n" >"$name.db/done"
@@ -136,6 +146,13 @@ for m in $modes; do
 		done | suite
 	done
 done
+if [ -n "$values" ]; then
+	echo "== default schedule, no flow correction, values and bursts unused (--est measure=0, branches=0)"
+	for w in "$@"; do
+		compare "$w" --calibrate calib_loop=$((4 * CALIB_N)) --est measure=0 --est branches=0 |
+			grep -v '^calibration'
+	done | suite
+fi
 echo "== default schedule, no flow correction, the epoch's calibration (dcpirun's calib line)"
 for w in "$@"; do
 	compare "$w"

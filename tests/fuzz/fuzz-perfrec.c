@@ -15,6 +15,21 @@ static void inside(const char *s, const uint8_t *rec, size_t len)
 		abort();
 }
 
+/*
+ * The sample formats the collector opens events with: dcpi's fixed fields;
+ * with --values the user registers; with every optional field dcpi parses
+ * (call chains and user stacks too, as a collector taking stacks asks).
+ */
+static const struct perf_rec_format formats[] = {
+	{ PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+	  PERF_SAMPLE_PERIOD, 0 },
+	{ PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+	  PERF_SAMPLE_PERIOD | PERF_SAMPLE_REGS_USER, 0xff02ff },
+	{ PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+	  PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER |
+	  PERF_SAMPLE_STACK_USER, 0xff0fff },
+};
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct perf_rec r;
@@ -40,6 +55,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (r.kind == PERF_REC_COMM)
 			inside(r.u.comm.comm, copy, size);
 		if (r.kind == PERF_REC_MMAP && r.u.mmap.build_id_len > PERF_REC_BUILD_ID_MAX)
+			abort();
+	}
+	for (size_t f = 0; f < sizeof(formats) / sizeof(formats[0]); f++) {
+		if (perf_rec_parse_fmt(copy, size, &formats[f], &r, &why))
+			continue;
+		if (r.kind == PERF_REC_SAMPLE &&
+		    (r.u.sample.n_regs > PERF_REC_REGS_MAX ||
+		     (r.u.sample.n_regs && r.u.sample.n_regs !=
+		      (unsigned)__builtin_popcountll(formats[f].regs_user)) ||
+		     8 * (size_t)r.u.sample.n_regs > size))
 			abort();
 	}
 	free(copy);

@@ -31,6 +31,8 @@
  *   stack EVENT COUNT TGID TID COMM END KEY+OFF...
  *                          a sampled stack (the format "stacks" prints;
  *                          frames from the sampled one outwards)
+ *   values KEY             a value profile of image KEY (db/values.h)
+ *   OFFSET SAMPLES REG=VALUE:COUNT...   (lines after values: exact hot lists)
  * A fixture never takes anything from the machine that builds it (what a
  * golden file shows must not depend on the host): an epoch is from host
  * "fixture", kernel "fixture", 2 CPUs, model "fixture CPU" at 1000 MHz, of an
@@ -51,6 +53,7 @@
 #include "db/db.h"
 #include "db/stacks.h"
 #include "unwind/utable.h"
+#include "db/values.h"
 
 #include <inttypes.h>
 #include <signal.h>
@@ -82,6 +85,8 @@ struct builder {
 	bool in_profile;
 	struct profile p;
 	struct stack_table stacks;
+	char vkey[64];           /* a value profile being built (values KEY), or "" */
+	struct values_profile vp;
 	int lineno;
 };
 
@@ -114,8 +119,45 @@ static char *unescape(struct builder *b, const char *s)
 	return strbuf_detach(&sb, NULL);
 }
 
+static void flush_values(struct builder *b)
+{
+	if (!b->vkey[0])
+		return;
+	values_profile_sort(&b->vp);
+	if (db_values_merge(b->db, b->seq, b->vkey, &b->vp))
+		die("cannot store value profile");
+	values_profile_release(&b->vp);
+	b->vkey[0] = '\0';
+}
+
+/* "OFFSET SAMPLES REG=VALUE:COUNT...": one record, its lists exact. */
+static void values_line(struct builder *b, char **t, int n)
+{
+	struct values_rec *r = values_profile_add(&b->vp, num(b, t[0]));
+
+	r->samples = num(b, t[1]);
+	for (int i = 2; i < n; i++) {
+		char *eq = strchr(t[i], '='), *colon = eq ? strchr(eq, ':') : NULL;
+		struct hotlist *h;
+		int reg;
+
+		if (!colon)
+			die("line %d: bad value '%s' (REG=VALUE:COUNT)", b->lineno, t[i]);
+		*eq = *colon = '\0';
+		if ((reg = values_reg_lookup(t[i])) < 0)
+			die("line %d: bad register '%s'", b->lineno, t[i]);
+		h = &r->h[reg];
+		if (h->n >= h->cap)
+			die("line %d: too many values of %s", b->lineno, t[i]);
+		h->e[h->n].value = num(b, eq + 1);
+		h->e[h->n++].count = num(b, colon + 1);
+		r->mask |= 1u << reg;
+	}
+}
+
 static void flush_profile(struct builder *b)
 {
+	flush_values(b);
 	if (!b->in_profile)
 		return;
 	profile_normalize(&b->p);
@@ -310,6 +352,11 @@ static void build_line(struct builder *b, char *line)
 	} else if (!strcmp(t[0], "stack")) {
 		flush_profile(b);
 		do_stack(b, t, n);
+	} else if (!strcmp(t[0], "values") && n == 2 && b->seq) {
+		flush_profile(b);
+		snprintf(b->vkey, sizeof(b->vkey), "%s", t[1]);
+	} else if (b->vkey[0] && n >= 2) {
+		values_line(b, t, n);
 	} else if (b->in_profile && n == 2) {
 		profile_add(&b->p, num(b, t[0]), num(b, t[1]));
 	} else {

@@ -20,6 +20,7 @@
 #include "db/fsio.h"
 #include "db/meta.h"
 #include "db/textrec.h"
+#include "db/values.h"
 
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -289,6 +290,26 @@ static void mk_sample(struct rec *r, uint32_t pid, uint64_t ip, uint64_t time, u
 	put64(r, time);
 	put64(r, 1000000);
 	finish(r, pid, time, id, false);
+}
+
+/* A sample with user registers (--values): rax, rbx and rsp given, the rest 0. */
+static void mk_sample_regs(struct rec *r, uint32_t tid, uint64_t ip, uint64_t time, uint64_t id,
+			   bool kernel, uint64_t rax, uint64_t rbx)
+{
+	begin(r, PERF_RECORD_SAMPLE, kernel ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER);
+	put64(r, id);
+	put64(r, ip);
+	put32(r, 30);
+	put32(r, tid);
+	put64(r, time);
+	put64(r, 1000000);
+	put64(r, PERF_SAMPLE_REGS_ABI_64);
+	/* ax bx cx dx si di bp sp flags r8..r15 */
+	put64(r, rax);
+	put64(r, rbx);
+	for (int k = 2; k < 17; k++)
+		put64(r, k == 7 ? 0x7ffc0000 : 0);
+	finish(r, tid, time, id, false);
 }
 
 static void mk_mmap2(struct rec *r, uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
@@ -898,6 +919,94 @@ static void test_offline_continue_and_new_epoch(void **state)
 	db_close(db);
 }
 
+/*
+ * --values: the registers of user samples reach the image's value profile
+ * at the sample's offset; consecutive user samples of a thread close in
+ * code are paired (a counter's progress between them), across kernel
+ * samples; a sample outside any image and another thread's break the chain.
+ */
+static void test_offline_values(void **state)
+{
+	struct fixture *f = *state;
+	struct db *db = db_open(f->db, DB_CREATE | DB_NOSYNC);
+	struct store_epoch_opts eo = { 0, NULL, NULL };
+	struct collect_options o;
+	struct values_profile vp = VALUES_PROFILE_INIT;
+	const struct values_rec *vr;
+	struct collect_summary s;
+	struct image_index idx;
+	struct collector *c;
+	struct rec r;
+	uint64_t t = 1000000;
+
+	assert_non_null(db);
+	collect_options_init(&o);
+	o.n_events = 1;
+	o.events[0] = EVENT_CYCLES;
+	o.store.write_interval_ns = 0;
+	o.store.kallsyms = false;
+	o.store.perf_maps = false;
+	o.values = true;
+	c = collector_new_offline(&o, db, 1);
+	assert_non_null(c);
+	assert_int_equal(collector_begin(c, &eo), 0);
+	mk_comm(&r, 30, "a", true, 1000);
+	feed(c, 0, &r);
+	mk_mmap2(&r, 30, 0x400000, 0x1000, 0x3000, "/bin/a", build_id, 20, 1100);
+	feed(c, 0, &r);
+	/* 20 samples 1 ms apart, rax +1000 each; rbx 0x5eed5eed but once. */
+	for (int i = 0; i < 20; i++, t += 1000000) {
+		mk_sample_regs(&r, 30, i % 2 ? 0x400100 : 0x400108, t, 1, false, 1000 * (uint64_t)i,
+			       i == 7 ? 1 : 0x5eed5eed);
+		feed(c, 0, &r);
+	}
+	/* A kernel sample leaves the user registers alone: the next one pairs (-19000 + 20000). */
+	mk_sample_regs(&r, 30, 0xffffffff81000000ull, t, 1, true, 0, 0);
+	feed(c, 0, &r);
+	t += 1000000;
+	mk_sample_regs(&r, 30, 0x400100, t, 1, false, 20000, 0x5eed5eed);
+	feed(c, 0, &r);
+	/* A sample in no image breaks the chain; another thread starts its own. */
+	mk_sample_regs(&r, 30, 0x900000, t + 1000, 1, false, 0, 0);
+	feed(c, 0, &r);
+	mk_sample_regs(&r, 30, 0x400100, t + 2000, 1, false, 99, 0x5eed5eed);
+	feed(c, 0, &r);
+	mk_sample_regs(&r, 31, 0x400100, t + 3000, 1, false, 5, 0x5eed5eed);
+	feed(c, 0, &r);
+	assert_int_equal(collector_finish(c), 0);
+	collector_summary(c, &s);
+	assert_true(s.value_samples == 23 && s.value_pairs == 20 && s.value_dropped == 0);
+
+	assert_int_equal(db_images_load(db, s.epoch, &idx), 0);
+	assert_true(idx.n >= 1);
+	for (size_t i = 0; i < idx.n; i++)
+		if (!strcmp(idx.v[i].path, "/bin/a"))
+			assert_int_equal(db_values_load(db, s.epoch, idx.v[i].key, &vp), 0);
+	image_index_release(&idx);
+	assert_int_equal(vp.n, 2);
+	vr = values_profile_find(&vp, 0x3100);
+	assert_non_null(vr);
+	assert_true(vr->samples == 13);
+	assert_true(vr->h[VREG_RBX].n == 2 && vr->h[VREG_RBX].e[0].value == 0x5eed5eed &&
+		    vr->h[VREG_RBX].e[0].count == 12 && vr->h[VREG_RBX].e[1].value == 1);
+	assert_true(vr->h[VREG_RSP].e[0].value == 0x7ffc0000);
+	/* Eleven pairs end at 0x3100 (samples 1, 3, ... 19 and the one after the kernel's),
+	 * each rax +1000, rsp unchanged. */
+	assert_non_null(vr->pairs);
+	assert_true(vr->pairs->n == 11 && vr->pairs->dt == 12 * 1000000ull);
+	assert_true(vr->pairs->d[VREG_RAX].npos == 11 && vr->pairs->d[VREG_RAX].spos == 11000 &&
+		    vr->pairs->d[VREG_RAX].mpos == 1000);
+	assert_true(!(vr->pairs->mask & (1u << VREG_RSP)));
+	/* rbx went 0x5eed5eed -> 1 -> 0x5eed5eed at samples 7 and 8 */
+	assert_true(vr->pairs->d[VREG_RBX].nneg == 1 && vr->pairs->d[VREG_RBX].sneg == 0x5eed5eed - 1);
+	vr = values_profile_find(&vp, 0x3108);
+	assert_true(vr && vr->samples == 10 && vr->pairs && vr->pairs->n == 9);
+	assert_true(vr->pairs->d[VREG_RBX].npos == 1 && vr->pairs->d[VREG_RBX].spos == 0x5eed5eed - 1);
+	values_profile_release(&vp);
+	collector_free(c);
+	db_close(db);
+}
+
 /* Per-process profiles for a named image, aggregate ones for the rest. */
 static void test_offline_per_process(void **state)
 {
@@ -1164,6 +1273,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_offline_continue_and_new_epoch, setup_db,
 						teardown_db),
 		cmocka_unit_test_setup_teardown(test_offline_per_process, setup_db, teardown_db),
+		cmocka_unit_test_setup_teardown(test_offline_values, setup_db, teardown_db),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,6 +1,7 @@
-/* Unit tests of core/: varint, crc32c, strbuf, escaping, JSON, u64map, time. */
+/* Unit tests of core/: varint, crc32c, strbuf, escaping, JSON, u64map, time, hot lists. */
 #include "config.h"
 
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,6 +12,7 @@
 #include <cmocka.h>
 
 #include "core/crc32c.h"
+#include "core/hotlist.h"
 #include "core/json.h"
 #include "core/strbuf.h"
 #include "core/timeutil.h"
@@ -215,6 +217,144 @@ static void time_format_parse(void **state)
 	strbuf_release(&sb);
 }
 
+/* ---- hot lists -------------------------------------------------------------------- */
+
+/* The estimated share of value v in h over n occurrences (0 if absent). */
+static double share_of(const struct hotlist *h, uint64_t v, uint64_t n)
+{
+	for (size_t i = 0; i < h->n; i++)
+		if (h->e[i].value == v)
+			return hotlist_estimate(h, i) / (double)n;
+	return 0;
+}
+
+/* As many values as entries: exact counts, tau stays 1. */
+static void hotlist_exact(void **state)
+{
+	struct hotlist_entry room[4];
+	struct hotlist h;
+	struct hotlist_rng rng = HOTLIST_RNG_INIT(1);
+
+	(void)state;
+	hotlist_init(&h, room, 4);
+	for (int i = 0; i < 1000; i++)
+		hotlist_add(&h, (uint64_t)(i % 4) * 0x1000, &rng);
+	hotlist_add(&h, 0, &rng);
+	assert_int_equal(h.tau, 1);
+	assert_int_equal(h.n, 4);
+	hotlist_sort(&h);
+	assert_true(h.e[0].value == 0 && h.e[0].count == 251);
+	assert_true(h.e[1].count == 250 && h.e[3].count == 250);
+	assert_true(hotlist_estimate(&h, 0) == 251.0);
+	assert_true(hotlist_reportable(&h, 3));
+}
+
+/*
+ * One value 95% of the time, a new value each other time (DCPI's "a load
+ * reads from 0x3c8 95% of the time"): the list stays at 4 entries, tau
+ * grows, and the value's estimated share stays within a point, for every
+ * seed tried.
+ */
+static void hotlist_semi_invariant(void **state)
+{
+	(void)state;
+	for (uint64_t seed = 1; seed <= 20; seed++) {
+		struct hotlist_entry room[4];
+		struct hotlist h;
+		struct hotlist_rng rng = HOTLIST_RNG_INIT(seed), src = HOTLIST_RNG_INIT(seed + 99);
+		const uint64_t n = 200000;
+		double share;
+
+		hotlist_init(&h, room, 4);
+		for (uint64_t i = 0; i < n; i++) {
+			uint64_t r = hotlist_rand(&src);
+
+			hotlist_add(&h, r % 100 < 95 ? 0x5eed5eed : r | 1ull << 63, &rng);
+		}
+		assert_true(h.n <= 4);
+		assert_true(h.tau > 1);
+		hotlist_sort(&h);
+		assert_true(h.e[0].value == 0x5eed5eed);
+		assert_true(hotlist_reportable(&h, 0));
+		share = share_of(&h, 0x5eed5eed, n);
+		assert_true(share > 0.94 && share < 0.96);
+	}
+}
+
+/* Skewed values (60%, 25%, 10%, then a long tail): the top three come out in order. */
+static void hotlist_skewed(void **state)
+{
+	struct hotlist_entry room[4];
+	struct hotlist h;
+	struct hotlist_rng rng = HOTLIST_RNG_INIT(5), src = HOTLIST_RNG_INIT(6);
+	const uint64_t n = 100000;
+
+	(void)state;
+	hotlist_init(&h, room, 4);
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t r = hotlist_rand(&src) % 1000;
+
+		hotlist_add(&h, r < 600 ? 1 : r < 850 ? 2 : r < 950 ? 3 : 100 + r, &rng);
+	}
+	hotlist_sort(&h);
+	assert_true(h.e[0].value == 1 && h.e[1].value == 2 && h.e[2].value == 3);
+	assert_true(fabs(share_of(&h, 1, n) - 0.60) < 0.02);
+	assert_true(fabs(share_of(&h, 2, n) - 0.25) < 0.02);
+	assert_true(fabs(share_of(&h, 3, n) - 0.10) < 0.02);
+}
+
+/* Two halves of a stream counted apart and merged estimate like one list. */
+static void hotlist_merge_halves(void **state)
+{
+	struct hotlist_entry ra[4], rb[4], rc[16];
+	struct hotlist a, b, c;
+	struct hotlist_rng rng = HOTLIST_RNG_INIT(3), src = HOTLIST_RNG_INIT(4);
+	const uint64_t n = 50000;
+
+	(void)state;
+	hotlist_init(&a, ra, 4);
+	hotlist_init(&b, rb, 4);
+	for (uint64_t i = 0; i < 2 * n; i++) {
+		uint64_t r = hotlist_rand(&src);
+
+		hotlist_add(i < n ? &a : &b, r % 100 < 90 ? 42 : r, &rng);
+	}
+	/* Only a few distinct values in the second list: an exact one merges in too. */
+	hotlist_init(&c, rc, 16);
+	for (int i = 0; i < 300; i++)
+		hotlist_add(&c, i % 3 == 0 ? 42 : 7, &rng);
+	assert_int_equal(c.tau, 1);
+	hotlist_merge(&a, &b, &rng);
+	assert_true(a.n <= 4 && a.tau >= b.tau);
+	assert_true(fabs(share_of(&a, 42, 2 * n) - 0.90) < 0.01);
+	hotlist_merge(&a, &c, &rng);
+	assert_true(fabs(share_of(&a, 42, 2 * n + 300) - (0.9 * 2 * n + 100) / (2 * n + 300)) < 0.01);
+	/* An empty list (tau 1) takes the other's threshold and entries. */
+	hotlist_init(&c, rc, 16);
+	hotlist_merge(&c, &a, &rng);
+	assert_int_equal(c.tau, a.tau);
+	assert_int_equal(c.n, a.n);
+}
+
+/* Thinning from tau to tau' keeps a count's expectation (count * tau / tau' + ...). */
+static void hotlist_raise_keeps_big_counts(void **state)
+{
+	struct hotlist_entry room[2];
+	struct hotlist h;
+	struct hotlist_rng rng = HOTLIST_RNG_INIT(9);
+
+	(void)state;
+	hotlist_init(&h, room, 2);
+	hotlist_add(&h, 1, &rng);
+	h.e[0].count = 100000;
+	hotlist_add(&h, 2, &rng);
+	hotlist_raise(&h, 1000, &rng);
+	assert_int_equal(h.tau, 1000);
+	/* The big count loses a geometric number of units (mean ~tau), never all. */
+	assert_true(h.e[0].value == 1 && h.e[0].count > 100000 - 20000);
+	assert_true(hotlist_estimate(&h, 0) > 99000 - 20000);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -228,6 +368,11 @@ int main(void)
 		cmocka_unit_test(json_output),
 		cmocka_unit_test(u64map_counts),
 		cmocka_unit_test(time_format_parse),
+		cmocka_unit_test(hotlist_exact),
+		cmocka_unit_test(hotlist_semi_invariant),
+		cmocka_unit_test(hotlist_skewed),
+		cmocka_unit_test(hotlist_merge_halves),
+		cmocka_unit_test(hotlist_raise_keeps_big_counts),
 	};
 
 	return cmocka_run_group_tests_name("core", tests, NULL, NULL);

@@ -18,9 +18,11 @@
 #include "core/strbuf.h"
 #include "core/xalloc.h"
 #include "db/blob.h"
+#include "db/bursts.h"
 #include "db/db.h"
 #include "db/fsio.h"
 #include "db/textrec.h"
+#include "db/values.h"
 
 /* Silence expected error messages, but count them. */
 static unsigned reported;
@@ -625,6 +627,299 @@ static void db_blob_files(void **state)
 	free(path);
 }
 
+/* ---- value profiles ------------------------------------------------------------------- */
+
+/* A profile of n records: rsp and rbx invariant, rax a counter, pairs on every third. */
+static void make_values(struct values_profile *p, size_t n, uint64_t base)
+{
+	struct hotlist_rng rng = HOTLIST_RNG_INIT(11);
+
+	values_profile_init(p);
+	for (size_t i = 0; i < n; i++) {
+		struct values_rec *r = values_profile_add(p, base + 0x40 * (n - i));
+		uint64_t regs[VALUES_NREGS] = { 0 };
+
+		for (uint64_t k = 0; k < 20 + i; k++) {
+			regs[VREG_RSP] = 0x7ffc12345670ull;
+			regs[VREG_RBX] = 0x5eed5eed;
+			regs[VREG_RAX] = k;
+			values_rec_sample(r, regs, VALUES_ALL_REGS, &rng);
+		}
+		if (i % 3 == 0) {
+			struct values_pairs *pp = values_rec_pairs(r);
+
+			pp->n = 5;
+			pp->dt = 5000000;
+			pp->mask = 1u << VREG_RAX;
+			pp->d[VREG_RAX].npos = 4;
+			pp->d[VREG_RAX].spos = 4000;
+			pp->d[VREG_RAX].mpos = 1200;
+			pp->d[VREG_RAX].mpos2 = 1100;
+			pp->d[VREG_RAX].nneg = 1;
+			pp->d[VREG_RAX].sneg = 7;
+			pp->d[VREG_RAX].mneg = 7;
+		}
+	}
+	values_profile_sort(p);
+}
+
+static const struct hotlist *list_of(const struct values_profile *p, size_t i, unsigned reg)
+{
+	return (p->v[i].mask & (1u << reg)) ? &p->v[i].h[reg] : NULL;
+}
+
+static void values_round_trip_and_damage(void **state)
+{
+	struct values_profile p, q = VALUES_PROFILE_INIT;
+	struct strbuf sb = STRBUF_INIT, sb2 = STRBUF_INIT;
+	const char *why;
+	uint32_t n;
+
+	(void)state;
+	make_values(&p, 40, 0x1000);
+	n = values_encode(&p, &sb);
+	assert_int_equal(n, 40);
+	assert_int_equal(values_decode(sb.buf, sb.len, n, &q, &why), 0);
+	assert_int_equal(q.n, 40);
+	for (size_t i = 0; i < q.n; i++) {
+		assert_true(q.v[i].offset == p.v[i].offset && q.v[i].samples == p.v[i].samples);
+		assert_int_equal(q.v[i].mask, VALUES_ALL_REGS);
+		assert_true(list_of(&q, i, VREG_RBX)->e[0].value == 0x5eed5eed);
+		assert_true(list_of(&q, i, VREG_RBX)->e[0].count == q.v[i].samples);
+		assert_true(list_of(&q, i, VREG_RAX)->n <= VALUES_CAP && list_of(&q, i, VREG_RAX)->tau > 1);
+		assert_true(!!q.v[i].pairs == !!p.v[i].pairs);
+	}
+	assert_true(q.v[39].pairs && q.v[39].pairs->d[VREG_RAX].spos == 4000 &&
+		    q.v[39].pairs->d[VREG_RAX].mpos == 1200);
+	values_encode(&q, &sb2);
+	assert_int_equal(sb2.len, sb.len);
+	assert_memory_equal(sb2.buf, sb.buf, sb.len);
+	/* Invariant registers cost a byte or two: the whole record is small. */
+	assert_true(sb.len < 40 * 120);
+	/* Every truncation is refused; so is a wrong record count and a trailing byte. */
+	for (size_t len = 0; len < sb.len; len++)
+		assert_int_equal(values_decode(sb.buf, len, n, &q, &why), -1);
+	assert_int_equal(q.n, 0);
+	assert_int_equal(values_decode(sb.buf, sb.len, n + 1, &q, &why), -1);
+	assert_int_equal(values_decode(sb.buf, sb.len, n - 1, &q, &why), -1);
+	strbuf_addch(&sb, 0);
+	assert_int_equal(values_decode(sb.buf, sb.len, n, &q, &why), -1);
+	assert_string_equal(why, "trailing bytes");
+	values_profile_release(&p);
+	values_profile_release(&q);
+	strbuf_release(&sb);
+	strbuf_release(&sb2);
+}
+
+static void values_rejects_bad_records(void **state)
+{
+	static const struct {
+		const uint8_t b[16];
+		size_t len;
+		const char *why;
+	} bad[] = {
+		{ { 0x10, 0, 0, 0 }, 4, "record without samples" },
+		{ { 0x10, 1, 0x80, 0x80, 0x10, 0 }, 6, "bad register mask" },
+		{ { 0x10, 1, 1, 0, 1, 0, 1, 0 }, 8, "bad hot list threshold" },
+		{ { 0x10, 1, 1, 1, 0, 0 }, 6, "empty exact hot list" },
+		{ { 0x10, 1, 1, 1, 1, 2, 2, 0 }, 8, "bad hot list count" },
+		{ { 0x10, 2, 1, 1, 2, 2, 1, 0, 1, 0 }, 10, "value twice in a hot list" },
+		{ { 0x10, 1, 0, 2, 0, 0 }, 6, "bad pair sums" },
+	};
+	struct values_profile q = VALUES_PROFILE_INIT;
+	const char *why;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		if (!strcmp(bad[i].why, "bad pair sums")) {
+			/* pairs 2, dt 0, mask rax, npos 3 > pairs */
+			static const uint8_t b[] = { 0x10, 1, 0, 2, 0, 1, 3, 1, 1, 1, 0, 0, 0, 0 };
+
+			assert_int_equal(values_decode(b, sizeof(b), 1, &q, &why), -1);
+		} else {
+			assert_int_equal(values_decode(bad[i].b, bad[i].len, 1, &q, &why), -1);
+		}
+		assert_string_equal(why, bad[i].why);
+	}
+	/* Offsets must increase. */
+	{
+		static const uint8_t b[] = { 0x10, 1, 0, 0, 0, 1, 0, 0 };
+
+		assert_int_equal(values_decode(b, sizeof(b), 2, &q, &why), -1);
+		assert_string_equal(why, "offsets not increasing");
+	}
+}
+
+/* Merging two halves: samples add up, invariant values keep their share. */
+static void values_merge_halves(void **state)
+{
+	struct values_profile a, b;
+	struct hotlist_rng rng = HOTLIST_RNG_INIT(2);
+
+	(void)state;
+	make_values(&a, 10, 0x1000);
+	make_values(&b, 10, 0x1140);  /* five offsets shared */
+	values_merge(&a, &b, &rng);
+	assert_int_equal(a.n, 15);
+	for (size_t i = 0; i < a.n; i++) {
+		const struct hotlist *h = list_of(&a, i, VREG_RBX);
+
+		if (i)
+			assert_true(a.v[i].offset > a.v[i - 1].offset);
+		assert_true(h->e[0].value == 0x5eed5eed);
+		assert_true(hotlist_estimate(h, 0) == (double)a.v[i].samples);
+	}
+	values_profile_release(&a);
+	values_profile_release(&b);
+}
+
+static void db_values_files(void **state)
+{
+	char *path, *file;
+	struct db *db = new_db(&path);
+	struct values_profile p, q = VALUES_PROFILE_INIT;
+	uint32_t seq = new_epoch(db, NULL);
+	FILE *f;
+
+	(void)state;
+	make_values(&p, 8, 0x1000);
+	assert_int_equal(db_values_load(db, seq, "cafe", &q), 1);
+	assert_int_equal(db_values_merge(db, seq, "cafe", &p), 0);
+	assert_int_equal(db_values_merge(db, seq, "cafe", &p), 0);
+	assert_int_equal(db_values_load(db, seq, "cafe", &q), 0);
+	assert_int_equal(q.n, 8);
+	assert_true(q.v[0].samples == 2 * p.v[0].samples);
+	assert_true(q.v[7].pairs && q.v[7].pairs->n == 10 && !q.v[6].pairs);
+	/* A sound container around a payload the decoder refuses: reported, then set aside. */
+	{
+		struct strbuf sb = STRBUF_INIT;
+
+		values_encode(&p, &sb);
+		sb.buf[1] = 0;  /* the first record's sample count */
+		assert_int_equal(db_blob_store(db, seq, "cafe.values", VALUES_MAGIC, VALUES_VERSION, 0,
+					       (uint32_t)p.n, sb.buf, sb.len), 0);
+		strbuf_release(&sb);
+	}
+	reported = 0;
+	assert_int_equal(db_values_load(db, seq, "cafe", &q), -1);
+	assert_int_equal(reported, 1);
+	assert_int_equal(db_values_merge(db, seq, "cafe", &p), 0);
+	assert_int_equal(db_values_load(db, seq, "cafe", &q), 0);
+	assert_true(q.v[0].samples == p.v[0].samples);
+	file = xasprintf("%s/000001/cafe.values.corrupt", path);
+	assert_int_equal(access(file, F_OK), 0);
+	free(file);
+	/* A truncated file: the container refuses it. */
+	file = xasprintf("%s/000001/cafe.values", path);
+	f = fopen(file, "r+");
+	assert_non_null(f);
+	assert_int_equal(ftruncate(fileno(f), 40), 0);
+	fclose(f);
+	free(file);
+	reported = 0;
+	assert_int_equal(db_values_load(db, seq, "cafe", &q), -1);
+	assert_int_equal(reported, 1);
+	values_profile_release(&p);
+	values_profile_release(&q);
+	db_close(db);
+	free(path);
+}
+
+/* ---- burst traces ------------------------------------------------------------------- */
+
+/* n traces of 1..40 steps through two images, registers changing a little each step. */
+static void make_bursts(struct burst_set *s, size_t n, uint32_t tid)
+{
+	burst_set_init(s);
+	for (size_t i = 0; i < n; i++) {
+		struct burst_trace *t = burst_set_add(s, tid + (uint32_t)i);
+
+		for (size_t k = 0; k < 1 + (i * 7) % 40; k++) {
+			struct burst_step st;
+
+			memset(&st, 0, sizeof(st));
+			st.image = burst_set_key(s, k % 5 ? "cafe" : "beef");
+			st.offset = 0x1000 + 4 * k;
+			st.regs[VREG_RAX] = k;
+			st.regs[VREG_RSP] = 0x7ffc00001000ull;
+			st.regs[VREG_RDI] = 0x5555000000ull + 8 * k * i;
+			burst_trace_push(t, &st);
+		}
+		if (i == 2)
+			t->steps[0].image = BURSTS_NO_IMAGE;
+	}
+	s->seen = n;
+}
+
+static void bursts_round_trip_and_damage(void **state)
+{
+	struct burst_set s, q, m;
+	struct strbuf sb = STRBUF_INIT, sb2 = STRBUF_INIT;
+	struct hotlist_rng rng = HOTLIST_RNG_INIT(1);
+	const char *why;
+	uint32_t n;
+
+	(void)state;
+	make_bursts(&s, 12, 100);
+	burst_set_init(&q);
+	burst_set_init(&m);
+	n = bursts_encode(&s, &sb);
+	assert_int_equal(n, 12);
+	assert_int_equal(bursts_decode(sb.buf, sb.len, n, &q, &why), 0);
+	assert_int_equal(q.n, 12);
+	assert_int_equal(q.n_keys, 2);
+	for (size_t i = 0; i < q.n; i++) {
+		assert_int_equal(q.v[i].n, s.v[i].n);
+		assert_memory_equal(q.v[i].steps, s.v[i].steps, s.v[i].n * sizeof(*s.v[i].steps));
+	}
+	bursts_encode(&q, &sb2);
+	assert_int_equal(sb2.len, sb.len);
+	assert_memory_equal(sb2.buf, sb.buf, sb.len);
+	for (size_t len = 0; len < sb.len; len++)
+		assert_int_equal(bursts_decode(sb.buf, len, n, &q, &why), -1);
+	assert_int_equal(bursts_decode(sb.buf, sb.len, n + 1, &q, &why), -1);
+	/* More traces than were taken. */
+	s.seen = 3;
+	strbuf_reset(&sb);
+	n = bursts_encode(&s, &sb);
+	assert_int_equal(bursts_decode(sb.buf, sb.len, n, &q, &why), -1);
+	assert_string_equal(why, "more bursts than taken");
+	/* Merging resamples to the bound and adds up what was taken. */
+	s.seen = 12;
+	burst_set_merge(&m, &s, 5, &rng);
+	burst_set_merge(&m, &s, 5, &rng);
+	assert_int_equal(m.n, 5);
+	assert_true(m.seen == 24);
+	assert_int_equal(m.n_keys, 2);
+	burst_set_release(&s);
+	burst_set_release(&q);
+	burst_set_release(&m);
+	strbuf_release(&sb);
+	strbuf_release(&sb2);
+}
+
+static void db_bursts_files(void **state)
+{
+	char *path;
+	struct db *db = new_db(&path);
+	struct burst_set s, q;
+	uint32_t seq = new_epoch(db, NULL);
+
+	(void)state;
+	make_bursts(&s, 4, 7);
+	burst_set_init(&q);
+	assert_int_equal(db_bursts_load(db, seq, &q), 1);
+	assert_int_equal(db_bursts_merge(db, seq, &s), 0);
+	assert_int_equal(db_bursts_merge(db, seq, &s), 0);
+	assert_int_equal(db_bursts_load(db, seq, &q), 0);
+	assert_int_equal(q.n, 8);
+	assert_true(q.seen == 8);
+	burst_set_release(&s);
+	burst_set_release(&q);
+	db_close(db);
+	free(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -646,6 +941,12 @@ int main(void)
 		cmocka_unit_test(db_aux_files),
 		cmocka_unit_test(blob_round_trip_and_damage),
 		cmocka_unit_test(db_blob_files),
+		cmocka_unit_test(values_round_trip_and_damage),
+		cmocka_unit_test(values_rejects_bad_records),
+		cmocka_unit_test(values_merge_halves),
+		cmocka_unit_test(db_values_files),
+		cmocka_unit_test(bursts_round_trip_and_damage),
+		cmocka_unit_test(db_bursts_files),
 	};
 
 	set_report_routine(quiet);
