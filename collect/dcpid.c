@@ -325,6 +325,7 @@ static void retain(struct daemon *d)
 	struct db_prune_stats before = r->removed;
 	struct collect_summary s;
 	struct strbuf a = STRBUF_INIT, b = STRBUF_INIT;
+	int64_t t0 = time_monotonic_ns();
 	uint64_t bytes = 0;
 
 	if (db_retention_empty(&r->limits)) {
@@ -342,9 +343,9 @@ static void retain(struct daemon *d)
 				r->removed.binary_bytes - before.binary_bytes);
 		strbuf_add_size(&b, bytes);
 		notice(d, "retention: removed %" PRIu64 " epochs up to %" PRIu32 " and %" PRIu64
-		       " snapshots (%s); '%s' uses %s", r->removed.epochs - before.epochs,
-		       r->removed.last_seq, r->removed.binaries - before.binaries, a.buf, d->dir,
-		       b.buf);
+		       " snapshots (%s) in %.0f ms; '%s' uses %s", r->removed.epochs - before.epochs,
+		       r->removed.last_seq, r->removed.binaries - before.binaries, a.buf,
+		       (double)(time_monotonic_ns() - t0) / 1e6, d->dir, b.buf);
 	}
 	r->over_limit = r->limits.max_bytes && bytes > r->limits.max_bytes;
 	if (r->over_limit && d->warned_over != s.epoch) {

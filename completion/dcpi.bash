@@ -91,7 +91,7 @@ _dcpi_complete()
 	fi
 	local cmd=${words[0]} table verb= line kind s l a v i w
 	local -a verbs=() args=() optlist=() pos=()
-	local -A takes=() argname=() vals=()
+	local -A takes=() argname=() vals=() longof=()
 	local _dcpi_db=${DCPI_DB:-} _dcpi_epoch= stop=false
 
 	table=$(_dcpi_table "$cmd")
@@ -110,7 +110,7 @@ _dcpi_complete()
 				[[ $s != - ]] && optlist+=("$s")
 				optlist+=("$l")
 				if [[ $a != - ]]; then
-					[[ $s != - ]] && takes[$s]=1 argname[$s]=$a vals[$s]=$v
+					[[ $s != - ]] && takes[$s]=1 argname[$s]=$a vals[$s]=$v longof[$s]=$l
 					takes[$l]=1 argname[$l]=$a vals[$l]=$v
 				fi
 				;;
@@ -150,7 +150,7 @@ _dcpi_complete()
 	# An option's value.
 	if [[ $split == true || ( $prev == -* && -n ${takes[$prev]+set} ) ]]; then
 		if [[ -n ${takes[$prev]+set} ]]; then
-			_dcpi_value "$cmd" "${argname[$prev]}" "$prev" "${vals[$prev]}" "$cur"
+			_dcpi_value "$cmd" "${argname[$prev]}" "${longof[$prev]:-$prev}" "${vals[$prev]}" "$cur"
 			return
 		fi
 	fi

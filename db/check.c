@@ -6,6 +6,7 @@
 #include "db/fsio.h"
 #include "db/textrec.h"
 #include "core/die.h"
+#include "core/endian.h"
 #include "core/strbuf.h"
 #include "core/utf8.h"
 #include "core/xalloc.h"
@@ -508,10 +509,40 @@ static bool hex_to_bytes(const char *hex, uint8_t *out, unsigned *len)
 	return true;
 }
 
+/*
+ * An ELF file's header says where its program and section header tables
+ * end: a snapshot cut short ends before them.  Reads fixed header fields
+ * only (the checker parses no ELF beyond that).  NULL if whole.
+ */
+static const char *elf_truncated(const unsigned char *b, size_t len)
+{
+	uint64_t phoff, shoff, phend, shend;
+
+	if (len < 64 || b[5] != 1 /* little-endian */)
+		return len < 52 ? "truncated ELF header" : NULL;
+	if (b[4] == 2) {  /* 64-bit */
+		phoff = get_le64(b + 0x20);
+		shoff = get_le64(b + 0x28);
+		phend = phoff + (uint64_t)get_le16(b + 0x36) * get_le16(b + 0x38);
+		shend = shoff + (uint64_t)get_le16(b + 0x3a) * get_le16(b + 0x3c);
+	} else if (b[4] == 1) {
+		phoff = get_le32(b + 0x1c);
+		shoff = get_le32(b + 0x20);
+		phend = phoff + (uint64_t)get_le16(b + 0x2a) * get_le16(b + 0x2c);
+		shend = shoff + (uint64_t)get_le16(b + 0x2e) * get_le16(b + 0x30);
+	} else {
+		return NULL;
+	}
+	if ((phoff && phend > len) || (shoff && shend > len))
+		return "truncated: its ELF header tables lie past its end";
+	return NULL;
+}
+
 static void check_snapshot(struct checker *k, int dirfd, const char *hex, const char *path)
 {
 	uint8_t id[IMAGE_BUILD_ID_MAX];
 	unsigned id_len = 0;
+	const char *why;
 	struct stat st;
 	void *map;
 	int fd;
@@ -537,6 +568,8 @@ static void check_snapshot(struct checker *k, int dirfd, const char *hex, const 
 			   !image_data_has_build_id(map, (size_t)st.st_size, id, id_len)) {
 			find(k, DB_CHECK_ERROR, path, "not an ELF file holding build-id %s: not "
 			     "the binary its name says", hex);
+		} else if ((why = elf_truncated(map, (size_t)st.st_size))) {
+			find(k, DB_CHECK_ERROR, path, "%s", why);
 		}
 		if (st.st_size && map != MAP_FAILED)
 			munmap(map, (size_t)st.st_size);

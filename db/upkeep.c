@@ -61,6 +61,26 @@ static uint64_t entry_bytes(int dirfd, const char *name, int depth, uint64_t *fi
 	return n;
 }
 
+/* Temp files directly under the directory `name` (writers' leftovers in an epoch). */
+static void count_temps(int dirfd, const char *name, struct db_census *c)
+{
+	int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct dirent *de;
+	DIR *d;
+
+	if (fd < 0 || !(d = fdopendir(fd))) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	while ((de = readdir(d)))
+		if (!strncmp(de->d_name, FSIO_TMP_PREFIX, strlen(FSIO_TMP_PREFIX))) {
+			c->temp_bytes += entry_bytes(fd, de->d_name, 1, NULL);
+			c->n_temps++;
+		}
+	closedir(d);
+}
+
 uint64_t db_disk_usage(struct db *db)
 {
 	return entry_bytes(db->dirfd, ".", 3, NULL);
@@ -231,8 +251,10 @@ int db_census_take(struct db *db, struct db_census *c)
 			e->seq = seq;
 			e->bytes = bytes;
 			e->files = files;
+			count_temps(db->dirfd, name, c);
 		} else if (!strcmp(name, BINARIES_NAME)) {
 			c->binaries_bytes = bytes;
+			count_temps(db->dirfd, name, c);
 		} else if (!strncmp(name, FSIO_TMP_PREFIX, strlen(FSIO_TMP_PREFIX))) {
 			c->temp_bytes += bytes;
 			c->n_temps++;
@@ -247,6 +269,8 @@ int db_census_take(struct db *db, struct db_census *c)
 		read_meta(db, &c->epochs[i]);
 		epoch_uses(db, c, p, i);
 	}
+	for (size_t k = 0; k < p->n_bins && p->images_ok; k++)
+		c->n_unused_binaries += !p->bins[k].refs;
 	if (db_epoch_current(db, &c->current))
 		c->current = 0;
 	return 0;
@@ -457,24 +481,40 @@ out:
 	return r;
 }
 
+/*
+ * Removing epochs frees a little less than their size: the database
+ * directory keeps the blocks its longer temp names needed (directories do
+ * not shrink).  So a size limit is checked against the disk afterwards,
+ * and another pass removes more if needed.
+ */
+#define RETAIN_PASSES 4
+
 int db_retain(struct db *db, const struct db_retention *r, uint32_t protect,
 	      struct db_prune_stats *st, uint64_t *bytes_after)
 {
-	struct db_census c;
-	struct db_prune_plan plan;
 	int ret = 0;
 
-	if (db_census_take(db, &c))
-		return -1;
-	db_prune_plan_make(&c, r, protect, time_now_ns(), &plan);
-	*bytes_after = c.total_bytes;
-	if (plan.n) {
-		ret = db_epochs_remove(db, plan.seqs, plan.n, st);
-		if (db_binaries_gc(db, false, st, NULL, NULL) < 0)
-			ret = -1;
-		*bytes_after = db_disk_usage(db);
+	for (int pass = 0; pass < RETAIN_PASSES && !ret; pass++) {
+		struct db_census c;
+		struct db_prune_plan plan;
+		size_t n;
+
+		if (db_census_take(db, &c))
+			return -1;
+		db_prune_plan_make(&c, r, protect, time_now_ns(), &plan);
+		*bytes_after = c.total_bytes;
+		/* Snapshots left unused by an earlier run (one that died, say) go too. */
+		if ((n = plan.n) || c.n_unused_binaries) {
+			if (n)
+				ret = db_epochs_remove(db, plan.seqs, plan.n, st);
+			if (db_binaries_gc(db, false, st, NULL, NULL) < 0)
+				ret = -1;
+			*bytes_after = db_disk_usage(db);
+		}
+		db_prune_plan_release(&plan);
+		db_census_release(&c);
+		if (!n || !r->max_bytes || *bytes_after <= r->max_bytes)
+			break;
 	}
-	db_prune_plan_release(&plan);
-	db_census_release(&c);
 	return ret;
 }

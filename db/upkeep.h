@@ -44,7 +44,8 @@ struct db_census {
 	uint64_t total_bytes;           /* everything under the directory (du -s) */
 	uint64_t binaries_bytes;        /* binaries/ and its snapshots */
 	size_t n_binaries;
-	uint64_t temp_bytes;            /* .tmp.* left by writers that died */
+	size_t n_unused_binaries;       /* snapshots no epoch names (0 if an index is unreadable) */
+	uint64_t temp_bytes;            /* .tmp.* left by writers that died (anywhere) */
 	size_t n_temps;
 	void *priv;                     /* the snapshots and which epochs name them */
 };

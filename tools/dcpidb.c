@@ -244,29 +244,52 @@ static int collect_snapshots(struct db *db, struct db_prune_stats *st)
 	return db_binaries_gc(db, dry_run, st, list_snapshot, NULL) < 0 ? -1 : 0;
 }
 
-static int cmd_prune(struct db *db, const struct db_retention *r)
+/* One pass: plans, says, removes.  *n gets the number of epochs planned. */
+static int prune_pass(struct db *db, const struct db_retention *r, struct db_prune_stats *st,
+		      size_t *n, struct db_prune_plan *plan)
 {
-	struct db_prune_stats st = { 0 };
-	struct db_prune_plan plan;
 	struct db_census c;
 	int ret = 0;
 
 	if (db_census_take(db, &c))
 		return -1;
-	db_prune_plan_make(&c, r, 0, time_now_ns(), &plan);
-	for (size_t i = 0, j = 0; i < plan.n; i++) {
-		while (c.epochs[j].seq != plan.seqs[i])
+	db_prune_plan_make(&c, r, 0, time_now_ns(), plan);
+	for (size_t i = 0, j = 0; i < plan->n; i++) {
+		while (c.epochs[j].seq != plan->seqs[i])
 			j++;
 		printf("%s epoch %" PRIu32 "%s%s%s (", dry_run ? "would remove" : "removing",
-		       plan.seqs[i], c.epochs[j].label ? " '" : "",
+		       plan->seqs[i], c.epochs[j].label ? " '" : "",
 		       c.epochs[j].label ? c.epochs[j].label : "", c.epochs[j].label ? "'" : "");
 		say_size("", c.epochs[j].bytes, ")\n");
 	}
-	if (!dry_run && plan.n)
-		ret = db_epochs_remove(db, plan.seqs, plan.n, &st);
-	if (!ret && (plan.n || !dry_run))
-		ret = collect_snapshots(db, &st);
-	if (plan.over_limit) {
+	*n += plan->n;
+	if (!dry_run && plan->n)
+		ret = db_epochs_remove(db, plan->seqs, plan->n, st);
+	if (!ret && (plan->n || !dry_run))
+		ret = collect_snapshots(db, st);
+	db_census_release(&c);
+	return ret;
+}
+
+static int cmd_prune(struct db *db, const struct db_retention *r)
+{
+	struct db_prune_stats st = { 0 };
+	struct db_prune_plan plan = { 0 };
+	uint64_t left = 0;
+	size_t n = 0;
+	int ret = 0;
+
+	/* As db_retain: the directory keeps some blocks; a size limit may take a second pass. */
+	for (int pass = 0; pass < 4 && !ret; pass++) {
+		size_t before = n;
+
+		db_prune_plan_release(&plan);
+		ret = prune_pass(db, r, &st, &n, &plan);
+		left = dry_run ? plan.bytes_after : db_disk_usage(db);
+		if (dry_run || n == before || !r->max_bytes || left <= r->max_bytes)
+			break;
+	}
+	if (r->max_bytes && left > r->max_bytes) {
 		struct strbuf sb = STRBUF_INIT;
 
 		strbuf_add_size(&sb, r->max_bytes);
@@ -274,10 +297,9 @@ static int cmd_prune(struct db *db, const struct db_retention *r)
 		strbuf_release(&sb);
 	}
 	printf("%s %zu epoch%s and %" PRIu64 " snapshot%s", dry_run ? "would remove" : "removed",
-	       plan.n, plan.n == 1 ? "" : "s", st.binaries, st.binaries == 1 ? "" : "s");
-	say_size(": ", dry_run ? plan.bytes_after : db_disk_usage(db), " left\n");
+	       n, n == 1 ? "" : "s", st.binaries, st.binaries == 1 ? "" : "s");
+	say_size(": ", left, " left\n");
 	db_prune_plan_release(&plan);
-	db_census_release(&c);
 	return ret;
 }
 
