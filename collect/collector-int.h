@@ -93,6 +93,7 @@ struct collector {
 	 * calibrating) belong to no epoch. */
 	uint64_t run_lost;
 	uint64_t epoch_evictions, epoch_shadow_hits, epoch_shadow_evictions;
+	const struct collect_retention *retention;  /* dcpid's, for status; NULL: none */
 };
 
 /* The measured mean period of event i in this epoch (ns for the clock). */

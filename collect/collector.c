@@ -1287,6 +1287,11 @@ int collector_finish(struct collector *c)
 	return store_close(&c->store) || r ? -1 : 0;
 }
 
+void collector_set_retention(struct collector *c, const struct collect_retention *r)
+{
+	c->retention = r;
+}
+
 /* ---- reports ---------------------------------------------------------------------- */
 
 void collector_summary(struct collector *c, struct collect_summary *s)

@@ -30,6 +30,7 @@
 #include "collect/store.h"
 #include "core/cli.h"
 #include "core/event.h"
+#include "db/upkeep.h"
 
 struct strbuf;
 
@@ -246,6 +247,19 @@ struct collect_summary {
 	uint64_t tables, table_failures;    /* unwind tables built, binaries without one */
 };
 void collector_summary(struct collector *c, struct collect_summary *s);
+
+/*
+ * dcpid's retention (db/upkeep.h), for the status report: its limits and
+ * what it removed since the daemon started.
+ */
+struct collect_retention {
+	struct db_retention limits;
+	struct db_prune_stats removed;
+	int64_t last_ns;            /* wall-clock time it last removed something, 0: never */
+	bool over_limit;            /* the last run stayed above max_bytes (the current epoch) */
+};
+/* Shows r in the status report (NULL, the default: no retention). */
+void collector_set_retention(struct collector *c, const struct collect_retention *r);
 
 /*
  * Appends dcpictl's status report: per-CPU and per-event rates, losses,

@@ -3,6 +3,13 @@
  * database up to date.
  *
  *   dcpid [-d DIR] [-e EVENTS] [-F HZ|-c PERIOD] [--foreground] [--socket PATH] ...
+ *         [--max-size SIZE] [--max-age DAYS] [--config FILE]
+ *
+ * With --max-size or --max-age it removes the oldest epochs (and the
+ * binary snapshots no epoch uses any more) after every flush and at least
+ * once a minute (db/upkeep.h: never the current epoch, crash-safely).
+ * --config reads the same options from a root-owned file (core/cli.h
+ * cli_config_load); SIGHUP flushes and re-reads its retention settings.
  *
  * It never runs another program and never parses ELF or DWARF; its
  * database is fixed at start; one instance per database (the database's
@@ -17,12 +24,15 @@
 #include "core/timeutil.h"
 #include "core/xalloc.h"
 #include "db/db.h"
+#include "db/upkeep.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <inttypes.h>
+#include <math.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +43,9 @@
 
 #define MAX_CLIENTS 8
 #define CLIENT_TIMEOUT_NS (2 * (int64_t)1000000000)
+/* Retention runs after every flush and at least this often. */
+#define RETAIN_INTERVAL_NS (60 * (int64_t)1000000000)
+#define NS_PER_DAY (86400.0 * 1e9)
 
 struct client {
 	int fd;
@@ -44,8 +57,13 @@ struct client {
 };
 
 struct daemon {
-	const char *dir, *socket, *label;
+	const char *dir, *socket, *label, *config;
 	bool foreground, new_epoch;
+	uint64_t max_size;          /* --max-size (0: none) */
+	double max_age_days;        /* --max-age (0: none) */
+	struct collect_retention retention;
+	int64_t next_retain;        /* monotonic ns; 0: no retention */
+	uint32_t warned_over;       /* the epoch the over-limit warning was given for */
 	struct ctl_access access;
 	struct collect_options opt;
 	struct db *db;
@@ -77,37 +95,106 @@ static int group_option(const struct cli_option *o, const char *name)
 	return 0;
 }
 
+/* dcpid's option table over d (a macro: parse_args and the reload both need one). */
+#define DCPID_OPTIONS(d) {                                                                  \
+	OPT_DB(&(d)->dir),                                                                  \
+	COLLECT_OPTIONS(&(d)->opt),                                                         \
+	OPT_BOOL('f', "foreground", &(d)->foreground,                                       \
+		 "stay in the foreground and log to stderr (for systemd)"),                 \
+	OPT_STRING(0, "socket", &(d)->socket, "PATH",                                       \
+		   "the control socket (default: " CTL_DEFAULT_SOCKET ")"),                 \
+	OPT_CALLBACK(0, "group", (d), "GROUP", "let GROUP use the socket too (mode 0660)",  \
+		     group_option),                                                         \
+	OPT_STRING(0, "label", &(d)->label, "L", "start a new epoch labelled L"),           \
+	OPT_BOOL(0, "new-epoch", &(d)->new_epoch,                                           \
+		 "start a new epoch (default: continue the current one)"),                  \
+	OPT_GROUP("Retention (oldest epochs first; never the current one):"),               \
+	OPT_SIZE(0, "max-size", &(d)->max_size, "SIZE",                                     \
+		 "keep the database under SIZE (bytes, or K, M, G, T)"),                    \
+	OPT_DOUBLE(0, "max-age", &(d)->max_age_days, "DAYS",                                \
+		   "remove epochs that ended more than DAYS ago", 0, "number of days"),     \
+	OPT_STRING(0, "config", &(d)->config, "FILE",                                       \
+		   "read options from FILE first (root's, writable by no one\n"             \
+		   "else; NAME = VALUE lines; SIGHUP re-reads its retention)"),             \
+	OPT_END()                                                                           \
+}
+
+/* Options the configuration file cannot set: the unit's command line fixes them. */
+static const char *const not_in_config[] = { "db", "socket", "config", "foreground", NULL };
+
+static const struct cli_command dcpid_command = {
+	.usage = "dcpid [-d DIR] [-e EVENTS] [-F HZ|-c PERIOD] [--foreground] [--socket PATH] [OPTIONS]",
+	.about = "Samples every CPU and keeps the profile database DIR up to date.",
+	.max_args = -1,
+};
+
+/* The --config argument, found before the real parse so that the command line wins. */
+static const char *config_arg(int argc, char **argv)
+{
+	const char *path = NULL;
+
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+		if (!strncmp(argv[i], "--config=", 9))
+			path = argv[i] + 9;
+		else if (!strcmp(argv[i], "--config") && i + 1 < argc)
+			path = argv[++i];
+	}
+	return path;
+}
+
+static void set_retention(struct daemon *d)
+{
+	struct db_retention *r = &d->retention.limits;
+
+	r->max_bytes = d->max_size;
+	r->max_age_ns = (int64_t)llround(d->max_age_days * NS_PER_DAY);
+}
+
 static void parse_args(struct daemon *d, int argc, char **argv)
 {
 	int first;
-	const struct cli_option options[] = {
-		OPT_DB(&d->dir),
-		COLLECT_OPTIONS(&d->opt),
-		OPT_BOOL('f', "foreground", &d->foreground,
-			 "stay in the foreground and log to stderr (for systemd)"),
-		OPT_STRING(0, "socket", &d->socket, "PATH",
-			   "the control socket (default: " CTL_DEFAULT_SOCKET ")"),
-		OPT_CALLBACK(0, "group", d, "GROUP", "let GROUP use the socket too (mode 0660)",
-			     group_option),
-		OPT_STRING(0, "label", &d->label, "L", "start a new epoch labelled L"),
-		OPT_BOOL(0, "new-epoch", &d->new_epoch,
-			 "start a new epoch (default: continue the current one)"),
-		OPT_END()
-	};
-	const struct cli_command cmd = {
-		.usage = "dcpid [-d DIR] [-e EVENTS] [-F HZ|-c PERIOD] [--foreground] [--socket PATH] [OPTIONS]",
-		.about = "Samples every CPU and keeps the profile database DIR up to date.",
-		.options = options,
-		.max_args = -1,
-	};
+	const struct cli_option options[] = DCPID_OPTIONS(d);
+	struct cli_command cmd = dcpid_command;
+	const char *config = config_arg(argc, argv);
 
+	cmd.options = options;
+	if (config && cli_config_load(&cmd, config, not_in_config))
+		exit(1);
 	first = cli_parse(argc, argv, &cmd);
 	if (first < argc)
 		die("unexpected argument '%s' (dcpid runs no command; see dcpirun)", argv[first]);
+	/* SIGHUP re-reads it after the daemon has changed to /. */
+	if (config && !(d->config = realpath(config, NULL)))
+		die_errno("cannot resolve '%s'", config);
 	if (d->label && collect_check_label(d->label))
 		exit(1);
 	if (d->label)
 		d->new_epoch = true;
+	set_retention(d);
+}
+
+/*
+ * SIGHUP: re-reads the retention settings of the configuration file (the
+ * rest takes a restart); a bad file keeps the settings in force.
+ */
+static void reload_retention(struct daemon *d)
+{
+	struct daemon scratch;
+	const struct cli_option options[] = DCPID_OPTIONS(&scratch);
+	struct cli_command cmd = dcpid_command;
+
+	if (!d->config)
+		return;
+	memset(&scratch, 0, sizeof(scratch));
+	collect_options_init(&scratch.opt);
+	cmd.options = options;
+	if (cli_config_load(&cmd, d->config, not_in_config)) {
+		warning("keeping the retention in force: %s could not be read", d->config);
+		return;
+	}
+	d->max_size = scratch.max_size;
+	d->max_age_days = scratch.max_age_days;
+	set_retention(d);
 }
 
 /* Continue the current epoch if an earlier dcpid was writing it. */
@@ -210,6 +297,70 @@ static int setup_signals(void)
 	return fd;
 }
 
+/* ---- retention --------------------------------------------------------------- */
+
+/* What the daemon did of its own accord: to the journal (stderr) or syslog. */
+static void __attribute__((format(printf, 2, 3))) notice(struct daemon *d, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	if (d->foreground)
+		fprintf(stderr, "%s: %s\n", progname(), sb.buf);
+	else
+		syslog(LOG_NOTICE, "%s", sb.buf);
+	strbuf_release(&sb);
+}
+
+/*
+ * Applies --max-size and --max-age: after every flush, at each new epoch
+ * and at least once a minute.  Failures are warnings: it runs again.
+ */
+static void retain(struct daemon *d)
+{
+	struct collect_retention *r = &d->retention;
+	struct db_prune_stats before = r->removed;
+	struct collect_summary s;
+	struct strbuf a = STRBUF_INIT, b = STRBUF_INIT;
+	int64_t t0 = time_monotonic_ns();
+	uint64_t bytes = 0;
+
+	if (db_retention_empty(&r->limits)) {
+		d->next_retain = 0;
+		return;
+	}
+	d->next_retain = time_monotonic_ns() + RETAIN_INTERVAL_NS;
+	collector_summary(d->c, &s);
+	if (db_retain(d->db, &r->limits, s.epoch, &r->removed, &bytes))
+		warning("the retention of '%s' did not finish (it runs again within a minute)",
+			d->dir);
+	if (r->removed.epochs != before.epochs || r->removed.binaries != before.binaries) {
+		r->last_ns = time_now_ns();
+		strbuf_add_size(&a, r->removed.epoch_bytes - before.epoch_bytes +
+				r->removed.binary_bytes - before.binary_bytes);
+		strbuf_add_size(&b, bytes);
+		notice(d, "retention: removed %" PRIu64 " epochs up to %" PRIu32 " and %" PRIu64
+		       " snapshots (%s) in %.0f ms; '%s' uses %s", r->removed.epochs - before.epochs,
+		       r->removed.last_seq, r->removed.binaries - before.binaries, a.buf,
+		       (double)(time_monotonic_ns() - t0) / 1e6, d->dir, b.buf);
+	}
+	r->over_limit = r->limits.max_bytes && bytes > r->limits.max_bytes;
+	if (r->over_limit && d->warned_over != s.epoch) {
+		strbuf_reset(&a);
+		strbuf_reset(&b);
+		strbuf_add_size(&a, bytes);
+		strbuf_add_size(&b, r->limits.max_bytes);
+		warning("'%s' uses %s, more than --max-size %s: what is left is the current "
+			"epoch %" PRIu32 ", which stays", d->dir, a.buf, b.buf, s.epoch);
+		d->warned_over = s.epoch;
+	}
+	strbuf_release(&a);
+	strbuf_release(&b);
+}
+
 /* ---- requests ------------------------------------------------------------------ */
 
 static void reply(int fd, const char *buf, size_t len)
@@ -245,6 +396,7 @@ static int execute(struct daemon *d, const struct ctl_request *req, struct strbu
 	case CTL_FLUSH:
 		if (collector_flush(d->c))
 			return -1;
+		retain(d);
 		strbuf_addstr(out, "flushed\n");
 		return 0;
 	case CTL_EPOCH: {
@@ -252,6 +404,7 @@ static int execute(struct daemon *d, const struct ctl_request *req, struct strbu
 
 		if (collector_new_epoch(d->c, req->label[0] ? req->label : NULL))
 			return -1;
+		retain(d);
 		collector_summary(d->c, &s);
 		strbuf_addf(out, "epoch %" PRIu32 "\n", s.epoch);
 		return 0;
@@ -359,8 +512,10 @@ static void handle_signals(struct daemon *d)
 
 	while (read(d->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
 		if (si.ssi_signo == SIGHUP) {
+			reload_retention(d);
 			if (collector_flush(d->c))
 				warning("flush on SIGHUP failed");
+			retain(d);
 		} else {
 			d->quit = true;
 		}
@@ -373,6 +528,11 @@ static void serve(struct daemon *d)
 
 	while (!d->quit) {
 		int64_t now = time_monotonic_ns(), next = collector_tick(d->c, now);
+
+		if (d->next_retain && now >= d->next_retain)
+			retain(d);
+		if (d->next_retain && d->next_retain < next)
+			next = d->next_retain;
 		size_t n = collector_pollfds(d->c, fds, 1024), base = n;
 		int timeout = next > now ? (int)((next - now) / 1000000) + 1 : 0;
 
@@ -441,6 +601,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	collector_scan(d.c);
+	collector_set_retention(d.c, &d.retention);
+	retain(&d);
 	if (!d.foreground)
 		detach(&d, ready_fd);
 	serve(&d);

@@ -23,41 +23,6 @@ struct status {
 	struct shash_stats hash, shadow;
 };
 
-/* Bytes used by the files under dirfd (two levels: epochs and binaries). */
-static uint64_t dir_bytes(int dirfd, int depth)
-{
-	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-	struct dirent *de;
-	uint64_t n = 0;
-
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
-		return 0;
-	}
-	while ((de = readdir(d))) {
-		struct stat st;
-
-		if (de->d_name[0] == '.' && (!de->d_name[1] || !strcmp(de->d_name, "..")))
-			continue;
-		if (fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW))
-			continue;
-		if (S_ISREG(st.st_mode)) {
-			n += (uint64_t)st.st_size;
-		} else if (S_ISDIR(st.st_mode) && depth > 0) {
-			int sub = openat(dirfd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-
-			if (sub >= 0) {
-				n += dir_bytes(sub, depth - 1);
-				close(sub);
-			}
-		}
-	}
-	closedir(d);
-	return n;
-}
-
 static uint64_t rss_bytes(void)
 {
 	FILE *f = fopen("/proc/self/statm", "r");
@@ -88,7 +53,7 @@ static void gather(struct collector *c, struct status *s)
 		s->structures += shash_bytes(&c->cpu[k].hash);
 	if (c->values)
 		s->structures += c->values->bytes;
-	s->db_bytes = dir_bytes(c->db->dirfd, 2);
+	s->db_bytes = db_disk_usage(c->db);
 	if (c->cg)
 		s->structures += callchain_bytes(c->cg);
 	collector_hash_totals(c, &s->hash, false);
@@ -126,16 +91,71 @@ static void period_text(struct strbuf *sb, struct collector *c, size_t i)
 		strbuf_addf(sb, "%" PRIu64 " events", mean);
 }
 
+/* "retention: at most 1.00 GiB and 30 days; removed 3 epochs (12.0 MiB) ..." */
+static void retention_text(const struct collect_retention *r, struct strbuf *o)
+{
+	const struct db_retention *l = &r->limits;
+
+	strbuf_addstr(o, "\nretention: ");
+	if (l->max_bytes) {
+		strbuf_addstr(o, "at most ");
+		strbuf_add_size(o, l->max_bytes);
+	}
+	if (l->max_age_ns)
+		strbuf_addf(o, "%s%g days", l->max_bytes ? " and " : "epochs of the last ",
+			    (double)l->max_age_ns / 86400e9);
+	strbuf_addf(o, "; removed %" PRIu64 " epoch%s (", r->removed.epochs,
+		    r->removed.epochs == 1 ? "" : "s");
+	strbuf_add_size(o, r->removed.epoch_bytes);
+	strbuf_addf(o, ") and %" PRIu64 " snapshot%s (", r->removed.binaries,
+		    r->removed.binaries == 1 ? "" : "s");
+	strbuf_add_size(o, r->removed.binary_bytes);
+	strbuf_addstr(o, ") since start");
+	if (r->last_ns) {
+		strbuf_addf(o, ", up to epoch %" PRIu32 " at ", r->removed.last_seq);
+		strbuf_add_time_short(o, r->last_ns);
+	}
+	if (r->over_limit)
+		strbuf_addstr(o, "; over the limit: the current epoch alone exceeds it");
+}
+
+static void retention_json(struct json_writer *w, const struct collect_retention *r)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	json_key(w, "retention"), json_object_begin(w);
+	json_key(w, "max_bytes"), json_u64(w, r->limits.max_bytes);
+	json_key(w, "max_age_days"), json_double(w, (double)r->limits.max_age_ns / 86400e9, 6);
+	json_key(w, "removed_epochs"), json_u64(w, r->removed.epochs);
+	json_key(w, "removed_epoch_bytes"), json_u64(w, r->removed.epoch_bytes);
+	json_key(w, "removed_snapshots"), json_u64(w, r->removed.binaries);
+	json_key(w, "removed_snapshot_bytes"), json_u64(w, r->removed.binary_bytes);
+	json_key(w, "last_removed_epoch"), json_u64(w, r->removed.last_seq);
+	json_key(w, "last_removal");
+	if (r->last_ns) {
+		strbuf_add_time_iso(&sb, r->last_ns);
+		json_string(w, sb.buf);
+	} else {
+		json_null(w);
+	}
+	json_key(w, "over_limit"), json_bool(w, r->over_limit);
+	json_object_end(w);
+	strbuf_release(&sb);
+}
+
 static void text_report(struct collector *c, const struct status *s, struct strbuf *o)
 {
 	const struct epoch_meta *m = &c->store.meta;
 
 	strbuf_addf(o, "dcpid %s, pid %ld, up ", PACKAGE_VERSION, (long)getpid());
 	strbuf_add_duration(o, (int64_t)(s->uptime * 1e9));
-	strbuf_addf(o, "\ndatabase %s: %.1f MB, epoch %" PRIu32, c->db->path,
-		    (double)s->db_bytes / 1e6, c->store.seq);
+	strbuf_addf(o, "\ndatabase %s: ", c->db->path);
+	strbuf_add_size(o, s->db_bytes);
+	strbuf_addf(o, ", epoch %" PRIu32, c->store.seq);
 	if (m->label)
 		strbuf_addf(o, " '%s'", m->label);
+	if (c->retention && !db_retention_empty(&c->retention->limits))
+		retention_text(c->retention, o);
 	strbuf_addstr(o, "\n\nevent         counted as  mean period          samples  rate/s\n");
 	for (size_t i = 0; i < c->n_ev; i++) {
 		struct strbuf p = STRBUF_INIT;
@@ -274,6 +294,8 @@ static void json_report(struct collector *c, const struct status *s, FILE *f)
 	json_key(&w, "uptime_s"), json_double(&w, s->uptime, 6);
 	json_key(&w, "database"), json_string(&w, c->db->path);
 	json_key(&w, "database_bytes"), json_u64(&w, s->db_bytes);
+	if (c->retention && !db_retention_empty(&c->retention->limits))
+		retention_json(&w, c->retention);
 	json_key(&w, "epoch"), json_u64(&w, c->store.seq);
 	json_key(&w, "label"), json_string(&w, c->store.meta.label);
 	json_events(&w, c, s);

@@ -6,12 +6,15 @@
 #include "core/xalloc.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <locale.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 void cli_init(int argc, char **argv)
@@ -56,6 +59,50 @@ int cli_parse_range(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 	if (cli_parse_u64(s, &v) || v < min || v > max)
 		return -1;
 	*out = v;
+	return 0;
+}
+
+int cli_parse_size(const char *s, uint64_t *out)
+{
+	static const struct { const char *unit; double mult; } units[] = {
+		{ "", 1 }, { "B", 1 },
+		{ "K", 1024.0 }, { "KiB", 1024.0 }, { "KB", 1e3 },
+		{ "M", 1048576.0 }, { "MiB", 1048576.0 }, { "MB", 1e6 },
+		{ "G", 1073741824.0 }, { "GiB", 1073741824.0 }, { "GB", 1e9 },
+		{ "T", 1099511627776.0 }, { "TiB", 1099511627776.0 }, { "TB", 1e12 },
+	};
+	char *end;
+	double v;
+
+	if (!s || !*s || !strchr("0123456789.", *s))
+		return -1;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || !isfinite(v) || v < 0)
+		return -1;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		double b = v * units[i].mult;
+
+		if (strcmp(end, units[i].unit))
+			continue;
+		if (b >= 18446744073709551615.0)
+			return -1;
+		*out = (uint64_t)(b + 0.5);
+		return 0;
+	}
+	return -1;
+}
+
+int cli_size_option(const struct cli_option *opt, const char *arg)
+{
+	if (cli_parse_size(arg, opt->value)) {
+		char *safe = display_safe(arg);
+
+		errorf("bad size '%s' for --%s (a number of bytes, or with K, M, G or T)", safe,
+		       opt->long_name ? opt->long_name : "?");
+		free(safe);
+		return -1;
+	}
 	return 0;
 }
 
@@ -207,7 +254,49 @@ void cli_usage_error(const struct cli_command *cmd, const char *why)
 
 /* ---- parsing --------------------------------------------------------------------- */
 
-enum { CODE_HELP = 0x1000, CODE_VERSION, CODE_FIRST };
+enum { CODE_HELP = 0x1000, CODE_VERSION, CODE_LIST_OPTIONS, CODE_FIRST };
+
+/* The words an option's argument can be, for completion ("" if open). */
+static void option_values(const struct cli_option *o, FILE *f)
+{
+	if (o->type == CLI_CHOICE) {
+		for (int k = 0; o->choices[k]; k++)
+			fprintf(f, " %s", o->choices[k]);
+	} else if (o->type == CLI_CALLBACK && o->cb == cli_color_option) {
+		fputs(" auto always never", f);
+	} else if (o->argh && o->long_name &&
+		   (!strcmp(o->long_name, "event") || !strcmp(o->long_name, "events"))) {
+		for (int ev = 0; ev < EVENT__COUNT; ev++)
+			fprintf(f, " %s", event_name((enum dcpi_event)ev));
+	}
+}
+
+void cli_list_options(const struct cli_command *cmd, FILE *f)
+{
+	for (const struct cli_option *o = cmd->options; o && o->type != CLI_END; o++) {
+		if ((o->flags & CLI_HIDDEN) || o->type == CLI_GROUP)
+			continue;
+		if (o->type == CLI_ARGUMENT) {
+			fprintf(f, "argument %s\n", o->argh);
+			continue;
+		}
+		fprintf(f, "option ");
+		if (o->short_name)
+			fprintf(f, "-%c ", o->short_name);
+		else
+			fputs("- ", f);
+		fprintf(f, "%s%s ", o->long_name ? "--" : "-", o->long_name ? o->long_name : "");
+		if (!o->argh)
+			fputc('-', f);
+		else
+			fprintf(f, (o->flags & CLI_OPTARG) ? "[%s]" : "%s", o->argh);
+		option_values(o, f);
+		fputc('\n', f);
+	}
+	fputs("option - --help -\noption - --version -\n", f);
+	if (cmd->flags & CLI_STOP_AT_ARG)
+		fputs("flags stop-at-arg\n", f);
+}
 
 /* "--rows" or "-n", for messages. */
 static void option_name(const struct cli_option *o, char *buf, size_t size)
@@ -226,7 +315,7 @@ static void choices_hint(const struct cli_option *o, struct strbuf *sb)
 		strbuf_addf(sb, "%s%s", k ? (o->choices[k + 1] ? ", " : " or ") : "", o->choices[k]);
 }
 
-static _Noreturn void bad_value(const struct cli_option *o, const char *arg)
+static int bad_value(const struct cli_option *o, const char *arg)
 {
 	char name[64], *safe = display_safe(arg);
 	struct strbuf hint = STRBUF_INIT;
@@ -244,7 +333,8 @@ static _Noreturn void bad_value(const struct cli_option *o, const char *arg)
 		errorf("bad %s '%s'", o->what, safe);
 	}
 	free(safe);
-	exit(1);
+	strbuf_release(&hint);
+	return -1;
 }
 
 static int choice_of(const struct cli_option *o, const char *arg)
@@ -255,7 +345,7 @@ static int choice_of(const struct cli_option *o, const char *arg)
 	return -1;
 }
 
-static void set_value(const struct cli_option *o, const char *arg)
+static int set_value(const struct cli_option *o, const char *arg)
 {
 	uint64_t u;
 	double d;
@@ -274,27 +364,28 @@ static void set_value(const struct cli_option *o, const char *arg)
 		break;
 	case CLI_U64:
 		if (cli_parse_range(arg, o->min, o->max, &u))
-			bad_value(o, arg);
+			return bad_value(o, arg);
 		*(uint64_t *)o->value = u;
 		break;
 	case CLI_DOUBLE:
 		d = strtod(arg, &end);
 		if (end == arg || *end || !isfinite(d) || d < (double)o->min)
-			bad_value(o, arg);
+			return bad_value(o, arg);
 		*(double *)o->value = d;
 		break;
 	case CLI_CHOICE:
 		if ((k = choice_of(o, arg)) < 0)
-			bad_value(o, arg);
+			return bad_value(o, arg);
 		*(int *)o->value = k;
 		break;
 	case CLI_CALLBACK:
 		if (o->cb(o, arg))
-			exit(1);
+			return -1;
 		break;
 	default:
 		BUG("option type %d cannot be set", (int)o->type);
 	}
+	return 0;
 }
 
 static bool takes_option(const struct cli_option *o)
@@ -310,7 +401,7 @@ static void getopt_tables(const struct cli_command *cmd, struct option **longopt
 
 	for (const struct cli_option *o = cmd->options; o && o->type != CLI_END; o++)
 		n++;
-	*longopts = xcalloc(n + 3, sizeof(**longopts));
+	*longopts = xcalloc(n + 4, sizeof(**longopts));
 	if (cmd->flags & CLI_IN_ORDER)
 		strbuf_addch(shortopts, '-');
 	else if (cmd->flags & CLI_STOP_AT_ARG)
@@ -330,6 +421,7 @@ static void getopt_tables(const struct cli_command *cmd, struct option **longopt
 	}
 	(*longopts)[k++] = (struct option){ "help", no_argument, NULL, CODE_HELP };
 	(*longopts)[k++] = (struct option){ "version", no_argument, NULL, CODE_VERSION };
+	(*longopts)[k++] = (struct option){ "list-options", no_argument, NULL, CODE_LIST_OPTIONS };
 }
 
 static const struct cli_option *option_of(const struct cli_command *cmd, int c)
@@ -359,9 +451,14 @@ static bool handle(const struct cli_command *cmd, int c)
 	}
 	if (c == CODE_VERSION)
 		cli_version();
+	if (c == CODE_LIST_OPTIONS) {
+		cli_list_options(cmd, stdout);
+		exit(0);
+	}
 	if (!(o = option_of(cmd, c)))
 		cli_usage_error(cmd, NULL);  /* getopt said why */
-	set_value(o, optarg);
+	if (set_value(o, optarg))
+		exit(1);
 	return true;
 }
 
@@ -405,4 +502,152 @@ int cli_parse(int argc, char **argv, const struct cli_command *cmd)
 	    (n < cmd->min_args || (cmd->max_args >= 0 && n > cmd->max_args)))
 		cli_usage_error(cmd, NULL);
 	return optind;
+}
+
+/* ---- configuration files ------------------------------------------------------------ */
+
+#define CONFIG_MAX_SIZE (64 * 1024)
+
+/* Nobody but root (or us) may change what st is (a sticky directory protects its files). */
+static int trusted(const struct stat *st, const char *what, const char *path)
+{
+	uid_t me = geteuid();
+
+	if (st->st_uid != 0 && st->st_uid != me)
+		return errorf("refusing configuration %s '%s': owned by uid %ld, not root", what,
+			      path, (long)st->st_uid);
+	if (S_ISDIR(st->st_mode) && (st->st_mode & S_ISVTX))
+		return 0;
+	if ((st->st_mode & S_IWOTH) || ((st->st_mode & S_IWGRP) && st->st_gid != 0))
+		return errorf("refusing configuration %s '%s': others can write to it (mode %04o)",
+			      what, path, (unsigned)(st->st_mode & 07777));
+	return 0;
+}
+
+/* Every directory from path's up to / must be trusted. */
+static int trusted_dirs(const char *path)
+{
+	char dir[PATH_MAX], *slash;
+	struct stat st;
+
+	if (!realpath(path, dir))
+		return errorf_errno("cannot resolve '%s'", path);
+	while ((slash = strrchr(dir, '/'))) {
+		slash[slash == dir] = '\0';
+		if (stat(dir, &st))
+			return errorf_errno("cannot stat '%s'", dir);
+		if (trusted(&st, "directory", dir))
+			return -1;
+		if (slash == dir)
+			break;
+	}
+	return 0;
+}
+
+static int read_config(const char *path, struct strbuf *out)
+{
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	struct stat st;
+	ssize_t n;
+	int r = -1;
+
+	if (fd < 0) {
+		if (errno == ELOOP)
+			return errorf("refusing configuration file '%s': a symbolic link", path);
+		return errorf_errno("cannot open configuration file '%s'", path);
+	}
+	if (fstat(fd, &st))
+		errorf_errno("cannot stat '%s'", path);
+	else if (!S_ISREG(st.st_mode))
+		errorf("configuration file '%s' is not a regular file", path);
+	else if (st.st_size > CONFIG_MAX_SIZE)
+		errorf("configuration file '%s' is too large", path);
+	else if (!trusted(&st, "file", path) && !trusted_dirs(path))
+		r = 0;
+	strbuf_grow(out, CONFIG_MAX_SIZE + 1);
+	while (!r && (n = read(fd, out->buf + out->len, CONFIG_MAX_SIZE + 1 - out->len)) != 0) {
+		if (n < 0 && errno != EINTR)
+			r = errorf_errno("cannot read '%s'", path);
+		else if (n > 0 && (out->len += (size_t)n) > CONFIG_MAX_SIZE)
+			r = errorf("configuration file '%s' is too large", path);
+	}
+	out->buf[out->len < CONFIG_MAX_SIZE ? out->len : CONFIG_MAX_SIZE] = '\0';
+	close(fd);
+	return r;
+}
+
+static const struct cli_option *long_option(const struct cli_command *cmd, const char *name)
+{
+	for (const struct cli_option *o = cmd->options; o && o->type != CLI_END; o++)
+		if (takes_option(o) && o->long_name && !strcmp(o->long_name, name))
+			return o;
+	return NULL;
+}
+
+static bool listed(const char *const *list, const char *name)
+{
+	for (; list && *list; list++)
+		if (!strcmp(*list, name))
+			return true;
+	return false;
+}
+
+/* One line "NAME [=] [VALUE]" (trimmed, not a comment). */
+static int config_line(const struct cli_command *cmd, const char *const *refused, char *line,
+		       const char *path, int lineno)
+{
+	size_t n = strspn(line, "abcdefghijklmnopqrstuvwxyz0123456789-");
+	char *value = line + n, *end;
+	const struct cli_option *o;
+	char *safe;
+
+	if (*value && *value != ' ' && *value != '\t' && *value != '=')
+		return errorf("%s:%d: cannot parse '%s'", path, lineno, line);
+	if (*value) {
+		*value++ = '\0';
+		value += strspn(value, " \t");
+		if (*value == '=')
+			value += 1 + strspn(value + 1, " \t");
+	}
+	for (end = value + strlen(value); end > value && (end[-1] == ' ' || end[-1] == '\t');)
+		*--end = '\0';
+	o = long_option(cmd, line);
+	safe = display_safe(line);
+	if (!o || (o->flags & CLI_HIDDEN) || listed(refused, line)) {
+		errorf("%s:%d: '%s' cannot be set in a configuration file", path, lineno, safe);
+		free(safe);
+		return -1;
+	}
+	free(safe);
+	if (o->argh && !(o->flags & CLI_OPTARG) && !*value)
+		return errorf("%s:%d: '%s' needs a value", path, lineno, line);
+	if (!o->argh && *value)
+		return errorf("%s:%d: '%s' takes no value", path, lineno, line);
+	/* Option values live as long as the program (as argv's do). */
+	if (set_value(o, *value ? xstrdup(value) : NULL))
+		return errorf("in '%s', line %d", path, lineno);
+	return 0;
+}
+
+int cli_config_load(const struct cli_command *cmd, const char *path, const char *const *refused)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int lineno = 0, r;
+
+	if ((r = read_config(path, &sb)))
+		goto out;
+	for (char *line = sb.buf, *next; line && !r; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		lineno++;
+		line[strcspn(line, "#")] = '\0';
+		line += strspn(line, " \t\r");
+		line[strcspn(line, "\r")] = '\0';
+		if (*line)
+			r = config_line(cmd, refused, line, path, lineno);
+	}
+out:
+	strbuf_release(&sb);
+	return r;
 }

@@ -22,7 +22,8 @@
  *   int first = cli_parse(argc, argv, &cmd);   // argv[first..] are the arguments
  *
  * cli_parse() adds --help (the usage, the about text and every option with
- * its help, to stdout; exit 0) and --version (exit 0).  An unknown option,
+ * its help, to stdout; exit 0), --version (exit 0) and the hidden
+ * --list-options (cli_list_options(), for shell completion; exit 0).  An unknown option,
  * a missing argument or a wrong number of arguments prints the usage to
  * stderr and exits 1; a bad value says which ("bad number of rows 'x'")
  * and exits 1.  Options and arguments may come in any order (GNU getopt),
@@ -58,6 +59,12 @@ _Noreturn void cli_usage(const char *usage, int status);
 int cli_parse_u64(const char *s, uint64_t *out);
 /* Like cli_parse_u64 with an inclusive range check. */
 int cli_parse_range(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+/*
+ * Parses a size in bytes: a number (a fraction allowed) and an optional
+ * unit, K M G T or KiB MiB GiB TiB (powers of 1024), KB MB GB TB (powers
+ * of 1000), B.  -1 on junk, a negative number or overflow.
+ */
+int cli_parse_size(const char *s, uint64_t *out);
 
 /* ---- the option table ------------------------------------------------------ */
 
@@ -157,6 +164,10 @@ int cli_events_option(const struct cli_option *opt, const char *arg);
 /* -e EVENT: one event (a struct cli_events of one). */
 #define OPT_EVENT(v, h) OPT_CALLBACK_F('e', "event", (v), "EVENT", (h), cli_events_option, 0, 1)
 
+/* A size (cli_parse_size) into a uint64_t. */
+int cli_size_option(const struct cli_option *opt, const char *arg);
+#define OPT_SIZE(s, l, v, a, h) OPT_CALLBACK_F((s), (l), (v), (a), (h), cli_size_option, 0, 0)
+
 /* --color[=WHEN]: always, never or auto (the default: a terminal, and no $NO_COLOR). */
 enum cli_color { CLI_COLOR_AUTO, CLI_COLOR_ALWAYS, CLI_COLOR_NEVER };
 int cli_color_option(const struct cli_option *opt, const char *arg);
@@ -199,6 +210,36 @@ int cli_parse(int argc, char **argv, const struct cli_command *cmd);
 
 /* Writes --help's text to f. */
 void cli_help(const struct cli_command *cmd, FILE *f);
+
+/*
+ * Writes the option table for shell completion (the hidden --list-options
+ * every command takes), so that completion is generated from the table
+ * and never drifts from it.  One line per entry, fields separated by one
+ * space:
+ *   option SHORT LONG ARG [VALUE...]   "-" for a missing SHORT or ARG,
+ *                                      ARG in brackets if optional; the
+ *                                      VALUEs it takes, if a closed set
+ *   argument TEXT                      a positional argument as --help
+ *                                      names it ("PROCEDURE", "status")
+ *   flags stop-at-arg                  options end at the first argument
+ * Hidden options are left out; --help and --version are listed.
+ */
+void cli_list_options(const struct cli_command *cmd, FILE *f);
+
+/*
+ * Reads settings of cmd's options from a configuration file, as a root
+ * daemon may (an untrusted configuration is a known way in, e.g. staprun's
+ * CVE-2010-4170): path must be a regular file, not a symbolic link, owned
+ * by root (or the effective user) and writable by nobody else, in
+ * directories nobody else can write to (sticky ones such as /tmp are
+ * fine); otherwise it is refused.  One setting a line: "NAME = VALUE",
+ * "NAME VALUE", or "NAME" alone for an option without argument, where NAME
+ * is a long option of cmd; '#' starts a comment.  Hidden options and those
+ * listed in refused (NULL-terminated) cannot be set there.  Call it before
+ * cli_parse() so that the command line wins.  Returns 0, or -1 after
+ * reporting (with the file and line).
+ */
+int cli_config_load(const struct cli_command *cmd, const char *path, const char *const *refused);
 
 /* Bad usage: says why (if why is not NULL), the usage on stderr, exit 1. */
 _Noreturn void cli_usage_error(const struct cli_command *cmd, const char *why);

@@ -121,3 +121,20 @@ void strbuf_rtrim(struct strbuf *sb)
 	if (sb->alloc)
 		sb->buf[sb->len] = '\0';
 }
+
+void strbuf_add_size(struct strbuf *sb, uint64_t bytes)
+{
+	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB", "PiB" };
+	double v = (double)bytes;
+	int u = -1;
+
+	if (bytes < 1024) {
+		strbuf_addf(sb, "%u B", (unsigned)bytes);
+		return;
+	}
+	while (v >= 1024 && u < 4) {
+		v /= 1024;
+		u++;
+	}
+	strbuf_addf(sb, v < 10 ? "%.2f %s" : v < 100 ? "%.1f %s" : "%.0f %s", v, units[u]);
+}

@@ -39,6 +39,8 @@ void strbuf_addch(struct strbuf *sb, int c);
 void strbuf_addchars(struct strbuf *sb, int c, size_t n);
 void strbuf_addf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap);
+/* Appends a size in bytes for people: "512 B", "12.3 KiB", "1.5 GiB" (powers of 1024). */
+void strbuf_add_size(struct strbuf *sb, uint64_t bytes);
 /* Removes trailing whitespace. */
 void strbuf_rtrim(struct strbuf *sb);
 

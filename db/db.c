@@ -297,8 +297,7 @@ char *db_epoch_file_path(struct db *db, uint32_t seq, const char *name)
 	return xasprintf("%s/%06" PRIu32 "/%s", db->path, seq, name);
 }
 
-/* Parses a canonical epoch directory name. */
-static bool parse_epoch_dirname(const char *name, uint32_t *seq)
+bool db_epoch_dirname_parse(const char *name, uint32_t *seq)
 {
 	char buf[16];
 	unsigned long long v;
@@ -340,7 +339,7 @@ int db_epoch_seqs(struct db *db, uint32_t **seqs, size_t *n)
 	while ((de = readdir(d))) {
 		uint32_t seq;
 
-		if (!parse_epoch_dirname(de->d_name, &seq))
+		if (!db_epoch_dirname_parse(de->d_name, &seq))
 			continue;
 		ALLOC_GROW(*seqs, *n + 1, alloc);
 		(*seqs)[(*n)++] = seq;
@@ -520,7 +519,7 @@ int db_epoch_current(struct db *db, uint32_t *seq)
 	}
 	for (size_t i = 0; i < rec.n; i++) {
 		if (!strcmp(rec.lines[i].tok[0], "epoch") && rec.lines[i].ntok == 2 &&
-		    !parse_epoch_dirname(rec.lines[i].tok[1], seq)) {
+		    !db_epoch_dirname_parse(rec.lines[i].tok[1], seq)) {
 			unsigned long long v = strtoull(rec.lines[i].tok[1], NULL, 10);
 
 			if (v && v <= UINT32_MAX)
@@ -694,8 +693,7 @@ void db_profile_name(const struct db_profile_id *id, char *buf, size_t size)
 		snprintf(buf, size, "%s.%s" PROFILE_SUFFIX, id->key, event_name(id->event));
 }
 
-/* Parses KEY.EVENT[.PID].prof. */
-static bool parse_profile_name(const char *name, struct db_profile_id *id)
+bool db_profile_name_parse(const char *name, struct db_profile_id *id)
 {
 	char buf[128], *tok[4], *save = NULL, *t;
 	size_t len = strlen(name), slen = strlen(PROFILE_SUFFIX), ntok = 0;
@@ -763,7 +761,7 @@ int db_profiles_list(struct db *db, uint32_t seq, struct db_profile_id **ids, si
 	while ((de = readdir(d))) {
 		struct db_profile_id id;
 
-		if (!parse_profile_name(de->d_name, &id))
+		if (!db_profile_name_parse(de->d_name, &id))
 			continue;
 		ALLOC_GROW(*ids, *n + 1, alloc);
 		(*ids)[(*n)++] = id;

@@ -55,6 +55,9 @@ void db_close(struct db *db);
 
 /* ---- epochs ---------------------------------------------------------- */
 
+/* True if name is a canonical epoch directory name ("000042"); sets *seq. */
+bool db_epoch_dirname_parse(const char *name, uint32_t *seq);
+
 /* The epoch numbers present, sorted ascending (caller frees *seqs). */
 int db_epoch_seqs(struct db *db, uint32_t **seqs, size_t *n);
 
@@ -123,6 +126,9 @@ int db_profile_id_set(struct db_profile_id *id, const char *key, enum dcpi_event
 
 /* The file name of a profile (KEY.EVENT[.PID].prof), written into buf. */
 void db_profile_name(const struct db_profile_id *id, char *buf, size_t size);
+
+/* True if name is a canonical profile file name (KEY.EVENT[.PID].prof); fills id. */
+bool db_profile_name_parse(const char *name, struct db_profile_id *id);
 
 /* Lists the profiles of an epoch, sorted by key, event, pid (caller frees). */
 int db_profiles_list(struct db *db, uint32_t seq, struct db_profile_id **ids, size_t *n);

@@ -13,6 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+static int remove_tree_at(int dirfd, const char *name);
+
 static enum fsio_fault fault_kind;
 static unsigned fault_countdown;
 
@@ -170,6 +172,29 @@ int fsio_fsync_dir(int dirfd, const char *what)
 	if (fsync(dirfd) && errno != EINVAL)
 		return errorf_errno("cannot fsync the directory of '%s'", what);
 	return 0;
+}
+
+int fsio_rename_to_temp(int dirfd, const char *name, const char *base, char *tmp, size_t size,
+			const char *what)
+{
+	for (int tries = 0; tries < 10; tries++) {
+		tmp_name(tmp, size, base);
+		/* RENAME_NOREPLACE: never clobber a temp that exists by chance. */
+		if (!renameat2(dirfd, name, dirfd, tmp, RENAME_NOREPLACE))
+			return 0;
+		if (errno != EEXIST)
+			break;
+	}
+	return errorf_errno("cannot move '%s' aside for removal", what);
+}
+
+int fsio_remove_tree(int dirfd, const char *name)
+{
+	if (!unlinkat(dirfd, name, 0) || errno == ENOENT)
+		return 0;
+	if (errno != EISDIR && errno != EPERM)
+		return -1;
+	return remove_tree_at(dirfd, name);
 }
 
 static int remove_tree_at(int dirfd, const char *name)

@@ -43,6 +43,22 @@ int fsio_fsync_dir(int dirfd, const char *what);
 int fsio_remove_temps(int dirfd, const char *what);
 
 /*
+ * Removes `name` so that a reader sees it whole or not at all: renames it
+ * to a temp name (.tmp.<base>.<random>) in the same directory and writes
+ * that name into tmp (size >= 80).  The caller fsyncs the directory (once
+ * for a batch) and then deletes the temp with fsio_remove_tree(); a crash
+ * in between leaves a temp that the next writer removes.
+ */
+int fsio_rename_to_temp(int dirfd, const char *name, const char *base, char *tmp, size_t size,
+			const char *what);
+
+/*
+ * Removes the file or directory `name` under dirfd; a directory's files
+ * (one level: epochs hold no subdirectories) go first.  0, or -1 with errno.
+ */
+int fsio_remove_tree(int dirfd, const char *name);
+
+/*
  * Creates a new temp directory .tmp.<random> under dirfd (0750); writes its
  * name into name (size >= 32).
  */

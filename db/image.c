@@ -235,3 +235,18 @@ fail:
 	image_index_release(idx);
 	return -1;
 }
+
+bool image_data_has_build_id(const void *data, size_t len, const uint8_t *id, unsigned id_len)
+{
+	unsigned char note[12 + 4 + IMAGE_BUILD_ID_MAX];
+	uint32_t namesz = 4, descsz = id_len, type = 3;
+
+	if (!id_len || id_len > IMAGE_BUILD_ID_MAX)
+		return false;
+	memcpy(note, &namesz, 4);
+	memcpy(note + 4, &descsz, 4);
+	memcpy(note + 8, &type, 4);
+	memcpy(note + 12, "GNU", 4);
+	memcpy(note + 16, id, id_len);
+	return memmem(data, len, note, 16 + id_len) != NULL;
+}

@@ -63,6 +63,12 @@ void image_key_from_path(char key[PROFILE_KEY_MAX + 1], const char *path, uint64
 void strbuf_add_build_id(struct strbuf *sb, const struct db_image *img);
 /* Parses lowercase/uppercase hex into img's build-id; -1 if malformed. */
 int image_parse_build_id(struct db_image *img, const char *hex);
+/*
+ * True if data (a file's bytes) holds the GNU build-id note of id: namesz
+ * 4, descsz, type 3, "GNU\0" and the id, byte for byte.  A byte search, not
+ * ELF parsing (the daemon and the checker parse no ELF).
+ */
+bool image_data_has_build_id(const void *data, size_t len, const uint8_t *id, unsigned id_len);
 
 void image_index_init(struct image_index *idx);
 void image_index_release(struct image_index *idx);

@@ -9,6 +9,11 @@
  *   merge-loop DIR SEED    merge random increments forever (crash tests)
  *   read-loop DIR SECONDS  load every profile in a loop; exit 1 on any error
  *   encode-profile KEY EVENT < "OFFSET COUNT" lines > profile bytes
+ *   synth DIR N PROFILES   add N synthetic epochs, one a day up to now (labelled
+ *                          "even"/"odd" by number), each with PROFILES
+ *                          profiles of 1000 offsets and an image index naming
+ *                          one of N/50+1 binary snapshots (fake ELF files
+ *                          holding their build-id note): retention tests
  *   dump DIR [EPOCH]       print an epoch (default latest) line by line:
  *                          "image KEY KIND BUILD-ID PATH" for each image, then
  *                          "sample KEY EVENT PID OFFSET COUNT" for each offset
@@ -69,6 +74,7 @@ static const char usage[] =
 	"       dcpi-test-helper merge-loop DIR SEED\n"
 	"       dcpi-test-helper read-loop DIR SECONDS\n"
 	"       dcpi-test-helper encode-profile KEY EVENT\n"
+	"       dcpi-test-helper synth DIR N PROFILES\n"
 	"       dcpi-test-helper dump DIR [EPOCH]\n"
 	"       dcpi-test-helper stacks DIR [EPOCH]\n"
 	"       dcpi-test-helper utable FILE [OUT]\n";
@@ -526,6 +532,97 @@ static int cmd_encode(const char *key, const char *event)
 	return 0;
 }
 
+/* ---- synth ------------------------------------------------------------ */
+
+/* A fake executable of 64 KiB holding the GNU build-id note of id. */
+static void fake_binary(struct strbuf *out, const uint8_t *id, unsigned len)
+{
+	uint32_t note[3] = { 4, len, 3 };
+
+	strbuf_reset(out);
+	strbuf_add(out, "\177ELF", 4);
+	while (out->len < 4096)
+		strbuf_addch(out, 0);
+	strbuf_add(out, note, sizeof(note));
+	strbuf_add(out, "GNU", 4);
+	strbuf_add(out, id, len);
+	while (out->len < 65536)
+		strbuf_addch(out, (char)(out->len * 7));
+}
+
+static void synth_epoch(struct db *db, int64_t start, unsigned profiles, unsigned snap,
+			struct strbuf *bin)
+{
+	struct image_index idx = IMAGE_INDEX_INIT;
+	struct db_image img;
+	struct strbuf hex = STRBUF_INIT;
+	struct epoch_meta m;
+	uint64_t total = 0;
+
+	epoch_meta_init(&m);
+	epoch_meta_fill_host(&m);
+	m.start_ns = start;
+	if (db_epoch_create(db, &m))
+		die("cannot create an epoch");
+	epoch_meta_set_label(&m, m.seq % 2 ? "odd" : "even");
+	memset(&img, 0, sizeof(img));
+	img.kind = IMAGE_FILE;
+	img.path = "/usr/bin/synthetic";
+	img.build_id_len = 20;
+	memset(img.build_id, 0, sizeof(img.build_id));
+	img.build_id[0] = 0x5e;
+	img.build_id[19] = (uint8_t)snap;
+	img.build_id[18] = (uint8_t)(snap >> 8);
+	image_key_from_build_id(img.key, img.build_id, img.build_id_len);
+	image_index_put(&idx, &img);
+	strbuf_add_build_id(&hex, &img);
+	if (!db_binary_exists(db, hex.buf)) {
+		fake_binary(bin, img.build_id, img.build_id_len);
+		if (db_binary_store(db, hex.buf, bin->buf, bin->len))
+			die("cannot store a snapshot");
+	}
+	if (db_images_store(db, m.seq, &idx))
+		die("cannot store an image index");
+	for (unsigned k = 0; k < profiles; k++) {
+		struct profile p = PROFILE_INIT;
+		struct db_profile_id id;
+
+		for (uint64_t o = 0; o < 1000; o++)
+			profile_add(&p, o * 16 + k, 1 + (o * 31 + m.seq) % 7);
+		profile_normalize(&p);
+		db_profile_id_set(&id, img.key, EVENT_CYCLES, k > 0, k);
+		if (db_profile_store(db, m.seq, &id, &p))
+			die("cannot store a profile");
+		if (!k)
+			total += profile_total(&p);
+		profile_release(&p);
+	}
+	epoch_meta_add_event(&m, EVENT_CYCLES)->samples = total;
+	m.end_ns = start + 86399 * (int64_t)1000000000;
+	if (db_meta_store(db, &m))
+		die("cannot store an epoch's meta");
+	epoch_meta_release(&m);
+	image_index_release(&idx);
+	strbuf_release(&hex);
+}
+
+static int cmd_synth(const char *dir, const char *n_s, const char *prof_s)
+{
+	struct db *db = db_open(dir, DB_CREATE | DB_NOSYNC);
+	const int64_t day = 86400 * (int64_t)1000000000;
+	unsigned n = (unsigned)strtoul(n_s, NULL, 10), profiles = (unsigned)strtoul(prof_s, NULL, 10);
+	int64_t now = time_now_ns();
+	struct strbuf bin = STRBUF_INIT;
+
+	if (!db)
+		return 1;
+	for (unsigned i = 0; i < n; i++)
+		synth_epoch(db, now - (int64_t)(n - i) * day, profiles ? profiles : 1, i / 50, &bin);
+	strbuf_release(&bin);
+	db_close(db);
+	return 0;
+}
+
 /* ---- dump ------------------------------------------------------------- */
 
 static int cmd_dump(const char *dir, const char *epoch)
@@ -642,6 +739,8 @@ int main(int argc, char **argv)
 		return cmd_read_loop(argv[2], argv[3]);
 	if (argc == 4 && !strcmp(argv[1], "encode-profile"))
 		return cmd_encode(argv[2], argv[3]);
+	if (argc == 5 && !strcmp(argv[1], "synth"))
+		return cmd_synth(argv[2], argv[3], argv[4]);
 	if ((argc == 3 || argc == 4) && !strcmp(argv[1], "dump"))
 		return cmd_dump(argv[2], argc == 4 ? argv[3] : NULL);
 	if ((argc == 3 || argc == 4) && !strcmp(argv[1], "stacks"))
