@@ -2,9 +2,13 @@
 #include "config.h"
 #include "db/check.h"
 #include "db/blob.h"
+#include "db/bursts.h"
 #include "db/db.h"
 #include "db/fsio.h"
+#include "db/stacks.h"
 #include "db/textrec.h"
+#include "db/values.h"
+#include "db/watch.h"
 #include "core/die.h"
 #include "core/endian.h"
 #include "core/strbuf.h"
@@ -30,14 +34,68 @@
  * One line per kind of blob file (db/blob.h): the checker verifies any
  * blob's container, and with an entry here its payload too.
  */
+static int check_watch(const void *payload, size_t len, uint32_t count, uint16_t flags,
+		       const char **why)
+{
+	struct watch_set ws = WATCH_SET_INIT;
+	int r = watch_decode(payload, len, count, &ws, why);
+
+	(void)flags;
+	watch_set_release(&ws);
+	return r;
+}
+
+static int check_stacks(const void *payload, size_t len, uint32_t count, uint16_t flags,
+			const char **why)
+{
+	struct stack_table t;
+	int r = stack_table_decode(&t, payload, len, count, why);
+
+	(void)flags;
+	stack_table_release(&t);
+	return r;
+}
+
+static int check_values(const void *payload, size_t len, uint32_t count, uint16_t flags,
+			const char **why)
+{
+	struct values_profile p;
+	int r;
+
+	(void)flags;
+	values_profile_init(&p);
+	r = values_decode(payload, len, count, &p, why);
+	values_profile_release(&p);
+	return r;
+}
+
+static int check_bursts(const void *payload, size_t len, uint32_t count, uint16_t flags,
+			const char **why)
+{
+	struct burst_set b;
+	int r;
+
+	(void)flags;
+	burst_set_init(&b);
+	r = bursts_decode(payload, len, count, &b, why);
+	burst_set_release(&b);
+	return r;
+}
+
 const struct db_blob_kind db_blob_kinds[] = {
+	{ WATCH_MAGIC, "stopwatch results", WATCH_FILE, WATCH_VERSION, check_watch },
+	{ STACKS_MAGIC, "stack table", STACKS_NAME "-*", STACKS_VERSION, check_stacks },
+	{ VALUES_MAGIC, "value profile", "*.values", VALUES_VERSION, check_values },
+	{ BURSTS_MAGIC, "burst traces", BURSTS_FILE, BURSTS_VERSION, check_bursts },
 	{ NULL, NULL, NULL, 0, NULL }
 };
 
 static bool name_matches(const char *pattern, const char *name)
 {
-	size_t n = strlen(name), p;
+	size_t n = strlen(name), p = strlen(pattern);
 
+	if (p && pattern[p - 1] == '*')  /* a prefix: "stacks-*" */
+		return n >= p && !strncmp(pattern, name, p - 1);
 	if (pattern[0] != '*')
 		return !strcmp(pattern, name);
 	p = strlen(pattern + 1);

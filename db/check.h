@@ -59,9 +59,9 @@ int db_check(struct db *db, unsigned flags, db_check_fn fn, void *ctx, struct db
 
 /*
  * A kind of blob file the checker knows (docs/db-format.md "Blobs"): its
- * magic, what to call it, which epoch files are of this kind ("stacks", or
- * "*.values" for a suffix), the newest payload version it knows, and its
- * decoder's validation (0, or -1 with *why).  A blob of a kind not listed
+ * magic, what to call it, which epoch files are of this kind ("watch",
+ * "*.values" for a suffix, "stacks-*" for a prefix), the newest payload
+ * version it knows, and its decoder's validation (0, or -1 with *why).  A blob of a kind not listed
  * is still verified as a container, and said to be of an unknown kind.
  */
 struct db_blob_kind {
