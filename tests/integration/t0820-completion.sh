@@ -132,7 +132,7 @@ fi
 test_expect_success 'make install: completion, unit, group and settings where they are looked for' '
 	make -C "$top_builddir" install DESTDIR="$TEST_DIR/inst" >install.out 2>&1 ||
 		{ tail install.out; exit 1; }
-	vars=$(make -s -C "$top_builddir" -f Makefile -f - print <<<"print: ; @echo \$(bashcompletiondir) \$(systemdsystemunitdir) \$(sysusersdir) \$(sbindir) \$(sysconfdir)") &&
+	vars=$(MAKEFLAGS= MFLAGS= make -s --no-print-directory -C "$top_builddir" -f Makefile -f - print <<<"print: ; @echo \$(bashcompletiondir) \$(systemdsystemunitdir) \$(sysusersdir) \$(sbindir) \$(sysconfdir)") &&
 	read -r bcdir unitdir sysusersdir sbindir sysconfdir <<<"$vars" &&
 	echo "$vars" &&
 	for c in $COMMANDS; do
