@@ -91,8 +91,7 @@ enum arg_kind {
 	GROUP("Procedure view")                                                           \
 	REQ(HOTTEST, "hottest", "H", NONE, "Visit the blocks, hottest first")   \
 	REQ(TOGGLE_SOURCE, "toggle-source", "s", NONE, "Show or hide source lines")       \
-	REQ(TOGGLE_VALUES, "toggle-values", "V", NONE,                                    \
-	    "Show or hide the value profiles (dcpirun --values)")                          \
+	REQ(TOGGLE_VALUES, "toggle-values", "V", NONE, "Show or hide the common values") \
 	REQ(NEXT_STALL, "next-stall", "]", NONE, "Go to the next stall")\
 	REQ(PREV_STALL, "prev-stall", "[", NONE, "Go to the previous stall") \
 	REQ(CULPRIT, "culprit", "c", NONE, "Go to the culprit (again: the next)") \
