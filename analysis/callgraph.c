@@ -13,6 +13,8 @@
 #include "core/json.h"
 #include "core/u64map.h"
 #include "core/xalloc.h"
+#include "db/watch.h"
+#include "disasm/image.h"
 #include "present/draw.h"
 
 /* Per node, while building. */
@@ -441,7 +443,7 @@ int callgraph_build(struct callgraph *g, const struct stack_view *sv, const stru
 	renumber_cycles(&b);
 	make_entries(&b);
 	link_arcs(&b);
-	callgraph_call_counts(g);
+	g->calls_measured = callgraph_call_counts(g);
 	free(b.ns);
 	free(b.arc_stamp);
 	free(b.cycle_total);
@@ -475,9 +477,29 @@ const struct cg_entry *callgraph_entry(const struct callgraph *g, uint32_t node)
 
 bool callgraph_call_counts(struct callgraph *g)
 {
-	/* No measurement of calls exists yet (the stopwatch, issue 13, will provide them). */
-	(void)g;
-	return false;
+	struct epoch_view *v = g->sv->view;
+	struct watch_set ws = WATCH_SET_INIT;
+	bool any = false;
+
+	if (db_watch_load(v->db, v->seq, &ws))
+		return false;  /* none (1), or unreadable (-1, reported) */
+	for (size_t i = 0; i < g->n_entries; i++) {
+		struct cg_entry *e = &g->entries[i];
+		const struct sv_node *node;
+		struct image *img;
+		uint64_t off;
+
+		if (e->node == UINT32_MAX)
+			continue;
+		node = &g->sv->nodes[e->node];
+		if (!node->proc || node->kernel || !(img = epoch_view_image(v, node->image)) ||
+		    !image_addr_to_offset(img, node->proc->start, &off))
+			continue;
+		if (watch_set_calls(&ws, v->images[node->image].rec->key, off, &e->calls))
+			e->calls_measured = any = true;
+	}
+	watch_set_release(&ws);
+	return any;
 }
 
 void callgraph_entry_name(const struct callgraph *g, const struct cg_entry *e, char *buf,
@@ -517,10 +539,17 @@ static bool selected(const uint32_t *nodes, size_t n, const struct cg_entry *e)
 	return false;
 }
 
-static void called(const struct cg_arc *a, char *buf, size_t size)
+/*
+ * gprof's called/total on an arc: the calls along it are never measured
+ * (the stopwatch counts entries, not callers); the total, the calls of the
+ * arc's child, where dcpiwatch counted them.
+ */
+static void called(const struct cg_arc *a, const struct cg_entry *child, char *buf, size_t size)
 {
 	if (a && a->calls)
 		snprintf(buf, size, "%" PRIu64, a->calls);
+	else if (child && child->calls_measured)
+		snprintf(buf, size, "-/%" PRIu64, child->calls);
 	else
 		snprintf(buf, size, "-");
 }
@@ -533,7 +562,7 @@ static void arc_line(const struct callgraph *g, struct draw *out, const struct c
 	char s[32], d[32], c[32], name[512];
 
 	callgraph_entry_name(g, o, name, sizeof(name));
-	called(a, c, sizeof(c));
+	called(a, callgraph_entry(g, a->child), c, sizeof(c));
 	if (in_cycle) {
 		draw_printf(out, STYLE_DIM, "%12s %8s %11s %7s       %s [%" PRIu32 "]", "", "", "", c,
 			    name, o->index);
@@ -561,7 +590,11 @@ static void primary_line(const struct callgraph *g, struct draw *out, const stru
 	draw_printf(out, STYLE_NORMAL, "[%" PRIu32 "]%*s ", e->index,
 		    e->index < 10 ? 4 : e->index < 100 ? 3 : e->index < 1000 ? 2 : 1, "");
 	draw_printf(out, draw_share_style(pct(g, e->total) / 100, e->total), "%5.1f", pct(g, e->total));
-	draw_printf(out, STYLE_NORMAL, " %8s %11s %7s   ", s, d, "-");
+	char c[32] = "-";
+
+	if (e->calls_measured)
+		snprintf(c, sizeof(c), "%" PRIu64, e->calls);
+	draw_printf(out, STYLE_NORMAL, " %8s %11s %7s   ", s, d, c);
 	draw_printf(out, STYLE_LABEL, "%s [%" PRIu32 "]", name, e->index);
 	draw_eol(out);
 }
@@ -630,8 +663,15 @@ void callgraph_draw(const struct callgraph *g, struct draw *out, const uint32_t 
 	draw_text(out, STYLE_DIM, "called (descendants); a parent's line is the time spent on its "
 		  "behalf, a");
 	draw_eol(out);
-	draw_text(out, STYLE_DIM, "child's the time it took for this procedure.  Calls were not "
+	draw_text(out, STYLE_DIM, g->calls_measured ?
+		  "child's the time it took for this procedure.  Calls: dcpiwatch's counts," :
+		  "child's the time it took for this procedure.  Calls were not "
 		  "counted (-).");
+	if (g->calls_measured) {
+		draw_eol(out);
+		draw_text(out, STYLE_DIM, "a procedure's own; per caller unknown (-/its total); "
+			  "- where not counted.");
+	}
 	draw_eol(out);
 	draw_eol(out);
 	draw_printf(out, STYLE_HEADER, "%-6s %5s %8s %11s %7s   %s", "index", "%time", "self",
@@ -693,7 +733,7 @@ void callgraph_draw_flat(const struct callgraph *g, struct draw *out, const uint
 	draw_eol(out);
 	for (size_t i = 0; i < k; i++) {
 		const struct cg_entry *e = &g->entries[order[i]];
-		char c[32], s[32], name[512];
+		char c[32], s[32], calls[32], selfpc[32], totpc[32], name[512];
 		uint32_t idx;
 
 		if (!e->self)
@@ -705,12 +745,24 @@ void callgraph_draw_flat(const struct callgraph *g, struct draw *out, const uint
 		idx = numbering ? index_in(numbering, e->node) : e->index;
 		draw_printf(out, draw_share_style(pct(g, e->self) / 100, e->self), "%5.1f",
 			    pct(g, e->self));
+		/* gprof's calls and times per call where dcpiwatch counted the calls. */
+		snprintf(calls, sizeof(calls), "-");
+		selfpc[0] = totpc[0] = 0;
+		if (e->calls_measured) {
+			snprintf(calls, sizeof(calls), "%" PRIu64, e->calls);
+			if (e->calls && g->unit > 0) {
+				snprintf(selfpc, sizeof(selfpc), "%.3f",
+					 (double)e->self * g->unit * 1e3 / (double)e->calls);
+				snprintf(totpc, sizeof(totpc), "%.3f",
+					 (double)e->total * g->unit * 1e3 / (double)e->calls);
+			}
+		}
 		if (g->unit > 0)
 			draw_printf(out, STYLE_NORMAL, " %10s %8s %7s %8s %8s  %s [%" PRIu32 "]", c, s,
-				    "-", "", "", name, idx);
+				    calls, selfpc, totpc, name, idx);
 		else
-			draw_printf(out, STYLE_NORMAL, " %10s %8s %7s  %s [%" PRIu32 "]", c, s, "-", name,
-				    idx);
+			draw_printf(out, STYLE_NORMAL, " %10s %8s %7s  %s [%" PRIu32 "]", c, s, calls,
+				    name, idx);
 		draw_eol(out);
 	}
 	free(order);
@@ -765,6 +817,11 @@ static void json_entry(const struct callgraph *g, struct json_writer *w, const s
 	json_key(w, "cycle");
 	if (e->cycle)
 		json_u64(w, e->cycle);
+	else
+		json_null(w);
+	json_key(w, "called");
+	if (e->calls_measured)
+		json_u64(w, e->calls);
 	else
 		json_null(w);
 	json_arcs(g, w, "parents", e->parents, e->n_parents, true);

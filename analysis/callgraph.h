@@ -61,6 +61,8 @@ struct cg_entry {
 	uint64_t self, total;           /* samples in it, and with its descendants */
 	uint64_t delayed;               /* of its self: delayed ticks given to it as the caller */
 	uint32_t index;                 /* gprof's [index]: 1 = the most total time */
+	bool calls_measured;            /* the epoch's stopwatch results count its calls */
+	uint64_t calls;                 /* ... this many (every caller, every thread) */
 	uint32_t *parents, *children;   /* arcs (indexes into arcs), by samples, descending */
 	size_t n_parents, n_children;
 };
@@ -77,6 +79,7 @@ struct callgraph {
 	uint32_t *entry_of;             /* node -> entry + 1 (0: no samples) */
 	struct cg_arc *arcs;
 	size_t n_arcs;
+	bool calls_measured;            /* some entry's calls were counted (dcpiwatch) */
 	uint32_t n_cycles;
 	uint32_t *cycle_members;        /* nodes of cycle k at [cycle_first[k-1], cycle_first[k]) */
 	uint32_t *cycle_first;
@@ -96,10 +99,12 @@ uint64_t callgraph_user_samples(const struct callgraph *g, uint64_t *complete);
 const struct cg_entry *callgraph_entry(const struct callgraph *g, uint32_t node);
 
 /*
- * Measured call counts for the arcs of g, if any measurement provides them
- * (the stopwatch's exact counts, issue 13): fills arcs[].calls and returns
- * true.  Today nothing measures calls: it returns false, and every
- * "called" column says "-", never a guess.
+ * Measured call counts (callgraph_build calls it): the calls of every
+ * procedure that dcpiwatch counted in this epoch (db/watch.h, exact, from
+ * uprobes) go to its entry's calls.  Returns true if any procedure was
+ * counted.  The stopwatch counts a function's entries, not who called it:
+ * arcs[].calls stay 0, and every count not measured is shown as unknown
+ * ("-"), never a guess.
  */
 bool callgraph_call_counts(struct callgraph *g);
 

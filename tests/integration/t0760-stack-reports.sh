@@ -59,6 +59,31 @@ test_expect_success 'dcpicg --comm and --tgid keep one process' '
 	dcpicg -d g.db --tgid "$tgid" >t.txt && grep -q " leaf \[" t.txt && ! grep -q "worker_loop" t.txt
 '
 
+test_expect_success 'dcpicg: call counts where dcpiwatch counted them, - elsewhere' '
+	dcpicg -d g.db leaf >before.txt &&
+	grep -q "Calls were not counted" before.txt &&
+	dcpiwatch -d g.db -f leaf -- $W/wl-callers -n 3000000 >/dev/null &&
+	dcpiwatch -d g.db --report --json >w.json &&
+	n=$(python3 -c "import json; print([f[\"calls\"] for f in json.load(open(\"w.json\"))[\"functions\"] if f[\"function\"] == \"leaf\"][0])") &&
+	echo "calls $n" && test "$n" -gt 0 &&
+	dcpicg -d g.db leaf >after.txt && cat after.txt &&
+	grep -q "Calls: dcpiwatch" after.txt &&
+	grep -Eq "^\[[0-9]+\] .* $n   leaf \[" after.txt &&
+	grep -Eq " -/$n  +caller_a \[" after.txt &&
+	grep -Eq " $n +[0-9.]+ +[0-9.]+  leaf \[" after.txt &&
+	dcpicg -d g.db --json leaf >cg.json &&
+	python3 - "$n" <<-\EOF
+	import json, sys
+	n = int(sys.argv[1])
+	d = json.load(open("cg.json"))
+	leaf = [p for p in d["listings"][0]["procedures"] if p.get("procedure") == "leaf"][0]
+	assert leaf["called"] == n, leaf["called"]
+	assert leaf["parents"] and all(p["called"] is None for p in leaf["parents"]), leaf["parents"]
+	others = [p for p in d["listings"][0]["procedures"] if p.get("procedure") not in ("leaf", None)]
+	assert all(p["called"] is None for p in others)
+	EOF
+'
+
 test_expect_success 'dcpiexport -f folded: one line per stack, the counts add up' '
 	dcpiexport -d g.db -f folded >g.folded && head -n 3 g.folded &&
 	grep -q "^wl-callers;.*;rounds;caller_a;leaf [0-9][0-9]*$" g.folded &&
