@@ -592,6 +592,28 @@ static bool listed(const char *const *list, const char *name)
 	return false;
 }
 
+/*
+ * Option values from a file live as long as the program (as argv's do):
+ * kept on a list, so that they stay reachable (a leak checker sees a value
+ * that an option parsed and dropped as still owned).
+ */
+struct kept_value {
+	struct kept_value *next;
+	char s[];
+};
+static struct kept_value *kept_values;
+
+static char *kept_value(const char *value)
+{
+	size_t n = strlen(value) + 1;
+	struct kept_value *k = xmalloc(sizeof(*k) + n);
+
+	memcpy(k->s, value, n);
+	k->next = kept_values;
+	kept_values = k;
+	return k->s;
+}
+
 /* One line "NAME [=] [VALUE]" (trimmed, not a comment). */
 static int config_line(const struct cli_command *cmd, const char *const *refused, char *line,
 		       const char *path, int lineno)
@@ -623,8 +645,7 @@ static int config_line(const struct cli_command *cmd, const char *const *refused
 		return errorf("%s:%d: '%s' needs a value", path, lineno, line);
 	if (!o->argh && *value)
 		return errorf("%s:%d: '%s' takes no value", path, lineno, line);
-	/* Option values live as long as the program (as argv's do). */
-	if (set_value(o, *value ? xstrdup(value) : NULL))
+	if (set_value(o, *value ? kept_value(value) : NULL))
 		return errorf("in '%s', line %d", path, lineno);
 	return 0;
 }
