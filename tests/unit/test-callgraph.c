@@ -206,6 +206,19 @@ struct snap {
 	int n_bt;
 };
 
+/*
+ * The raw stack as the kernel would copy it: ASan's red zones between the
+ * frames' variables included, so not through the checked (intercepted)
+ * memcpy.
+ */
+static __attribute__((noinline, no_sanitize_address)) void copy_stack(uint8_t *dst,
+									 const uint8_t *src,
+									 size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		dst[i] = ((const volatile uint8_t *)src)[i];
+}
+
 static __attribute__((noinline, noclone)) int capture(struct snap *s)
 {
 	pthread_attr_t a;
@@ -225,7 +238,7 @@ static __attribute__((noinline, noclone)) int capture(struct snap *s)
 	if (s->size > 65536)
 		s->size = 65536;
 	s->stack = xmalloc(s->size);
-	memcpy(s->stack, (void *)(uintptr_t)rsp, s->size);
+	copy_stack(s->stack, (const uint8_t *)(uintptr_t)rsp, s->size);
 	s->n_bt = backtrace(s->bt, 64);
 	return s->n_bt;
 }
@@ -244,6 +257,7 @@ static void unwind_matches_backtrace(void **state)
 	struct snap sn;
 	struct unwind_stack stk;
 	struct unwind_result *res = XNEW(struct unwind_result);
+	int j;
 
 	(void)state;
 	read_maps(s);
@@ -252,11 +266,18 @@ static void unwind_matches_backtrace(void **state)
 	stk.data = sn.stack;
 	stk.size = sn.size;
 	unwind_stack(&sn.regs, &stk, self_find, s, false, res);
-	/* backtrace()'s frames from capture's caller on are ours from 1 on. */
+	/*
+	 * backtrace()'s frames from capture's caller on are ours from 1 on.
+	 * Its first frame is in capture, or one more is first where a
+	 * sanitizer intercepts backtrace() (ASan: the interceptor's).
+	 */
 	assert_true(res->n >= 8);
-	assert_true((int)res->n >= sn.n_bt - 1);
-	for (int i = 1; i < sn.n_bt && i < (int)res->n; i++)
-		assert_int_equal(res->pcs[i], (uint64_t)(uintptr_t)sn.bt[i]);
+	for (j = 1; j < sn.n_bt && (uint64_t)(uintptr_t)sn.bt[j] != res->pcs[1]; j++)
+		;
+	assert_true(j <= 2 && j < sn.n_bt);
+	assert_true((int)res->n >= sn.n_bt - j);
+	for (int i = 1; i + j - 1 < sn.n_bt && i < (int)res->n; i++)
+		assert_int_equal(res->pcs[i], (uint64_t)(uintptr_t)sn.bt[i + j - 1]);
 	assert_int_equal(res->end, UNWIND_COMPLETE);
 	/* a copy cut short: the walk says so, and keeps what it found */
 	stk.size = 64;
@@ -448,6 +469,7 @@ static void stacks_roundtrip(void **state)
 	stack_table_merge(&b, &c);
 	assert_int_equal(b.total, 12 + 7);
 	assert_int_equal(b.n_threads, 2);
+	stack_table_release(&c);
 	/* every truncation, a wrong count and trailing bytes are refused */
 	for (size_t cut = 0; cut < x.len; cut++)
 		assert_int_equal(stack_table_decode(&c, x.buf, cut, count, &why), -1);
@@ -456,6 +478,7 @@ static void stacks_roundtrip(void **state)
 	assert_int_equal(stack_table_decode(&c, x.buf, x.len, count, &why), -1);
 	stack_table_release(&a);
 	stack_table_release(&b);
+	stack_table_release(&c);
 	strbuf_release(&x);
 	strbuf_release(&y);
 }
