@@ -8,7 +8,7 @@
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/workloads/attr.sh"
 require_root
-collect_require_sampling
+require_sampling
 command -v python3 >/dev/null || skip_all "python3 is needed to read the JSON"
 
 W=$top_builddir/tests/workloads

@@ -6,7 +6,7 @@
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/workloads/attr.sh"
 require_root
-collect_require_sampling
+require_sampling
 
 W=$top_builddir/tests/workloads
 SOCK=$TEST_DIR/ctl/dcpid.sock

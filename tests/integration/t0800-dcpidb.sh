@@ -7,7 +7,7 @@
 # left behind; a database in use by a writer is refused for pruning.
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/workloads/attr.sh"
-collect_require_sampling
+require_sampling
 
 W=$top_builddir/tests/workloads
 RUN="dcpirun -q -F 2000"

@@ -9,7 +9,7 @@
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/workloads/attr.sh"
 require_root
-collect_require_sampling
+require_sampling
 
 SOCK=$TEST_DIR/ctl/dcpid.sock
 ROUNDS=${DCPI_PRUNE_KILL_ROUNDS:-12}
