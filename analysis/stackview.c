@@ -5,9 +5,11 @@
 
 #include "analysis/stackview.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/die.h"
 #include "core/u64map.h"
 #include "core/xalloc.h"
 
@@ -122,6 +124,16 @@ int stack_view_open(struct stack_view *sv, struct epoch_view *v)
 			sv->time_events[v->meta.events[i].event] = true;
 	resolve_frames(sv);
 	return 0;
+}
+
+int stack_view_need(struct stack_view *sv, struct epoch_view *v)
+{
+	int r = stack_view_open(sv, v);
+
+	if (r == 1)
+		return errorf("epoch %" PRIu32 " has no stacks (record with dcpirun -g or dcpid -g)",
+			      v->seq);
+	return r ? -1 : 0;
 }
 
 void stack_view_release(struct stack_view *sv)

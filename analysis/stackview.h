@@ -58,6 +58,12 @@ struct stack_view {
  * has no stack table (nothing reported); -1 if it is unreadable (reported).
  */
 int stack_view_open(struct stack_view *sv, struct epoch_view *v);
+/*
+ * The same for a report that cannot do without stacks (dcpicg, dcpiexport,
+ * the callers view): 0, or -1 after saying why (an epoch without stacks:
+ * how to record them).
+ */
+int stack_view_need(struct stack_view *sv, struct epoch_view *v);
 void stack_view_release(struct stack_view *sv);
 
 /*

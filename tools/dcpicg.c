@@ -151,12 +151,9 @@ static int report(char **specs, size_t n, const struct filters *f)
 	enum dcpi_event ev = t.events.n ? t.events.v[0] : t.view.n_events ? t.view.events[0] :
 									       EVENT_CYCLES;
 	uint32_t *nodes = NULL;
-	int r = stack_view_open(&sv, &t.view);
+	int r;
 
-	if (r == 1)
-		return errorf("epoch %" PRIu32 " has no stacks (record with dcpirun -g or dcpid -g)",
-			      t.view.seq);
-	if (r)
+	if (stack_view_need(&sv, &t.view))
 		return -1;
 	if (!has_stacks(&sv))
 		r = errorf("epoch %" PRIu32 " has the threads of its samples but no stacks (it was "

@@ -51,12 +51,9 @@ static int export(const struct args *a)
 {
 	struct export_opts eo = { EVENT_CYCLES, (uint32_t)a->tgid, (uint32_t)a->tid, a->comm };
 	struct stack_view sv;
-	int r = stack_view_open(&sv, &t.view);
+	int r;
 
-	if (r == 1)
-		return errorf("epoch %" PRIu32 " has no stacks (record with dcpirun -g or dcpid -g)",
-			      t.view.seq);
-	if (r)
+	if (stack_view_need(&sv, &t.view))
 		return -1;
 	eo.event = t.events.n ? t.events.v[0] : t.view.n_events ? t.view.events[0] : EVENT_CYCLES;
 	r = write_out(a, &sv, &eo);

@@ -47,7 +47,6 @@ static void callers_run(struct job *job)
 	struct callers_data *cd = XNEW(struct callers_data);
 	struct callgraph_opts o = CALLGRAPH_OPTS_INIT;
 	struct epoch_view *v;
-	int r;
 
 	job->result = cd;
 	cd->se = data_epoch_get(a->env.analysis, job, a->env.db, a->req.seq, a->env.force);
@@ -56,10 +55,7 @@ static void callers_run(struct job *job)
 		return;
 	}
 	v = &cd->se->view;
-	if ((r = stack_view_open(&cd->sv, v))) {
-		if (r == 1)
-			errorf("epoch %" PRIu32 " has no stacks (record with dcpirun -g or dcpid -g)",
-			       a->req.seq);
+	if (stack_view_need(&cd->sv, v)) {
 		memset(&cd->sv, 0, sizeof(cd->sv));
 		fail(job, cd, "cannot read the stacks");
 		return;
