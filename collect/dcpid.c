@@ -553,10 +553,15 @@ static void serve(struct daemon *d)
 
 			if (cl->fd < 0)
 				continue;
-			if (now > cl->deadline)
+			/*
+			 * What the client sent is read first: an iteration that took
+			 * longer than the deadline (a flush, a burst, a loaded
+			 * machine) must not drop a request that is waiting (closing
+			 * on unread data resets the connection).
+			 */
+			read_client(d, cl);
+			if (cl->fd >= 0 && now > cl->deadline)
 				drop_client(cl);
-			else
-				read_client(d, cl);
 		}
 	}
 }
