@@ -94,7 +94,7 @@ test_expect_success 'two() twice as long, 5 runs against 5: by shares, the three
 test_expect_success '... by CPU time (-N period): two() alone, about twice' '
 	dcpidiff -d runs.db -N period a1 a2 a3 a4 a5 -- s1 s2 s3 s4 s5 >out &&
 	cat out &&
-	test "$(changed out)" = "two" &&
+	test "$(changed_in out wl-three)" = "two" &&
 	ratio=$(awk "NF > 2 && \$(NF-1) == \"two\" { sub(/x/, \"\", \$8); print \$8 }" out) &&
 	awk -v r="$ratio" "BEGIN { exit !(r > 1.8 && r < 2.2) }"
 '
