@@ -17,9 +17,10 @@
 #
 # Each workload runs at two lengths (x1, x4).  Reported per profiler (the
 # least of the rounds: other load only adds): its own CPU on the long run
-# (/proc/PID/stat: the profiler's, not the workload's), the marginal CPU
-# per sample and the fixed cost per run (from the two lengths; dcpirun's
-# includes its unwinding worker, dcpi-unwind), bytes
+# (rucpu around the profiler, minus rucpu around the workload inside it:
+# the profiler's threads and what it reaps, dcpirun's unwinding worker
+# dcpi-unwind included, to the microsecond), the marginal CPU per sample
+# and the fixed cost per run (from the two lengths), bytes
 # written by the long run (dcpi's epoch directory; perf.data) and per
 # sample, the binary snapshots dcpirun keeps apart, and the run time.
 # perf records with -N -B (no build-id cache, no build-ids): perf 6.1 here
@@ -50,28 +51,8 @@ PERF=$(command -v perf || true)
 T=$(mktemp -d /tmp/callgraph-bench.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 
-cpu_of() {
-	awk -v hz="$(getconf CLK_TCK)" '{ print ($14 + $15) / hz }' "/proc/$1/stat"
-}
-# Follows a process's own CPU seconds (and those of its children named
-# dcpi-unwind: dcpirun's unwinding worker, whose CPU is dcpirun's cost too)
-# until it exits; the last value goes to FILE.
-watch_cpu() { # PID FILE
-	local last=0 v c w
-	local -A kid
-	while v=$(cpu_of "$1" 2>/dev/null) && [ -n "$v" ]; do
-		last=$v
-		for c in $(cat /proc/"$1"/task/*/children 2>/dev/null); do
-			[ "$(cat /proc/"$c"/comm 2>/dev/null)" = dcpi-unwind ] || continue
-			w=$(cpu_of "$c" 2>/dev/null) && [ -n "$w" ] && kid[$c]=$w
-		done
-		sleep 0.01
-	done
-	for c in "${!kid[@]}"; do
-		last=$(awk -v a="$last" -v b="${kid[$c]}" 'BEGIN { print a + b }')
-	done
-	echo "$last" >"$2"
-}
+RUCPU=$top_builddir/tests/bench/rucpu
+[ -x "$RUCPU" ] || { echo "callgraph-bench: $RUCPU is not built (make tests/bench/rucpu)" >&2; exit 1; }
 now() { date +%s.%N; }
 
 head -c 15000000 /dev/urandom | base64 >"$T/input.txt"
@@ -85,25 +66,29 @@ workload() { # NAME LENGTH(1|4)
 
 # One profiled run: "CPU SAMPLES BYTES EXTRA WALL" into $T/res.KIND.
 run_one() { # KIND WORKLOAD LENGTH
-	local kind=$1 cmd pid t0 t1 n bytes extra=0 res=$T/res.$1.$3
-	cmd=$(workload "$2" "$3")
-	rm -rf "$T/db" "$T/perf.data" "$T/.debug"
+	local kind=$1 cmd t0 t1 n bytes extra=0 res=$T/res.$1.$3 own
+	# The workload inside its own rucpu: what it costs is taken off the tree's.
+	cmd="$RUCPU $T/inner -- $(workload "$2" "$3")"
+	rm -rf "$T/db" "$T/perf.data" "$T/.debug" "$T/inner" "$T/outer"
 	t0=$(now)
 	case $kind in
-	dcpi-g) dcpirun -g -e cycles -F "$HZ" -d "$T/db" -- $cmd >/dev/null 2>"$T/err" & ;;
-	dcpi-fp) dcpirun --call-graph fp -e cycles -F "$HZ" -d "$T/db" -- $cmd >/dev/null 2>"$T/err" & ;;
-	dcpi) dcpirun -e cycles -F "$HZ" -d "$T/db" -- $cmd >/dev/null 2>"$T/err" & ;;
-	perf-dwarf) HOME=$T "$PERF" record -N -B -e cpu-clock -F "$HZ" --call-graph dwarf \
-		-o "$T/perf.data" -- $cmd >/dev/null 2>"$T/err" & ;;
-	perf-fp) HOME=$T "$PERF" record -N -B -e cpu-clock -F "$HZ" -g -o "$T/perf.data" \
-		-- $cmd >/dev/null 2>"$T/err" & ;;
-	perf) HOME=$T "$PERF" record -N -B -e cpu-clock -F "$HZ" -o "$T/perf.data" \
-		-- $cmd >/dev/null 2>"$T/err" & ;;
-	esac
-	pid=$!
-	watch_cpu $pid "$T/cpu"
-	wait $pid
+	dcpi-g) "$RUCPU" "$T/outer" -- dcpirun -g -e cycles -F "$HZ" -d "$T/db" -- $cmd ;;
+	dcpi-fp) "$RUCPU" "$T/outer" -- dcpirun --call-graph fp -e cycles -F "$HZ" -d "$T/db" -- $cmd ;;
+	dcpi) "$RUCPU" "$T/outer" -- dcpirun -e cycles -F "$HZ" -d "$T/db" -- $cmd ;;
+	perf-dwarf) HOME=$T "$RUCPU" "$T/outer" -- "$PERF" record -N -B -e cpu-clock -F "$HZ" \
+		--call-graph dwarf -o "$T/perf.data" -- $cmd ;;
+	perf-fp) HOME=$T "$RUCPU" "$T/outer" -- "$PERF" record -N -B -e cpu-clock -F "$HZ" -g \
+		-o "$T/perf.data" -- $cmd ;;
+	perf) HOME=$T "$RUCPU" "$T/outer" -- "$PERF" record -N -B -e cpu-clock -F "$HZ" \
+		-o "$T/perf.data" -- $cmd ;;
+	esac >/dev/null 2>"$T/err"
 	t1=$(now)
+	own=$(awk -v o="$(cat "$T/outer" 2>/dev/null)" -v i="$(cat "$T/inner" 2>/dev/null)" \
+		'BEGIN { if (o == "" || i == "") exit 1; print o - i }') || {
+		echo "callgraph-bench: $kind on $2 left no CPU figure:" >&2
+		tail -n 3 "$T/err" >&2
+		return
+	}
 	case $kind in
 	dcpi*)
 		n=$(sed -n 's/^dcpirun: \([0-9]*\) samples.*/\1/p' "$T/err")
@@ -120,25 +105,20 @@ run_one() { # KIND WORKLOAD LENGTH
 		tail -n 3 "$T/err" >&2
 		return
 	fi
-	echo "$(cat "$T/cpu") $n $bytes ${extra:-0} $(awk -v a=$t0 -v b=$t1 'BEGIN { print b - a }')" \
+	echo "$own $n $bytes ${extra:-0} $(awk -v a=$t0 -v b=$t1 'BEGIN { print b - a }')" \
 		>>"$res"
 	[ "$3" = 4 ] || return
 	if [ "$kind" = perf-dwarf ]; then
 		# What perf needs to show the call graph dcpicg shows: the unwinding.
-		HOME=$T "$PERF" report -i "$T/perf.data" --stdio --no-children -g caller >/dev/null 2>&1 &
-		pid=$!
-		watch_cpu $pid "$T/cpu"
 		# Only a report that finished counts (perf 6.1 here can abort in its build-id code).
-		if wait $pid; then
+		if HOME=$T "$RUCPU" "$T/cpu" -- "$PERF" report -i "$T/perf.data" --stdio --no-children \
+			-g caller >/dev/null 2>&1; then
 			cat "$T/cpu" >>"$T/rep.$kind"
 		else
 			touch "$T/rep.failed"
 		fi
 	elif [ "$kind" = dcpi-g ]; then
-		dcpicg -d "$T/db" >/dev/null 2>&1 &
-		pid=$!
-		watch_cpu $pid "$T/cpu"
-		wait $pid
+		"$RUCPU" "$T/cpu" -- dcpicg -d "$T/db" >/dev/null 2>&1
 		cat "$T/cpu" >>"$T/rep.$kind"
 	fi
 }
@@ -157,7 +137,7 @@ report() { # WORKLOAD
 			name["dcpi-fp"] = "dcpirun --call-graph fp"; name["perf-fp"] = "perf record -g"
 			name["dcpi-g"] = "dcpirun -g (dwarf)"; name["perf-dwarf"] = "perf record --call-graph dwarf" }
 		{ per = $7 > $2 ? ($6 - $1) / ($7 - $2) : 0; fixed = $1 - per * $2
-		  printf "%-31s %6.2fs %7d %9.1f %6.0fms %11d %8.1f %10d %7.2fs\n", name[k], $6, $7,
+		  printf "%-31s %6.3fs %7d %9.1f %6.0fms %11d %8.1f %10d %7.2fs\n", name[k], $6, $7,
 			1e6 * per, 1e3 * (fixed > 0 ? fixed : 0), $8, $7 ? $8 / $7 : 0, $9, $10 }'
 	done
 	[ -f "$T/res.dcpi-g.4" ] && [ -f "$T/res.perf-dwarf.4" ] || return 0
@@ -165,7 +145,7 @@ report() { # WORKLOAD
 		awk '{ printf "  dcpirun -g / perf record --call-graph dwarf: own CPU %.2fx; bytes %.2f%% of perf.data\n",
 			$1 / $6, 100 * $3 / $8 }'
 	if [ -f "$T/rep.perf-dwarf" ] && [ -f "$T/rep.dcpi-g" ]; then
-		printf "  reading the call graph: dcpicg %.2fs CPU, perf report %.2fs CPU\n" \
+		printf "  reading the call graph: dcpicg %.3fs CPU, perf report %.3fs CPU\n" \
 			"$(least <"$T/rep.dcpi-g")" "$(least <"$T/rep.perf-dwarf")"
 		paste <(sort -n "$T/res.dcpi-g.4" | head -n 1) <(sort -n "$T/res.perf-dwarf.4" | head -n 1) |
 			awk -v rd="$(least <"$T/rep.dcpi-g")" -v rp="$(least <"$T/rep.perf-dwarf")" '{
