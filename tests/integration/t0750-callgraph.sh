@@ -33,7 +33,7 @@ arc_time() { # LISTING PARENT CHILD
 	/^-----/ { n = 0; next }
 	/^\[/ { if ($0 ~ " " child " \\[[0-9]+\\]$") for (i = 0; i < n; i++) print line[i]; n = 0; next }
 	{ line[n++] = $0 }' "$1" |
-	awk -v parent="$2" '$(NF - 1) == parent && NF == 5 { print $1 + $2; found = 1 } END { exit !found }'
+	awk -v parent="$2" 'NF == 5 && $(NF - 1) == parent { print $1 + $2; found = 1 } END { exit !found }'
 }
 
 test_expect_success 'dcpirun -g: wl-callers (-O2, no frame pointers) in a thread' '
