@@ -124,8 +124,7 @@ test_expect_success 'two builds at one path: procedures by name, said so' '
 	dcpidiff -d builds.db 1 2 >out &&
 	cat out &&
 	test_grep "^note: .*/prog is not the same binary in every set (build-id " out &&
-	grep -q " nested_loops\*  *$TEST_DIR/prog$" out &&
-	test -z "$(changed_in out prog)" &&
+	grep " nested_loops\*  *$TEST_DIR/prog$" out | grep -q " ~  " &&
 	dcpidiff -d builds.db 1 2 nested_loops >out &&
 	test_grep "^note: different builds of $TEST_DIR/prog (.*): instructions cannot be aligned, procedure-level only$" out
 '
