@@ -162,10 +162,13 @@ test_expect_success '-a: every process running the code' '
 test_expect_success 'a stripped binary: by address, and by its unwind-table name' '
 	cp $W wl-stripped && strip wl-stripped &&
 	addr=$(nm $W | awk "\$3 == \"counted\" { print \$1 }") &&
+	name="wl-stripped+0x${addr#"${addr%%[!0]*}"}" &&
 	dcpiwatch --json -f 0x$addr -- ./wl-stripped count 321 >out &&
-	test "$(jget out "wl-stripped+0x${addr#"${addr%%[!0]*}"}" calls)" = 321 &&
-	dcpiwatch --json -f "wl-stripped+0x${addr#"${addr%%[!0]*}"}" -- ./wl-stripped count 123 >out &&
-	test "$(jget out "wl-stripped+0x${addr#"${addr%%[!0]*}"}" calls)" = 123
+	n=$(jget out "$name" calls) && echo "by address: $n calls" &&
+	{ test "$n" = 321 || { cat out; false; }; } &&
+	dcpiwatch --json -f "$name" -- ./wl-stripped count 123 >out &&
+	n=$(jget out "$name" calls) && echo "by name: $n calls" &&
+	{ test "$n" = 123 || { cat out; false; }; }
 '
 
 test_expect_success 'results go into the epoch, merged run after run; --report shows them' '
