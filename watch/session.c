@@ -418,6 +418,41 @@ static int attach_output(struct watch_session *s, size_t ri, int fd)
 }
 
 /*
+ * The probes of every point in group g (of pid, or -1: every process, on
+ * g's CPU; in the group of group_fd, or -1), their samples into ring ri;
+ * then g joins the session.  -1 after saying why (the caller closes g's
+ * descriptors).
+ */
+static int open_points(struct watch_session *s, struct group *g, size_t ri, pid_t pid,
+		       int group_fd, bool inherit)
+{
+	struct perf_event_attr a;
+	int fd;
+
+	for (size_t i = 0; i < s->o.plan->np; i++) {
+		const struct watch_point *p = &s->o.plan->p[i];
+
+		if (probe_attr(s, p, &a, inherit))
+			return -1;
+		if ((fd = perf_open(&a, pid, g->cpu, group_fd)) < 0) {
+			char *what = xasprintf("a probe at %#" PRIx64 " of '%s'", p->vaddr,
+					       point_name(s, p));
+
+			open_error(s, what, errno);
+			free(what);
+			return -1;
+		}
+		group_add(g, fd);
+		id_add(s, fd, ID_POINT, (uint32_t)i);
+		if (attach_output(s, ri, fd))
+			return -1;
+	}
+	s->groups = xreallocarray(s->groups, s->ngroups + 1, sizeof(*s->groups));
+	s->groups[s->ngroups++] = *g;
+	return 0;
+}
+
+/*
  * System-wide: uprobes grouped with counters on a CPU never fire (Linux
  * 6.18), so every event stands alone and no sample reads counters.  The
  * on-CPU time comes from the samples' times instead: a thread has run from
@@ -427,7 +462,6 @@ static int open_cpu(struct watch_session *s, size_t ri)
 {
 	struct perf_event_attr a;
 	struct group g = { s->rings[ri].cpu, -1, NULL, 0 };
-	int fd;
 
 	attr_common(&a, false);
 	attr_sampling(s, &a);
@@ -441,26 +475,8 @@ static int open_cpu(struct watch_session *s, size_t ri)
 	id_add(s, g.leader, ID_SWITCH, 0);
 	if (attach_output(s, ri, g.leader))
 		goto fail;
-	for (size_t i = 0; i < s->o.plan->np; i++) {
-		const struct watch_point *p = &s->o.plan->p[i];
-
-		if (probe_attr(s, p, &a, false))
-			goto fail;
-		if ((fd = perf_open(&a, -1, g.cpu, -1)) < 0) {
-			char *what = xasprintf("a probe at %#" PRIx64 " of '%s'", p->vaddr,
-					       point_name(s, p));
-
-			open_error(s, what, errno);
-			free(what);
-			goto fail;
-		}
-		group_add(&g, fd);
-		id_add(s, fd, ID_POINT, (uint32_t)i);
-		if (attach_output(s, ri, fd))
-			goto fail;
-	}
-	s->groups = xreallocarray(s->groups, s->ngroups + 1, sizeof(*s->groups));
-	s->groups[s->ngroups++] = g;
+	if (open_points(s, &g, ri, -1, -1, false))
+		goto fail;
 	return 0;
 fail:
 	for (size_t i = 0; i < g.nfds; i++)
@@ -506,26 +522,8 @@ static int open_group(struct watch_session *s, pid_t pid, size_t ri)
 	id_add(s, fd, ID_SWITCH, 0);
 	if (attach_output(s, ri, fd))
 		goto fail;
-	for (size_t i = 0; i < s->o.plan->np; i++) {
-		const struct watch_point *p = &s->o.plan->p[i];
-
-		if (probe_attr(s, p, &a, inherit))
-			goto fail;
-		if ((fd = perf_open(&a, pid, cpu, g.leader)) < 0) {
-			char *what = xasprintf("a probe at %#" PRIx64 " of '%s'", p->vaddr,
-					       point_name(s, p));
-
-			open_error(s, what, errno);
-			free(what);
-			goto fail;
-		}
-		group_add(&g, fd);
-		id_add(s, fd, ID_POINT, (uint32_t)i);
-		if (attach_output(s, ri, fd))
-			goto fail;
-	}
-	s->groups = xreallocarray(s->groups, s->ngroups + 1, sizeof(*s->groups));
-	s->groups[s->ngroups++] = g;
+	if (open_points(s, &g, ri, pid, g.leader, inherit))
+		goto fail;
 	return 0;
 fail_event:
 	open_error(s, s->o.events[g.nfds - 1].name, errno);
