@@ -604,6 +604,13 @@ static void test_procs_slots_recycled(void **state)
 
 /* ---- kallsyms subset ------------------------------------------------------------------ */
 
+static int cmp_u64_test(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 static void test_kallsyms_subset(void **state)
 {
 	char path[] = "/tmp/dcpi-kallsyms-XXXXXX";
@@ -644,6 +651,126 @@ static void test_kallsyms_subset(void **state)
 	strbuf_reset(&sb);
 	assert_int_equal(kallsyms_subset(path, addrs, 2, &sb, NULL, NULL), 1);
 	unlink(path);
+	strbuf_release(&sb);
+}
+
+/* The name of addr among the lines of text (a subset or the whole file). */
+static bool name_of(const char *text, uint64_t addr, uint64_t *start, uint64_t *end, bool *has_end)
+{
+	bool found = false;
+
+	*has_end = false;
+	for (const char *p = text; *p;) {
+		const char *nl = strchr(p, '\n');
+		unsigned long long a;
+		char type;
+
+		if (sscanf(p, "%llx %c", &a, &type) == 2 && strchr("tTwW", type) && a <= addr &&
+		    (!found || a > *start)) {
+			*start = a;
+			found = true;
+		}
+		p = nl ? nl + 1 : p + strlen(p);
+	}
+	for (const char *p = text; found && *p;) {
+		const char *nl = strchr(p, '\n');
+		unsigned long long a;
+		char type;
+
+		if (sscanf(p, "%llx %c", &a, &type) == 2 && strchr("tTwW", type) && a > *start &&
+		    (!*has_end || a < *end)) {
+			*end = a;
+			*has_end = true;
+		}
+		p = nl ? nl + 1 : p + strlen(p);
+	}
+	return found;
+}
+
+/*
+ * Random files: a sorted part, then (sometimes) an unsorted tail, aliases,
+ * data symbols; the subset must name every address as the whole file does,
+ * and its ranges must be exactly the named symbols'.
+ */
+static void test_kallsyms_random(void **state)
+{
+	char path[] = "/tmp/dcpi-kallsyms-XXXXXX";
+	struct strbuf file = STRBUF_INIT, sb = STRBUF_INIT;
+
+	(void)state;
+	srandom(42);
+	for (int round = 0; round < 200; round++) {
+		int fd = (strcpy(path + strlen(path) - 6, "XXXXXX"), mkstemp(path));
+		size_t nsorted = (size_t)(random() % 40), ntail = random() % 3 ? 0 : (size_t)(random() % 20);
+		uint64_t a = 0xffffffff81000000ull, addrs[32];
+		size_t naddrs = (size_t)(random() % 32);
+		struct kallsyms_range *r;
+		size_t nr;
+		int ret;
+
+		strbuf_reset(&file);
+		for (size_t i = 0; i < nsorted; i++) {
+			a += random() % 4 ? (uint64_t)(random() % 0x100) : 0;   /* aliases */
+			strbuf_addf(&file, "%016llx %c s%zu\n", (unsigned long long)a,
+				    "TtWwdDr"[random() % 7], i);
+		}
+		for (size_t i = 0; i < ntail; i++)
+			strbuf_addf(&file, "%016llx %c m%zu\t[mod]\n",
+				    (unsigned long long)(0xffffffff80ff0000ull + (uint64_t)(random() % 0x20000)),
+				    "tTd"[random() % 3], i);
+		if (file.len && random() % 4 == 0)
+			strbuf_setlen(&file, file.len - 1);     /* no newline at the end */
+		assert_int_equal(write(fd, file.buf, file.len), (ssize_t)file.len);
+		close(fd);
+		for (size_t i = 0; i < naddrs; i++)
+			addrs[i] = 0xffffffff80ff0000ull + (uint64_t)(random() % 0x30000);
+		qsort(addrs, naddrs, sizeof(*addrs), cmp_u64_test);
+		strbuf_reset(&sb);
+		strbuf_addstr(&sb, "kept\n");
+		ret = kallsyms_subset(path, addrs, naddrs, &sb, &r, &nr);
+		if (ret == 1) {
+			/* no text symbol, or all at 0: nothing added */
+			assert_string_equal(sb.buf, "kept\n");
+			assert_null(r);
+			unlink(path);
+			continue;
+		}
+		assert_int_equal(ret, 0);
+		for (size_t i = 0; i < naddrs; i++) {
+			uint64_t s1, e1, s2, e2;
+			bool h1, h2, f1 = name_of(file.buf, addrs[i], &s1, &e1, &h1);
+			bool f2 = name_of(sb.buf, addrs[i], &s2, &e2, &h2);
+
+			assert_int_equal(f1, f2);
+			if (!f1)
+				continue;
+			assert_int_equal(s1, s2);
+			assert_int_equal(h1, h2);
+			if (h1) {
+				assert_int_equal(e1, e2);
+				assert_true(kallsyms_covered(r, nr, addrs[i]));
+			}
+		}
+		for (size_t k = 0; k < nr; k++) {
+			bool named = false;
+
+			assert_true(r[k].start < r[k].end);
+			if (k)
+				assert_true(r[k].start >= r[k - 1].end);
+			for (size_t i = 0; i < naddrs; i++) {
+				uint64_t s1, e1;
+				bool h1;
+
+				if (name_of(file.buf, addrs[i], &s1, &e1, &h1) && h1 && s1 == r[k].start &&
+				    e1 == r[k].end)
+					named = true;
+			}
+			assert_true(named);
+		}
+		free(r);
+		unlink(path);
+	}
+	strbuf_release(&file);
 	strbuf_release(&sb);
 }
 
@@ -1262,6 +1389,7 @@ int main(void)
 		cmocka_unit_test(test_procs_copy_on_write),
 		cmocka_unit_test(test_procs_slots_recycled),
 		cmocka_unit_test(test_kallsyms_subset),
+		cmocka_unit_test(test_kallsyms_random),
 		cmocka_unit_test(test_snapshot_build_id),
 		cmocka_unit_test(test_options),
 		cmocka_unit_test(test_random_period),
