@@ -42,7 +42,7 @@ __asm__(".text\n"
 
 #define CALIB_CYCLES_PER_ITER 8
 #define CALIB_RING_PAGES 32          /* 128 KiB: 4096 samples of 32 bytes */
-#define CALIB_MIN_NS (30 * 1000000LL)   /* sampled loop time at least */
+#define CALIB_MIN_NS (20 * 1000000LL)   /* sampled loop time at least */
 #define CALIB_MAX_NS (120 * 1000000LL)  /* and at most */
 #define CALIB_MIN_INTERVALS 16          /* wanted: keep going until this many (up to MAX_NS) */
 #define CALIB_LEAST_INTERVALS 4         /* fewer: no result */
@@ -60,23 +60,23 @@ static int64_t thread_ns(void)
 	return (int64_t)t.tv_sec * 1000000000LL + t.tv_nsec;
 }
 
-/* The loop's clock without sampling (MHz): the fastest of three ~2 ms runs. */
+/* The loop's clock without sampling (MHz): the faster of two ~1 ms runs. */
 static double unsampled_mhz(void)
 {
-	uint64_t n = 100000;  /* 0.8M cycles */
+	uint64_t n = 50000;   /* 0.4M cycles */
 	double best = 0;
 	int64_t t;
 
-	/* Size the runs to ~2 ms at the clock a first short run shows. */
+	/* Size the runs to ~1 ms at the clock a first short run shows. */
 	t = thread_ns();
 	calib_loop(n, 0);
 	t = thread_ns() - t;
 	if (t > 0)
-		n = (uint64_t)(2e6 * (double)(n * CALIB_CYCLES_PER_ITER) / (double)t /
+		n = (uint64_t)(1e6 * (double)(n * CALIB_CYCLES_PER_ITER) / (double)t /
 			       CALIB_CYCLES_PER_ITER) + 1;
 	if (n > 10000000)
 		n = 10000000;
-	for (int k = 0; k < 3; k++) {
+	for (int k = 0; k < 2; k++) {
 		t = thread_ns();
 		calib_loop(n, 0);
 		t = thread_ns() - t;

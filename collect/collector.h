@@ -122,7 +122,7 @@ int collect_cli_option(const struct cli_option *opt, const char *arg);
 		     "write profiles that waited S seconds (default: 60)",                  \
 		     COLLECT_OPT_WRITE_INTERVAL, 0),                                        \
 	COLLECT_OPT_(0, "no-calibrate", (o), NULL,                                           \
-		     "do not measure the cycles per clock sample (~30 ms per\n"             \
+		     "do not measure the cycles per clock sample (~25 ms per\n"             \
 		     "CPU at each epoch's start)", COLLECT_OPT_NO_CALIBRATE, 0),             \
 	COLLECT_OPT_(0, "values", (o), NULL,                                                 \
 		     "record the registers with each user sample: value profiles\n"          \
