@@ -17,6 +17,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -49,6 +50,38 @@ bool snapshot_has_build_id(const void *data, size_t len, const uint8_t *id, unsi
 	return image_data_has_build_id(data, len, id, id_len);
 }
 
+/*
+ * Where the build-id note is looked for first: ELF notes come right after
+ * the program headers.  If it is there the file is copied in the kernel,
+ * else read whole and searched.
+ */
+#define SNAPSHOT_HEAD ((size_t)64 << 10)
+
+/* 1 if the file's head holds the note and the file was stored, 0 if not there, -1 on error. */
+static int snapshot_by_head(struct db *db, const struct db_image *img, const char *hex, size_t max)
+{
+	int fd = open(img->path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC), r = 0;
+	struct stat st;
+	char *head;
+	ssize_t n;
+
+	if (fd < 0)
+		return 0;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || (uint64_t)st.st_size > max) {
+		close(fd);
+		return 0;
+	}
+	head = xmalloc(SNAPSHOT_HEAD);
+	do
+		n = pread(fd, head, SNAPSHOT_HEAD, 0);
+	while (n < 0 && errno == EINTR);
+	if (n > 0 && snapshot_has_build_id(head, (size_t)n, img->build_id, img->build_id_len))
+		r = db_binary_store_fd(db, hex, fd, (uint64_t)st.st_size) ? -1 : 1;
+	free(head);
+	close(fd);
+	return r;
+}
+
 /* Snapshots one image; 1 if stored, 0 if skipped, -1 on a write error. */
 static int snapshot_image(struct db *db, const struct db_image *img, size_t max)
 {
@@ -58,6 +91,8 @@ static int snapshot_image(struct db *db, const struct db_image *img, size_t max)
 
 	strbuf_add_build_id(&hex, img);
 	if (db_binary_exists(db, hex.buf))
+		goto out;
+	if ((r = snapshot_by_head(db, img, hex.buf, max)))
 		goto out;
 	if (read_file(img->path, max, &data, &st) ||
 	    !snapshot_has_build_id(data.buf, data.len, img->build_id, img->build_id_len))

@@ -1112,7 +1112,7 @@ char *db_binary_path(struct db *db, const char *hex)
 	return db_binary_exists(db, hex) ? xasprintf("%s/binaries/%s", db->path, hex) : NULL;
 }
 
-int db_binary_store(struct db *db, const char *hex, const void *data, size_t len)
+static int binary_store(struct db *db, const char *hex, const void *data, int src, uint64_t len)
 {
 	char *what;
 	int fd, r;
@@ -1125,13 +1125,24 @@ int db_binary_store(struct db *db, const char *hex, const void *data, size_t len
 	if ((fd = open_binaries(db, true)) < 0)
 		return -1;
 	what = xasprintf("%s/%s/%s", db->path, BINARIES_NAME, hex);
-	r = fsio_write_atomic(fd, hex, what, data, len, sync_enabled(db));
+	r = src >= 0 ? fsio_copy_atomic(fd, hex, what, src, len, sync_enabled(db)) :
+		       fsio_write_atomic(fd, hex, what, data, (size_t)len, sync_enabled(db));
 	/* The new directory entry of binaries/ itself must survive a crash too. */
 	if (!r && sync_enabled(db))
 		r = fsio_fsync_dir(db->dirfd, db->path);
 	close(fd);
 	free(what);
 	return r;
+}
+
+int db_binary_store(struct db *db, const char *hex, const void *data, size_t len)
+{
+	return binary_store(db, hex, data, -1, len);
+}
+
+int db_binary_store_fd(struct db *db, const char *hex, int fd, uint64_t len)
+{
+	return binary_store(db, hex, NULL, fd, len);
 }
 
 int db_binary_open(struct db *db, const char *hex)

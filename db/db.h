@@ -214,6 +214,8 @@ bool db_binary_exists(struct db *db, const char *hex);
  * every file).  An existing snapshot is kept: same build-id, same code.
  */
 int db_binary_store(struct db *db, const char *hex, const void *data, size_t len);
+/* The same with the first len bytes of the open file fd (copied in the kernel). */
+int db_binary_store_fd(struct db *db, const char *hex, int fd, uint64_t len);
 /*
  * Opens the snapshot of build-id hex for reading.  Returns an fd, or -1:
  * with errno ENOENT (not reported) if there is none, else reported.

@@ -2,6 +2,7 @@
 #include "db/fsio.h"
 #include "core/die.h"
 #include "core/strbuf.h"
+#include "core/xalloc.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -126,8 +127,50 @@ static void tmp_name(char *name, size_t size, const char *base)
 	snprintf(name, size, "%s%.40s.%016llx", FSIO_TMP_PREFIX, base, (unsigned long long)r);
 }
 
-int fsio_write_atomic(int dirfd, const char *name, const char *what, const void *data,
-		      size_t len, bool sync)
+/* Copies len bytes of src from its start to fd; -1 with errno (EIO: src shrank). */
+static int copy_all(int fd, int src, uint64_t len)
+{
+	loff_t off = 0;
+	bool plain = false;     /* copy_file_range cannot: read and write */
+	char *buf = NULL;
+	int ret = 0;
+
+	if (fault_hits(FSIO_FAULT_WRITE))
+		return -1;
+	while ((uint64_t)off < len) {
+		size_t chunk = len - (uint64_t)off > (4u << 20) ? (4u << 20) : (size_t)(len - (uint64_t)off);
+		ssize_t n;
+
+		if (!plain) {
+			n = copy_file_range(src, &off, fd, NULL, chunk, 0);
+			if (n < 0 && !off && (errno == EXDEV || errno == EINVAL || errno == ENOSYS ||
+					      errno == EOPNOTSUPP || errno == EBADF)) {
+				plain = true;
+				buf = xmalloc(64 << 10);
+				continue;
+			}
+		} else {
+			n = pread(src, buf, chunk > (64u << 10) ? (64u << 10) : chunk, off);
+			if (n > 0 && write_all(fd, buf, (size_t)n))
+				n = -1;
+			else if (n > 0)
+				off += n;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (!n)
+				errno = EIO;
+			ret = -1;
+			break;
+		}
+	}
+	free(buf);
+	return ret;
+}
+
+static int write_atomic(int dirfd, const char *name, const char *what, const void *data,
+			int src, uint64_t len, bool sync)
 {
 	char tmp[128];
 	int fd = -1, tries = 0;
@@ -139,7 +182,7 @@ int fsio_write_atomic(int dirfd, const char *name, const char *what, const void 
 	} while (fd < 0 && errno == EEXIST && ++tries < 10);
 	if (fd < 0)
 		return errorf_errno("cannot create a temporary file for '%s'", what);
-	if (write_all(fd, data, len)) {
+	if (src >= 0 ? copy_all(fd, src, len) : write_all(fd, data, (size_t)len)) {
 		errorf_errno("cannot write '%s'", what);
 		goto fail;
 	}
@@ -165,6 +208,18 @@ fail:
 		close(fd);
 	unlinkat(dirfd, tmp, 0);
 	return -1;
+}
+
+int fsio_write_atomic(int dirfd, const char *name, const char *what, const void *data,
+		      size_t len, bool sync)
+{
+	return write_atomic(dirfd, name, what, data, -1, len, sync);
+}
+
+int fsio_copy_atomic(int dirfd, const char *name, const char *what, int src, uint64_t len,
+		     bool sync)
+{
+	return write_atomic(dirfd, name, what, NULL, src, len, sync);
 }
 
 int fsio_fsync_dir(int dirfd, const char *what)

@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 struct strbuf;
@@ -36,6 +37,14 @@ int fsio_read_at(int dirfd, const char *name, const char *what, size_t max, stru
  */
 int fsio_write_atomic(int dirfd, const char *name, const char *what, const void *data,
 		      size_t len, bool sync);
+
+/*
+ * The same with the first len bytes of the open file src (copy_file_range:
+ * the bytes stay in the kernel, or pread and write).  A src shorter than len
+ * fails with EIO.
+ */
+int fsio_copy_atomic(int dirfd, const char *name, const char *what, int src, uint64_t len,
+		     bool sync);
 
 int fsio_fsync_dir(int dirfd, const char *what);
 

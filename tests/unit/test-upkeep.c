@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 #include <sys/stat.h>
+#include <dirent.h>
 #include <unistd.h>
 #include <fcntl.h>
 #include <cmocka.h>
@@ -552,6 +553,61 @@ static void check_reads_snapshots(void **state)
 	free(path);
 }
 
+/* A snapshot copied from an open file: the same bytes; a short or failing copy leaves none. */
+static void snapshots_from_a_file(void **state)
+{
+	char *path, *src;
+	struct db *db = make_db(&path, 1, false);
+	struct strbuf data = STRBUF_INIT, back = STRBUF_INIT;
+	int fd, bfd;
+	ssize_t n;
+
+	(void)state;
+	for (size_t i = 0; i < 300000; i++)
+		strbuf_addch(&data, (char)(i * 7 + i / 4096));
+	src = xasprintf("%s/src", path);
+	write_file(path, "src", data.buf, data.len);
+	fd = open(src, O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(db_binary_store_fd(db, "abcd", fd, data.len), 0);
+	bfd = db_binary_open(db, "abcd");
+	assert_true(bfd >= 0);
+	strbuf_grow(&back, data.len + 1);
+	n = read(bfd, back.buf, data.len + 1);
+	close(bfd);
+	assert_int_equal(n, (ssize_t)data.len);
+	assert_memory_equal(back.buf, data.buf, data.len);
+	/* The file is shorter than said: an error, no snapshot, no temp. */
+	reported = 0;
+	assert_int_equal(db_binary_store_fd(db, "abce", fd, data.len + 1), -1);
+	assert_true(reported > 0);
+	assert_false(db_binary_exists(db, "abce"));
+	fsio_inject_fault(FSIO_FAULT_WRITE, 1);
+	assert_int_equal(db_binary_store_fd(db, "abcf", fd, data.len), -1);
+	fsio_inject_fault(FSIO_FAULT_WRITE, 0);
+	assert_false(db_binary_exists(db, "abcf"));
+	close(fd);
+	db_close(db);
+	{
+		char *bin = xasprintf("%s/binaries", path);
+		DIR *d = opendir(bin);
+		struct dirent *e;
+		size_t names = 0;
+
+		assert_non_null(d);
+		while ((e = readdir(d)))
+			if (e->d_name[0] != '.' || strncmp(e->d_name, ".tmp", 4) == 0)
+				names++;
+		closedir(d);
+		assert_int_equal(names, 1);     /* abcd, and no temp file */
+		free(bin);
+	}
+	strbuf_release(&data);
+	strbuf_release(&back);
+	free(src);
+	free(path);
+}
+
 static void blob_kinds_are_a_table(void **state)
 {
 	(void)state;
@@ -692,6 +748,7 @@ int main(void)
 		cmocka_unit_test(retain_applies_a_size_limit),
 		cmocka_unit_test(check_names_what_is_damaged),
 		cmocka_unit_test(check_reads_snapshots),
+		cmocka_unit_test(snapshots_from_a_file),
 		cmocka_unit_test(blob_kinds_are_a_table),
 		cmocka_unit_test(config_files),
 		cmocka_unit_test(completion_tables),
