@@ -97,25 +97,39 @@ static bool same_rule(const struct utable_row *a, const struct utable_row *b)
 	       a->rbp_off == b->rbp_off;
 }
 
-/* Sorts, keeps the winner of each start, and merges runs of the same rule. */
+/*
+ * Sorts, keeps the winner of each start, and merges runs of the same rule.
+ * The table is made in place, over the rows as they came (a row is
+ * smaller than a brow, and never written past the one being read): no
+ * second array to fault in.
+ */
 static void finish(struct build *b)
 {
 	struct utable *t = b->t;
+	struct utable_row *rows = (struct utable_row *)(void *)b->v;
+	size_t k = 1, n = 0;
 
-	if (b->n)
+	/* The FDEs usually come in address order: no sort (and no sort buffer). */
+	while (k < b->n && cmp_brow(&b->v[k - 1], &b->v[k]) < 0)
+		k++;
+	if (k < b->n)
 		qsort(b->v, b->n, sizeof(*b->v), cmp_brow);
-	t->rows = xcalloc(b->n + 1, sizeof(*t->rows));
 	for (size_t i = 0; i < b->n; i++) {
-		const struct utable_row *r = &b->v[i].row;
+		struct utable_row r = b->v[i].row;
 
-		if (i + 1 < b->n && b->v[i + 1].row.start == r->start)
+		if (i + 1 < b->n && b->v[i + 1].row.start == r.start)
 			continue;
-		if (t->n && same_rule(&t->rows[t->n - 1], r))
+		if (n && same_rule(&rows[n - 1], &r))
 			continue;
-		if (!t->n && r->cfa == CFI_CFA_NONE)
+		if (!n && r.cfa == CFI_CFA_NONE)
 			continue;
-		t->rows[t->n++] = *r;
+		rows[n++] = r;
 	}
+	b->v = NULL;
+	b->n = b->alloc = 0;
+	t->rows = xreallocarray(rows, n + 1, sizeof(*rows));
+	memset(&t->rows[n], 0, sizeof(*t->rows));
+	t->n = n;
 }
 
 /*
