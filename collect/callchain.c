@@ -393,6 +393,10 @@ void callchain_set_table(struct callchain *cg, uint32_t image, const struct utab
 struct find_ctx {
 	struct callchain *cg;
 	struct addr_space *as;
+	/* If set: what each lookup resolved, in order (one a frame, callchain_queue). */
+	uint32_t *images;
+	uint64_t *offsets;
+	size_t n_found;
 };
 
 static const struct utable *find_table(void *ctx, uint64_t pc, uint64_t *offset, bool *mapped)
@@ -403,6 +407,10 @@ static const struct utable *find_table(void *ctx, uint64_t pc, uint64_t *offset,
 	uint32_t image;
 
 	*mapped = procs_resolve(f->cg->procs, f->as, pc, &image, offset);
+	if (f->images && f->n_found <= UNWIND_MAX_FRAMES) {
+		f->images[f->n_found] = image;
+		f->offsets[f->n_found++] = *offset;
+	}
 	if (!*mapped)
 		return NULL;
 	kind = procs_image(f->cg->procs, image)->img.kind;
@@ -413,6 +421,18 @@ static const struct utable *find_table(void *ctx, uint64_t pc, uint64_t *offset,
 }
 
 /* ---- recording ----------------------------------------------------------------------- */
+
+/*
+ * A sample unwound as it was read (queue_unwound) carries this header bit,
+ * which the kernel never sets on a sample, and in place of its stack copy:
+ * the magic, u32 frames, u32 frame-pointer steps, then per frame its pc,
+ * file offset (u64 each) and image (u32, and 4 bytes of padding), in the
+ * collector's own byte order: the record never leaves the process.
+ */
+#define MISC_UNWOUND (1u << 13)
+#define UNWOUND_MAGIC 0x31574e5549504344ull    /* "DCPIUNW1" */
+#define UNWOUND_HEAD 16
+#define UNWOUND_FRAME 24
 
 struct frames {
 	uint32_t id[STACK_MAX_DEPTH];
@@ -492,7 +512,7 @@ static enum stack_end dwarf_frames(struct callchain *cg, const struct perf_sampl
 	struct unwind_regs regs = { x->regs[PERF_REG_X86_IP], x->regs[PERF_REG_X86_SP],
 				    x->regs[PERF_REG_X86_BP] };
 	struct unwind_stack stk = { regs.sp, x->stack, (size_t)x->stack_size };
-	struct find_ctx fc = { cg, as };
+	struct find_ctx fc = { cg, as, NULL, NULL, 0 };
 	struct unwind_result res;
 
 	unwind_stack(&regs, &stk, find_table, &fc, true, &res);
@@ -529,16 +549,59 @@ static const char *kernel_comm(struct callchain *cg, uint32_t pid)
 	return cg->comms[*slot - 1];
 }
 
+/*
+ * The frames of a sample unwound as it was read (callchain_queue), if the
+ * address space still maps every one of them where it did then: otherwise
+ * (a mapping changed in between, which the read could not see) only the
+ * sampled pc stays, and the stack is bad.
+ */
+static enum stack_end replay_frames(struct callchain *cg, const struct perf_sample_ext *x,
+				    struct addr_space *as, struct frames *f)
+{
+	const uint8_t *p = x->stack;
+	uint64_t magic, pc, off, off_now;
+	uint32_t n, fp_steps, image, image_now;
+
+	if (x->stack_size < UNWOUND_HEAD)
+		return STACK_END_BAD;
+	memcpy(&magic, p, 8);
+	memcpy(&n, p + 8, 4);
+	memcpy(&fp_steps, p + 12, 4);
+	if (magic != UNWOUND_MAGIC || !n || n > UNWIND_MAX_FRAMES ||
+	    x->stack_size < UNWOUND_HEAD + (uint64_t)n * UNWOUND_FRAME)
+		return STACK_END_BAD;
+	p += UNWOUND_HEAD;
+	for (uint32_t i = 0; i < n; i++) {
+		memcpy(&pc, p + i * UNWOUND_FRAME, 8);
+		memcpy(&off, p + i * UNWOUND_FRAME + 8, 8);
+		memcpy(&image, p + i * UNWOUND_FRAME + 16, 4);
+		procs_resolve(cg->procs, as, i && pc ? pc - 1 : pc, &image_now, &off_now);
+		if (image_now != image || off_now != off) {
+			memcpy(&pc, p, 8);
+			add_user_frame(cg, f, as, pc, 0);
+			cg->pend.stale++;
+			return STACK_END_BAD;
+		}
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		memcpy(&off, p + i * UNWOUND_FRAME + 8, 8);
+		memcpy(&image, p + i * UNWOUND_FRAME + 16, 4);
+		add_frame(cg, f, image, off);
+	}
+	cg->pend.fp_steps += fp_steps;
+	return STACK_END_COMPLETE;
+}
+
 static enum stack_end user_part(struct callchain *cg, const struct perf_rec *r,
 				const struct perf_sample_ext *x, struct addr_space *as,
-				const uint64_t *user, size_t n_user, struct frames *f)
+				const uint64_t *user, size_t n_user, bool unwound, struct frames *f)
 {
 	bool kernel_sample = !r->u.sample.user;
 
 	if (!as)
 		return kernel_sample && !x->regs_abi ? STACK_END_KERNEL : STACK_END_NONE;
 	if (cg->opt.mode == CALLGRAPH_DWARF && x->regs_abi && x->stack && x->stack_size)
-		return dwarf_frames(cg, x, as, f);
+		return unwound ? replay_frames(cg, x, as, f) : dwarf_frames(cg, x, as, f);
 	if (cg->opt.mode == CALLGRAPH_FP && n_user) {
 		for (size_t i = 0; i < n_user; i++)
 			add_user_frame(cg, f, as, user[i], i);
@@ -553,6 +616,68 @@ static enum stack_end user_part(struct callchain *cg, const struct perf_rec *r,
 /* Less than this to drop: the record is queued as it is. */
 #define QUEUE_TRIM_MIN 1024
 
+/*
+ * Unwinds a sample's user stack straight from the ring, with the address
+ * spaces as they are when it is read, and queues the record with the
+ * frames found in place of its stack copy.  Only a walk that reached the
+ * thread's entry is kept so; dispatch checks that every frame still maps
+ * where it did (replay_frames).  This reads the few words of the stack the
+ * walk needs instead of copying the whole stack twice (out of the ring,
+ * and through the time queue): most of a sample's cost.
+ */
+static bool queue_unwound(struct callchain *cg, struct order_queue *q, int cpu, uint64_t time,
+			  const struct perf_event_header *h, const struct perf_sample_ext *x,
+			  size_t head)
+{
+	int64_t t0 = time_monotonic_ns();
+	uint32_t pid, images[UNWIND_MAX_FRAMES + 1], n32;
+	uint64_t offsets[UNWIND_MAX_FRAMES + 1], v;
+	struct unwind_regs regs = { x->regs[PERF_REG_X86_IP], x->regs[PERF_REG_X86_SP],
+				    x->regs[PERF_REG_X86_BP] };
+	struct unwind_stack stk = { regs.sp, x->stack, (size_t)x->stack_size };
+	struct find_ctx fc = { cg, NULL, images, offsets, 0 };
+	struct unwind_result res;
+	size_t payload, len;
+	uint8_t *out, *p;
+
+	/* pid follows the header, the identifier and the ip (PERF_COLLECT_SAMPLE_TYPE). */
+	if (!x->regs_abi || !x->stack_size || head < sizeof(*h) + 24 + 8)
+		return false;
+	memcpy(&pid, (const uint8_t *)h + sizeof(*h) + 16, 4);
+	if (!pid || !(fc.as = procs_lookup(cg->procs, pid)))
+		return false;
+	unwind_stack(&regs, &stk, find_table, &fc, true, &res);
+	if (res.end != UNWIND_COMPLETE || !res.n || fc.n_found < res.n)
+		return false;
+	payload = UNWOUND_HEAD + res.n * UNWOUND_FRAME;
+	len = head + payload + 8;
+	out = order_push_space(q, cpu, time, len);
+	memcpy(out, h, head - 8);
+	((struct perf_event_header *)(void *)out)->size = (uint16_t)len;
+	((struct perf_event_header *)(void *)out)->misc |= MISC_UNWOUND;
+	v = payload;
+	memcpy(out + head - 8, &v, 8);
+	p = out + head;
+	v = UNWOUND_MAGIC;
+	memcpy(p, &v, 8);
+	n32 = (uint32_t)res.n;
+	memcpy(p + 8, &n32, 4);
+	memcpy(p + 12, &res.fp_steps, 4);
+	for (size_t i = 0; i < res.n; i++) {
+		uint8_t *fr = p + UNWOUND_HEAD + i * UNWOUND_FRAME;
+
+		memcpy(fr, &res.pcs[i], 8);
+		memcpy(fr + 8, &offsets[i], 8);
+		memcpy(fr + 16, &images[i], 4);
+		memset(fr + 20, 0, 4);
+	}
+	v = payload;
+	memcpy(p + payload, &v, 8);
+	cg->pend.early++;
+	cg->pend.unwind_ns += time_monotonic_ns() - t0;
+	return true;
+}
+
 bool callchain_queue(struct callchain *cg, struct order_queue *q, int cpu, uint64_t time,
 		     const struct perf_event_header *h, uint64_t sample_type, uint64_t regs_mask)
 {
@@ -566,6 +691,8 @@ bool callchain_queue(struct callchain *cg, struct order_queue *q, int cpu, uint6
 		return false;
 	/* The stack copy is the last field: size, the bytes, dyn_size. */
 	head = (size_t)(x.stack - (const uint8_t *)h);
+	if (cg->procs && queue_unwound(cg, q, cpu, time, h, &x, head))
+		return true;
 	keep = (size_t)((x.stack_size + 7) & ~(uint64_t)7);
 	if (head + keep + 8 + QUEUE_TRIM_MIN > h->size)
 		return false;
@@ -604,8 +731,10 @@ void callchain_sample(struct callchain *cg, const struct perf_rec *r, const void
 		memset(&x, 0, sizeof(x));
 		end = STACK_END_NONE;
 	} else {
+		bool unwound = ((const struct perf_event_header *)rec)->misc & MISC_UNWOUND;
+
 		chain_frames(cg, &x, &f, user, &n_user);
-		end = user_part(cg, r, &x, as, user, n_user, &f);
+		end = user_part(cg, r, &x, as, user, n_user, unwound, &f);
 	}
 	if (!f.n && r->u.sample.user && as)     /* nothing came: the sampled pc alone */
 		add_user_frame(cg, &f, as, r->u.sample.ip, 0);
@@ -663,6 +792,8 @@ static void add_stats(struct callchain_stats *to, const struct callchain_stats *
 		to->ends[i] += s->ends[i];
 	to->frames += s->frames;
 	to->fp_steps += s->fp_steps;
+	to->early += s->early;
+	to->stale += s->stale;
 	to->dropped += s->dropped;
 	to->unwind_ns += s->unwind_ns;
 }
@@ -763,6 +894,8 @@ void callchain_status_json(const struct callchain *cg, struct json_writer *w)
 		json_u64(w, cg->n_queue + unwind_worker_pending(cg->worker));
 	json_key(w, "table_wait_ms"), json_double(w, (double)s.table_ns / 1e6, 3);
 	json_key(w, "table_waits_expired"), json_u64(w, s.table_waits_expired);
+	json_key(w, "unwound_at_read"), json_u64(w, s.early);
+	json_key(w, "stale"), json_u64(w, s.stale);
 	json_key(w, "dropped"), json_u64(w, s.dropped);
 	json_object_end(w);
 }

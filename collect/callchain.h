@@ -79,6 +79,8 @@ struct callchain_stats {
 	uint64_t ends[STACK_END__COUNT];/* user stacks by how their walk ended */
 	uint64_t frames;                /* frames recorded */
 	uint64_t fp_steps;              /* user frames found by the frame-pointer fallback */
+	uint64_t early;                 /* samples unwound as they were read (no stack copy kept) */
+	uint64_t stale;                 /* of those, dropped to their pc: a frame's mapping changed */
 	uint64_t tables, table_failures, table_evictions;
 	uint64_t table_waits_expired;   /* samples that went on without a table being made */
 	uint64_t dropped;               /* samples not recorded (too many threads) */
@@ -117,11 +119,17 @@ int callchain_pollfd(const struct callchain *cg);
 void callchain_attr(const struct callchain *cg, struct perf_event_attr *attr);
 
 /*
- * Queues a sample record for the time order (collect/order.h) without the
- * part of its stack copy the kernel left unused (the copy has the size
- * asked for, its dyn_size says how much of it is stack): a sample holds
- * 12 KiB, most of them padding.  Returns false for a record it leaves to
- * the caller (not a sample, no stack copy, or little to drop).
+ * Queues a sample record for the time order (collect/order.h).  Its user
+ * stack is unwound at once, from the ring, with the address spaces as they
+ * are: if the walk reaches the thread's entry, the record is queued with
+ * the frames in place of the stack copy, and callchain_sample takes them
+ * if every frame still maps to the same image and offset (else the stack
+ * is bad: a mapping changed between the read and the record's turn).
+ * Otherwise the record is queued without the part of its stack copy the
+ * kernel left unused (the copy has the size asked for, its dyn_size says
+ * how much of it is stack), and unwound in its turn.  Returns false for a
+ * record it leaves to the caller (not a sample, no stack copy, or little
+ * to drop).
  */
 bool callchain_queue(struct callchain *cg, struct order_queue *q, int cpu, uint64_t time,
 		     const struct perf_event_header *h, uint64_t sample_type, uint64_t regs_mask);

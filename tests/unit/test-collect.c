@@ -6,6 +6,8 @@
  */
 #include "config.h"
 #include "collect/calib.h"
+#include "collect/callchain.h"
+#include "collect/collector-int.h"
 #include "collect/collector.h"
 #include "collect/ctl.h"
 #include "collect/kallsyms.h"
@@ -21,6 +23,7 @@
 #include "db/meta.h"
 #include "db/textrec.h"
 #include "db/values.h"
+#include "unwind/utable.h"
 
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -1052,6 +1055,108 @@ static void test_offline_continue_and_new_epoch(void **state)
  * code are paired (a counter's progress between them), across kernel
  * samples; a sample outside any image and another thread's break the chain.
  */
+/*
+ * A -g sample with its user registers (bp, sp, ip) and a stack copy of 64
+ * bytes, in the collector's sample format.
+ */
+static void mk_stack_sample(struct collector *c, struct rec *r, uint32_t pid, uint64_t ip,
+			    uint64_t time)
+{
+	begin(r, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER);
+	put64(r, 1);
+	put64(r, ip);
+	put32(r, pid);
+	put32(r, pid);
+	put64(r, time);
+	put64(r, 1000000);
+	if (c->fmt.sample_type & PERF_SAMPLE_CALLCHAIN)
+		put64(r, 0);
+	put64(r, PERF_SAMPLE_REGS_ABI_64);
+	for (unsigned k = 0; k < 64; k++)
+		if (c->fmt.regs_user >> k & 1)
+			put64(r, k == 7 ? 0x7ffc0000 : k == 8 ? ip : 0);
+	put64(r, 64);
+	for (int k = 0; k < 8; k++)
+		put64(r, 0);
+	put64(r, 64);
+	finish(r, pid, time, 1, false);
+}
+
+/*
+ * callchain_queue unwinds a sample as it is read and keeps only its frames;
+ * in its turn they are taken if the address space still maps them where it
+ * did, else the stack is bad (a mapping changed in between).
+ */
+static void test_unwound_at_read(void **state)
+{
+	struct fixture *f = *state;
+	struct db *db = db_open(f->db, DB_CREATE | DB_NOSYNC);
+	struct store_epoch_opts eo = { 0, NULL, NULL };
+	static const uint8_t id_a[20] = { 0xaa }, id_b[20] = { 0xbb };
+	/* callchain_set_table copies a row past the last, as utable_build leaves one */
+	struct utable_row rows[2] = { { 0, CFI_CFA_END, CFI_RBP_SAME, 0, 0 } };
+	struct utable t = { rows, 1, { 0xaa }, 20, 1, 0 };
+	struct collect_options o;
+	struct collect_summary s;
+	const struct callchain_stats *st;
+	struct collector *c;
+	struct rec r;
+	uint32_t image;
+	uint64_t off;
+
+	assert_non_null(db);
+	collect_options_init(&o);
+	o.n_events = 1;
+	o.events[0] = EVENT_CYCLES;
+	o.store.write_interval_ns = 0;
+	o.store.kallsyms = false;
+	o.store.perf_maps = false;
+	o.callgraph.mode = CALLGRAPH_DWARF;
+	o.callgraph.stack_size = 64;
+	c = collector_new_offline(&o, db, 1);
+	assert_non_null(c);
+	assert_int_equal(collector_begin(c, &eo), 0);
+	mk_comm(&r, 30, "a", true, 1000);
+	feed(c, 0, &r);
+	mk_mmap2(&r, 30, 0x400000, 0x1000, 0, "/bin/a", id_a, 20, 1100);
+	feed(c, 0, &r);
+	collector_read(c, true);
+	assert_true(procs_resolve(&c->procs, procs_lookup(&c->procs, 30), 0x400100, &image, &off));
+	/* /bin/a's table: its code is all the outermost frame. */
+	callchain_set_table(c->cg, image, &t);
+
+	/* Unwound as read: queued with its frame instead of the stack copy. */
+	mk_stack_sample(c, &r, 30, 0x400100, 2000);
+	assert_true(callchain_queue(c->cg, &c->order, 0, 2000, (const void *)r.b, c->fmt.sample_type,
+				    c->fmt.regs_user));
+	assert_true(((const struct perf_event_header *)(const void *)
+		     (c->order.arena + c->order.v[c->order.n - 1].off))->misc & (1u << 13));
+	assert_true(c->order.v[c->order.n - 1].len < r.n);
+	collector_read(c, true);
+
+	/* /bin/b replaces /bin/a before the next sample's turn: its frame is stale. */
+	mk_stack_sample(c, &r, 30, 0x400100, 3000);
+	assert_true(callchain_queue(c->cg, &c->order, 0, 3000, (const void *)r.b, c->fmt.sample_type,
+				    c->fmt.regs_user));
+	mk_mmap2(&r, 30, 0x400000, 0x1000, 0, "/bin/b", id_b, 20, 2500);
+	feed(c, 0, &r);
+	collector_read(c, true);
+
+	/* A sample in no mapping is not unwound as read: it goes whole, in its turn. */
+	mk_stack_sample(c, &r, 30, 0x900000, 4000);
+	assert_false(callchain_queue(c->cg, &c->order, 0, 4000, (const void *)r.b,
+				     c->fmt.sample_type, c->fmt.regs_user));
+	assert_int_equal(collector_finish(c), 0);
+	collector_summary(c, &s);
+	st = callchain_stats(c->cg);
+	assert_int_equal(st->early, 2);
+	assert_int_equal(st->stale, 1);
+	assert_int_equal(st->ends[STACK_END_COMPLETE], 1);
+	assert_int_equal(st->ends[STACK_END_BAD], 1);
+	collector_free(c);
+	db_close(db);
+}
+
 static void test_offline_values(void **state)
 {
 	struct fixture *f = *state;
@@ -1401,6 +1506,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_offline_continue_and_new_epoch, setup_db,
 						teardown_db),
 		cmocka_unit_test_setup_teardown(test_offline_per_process, setup_db, teardown_db),
+		cmocka_unit_test_setup_teardown(test_unwound_at_read, setup_db, teardown_db),
 		cmocka_unit_test_setup_teardown(test_offline_values, setup_db, teardown_db),
 	};
 
