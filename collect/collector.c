@@ -491,9 +491,14 @@ struct collector *collector_new(const struct collect_options *o, struct db *db)
 	}
 	setup_values(c);
 	setup_bursts(c);
+	/*
+	 * The unwinding worker is forked before the hash tables exist: every
+	 * page this process has at a fork faults at its next write (copy on
+	 * write), and the tables are written all the time.
+	 */
+	setup_callgraph(c, false);
 	setup_cpus(c, cpus, n);
 	free(cpus);
-	setup_callgraph(c, false);
 	if (open_events(c)) {
 		collector_free(c);
 		return NULL;
