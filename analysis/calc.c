@@ -2240,6 +2240,9 @@ int calc_from_listing(struct calc *c, const struct epoch_meta *meta, const uint6
 	if (c->vprof && c->has_time && (!c->opts.est || c->opts.est->measure))
 		c->n_measured = measure_loops(&c->list, c->vprof, c->time_event, c->period,
 					      c->model ? c->model->retire_width : 0, &c->measured);
+	/* Samples lost (rings overrun): a count from the loop's samples misses theirs. */
+	for (size_t k = 0; k < c->n_measured; k++)
+		c->measured[k].lost = meta ? epoch_meta_counter(meta, "lost") : 0;
 	work_init(&w, c, meta);
 	if (can_schedule(c))
 		for (size_t b = 0; b < w.cfg->exit; b++)

@@ -532,6 +532,9 @@ void measure_describe(const struct measure *m, const struct listing *l, struct s
 	if (m->trip)
 		strbuf_addf(sb, ", %llu of them a new run of %llu", (unsigned long long)m->wraps,
 			    (unsigned long long)m->trip);
+	if (m->lost)
+		strbuf_addf(sb, "; low: the collector lost %llu samples of the epoch",
+			    (unsigned long long)m->lost);
 	strbuf_addch(sb, ')');
 }
 
@@ -553,5 +556,6 @@ void measure_json(const struct measure *m, const struct listing *l, struct json_
 		json_key(w, "trip"), json_u64(w, m->trip);
 		json_key(w, "wraps"), json_u64(w, m->wraps);
 	}
+	json_key(w, "lost"), json_u64(w, m->lost);
 	json_object_end(w);
 }

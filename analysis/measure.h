@@ -55,6 +55,8 @@ struct measure {
 				   start) / step, 0 if not used */
 	uint64_t wraps;         /* ... pairs that crossed into a new run */
 	unsigned outliers;      /* pairs left out: their change was another quantity */
+	uint64_t lost;          /* samples the collector lost in the epoch (set by the caller):
+				   execs counts only the loop's recorded samples, so it is low */
 };
 
 /*

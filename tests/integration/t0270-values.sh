@@ -99,11 +99,18 @@ test_expect_success '--append merges the value profile' '
 # wl-chase -n STEPS runs its loop exactly STEPS times: the count measured
 # from the induction register's changes between samples must be within 2%
 # (it was within 0.3% in every run here, under a load average of 14).
+# Samples lost (a starved collector: other tests load the machine) make the
+# count low; the tool must then say so, and never count high.
 test_expect_success 'measured frequencies: dcpicalc counts the chase loop from its counter' '
 	dcpirun -q -d chase.db -F 2000 --values -- $W/wl-chase -n 3000000 >/dev/null &&
 	dcpicalc -d chase.db chase >chase.txt &&
 	grep "^  measured: block [0-9]* ran .* times (r.. +1 at 0x" chase.txt &&
 	grep -q "confidence [a-z]* (measured)" chase.txt &&
+	lost=$(awk "\$1 == \"counter\" && \$2 == \"lost\" { print \$3 }" chase.db/000001/meta) &&
+	echo "samples lost: ${lost:-0}" &&
+	if [ "${lost:-0}" -gt 0 ]; then
+		grep "measured: .*; low: the collector lost $lost samples of the epoch)" chase.txt
+	fi &&
 	dcpicalc -d chase.db --json chase | python3 -c "
 import json, sys
 p = json.load(sys.stdin)[\"procedures\"][0]
@@ -113,7 +120,11 @@ b = [b for b in p[\"blocks\"] if b[\"how\"] == \"measured\"]
 assert len(b) == 1, b
 e = b[0][\"execs\"]
 print(\"measured\", e, m[0])
-assert abs(e / 3000000 - 1) < 0.02, e
+assert m[0][\"lost\"] == ${lost:-0}, m[0]
+if m[0][\"lost\"]:
+    assert e / 3000000 < 1.02, e
+else:
+    assert abs(e / 3000000 - 1) < 0.02, e
 "
 '
 
