@@ -651,6 +651,8 @@ static bool queue_unwound(struct callchain *cg, struct order_queue *q, int cpu, 
 		return false;
 	payload = UNWOUND_HEAD + res.n * UNWOUND_FRAME;
 	len = head + payload + 8;
+	if (len > UINT16_MAX)
+		return false;
 	out = order_push_space(q, cpu, time, len);
 	memcpy(out, h, head - 8);
 	((struct perf_event_header *)(void *)out)->size = (uint16_t)len;

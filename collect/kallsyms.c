@@ -108,9 +108,9 @@ static void close_group(struct pass *p, bool has_a, uint64_t a)
 			p->has_next[p->i] = true;
 		}
 	}
-	if (wanted && !p->g_emit)
+	if (wanted && !p->g_emit) {
 		strbuf_add(p->out, p->group.buf, p->group.len);
-	else if (below && !p->g_emit) {
+	} else if (below && !p->g_emit) {
 		strbuf_add(&p->first, p->group.buf, p->group.len);
 		p->first_addr = p->g;
 		p->first_held = true;
