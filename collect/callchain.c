@@ -27,6 +27,8 @@
 #include "core/strbuf.h"
 #include "core/timeutil.h"
 #include "core/xalloc.h"
+#include "db/db.h"
+#include "db/image.h"
 #include "db/meta.h"
 
 /* The unwind registers: bp, sp, ip. */
@@ -101,6 +103,8 @@ struct callchain {
 	int64_t dirty_since;
 	struct callchain_stats pend;    /* the samples in st */
 	struct callchain_stats stats;   /* this epoch, written (and the table counters) */
+
+	bool cache_failed;              /* a table could not be kept in the database: no more tries */
 
 	struct u64map comm_of;          /* kernel threads: pid -> index + 1 into comms */
 	char (*comms)[STACK_COMM_MAX + 1];
@@ -217,6 +221,8 @@ static struct ctable *ctable(struct callchain *cg, uint32_t image)
 	return &cg->tables[image];
 }
 
+static void cache_table(struct callchain *cg, const struct db_image *img, const struct utable *t);
+
 /* An answer of the worker. */
 static void on_reply(void *ctx, uint32_t seq, struct utable *t, const char *why)
 {
@@ -247,8 +253,63 @@ static void on_reply(void *ctx, uint32_t seq, struct utable *t, const char *why)
 		ct->state = T_READY;
 		cg->table_bytes += utable_bytes(&ct->t);
 		cg->stats.tables++;
+		cache_table(cg, img, &ct->t);
 		evict(cg, (uint32_t)(v - 1));
 	}
+}
+
+/* A table the database keeps from an earlier run (db_unwind_load), if it is img's. */
+static bool cached_table(struct callchain *cg, uint32_t image, const struct db_image *img)
+{
+	struct strbuf hex = STRBUF_INIT, wire = STRBUF_INIT;
+	struct ctable *ct = ctable(cg, image);
+	struct utable t;
+	const char *why;
+	bool ok = false;
+
+	if (cg->offline || !cg->store || img->kind != IMAGE_FILE || !img->build_id_len)
+		return false;
+	strbuf_add_build_id(&hex, img);
+	if (db_unwind_load(cg->store->db, hex.buf, &wire) == 0) {
+		if (utable_decode((const uint8_t *)wire.buf, wire.len, &t, &why)) {
+			warning("%s/unwind/%s: %s (the table is made again)", cg->store->db->path,
+				hex.buf, why);
+		} else if (t.build_id_len != img->build_id_len ||
+			   memcmp(t.build_id, img->build_id, img->build_id_len)) {
+			warning("%s/unwind/%s: the table of another binary (it is made again)",
+				cg->store->db->path, hex.buf);
+			utable_release(&t);
+		} else {
+			ct->t = t;
+			ct->state = T_READY;
+			cg->table_bytes += utable_bytes(&ct->t);
+			cg->stats.tables++;
+			cg->stats.tables_cached++;
+			evict(cg, image);
+			ok = true;
+		}
+	}
+	strbuf_release(&hex);
+	strbuf_release(&wire);
+	return ok;
+}
+
+/* Keeps a table the worker made in the database, for the next run (a cache: failures only warn). */
+static void cache_table(struct callchain *cg, const struct db_image *img, const struct utable *t)
+{
+	struct strbuf hex = STRBUF_INIT, wire = STRBUF_INIT;
+
+	if (cg->offline || !cg->store || img->kind != IMAGE_FILE || !img->build_id_len ||
+	    !t->build_id_len || cg->cache_failed)
+		return;
+	strbuf_add_build_id(&hex, img);
+	utable_encode(t, &wire);
+	if (db_unwind_store(cg->store->db, hex.buf, wire.buf, wire.len)) {
+		warning("unwind tables are not kept in the database for the next run");
+		cg->cache_failed = true;
+	}
+	strbuf_release(&hex);
+	strbuf_release(&wire);
 }
 
 /* Sends the request for image's table (QUEUED or UNKNOWN -> PENDING or FAILED). */
@@ -258,6 +319,8 @@ static void request(struct callchain *cg, uint32_t image)
 	const struct db_image *img = &procs_image(cg->procs, image)->img;
 	int fd = -1;
 
+	if (cached_table(cg, image, img))
+		return;
 	ct->state = T_FAILED;
 	if (!cg->worker || (img->kind == IMAGE_FILE && (fd = open_binary(img, ct->pid)) < 0) ||
 	    unwind_worker_request(cg->worker, fd, &ct->seq)) {
@@ -765,6 +828,7 @@ void callchain_begin(struct callchain *cg)
 	struct stack_table old;
 	uint64_t tables = cg->stats.tables, failures = cg->stats.table_failures;
 	uint64_t evictions = cg->stats.table_evictions, expired = cg->stats.table_waits_expired;
+	uint64_t cached = cg->stats.tables_cached;
 	int64_t table_ns = cg->stats.table_ns;
 
 	memset(&cg->stats, 0, sizeof(cg->stats));
@@ -772,6 +836,7 @@ void callchain_begin(struct callchain *cg)
 	cg->stats.table_failures = failures;
 	cg->stats.table_evictions = evictions;
 	cg->stats.table_waits_expired = expired;
+	cg->stats.tables_cached = cached;
 	cg->stats.table_ns = table_ns;
 	/* A continued epoch: its kallsyms subset must keep covering its stacks. */
 	if (db_stacks_load(cg->store->db, cg->store->seq, &old))
@@ -890,6 +955,7 @@ void callchain_status_json(const struct callchain *cg, struct json_writer *w)
 	json_key(w, "us_per_sample"),
 		json_double(w, s.samples ? (double)s.unwind_ns / 1e3 / (double)s.samples : 0.0, 3);
 	json_key(w, "unwind_tables"), json_u64(w, s.tables);
+	json_key(w, "unwind_tables_cached"), json_u64(w, s.tables_cached);
 	json_key(w, "unwind_table_bytes"), json_u64(w, cg->table_bytes);
 	json_key(w, "binaries_without_tables"), json_u64(w, s.table_failures);
 	json_key(w, "unwind_tables_pending"),

@@ -82,6 +82,7 @@ struct callchain_stats {
 	uint64_t early;                 /* samples unwound as they were read (no stack copy kept) */
 	uint64_t stale;                 /* of those, dropped to their pc: a frame's mapping changed */
 	uint64_t tables, table_failures, table_evictions;
+	uint64_t tables_cached;         /* of tables: read from the database (db_unwind_load) */
 	uint64_t table_waits_expired;   /* samples that went on without a table being made */
 	uint64_t dropped;               /* samples not recorded (too many threads) */
 	int64_t unwind_ns;              /* time spent unwinding and recording */

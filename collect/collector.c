@@ -1343,6 +1343,7 @@ void collector_summary(struct collector *c, struct collect_summary *s)
 				s->user_stacks += cs->ends[i];
 		s->complete_stacks = cs->ends[STACK_END_COMPLETE];
 		s->tables = cs->tables;
+		s->tables_cached = cs->tables_cached;
 		s->table_failures = cs->table_failures;
 	}
 }

@@ -245,6 +245,7 @@ struct collect_summary {
 	uint64_t user_stacks;       /* samples with user frames (this run) */
 	uint64_t complete_stacks;   /* ... whose walk reached the thread's entry */
 	uint64_t tables, table_failures;    /* unwind tables built, binaries without one */
+	uint64_t tables_cached;             /* of tables: read from the database */
 };
 void collector_summary(struct collector *c, struct collect_summary *s);
 

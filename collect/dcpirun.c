@@ -166,11 +166,15 @@ static void summary(struct run *r, struct collector *c, unsigned snapshots)
 		fprintf(stderr, ", user space only");
 	if (s.dropped)
 		fprintf(stderr, ", %" PRIu64 " DROPPED", s.dropped);
-	if (s.stacks)
+	if (s.stacks) {
 		fprintf(stderr, ", %.1f%% of %" PRIu64 " user stacks complete (%" PRIu64
-			" unwind tables, %" PRIu64 " binaries without)",
+			" unwind tables, ",
 			s.user_stacks ? 100.0 * (double)s.complete_stacks / (double)s.user_stacks : 0.0,
-			s.user_stacks, s.tables, s.table_failures);
+			s.user_stacks, s.tables);
+		if (s.tables_cached)
+			fprintf(stderr, "%" PRIu64 " of them from the database, ", s.tables_cached);
+		fprintf(stderr, "%" PRIu64 " binaries without)", s.table_failures);
+	}
 	if (r->opt.values)
 		fprintf(stderr, ", %" PRIu64 " value samples (%" PRIu64 " paired%s)", s.value_samples,
 			s.value_pairs, s.value_dropped ? ", some DROPPED at the memory cap" : "");

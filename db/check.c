@@ -128,6 +128,7 @@ const char *db_check_severity_name(enum db_check_severity s)
 /* ---- findings and reading ------------------------------------------------------- */
 
 #define BINARIES_NAME "binaries"
+#define UNWIND_NAME "unwind"
 #define PROFILE_MAX ((size_t)1 << 30)
 
 struct checker {
@@ -669,6 +670,58 @@ static void check_binaries(struct checker *k)
 	close(fd);
 }
 
+/*
+ * Cached unwind tables: a cache, so a damaged one is a warning (the
+ * collector makes it again), not an error.  Only the container is checked:
+ * the table's own decoder is the collector's (unwind/utable.h).
+ */
+static void check_unwind(struct checker *k)
+{
+	int fd = openat(k->db->dirfd, UNWIND_NAME, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct strbuf buf = STRBUF_INIT;
+	char **names, path[128];
+	size_t n;
+
+	if (fd < 0) {
+		if (errno != ENOENT)
+			find(k, DB_CHECK_ERROR, UNWIND_NAME, "cannot open: %s", strerror(errno));
+		return;
+	}
+	names = list_dir(fd, &n);
+	if (k->n_used)
+		qsort(k->used, k->n_used, sizeof(*k->used), cmp_str);
+	for (size_t i = 0; i < n; i++) {
+		const char *hex = names[i];
+		struct blob_header h;
+		const void *payload;
+		const char *why;
+
+		snprintf(path, sizeof(path), "%s/%s", UNWIND_NAME, hex);
+		if (is_temp(hex)) {
+			temp_note(k, fd, hex, path);
+			continue;
+		}
+		if (!db_binary_name_valid(hex)) {
+			find(k, DB_CHECK_WARNING, path, "not a cached unwind table's name (readers "
+			     "ignore it)");
+			continue;
+		}
+		k->st->files++;
+		if (read_file(k, fd, hex, path, BLOB_MAX_SIZE, &buf))
+			continue;
+		if (blob_decode(buf.buf, buf.len, DB_UNWIND_MAGIC, DB_UNWIND_VERSION, &h, &payload,
+				&why))
+			find(k, DB_CHECK_WARNING, path, "damaged cached unwind table: %s (the next "
+			     "run with -g makes it again)", why);
+		else if (k->all_indexes_read &&
+			 !bsearch(&hex, k->used, k->n_used, sizeof(*k->used), cmp_str))
+			find(k, DB_CHECK_NOTE, path, "no epoch uses this table (dcpidb gc removes it)");
+	}
+	free_list(names, n);
+	strbuf_release(&buf);
+	close(fd);
+}
+
 /* ---- the database --------------------------------------------------------------- */
 
 static void check_top_file(struct checker *k, const char *name, struct strbuf *buf,
@@ -728,7 +781,7 @@ int db_check(struct db *db, unsigned flags, db_check_fn fn, void *ctx, struct db
 			   !strcmp(name, "lock")) {
 			have_current |= !strcmp(name, "current");
 			check_top_file(&k, name, &buf, &current);
-		} else if (strcmp(name, BINARIES_NAME)) {
+		} else if (strcmp(name, BINARIES_NAME) && strcmp(name, UNWIND_NAME)) {
 			find(&k, DB_CHECK_WARNING, name, "not part of a dcpi database (readers ignore it)");
 		}
 	}
@@ -746,6 +799,7 @@ int db_check(struct db *db, unsigned flags, db_check_fn fn, void *ctx, struct db
 			     "exist (a writer starts a new one)", current);
 	}
 	check_binaries(&k);
+	check_unwind(&k);
 	for (size_t i = 0; i < k.n_used; i++)
 		free(k.used[i]);
 	free(k.used);

@@ -1,5 +1,6 @@
 #include "config.h"
 #include "db/db.h"
+#include "db/blob.h"
 #include "db/fsio.h"
 #include "db/textrec.h"
 #include "core/die.h"
@@ -30,6 +31,7 @@
 #define CORRUPT_SUFFIX ".corrupt"
 #define PROFILE_MAX_SIZE ((size_t)1 << 30)
 #define BINARIES_NAME "binaries"
+#define UNWIND_NAME "unwind"
 
 const char *db_default_path(const char *opt)
 {
@@ -213,11 +215,15 @@ static int clean_temps(struct db *db)
 		close(fd);
 	}
 	free(seqs);
-	fd = openat(db->dirfd, BINARIES_NAME, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd >= 0) {
-		if (fsio_remove_temps(fd, BINARIES_NAME))
-			ret = -1;
-		close(fd);
+	for (int i = 0; i < 2; i++) {
+		const char *dir = i ? UNWIND_NAME : BINARIES_NAME;
+
+		fd = openat(db->dirfd, dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd >= 0) {
+			if (fsio_remove_temps(fd, dir))
+				ret = -1;
+			close(fd);
+		}
 	}
 	return ret;
 }
@@ -1143,6 +1149,71 @@ int db_binary_store(struct db *db, const char *hex, const void *data, size_t len
 int db_binary_store_fd(struct db *db, const char *hex, int fd, uint64_t len)
 {
 	return binary_store(db, hex, NULL, fd, len);
+}
+
+/* ---- cached unwind tables --------------------------------------------- */
+
+static int open_unwind(struct db *db, bool create)
+{
+	int fd;
+
+	if (create && mkdirat(db->dirfd, UNWIND_NAME, FSIO_DIR_MODE) && errno != EEXIST)
+		return errorf_errno("cannot create '%s/%s'", db->path, UNWIND_NAME);
+	fd = openat(db->dirfd, UNWIND_NAME, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && (create || errno != ENOENT))
+		errorf_errno("cannot open '%s/%s'", db->path, UNWIND_NAME);
+	return fd;
+}
+
+int db_unwind_store(struct db *db, const char *hex, const void *data, size_t len)
+{
+	struct strbuf blob = STRBUF_INIT;
+	char *what;
+	int fd, r;
+
+	need_writer(db);
+	if (!db_binary_name_valid(hex))
+		return errorf("invalid build-id '%s'", hex);
+	if ((fd = open_unwind(db, true)) < 0)
+		return -1;
+	blob_encode(DB_UNWIND_MAGIC, DB_UNWIND_VERSION, 0, 0, data, len, &blob);
+	what = xasprintf("%s/%s/%s", db->path, UNWIND_NAME, hex);
+	r = fsio_write_atomic(fd, hex, what, blob.buf, blob.len, sync_enabled(db));
+	if (!r && sync_enabled(db))
+		r = fsio_fsync_dir(db->dirfd, db->path);
+	close(fd);
+	free(what);
+	strbuf_release(&blob);
+	return r;
+}
+
+int db_unwind_load(struct db *db, const char *hex, struct strbuf *out)
+{
+	struct strbuf buf = STRBUF_INIT;
+	struct blob_header h;
+	const void *payload;
+	const char *why;
+	char *what;
+	int fd, r;
+
+	strbuf_reset(out);
+	if (!db_binary_name_valid(hex))
+		return 1;
+	if ((fd = open_unwind(db, false)) < 0)
+		return errno == ENOENT ? 1 : -1;
+	what = xasprintf("%s/%s/%s", db->path, UNWIND_NAME, hex);
+	r = fsio_read_at(fd, hex, what, BLOB_MAX_SIZE, &buf);
+	if (!r && blob_decode(buf.buf, buf.len, DB_UNWIND_MAGIC, DB_UNWIND_VERSION, &h, &payload,
+			      &why)) {
+		warning("%s: %s (the table is made again)", what, why);
+		r = -1;
+	} else if (!r) {
+		strbuf_add(out, payload, (size_t)h.payload_size);
+	}
+	close(fd);
+	free(what);
+	strbuf_release(&buf);
+	return r;
 }
 
 int db_binary_open(struct db *db, const char *hex)

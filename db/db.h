@@ -228,6 +228,24 @@ int db_binary_open(struct db *db, const char *hex);
  */
 char *db_binary_path(struct db *db, const char *hex);
 
+/*
+ * Cached unwind tables (DIR/unwind/HEX): the collector's table of the
+ * binary with build-id hex (unwind/utable.h's wire form) in a blob, so that
+ * the next run, or dcpid after a restart, need not make it again.  A cache:
+ * a missing or damaged one is made again; `dcpidb gc` removes those no
+ * epoch uses.  The database never reads the wire form itself.
+ */
+#define DB_UNWIND_MAGIC "DCPIUTAB"
+#define DB_UNWIND_VERSION 1
+/* Writer: stores the table of build-id hex (atomically, like every file). */
+int db_unwind_store(struct db *db, const char *hex, const void *data, size_t len);
+/*
+ * Reads the table of build-id hex into out (replaced).  Returns 0; 1 if
+ * there is none (no message); -1 if it cannot be read or is damaged
+ * (reported, as a warning).
+ */
+int db_unwind_load(struct db *db, const char *hex, struct strbuf *out);
+
 /* The display path of a file in an epoch ("DIR/000001/NAME"), for messages. */
 char *db_epoch_file_path(struct db *db, uint32_t seq, const char *name);
 

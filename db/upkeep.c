@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #define BINARIES_NAME "binaries"
+#define UNWIND_NAME "unwind"
 
 /* ---- disk use --------------------------------------------------------------- */
 
@@ -98,6 +99,8 @@ struct census_binary {
 struct census_priv {
 	struct census_binary *bins;
 	size_t n_bins, alloc_bins;
+	struct census_binary *tabs;     /* the cached unwind tables (unwind/) */
+	size_t n_tabs, alloc_tabs;
 	bool images_ok;         /* every epoch's image index was read */
 	/* Per epoch: the snapshots it names (indices into bins), -1 terminated lists. */
 	size_t **uses;
@@ -141,9 +144,11 @@ static void read_meta(struct db *db, struct db_epoch_usage *e)
 	strbuf_release(&sb);
 }
 
-static void list_binaries(struct db *db, struct db_census *c, struct census_priv *p)
+/* The files named by build-id in the directory dir (binaries/, unwind/), sorted. */
+static void list_by_build_id(struct db *db, const char *dir, struct census_binary **v, size_t *n,
+			     size_t *alloc)
 {
-	int fd = openat(db->dirfd, BINARIES_NAME, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int fd = openat(db->dirfd, dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	struct dirent *de;
 	DIR *d;
 
@@ -158,16 +163,23 @@ static void list_binaries(struct db *db, struct db_census *c, struct census_priv
 		if (!db_binary_name_valid(de->d_name) ||
 		    fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
 			continue;
-		ALLOC_GROW(p->bins, p->n_bins + 1, p->alloc_bins);
-		memset(&p->bins[p->n_bins], 0, sizeof(p->bins[0]));
+		ALLOC_GROW(*v, *n + 1, *alloc);
+		memset(&(*v)[*n], 0, sizeof((*v)[0]));
 		/* A valid name has at most 64 digits. */
-		memcpy(p->bins[p->n_bins].hex, de->d_name, strlen(de->d_name) + 1);
-		p->bins[p->n_bins++].bytes = st_bytes(&st);
+		memcpy((*v)[*n].hex, de->d_name, strlen(de->d_name) + 1);
+		(*v)[(*n)++].bytes = st_bytes(&st);
 	}
 	closedir(d);
-	if (p->n_bins)
-		qsort(p->bins, p->n_bins, sizeof(*p->bins), cmp_bin);
+	if (*n)
+		qsort(*v, *n, sizeof(**v), cmp_bin);
+}
+
+static void list_binaries(struct db *db, struct db_census *c, struct census_priv *p)
+{
+	list_by_build_id(db, BINARIES_NAME, &p->bins, &p->n_bins, &p->alloc_bins);
 	c->n_binaries = p->n_bins;
+	list_by_build_id(db, UNWIND_NAME, &p->tabs, &p->n_tabs, &p->alloc_tabs);
+	c->n_unwind = p->n_tabs;
 }
 
 /* The snapshots epoch i names by build-id (only those the database holds). */
@@ -179,7 +191,7 @@ static void epoch_uses(struct db *db, struct db_census *c, struct census_priv *p
 
 	v[0] = (size_t)-1;
 	p->uses[i] = v;
-	if (!p->n_bins)
+	if (!p->n_bins && !p->n_tabs)
 		return;
 	/* db_images_load reports an unreadable index: the checker's business too. */
 	if (db_images_load(db, c->epochs[i].seq, &idx)) {
@@ -195,7 +207,9 @@ static void epoch_uses(struct db *db, struct db_census *c, struct census_priv *p
 		strbuf_reset(&hex);
 		strbuf_add_build_id(&hex, &idx.v[k]);
 		snprintf(key.hex, sizeof(key.hex), "%s", hex.buf);
-		b = bsearch(&key, p->bins, p->n_bins, sizeof(*p->bins), cmp_bin);
+		if (p->n_tabs && (b = bsearch(&key, p->tabs, p->n_tabs, sizeof(*p->tabs), cmp_bin)))
+			b->refs++;
+		b = p->n_bins ? bsearch(&key, p->bins, p->n_bins, sizeof(*p->bins), cmp_bin) : NULL;
 		if (!b)
 			continue;
 		/* Each snapshot once per epoch. */
@@ -255,6 +269,9 @@ int db_census_take(struct db *db, struct db_census *c)
 		} else if (!strcmp(name, BINARIES_NAME)) {
 			c->binaries_bytes = bytes;
 			count_temps(db->dirfd, name, c);
+		} else if (!strcmp(name, UNWIND_NAME)) {
+			c->unwind_bytes = bytes;
+			count_temps(db->dirfd, name, c);
 		} else if (!strncmp(name, FSIO_TMP_PREFIX, strlen(FSIO_TMP_PREFIX))) {
 			c->temp_bytes += bytes;
 			c->n_temps++;
@@ -271,6 +288,8 @@ int db_census_take(struct db *db, struct db_census *c)
 	}
 	for (size_t k = 0; k < p->n_bins && p->images_ok; k++)
 		c->n_unused_binaries += !p->bins[k].refs;
+	for (size_t k = 0; k < p->n_tabs && p->images_ok; k++)
+		c->n_unused_unwind += !p->tabs[k].refs;
 	if (db_epoch_current(db, &c->current))
 		c->current = 0;
 	return 0;
@@ -287,6 +306,7 @@ void db_census_release(struct db_census *c)
 			free(p->uses[i]);
 		free(p->uses);
 		free(p->bins);
+		free(p->tabs);
 		free(p);
 	}
 	free(c->epochs);
@@ -432,6 +452,41 @@ int db_epochs_remove(struct db *db, const uint32_t *seqs, size_t n, struct db_pr
 	return r;
 }
 
+/* The cached unwind tables no epoch names (unwind/HEX), listed as "unwind/HEX". */
+static int remove_unused_tables(struct db *db, const struct census_priv *p, bool dry_run,
+				struct db_prune_stats *st,
+				void (*list)(void *ctx, const char *hex, uint64_t bytes), void *ctx)
+{
+	int fd = -1, r = 0;
+	size_t removed = 0;
+	char name[128];
+
+	if (!p->n_tabs || !p->images_ok)
+		return 0;
+	if (!dry_run &&
+	    (fd = openat(db->dirfd, UNWIND_NAME, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		return errorf_errno("cannot open '%s/%s'", db->path, UNWIND_NAME);
+	for (size_t k = 0; k < p->n_tabs; k++) {
+		if (p->tabs[k].refs)
+			continue;
+		snprintf(name, sizeof(name), "%s/%s", UNWIND_NAME, p->tabs[k].hex);
+		if (list)
+			list(ctx, name, p->tabs[k].bytes);
+		if (!dry_run && unlinkat(fd, p->tabs[k].hex, 0) && errno != ENOENT) {
+			r = errorf_errno("cannot remove '%s/%s'", db->path, name);
+			continue;
+		}
+		removed++;
+		st->unwind_tables++;
+		st->unwind_bytes += p->tabs[k].bytes;
+	}
+	if (removed && !dry_run && syncing(db) && fsio_fsync_dir(fd, db->path))
+		r = -1;
+	if (fd >= 0)
+		close(fd);
+	return r;
+}
+
 int db_binaries_gc(struct db *db, bool dry_run, struct db_prune_stats *st,
 		   void (*list)(void *ctx, const char *hex, uint64_t bytes), void *ctx)
 {
@@ -445,7 +500,7 @@ int db_binaries_gc(struct db *db, bool dry_run, struct db_prune_stats *st,
 	if (db_census_take(db, &c))
 		return -1;
 	p = c.priv;
-	if (!p->n_bins)
+	if (!p->n_bins && !p->n_tabs)
 		goto out;
 	if (!p->images_ok) {
 		warning("an image index of '%s' is unreadable: keeping every binary snapshot",
@@ -453,7 +508,7 @@ int db_binaries_gc(struct db *db, bool dry_run, struct db_prune_stats *st,
 		r = 1;
 		goto out;
 	}
-	if (!dry_run &&
+	if (p->n_bins && !dry_run &&
 	    (fd = openat(db->dirfd, BINARIES_NAME, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
 		r = errorf_errno("cannot open '%s/%s'", db->path, BINARIES_NAME);
 		goto out;
@@ -473,6 +528,8 @@ int db_binaries_gc(struct db *db, bool dry_run, struct db_prune_stats *st,
 		st->binary_bytes += p->bins[k].bytes;
 	}
 	if (removed && !dry_run && syncing(db) && fsio_fsync_dir(fd, db->path))
+		r = -1;
+	if (r >= 0 && remove_unused_tables(db, p, dry_run, st, list, ctx))
 		r = -1;
 out:
 	if (fd >= 0)

@@ -152,6 +152,11 @@ static void info_text(struct db *db, const struct db_census *c)
 	strbuf_add_size(&sb, c->binaries_bytes);
 	printf("\nbinaries: %zu snapshot%s, %s\n", c->n_binaries, c->n_binaries == 1 ? "" : "s",
 	       sb.buf);
+	if (c->n_unwind) {
+		strbuf_reset(&sb);
+		strbuf_add_size(&sb, c->unwind_bytes);
+		printf("unwind tables: %zu cached, %s\n", c->n_unwind, sb.buf);
+	}
 	if (c->n_temps) {
 		strbuf_reset(&sb);
 		strbuf_add_size(&sb, c->temp_bytes);
@@ -201,6 +206,8 @@ static void info_json(struct db *db, const struct db_census *c)
 	json_array_end(&w);
 	json_key(&w, "snapshots"), json_u64(&w, c->n_binaries);
 	json_key(&w, "snapshot_bytes"), json_u64(&w, c->binaries_bytes);
+	json_key(&w, "unwind_tables"), json_u64(&w, c->n_unwind);
+	json_key(&w, "unwind_table_bytes"), json_u64(&w, c->unwind_bytes);
 	json_key(&w, "temps"), json_u64(&w, c->n_temps);
 	json_key(&w, "temp_bytes"), json_u64(&w, c->temp_bytes);
 	json_object_end(&w);
@@ -234,7 +241,11 @@ static void say_size(const char *before, uint64_t bytes, const char *after)
 
 static void list_snapshot(void *ctx, const char *hex, uint64_t bytes)
 {
-	printf("%s snapshot %s (", dry_run ? "would remove" : "removing", hex);
+	(void)ctx;
+	if (!strncmp(hex, "unwind/", 7))
+		printf("%s cached unwind table %s (", dry_run ? "would remove" : "removing", hex + 7);
+	else
+		printf("%s snapshot %s (", dry_run ? "would remove" : "removing", hex);
 	say_size("", bytes, ")\n");
 }
 
@@ -312,7 +323,13 @@ static int cmd_gc(struct db *db, size_t temps, uint64_t temp_bytes)
 	       st.binaries == 1 ? "" : "s");
 	say_size(" (", st.binary_bytes, ")");
 	printf(" and %zu orphaned temporary file%s", temps, temps == 1 ? "" : "s");
-	say_size(" (", temp_bytes, ")\n");
+	say_size(" (", temp_bytes, ")");
+	if (st.unwind_tables) {
+		printf("; %" PRIu64 " unused cached unwind table%s", st.unwind_tables,
+		       st.unwind_tables == 1 ? "" : "s");
+		say_size(" (", st.unwind_bytes, ")");
+	}
+	printf("\n");
 	return r;
 }
 

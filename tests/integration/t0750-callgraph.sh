@@ -157,6 +157,25 @@ else
 	test_skip 'dcpirun -g as an unprivileged user (smaller rings, no setuid worker)' 'no setpriv'
 fi
 
+# A copy of cg.db: the tests above read its latest epoch.
+test_expect_success 'unwind tables are kept in the database: the next run reads them' '
+	cp -r cg.db uw.db && ls uw.db/unwind >tables && cat tables && test -s tables &&
+	dcpirun -g -e cycles -F 2000 -d uw.db -- $W/wl-callers -n 100000000 >/dev/null 2>err &&
+	cat err &&
+	grep -q "user stacks complete ([1-9][0-9]* unwind tables, [1-9][0-9]* of them from the database, 0 binaries without)" err &&
+	share=$(complete_share uw.db wl-callers) && echo "complete: $share" &&
+	near "$share" 1 0.05 &&
+	dcpidb -d uw.db check >check.out && cat check.out &&
+	dcpidb -d uw.db info >info.out && grep "^unwind tables: [1-9][0-9]* cached" info.out &&
+	# damaged: a warning, made again by the worker and stored anew
+	f=$(ls uw.db/unwind/* | head -n 1) && printf "DCPIUTAB cut" >"$f" &&
+	dcpidb -d uw.db check >check.out && grep -q "warning unwind/.*damaged cached unwind table" check.out &&
+	dcpirun -g -e cycles -d uw.db -- $W/wl-callers -n 30000000 >/dev/null 2>err &&
+	cat err && grep -q "the table is made again" err &&
+	grep -q "user stacks complete (" err &&
+	dcpidb -d uw.db check >check.out && ! grep -q "damaged" check.out
+'
+
 test_expect_success 'bad arguments and epochs without stacks are errors' '
 	test_must_fail dcpirun --call-graph lbr -- true 2>err && grep -q "unknown call graph mode" err &&
 	test_must_fail dcpirun --call-graph dwarf,7 -- true 2>err && grep -q "bad stack size" err &&

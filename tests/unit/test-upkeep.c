@@ -608,6 +608,63 @@ static void snapshots_from_a_file(void **state)
 	free(path);
 }
 
+/*
+ * Cached unwind tables: stored and read back whole; a damaged one is a
+ * warning (made again), not an error; gc removes those no epoch names.
+ */
+static void unwind_tables_are_a_cache(void **state)
+{
+	char *path, *dir;
+	struct db *db = make_db(&path, 1, false);
+	struct findings f = { STRBUF_INIT };
+	struct db_prune_stats ps = { 0 };
+	struct db_check_stats st;
+	struct strbuf out = STRBUF_INIT;
+	struct db_census c;
+
+	(void)state;
+	assert_int_equal(db_unwind_load(db, "5e010203", &out), 1);
+	assert_int_equal(db_unwind_store(db, "5e010203", "UTB1 rows", 9), 0);
+	assert_int_equal(db_unwind_store(db, "aabb", "UTB1 other", 10), 0);
+	assert_int_equal(db_unwind_load(db, "5e010203", &out), 0);
+	assert_int_equal(out.len, 9);
+	assert_memory_equal(out.buf, "UTB1 rows", 9);
+	assert_int_equal(db_census_take(db, &c), 0);
+	assert_int_equal(c.n_unwind, 2);
+	assert_int_equal(c.n_unused_unwind, 1);
+	assert_true(c.unwind_bytes > 0);
+	db_census_release(&c);
+	db_close(db);
+
+	/* Checked: aabb is unused (a note); damaged, 5e010203 is a warning, not an error. */
+	assert_int_equal(check(path, &f, &st), 0);
+	assert_non_null(strstr(f.text.buf, "note unwind/aabb: no epoch uses this table"));
+	dir = xasprintf("%s/unwind", path);
+	write_file(dir, "5e010203", "DCPIUTAB but cut", 16);
+	assert_int_equal(check(path, &f, &st), 0);
+	assert_non_null(strstr(f.text.buf, "warning unwind/5e010203: damaged cached unwind table"));
+	db = db_open(path, DB_WRITE | DB_NOSYNC);
+	assert_non_null(db);
+	reported = 0;
+	assert_int_equal(db_unwind_load(db, "5e010203", &out), -1);
+	assert_true(reported > 0);
+
+	/* gc: the unused one goes, the one an epoch names stays. */
+	assert_int_equal(db_binaries_gc(db, false, &ps, NULL, NULL), 0);
+	assert_int_equal(ps.unwind_tables, 1);
+	assert_int_equal(ps.binaries, 0);
+	assert_int_equal(db_unwind_store(db, "5e010203", "UTB1 again", 10), 0);
+	assert_int_equal(db_census_take(db, &c), 0);
+	assert_int_equal(c.n_unwind, 1);
+	assert_int_equal(c.n_unused_unwind, 0);
+	db_census_release(&c);
+	db_close(db);
+	strbuf_release(&out);
+	strbuf_release(&f.text);
+	free(dir);
+	free(path);
+}
+
 static void blob_kinds_are_a_table(void **state)
 {
 	(void)state;
@@ -749,6 +806,7 @@ int main(void)
 		cmocka_unit_test(check_names_what_is_damaged),
 		cmocka_unit_test(check_reads_snapshots),
 		cmocka_unit_test(snapshots_from_a_file),
+		cmocka_unit_test(unwind_tables_are_a_cache),
 		cmocka_unit_test(blob_kinds_are_a_table),
 		cmocka_unit_test(config_files),
 		cmocka_unit_test(completion_tables),
