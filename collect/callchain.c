@@ -258,6 +258,12 @@ static void on_reply(void *ctx, uint32_t seq, struct utable *t, const char *why)
 	}
 }
 
+/* Tables kept in the database: of files with a build-id, by a live collector. */
+static bool cacheable(const struct callchain *cg, const struct db_image *img)
+{
+	return !cg->offline && cg->store && img->kind == IMAGE_FILE && img->build_id_len;
+}
+
 /* A table the database keeps from an earlier run (db_unwind_load), if it is img's. */
 static bool cached_table(struct callchain *cg, uint32_t image, const struct db_image *img)
 {
@@ -267,7 +273,7 @@ static bool cached_table(struct callchain *cg, uint32_t image, const struct db_i
 	const char *why;
 	bool ok = false;
 
-	if (cg->offline || !cg->store || img->kind != IMAGE_FILE || !img->build_id_len)
+	if (!cacheable(cg, img))
 		return false;
 	strbuf_add_build_id(&hex, img);
 	if (db_unwind_load(cg->store->db, hex.buf, &wire) == 0) {
@@ -299,8 +305,7 @@ static void cache_table(struct callchain *cg, const struct db_image *img, const 
 {
 	struct strbuf hex = STRBUF_INIT, wire = STRBUF_INIT;
 
-	if (cg->offline || !cg->store || img->kind != IMAGE_FILE || !img->build_id_len ||
-	    !t->build_id_len || cg->cache_failed)
+	if (!cacheable(cg, img) || !t->build_id_len || cg->cache_failed)
 		return;
 	strbuf_add_build_id(&hex, img);
 	utable_encode(t, &wire);

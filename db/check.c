@@ -636,55 +636,41 @@ static void check_snapshot(struct checker *k, int dirfd, const char *hex, const 
 	close(fd);
 }
 
-static void check_binaries(struct checker *k)
-{
-	int fd = openat(k->db->dirfd, BINARIES_NAME, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	char **names, path[128];
-	size_t n;
-
-	if (fd < 0) {
-		if (errno != ENOENT)
-			find(k, DB_CHECK_ERROR, BINARIES_NAME, "cannot open: %s", strerror(errno));
-		return;
-	}
-	names = list_dir(fd, &n);
-	if (k->n_used)
-		qsort(k->used, k->n_used, sizeof(*k->used), cmp_str);
-	for (size_t i = 0; i < n; i++) {
-		const char *hex = names[i];
-
-		snprintf(path, sizeof(path), "%s/%s", BINARIES_NAME, hex);
-		if (is_temp(hex)) {
-			temp_note(k, fd, hex, path);
-		} else if (!db_binary_name_valid(hex)) {
-			find(k, DB_CHECK_WARNING, path, "not a snapshot name (readers ignore it)");
-		} else {
-			check_snapshot(k, fd, hex, path);
-			if (k->all_indexes_read &&
-			    !bsearch(&hex, k->used, k->n_used, sizeof(*k->used), cmp_str))
-				find(k, DB_CHECK_NOTE, path, "no epoch uses this snapshot "
-				     "(dcpidb gc removes it)");
-		}
-	}
-	free_list(names, n);
-	close(fd);
-}
-
 /*
  * Cached unwind tables: a cache, so a damaged one is a warning (the
  * collector makes it again), not an error.  Only the container is checked:
  * the table's own decoder is the collector's (unwind/utable.h).
  */
-static void check_unwind(struct checker *k)
+static void check_unwind_table(struct checker *k, int dirfd, const char *hex, const char *path)
 {
-	int fd = openat(k->db->dirfd, UNWIND_NAME, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	struct strbuf buf = STRBUF_INIT;
+	struct blob_header h;
+	const void *payload;
+	const char *why;
+
+	k->st->files++;
+	if (!read_file(k, dirfd, hex, path, BLOB_MAX_SIZE, &buf) &&
+	    blob_decode(buf.buf, buf.len, DB_UNWIND_MAGIC, DB_UNWIND_VERSION, &h, &payload, &why))
+		find(k, DB_CHECK_WARNING, path, "damaged cached unwind table: %s (the next run with "
+		     "-g makes it again)", why);
+	strbuf_release(&buf);
+}
+
+/*
+ * A directory of files named by build-id (binaries/, unwind/): temps, other
+ * names, each file by check, and those no epoch's image index names.
+ */
+static void check_by_build_id(struct checker *k, const char *dir, const char *what,
+			      void (*check)(struct checker *k, int dirfd, const char *hex,
+					    const char *path))
+{
+	int fd = openat(k->db->dirfd, dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	char **names, path[128];
 	size_t n;
 
 	if (fd < 0) {
 		if (errno != ENOENT)
-			find(k, DB_CHECK_ERROR, UNWIND_NAME, "cannot open: %s", strerror(errno));
+			find(k, DB_CHECK_ERROR, dir, "cannot open: %s", strerror(errno));
 		return;
 	}
 	names = list_dir(fd, &n);
@@ -692,33 +678,21 @@ static void check_unwind(struct checker *k)
 		qsort(k->used, k->n_used, sizeof(*k->used), cmp_str);
 	for (size_t i = 0; i < n; i++) {
 		const char *hex = names[i];
-		struct blob_header h;
-		const void *payload;
-		const char *why;
 
-		snprintf(path, sizeof(path), "%s/%s", UNWIND_NAME, hex);
+		snprintf(path, sizeof(path), "%s/%s", dir, hex);
 		if (is_temp(hex)) {
 			temp_note(k, fd, hex, path);
-			continue;
+		} else if (!db_binary_name_valid(hex)) {
+			find(k, DB_CHECK_WARNING, path, "not a %s name (readers ignore it)", what);
+		} else {
+			check(k, fd, hex, path);
+			if (k->all_indexes_read &&
+			    !bsearch(&hex, k->used, k->n_used, sizeof(*k->used), cmp_str))
+				find(k, DB_CHECK_NOTE, path, "no epoch uses this %s "
+				     "(dcpidb gc removes it)", what);
 		}
-		if (!db_binary_name_valid(hex)) {
-			find(k, DB_CHECK_WARNING, path, "not a cached unwind table's name (readers "
-			     "ignore it)");
-			continue;
-		}
-		k->st->files++;
-		if (read_file(k, fd, hex, path, BLOB_MAX_SIZE, &buf))
-			continue;
-		if (blob_decode(buf.buf, buf.len, DB_UNWIND_MAGIC, DB_UNWIND_VERSION, &h, &payload,
-				&why))
-			find(k, DB_CHECK_WARNING, path, "damaged cached unwind table: %s (the next "
-			     "run with -g makes it again)", why);
-		else if (k->all_indexes_read &&
-			 !bsearch(&hex, k->used, k->n_used, sizeof(*k->used), cmp_str))
-			find(k, DB_CHECK_NOTE, path, "no epoch uses this table (dcpidb gc removes it)");
 	}
 	free_list(names, n);
-	strbuf_release(&buf);
 	close(fd);
 }
 
@@ -798,8 +772,8 @@ int db_check(struct db *db, unsigned flags, db_check_fn fn, void *ctx, struct db
 			find(&k, DB_CHECK_WARNING, "current", "names epoch %" PRIu32 ", which does not "
 			     "exist (a writer starts a new one)", current);
 	}
-	check_binaries(&k);
-	check_unwind(&k);
+	check_by_build_id(&k, BINARIES_NAME, "snapshot", check_snapshot);
+	check_by_build_id(&k, UNWIND_NAME, "cached unwind table", check_unwind_table);
 	for (size_t i = 0; i < k.n_used; i++)
 		free(k.used[i]);
 	free(k.used);

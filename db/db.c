@@ -1088,16 +1088,22 @@ bool db_binary_name_valid(const char *hex)
 	       strspn(hex, "0123456789abcdef") == n;
 }
 
-static int open_binaries(struct db *db, bool create)
+/* The directory dir (binaries/, unwind/) of the database, made if create. */
+static int open_subdir(struct db *db, const char *dir, bool create)
 {
 	int fd;
 
-	if (create && mkdirat(db->dirfd, BINARIES_NAME, FSIO_DIR_MODE) && errno != EEXIST)
-		return errorf_errno("cannot create '%s/%s'", db->path, BINARIES_NAME);
-	fd = openat(db->dirfd, BINARIES_NAME, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (create && mkdirat(db->dirfd, dir, FSIO_DIR_MODE) && errno != EEXIST)
+		return errorf_errno("cannot create '%s/%s'", db->path, dir);
+	fd = openat(db->dirfd, dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0 && (create || errno != ENOENT))
-		errorf_errno("cannot open '%s/%s'", db->path, BINARIES_NAME);
+		errorf_errno("cannot open '%s/%s'", db->path, dir);
 	return fd;
+}
+
+static int open_binaries(struct db *db, bool create)
+{
+	return open_subdir(db, BINARIES_NAME, create);
 }
 
 bool db_binary_exists(struct db *db, const char *hex)
@@ -1153,17 +1159,6 @@ int db_binary_store_fd(struct db *db, const char *hex, int fd, uint64_t len)
 
 /* ---- cached unwind tables --------------------------------------------- */
 
-static int open_unwind(struct db *db, bool create)
-{
-	int fd;
-
-	if (create && mkdirat(db->dirfd, UNWIND_NAME, FSIO_DIR_MODE) && errno != EEXIST)
-		return errorf_errno("cannot create '%s/%s'", db->path, UNWIND_NAME);
-	fd = openat(db->dirfd, UNWIND_NAME, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0 && (create || errno != ENOENT))
-		errorf_errno("cannot open '%s/%s'", db->path, UNWIND_NAME);
-	return fd;
-}
 
 int db_unwind_store(struct db *db, const char *hex, const void *data, size_t len)
 {
@@ -1174,7 +1169,7 @@ int db_unwind_store(struct db *db, const char *hex, const void *data, size_t len
 	need_writer(db);
 	if (!db_binary_name_valid(hex))
 		return errorf("invalid build-id '%s'", hex);
-	if ((fd = open_unwind(db, true)) < 0)
+	if ((fd = open_subdir(db, UNWIND_NAME, true)) < 0)
 		return -1;
 	blob_encode(DB_UNWIND_MAGIC, DB_UNWIND_VERSION, 0, 0, data, len, &blob);
 	what = xasprintf("%s/%s/%s", db->path, UNWIND_NAME, hex);
@@ -1199,7 +1194,7 @@ int db_unwind_load(struct db *db, const char *hex, struct strbuf *out)
 	strbuf_reset(out);
 	if (!db_binary_name_valid(hex))
 		return 1;
-	if ((fd = open_unwind(db, false)) < 0)
+	if ((fd = open_subdir(db, UNWIND_NAME, false)) < 0)
 		return errno == ENOENT ? 1 : -1;
 	what = xasprintf("%s/%s/%s", db->path, UNWIND_NAME, hex);
 	r = fsio_read_at(fd, hex, what, BLOB_MAX_SIZE, &buf);

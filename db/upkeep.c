@@ -452,33 +452,38 @@ int db_epochs_remove(struct db *db, const uint32_t *seqs, size_t n, struct db_pr
 	return r;
 }
 
-/* The cached unwind tables no epoch names (unwind/HEX), listed as "unwind/HEX". */
-static int remove_unused_tables(struct db *db, const struct census_priv *p, bool dry_run,
-				struct db_prune_stats *st,
-				void (*list)(void *ctx, const char *hex, uint64_t bytes), void *ctx)
+/*
+ * Removes the files of dir (binaries/, unwind/) in v[0..n) that no epoch
+ * names, counting them in *count and *bytes; each is listed first, by its
+ * name with prefix before it.
+ */
+static int remove_unused(struct db *db, const char *dir, const char *prefix,
+			 const struct census_binary *v, size_t n, bool dry_run, uint64_t *count,
+			 uint64_t *bytes, void (*list)(void *ctx, const char *hex, uint64_t bytes),
+			 void *ctx)
 {
 	int fd = -1, r = 0;
 	size_t removed = 0;
 	char name[128];
 
-	if (!p->n_tabs || !p->images_ok)
+	if (!n)
 		return 0;
 	if (!dry_run &&
-	    (fd = openat(db->dirfd, UNWIND_NAME, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
-		return errorf_errno("cannot open '%s/%s'", db->path, UNWIND_NAME);
-	for (size_t k = 0; k < p->n_tabs; k++) {
-		if (p->tabs[k].refs)
+	    (fd = openat(db->dirfd, dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		return errorf_errno("cannot open '%s/%s'", db->path, dir);
+	for (size_t k = 0; k < n; k++) {
+		if (v[k].refs)
 			continue;
-		snprintf(name, sizeof(name), "%s/%s", UNWIND_NAME, p->tabs[k].hex);
+		snprintf(name, sizeof(name), "%s%s", prefix, v[k].hex);
 		if (list)
-			list(ctx, name, p->tabs[k].bytes);
-		if (!dry_run && unlinkat(fd, p->tabs[k].hex, 0) && errno != ENOENT) {
-			r = errorf_errno("cannot remove '%s/%s'", db->path, name);
+			list(ctx, name, v[k].bytes);
+		if (!dry_run && unlinkat(fd, v[k].hex, 0) && errno != ENOENT) {
+			r = errorf_errno("cannot remove '%s/%s/%s'", db->path, dir, v[k].hex);
 			continue;
 		}
 		removed++;
-		st->unwind_tables++;
-		st->unwind_bytes += p->tabs[k].bytes;
+		(*count)++;
+		*bytes += v[k].bytes;
 	}
 	if (removed && !dry_run && syncing(db) && fsio_fsync_dir(fd, db->path))
 		r = -1;
@@ -492,48 +497,23 @@ int db_binaries_gc(struct db *db, bool dry_run, struct db_prune_stats *st,
 {
 	struct db_census c;
 	struct census_priv *p;
-	int fd = -1, r = 0;
-	size_t removed = 0;
+	int r = 0;
 
 	if (!dry_run && !(db->flags & DB_WRITE))
 		BUG("collecting snapshots of database '%s' opened read-only", db->path);
 	if (db_census_take(db, &c))
 		return -1;
 	p = c.priv;
-	if (!p->n_bins && !p->n_tabs)
-		goto out;
-	if (!p->images_ok) {
+	if (!p->images_ok && (p->n_bins || p->n_tabs)) {
 		warning("an image index of '%s' is unreadable: keeping every binary snapshot",
 			db->path);
 		r = 1;
-		goto out;
-	}
-	if (p->n_bins && !dry_run &&
-	    (fd = openat(db->dirfd, BINARIES_NAME, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
-		r = errorf_errno("cannot open '%s/%s'", db->path, BINARIES_NAME);
-		goto out;
-	}
-	for (size_t k = 0; k < p->n_bins; k++) {
-		if (p->bins[k].refs)
-			continue;
-		if (list)
-			list(ctx, p->bins[k].hex, p->bins[k].bytes);
-		if (!dry_run && unlinkat(fd, p->bins[k].hex, 0) && errno != ENOENT) {
-			r = errorf_errno("cannot remove '%s/%s/%s'", db->path, BINARIES_NAME,
-					 p->bins[k].hex);
-			continue;
-		}
-		removed++;
-		st->binaries++;
-		st->binary_bytes += p->bins[k].bytes;
-	}
-	if (removed && !dry_run && syncing(db) && fsio_fsync_dir(fd, db->path))
+	} else if (remove_unused(db, BINARIES_NAME, "", p->bins, p->n_bins, dry_run, &st->binaries,
+				 &st->binary_bytes, list, ctx) ||
+		   remove_unused(db, UNWIND_NAME, UNWIND_NAME "/", p->tabs, p->n_tabs, dry_run,
+				 &st->unwind_tables, &st->unwind_bytes, list, ctx)) {
 		r = -1;
-	if (r >= 0 && remove_unused_tables(db, p, dry_run, st, list, ctx))
-		r = -1;
-out:
-	if (fd >= 0)
-		close(fd);
+	}
 	db_census_release(&c);
 	return r;
 }

@@ -638,7 +638,7 @@ static void unwind_tables_are_a_cache(void **state)
 
 	/* Checked: aabb is unused (a note); damaged, 5e010203 is a warning, not an error. */
 	assert_int_equal(check(path, &f, &st), 0);
-	assert_non_null(strstr(f.text.buf, "note unwind/aabb: no epoch uses this table"));
+	assert_non_null(strstr(f.text.buf, "note unwind/aabb: no epoch uses this cached unwind table"));
 	dir = xasprintf("%s/unwind", path);
 	write_file(dir, "5e010203", "DCPIUTAB but cut", 16);
 	assert_int_equal(check(path, &f, &st), 0);
