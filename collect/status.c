@@ -352,6 +352,8 @@ static void json_report(struct collector *c, const struct status *s, FILE *f)
 		json_key(&w, "bursts"), json_u64(&w, bs->bursts);
 		json_key(&w, "steps"), json_u64(&w, bs->steps);
 		json_key(&w, "time_share"), json_double(&w, el > 0 ? (double)bs->ns / el : 0, 6);
+		json_key(&w, "stopped_s"), json_double(&w, (double)bs->ns / 1e9, 6);
+		json_key(&w, "elapsed_s"), json_double(&w, el / 1e9, 6);
 		json_key(&w, "budget"), json_double(&w, c->bursts->budget, 4);
 		json_key(&w, "refused"), json_u64(&w, bs->refused);
 		json_key(&w, "syscalls"), json_u64(&w, bs->syscalls);

@@ -49,9 +49,11 @@ assert c and \"0x$store\" in c[0][\"addrs\"], i[\"culprits\"]
 '
 
 test_expect_success 'a store and a load 4096 bytes apart: 4K aliasing, the store named' '
-	dcpirun -q -d alias.db -F 2000 --bursts=10 -- $W/wl-memorder --alias -n 1000000000 >/dev/null &&
+	dcpirun -d alias.db -F 2000 --bursts=10 -- $W/wl-memorder --alias -n 2000000000 >/dev/null 2>err &&
+	cat err &&
 	store=$(insn_addr $W/wl-memorder alias_4k "mov +%ecx,\\(%r") &&
 	dcpicalc -d alias.db alias_4k >ak &&
+	grep -E "bursts:|aliasing" ak;
 	grep "bursts: [0-9]* through here" ak &&
 	grep "^  4K aliasing at 0x[0-9a-f]*: the store at 0x$store" ak &&
 	dcpicalc -d alias.db --json alias_4k | python3 -c "
@@ -95,11 +97,15 @@ test_expect_success 'dcpid --bursts: reported by dcpictl status' '
 	$W/wl-branchy -n 100000000 >/dev/null &&
 	dcpictl --socket "$SOCK" flush &&
 	dcpictl --socket "$SOCK" status >status &&
+	cat status &&
 	grep "^bursts: [0-9]* of [0-9]* steps, [0-9.]*% of the time (budget 5%)" status &&
 	dcpictl --socket "$SOCK" --json status | python3 -c "
 import json, sys
 b = json.load(sys.stdin)[\"bursts\"]
-assert b[\"budget\"] == 0.05 and b[\"time_share\"] <= 0.07, b
+# The budget holds whenever a burst starts; the last one (at most 50 ms,
+# plus the step it waits for and the detach) may overshoot it until then.
+assert b[\"budget\"] == 0.05, b
+assert b[\"stopped_s\"] <= 0.05 * b[\"elapsed_s\"] + 0.08, b
 " &&
 	dcpictl --socket "$SOCK" quit &&
 	for i in $(seq 100); do kill -0 $(cat dcpid.pid) 2>/dev/null || break; sleep 0.1; done
