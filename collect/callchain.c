@@ -465,6 +465,7 @@ struct find_ctx {
 	uint32_t *images;
 	uint64_t *offsets;
 	size_t n_found;
+	bool unmapped;          /* some lookup found no mapping */
 };
 
 static const struct utable *find_table(void *ctx, uint64_t pc, uint64_t *offset, bool *mapped)
@@ -475,6 +476,7 @@ static const struct utable *find_table(void *ctx, uint64_t pc, uint64_t *offset,
 	uint32_t image;
 
 	*mapped = procs_resolve(f->cg->procs, f->as, pc, &image, offset);
+	f->unmapped |= !*mapped;
 	if (f->images && f->n_found <= UNWIND_MAX_FRAMES) {
 		f->images[f->n_found] = image;
 		f->offsets[f->n_found++] = *offset;
@@ -580,7 +582,7 @@ static enum stack_end dwarf_frames(struct callchain *cg, const struct perf_sampl
 	struct unwind_regs regs = { x->regs[PERF_REG_X86_IP], x->regs[PERF_REG_X86_SP],
 				    x->regs[PERF_REG_X86_BP] };
 	struct unwind_stack stk = { regs.sp, x->stack, (size_t)x->stack_size };
-	struct find_ctx fc = { cg, as, NULL, NULL, 0 };
+	struct find_ctx fc = { cg, as, NULL, NULL, 0, false };
 	struct unwind_result res;
 
 	unwind_stack(&regs, &stk, find_table, &fc, true, &res);
@@ -703,7 +705,7 @@ static bool queue_unwound(struct callchain *cg, struct order_queue *q, int cpu, 
 	struct unwind_regs regs = { x->regs[PERF_REG_X86_IP], x->regs[PERF_REG_X86_SP],
 				    x->regs[PERF_REG_X86_BP] };
 	struct unwind_stack stk = { regs.sp, x->stack, (size_t)x->stack_size };
-	struct find_ctx fc = { cg, NULL, images, offsets, 0 };
+	struct find_ctx fc = { cg, NULL, images, offsets, 0, false };
 	struct unwind_result res;
 	size_t payload, len;
 	uint8_t *out, *p;
@@ -715,7 +717,13 @@ static bool queue_unwound(struct callchain *cg, struct order_queue *q, int cpu, 
 	if (!pid || !(fc.as = procs_lookup(cg->procs, pid)))
 		return false;
 	unwind_stack(&regs, &stk, find_table, &fc, true, &res);
-	if (res.end != UNWIND_COMPLETE || !res.n || fc.n_found < res.n)
+	/*
+	 * A pc outside every mapping known yet (the process has just exec'd,
+	 * and its mappings are still in the time queue) was walked by frame
+	 * pointers, which can end at a 0 word by chance: that is no proof of
+	 * a whole stack, and the mappings are about to change.
+	 */
+	if (res.end != UNWIND_COMPLETE || !res.n || fc.n_found < res.n || fc.unmapped)
 		return false;
 	payload = UNWOUND_HEAD + res.n * UNWOUND_FRAME;
 	len = head + payload + 8;

@@ -1056,11 +1056,11 @@ static void test_offline_continue_and_new_epoch(void **state)
  * samples; a sample outside any image and another thread's break the chain.
  */
 /*
- * A -g sample with its user registers (bp, sp, ip) and a stack copy of 64
- * bytes, in the collector's sample format.
+ * A -g sample with its user registers (bp, sp = 0x7ffc0000, ip) and a stack
+ * copy of 64 zero bytes, in the collector's sample format.
  */
 static void mk_stack_sample(struct collector *c, struct rec *r, uint32_t pid, uint64_t ip,
-			    uint64_t time)
+			    uint64_t bp, uint64_t time)
 {
 	begin(r, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER);
 	put64(r, 1);
@@ -1074,7 +1074,7 @@ static void mk_stack_sample(struct collector *c, struct rec *r, uint32_t pid, ui
 	put64(r, PERF_SAMPLE_REGS_ABI_64);
 	for (unsigned k = 0; k < 64; k++)
 		if (c->fmt.regs_user >> k & 1)
-			put64(r, k == 7 ? 0x7ffc0000 : k == 8 ? ip : 0);
+			put64(r, k == 7 ? 0x7ffc0000 : k == 8 ? ip : k == 6 ? bp : 0);
 	put64(r, 64);
 	for (int k = 0; k < 8; k++)
 		put64(r, 0);
@@ -1126,7 +1126,7 @@ static void test_unwound_at_read(void **state)
 	callchain_set_table(c->cg, image, &t);
 
 	/* Unwound as read: queued with its frame instead of the stack copy. */
-	mk_stack_sample(c, &r, 30, 0x400100, 2000);
+	mk_stack_sample(c, &r, 30, 0x400100, 0, 2000);
 	assert_true(callchain_queue(c->cg, &c->order, 0, 2000, (const void *)r.b, c->fmt.sample_type,
 				    c->fmt.regs_user));
 	assert_true(((const struct perf_event_header *)(const void *)
@@ -1135,7 +1135,7 @@ static void test_unwound_at_read(void **state)
 	collector_read(c, true);
 
 	/* /bin/b replaces /bin/a before the next sample's turn: its frame is stale. */
-	mk_stack_sample(c, &r, 30, 0x400100, 3000);
+	mk_stack_sample(c, &r, 30, 0x400100, 0, 3000);
 	assert_true(callchain_queue(c->cg, &c->order, 0, 3000, (const void *)r.b, c->fmt.sample_type,
 				    c->fmt.regs_user));
 	mk_mmap2(&r, 30, 0x400000, 0x1000, 0, "/bin/b", id_b, 20, 2500);
@@ -1143,8 +1143,16 @@ static void test_unwound_at_read(void **state)
 	collector_read(c, true);
 
 	/* A sample in no mapping is not unwound as read: it goes whole, in its turn. */
-	mk_stack_sample(c, &r, 30, 0x900000, 4000);
+	mk_stack_sample(c, &r, 30, 0x900000, 0, 4000);
 	assert_false(callchain_queue(c->cg, &c->order, 0, 4000, (const void *)r.b,
+				     c->fmt.sample_type, c->fmt.regs_user));
+	/*
+	 * Nor one whose frame pointer leads to a 0 return address: the walk
+	 * ends as if whole, but by chance (a process that has just exec'd,
+	 * its new mappings still queued, its stack still zeros).
+	 */
+	mk_stack_sample(c, &r, 30, 0x900000, 0x7ffc0000, 4100);
+	assert_false(callchain_queue(c->cg, &c->order, 0, 4100, (const void *)r.b,
 				     c->fmt.sample_type, c->fmt.regs_user));
 	assert_int_equal(collector_finish(c), 0);
 	collector_summary(c, &s);
