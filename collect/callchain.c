@@ -277,7 +277,11 @@ static bool cached_table(struct callchain *cg, uint32_t image, const struct db_i
 		return false;
 	strbuf_add_build_id(&hex, img);
 	if (db_unwind_load(cg->store->db, hex.buf, &wire) == 0) {
-		if (utable_decode((const uint8_t *)wire.buf, wire.len, &t, &why)) {
+		int rc = utable_decode((const uint8_t *)wire.buf, wire.len, &t, &why);
+
+		if (rc == -2) {
+			/* an older dcpi's table: made again, and replaced, without a word */
+		} else if (rc) {
 			warning("%s/unwind/%s: %s (the table is made again)", cg->store->db->path,
 				hex.buf, why);
 		} else if (t.build_id_len != img->build_id_len ||
@@ -461,10 +465,6 @@ void callchain_set_table(struct callchain *cg, uint32_t image, const struct utab
 struct find_ctx {
 	struct callchain *cg;
 	struct addr_space *as;
-	/* If set: what each lookup resolved, in order (one a frame, callchain_queue). */
-	uint32_t *images;
-	uint64_t *offsets;
-	size_t n_found;
 	bool unmapped;          /* some lookup found no mapping */
 };
 
@@ -477,10 +477,6 @@ static const struct utable *find_table(void *ctx, uint64_t pc, uint64_t *offset,
 
 	*mapped = procs_resolve(f->cg->procs, f->as, pc, &image, offset);
 	f->unmapped |= !*mapped;
-	if (f->images && f->n_found <= UNWIND_MAX_FRAMES) {
-		f->images[f->n_found] = image;
-		f->offsets[f->n_found++] = *offset;
-	}
 	if (!*mapped)
 		return NULL;
 	kind = procs_image(f->cg->procs, image)->img.kind;
@@ -582,7 +578,7 @@ static enum stack_end dwarf_frames(struct callchain *cg, const struct perf_sampl
 	struct unwind_regs regs = { x->regs[PERF_REG_X86_IP], x->regs[PERF_REG_X86_SP],
 				    x->regs[PERF_REG_X86_BP] };
 	struct unwind_stack stk = { regs.sp, x->stack, (size_t)x->stack_size };
-	struct find_ctx fc = { cg, as, NULL, NULL, 0, false };
+	struct find_ctx fc = { cg, as, false };
 	struct unwind_result res;
 
 	unwind_stack(&regs, &stk, find_table, &fc, true, &res);
@@ -700,12 +696,12 @@ static bool queue_unwound(struct callchain *cg, struct order_queue *q, int cpu, 
 			  size_t head)
 {
 	int64_t t0 = time_monotonic_ns();
-	uint32_t pid, images[UNWIND_MAX_FRAMES + 1], n32;
-	uint64_t offsets[UNWIND_MAX_FRAMES + 1], v;
+	uint32_t pid, n32;
+	uint64_t v;
 	struct unwind_regs regs = { x->regs[PERF_REG_X86_IP], x->regs[PERF_REG_X86_SP],
 				    x->regs[PERF_REG_X86_BP] };
 	struct unwind_stack stk = { regs.sp, x->stack, (size_t)x->stack_size };
-	struct find_ctx fc = { cg, NULL, images, offsets, 0, false };
+	struct find_ctx fc = { cg, NULL, false };
 	struct unwind_result res;
 	size_t payload, len;
 	uint8_t *out, *p;
@@ -723,7 +719,7 @@ static bool queue_unwound(struct callchain *cg, struct order_queue *q, int cpu, 
 	 * pointers, which can end at a 0 word by chance: that is no proof of
 	 * a whole stack, and the mappings are about to change.
 	 */
-	if (res.end != UNWIND_COMPLETE || !res.n || fc.n_found < res.n || fc.unmapped)
+	if (res.end != UNWIND_COMPLETE || !res.n || fc.unmapped)
 		return false;
 	payload = UNWOUND_HEAD + res.n * UNWOUND_FRAME;
 	len = head + payload + 8;
@@ -743,10 +739,15 @@ static bool queue_unwound(struct callchain *cg, struct order_queue *q, int cpu, 
 	memcpy(p + 12, &res.fp_steps, 4);
 	for (size_t i = 0; i < res.n; i++) {
 		uint8_t *fr = p + UNWOUND_HEAD + i * UNWOUND_FRAME;
+		uint64_t off = 0;
+		uint32_t image = 0;
 
+		/* as replay_frames resolves them (a return address at its call) */
+		procs_resolve(cg->procs, fc.as, i && res.pcs[i] ? res.pcs[i] - 1 : res.pcs[i], &image,
+			      &off);
 		memcpy(fr, &res.pcs[i], 8);
-		memcpy(fr + 8, &offsets[i], 8);
-		memcpy(fr + 16, &images[i], 4);
+		memcpy(fr + 8, &off, 8);
+		memcpy(fr + 16, &image, 4);
 		memset(fr + 20, 0, 4);
 	}
 	v = payload;

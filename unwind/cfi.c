@@ -358,7 +358,16 @@ static void to_row(const struct interp *in, uint64_t start, struct cfi_row *row)
 	default:
 		row->rbp = CFI_RBP_UNKNOWN;
 	}
-	if (row->cfa == CFI_CFA_END || row->cfa == CFI_CFA_UNSUPPORTED)
+	/*
+	 * A signal trampoline (glibc's __restore_rt): its rules are
+	 * expressions over the ucontext the kernel put at rsp, which the
+	 * unwinder reads by the kernel's layout instead.
+	 */
+	if (in->f->signal_frame) {
+		row->cfa = CFI_CFA_SIGNAL;
+		row->rbp = CFI_RBP_SAME;
+	}
+	if (row->cfa == CFI_CFA_END || row->cfa == CFI_CFA_UNSUPPORTED || row->cfa == CFI_CFA_SIGNAL)
 		row->cfa_off = 0;
 	if (row->rbp == CFI_RBP_SAME || row->rbp == CFI_RBP_UNKNOWN)
 		row->rbp_off = 0;

@@ -60,6 +60,8 @@ enum cfi_cfa {
 	CFI_CFA_PLT,            /* cfa = rsp + 8, + 8 more if (pc & 15) >= off: a PLT entry's expression */
 	CFI_CFA_END,            /* the return address is undefined: the outermost frame */
 	CFI_CFA_UNSUPPORTED,    /* a rule this unwinder does not follow */
+	CFI_CFA_SIGNAL,         /* a signal trampoline ('S'): rsp points at the kernel's ucontext,
+				   which holds the interrupted rip, rsp and rbp */
 };
 
 /* Where the caller's rbp is. */

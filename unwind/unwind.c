@@ -31,7 +31,40 @@ struct walk {
 	const struct unwind_stack *stk;
 	uint64_t ip, sp, bp;
 	bool bp_ok;             /* bp holds the caller's real rbp */
+	bool interrupted;       /* ip was interrupted by a signal, not a return address */
 };
+
+/*
+ * Where x86-64 Linux's rt_sigframe keeps the interrupted registers: the
+ * handler returns into the trampoline with rsp at the ucontext, whose
+ * uc_mcontext (at 40) holds gregs in the order r8-r15, rdi, rsi, rbp, rbx,
+ * rdx, rax, rcx, rsp, rip (<sys/ucontext.h>, the kernel's sigcontext).
+ */
+#define UC_RBP (40 + 10 * 8)
+#define UC_RSP (40 + 15 * 8)
+#define UC_RIP (40 + 16 * 8)
+
+/* Out of a signal trampoline into the code the signal interrupted. */
+static bool signal_step(struct walk *w, enum unwind_end *end)
+{
+	uint64_t ip, sp, bp;
+
+	if (!load(w->stk, w->sp + UC_RIP, &ip) || !load(w->stk, w->sp + UC_RSP, &sp) ||
+	    !load(w->stk, w->sp + UC_RBP, &bp)) {
+		*end = UNWIND_TRUNCATED;
+		return false;
+	}
+	if (!sp || sp == w->sp) {
+		*end = UNWIND_BAD;
+		return false;
+	}
+	w->ip = ip;
+	w->sp = sp;
+	w->bp = bp;
+	w->bp_ok = true;
+	w->interrupted = true;
+	return true;
+}
 
 /*
  * One step through the frame pointer: rbp must point into the copy, above
@@ -129,14 +162,18 @@ static bool cfi_step(struct walk *w, const struct utable_row *row, uint64_t off,
 void unwind_stack(const struct unwind_regs *regs, const struct unwind_stack *stk,
 		  unwind_find_fn find, void *ctx, bool fp_fallback, struct unwind_result *out)
 {
-	struct walk w = { stk, regs->ip, regs->sp, regs->bp, true };
+	struct walk w = { stk, regs->ip, regs->sp, regs->bp, true, false };
 
 	out->n = 0;
 	out->fp_steps = 0;
 	out->end = UNWIND_DEPTH;
 	while (out->n < UNWIND_MAX_FRAMES) {
-		/* A return address is looked up at the call before it. */
-		uint64_t pc = out->n ? w.ip - 1 : w.ip, off = 0, old_sp = w.sp;
+		/*
+		 * A return address is looked up at the call before it; a pc a
+		 * signal interrupted is looked up as it is, and passed on + 1 so
+		 * that the callers' rule (pcs[i] - 1 for i > 0) finds it too.
+		 */
+		uint64_t pc = out->n && !w.interrupted ? w.ip - 1 : w.ip, off = 0, old_sp = w.sp;
 		bool mapped = false;
 		const struct utable *t;
 		const struct utable_row *row = NULL;
@@ -151,11 +188,21 @@ void unwind_stack(const struct unwind_regs *regs, const struct unwind_stack *stk
 			out->end = UNWIND_BAD;
 			return;
 		}
-		out->pcs[out->n++] = w.ip;
+		out->pcs[out->n++] = w.interrupted ? w.ip + 1 : w.ip;
+		w.interrupted = false;
 		if (t)
 			row = utable_find(t, off);
 		else
 			end = UNWIND_NO_TABLE;
+		if (row && row->cfa == CFI_CFA_SIGNAL) {
+			/* The trampoline was returned to at its start: no call before it. */
+			if (out->n > 1)
+				out->pcs[out->n - 1] = w.ip + 1;
+			if (signal_step(&w, &end))
+				continue;
+			out->end = end;
+			return;
+		}
 		if (row && cfi_step(&w, row, off, &end))
 			continue;
 		if (row || !fp_fallback || !fp_step(&w)) {

@@ -40,7 +40,7 @@ enum unwind_end {
 	UNWIND_NO_TABLE,        /* a pc in an image without a table, and no frame pointer to follow */
 	UNWIND_NO_CFI,          /* a pc no FDE covers, and no frame pointer to follow */
 	UNWIND_TRUNCATED,       /* the stack copy ended */
-	UNWIND_UNSUPPORTED,     /* a rule the unwinder does not follow (signal frames, odd CFA rules) */
+	UNWIND_UNSUPPORTED,     /* a rule the unwinder does not follow (odd CFA rules) */
 	UNWIND_BAD,             /* no progress, or a bad address: the frames were lost */
 	UNWIND_DEPTH,           /* UNWIND_MAX_FRAMES reached */
 	UNWIND__COUNT
@@ -59,6 +59,12 @@ typedef const struct utable *(*unwind_find_fn)(void *ctx, uint64_t pc, uint64_t 
 					       bool *mapped);
 
 struct unwind_result {
+	/*
+	 * The sampled pc, then return addresses (the call is at pcs[i] - 1);
+	 * through a signal frame, the start of the trampoline the handler
+	 * returns to (glibc's __restore_rt) and the pc the signal interrupted,
+	 * each + 1 so that the same rule finds them.
+	 */
 	uint64_t pcs[UNWIND_MAX_FRAMES];
 	size_t n;
 	enum unwind_end end;

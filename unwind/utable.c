@@ -230,7 +230,7 @@ void utable_encode(const struct utable *t, struct strbuf *out)
 
 	strbuf_grow(out, len);
 	p = (uint8_t *)out->buf + out->len;
-	memcpy(p, "UTB1", 4);
+	memcpy(p, "UTB2", 4);
 	put_le32(p + 4, (uint32_t)t->n);
 	p[8] = (uint8_t)t->build_id_len;
 	memcpy(p + 9, t->build_id, t->build_id_len);
@@ -256,7 +256,11 @@ int utable_decode(const uint8_t *buf, size_t len, struct utable *t, const char *
 	const uint8_t *p;
 
 	memset(t, 0, sizeof(*t));
-	if (len < 9 || memcmp(buf, "UTB1", 4)) {
+	if (len >= 4 && !memcmp(buf, "UTB1", 4)) {
+		*why = "an unwind table of an older format (without signal frames)";
+		return -2;
+	}
+	if (len < 9 || memcmp(buf, "UTB2", 4)) {
 		*why = "not an unwind table";
 		return -1;
 	}
@@ -291,7 +295,7 @@ int utable_decode(const uint8_t *buf, size_t len, struct utable *t, const char *
 	for (size_t i = 0; i < n; i++) {
 		const struct utable_row *r = &t->rows[i];
 
-		if (r->cfa > CFI_CFA_UNSUPPORTED || r->rbp > CFI_RBP_UNKNOWN ||
+		if (r->cfa > CFI_CFA_SIGNAL || r->rbp > CFI_RBP_UNKNOWN ||
 		    (i && r->start <= t->rows[i - 1].start)) {
 			utable_release(t);
 			*why = "malformed unwind table";

@@ -62,7 +62,7 @@ int utable_build(const uint8_t *elf, size_t len, struct utable *t, const char **
 const struct utable_row *utable_find(const struct utable *t, uint64_t off);
 
 /*
- * The wire form: "UTB1", u32 rows, u8 build-id length, the build-id,
+ * The wire form: "UTB2", u32 rows, u8 build-id length, the build-id,
  * u32 FDEs, u32 unsupported, then the rows (start u32, cfa u8, rbp u8,
  * rbp_off i16, cfa_off i32), all little-endian.
  */
@@ -70,7 +70,9 @@ void utable_encode(const struct utable *t, struct strbuf *out);
 
 /*
  * Decodes and validates an encoded table: exact length, known rule kinds,
- * strictly increasing starts.  Returns 0, or -1 with *why set.
+ * strictly increasing starts.  Returns 0, or -1 with *why set; -2 for a
+ * table of the older format ("UTB1", before CFI_CFA_SIGNAL: it marked
+ * signal trampolines unsupported), which is to be made again.
  */
 int utable_decode(const uint8_t *buf, size_t len, struct utable *t, const char **why);
 

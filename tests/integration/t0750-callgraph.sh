@@ -65,6 +65,26 @@ test_expect_success 'the 3:1 split of leaf between caller_a and caller_b, within
 	near "$share" 0.75 0.05
 '
 
+# A signal handler's stacks go through the kernel's signal frame (glibc's
+# __restore_rt, an FDE marked 'S') into raise() and main.
+test_expect_success 'a signal handler: its stacks reach main through the signal frame' '
+	dcpirun -q -g -e cycles -F 2000 -d sig.db -- $W/wl-callers --signal >sig.out &&
+	share=$(complete_share sig.db wl-callers) && echo "complete: $share" &&
+	near "$share" 1 0.05 &&
+	dcpicg -d sig.db --json main on_signal | python3 -c "
+import json, sys
+l = json.load(sys.stdin)[\"listings\"][0]
+p = {x[\"procedure\"]: x for x in l[\"procedures\"]}
+n = l[\"samples\"]
+print(n, \"samples; main\", p[\"main\"][\"total\"], \"on_signal\", p[\"on_signal\"][\"total\"],
+      \"its parents\", [x[\"procedure\"] for x in p[\"on_signal\"][\"parents\"]])
+assert p[\"on_signal\"][\"total\"] >= 0.9 * n
+assert p[\"main\"][\"total\"] >= 0.9 * n
+raise_ = [c for c in p[\"main\"][\"children\"] if c[\"procedure\"] == \"raise\"]
+assert raise_ and raise_[0][\"samples\"] >= 0.9 * n, p[\"main\"][\"children\"]
+"
+'
+
 test_expect_success 'mutual recursion is a cycle; calls are never guessed' '
 	n=$(sed -n "s/.* ping <cycle \([0-9]*\)> .*/\1/p" cg.txt | head -n 1) &&
 	test -n "$n" &&

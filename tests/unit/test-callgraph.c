@@ -16,6 +16,7 @@
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -156,6 +157,14 @@ static void table_of_self_and_libc(void **state)
 	tt = self_find(s, (uint64_t)(uintptr_t)memcpy, &off, &mapped);
 	assert_non_null(tt);
 	assert_true(tt->fdes > 1000);
+	/* and its signal trampoline (__restore_rt, an FDE with 'S') */
+	{
+		size_t n_signal = 0;
+
+		for (size_t i = 0; i < tt->n; i++)
+			n_signal += tt->rows[i].cfa == CFI_CFA_SIGNAL;
+		assert_int_equal(n_signal, 1);
+	}
 	/* not ELF, truncated ELF */
 	assert_int_equal(utable_build((const uint8_t *)"hello", 5, &t, &(const char *){ NULL }), -1);
 	self_release(s);
@@ -182,6 +191,10 @@ static void table_encoding(void **state)
 	assert_memory_equal(t.rows, tt->rows, t.n * sizeof(*t.rows));
 	assert_int_equal(t.build_id_len, tt->build_id_len);
 	utable_release(&t);
+	/* a table of the older format is refused as such (to be made again) */
+	memcpy(sb.buf, "UTB1", 4);
+	assert_int_equal(utable_decode((const uint8_t *)sb.buf, sb.len, &t, &why), -2);
+	memcpy(sb.buf, "UTB2", 4);
 	/* every truncation and a shuffled row are refused */
 	for (size_t cut = 0; cut < sb.len; cut += 1 + cut / 3)
 		assert_int_equal(utable_decode((const uint8_t *)sb.buf, cut, &t, &why), -1);
@@ -292,6 +305,60 @@ static void unwind_matches_backtrace(void **state)
 	unwind_stack(&sn.regs, &stk, self_find, s, true, res);
 	assert_int_not_equal(res->end, UNWIND_COMPLETE);
 	free(sn.stack);
+	free(res);
+	self_release(s);
+	free(s);
+}
+
+/*
+ * A handler's stack: the walk goes through the kernel's signal frame
+ * (glibc's __restore_rt) into the code the signal interrupted, raise()'s,
+ * and on to main, as libgcc's unwinder (backtrace()) does; through the
+ * signal frame its pcs are one more than backtrace()'s (pcs[i] - 1 is
+ * where they are).
+ */
+static struct snap in_handler;
+
+static void capture_in_handler(int sig)
+{
+	(void)sig;
+	middle(&in_handler, 2);
+}
+
+static void unwind_through_signal_frame(void **state)
+{
+	struct self *s = XNEW(struct self);
+	struct unwind_stack stk;
+	struct unwind_result *res = XNEW(struct unwind_result);
+	struct sigaction sa, old;
+	int j, matched = 0;
+
+	(void)state;
+	read_maps(s);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = capture_in_handler;
+	assert_int_equal(sigaction(SIGUSR2, &sa, &old), 0);
+	assert_int_equal(raise(SIGUSR2), 0);
+	assert_int_equal(sigaction(SIGUSR2, &old, NULL), 0);
+	stk.base = in_handler.regs.sp;
+	stk.data = in_handler.stack;
+	stk.size = in_handler.size;
+	unwind_stack(&in_handler.regs, &stk, self_find, s, false, res);
+	assert_int_equal(res->end, UNWIND_COMPLETE);
+	/* every frame of backtrace()'s after capture's, in order, is ours (or one less) */
+	for (j = 1; j < in_handler.n_bt && (uint64_t)(uintptr_t)in_handler.bt[j] != res->pcs[1]; j++)
+		;
+	assert_true(j <= 2 && j < in_handler.n_bt);
+	for (size_t i = 1; i < res->n && j < in_handler.n_bt; i++, j++) {
+		uint64_t b = (uint64_t)(uintptr_t)in_handler.bt[j];
+
+		assert_true(res->pcs[i] == b || res->pcs[i] == b + 1);
+		matched++;
+	}
+	assert_int_equal(j, in_handler.n_bt);
+	/* capture, 3 of middle, the handler, __restore_rt, raise's and this test's frames */
+	assert_true(matched >= 8);
+	free(in_handler.stack);
 	free(res);
 	self_release(s);
 	free(s);
@@ -706,6 +773,7 @@ int main(void)
 		cmocka_unit_test(table_of_self_and_libc),
 		cmocka_unit_test(table_encoding),
 		cmocka_unit_test(unwind_matches_backtrace),
+		cmocka_unit_test(unwind_through_signal_frame),
 		cmocka_unit_test(sample_fields),
 		cmocka_unit_test(queue_trims_stack),
 		cmocka_unit_test(stacks_roundtrip),

@@ -2,18 +2,22 @@
  * wl-callers: who called the hot code, for the call-graph tests.  Built
  * -O2 without frame pointers, as most binaries are.
  *
- *   wl-callers [-n UNIT] [--thread]
+ *   wl-callers [-n UNIT] [--thread | --signal]
  *
  * leaf() runs a dependent multiply-add chain; caller_a() asks it for 3
  * units of work and caller_b() for 1, so 3/4 of leaf's time is spent on
  * behalf of caller_a.  ping() and pong() call each other down to a depth
  * before calling leaf() for half a unit (a cycle of the call graph).
  * With --thread the rounds run in a second thread (start_thread, clone3)
- * while main() waits.  Prints the shares it measured of its own CPU time.
+ * while main() waits; with --signal, in a handler of SIGUSR1 that main()
+ * raises (the stacks go through the kernel's signal frame and glibc's
+ * __restore_rt into raise() and main()).  Prints the shares it measured
+ * of its own CPU time.
  */
 #include "wl.h"
 
 #include <pthread.h>
+#include <signal.h>
 
 #define ROUNDS 20
 
@@ -74,6 +78,11 @@ static void *thread_main(void *arg)
 	return NULL;
 }
 
+static void on_signal(int sig)
+{
+	wl_keep(rounds((uint64_t)sig));
+}
+
 int main(int argc, char **argv)
 {
 	double all;
@@ -84,6 +93,13 @@ int main(int argc, char **argv)
 
 		if (pthread_create(&t, NULL, thread_main, (void *)(uintptr_t)1) ||
 		    pthread_join(t, NULL))
+			return 1;
+	} else if (wl_flag(argc, argv, "--signal")) {
+		struct sigaction sa;
+
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_signal;
+		if (sigaction(SIGUSR1, &sa, NULL) || raise(SIGUSR1))
 			return 1;
 	} else {
 		wl_keep(rounds(1));
