@@ -23,12 +23,17 @@ insn_addr() { # BINARY FUNCTION PATTERN
 }
 
 test_expect_success 'dcpirun --bursts: bursts within their budget, in the summary' '
+	t0=$(date +%s.%N) &&
 	dcpirun -d mem.db -F 2000 --values --bursts=10 -- $W/wl-memorder --narrow -n 250000000 >out 2>err &&
+	t1=$(date +%s.%N) &&
 	cat err &&
 	share=$(sed -n "s/.*bursts of [0-9]* steps (\([0-9.]*\)% of the time).*/\1/p" err) &&
 	n=$(sed -n "s/.*, \([0-9]*\) bursts of.*/\1/p" err) &&
 	test "$n" -ge 2 &&
-	awk -v s="$share" "BEGIN { exit !(s > 0 && s <= 12) }" &&
+	# within the budget, but for the last burst (50 ms, the step it waits
+	# for, the detach), which may overshoot it until time catches up
+	awk -v s="$share" -v t="$t1" -v t0="$t0" "BEGIN { print \"run \" t - t0 \" s\";
+		exit !(s > 0 && s <= 10 + 100 * 0.08 / (t - t0)) }" &&
 	test -s mem.db/000001/bursts
 '
 
