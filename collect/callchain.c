@@ -31,9 +31,39 @@
 #include "db/image.h"
 #include "db/meta.h"
 
-/* The unwind registers: bp, sp, ip. */
+/* perf's number of each general register by DWARF number (rbp, rsp: -1, taken apart). */
+static const int8_t perf_reg_of[16] = {
+	PERF_REG_X86_AX, PERF_REG_X86_DX, PERF_REG_X86_CX, PERF_REG_X86_BX,
+	PERF_REG_X86_SI, PERF_REG_X86_DI, -1, -1,
+	PERF_REG_X86_R8, PERF_REG_X86_R9, PERF_REG_X86_R10, PERF_REG_X86_R11,
+	PERF_REG_X86_R12, PERF_REG_X86_R13, PERF_REG_X86_R14, PERF_REG_X86_R15,
+};
+
+/*
+ * The unwind registers: bp, sp, ip, and the other general registers, for
+ * code that keeps its CFA in one of them (OpenSSL's assembly, ld.so's
+ * lazy-binding trampoline): 112 more bytes a sample in the ring, against
+ * the stack copy's 12 KiB.
+ */
 #define UNWIND_REGS ((1ull << PERF_REG_X86_BP) | (1ull << PERF_REG_X86_SP) | \
-		     (1ull << PERF_REG_X86_IP))
+		     (1ull << PERF_REG_X86_IP) | (1ull << PERF_REG_X86_AX) | \
+		     (1ull << PERF_REG_X86_BX) | (1ull << PERF_REG_X86_CX) | \
+		     (1ull << PERF_REG_X86_DX) | (1ull << PERF_REG_X86_SI) | \
+		     (1ull << PERF_REG_X86_DI) | (0xffull << PERF_REG_X86_R8))
+
+/* The registers a walk starts from, as the sample has them. */
+static void walk_regs(const struct perf_sample_ext *x, struct unwind_regs *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->ip = x->regs[PERF_REG_X86_IP];
+	r->sp = x->regs[PERF_REG_X86_SP];
+	r->bp = x->regs[PERF_REG_X86_BP];
+	for (unsigned i = 0; i < 16; i++)
+		if (perf_reg_of[i] >= 0 && (x->regs_mask >> perf_reg_of[i] & 1)) {
+			r->gpr[i] = x->regs[perf_reg_of[i]];
+			r->known |= (uint16_t)(1u << i);
+		}
+}
 /* Memory the in-memory stack table may hold before samples are dropped. */
 #define STACKS_MAX_BYTES ((size_t)256 << 20)
 
@@ -575,12 +605,12 @@ static enum stack_end end_of(enum unwind_end e)
 static enum stack_end dwarf_frames(struct callchain *cg, const struct perf_sample_ext *x,
 				   struct addr_space *as, struct frames *f)
 {
-	struct unwind_regs regs = { x->regs[PERF_REG_X86_IP], x->regs[PERF_REG_X86_SP],
-				    x->regs[PERF_REG_X86_BP] };
-	struct unwind_stack stk = { regs.sp, x->stack, (size_t)x->stack_size };
+	struct unwind_regs regs;
+	struct unwind_stack stk = { x->regs[PERF_REG_X86_SP], x->stack, (size_t)x->stack_size };
 	struct find_ctx fc = { cg, as, false };
 	struct unwind_result res;
 
+	walk_regs(x, &regs);
 	unwind_stack(&regs, &stk, find_table, &fc, true, &res);
 	for (size_t i = 0; i < res.n; i++)
 		add_user_frame(cg, f, as, res.pcs[i], i);
@@ -698,9 +728,8 @@ static bool queue_unwound(struct callchain *cg, struct order_queue *q, int cpu, 
 	int64_t t0 = time_monotonic_ns();
 	uint32_t pid, n32;
 	uint64_t v;
-	struct unwind_regs regs = { x->regs[PERF_REG_X86_IP], x->regs[PERF_REG_X86_SP],
-				    x->regs[PERF_REG_X86_BP] };
-	struct unwind_stack stk = { regs.sp, x->stack, (size_t)x->stack_size };
+	struct unwind_regs regs;
+	struct unwind_stack stk = { x->regs[PERF_REG_X86_SP], x->stack, (size_t)x->stack_size };
 	struct find_ctx fc = { cg, NULL, false };
 	struct unwind_result res;
 	size_t payload, len;
@@ -712,6 +741,7 @@ static bool queue_unwound(struct callchain *cg, struct order_queue *q, int cpu, 
 	memcpy(&pid, (const uint8_t *)h + sizeof(*h) + 16, 4);
 	if (!pid || !(fc.as = procs_lookup(cg->procs, pid)))
 		return false;
+	walk_regs(x, &regs);
 	unwind_stack(&regs, &stk, find_table, &fc, true, &res);
 	/*
 	 * A pc outside every mapping known yet (the process has just exec'd,

@@ -303,7 +303,7 @@ struct rrule {
 };
 
 struct cstate {
-	uint8_t cfa;            /* enum cfi_cfa (RSP, RBP, DEREF_RBP, PLT, UNSUPPORTED) */
+	uint8_t cfa;            /* enum cfi_cfa */
 	int64_t cfa_off;
 	struct rrule rbp, ra;
 };
@@ -422,6 +422,19 @@ static void cfa_expression(struct cstate *s, const uint8_t *e, size_t n)
 		s->cfa_off = e[sizeof(plt)] - 0x30;
 		return;
 	}
+	/* DW_OP_breg7 N; DW_OP_deref; DW_OP_plus_uconst 8: the entry's rsp in a slot. */
+	if (n >= 5 && e[0] == 0x77) {
+		int64_t off;
+
+		r.pos = 1;
+		off = rd_sleb(&r);
+		if (!r.bad && r.pos == n - 3 && e[n - 3] == 0x06 && e[n - 2] == 0x23 &&
+		    e[n - 1] == 0x08) {
+			s->cfa = CFI_CFA_DEREF_RSP;
+			s->cfa_off = off;
+		}
+		return;
+	}
 	/* DW_OP_breg6 N; DW_OP_deref: a realigned stack. */
 	if (n >= 3 && e[0] == 0x76) {
 		int64_t off;
@@ -456,7 +469,8 @@ static void reg_expression(struct cstate *s, uint64_t reg, const uint8_t *e, siz
 
 static void set_cfa_reg(struct cstate *s, uint64_t reg)
 {
-	s->cfa = reg == REG_RSP ? CFI_CFA_RSP : reg == REG_RBP ? CFI_CFA_RBP : CFI_CFA_UNSUPPORTED;
+	s->cfa = reg == REG_RSP ? CFI_CFA_RSP : reg == REG_RBP ? CFI_CFA_RBP :
+		 reg < 16 ? CFI_CFA_REG + (int)reg : CFI_CFA_UNSUPPORTED;
 }
 
 static void set_offset(struct cstate *s, uint64_t reg, int64_t off)

@@ -61,7 +61,18 @@ enum cfi_cfa {
 	CFI_CFA_END,            /* the return address is undefined: the outermost frame */
 	CFI_CFA_UNSUPPORTED,    /* a rule this unwinder does not follow */
 	CFI_CFA_SIGNAL,         /* a signal trampoline ('S'): rsp points at the kernel's ucontext,
-				   which holds the interrupted rip, rsp and rbp */
+				   which holds the interrupted registers */
+	CFI_CFA_DEREF_RSP,      /* cfa = *(rsp + off) + 8: the entry's rsp kept in a stack slot
+				   (DW_OP_breg7 N; DW_OP_deref; DW_OP_plus_uconst 8: OpenSSL's
+				   assembly) */
+	/*
+	 * cfa = register + off, for the other general registers: CFI_CFA_REG
+	 * plus the DWARF number (0 rax, 1 rdx, 2 rcx, 3 rbx, 4 rsi, 5 rdi,
+	 * 8-15 r8-r15; OpenSSL keeps the CFA in rax, rsi, r9 or r11, ld.so's
+	 * lazy-binding trampoline in rbx).
+	 */
+	CFI_CFA_REG = 16,
+	CFI_CFA_REG_END = CFI_CFA_REG + 16,
 };
 
 /* Where the caller's rbp is. */

@@ -32,7 +32,18 @@ struct walk {
 	uint64_t ip, sp, bp;
 	bool bp_ok;             /* bp holds the caller's real rbp */
 	bool interrupted;       /* ip was interrupted by a signal, not a return address */
+	uint64_t gpr[16];       /* the other registers by DWARF number, where known */
+	uint16_t known;
 };
+
+/*
+ * The registers a caller may count on a callee to preserve (rbx, r12-r15:
+ * rbp and rsp are followed apart).  The tables keep no rule for them, so a
+ * step through a frame, which may have saved and reused them, loses their
+ * values; the others keep theirs, as DWARF's default rule (the same value)
+ * says, which is what code that keeps its CFA in one of them relies on.
+ */
+#define CALLEE_SAVED ((1u << 3) | (1u << 12) | (1u << 13) | (1u << 14) | (1u << 15))
 
 /*
  * Where x86-64 Linux's rt_sigframe keeps the interrupted registers: the
@@ -43,6 +54,8 @@ struct walk {
 #define UC_RBP (40 + 10 * 8)
 #define UC_RSP (40 + 15 * 8)
 #define UC_RIP (40 + 16 * 8)
+/* where gregs keeps each register by DWARF number (-1: rbp, rsp, apart) */
+static const int8_t uc_greg[16] = { 13, 12, 14, 11, 9, 8, -1, -1, 0, 1, 2, 3, 4, 5, 6, 7 };
 
 /* Out of a signal trampoline into the code the signal interrupted. */
 static bool signal_step(struct walk *w, enum unwind_end *end)
@@ -59,10 +72,14 @@ static bool signal_step(struct walk *w, enum unwind_end *end)
 		return false;
 	}
 	w->ip = ip;
-	w->sp = sp;
 	w->bp = bp;
 	w->bp_ok = true;
 	w->interrupted = true;
+	w->known = 0;
+	for (unsigned r = 0; r < 16; r++)
+		if (uc_greg[r] >= 0 && load(w->stk, w->sp + 40 + 8 * (uint64_t)uc_greg[r], &w->gpr[r]))
+			w->known |= (uint16_t)(1u << r);
+	w->sp = sp;
 	return true;
 }
 
@@ -80,6 +97,7 @@ static bool fp_step(struct walk *w)
 	w->sp = w->bp + 16;
 	w->bp = next_bp;
 	w->ip = ra;
+	w->known &= (uint16_t)~CALLEE_SAVED;
 	return true;
 }
 
@@ -106,10 +124,19 @@ static uint64_t cfa_of(struct walk *w, const struct utable_row *row, uint64_t of
 		return v;
 	case CFI_CFA_PLT:
 		return w->sp + 8 + ((off & 15) >= (uint64_t)row->cfa_off ? 8 : 0);
+	case CFI_CFA_DEREF_RSP:
+		if (!load(w->stk, w->sp + (uint64_t)(int64_t)row->cfa_off, &v)) {
+			*end = UNWIND_TRUNCATED;
+			return 0;
+		}
+		return v + 8;
 	case CFI_CFA_END:
 		*end = UNWIND_COMPLETE;
 		return 0;
 	default:
+		if (row->cfa >= CFI_CFA_REG && row->cfa < CFI_CFA_REG_END &&
+		    (w->known >> (row->cfa - CFI_CFA_REG) & 1))
+			return w->gpr[row->cfa - CFI_CFA_REG] + (uint64_t)(int64_t)row->cfa_off;
 		break;
 	}
 	*end = UNWIND_UNSUPPORTED;
@@ -156,13 +183,16 @@ static bool cfi_step(struct walk *w, const struct utable_row *row, uint64_t off,
 	restore_bp(w, row, cfa);
 	w->sp = cfa;
 	w->ip = ra;
+	w->known &= (uint16_t)~CALLEE_SAVED;
 	return true;
 }
 
 void unwind_stack(const struct unwind_regs *regs, const struct unwind_stack *stk,
 		  unwind_find_fn find, void *ctx, bool fp_fallback, struct unwind_result *out)
 {
-	struct walk w = { stk, regs->ip, regs->sp, regs->bp, true, false };
+	struct walk w = { stk, regs->ip, regs->sp, regs->bp, true, false, { 0 }, regs->known };
+
+	memcpy(w.gpr, regs->gpr, sizeof(w.gpr));
 
 	out->n = 0;
 	out->fp_steps = 0;

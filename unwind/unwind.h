@@ -23,8 +23,16 @@
 
 #define UNWIND_MAX_FRAMES 128
 
+/*
+ * The registers a walk starts from: ip, sp and bp, and those of the other
+ * general registers whose bit is set in known (gpr by DWARF number: 0 rax,
+ * 1 rdx, 2 rcx, 3 rbx, 4 rsi, 5 rdi, 8-15 r8-r15), for a CFA kept in one
+ * of them (CFI_CFA_REG).
+ */
 struct unwind_regs {
 	uint64_t ip, sp, bp;
+	uint64_t gpr[16];
+	uint16_t known;
 };
 
 /* A copy of the stack: the bytes at addresses [base, base + size). */
@@ -40,7 +48,8 @@ enum unwind_end {
 	UNWIND_NO_TABLE,        /* a pc in an image without a table, and no frame pointer to follow */
 	UNWIND_NO_CFI,          /* a pc no FDE covers, and no frame pointer to follow */
 	UNWIND_TRUNCATED,       /* the stack copy ended */
-	UNWIND_UNSUPPORTED,     /* a rule the unwinder does not follow (odd CFA rules) */
+	UNWIND_UNSUPPORTED,     /* a rule the unwinder does not follow (odd CFA rules, a CFA in a
+				   register whose value in that frame is unknown) */
 	UNWIND_BAD,             /* no progress, or a bad address: the frames were lost */
 	UNWIND_DEPTH,           /* UNWIND_MAX_FRAMES reached */
 	UNWIND__COUNT

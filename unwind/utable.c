@@ -257,7 +257,7 @@ int utable_decode(const uint8_t *buf, size_t len, struct utable *t, const char *
 
 	memset(t, 0, sizeof(*t));
 	if (len >= 4 && !memcmp(buf, "UTB1", 4)) {
-		*why = "an unwind table of an older format (without signal frames)";
+		*why = "an unwind table of an older format";
 		return -2;
 	}
 	if (len < 9 || memcmp(buf, "UTB2", 4)) {
@@ -295,7 +295,9 @@ int utable_decode(const uint8_t *buf, size_t len, struct utable *t, const char *
 	for (size_t i = 0; i < n; i++) {
 		const struct utable_row *r = &t->rows[i];
 
-		if (r->cfa > CFI_CFA_SIGNAL || r->rbp > CFI_RBP_UNKNOWN ||
+		if ((r->cfa > CFI_CFA_DEREF_RSP &&
+		     (r->cfa < CFI_CFA_REG || r->cfa >= CFI_CFA_REG_END)) ||
+		    r->rbp > CFI_RBP_UNKNOWN ||
 		    (i && r->start <= t->rows[i - 1].start)) {
 			utable_release(t);
 			*why = "malformed unwind table";

@@ -71,8 +71,8 @@ void utable_encode(const struct utable *t, struct strbuf *out);
 /*
  * Decodes and validates an encoded table: exact length, known rule kinds,
  * strictly increasing starts.  Returns 0, or -1 with *why set; -2 for a
- * table of the older format ("UTB1", before CFI_CFA_SIGNAL: it marked
- * signal trampolines unsupported), which is to be made again.
+ * table of the older format ("UTB1", before CFI_CFA_SIGNAL, _DEREF_RSP
+ * and _REG: it marked those rules unsupported), which is to be made again.
  */
 int utable_decode(const uint8_t *buf, size_t len, struct utable *t, const char **why);
 

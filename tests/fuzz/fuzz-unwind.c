@@ -66,6 +66,10 @@ static void walk(const uint8_t *data, size_t size)
 	regs.ip = get_le32(data) & 0xfffff;
 	regs.sp = 0x7ff000000000ull + (get_le16(data + 4) & ~7u);
 	regs.bp = regs.sp + get_le16(data + 6);
+	/* the other registers point into the stack copy, for CFAs kept in them */
+	for (unsigned i = 0; i < 16; i++)
+		regs.gpr[i] = regs.sp + 8 * (data[i & 7] & 63);
+	regs.known = (uint16_t)~(get_le32(data) >> 20);
 	tlen = get_le16(data + 8);
 	data += 10;
 	size -= 10;

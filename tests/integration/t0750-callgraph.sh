@@ -85,6 +85,33 @@ assert raise_ and raise_[0][\"samples\"] >= 0.9 * n, p[\"main\"][\"children\"]
 "
 '
 
+# A CFA kept elsewhere than in rsp or rbp: wl-callers --asm keeps it in rax
+# for half its work and as the entry's rsp in a stack slot for the other
+# half, as OpenSSL's assembly does (and its AES-GCM, where the walks used
+# to end: 11.8% of the stacks were whole).
+test_expect_success 'CFAs kept in a register or a stack slot (as OpenSSL keeps them)' '
+	dcpirun -q -g -e cycles -F 2000 -d asm.db -- $W/wl-callers --asm &&
+	share=$(complete_share asm.db wl-callers) && echo "wl-callers --asm: $share" &&
+	near "$share" 1 0.05 &&
+	dcpicg -d asm.db asm_leaf >asm.txt &&
+	a=$(arc_time asm.txt caller_asm asm_leaf) && echo "asm_leaf for caller_asm: $a s" &&
+	dcpilist -d asm.db --json asm_leaf | python3 -c "
+import json, sys
+i = json.load(sys.stdin)[\"instructions\"]
+half = int([x for x in i if x[\"text\"].startswith(\"xor\")][0][\"address\"], 16)
+n = [sum(sum(x[\"samples\"].values()) for x in i if (int(x[\"address\"], 16) < half) == first)
+     for first in (True, False)]
+print(\"samples: rax half\", n[0], \"slot half\", n[1])
+assert min(n) > 0.25 * sum(n), n
+" &&
+	if command -v openssl >/dev/null; then
+		dcpirun -q -g -e cycles -F 2000 -d ssl.db -- \
+			openssl speed -seconds 1 -evp aes-128-gcm -bytes 16384 >/dev/null 2>&1 &&
+		share=$(complete_share ssl.db openssl) && echo "openssl aes-128-gcm: $share" &&
+		near "$share" 1 0.05
+	fi
+'
+
 test_expect_success 'mutual recursion is a cycle; calls are never guessed' '
 	n=$(sed -n "s/.* ping <cycle \([0-9]*\)> .*/\1/p" cg.txt | head -n 1) &&
 	test -n "$n" &&

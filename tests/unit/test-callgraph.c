@@ -366,6 +366,104 @@ static void unwind_through_signal_frame(void **state)
 	free(s);
 }
 
+/*
+ * CFAs kept elsewhere than in rsp or rbp, as OpenSSL's assembly keeps them:
+ * in another register (rax here), and as the entry's rsp saved in a stack
+ * slot (DW_OP_breg7 N; DW_OP_deref; DW_OP_plus_uconst 8).
+ */
+struct walk_table {
+	const struct utable *t;
+};
+
+/* A synthetic table's lookup: pcs below 0x100000 map, at their own offset. */
+static const struct utable *table_find(void *ctx, uint64_t pc, uint64_t *offset, bool *mapped)
+{
+	const struct walk_table *w = ctx;
+
+	*mapped = pc < 0x100000;
+	*offset = pc;
+	return *mapped ? w->t : NULL;
+}
+
+static void collect_row(void *ctx, const struct cfi_row *row)
+{
+	struct cfi_row *rows = ctx;
+
+	for (int i = 0; i < 8; i++)
+		if (!rows[i].start && !rows[i].cfa) {
+			rows[i] = *row;
+			return;
+		}
+}
+
+static void cfa_elsewhere(void **state)
+{
+	/* the CIE of GCC: cfa = rsp + 8, the return address at cfa - 8 */
+	static const uint8_t cie[] = { 0x0c, 0x07, 0x08, 0x90, 0x01 };
+	static const uint8_t fde[] = {
+		0x43,                                   /* advance 3 */
+		0x0d, 0x00,                             /* def_cfa_register rax */
+		0x44,                                   /* advance 4 */
+		0x0f, 0x05, 0x77, 0x18, 0x06, 0x23, 0x08, /* rsp + 24; deref; + 8 */
+		0x44,                                   /* advance 4 */
+		0x0f, 0x03, 0x77, 0x18, 0x06,           /* no constant: not followed */
+	};
+	struct cfi_fde f = { 0x1000, 0x1020, fde, sizeof(fde), cie, sizeof(cie), 1, -8, 16, false };
+	struct cfi_row rows[8];
+	/* a walk by such rules: [leaf 0x1003 (rax)] -> 0x2004 (slot) -> 0x3000 (outermost) */
+	struct utable_row trows[4] = {
+		{ 0x1000, CFI_CFA_REG + 0, CFI_RBP_SAME, 0, 8 },
+		{ 0x2000, CFI_CFA_DEREF_RSP, CFI_RBP_SAME, 0, 16 },
+		{ 0x3000, CFI_CFA_END, CFI_RBP_SAME, 0, 0 },
+	};
+	struct utable t = { trows, 3, { 0 }, 0, 3, 0 };
+	uint64_t stack[64] = { 0 }, base = 0x7ffd00000000ull;
+	struct unwind_regs regs = { 0x1003, base, 0, { 0 }, 0 };
+	struct unwind_stack stk = { base, (const uint8_t *)stack, sizeof(stack) };
+	struct unwind_result *res = XNEW(struct unwind_result);
+	struct walk_table wt = { &t };
+
+	(void)state;
+	memset(rows, 0, sizeof(rows));
+	assert_int_equal(cfi_fde_rows(&f, collect_row, rows), 0);
+	assert_int_equal(rows[0].cfa, CFI_CFA_RSP);
+	assert_int_equal(rows[1].start, 0x1003);
+	assert_int_equal(rows[1].cfa, CFI_CFA_REG + 0);
+	assert_int_equal(rows[1].cfa_off, 8);
+	assert_int_equal(rows[2].start, 0x1007);
+	assert_int_equal(rows[2].cfa, CFI_CFA_DEREF_RSP);
+	assert_int_equal(rows[2].cfa_off, 0x18);
+	assert_int_equal(rows[3].start, 0x100b);
+	assert_int_equal(rows[3].cfa, CFI_CFA_UNSUPPORTED);
+
+	/* rax = base + 0x40: cfa = base + 0x48, the return address below it */
+	regs.gpr[0] = base + 0x40;
+	regs.known = 1;
+	stack[0x40 / 8] = 0x2005;
+	/* at sp = base + 0x48, the slot rsp + 16 holds the entry's rsp */
+	stack[0x58 / 8] = base + 0x100;
+	stack[0x100 / 8] = 0x3001;
+	unwind_stack(&regs, &stk, table_find, &wt, false, res);
+	assert_int_equal(res->end, UNWIND_COMPLETE);
+	assert_int_equal(res->n, 3);
+	assert_int_equal(res->pcs[1], 0x2005);
+	assert_int_equal(res->pcs[2], 0x3001);
+	/* rax not sampled: that rule cannot be followed */
+	regs.known = 0;
+	unwind_stack(&regs, &stk, table_find, &wt, false, res);
+	assert_int_equal(res->end, UNWIND_UNSUPPORTED);
+	assert_int_equal(res->n, 1);
+	/* rbx, which a caller counts on its callees to keep, is lost past a frame */
+	trows[1].cfa = CFI_CFA_REG + 3;
+	trows[1].cfa_off = 8;
+	regs.gpr[3] = base + 0x50;
+	regs.known = 1 | 1 << 3;
+	unwind_stack(&regs, &stk, table_find, &wt, false, res);
+	assert_int_equal(res->end, UNWIND_UNSUPPORTED);
+	assert_int_equal(res->n, 2);
+	free(res);
+}
+
 /* ---- a sample's call chain, registers and stack ------------------------------------------ */
 
 static void put64(struct strbuf *sb, uint64_t v)
@@ -776,6 +874,7 @@ int main(void)
 		cmocka_unit_test(table_encoding),
 		cmocka_unit_test(unwind_matches_backtrace),
 		cmocka_unit_test(unwind_through_signal_frame),
+		cmocka_unit_test(cfa_elsewhere),
 		cmocka_unit_test(sample_fields),
 		cmocka_unit_test(queue_trims_stack),
 		cmocka_unit_test(stacks_roundtrip),
