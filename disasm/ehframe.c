@@ -28,7 +28,7 @@ static int add_range(void *ctx, const struct cfi_fde *f)
 int ehframe_parse(const uint8_t *buf, size_t len, uint64_t sec_addr, bool is64, bool little,
 		  struct fde_range **v, size_t *n, size_t *alloc)
 {
-	struct cfi_section s = { buf, len, sec_addr, is64, little };
+	struct cfi_section s = { buf, len, sec_addr, is64, little, false };
 	struct ranges r = { v, n, alloc };
 
 	return cfi_walk(&s, add_range, &r);

@@ -190,6 +190,12 @@ static int cie_augmentation(struct rd *r, const char *aug, uint64_t sec_addr, st
 	return 0;
 }
 
+/* What a CIE's id field holds: 0 in .eh_frame, all ones in .debug_frame. */
+static uint64_t cie_id(const struct cfi_section *s, unsigned idsize)
+{
+	return !s->debug_frame ? 0 : idsize == 8 ? UINT64_MAX : 0xffffffffu;
+}
+
 static int parse_cie(const struct cfi_section *s, size_t off, struct cie *c)
 {
 	struct rd r = { s->buf, off, s->len, s->little, s->is64, false };
@@ -202,7 +208,7 @@ static int parse_cie(const struct cfi_section *s, size_t off, struct cie *c)
 	c->off = off;
 	c->fde_enc = PE_ABSPTR;
 	idsize = record_start(&r, s->len, &rlen);
-	if (r.bad || rd_uint(&r, idsize) != 0)  /* CIE id */
+	if (r.bad || rd_uint(&r, idsize) != cie_id(s, idsize))
 		return -1;
 	version = (unsigned)rd_uint(&r, 1);
 	if (r.bad || (version != 1 && version != 3 && version != 4))
@@ -237,7 +243,7 @@ int cfi_walk(const struct cfi_section *s, cfi_fde_fn fn, void *ctx)
 	while (off < s->len) {
 		struct rd r = { s->buf, off, s->len, s->little, s->is64, false };
 		struct cfi_fde f;
-		size_t id_pos;
+		size_t id_pos, cie_off;
 		unsigned idsize;
 		uint64_t rlen, id;
 		bool ok = true;
@@ -252,12 +258,16 @@ int cfi_walk(const struct cfi_section *s, cfi_fde_fn fn, void *ctx)
 		if (r.bad)
 			return -1;
 		off = r.end;
-		if (id == 0)
+		if (id == cie_id(s, idsize))
 			continue;  /* a CIE */
-		/* An FDE: id is the distance back to its CIE. */
-		if (id > id_pos)
+		/*
+		 * An FDE: id is the distance back to its CIE (.eh_frame), or
+		 * the CIE's offset in the section (.debug_frame).
+		 */
+		if (s->debug_frame ? id >= s->len : id > id_pos)
 			return -1;
-		if (cie.off != id_pos - id && parse_cie(s, id_pos - (size_t)id, &cie))
+		cie_off = s->debug_frame ? (size_t)id : id_pos - (size_t)id;
+		if (cie.off != cie_off && parse_cie(s, cie_off, &cie))
 			return -1;
 		if (!cie.ok)
 			continue;

@@ -25,6 +25,13 @@ struct cfi_section {
 	size_t len;
 	uint64_t addr;          /* the section's address (sh_addr): pc-relative pointers */
 	bool is64, little;      /* ELFCLASS64, ELFDATA2LSB */
+	/*
+	 * DWARF's .debug_frame rather than .eh_frame: a CIE's id is all ones,
+	 * an FDE's CIE pointer is an offset from the section's start, and
+	 * (without augmentation data) its addresses are absolute.  Go's
+	 * linker writes only this.
+	 */
+	bool debug_frame;
 };
 
 /* One FDE: the function range it covers and its CFA program. */

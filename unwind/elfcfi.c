@@ -12,7 +12,7 @@
 enum {
 	EHDR_SIZE = 64, PHDR_SIZE = 56, SHDR_SIZE = 64,
 	PT_LOAD = 1, PT_NOTE = 4, PT_GNU_EH_FRAME = 0x6474e550,
-	SHT_NOTE = 7, SHT_NOBITS = 8, PF_X = 1, NT_GNU_BUILD_ID = 3,
+	SHT_NOTE = 7, SHT_NOBITS = 8, SHF_COMPRESSED = 0x800, PF_X = 1, NT_GNU_BUILD_ID = 3,
 	EM_X86_64 = 62,
 };
 
@@ -105,6 +105,13 @@ static void read_sections(const uint8_t *buf, size_t len, struct elfcfi *e, uint
 			e->eh_frame.len = (size_t)size;
 			e->eh_frame.addr = addr;
 		}
+		if (!strcmp((const char *)names + name, ".debug_frame") && inside(len, off, size) &&
+		    !e->debug_frame.buf) {
+			e->debug_frame.buf = buf + off;
+			e->debug_frame.len = (size_t)size;
+			e->debug_frame.addr = addr;
+			e->debug_frame_zlib = get_le64(sh + 8) & SHF_COMPRESSED;
+		}
 	}
 }
 
@@ -165,6 +172,7 @@ int elfcfi_read(const uint8_t *buf, size_t len, struct elfcfi *e, const char **w
 	if (read_loads(buf, len, e, phoff, phnum, &hdr_off, &hdr_vaddr, why))
 		return -1;
 	e->eh_frame.is64 = e->eh_frame.little = true;
+	e->debug_frame.is64 = e->debug_frame.little = e->debug_frame.debug_frame = true;
 	read_sections(buf, len, e, shoff, shnum, shstrndx);
 	for (unsigned i = 0; i < phnum && !e->build_id_len; i++) {
 		const uint8_t *ph = buf + phoff + (size_t)i * PHDR_SIZE;

@@ -30,6 +30,9 @@ struct elfcfi_load {
 
 struct elfcfi {
 	struct cfi_section eh_frame;    /* buf NULL if the file has none */
+	struct cfi_section debug_frame; /* .debug_frame (Go's only CFI); buf NULL if none */
+	bool debug_frame_zlib;          /* SHF_COMPRESSED (Go's linker's default): an Elf64_Chdr,
+					   then the compressed bytes */
 	struct elfcfi_load loads[ELFCFI_MAX_LOADS];
 	size_t n_loads;
 	uint8_t build_id[ELFCFI_BUILD_ID_MAX];
@@ -41,7 +44,7 @@ struct elfcfi {
  * Reads the ELF file in buf[0..len).  Returns 0, or -1 with *why set to a
  * static reason ("not an ELF file", "not an x86-64 ELF64 file",
  * "truncated program headers", ...).  A file without .eh_frame is not an
- * error (e->eh_frame.buf is NULL).
+ * error (e->eh_frame.buf is NULL), nor one without .debug_frame.
  */
 int elfcfi_read(const uint8_t *buf, size_t len, struct elfcfi *e, const char **why);
 

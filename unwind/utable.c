@@ -14,6 +14,12 @@
 #include "core/xalloc.h"
 #include "unwind/elfcfi.h"
 
+#include <zlib.h>
+
+/* A compressed .debug_frame larger than this once inflated is refused. */
+#define DEBUG_FRAME_MAX ((uint64_t)64 << 20)
+#define ELFCOMPRESS_ZLIB 1
+
 void utable_release(struct utable *t)
 {
 	free(t->rows);
@@ -163,28 +169,101 @@ static void mark_entry(struct utable *t, const struct elfcfi *e)
 	}
 }
 
+/*
+ * A compressed section (SHF_COMPRESSED: an Elf64_Chdr of 24 bytes, then a
+ * zlib stream), inflated into *out (the caller frees it) and described by
+ * *sec.  Its size is bounded before anything is allocated.
+ */
+static int inflate_section(const struct cfi_section *in, struct cfi_section *sec, uint8_t **out,
+			   const char **why)
+{
+	uint64_t size;
+	uLongf n;
+
+	*out = NULL;
+	if (in->len < 24 || get_le32(in->buf) != ELFCOMPRESS_ZLIB) {
+		*why = "a compressed .debug_frame of an unknown kind";
+		return -1;
+	}
+	size = get_le64(in->buf + 8);
+	if (!size || size > DEBUG_FRAME_MAX) {
+		*why = "a compressed .debug_frame of an unlikely size";
+		return -1;
+	}
+	*out = xmalloc((size_t)size);
+	n = (uLongf)size;
+	if (uncompress(*out, &n, in->buf + 24, (uLong)(in->len - 24)) != Z_OK || n != size) {
+		free(*out);
+		*out = NULL;
+		*why = "a damaged compressed .debug_frame";
+		return -1;
+	}
+	*sec = *in;
+	sec->buf = *out;
+	sec->len = (size_t)size;
+	return 0;
+}
+
+/*
+ * Walks one CFI section into b (inflating it first if it is compressed).
+ * Returns 0, or -1 with *why set.
+ */
+static int walk_section(const struct cfi_section *sec, bool zlib, struct build *b,
+			const char **why)
+{
+	struct cfi_section inflated;
+	uint8_t *owned = NULL;
+	int r;
+
+	if (zlib) {
+		if (inflate_section(sec, &inflated, &owned, why))
+			return -1;
+		sec = &inflated;
+	}
+	r = cfi_walk(sec, on_fde, b);
+	free(owned);
+	if (r && !b->n) {
+		*why = sec->debug_frame ? "malformed .debug_frame" : "malformed .eh_frame";
+		return -1;
+	}
+	return 0;
+}
+
 int utable_build(const uint8_t *elf, size_t len, struct utable *t, const char **why)
 {
 	struct elfcfi e;
 	struct build b;
-	int r;
+	int r = -1;
 
 	memset(t, 0, sizeof(*t));
 	if (elfcfi_read(elf, len, &e, why))
 		return -1;
 	memcpy(t->build_id, e.build_id, e.build_id_len);
 	t->build_id_len = e.build_id_len;
-	if (!e.eh_frame.buf) {
-		*why = "no .eh_frame section";
+	if (!e.eh_frame.buf && !e.debug_frame.buf) {
+		*why = "no .eh_frame or .debug_frame section";
 		return -1;
 	}
 	memset(&b, 0, sizeof(b));
 	b.elf = &e;
 	b.t = t;
-	r = cfi_walk(&e.eh_frame, on_fde, &b);
-	if (r && !b.n) {
+	/*
+	 * .eh_frame, or .debug_frame where .eh_frame has no FDE (Go's linker
+	 * writes only .debug_frame; a -fno-asynchronous-unwind-tables build
+	 * may have an empty .eh_frame): never both, they describe the same
+	 * functions.
+	 */
+	if (e.eh_frame.buf)
+		r = walk_section(&e.eh_frame, false, &b, why);
+	if (!t->fdes && e.debug_frame.buf) {
 		free(b.v);
-		*why = "malformed .eh_frame";
+		memset(&b, 0, sizeof(b));
+		b.elf = &e;
+		b.t = t;
+		r = walk_section(&e.debug_frame, e.debug_frame_zlib, &b, why);
+	}
+	if (r) {
+		free(b.v);
 		return -1;
 	}
 	if (b.too_big) {

@@ -112,6 +112,25 @@ assert min(n) > 0.25 * sum(n), n
 	fi
 '
 
+# Go: its only CFI is a compressed .debug_frame, and its leaf functions
+# build no frame (a frame-pointer walk would give leaf to main.main).
+if command -v go >/dev/null 2>&1; then
+	test_expect_success 'a Go program: unwound by its .debug_frame, the 3:1 split within 5 points' '
+		cp "$top_srcdir"/tests/workloads/wl-go/main.go "$top_srcdir"/tests/workloads/wl-go/go.mod . &&
+		HOME=$TEST_DIR GOCACHE=$TEST_DIR/gocache GOFLAGS=-mod=mod go build -o wl-go . &&
+		dcpirun -q -g -e cycles -F 2000 -d go.db -- ./wl-go 10000000 2>/dev/null &&
+		share=$(complete_share go.db wl-go) && echo "wl-go: $share" &&
+		near "$share" 1 0.05 &&
+		dcpicg -d go.db main.leaf >go.txt &&
+		a=$(arc_time go.txt main.callerA main.leaf) && b=$(arc_time go.txt main.callerB main.leaf) &&
+		share=$(awk -v a=$a -v b=$b "BEGIN { printf \"%.4f\", a / (a + b) }") &&
+		echo "callerA $a s, callerB $b s: $share" &&
+		near "$share" 0.75 0.05
+	'
+else
+	test_skip 'a Go program: unwound by its .debug_frame, the 3:1 split within 5 points' 'no go'
+fi
+
 test_expect_success 'mutual recursion is a cycle; calls are never guessed' '
 	n=$(sed -n "s/.* ping <cycle \([0-9]*\)> .*/\1/p" cg.txt | head -n 1) &&
 	test -n "$n" &&

@@ -464,6 +464,52 @@ static void cfa_elsewhere(void **state)
 	free(res);
 }
 
+/*
+ * A .debug_frame as Go's linker writes it: the CIE's id all ones, the FDE's
+ * CIE pointer an offset from the section's start, absolute addresses, a
+ * data alignment of -4.
+ */
+static int take_fde(void *ctx, const struct cfi_fde *f)
+{
+	struct cfi_row *rows = ctx;
+
+	assert_int_equal(f->start, 0x401000);
+	assert_int_equal(f->end, 0x401059);
+	assert_int_equal(cfi_fde_rows(f, collect_row, rows), 0);
+	return 0;
+}
+
+static void debug_frame_walk(void **state)
+{
+	static const uint8_t sec[] = {
+		/* CIE: length 16, id ffffffff, version 3, "", code 1, data -4, ra 16 */
+		0x10, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 3, 0, 1, 0x7c, 16,
+		0x0c, 0x07, 0x08,                       /* def_cfa rsp 8 */
+		0x05, 0x10, 0x02, 0x00,                 /* offset_extended r16 at cfa - 8; nop */
+		/* FDE: length 24, CIE at 0, start, range */
+		0x18, 0, 0, 0, 0, 0, 0, 0,
+		0x00, 0x10, 0x40, 0, 0, 0, 0, 0, 0x59, 0, 0, 0, 0, 0, 0, 0,
+		0x4a, 0x13, 0x78,                       /* advance 10; def_cfa_offset_sf 32 (-8 * -4) */
+		0x00,                                   /* nop */
+		0, 0, 0, 0,                             /* terminator */
+	};
+	struct cfi_section s = { sec, sizeof(sec), 0, true, true, true };
+	struct cfi_row rows[8];
+
+	(void)state;
+	memset(rows, 0, sizeof(rows));
+	assert_int_equal(cfi_walk(&s, take_fde, rows), 0);
+	assert_int_equal(rows[0].start, 0x401000);
+	assert_int_equal(rows[0].cfa, CFI_CFA_RSP);
+	assert_int_equal(rows[0].cfa_off, 8);
+	assert_int_equal(rows[1].start, 0x40100a);
+	assert_int_equal(rows[1].cfa, CFI_CFA_RSP);
+	assert_int_equal(rows[1].cfa_off, 32);
+	/* the same bytes read as .eh_frame: its CIE id is 0, so this is no CIE */
+	s.debug_frame = false;
+	assert_int_equal(cfi_walk(&s, take_fde, rows), -1);
+}
+
 /* ---- a sample's call chain, registers and stack ------------------------------------------ */
 
 static void put64(struct strbuf *sb, uint64_t v)
@@ -875,6 +921,7 @@ int main(void)
 		cmocka_unit_test(unwind_matches_backtrace),
 		cmocka_unit_test(unwind_through_signal_frame),
 		cmocka_unit_test(cfa_elsewhere),
+		cmocka_unit_test(debug_frame_walk),
 		cmocka_unit_test(sample_fields),
 		cmocka_unit_test(queue_trims_stack),
 		cmocka_unit_test(stacks_roundtrip),

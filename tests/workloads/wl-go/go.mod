@@ -1,0 +1,3 @@
+module wlgo
+
+go 1.19
