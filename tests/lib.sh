@@ -47,10 +47,21 @@ TEST_NAME=$(basename "$0" .sh)
 TEST_DIR=$(mktemp -d "${TMPDIR:-/tmp}/dcpi-$TEST_NAME.XXXXXX")
 # A body's output, kept outside $TEST_DIR (which tests list and search).
 TEST_OUT=$(mktemp "${TMPDIR:-/tmp}/dcpi-$TEST_NAME.out.XXXXXX")
+TEST_PID=$$
 trap 'test_cleanup' EXIT
 cd "$TEST_DIR" || exit 1
 
+# True in the test's own shell, false in a subshell of it.  EXIT traps must
+# check it: bash runs its parent's EXIT trap in a subshell that a signal
+# ends before the subshell has reset its traps.  run_bounded's watchdog,
+# killed as soon as a quick body ends, did so once in CI and removed
+# $TEST_DIR under the tests still to run.
+in_test_shell() {
+	[ "$BASHPID" = "$TEST_PID" ]
+}
+
 test_cleanup() {
+	in_test_shell || return 0
 	cd /
 	rm -f "$TEST_OUT"
 	if [ "${DCPI_TEST_KEEP:-0}" = 1 ] || [ "$test_failed" -gt 0 ]; then

@@ -11,7 +11,7 @@ require_sampling
 W=$top_builddir/tests/workloads
 SOCK=$TEST_DIR/ctl/dcpid.sock
 ctl() { dcpictl --socket "$SOCK" "$@"; }
-trap 'stop_daemons; test_cleanup' EXIT
+trap 'in_test_shell && stop_daemons; test_cleanup' EXIT
 
 start_dcpid() {
 	local i

@@ -41,7 +41,7 @@ package_cleanup() {
 	rm -rf /var/lib/dcpi /run/dcpi
 	[ $had_group = 0 ] && getent group dcpi >/dev/null && groupdel dcpi
 }
-trap 'package_cleanup; test_cleanup' EXIT
+trap 'in_test_shell && package_cleanup; test_cleanup' EXIT
 
 apt_get() {
 	DEBIAN_FRONTEND=noninteractive apt-get -y -q -o DPkg::Lock::Timeout=300 "$@"
