@@ -122,7 +122,14 @@ if dcpirun -q -d rec -F 2000 -- "$top_builddir/tests/workloads/wl-three" >/dev/n
 			offers_some "dcpicalc -d rec " one two three &&
 			offers "dcpilist -d rec thr" "three" &&
 			offers "dcpidiff -d rec -p tw" "two" || exit 1
-		done
+		done &&
+		# what the completion reads, and its exit status (it once crashed
+		# at the end, after printing, with a status of 139 nobody saw)
+		dcpidb -d rec complete procedures >procs &&
+		grep -qx two procs &&
+		dcpidb -d rec complete epochs >epochs && test -s epochs &&
+		test_must_fail dcpidb -d nodb complete procedures 2>err &&
+		grep "no profile database" err
 	'
 else
 	test_skip 'procedures of the epoch for dcpicalc and dcpilist' \
