@@ -60,8 +60,8 @@ test_expect_success 'a process tree: a shell starts the program, threads and all
 
 test_expect_success 'recursion: every level is a call' '
 	dcpiwatch --json -f rec -- $W recurse 10 5 >out &&
-	test "$(jget out "rec" calls)" = 60 &&
-	test "$(jget out "rec" timed)" = 60
+	{ test "$(jget out "rec" calls)" = 60 && test "$(jget out "rec" timed)" = 60 ||
+		{ cat out; false; }; }
 '
 
 test_expect_success 'a call still running when the program exits: open, not lost' '

@@ -120,8 +120,10 @@ if dcpirun -q -d rec -F 2000 -- "$top_builddir/tests/workloads/wl-three" >/dev/n
 		for NOBC in "" 1; do
 			export NOBC
 			offers_some "dcpicalc -d rec " one two three &&
-			offers "dcpilist -d rec thr" "three" &&
-			offers "dcpidiff -d rec -p tw" "two" || exit 1
+			# (at least: the kernel procedures sampled in the run are
+			# words too, and which of them start so is chance)
+			offers_some "dcpilist -d rec thr" three &&
+			offers_some "dcpidiff -d rec -p tw" two || exit 1
 		done &&
 		# what the completion reads, and its exit status (it once crashed
 		# at the end, after printing, with a status of 139 nobody saw)
