@@ -360,10 +360,8 @@ static int complete_procedures(const char *epoch)
 
 	t.db_path = db_path;
 	t.epoch = epoch;
-	/* as tool_start() sets them up: tool_finish() flushes t.out */
-	srcfiles_init(&t.src);
-	t.sets = (struct pset_ctx)PSET_CTX_INIT;
-	draw_init_file(&t.out, stdout, 0);
+	t.color = CLI_COLOR_NEVER;        /* words for a completion, never escapes */
+	tool_init(&t);
 	po.quiet = true;
 	if (tool_open(&t) || procprof_build(&pp, &t.view, &po))
 		return tool_finish(&t, -1);

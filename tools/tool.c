@@ -36,18 +36,36 @@ int tool_norm_option(const struct cli_option *opt, const char *arg)
 	return 0;
 }
 
+/* What the options parsed into t need first (--substitute-path fills t->src). */
+static void prepare(struct tool *t)
+{
+	srcfiles_init(&t->src);
+	t->sets = (struct pset_ctx)PSET_CTX_INIT;
+}
+
+/* What follows from the options: the sets' -d and binaries, the text output. */
+static void finish_setup(struct tool *t)
+{
+	t->sets.db_path = t->db_path;
+	t->sets.view_opts = t->binaries;
+	draw_init_file(&t->out, stdout, cli_use_color(t->color, stdout) ? DRAW_COLOR : 0);
+}
+
+void tool_init(struct tool *t)
+{
+	prepare(t);
+	finish_setup(t);
+}
+
 int tool_start(struct tool *t, int argc, char **argv, const struct cli_command *cmd,
 	       unsigned flags)
 {
 	int first;
 
 	cli_init(argc, argv);
-	srcfiles_init(&t->src);
-	t->sets = (struct pset_ctx)PSET_CTX_INIT;
+	prepare(t);
 	first = cli_parse(argc, argv, cmd);
-	t->sets.db_path = t->db_path;
-	t->sets.view_opts = t->binaries;
-	draw_init_file(&t->out, stdout, cli_use_color(t->color, stdout) ? DRAW_COLOR : 0);
+	finish_setup(t);
 	if ((flags & TOOL_EPOCH) && tool_open(t))
 		exit(tool_finish(t, -1));
 	return first;

@@ -93,6 +93,14 @@ enum tool_flags {
 };
 
 /*
+ * Sets t up without a command line (what tool_start does first): text
+ * output on stdout, colour as t->color says, no sets.  For a tool run
+ * from another command (dcpidb complete), which then calls tool_open and
+ * tool_finish.
+ */
+void tool_init(struct tool *t);
+
+/*
  * Sets t up and parses the command line with cmd (core/cli.h: --help,
  * --version and bad usage exit there); with TOOL_EPOCH, opens the database
  * and the epoch too, and exits 1 if they cannot be.  Returns the index of

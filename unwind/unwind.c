@@ -51,9 +51,10 @@ struct walk {
  * uc_mcontext (at 40) holds gregs in the order r8-r15, rdi, rsi, rbp, rbx,
  * rdx, rax, rcx, rsp, rip (<sys/ucontext.h>, the kernel's sigcontext).
  */
-#define UC_RBP (40 + 10 * 8)
-#define UC_RSP (40 + 15 * 8)
-#define UC_RIP (40 + 16 * 8)
+#define UC_GREG(i) (40 + 8 * (uint64_t)(i))
+#define UC_RBP UC_GREG(10)
+#define UC_RSP UC_GREG(15)
+#define UC_RIP UC_GREG(16)
 /* where gregs keeps each register by DWARF number (-1: rbp, rsp, apart) */
 static const int8_t uc_greg[16] = { 13, 12, 14, 11, 9, 8, -1, -1, 0, 1, 2, 3, 4, 5, 6, 7 };
 
@@ -77,7 +78,7 @@ static bool signal_step(struct walk *w, enum unwind_end *end)
 	w->interrupted = true;
 	w->known = 0;
 	for (unsigned r = 0; r < 16; r++)
-		if (uc_greg[r] >= 0 && load(w->stk, w->sp + 40 + 8 * (uint64_t)uc_greg[r], &w->gpr[r]))
+		if (uc_greg[r] >= 0 && load(w->stk, w->sp + UC_GREG(uc_greg[r]), &w->gpr[r]))
 			w->known |= (uint16_t)(1u << r);
 	w->sp = sp;
 	return true;
