@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * analysis/burstview.h - what the epoch's burst traces (db/bursts.h) say
  * about one procedure: how often each instruction was stepped, the exact

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * analysis/calc.c - the analysis of one procedure (calc.h): schedules,
  * skid, frequency estimation, propagation, flow correction, CPI, culprits

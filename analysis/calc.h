@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * analysis/calc.h - instruction-level analysis of one procedure (seed
  * 001, section 6): from sample counts alone, how often each instruction

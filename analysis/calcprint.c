@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * analysis/calcprint.c - dcpicalc's reports, shared with dcpi-tui: the
  * Figure 2 listing as lines (calc_render) drawn as styled segments

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * analysis/callgraph.c - gprof's listings from sampled stacks.
  */

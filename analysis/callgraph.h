@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * analysis/callgraph.h - the call graph of an epoch from its sampled
  * stacks, in the form of gprof's (seed 003): per procedure its own samples

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * analysis/culprit.c - the dynamic stall reasons that cannot be
  * ruled out (culprit.h).

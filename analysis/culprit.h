@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * analysis/culprit.h - why an instruction stalled: every dynamic
  * stall reason that cannot be ruled out ("guilty until proven innocent",

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * analysis/diff-print.c - dcpidiff's report: text (drawn, present/draw.h)
  * and JSON.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * analysis/diff.c - two sides of profile sets compared row by row,
  * with a significance verdict per row (dcpidiff, dcpi-tui's diff views).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * analysis/diff.h - two profiles compared, with noise told apart from
  * change: dcpidiff, and the engine of dcpi-tui's diff views (so that both

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * analysis/epochview.h - one epoch of a profile database opened for
  * reports: its metadata, its images with their sample totals, and, on

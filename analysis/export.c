@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * analysis/export.c - pprof's profile.proto and folded stacks.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * analysis/export.h - an epoch's stacks in the formats the tools people
  * already have read (dcpiexport):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * analysis/flow.c - min-cost flow correction of frequency estimates
  * (flow.h): successive shortest paths on the residual network, Dijkstra

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * analysis/flow.h - the global flow correction: the block and edge
  * frequencies closest to the estimates that conserve flow everywhere.

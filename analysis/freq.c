@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * analysis/freq.c - frequency estimation per class and local
  * propagation (freq.h).

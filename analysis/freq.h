@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * analysis/freq.h - frequency estimation (the DCPI paper, 6.1.3-6.1.5):
  * from the samples and static minimum cycles of the instructions of one

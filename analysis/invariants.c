@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "config.h"
 #include "analysis/invariants.h"
 #include "analysis/listing.h"

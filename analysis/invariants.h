@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * analysis/invariants.h - the semi-invariant instructions of an epoch
  * (dcpivals): those whose written register or accessed address holds one

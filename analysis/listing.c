@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * analysis/listing.c - a procedure's instructions with samples,
  * blocks and source; the dcpilist report.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * analysis/listing.h - one procedure instruction by instruction: each
  * instruction with its samples per event, its basic block (with the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * analysis/lookup.h - finding a procedure of an epoch from what a
  * user types: a name ("memcpy", a C++ name demangled or not, "gzip+0x4a30"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * analysis/measure.h - execution counts measured from value profiles:
  * counting instead of estimating (docs/analysis.md, "Measured

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * analysis/procprof.c - samples per procedure or image, and the
  * dcpiprof report (text and JSON).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * analysis/procprof.h - where the samples of an epoch fall: one row
  * per procedure (or per image), with samples per event, percentages and a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * analysis/pset.c - profile sets, and rows matched across them.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * analysis/pset.h - profile sets, and rows matched across them: the
  * common ground of dcpistats (setstats.h) and dcpidiff (diff.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * analysis/setstats.h - how much each procedure (image, instruction)
  * varies across sets of samples: dcpistats, as Figure 3 of the DCPI paper

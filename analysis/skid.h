@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * analysis/skid.h - where a sample lands relative to the instruction
  * it measures, per event, and moving samples back before estimation.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * analysis/stackview.c - stacks resolved to procedures, and delayed ticks.
  */

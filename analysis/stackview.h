@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * analysis/stackview.h - an epoch's stack table (db/stacks.h) resolved to
  * procedures: the common ground of the call graph (dcpicg), the exports

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * analysis/stats.h - the statistics behind dcpistats and dcpidiff:
  * descriptive statistics across sample sets, and significance tests that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * analysis/valprof.h - a procedure's value profile, instruction by
  * instruction, as the reports show it (seed 004, slide 15):

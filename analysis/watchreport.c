@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * analysis/watchreport.c - stopwatch results as text and JSON
  * (analysis/watchreport.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * analysis/watchreport.h - stopwatch results (db/watch.h) as a text report
  * drawn in styled segments (present/draw.h: dcpiwatch prints it, dcpi-tui's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * collect/burst.h - short bursts (seed 004: vprof's interpreter, vreplay):
  * now and then a thread that was just sampled is stopped and followed for

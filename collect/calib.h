@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * collect/calib.h - measuring how many cycles one sample of a time event
  * stands for (docs/collect.md, "Calibration").

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * collect/callchain.h - call stacks at collection time (dcpirun -g, dcpid
  * -g): what the events must record, unwinding each sample's stack as it is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * collect/collector-int.h - the collector's insides, shared by
  * collect/collector.c (the sample path) and collect/status.c (its

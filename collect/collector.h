@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * collect/collector.h - the sampling driver and the daemon's sample path,
  * from perf events to the profile database; shared by dcpid (system-wide)

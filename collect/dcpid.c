@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * dcpid - the dcpi daemon: samples every CPU and keeps the profile
  * database up to date.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * collect/kallsyms.h - the part of the kernel's symbol table an epoch needs.
  *

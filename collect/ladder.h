@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * collect/ladder.h - the machine's load latencies, measured: a pointer
  * chase through a working set that fits each level of the cache hierarchy

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * collect/order.h - merging the records of all CPUs' ring buffers in time
  * order.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * collect/perf.h - the kernel side of collection: the perf_event_open(2)
  * events that stand for DCPI's performance counters, their mmap ring

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * collect/perfrec.h - decoding the records of a dcpi ring buffer.
  *

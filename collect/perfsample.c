@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * collect/perfsample.c - decoding a sample's call chain, registers and
  * stack copy.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * collect/perfsample.h - the optional fields of a sample record that come
  * after dcpi's fixed ones (PERF_COLLECT_SAMPLE_TYPE): the kernel's call

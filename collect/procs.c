@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "config.h"
 #include "collect/procs.h"
 #include "core/die.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * collect/procs.h - what the daemon knows about processes: their address
  * spaces (which image is mapped where), built from the side-band records

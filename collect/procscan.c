@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Reading the executable mappings of running processes from /proc, for
  * the processes that were there before collection started (and for pids

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * collect/shash.h - the per-CPU sample hash table of DCPI's device driver
  * (the DCPI paper, Anderson et al., "Continuous Profiling: Where Have All

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Binary snapshots (dcpirun): a copy of every sampled file image with a
  * build-id, stored once per build-id in the database's binaries/, so that

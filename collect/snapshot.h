@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * collect/snapshot.h - copies of profiled executables in the database
  * (binaries/BUILD-ID), taken by dcpirun at the end of a run; see

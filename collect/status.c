@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* dcpictl status: what the collector is doing, as text or JSON. */
 #include "config.h"
 #include "collect/collector-int.h"

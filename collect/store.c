@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "config.h"
 #include "collect/store.h"
 #include "collect/kallsyms.h"

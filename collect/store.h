@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * collect/store.h - the daemon's in-memory profiles and how they reach the
  * database.

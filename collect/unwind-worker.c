@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * collect/unwind-worker.c - the sandboxed table builder and its protocol.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * collect/unwind-worker.h - the unprivileged process that reads binaries
  * for the collector: it turns a binary's .eh_frame into an unwind table

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * collect/values.h - value sampling in the collector (dcpirun --values,
  * dcpid --values; seed 004): with each user-mode sample of the time event

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # bash completion for dcpi's commands (dcpiprof, dcpicalc, dcpid, dcpidb, ...)
 #
 # Installed once as "dcpi" and linked under every command's name, where

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "config.h"
 #include "core/cli.h"
 #include "core/die.h"
@@ -23,9 +24,15 @@ void cli_init(int argc, char **argv)
 	setlocale(LC_CTYPE, "");
 }
 
+const char *cli_license = "GPL-2.0-or-later: GNU GPL version 2 or later";
+
 void cli_version(void)
 {
-	printf("%s (%s) %s\n", progname(), PACKAGE_NAME, PACKAGE_VERSION);
+	printf("%s (%s) %s\n"
+	       "License %s <https://gnu.org/licenses/gpl.html>.\n"
+	       "This is free software: you are free to change and redistribute it.\n"
+	       "There is NO WARRANTY, to the extent permitted by law.\n",
+	       progname(), PACKAGE_NAME, PACKAGE_VERSION, cli_license);
 	exit(0);
 }
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * core/cli.h - what every dcpi command shares: one table of options that
  * both parses the command line and writes --help (git's parse-options),
@@ -45,7 +46,14 @@
 /* Sets the program name for messages and installs locale settings. */
 void cli_init(int argc, char **argv);
 
-/* Prints "NAME (dcpi) VERSION" and exits 0. */
+/*
+ * The license --version states: dcpi is GPL-2.0-or-later; a program
+ * linked with a library under a later GPL (dcpi-tui: readline, GPL-3+)
+ * sets its own before cli_parse().
+ */
+extern const char *cli_license;
+
+/* Prints "NAME (dcpi) VERSION" and the license, and exits 0. */
 _Noreturn void cli_version(void);
 
 /*

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * core/crc32c.h - CRC-32C (Castagnoli), the checksum of every dcpi file.
  *

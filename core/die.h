@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * core/die.h - error reporting for every dcpi program and for libdcpi.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * core/endian.h - little-endian loads and stores for the on-disk formats,
  * byte by byte (no alignment or host-order assumptions).

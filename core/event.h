@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * core/event.h - the events dcpi samples, by their DCPI names.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * core/hotlist.h - hot lists: Gibbons and Matias's counting samples
  * ("New sampling-based summary statistics for improving approximate query

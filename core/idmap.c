@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * core/idmap.c - hash chains over caller-numbered items.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * core/idmap.h - interning: a hash index over items numbered 0, 1, 2, ...
  * that the caller keeps in its own array (stacks, frames, strings).

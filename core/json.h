@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * core/json.h - a streaming JSON writer for every tool's --json output.
  *

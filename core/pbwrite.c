@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * core/pbwrite.c - the protobuf wire format, writing side.
  */

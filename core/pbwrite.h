@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * core/pbwrite.h - writing Protocol Buffers by hand: the wire format's
  * varints and length-delimited fields, enough for a message such as

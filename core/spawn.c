@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * core/spawn.c - a command held before exec (core/spawn.h).
  */

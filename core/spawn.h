@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * core/spawn.h - a command started and held before execve(2): the runner
  * (dcpirun, dcpiwatch) forks it, attaches its events to the child's pid,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * core/strbuf.h - a growable, always NUL-terminated byte buffer (after git's
  * strbuf.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * core/timeutil.h - wall-clock time in nanoseconds since the Unix epoch, and
  * its UTC ISO 8601 form used in files and reports (2026-11-22T06:31:00.123Z).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * core/u64map.h - an open-addressing hash map from uint64_t keys to uint64_t
  * values, built for counting (offset -> samples, (pid,pc) -> count).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * core/utf8.h - UTF-8 validation and display width, and escaping of
  * untrusted text (image paths, labels, command names) for files and

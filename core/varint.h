@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * core/varint.h - unsigned LEB128 variable-length integers.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * core/xalloc.h - allocation wrappers that die loudly instead of returning NULL
  * (htop's XUtils), plus git's ALLOC_GROW for growable arrays.

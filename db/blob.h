@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * db/blob.h - the checksummed binary container that every binary epoch file
  * other than a profile uses (value profiles, stack tables, stopwatch

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * db/bursts.h - burst traces: a few hundred instructions of a sampled
  * thread followed one single step at a time (seed 004's vprof and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The database checker (db/check.h): dcpidb check. */
 #include "config.h"
 #include "db/check.h"

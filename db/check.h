@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * db/check.h - verifies a whole database offline, file by file, and names
  * what is damaged (git fsck's way): dcpidb check.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * db/db.h - the profile database: a directory of epochs, each holding an
  * image index and one compact profile per (image, event) or (image, event,

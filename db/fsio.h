@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * db/fsio.h - the file-system primitives of the database: bounded reads,
  * atomic durable replacement (temp + fsync + rename + fsync dir), temp-file

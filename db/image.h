@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * db/image.h - image records and the per-epoch image index
  * (docs/db-format.md, "images" and "Image keys").

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "config.h"
 #include "db/meta.h"
 #include "db/textrec.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * db/meta.h - epoch metadata: where and when an epoch was collected, what
  * was sampled and how, and what went wrong (docs/db-format.md, "meta").

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * db/profile.h - sample counts by file offset, and their compact on-disk
  * encoding (docs/db-format.md, "Profiles").

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * db/stacks.c - the stack table: interning, the canonical encoding, the
  * validating decoder, merging.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * db/stacks.h - an epoch's call stacks: a deduplicated stack table and the
  * samples per (stack, thread, event), stored as the blob `stacks`

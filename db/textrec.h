@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * db/textrec.h - the checksummed, line-based text format shared by the
  * database's small files (current, meta, images); docs/db-format.md,

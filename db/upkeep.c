@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A database's upkeep: its census, retention and snapshot collection (db/upkeep.h). */
 #include "config.h"
 #include "db/upkeep.h"

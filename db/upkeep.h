@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * db/upkeep.h - a database's upkeep: what it holds and how big it is, the
  * removal of old epochs (retention), and the removal of binary snapshots

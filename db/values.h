@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * db/values.h - value profiles: what the registers held when an
  * instruction was sampled (seed 004, DCPI's value sampling), per epoch and

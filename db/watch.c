@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * db/watch.c - stopwatch results: statistics, the DCPIWTCH payload, merging
  * into an epoch and the call-count read API (db/watch.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * db/watch.h - stopwatch results: exact call counts and the times and
  * event counts between two points of the code, as dcpiwatch measured them

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * disasm/cfg.c - basic blocks, edges, jump tables, and the preparation of
  * the graph for cycle equivalence.  See cfg.h.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * disasm/cfg.h - the control-flow graph of one procedure, and its
  * frequency-equivalence classes.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * disasm/cycleq.c - Johnson-Pearson-Pingali cycle equivalence with
  * doubly linked bracket lists (O(1) push, delete and concatenation).

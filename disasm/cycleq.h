@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * disasm/cycleq.h - cycle equivalence of the edges of a graph (Johnson,
  * Pearson and Pingali, "The Program Structure Tree", PLDI 1994), the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * disasm/decode.c - capstone 4 -> struct insn.  See decode.h for what is
  * filled and where capstone's own answers are completed or corrected.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * disasm/decode.h - turns machine code into struct insn (disasm/insn.h),
  * with capstone underneath (x86-64 and aarch64).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * disasm/demangle.c - __cxa_demangle through dlopen.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * disasm/demangle.h - C++ (Itanium ABI) names for display.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * disasm/dwarf.c - line tables and inlined subroutines through libdwarf.
  *

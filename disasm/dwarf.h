@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * disasm/dwarf.h - source lines and inlined subroutines from DWARF, with
  * libdwarf underneath (its 2021 API as in Debian 12, or the 0.x API; the

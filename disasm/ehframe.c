@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * disasm/ehframe.c - procedure boundaries from the FDEs of .eh_frame,
  * walked by unwind/cfi.h.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * disasm/ehframe.h - procedure boundaries from .eh_frame: every FDE (frame
  * description entry) covers one function, or one part of it (GCC's .cold

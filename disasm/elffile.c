@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * disasm/elffile.c - ELF headers, sections, segments and notes via libelf.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * disasm/elffile.h - one ELF file (libelf underneath): its loadable
  * segments, sections, build-id and .gnu_debuglink, and raw access to its

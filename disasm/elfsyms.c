@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * disasm/elfsyms.c - symbol tables, PLT stubs and FDE ranges into a proctab.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * disasm/elfsyms.h - the procedures of an ELF image, from everything it
  * has: .symtab (of the binary, or of its separate debug file), .dynsym,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * disasm/image.c - images by kind: binaries and debug files, kallsyms,
  * perf maps, the vdso; verification; lazy procedures, code and DWARF.

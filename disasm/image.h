@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * disasm/image.h - an image of a profile database, as the readers see it:
  * what its profile offsets mean, its procedures, its code (decoded, with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * disasm/insn.h - one decoded machine instruction, as the rest of dcpi sees
  * it.  disasm/ produces these (capstone underneath); model/ schedules them

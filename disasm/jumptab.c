@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * disasm/jumptab.c - forward symbolic evaluation of the path to an
  * indirect jump (see jumptab.h).

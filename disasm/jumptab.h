@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * disasm/jumptab.h - what an x86-64 indirect jump jumps through (internal
  * to cfg.c; exposed for tests).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * disasm/proctab.h - the procedures of one image: non-overlapping address
  * ranges, sorted, each with a display name, its symbol-table name and its

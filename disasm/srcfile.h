@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * disasm/srcfile.h - source files for listings: finding them (relative
  * paths against the compilation directory, then path substitutions, as

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * disasm/textsyms.c - kallsyms and perf-PID.map parsers.
  */

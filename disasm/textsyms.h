@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * disasm/textsyms.h - procedures from text symbol lists: the kernel's
  * /proc/kallsyms (kernel and module images) and a JIT's /tmp/perf-PID.map

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * model/fu.h - functional-unit classes of instructions.  Shared by the
  * model tables, the scheduler, the culprit analysis and the offline table

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * model/model.c - table lookup with the models' rules, and the choice of a
  * model from the CPU an epoch was recorded on.  The models themselves are

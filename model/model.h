@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * model/model.h - processor models: per-instruction timing tables and the
  * machine facts the scheduler (model/sched.h) and the culprit analysis need.

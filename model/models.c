@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * model/models.c - the processor models: machine facts with their sources.
  * The per-instruction numbers are in the generated tables (model/table-*.c);

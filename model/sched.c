@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * model/sched.c - the static basic-block scheduler (model/sched.h).
  *

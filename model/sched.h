@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * model/sched.h - the static schedule of one basic block on a processor
  * model: for every instruction i, M_i = the minimum number of cycles it

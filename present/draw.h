@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * present/draw.h - the presentation layer: styled segments drawn into a
  * line, below both the report tools and dcpi-tui (tig's draw.h; perf's

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tests/lib.sh - a small TAP test library for dcpi's shell tests (after git's
 # t/test-lib.sh).  Source it from tests/integration/tNNNN-name.sh:
 #

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * dcpicalc - per-instruction execution frequency, CPI, stall bubbles and
  * culprits of procedures, estimated from their samples (Figures 2 and 4 of

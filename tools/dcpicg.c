@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * dcpicg - the call graph of an epoch recorded with stacks (dcpirun -g),
  * in gprof's form (seed 003): the call-graph listing, the flat profile

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * dcpidiff - two profiles compared, with noise told apart from change.
  * The engine is analysis/diff.h, which dcpi-tui's diff views share.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * dcpiexport - an epoch's stacks for the tools people already use: pprof's
  * gzipped profile.proto (go tool pprof, Pyroscope, Parca) or folded stacks

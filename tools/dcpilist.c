@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * dcpilist - one procedure's instructions with their samples per event,
  * source lines interleaved with --source.  The listing comes from

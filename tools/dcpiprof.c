@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * dcpiprof - samples per procedure (or per image) of an epoch, as in
  * Figure 1 of the DCPI paper (Anderson et al., "Continuous Profiling:

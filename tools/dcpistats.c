@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * dcpistats - how much procedures vary across sets of samples (several
  * runs, several machines), as in Figure 3 of the DCPI paper (Anderson et

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * dcpivals - the semi-invariant instructions of an epoch: those whose
  * written register or accessed address holds one value most of the time

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * dcpiwatch - exact call counts, and the time and events between two points
  * of the code, per thread (docs/dcpiwatch.1, docs/watch.md).

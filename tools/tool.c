@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * tools/tool.c - the frame of every report tool (see tools/tool.h).
  */

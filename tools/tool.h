@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * tools/tool.h - what every report tool shares: the options that name the
  * database, the epoch, the events, the binaries and the output, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * tui/command.c - the requests that belong to the session rather than to a
  * view: switching views and epochs, search, the prompt, dumps, reload.

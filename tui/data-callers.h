@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * tui/data-callers.h - the call graph of an epoch for dcpi-tui's callers
  * view: the epoch's stacks resolved to procedures (analysis/stackview.h)

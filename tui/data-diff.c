@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * tui/data-diff.c - two epochs compared for the diff views, by dcpidiff's
  * engine (see tui/data-diff.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * tui/data-diff.h - what the diff views show: two epochs compared by
  * analysis/diff.h, the engine of dcpidiff, so that the rows, numbers

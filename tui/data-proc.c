@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * tui/data-proc.c - procedures and listings for the analysis views, on
  * epoch views shared between jobs (see tui/data-proc.h).

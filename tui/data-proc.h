@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * tui/data-proc.h - what the procedure views show, built on worker threads
  * with the same library calls as dcpiprof, dcpilist and dcpicalc

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * tui/data-watch.c - an epoch's stopwatch results for the stopwatch view
  * (tui/data-watch.h).

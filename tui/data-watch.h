@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * tui/data-watch.h - what the stopwatch view shows: an epoch's stopwatch
  * results (db/watch.h, written by dcpiwatch), per function and per thread.

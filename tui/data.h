@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * tui/data.h - the epochs and images views' data, read from the database
  * by jobs (tui/job.h) through their data sources (tui/source.h) and cached

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * dcpi-tui - the interactive workbench: epochs, images, procedures,
  * annotated blocks and diffs of a dcpi database.
@@ -85,6 +86,8 @@ int main(int argc, char **argv)
 	int status;
 
 	cli_init(argc, argv);
+	/* readline is GPL-3+: dcpi-tui as linked is covered by the GPL version 3 or later */
+	cli_license = "GPL-3.0-or-later: GNU GPL version 3 or later (dcpi is GPL-2.0-or-later; readline is GPL-3+)";
 	parse_options(argc, argv, &opt);
 	if (tui_init(&t, &opt)) {
 		tui_release(&t);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * tui/display.h - the only part of dcpi-tui (with tui/prompt.c) that talks
  * to curses: the screen layout, the curses backend of the drawing layer,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * tui/insntext.h - the parts of an instruction's text, for colouring it:
  * capstone's Intel syntax as disasm/insn.h keeps it ("mov rax, qword ptr

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * tui/prompt.h - the ':' and '/' prompt: GNU readline inside ncurses.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * tui/request.h - everything a user can ask dcpi-tui to do, in one table.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * tui/script.h - scripted input for headless runs and tests (tig's
  * TIG_SCRIPT): a file of keys and commands that replaces the keyboard.

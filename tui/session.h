@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * tui/session.h - a dcpi-tui session: the database, the view stack, the
  * current epoch and event, the marked epochs, messages, jobs, and the loop

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * tui/source.h - where a view's data comes from.  A data source is one
  * kind of data (the epochs, the images of an epoch, the procedures of an

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * tui/table.h - a sortable, filterable table of rows: the model behind the
  * epochs, images, procedures and diff views.

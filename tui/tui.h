@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * tui/tui.h - what views see of a dcpi-tui session (the session itself, its
  * state and its loop, is tui/session.h: tui.c, command.c, prompt.c,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * tui/view-callers.c - the callers and callees of one procedure, from the
  * epoch's sampled stacks (dcpicg's entry of it, analysis/callgraph.h): its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * tui/view-diff-procedure.c - one procedure in two epochs, side by side:
  * dcpidiff's rows of its instructions (dcpidiff A B PROCEDURE), aligned by

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * tui/view-diff.c - two epochs compared procedure by procedure, as
  * dcpidiff compares them (analysis/diff.h): the samples of each side

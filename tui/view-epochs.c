@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * tui/view-epochs.c - the epochs of the database: number, label, start and
  * end, duration, samples per event, lost and unknown samples, images.

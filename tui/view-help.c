@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * tui/view-help.c - every key and command, generated from the request
  * table (tui/request.h) that also makes the key bindings and the prompt's

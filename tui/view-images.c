@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * tui/view-images.c - the images of one epoch: samples per event, the
  * share and running share of the current event, whether the binary is

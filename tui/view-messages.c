@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * tui/view-messages.c - every warning and error of the session, oldest
  * first (the status line shows only the first of a burst, and only the

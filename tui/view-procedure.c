@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * tui/view-procedure.c - one procedure, instruction by instruction: the
  * listing of analysis/listing.h (what dcpilist prints) with its basic

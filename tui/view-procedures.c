@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * tui/view-procedures.c - the procedures of one image or of every image of
  * an epoch, as dcpiprof lists them (analysis/procprof.h): samples per

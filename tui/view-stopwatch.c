@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * tui/view-stopwatch.c - the stopwatch view: an epoch's dcpiwatch results,
  * a row per function (its calls, open and unwound calls, wall time mean,

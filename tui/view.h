@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * tui/view.h - the view interface: what every screen of dcpi-tui is.
  *

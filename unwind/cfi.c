@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * unwind/cfi.c - .eh_frame CIE/FDE walking and the CFA program interpreter.
  */

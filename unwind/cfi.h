@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * unwind/cfi.h - DWARF call frame information as .eh_frame holds it (the
  * LSB "Exception Frame" format): walking its CIEs and FDEs, and running an

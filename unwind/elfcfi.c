@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * unwind/elfcfi.c - the ELF64 headers an unwinder needs, bounds-checked.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * unwind/elfcfi.h - where an ELF file keeps what an unwinder needs: its
  * .eh_frame section, its loadable segments (file offsets <-> addresses)

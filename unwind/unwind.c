@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * unwind/unwind.c - the table-driven x86-64 stack walk.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * unwind/unwind.h - unwinding a user stack from a sample: the registers
  * the kernel recorded (ip, sp, bp: PERF_SAMPLE_REGS_USER) and a copy of the

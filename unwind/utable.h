@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * unwind/utable.h - a compact unwind table for one binary: for every range
  * of file offsets of its code, how to find the caller's frame (x86-64).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * watch/agg.c - pairing entries with returns and adding up calls
  * (watch/agg.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * watch/agg.h - from the probes' samples, in time order, to calls and their
  * statistics per target and thread.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * watch/calib.c - measuring what the probes add to a call (watch/calib.h).
  */

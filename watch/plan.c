@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * watch/plan.c - from FUNC[@IMAGE] to probe points (watch/plan.h).
  */

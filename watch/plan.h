@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * watch/plan.h - what dcpiwatch measures and where its probes go.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * watch/session.c - uprobes and counters through perf_event_open(2)
  * (watch/session.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * watch/session.h - the kernel side of dcpiwatch: uprobes (kprobes for
  * kernel functions) through perf_event_open(2), with the counters each

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # model/gen/generate.sh - regenerates dcpi's processor model tables offline:
 #   model/table-NAME.c   per-instruction numbers from llvm-mca-14
 #   model/x86-class.c    functional-unit class of every capstone x86 id

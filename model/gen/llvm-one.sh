@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # model/gen/llvm-one.sh MC "LINENO<TAB>HEX|HEX..." -> "LINENO<TAB>TEXT|TEXT..."
 # (a helper of generate.sh): LLVM's assembly text of each encoding of one
 # key; encodings LLVM does not decode as exactly one instruction are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * model/gen/loops.h - small loops, each one function in x86-64 assembly,
  * that model/gen/measure.c times on the CPU it runs on and

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # model/gen/mca-one.sh MCA CPU "LINENO<TAB>ASM|ASM..." (a helper of generate.sh)
 # -> "LINENO<TAB>ASM<TAB>lat uops rthroughput load store unmodeled usage"
 # for the first of a key's assembly texts llvm-mca accepts alone, or

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * model/gen/measure.c - measures a few latencies and throughputs of the CPU
  * it runs on, to check (and correct) the machine facts of a model derived

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * tests/bench/calc-accuracy.c - how close dcpicalc's estimated execution
  * counts are to the truth: compares the `execs` of every analysed

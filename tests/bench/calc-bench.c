@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * tests/bench/calc-bench.c - how fast the instruction-level analysis is:
  * analyses EVERY procedure of large binaries as if each had samples (the

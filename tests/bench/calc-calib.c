@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * tests/bench/calc-calib.c - a loop of known length for calibrating the
  * sampling period in cycles: calib_loop() runs N iterations of four

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # callgraph-bench - the cost and size of call stacks, side by side with
 # perf record in one run.
 #

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # collect-bench - the cost of collection, side by side with perf record.
 #
 #   collect-bench.sh [-d SECONDS] [-F HZ] [-r REPS] [--no-hash]

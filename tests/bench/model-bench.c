@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * tests/bench/model-bench.c - how fast the static scheduler is: schedules
  * synthetic basic blocks (a mix of ALU, load, store, multiply and vector

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * tests/bench/probe-bench.c - what a burst could measure of one load's
  * latency on this machine (docs/analysis.md, "Load latencies"): the cost

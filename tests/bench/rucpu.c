@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * rucpu - runs a command and writes the CPU time (user + system, in
  * seconds, to the microsecond) of the command and of everything it waited

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * tui-bench - how fast dcpi-tui shows its first screens and answers keys,
  * measured headless (--script, drawing to /dev/null through ncurses).

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # values-bench - what value sampling (--values) costs, side by side with
 # plain sampling at the same rate, in one run.
 #

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # watch-bench - the cost of a probed call: dcpiwatch side by side with
 # perf probe + perf stat, and bpftrace (BPF: entry and return aggregated
 # in the kernel into a histogram) where it is installed.

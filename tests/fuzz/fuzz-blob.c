@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Fuzz target: the blob container decoder (db/blob.h), and the encode ->
  * decode round trip of whatever it accepts. */
 #include "config.h"

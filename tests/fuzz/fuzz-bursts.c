@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Fuzz target: the burst traces decoder (db/bursts.h).  The input's first
  * four bytes are the trace count, the rest the payload.  Whatever it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Fuzz target: dcpid's control-protocol parser, with a format -> parse round
  * trip of every request it accepts. */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Fuzz target: the decoder wrapper and everything built on decoded code.
  * Byte 0 picks the architecture (bit 0: aarch64) and whether calls are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Fuzz target: the ELF/DWARF loading glue.  The input is an ELF file
  * (written to a temp file, as readers get them): open it as an image,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Fuzz target: image index parser, with a parse -> format -> parse round trip. */
 #include "config.h"
 #include "tests/fuzz/fuzz.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Fuzz target: epoch metadata parser (and the text-record layer), with a
  * parse -> format -> parse round trip. */
 #include "config.h"

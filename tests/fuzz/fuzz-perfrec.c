@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Fuzz target: the perf record parser.  Every field it returns must lie
  * inside the record; strings must be NUL-terminated inside it. */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Fuzz target: the profile file decoder, and the decode -> encode -> decode
  * round trip (a decoded profile must re-encode to the same bytes). */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Fuzz target: the stack table decoder (db/stacks.h), the canonical
  * re-encoding of whatever it accepts, and merging it into itself.  The
  * input is a payload; its first four bytes are the header's record count. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Fuzz target: the parsers of symbol text and unwind tables.  Byte 0
  * picks one: 0 kallsyms, 1 a perf map, 2 .eh_frame (64-bit,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Fuzz target: what the unwinding path reads.  The first byte picks:
  *   0  an ELF file: unwind tables (unwind/elfcfi.h, cfi.h, utable.h), and
  *      the encode -> decode round trip of the table

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Fuzz target: the value profile decoder (db/values.h).  The input's
  * first four bytes are the record count, the rest the payload.  Whatever

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Fuzz target: the stopwatch results decoder (db/watch.h).  The input is a
  * record count (4 bytes, little-endian) and a payload.  Whatever decodes
  * must encode back to the same bytes, and survive grouping and merging. */

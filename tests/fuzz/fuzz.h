@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * tests/fuzz/fuzz.h - the libFuzzer entry point every fuzz target defines.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Replays fuzz inputs through LLVMFuzzerTestOneInput without libFuzzer.
  *

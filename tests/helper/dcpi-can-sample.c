@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * dcpi-can-sample - can this machine sample with perf_event?  The tests
  * decide whether to run their sampling checks from what the kernel says, never

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * dcpi-test-helper - exposes database internals to test scripts (git's
  * t/helper approach).

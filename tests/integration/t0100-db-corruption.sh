@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Corrupt and truncated database files: every reader exits non-zero with a
 # message naming the file, without crashing; the rest stays readable.
 . "$top_srcdir/tests/lib.sh"

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Crash safety: a writer merging in a loop is killed with SIGKILL at random
 # moments; after each kill every file is readable and no count went backwards.
 . "$top_srcdir/tests/lib.sh"

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Readers never see a torn file while a writer merges, and only one writer
 # can hold the database.
 . "$top_srcdir/tests/lib.sh"

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Hostile image paths never become file names; unwritable databases fail
 # cleanly; permissions are 0750/0640.
 . "$top_srcdir/tests/lib.sh"

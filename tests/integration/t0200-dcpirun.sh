@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # dcpirun on real workloads: samples land on the right functions in the
 # right shares, short-lived processes and shared libraries included, and
 # almost nothing is unknown; epochs, labels, exit status, signals.

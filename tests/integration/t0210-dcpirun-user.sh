@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # dcpirun without privileges: sampling falls back to user space only
 # (exclude_kernel) when perf_event_paranoid demands it, attribution still
 # works, and another user's database is refused cleanly.

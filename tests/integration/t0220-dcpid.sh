@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # dcpid end to end: start, run workloads, dcpictl epoch, more work,
 # dcpictl flush, quit; each epoch holds what ran in it.  Then the classic
 # daemon mode, the single-instance lock, SIGTERM and SIGHUP.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # kill -9 dcpid while it flushes continuously (--write-interval 0: every
 # dirty profile is written at each tick) under a load of short-lived
 # processes: after each kill the database reads back whole, no count goes

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Overload: the highest rate the kernel allows, and readers that cannot
 # keep up (a one-page ring, a stopped collector).  Losses and throttling
 # are counted and reported, what was recorded stays consistent, nothing

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Bad input gets a clear error and exit status 1 (127/126 for a command
 # that cannot run, as env(1) does), never a crash: unknown events, events
 # this machine cannot count, unusable databases, missing commands, bad

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The collector measures the cycles per clock sample (collect/calib.h) and
 # records them in the epoch's meta (`calib` line): dcpirun before the
 # command runs, --append merging runs, --no-calibrate; dcpid on every CPU at

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Bursts end to end (issue 11): dcpirun --bursts follows sampled threads a
 # few hundred instructions at a time within its time budget (the summary
 # says how much it took); dcpicalc finds wl-memorder's store-to-load

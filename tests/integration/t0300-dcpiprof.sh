@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # dcpiprof on fixture databases whose offsets are real file offsets of the
 # test programs (computed with binutils): procedure naming in unstripped,
 # stripped and debug-linked builds, PLT stubs, sorting, percentages,

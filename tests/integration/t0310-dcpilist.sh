@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # dcpilist on fixture databases with real file offsets of the test
 # programs: instructions with their samples, --source (DWARF, debug
 # files, path substitution), --blocks, --json, procedures by name,

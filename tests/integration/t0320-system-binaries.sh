@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # dcpiprof and dcpilist on the system's own binaries, with fixture
 # profiles at real file offsets (computed with binutils): a stripped
 # program (gzip) is named by its .eh_frame FDE ranges and PLT stubs, the C

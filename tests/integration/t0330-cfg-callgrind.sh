@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # CFGs and frequency classes against ground truth: callgrind counts every
 # instruction execution exactly, and the blocks of one frequency class must
 # all have run equally often.  Checked on the test programs (-O0, -O2,

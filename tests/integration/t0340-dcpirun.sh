@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # dcpiprof and dcpilist on real recorded profiles (dcpirun): the test
 # program's hot loop, a stripped system program named by FDE ranges, and
 # a shared library named by .dynsym.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # dcpicalc on fixture databases with real file offsets of the test programs:
 # the Figure 2 listing, --summary (Figure 4), --json (every field the issue
 # lists, addresses as the ELF shows them, execs = freq x period), --dot,

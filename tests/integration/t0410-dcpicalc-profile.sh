@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # dcpicalc on real recorded profiles (dcpirun): a workload whose execution
 # counts are known from its source (wl-three: the loop of three() runs
 # 3 x 20 x N/20 times) with a calibration loop of known cycles in the same

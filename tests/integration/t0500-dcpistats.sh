@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # dcpistats on fixture databases with known counts in a real binary (the
 # offsets are the file offsets of shapes-O2's procedures, from binutils):
 # Figure 3's statistics checked exactly, per procedure, image and

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # dcpidiff on fixture databases with known counts in real binaries (file
 # offsets of shapes-O2's procedures, from binutils): shares, deltas, ratios
 # and verdicts checked exactly; procedures that appear or disappear; rows

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # dcpidiff and dcpistats on real profiles (dcpirun): the same workload run
 # 5 times against 5 times shows nothing significant; the workload made to
 # spend twice as long in one function shows that function (and, by shares,

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # dcpi-tui screen tests: every case of tests/tui/cases runs headless and its
 # screen and view dumps must match tests/tui/expected (see tests/tui/run.sh).
 . "$top_srcdir/tests/lib.sh"

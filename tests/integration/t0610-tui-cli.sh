@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # dcpi-tui as a command: options, exit statuses, messages, the environment
 # it honours, the history file, the timing file, and hostile input.
 . "$top_srcdir/tests/lib.sh"

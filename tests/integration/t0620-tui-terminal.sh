@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # dcpi-tui in a real terminal (a tmux pane): keys through ncurses, readline
 # at the prompt, a real SIGWINCH on resize, and the terminal restored at
 # exit.  The headless screen tests (t0600) cover the screens themselves.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # dcpi-tui and the report tools never disagree: on databases with samples at
 # real offsets of the test programs (compiled by the build), the procedures
 # view shows dcpiprof's rows and the procedure view dcpilist's instructions,

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # dcpi-tui shows dcpicalc's numbers: on a database with samples at real
 # offsets of a test program (compiled by the build), the procedure view's
 # blocks (frequency, executions, best-case and actual CPI) and instructions

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # dcpi-tui's diff views show dcpidiff's numbers: on a database with samples
 # at real offsets of a test program (compiled by the build) in two epochs,
 # the diff view's rows (samples, shares, delta, ratio, verdict of every

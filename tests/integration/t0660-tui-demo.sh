@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The README's first command: scripts/demo (run-demo's last step after the
 # build) records the demo workloads in two epochs where something changed
 # (two() twice as long: dcpidiff finds it), and opens dcpi-tui on them in a

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # dcpiwatch on real programs: exact call counts (one thread, several, a
 # watched tree that starts threads), 0 for a function never called,
 # recursion, longjmp and C++ exceptions through watched functions, the

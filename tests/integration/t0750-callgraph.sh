@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Call stacks end to end (issue 12): dcpirun -g on a program built -O2
 # without frame pointers and on Debian's own binaries, unwound at
 # collection time; how many stacks reach their thread's entry; the 3:1

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Reports from stacks (issue 12): dcpiprof --by comm|pid|tgid (from -g and
 # from --threads epochs), dcpiexport's folded stacks and pprof profile (read
 # back by go tool pprof, the real client), dcpicg's process filters.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # dcpid -g (issue 12): system-wide stacks from the daemon, its unwinding
 # worker (unprivileged, gone with the daemon), epochs keep their own
 # stacks, dcpictl status reports them, and kill -9 during continuous

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # dcpidb on real recordings: check calls a fresh database sound and names
 # each damaged file (profiles, text records, snapshots, blobs) with exit 1;
 # info lists the epochs; prune (--keep, --label, --older-than, --max-size,

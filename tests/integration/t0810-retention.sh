@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # dcpid's retention on databases of 400 synthetic epochs (dcpi-test-helper
 # synth): --max-size prunes to the limit at start and within one flush
 # after a reload (SIGHUP re-reads the configuration file), --max-age by the

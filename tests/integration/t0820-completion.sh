@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Shell completion from the commands' own option tables: every command
 # lists with --list-options exactly the options its --help shows; the bash
 # completion (completion/dcpi) completes options, their values, epochs and

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The Debian package, built and installed on this machine as an
 # administrator would: dpkg-buildpackage -us -uc -b from a copy of the tree,
 # lintian (nothing beyond debian/dcpi.lintian-overrides), apt install (tools,

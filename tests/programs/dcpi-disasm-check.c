@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * dcpi-disasm-check - checks for the disasm integration tests.
  *
  *   cfg-check BINARY CALLGRIND_OUT

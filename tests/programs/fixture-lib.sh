@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tests/programs/fixture-lib.sh - shell helpers for the disasm integration
 # tests (t03xx): real addresses and file offsets of real binaries, computed
 # with binutils (independently of dcpi), and fixture databases built with

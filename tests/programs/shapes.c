@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * tests/programs/shapes.c - control-flow shapes with known answers, for the
  * CFG and symbol tests (tests/unit/test-disasm-cfg.c) and as a small
  * workload to profile.  Built by make check with fixed flags (-O0/-O2,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tests/tui/run.sh - the screen-test runner of dcpi-tui (tig's test/ approach),
 # sourced by tests/integration/t0600-tui-screens.sh after tests/lib.sh.
 #

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tests/tui/tmux.sh - dcpi-tui on a real terminal: a tmux server of the
 # test's own (socket in $TEST_DIR), sourced after tests/lib.sh.  Skips the
 # test when tmux or the xterm-256color terminfo entry is missing.

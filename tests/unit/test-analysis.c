@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Unit tests of the instruction-level analysis (analysis/calc.h and
  * the modules under it): the frequency estimator on synthetic sample

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Unit tests of call stacks: the CFI interpreter and unwind tables on real
  * binaries (this test and its libc), the stack walk against glibc's

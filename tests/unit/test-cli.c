@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Unit tests of what every tool shares below tools/: the option table of
  * core/cli.h (parsing, --help from the same entries) and the text

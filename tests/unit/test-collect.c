@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Unit tests of collect/: the sample hash tables, the control protocol,
  * the perf record parser, time ordering, address spaces, the kallsyms

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests of core/: varint, crc32c, strbuf, escaping, JSON, u64map, time, hot lists. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests of db/: profile encoding, text records, meta, image index, and
  * the database operations (epochs, merge-add, corruption, faults). */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Unit tests of analysis/{pset,setstats,diff}: profile sets, rows
  * across sets, dcpistats' summaries and dcpidiff's verdicts, on databases

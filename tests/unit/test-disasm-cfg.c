@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Unit tests of disasm/cfg.c and disasm/cycleq.c: cycle equivalence against
  * its definition on random graphs (parallel edges included), and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Unit tests of disasm/: the decoder (x86-64 and aarch64), .eh_frame
  * parsing, procedure tables, kallsyms and perf maps, ELF images (build-id,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests of model/ on real machine code: byte sequences decoded by
  * disasm/ (capstone), looked up in the tables and scheduled; a function of
  * this test program as the compiler made it; every block of this program. */

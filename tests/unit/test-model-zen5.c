@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests of the Zen 5 model (znver5): the loops of model/gen/loops.h,
  * which model/gen/measure.c timed on a Zen 5 (AMD EPYC, family 1Ah model 2),
  * decoded from this program and scheduled in their steady state; the

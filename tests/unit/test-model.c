@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests of model/: the model chooser, table lookups and the static
  * basic-block scheduler on small hand-built blocks with known schedules. */
 #include "config.h"

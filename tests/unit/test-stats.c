@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests of analysis/stats: distributions, tests, BH, summaries. */
 #include "config.h"
 

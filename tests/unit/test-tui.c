@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Unit tests of tui/: the drawing layer, the request table and key syntax,
  * tables, the generic view code, scripts and background jobs.  (The screens

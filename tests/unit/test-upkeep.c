@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Unit tests of a database's upkeep (issue 15): sizes, retention plans,
  * crash-safe epoch removal, snapshot collection, the checker (db/check.h),

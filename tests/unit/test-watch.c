@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests of the stopwatch: statistics, the DCPIWTCH payload (round trip,
  * damage refused), merging into an epoch and the call-count read API
  * (db/watch.h), and pairing entries with returns (watch/agg.h): nesting,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tests/workloads/attr.sh - sample attribution by symbol, for the collection
 # tests (sourced after tests/lib.sh).  Uses binutils (readelf, nm) to map
 # the file offsets of a profile to the functions of a binary, independently

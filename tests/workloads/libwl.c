@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * libwl.so: the shared library wl-lib calls into.  lib_work() runs a
  * dependent multiply-add chain, the same kind of loop as wl-lib's own
  * main_work(), so their shares follow their iteration counts.

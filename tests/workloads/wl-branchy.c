@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * wl-branchy: a loop of data-dependent, unpredictable branches.
  *
  *   wl-branchy [-n ITERATIONS]

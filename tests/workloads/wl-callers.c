@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * wl-callers: who called the hot code, for the call-graph tests.  Built
  * -O2 without frame pointers, as most binaries are.
  *

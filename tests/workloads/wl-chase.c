@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * wl-chase: a pointer chase.
  *
  *   wl-chase [-n STEPS]

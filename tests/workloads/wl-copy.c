@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * wl-copy: a copy loop.
  *
  *   wl-copy [-n PASSES]

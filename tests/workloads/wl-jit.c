@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * wl-jit: runs machine code it wrote into anonymous executable memory, as
  * a JIT does, and describes it in /tmp/perf-PID.map (perf's convention).
  *

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * wl-lib: a program that spends two thirds of its time in a shared
  * library (libwl.so, lib_work()) and one third in itself (main_work()).
  *

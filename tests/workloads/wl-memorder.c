@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * wl-memorder: loads that wait for stores, as seed 004's vreplay found on
  * the 21264 (replay traps) and x86 still has them.
  *

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * wl-spawn: starts hundreds of short-lived processes.
  *
  *   wl-spawn [-n CHILDREN] [-w WORK]

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * wl-threads: several threads doing the same work.
  *
  *   wl-threads [-n ITERATIONS] [-s SECONDS] [-t THREADS]

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * wl-three: three functions with known shares of the time.
  *
  *   wl-three [-n UNIT] [-s SECONDS] [--slow] [--cpu]

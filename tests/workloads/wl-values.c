@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * wl-values: one load that reads the same value 95% of the time (seed 004:
  * "a load reads from 0x3c8 95% of the time"), for value profiles.
  *

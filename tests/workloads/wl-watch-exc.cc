@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // wl-watch-exc - C++ exceptions through watched functions: a uretprobe
 // on mid() would make the runtime find the trampoline's address on the
 // stack while unwinding and call std::terminate; dcpiwatch must not.

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * wl-watch - a workload for dcpiwatch: functions called a known number of
  * times, in one thread or several, a function that takes a known time
  * (measured here too), recursion, longjmp over watched functions, and a

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * tests/workloads/wl.h - what the dcpi test workloads share: argument
  * parsing for "-n ITERATIONS" and a per-thread CPU clock.  The workloads
  * are real programs profiled by the tests, the demo and the benchmarks;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // wl-go: wl-callers' 3:1 split in Go, for the call-graph tests.  Go's
 // linker writes its CFI only as a compressed .debug_frame (no .eh_frame),
 // and its leaf functions build no frame, so a frame-pointer walk skips
