@@ -105,3 +105,20 @@ void calc_summarise(struct calc_work *w, double epoch_total)
 		s->n_flow += c->blocks[b].how == CALC_HOW_FLOW;
 	calc_cctx_release(&x);
 }
+
+double calc_summary_pct(const struct calc *c, double v)
+{
+	return c->summary.samples > 0 ? 100.0 * v / c->summary.samples : 0;
+}
+
+void calc_procrow(const struct calc *c, struct calc_procrow *row)
+{
+	const struct calc_summary *s = &c->summary;
+
+	row->samples = s->samples;
+	row->cpi = s->cpi;
+	row->best_cpi = s->best_cpi;
+	row->dominant = s->dominant;
+	row->dominant_share = s->dominant >= 0 && s->samples > 0 ? s->dyn_hi[s->dominant] / s->samples : 0;
+	row->high_share = s->high_share;
+}
