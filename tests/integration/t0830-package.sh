@@ -123,8 +123,11 @@ start_as_unit() {
 	group=$(unit_value Group)
 	install -d -m "$(unit_value StateDirectoryMode)" -g "$group" /var/lib/dcpi &&
 	install -d -m "$(unit_value RuntimeDirectoryMode)" -g "$group" /run/dcpi &&
-	( umask "$(unit_value UMask)" && exec setpriv --regid="$group" --clear-groups -- \
-		$(unit_value ExecStart) ) 2>unit.err &
+	# One process from the shell to dcpid (a backgrounded ( ) forks twice,
+	# and the pid in unit.pid was not dcpid's: a failed test left it running).
+	# shellcheck disable=SC2046
+	bash -c 'umask "$1" && shift && exec "$@"' umask "$(unit_value UMask)" \
+		setpriv --regid="$group" --clear-groups -- $(unit_value ExecStart) 2>unit.err &
 	echo $! >unit.pid
 	test_register_pid $! "dcpid (the unit's command)"
 	for i in $(seq 150); do
