@@ -359,7 +359,7 @@ void listing_draw(const struct listing *l, struct draw *d, unsigned flags)
 
 /* ---- JSON ---------------------------------------------------------------------- */
 
-void listing_json_samples(struct json_writer *w, const struct listing *l, const uint64_t *s)
+void listing_samples_json(const struct listing *l, struct json_writer *w, const uint64_t *s)
 {
 	json_object_begin(w);
 	for (size_t c = 0; c < l->n_events; c++) {
@@ -388,7 +388,7 @@ static void json_insns(struct json_writer *w, const struct listing *l)
 		json_key(w, "block");
 		json_i64(w, li->block);
 		json_key(w, "samples");
-		listing_json_samples(w, l, li->samples);
+		listing_samples_json(l, w, li->samples);
 		if (li->line) {
 			json_key(w, "file");
 			json_string(w, li->line->file);
@@ -450,36 +450,32 @@ static void json_blocks(struct json_writer *w, const struct listing *l)
 	json_array_end(w);
 }
 
-int listing_print_json(const struct listing *l, FILE *out, unsigned flags)
+void listing_json(const struct listing *l, struct json_writer *w, unsigned flags)
 {
-	struct json_writer w;
-
-	json_init(&w, out, true);
-	json_object_begin(&w);
-	json_key(&w, "epoch");
-	json_u64(&w, l->view->seq);
-	json_key(&w, "procedure");
-	json_string(&w, l->ref.proc->name);
-	json_key(&w, "symbol");
-	json_string(&w, l->ref.proc->sym);
-	json_key(&w, "image");
-	json_string(&w, l->img->rec.path);
-	json_key(&w, "start");
-	json_hex(&w, l->ref.proc->start);
-	json_key(&w, "end");
-	json_hex(&w, l->ref.proc->end);
-	json_key(&w, "missing_edges");
-	json_bool(&w, (l->cfg.flags & CFG_MISSING_EDGES) != 0);
-	json_key(&w, "samples");
-	listing_json_samples(&w, l, l->totals);
-	json_key(&w, "stray_samples");
-	listing_json_samples(&w, l, l->stray);
+	json_object_begin(w);
+	json_key(w, "epoch");
+	json_u64(w, l->view->seq);
+	json_key(w, "procedure");
+	json_string(w, l->ref.proc->name);
+	json_key(w, "symbol");
+	json_string(w, l->ref.proc->sym);
+	json_key(w, "image");
+	json_string(w, l->img->rec.path);
+	json_key(w, "start");
+	json_hex(w, l->ref.proc->start);
+	json_key(w, "end");
+	json_hex(w, l->ref.proc->end);
+	json_key(w, "missing_edges");
+	json_bool(w, (l->cfg.flags & CFG_MISSING_EDGES) != 0);
+	json_key(w, "samples");
+	listing_samples_json(l, w, l->totals);
+	json_key(w, "stray_samples");
+	listing_samples_json(l, w, l->stray);
 	if (flags & LISTING_SOURCE) {
-		json_key(&w, "source_unavailable");
-		json_string(&w, l->src_why);
+		json_key(w, "source_unavailable");
+		json_string(w, l->src_why);
 	}
-	json_insns(&w, l);
-	json_blocks(&w, l);
-	json_object_end(&w);
-	return json_finish(&w);
+	json_insns(w, l);
+	json_blocks(w, l);
+	json_object_end(w);
 }

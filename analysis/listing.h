@@ -31,7 +31,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #include "analysis/epochview.h"
 #include "analysis/lookup.h"
@@ -117,9 +116,9 @@ char *listing_source_text(const char *text);
 
 struct json_writer;
 /* Writes samples per event of the listing's columns as a JSON object ("cycles": 12, ...). */
-void listing_json_samples(struct json_writer *w, const struct listing *l, const uint64_t *s);
+void listing_samples_json(const struct listing *l, struct json_writer *w, const uint64_t *s);
 
-/* Writes it as JSON (instructions, blocks with classes, edges); -1 on a write error. */
-int listing_print_json(const struct listing *l, FILE *out, unsigned flags);
+/* The listing as JSON (dcpilist --json: instructions, blocks with classes, edges): one object. */
+void listing_json(const struct listing *l, struct json_writer *w, unsigned flags);
 
 #endif

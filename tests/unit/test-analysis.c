@@ -1353,7 +1353,7 @@ static void calc_reports_render(void **state)
 	json_init(&w, f, false);
 	calc_json(&c, &w);
 	assert_int_equal(json_finish(&w), 0);
-	assert_int_equal(calc_print_dot(&c, f), 0);
+	assert_int_equal(calc_dot(&c, f), 0);
 	fclose(f);
 	calc_release(&c);
 	epoch_meta_release(&sy.meta);
