@@ -51,18 +51,6 @@ static const char *method_sentence(enum diff_method m)
 	}
 }
 
-/* Draws text line by line (the explanations hold newlines). */
-static void draw_lines(struct draw *dr, enum style st, const char *text)
-{
-	while (*text) {
-		size_t n = strcspn(text, "\n");
-
-		draw_textn(dr, st, text, n);
-		draw_eol(dr);
-		text += n + (text[n] == '\n');
-	}
-}
-
 static void how(const struct diff *d, struct draw *dr)
 {
 	bool multi = d->n_a > 1 || d->n_b > 1;

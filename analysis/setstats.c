@@ -212,15 +212,6 @@ static void row_line(const struct setstats *st, const struct setstats_row *r, st
 	free(image);
 }
 
-/* Draws the lines of sb (each ended by '\n'). */
-static void draw_lines(struct draw *d, const struct strbuf *sb)
-{
-	for (const char *s = sb->buf, *nl; (nl = strchr(s, '\n')); s = nl + 1) {
-		draw_textn(d, STYLE_NORMAL, s, (size_t)(nl - s));
-		draw_eol(d);
-	}
-}
-
 void setstats_draw(const struct setstats *st, struct draw *d, size_t max_rows)
 {
 	size_t n = max_rows && max_rows < st->n ? max_rows : st->n;
@@ -242,7 +233,7 @@ void setstats_draw(const struct setstats *st, struct draw *d, size_t max_rows)
 	if (st->n_hidden)
 		strbuf_addf(&sb, "(%zu rows below %.2f%% of the samples left out: --all shows them)\n",
 			    st->n_hidden, st->min_sum_pct);
-	draw_lines(d, &sb);
+	draw_lines(d, STYLE_NORMAL, sb.buf);
 	strbuf_release(&sb);
 }
 
