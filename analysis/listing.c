@@ -17,6 +17,7 @@
 #include "core/strbuf.h"
 #include "core/utf8.h"
 #include "core/xalloc.h"
+#include "disasm/insntext.h"
 #include "disasm/decode.h"
 #include "disasm/srcfile.h"
 
@@ -161,22 +162,50 @@ static void block_line(const struct listing *l, long b, struct draw *d)
 		draw_text(d, STYLE_WARNING, ", unreachable");
 	if (blk->flags & CFG_BLOCK_NO_EXIT)
 		draw_text(d, STYLE_WARNING, ", never exits");
-	draw_text(d, STYLE_BLOCK, "; from");
-	if (!blk->n_pred)
-		draw_text(d, STYLE_BLOCK, b == (long)cfg->entry ? " entry" : " nowhere");
-	else if (b == (long)cfg->entry)
-		draw_text(d, STYLE_BLOCK, " entry,");
+	draw_text(d, STYLE_BLOCK, "; ");
+	listing_draw_preds(l, d, (size_t)b, STYLE_BLOCK);
+	draw_eol(d);
+}
+
+void listing_draw_preds(const struct listing *l, struct draw *d, size_t b, enum style st)
+{
+	const struct cfg *cfg = &l->cfg;
+	const struct cfg_block *blk = &cfg->blocks[b];
+
+	draw_text(d, st, "from ");
+	if (b == cfg->entry)
+		draw_text(d, st, "entry");
+	else if (!blk->n_pred)
+		draw_text(d, st, "nowhere");
 	for (uint32_t k = 0; k < blk->n_pred; k++) {
 		const struct cfg_edge *e = &cfg->edges[cfg->pred[blk->pred + k]];
 
+		if (k || b == cfg->entry)
+			draw_text(d, st, ", ");
 		if (e->from == cfg->exit)
-			draw_printf(d, STYLE_BLOCK, "%s outside (%s)", k ? "," : "",
-				    cfg_edge_kind_name(e->kind));
+			draw_printf(d, st, "outside (%s)", cfg_edge_kind_name(e->kind));
+		else if (e->kind == CFG_FALLTHROUGH)
+			draw_printf(d, st, "%u", e->from);
 		else
-			draw_printf(d, STYLE_BLOCK, "%s %u (%s)", k ? "," : "", e->from,
-				    cfg_edge_kind_name(e->kind));
+			draw_printf(d, st, "%u (%s)", e->from, cfg_edge_kind_name(e->kind));
 	}
-	draw_eol(d);
+}
+
+void listing_draw_insn(const struct insn *in, struct draw *d)
+{
+	static const enum style styles[] = {
+		[INSN_PART_MNEMONIC] = STYLE_MNEMONIC, [INSN_PART_REGISTER] = STYLE_REGISTER,
+		[INSN_PART_IMMEDIATE] = STYLE_IMMEDIATE, [INSN_PART_SIZE] = STYLE_DIM,
+		[INSN_PART_TARGET] = STYLE_TARGET, [INSN_PART_OTHER] = STYLE_NORMAL,
+	};
+	struct insn_part p[INSN_PARTS_MAX];
+	size_t n = insn_parts(in, p, INSN_PARTS_MAX);
+
+	for (size_t k = 0; k < n; k++) {
+		draw_textn(d, styles[p[k].kind], in->text + p[k].off, p[k].len);
+		if (p[k].kind == INSN_PART_MNEMONIC && k + 1 < n && p[k].len < 7)
+			draw_space(d, STYLE_NORMAL, (int)(7 - p[k].len));
+	}
 }
 
 void listing_draw_title(const struct listing *l, struct draw *d)

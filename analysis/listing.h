@@ -106,6 +106,20 @@ void listing_draw_title(const struct listing *l, struct draw *d);
 void listing_draw_range(const struct listing *l, struct draw *d, size_t n_insns, size_t n_blocks);
 void listing_draw_forced(const struct listing *l, struct draw *d);
 void listing_draw_source(const struct listing_insn *li, struct draw *d);
+/*
+ * An instruction's text in colour, from what the decoder knows of it
+ * (disasm/insntext.h): mnemonic, registers, immediates, size keywords
+ * dim, a direct branch's target; the mnemonic padded to 7 columns.
+ * dcpi-tui's procedure views.
+ */
+void listing_draw_insn(const struct insn *in, struct draw *d);
+/*
+ * Where block b is entered from, in style st: "from entry, 1 (taken), 4,
+ * outside (reentry)", or "from nowhere" (a fallthrough is the number
+ * alone: it is how a block is entered unless something else says).
+ * dcpilist -b and dcpi-tui's block headers.
+ */
+void listing_draw_preds(const struct listing *l, struct draw *d, size_t b, enum style st);
 
 /*
  * A line of source as every report and view shows it: tabs expanded to 8

@@ -29,7 +29,6 @@
 #include "analysis/lookup.h"
 #include "disasm/decode.h"
 #include "tui/data-proc.h"
-#include "tui/insntext.h"
 #include "tui/table.h"
 #include "tui/tui.h"
 
@@ -181,21 +180,35 @@ static void add_wrapped(struct proc_view *pv, const char *s, size_t len)
 	}
 }
 
+/* A clause of a message on a line of its own, with its ';' when another follows. */
+static void add_clause(struct proc_view *pv, const char *s, bool more)
+{
+	char *t = xasprintf("%s%s", s, more ? ";" : "");
+
+	add_wrapped(pv, t, strlen(t));
+	free(t);
+}
+
 /*
- * Why there is no listing: the message reported, a line per line and per
- * "; " clause (lookup.h lists the images that cannot be named that way).
+ * Why there is no listing: a failed lookup in its parts (lookup.h), a
+ * line each; any other message a line per line.
  */
 static void build_message(struct proc_view *pv, const struct proc_data *pd)
 {
+	const struct lookup_failure *f = &pd->lookup;
 	const char *s = pd->error ? pd->error : "cannot show the procedure";
 
 	add_msg(pv, "", 0);
-	while (*s) {
-		size_t nl = strcspn(s, "\n"), n = nl;
-		const char *semi = strstr(s, "; ");
+	if (f->kind != LOOKUP_FOUND) {
+		add_clause(pv, f->what, f->n_clauses > 0);
+		for (size_t k = 0; k < f->n_clauses; k++)
+			add_clause(pv, f->clauses[k], k + 1 < f->n_clauses);
+		for (size_t k = 0; k < f->n_items; k++)
+			add_clause(pv, f->items[k], false);
+	}
+	while (f->kind == LOOKUP_FOUND && *s) {
+		size_t n = strcspn(s, "\n");
 
-		if (semi && (size_t)(semi - s) < nl)
-			n = (size_t)(semi - s) + 1;
 		add_wrapped(pv, s, n);
 		s += n;
 		while (*s == ' ' || *s == '\n')
@@ -468,21 +481,10 @@ static void proc_close(struct view *v)
 static void draw_insn_text(struct draw *d, const struct insn *in, const char *target_name,
 			   const struct listing *l)
 {
-	struct insn_span sp[INSN_SPANS_MAX];
 	bool direct = in->target && (in->kind == INSN_JUMP || in->kind == INSN_CJUMP ||
 				     in->kind == INSN_CALL);
-	size_t n = insn_text_spans(in->text, direct, sp, INSN_SPANS_MAX);
-	static const enum style styles[] = {
-		[SPAN_MNEMONIC] = STYLE_MNEMONIC, [SPAN_REGISTER] = STYLE_REGISTER,
-		[SPAN_IMMEDIATE] = STYLE_IMMEDIATE, [SPAN_SIZE] = STYLE_DIM,
-		[SPAN_TARGET] = STYLE_TARGET, [SPAN_OTHER] = STYLE_NORMAL,
-	};
 
-	for (size_t k = 0; k < n; k++) {
-		draw_textn(d, styles[sp[k].kind], in->text + sp[k].off, sp[k].len);
-		if (sp[k].kind == SPAN_MNEMONIC && k + 1 < n && sp[k].len < 7)
-			draw_space(d, STYLE_NORMAL, (int)(7 - sp[k].len));
-	}
+	listing_draw_insn(in, d);
 	if (!direct)
 		return;
 	if (target_name) {
@@ -572,44 +574,20 @@ static void draw_insn(struct view *v, const struct listing_insn *li, size_t i, s
 	}
 }
 
-/* "from entry, 1 (taken), outside (reentry)" */
-static void describe_preds(const struct cfg *cfg, size_t b, struct strbuf *sb)
-{
-	const struct cfg_block *blk = &cfg->blocks[b];
-
-	if (b == cfg->entry)
-		strbuf_addstr(sb, "entry");
-	else if (!blk->n_pred)
-		strbuf_addstr(sb, "nowhere");
-	for (uint32_t k = 0; k < blk->n_pred; k++) {
-		const struct cfg_edge *e = &cfg->edges[cfg->pred[blk->pred + k]];
-
-		if (sb->len)
-			strbuf_addstr(sb, ", ");
-		if (e->from == cfg->exit)
-			strbuf_addf(sb, "outside (%s)", cfg_edge_kind_name(e->kind));
-		else if (e->kind == CFG_FALLTHROUGH)
-			strbuf_addf(sb, "%u", e->from);
-		else
-			strbuf_addf(sb, "%u (%s)", e->from, cfg_edge_kind_name(e->kind));
-	}
-}
-
 static void draw_block(struct view *v, size_t b, struct draw *d)
 {
 	struct proc_view *pv = PRV(v);
 	const struct cfg *cfg = &pv->pd->c.list.cfg;
 	const struct cfg_block *blk = &cfg->blocks[b];
 	uint64_t total = proc_total(pv), n = pv->block_samples[b];
-	struct strbuf sb = STRBUF_INIT;
 
 	draw_glyph(d, STYLE_BLOCK, GLYPH_HLINE);
 	draw_glyph(d, STYLE_BLOCK, GLYPH_HLINE);
 	draw_printf(d, STYLE_BLOCK, " block %zu ", b);
 	draw_printf(d, STYLE_DIM, "0x%" PRIx64 "-0x%" PRIx64 " class %d", blk->start, blk->end,
 		    blk->cls);
-	describe_preds(cfg, b, &sb);
-	draw_printf(d, STYLE_DIM, " from %s", sb.buf);
+	draw_space(d, STYLE_DIM, 1);
+	listing_draw_preds(&pv->pd->c.list, d, b, STYLE_DIM);
 	if (blk->flags & CFG_BLOCK_UNREACHABLE)
 		draw_text(d, STYLE_WARNING, " unreachable");
 	if (blk->flags & CFG_BLOCK_NO_EXIT)
@@ -621,7 +599,6 @@ static void draw_block(struct view *v, size_t b, struct draw *d)
 		if (total)
 			draw_printf(d, share_style(n, total), " %.1f%%", 100.0 * (double)n / (double)total);
 	}
-	strbuf_release(&sb);
 }
 
 /* "best-case 6/9 = 0.67CPI", as dcpicalc writes a block's cycles. */
