@@ -150,6 +150,16 @@ void listing_release(struct listing *l)
 	memset(l, 0, sizeof(*l));
 }
 
+long listing_insn_holding(const struct listing *l, uint64_t addr)
+{
+	long i = cfg_insn_at(&l->cfg, addr);
+
+	for (size_t k = 0; i < 0 && k < l->n_insns; k++)
+		if (addr >= l->insns[k].insn->addr && addr < l->insns[k].insn->addr + l->insns[k].insn->len)
+			i = (long)k;
+	return i;
+}
+
 /* ---- text --------------------------------------------------------------------- */
 
 static void block_line(const struct listing *l, long b, struct draw *d)

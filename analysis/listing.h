@@ -86,6 +86,9 @@ int listing_build(struct listing *l, struct epoch_view *v, const struct proc_ref
 		  const struct listing_opts *o);
 void listing_release(struct listing *l);
 
+/* The instruction whose bytes hold addr (its index), or -1. */
+long listing_insn_holding(const struct listing *l, uint64_t addr);
+
 enum listing_print_flags {
 	LISTING_SOURCE = (1 << 0),      /* interleave source lines */
 	LISTING_BLOCKS = (1 << 1),      /* a line before each basic block: its class and edges */

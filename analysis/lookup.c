@@ -290,6 +290,15 @@ void lookup_failure_text(const struct lookup_failure *f, struct strbuf *sb)
 		strbuf_addf(sb, "\n  %s", f->items[k]);
 }
 
+void lookup_failure_lines(const struct lookup_failure *f, struct strbuf *sb)
+{
+	strbuf_addf(sb, "%s%s\n", f->what ? f->what : "", f->n_clauses ? ";" : "");
+	for (size_t k = 0; k < f->n_clauses; k++)
+		strbuf_addf(sb, "%s%s\n", f->clauses[k], k + 1 < f->n_clauses ? ";" : "");
+	for (size_t k = 0; k < f->n_items; k++)
+		strbuf_addf(sb, "%s\n", f->items[k]);
+}
+
 void lookup_failure_release(struct lookup_failure *f)
 {
 	for (size_t k = 0; k < f->n_clauses; k++)

@@ -75,6 +75,8 @@ int proc_lookup_why(struct epoch_view *v, const char *spec, const char *image,
 /* The message proc_lookup() reports: what; clause; clause, then "\n  item" for each item. */
 struct strbuf;
 void lookup_failure_text(const struct lookup_failure *f, struct strbuf *sb);
+/* The same a part a line ("what;", "clause;", ..., "clause", "item", ...), for views. */
+void lookup_failure_lines(const struct lookup_failure *f, struct strbuf *sb);
 void lookup_failure_release(struct lookup_failure *f);
 
 /* Appends "NAME@IMAGE (0xADDR)" for ref: how to name it unambiguously. */

@@ -213,6 +213,17 @@ void draw_lines(struct draw *d, enum style st, const char *text)
 	}
 }
 
+size_t draw_wrap(const char *s, size_t len, size_t width)
+{
+	size_t cut = width;
+
+	if (len <= width)
+		return len;
+	while (cut > width / 2 && s[cut] != ' ')
+		cut--;
+	return s[cut] == ' ' ? cut : width;
+}
+
 int draw_printf(struct draw *d, enum style st, const char *fmt, ...)
 {
 	char small[256];
