@@ -274,14 +274,7 @@ void calc_json(const struct calc *c, struct json_writer *w)
 	json_object_begin(w);
 	json_key(w, "name");
 	json_string(w, l->ref.proc->name);
-	json_key(w, "image");
-	json_string(w, l->img->rec.path);
-	json_key(w, "start");
-	json_hex(w, l->ref.proc->start);
-	json_key(w, "end");
-	json_hex(w, l->ref.proc->end);
-	json_key(w, "missing_edges");
-	json_bool(w, l->cfg.flags & CFG_MISSING_EDGES);
+	listing_where_json(l, w);
 	json_key(w, "model");
 	json_string(w, c->model->name);
 	json_key(w, "model_exact");

@@ -489,6 +489,18 @@ static void json_blocks(struct json_writer *w, const struct listing *l)
 	json_array_end(w);
 }
 
+void listing_where_json(const struct listing *l, struct json_writer *w)
+{
+	json_key(w, "image");
+	json_string(w, l->img->rec.path);
+	json_key(w, "start");
+	json_hex(w, l->ref.proc->start);
+	json_key(w, "end");
+	json_hex(w, l->ref.proc->end);
+	json_key(w, "missing_edges");
+	json_bool(w, (l->cfg.flags & CFG_MISSING_EDGES) != 0);
+}
+
 void listing_json(const struct listing *l, struct json_writer *w, unsigned flags)
 {
 	json_object_begin(w);
@@ -498,14 +510,7 @@ void listing_json(const struct listing *l, struct json_writer *w, unsigned flags
 	json_string(w, l->ref.proc->name);
 	json_key(w, "symbol");
 	json_string(w, l->ref.proc->sym);
-	json_key(w, "image");
-	json_string(w, l->img->rec.path);
-	json_key(w, "start");
-	json_hex(w, l->ref.proc->start);
-	json_key(w, "end");
-	json_hex(w, l->ref.proc->end);
-	json_key(w, "missing_edges");
-	json_bool(w, (l->cfg.flags & CFG_MISSING_EDGES) != 0);
+	listing_where_json(l, w);
 	json_key(w, "samples");
 	listing_samples_json(l, w, l->totals);
 	json_key(w, "stray_samples");

@@ -135,6 +135,9 @@ struct json_writer;
 /* Writes samples per event of the listing's columns as a JSON object ("cycles": 12, ...). */
 void listing_samples_json(const struct listing *l, struct json_writer *w, const uint64_t *s);
 
+/* The keys image, start, end and missing_edges: where the procedure is (dcpilist, dcpicalc). */
+void listing_where_json(const struct listing *l, struct json_writer *w);
+
 /* The listing as JSON (dcpilist --json: instructions, blocks with classes, edges): one object. */
 void listing_json(const struct listing *l, struct json_writer *w, unsigned flags);
 
