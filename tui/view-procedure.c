@@ -16,7 +16,8 @@
  * puts the cursor on loc.address when it is set.  When the listing is
  * refused (a missing or rebuilt binary, a kernel image, an unknown or
  * ambiguous name) the lines say why, and :force is suggested where it
- * would help.
+ * would help.  Where the keys go (stalls, culprits, hot blocks, branches)
+ * is analysis/calc-nav.h's; this file lays out lines, draws and dispatches.
  */
 #include "config.h"
 #include "tui/view.h"
