@@ -405,7 +405,6 @@ static void store_perf_map(struct store *s, uint32_t pid)
 	struct strbuf sb = STRBUF_INIT;
 	char path[64], name[64];
 	struct stat st;
-	ssize_t n;
 	int fd;
 
 	snprintf(path, sizeof(path), "/tmp/perf-%" PRIu32 ".map", pid);
@@ -417,10 +416,8 @@ static void store_perf_map(struct store *s, uint32_t pid)
 		return;
 	}
 	strbuf_grow(&sb, (size_t)st.st_size + 1);
-	while (sb.len < PERF_MAP_MAX && (n = read(fd, sb.buf + sb.len, sb.alloc - sb.len - 1)) > 0) {
-		strbuf_setlen(&sb, sb.len + (size_t)n);
-		strbuf_grow(&sb, 4096);
-	}
+	/* A map that grew past the limit, or failed to read, is kept as far as it was read. */
+	strbuf_read_fd(&sb, fd, PERF_MAP_MAX);
 	close(fd);
 	snprintf(name, sizeof(name), "perf-%" PRIu32 ".map", pid);
 	if (!db_aux_store(s->db, s->seq, name, sb.buf, sb.len))

@@ -169,7 +169,6 @@ static int read_file(struct checker *k, int dirfd, const char *name, const char 
 {
 	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 	struct stat st;
-	ssize_t n;
 
 	strbuf_reset(out);
 	if (fd < 0) {
@@ -191,19 +190,12 @@ static int read_file(struct checker *k, int dirfd, const char *name, const char 
 		goto fail;
 	}
 	strbuf_grow(out, (size_t)st.st_size + 1);
-	while ((n = read(fd, out->buf + out->len, out->alloc - out->len - 1)) != 0) {
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			find(k, DB_CHECK_ERROR, path, "cannot read: %s", strerror(errno));
-			goto fail;
-		}
-		strbuf_setlen(out, out->len + (size_t)n);
-		if (out->len > max) {
+	if (strbuf_read_fd(out, fd, max)) {
+		if (errno == EFBIG)
 			find(k, DB_CHECK_ERROR, path, "grew while being read");
-			goto fail;
-		}
-		strbuf_grow(out, 65536);
+		else
+			find(k, DB_CHECK_ERROR, path, "cannot read: %s", strerror(errno));
+		goto fail;
 	}
 	close(fd);
 	return 0;

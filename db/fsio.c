@@ -61,27 +61,14 @@ int fsio_read_at(int dirfd, const char *name, const char *what, size_t max, stru
 		errorf("%s: file too large (%lld bytes)", what, (long long)st.st_size);
 		goto fail;
 	}
-	strbuf_grow(out, (size_t)st.st_size);
-	for (;;) {
-		ssize_t n;
-
-		strbuf_grow(out, 4096);
-		n = read(fd, out->buf + out->len, out->alloc - out->len - 1);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			errorf_errno("cannot read '%s'", what);
-			goto fail;
-		}
-		if (!n)
-			break;
-		out->len += (size_t)n;
-		if (out->len > max) {
+	strbuf_grow(out, (size_t)st.st_size + 1);
+	if (strbuf_read_fd(out, fd, max)) {
+		if (errno == EFBIG)
 			errorf("%s: file too large", what);
-			goto fail;
-		}
+		else
+			errorf_errno("cannot read '%s'", what);
+		goto fail;
 	}
-	out->buf[out->len] = '\0';
 	close(fd);
 	return 0;
 fail:

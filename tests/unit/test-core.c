@@ -2,6 +2,7 @@
 /* Unit tests of core/: varint, crc32c, strbuf, escaping, JSON, u64map, time, hot lists. */
 #include "config.h"
 
+#include <errno.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "core/crc32c.h"
@@ -102,6 +104,63 @@ static void strbuf_basics(void **state)
 	assert_int_equal(len, 3);
 	assert_string_equal(sb.buf, "");
 	free(s);
+}
+
+/* A temporary file holding n bytes of a pattern, at its start. */
+static int pattern_file(size_t n)
+{
+	FILE *f = tmpfile();
+
+	assert_non_null(f);
+	for (size_t i = 0; i < n; i++)
+		fputc('a' + (int)(i % 26), f);
+	fflush(f);
+	rewind(f);
+	return dup(fileno(f)); /* the FILE goes, the file stays open */
+}
+
+static void strbuf_read_fd_bounds(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int fd;
+
+	/* Whole, appended after what sb held, with growth on the way. */
+	strbuf_addstr(&sb, "head:");
+	fd = pattern_file(100000);
+	assert_int_equal(strbuf_read_fd(&sb, fd, 100000), 0);
+	close(fd);
+	assert_int_equal(sb.len, 5 + 100000);
+	assert_memory_equal(sb.buf, "head:abc", 8);
+	assert_int_equal(sb.buf[5 + 99999], 'a' + 99999 % 26);
+	assert_int_equal(sb.buf[sb.len], '\0');
+
+	/* One byte too many: EFBIG, and the first max bytes kept. */
+	strbuf_reset(&sb);
+	fd = pattern_file(4097);
+	errno = 0;
+	assert_int_equal(strbuf_read_fd(&sb, fd, 4096), -1);
+	assert_int_equal(errno, EFBIG);
+	assert_int_equal(sb.len, 4096);
+	assert_int_equal(sb.buf[4096], '\0');
+	close(fd);
+
+	/* Empty, and a limit of nothing. */
+	strbuf_reset(&sb);
+	fd = pattern_file(0);
+	assert_int_equal(strbuf_read_fd(&sb, fd, 0), 0);
+	assert_int_equal(sb.len, 0);
+	close(fd);
+	fd = pattern_file(1);
+	assert_int_equal(strbuf_read_fd(&sb, fd, 0), -1);
+	assert_int_equal(errno, EFBIG);
+	assert_int_equal(sb.len, 0);
+	close(fd);
+
+	/* A read that fails says why. */
+	errno = 0;
+	assert_int_equal(strbuf_read_fd(&sb, -1, 10), -1);
+	assert_int_equal(errno, EBADF);
+	strbuf_release(&sb);
 }
 
 static void escape_round_trip(void **state)
@@ -363,6 +422,7 @@ int main(void)
 		cmocka_unit_test(varint_rejects_malformed),
 		cmocka_unit_test(crc32c_known_values),
 		cmocka_unit_test(strbuf_basics),
+		cmocka_unit_test(strbuf_read_fd_bounds),
 		cmocka_unit_test(escape_round_trip),
 		cmocka_unit_test(escape_terminal),
 		cmocka_unit_test(unescape_rejects_bad),
