@@ -2,6 +2,7 @@
 #include "config.h"
 #include "collect/kallsyms.h"
 #include "core/die.h"
+#include "core/search.h"
 #include "core/strbuf.h"
 #include "core/xalloc.h"
 
@@ -168,16 +169,8 @@ static int cmp_u64(const void *a, const void *b)
 /* The index of the greatest element <= x, or n if none. */
 static size_t floor_index(const uint64_t *v, size_t n, uint64_t x)
 {
-	size_t lo = 0, hi = n;
+	size_t lo = LOWER_BOUND(n, k, v[k] <= x);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (v[mid] <= x)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	return lo ? lo - 1 : n;
 }
 
@@ -246,16 +239,8 @@ static void finish_tail(struct pass *p)
 
 bool kallsyms_covered(const struct kallsyms_range *r, size_t n, uint64_t addr)
 {
-	size_t lo = 0, hi = n;
+	size_t lo = LOWER_BOUND(n, k, r[k].start <= addr);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (r[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	return lo && addr < r[lo - 1].end;
 }
 

@@ -2,6 +2,7 @@
 #include "config.h"
 #include "db/values.h"
 #include "core/die.h"
+#include "core/search.h"
 #include "core/strbuf.h"
 #include "core/varint.h"
 #include "core/xalloc.h"
@@ -134,17 +135,7 @@ void values_profile_sort(struct values_profile *p)
 
 size_t values_profile_lower_bound(const struct values_profile *p, uint64_t offset)
 {
-	size_t lo = 0, hi = p->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (p->v[mid].offset < offset)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return LOWER_BOUND(p->n, k, p->v[k].offset < offset);
 }
 
 const struct values_rec *values_profile_find(const struct values_profile *p, uint64_t offset)

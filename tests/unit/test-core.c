@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Unit tests of core/: varint, crc32c, strbuf, escaping, JSON, u64map, time, hot lists. */
+/*
+ * Unit tests of core/: varint, crc32c, strbuf, binary search, escaping, JSON, u64map, time,
+ * hot lists.
+ */
 #include "config.h"
 
 #include <errno.h>
@@ -17,6 +20,7 @@
 #include "core/crc32c.h"
 #include "core/hotlist.h"
 #include "core/json.h"
+#include "core/search.h"
 #include "core/strbuf.h"
 #include "core/timeutil.h"
 #include "core/u64map.h"
@@ -161,6 +165,29 @@ static void strbuf_read_fd_bounds(void **state)
 	assert_int_equal(strbuf_read_fd(&sb, -1, 10), -1);
 	assert_int_equal(errno, EBADF);
 	strbuf_release(&sb);
+}
+
+static void lower_bound_partition(void **state)
+{
+	static const int v[] = { 1, 3, 3, 3, 7, 9 };
+	const size_t n = sizeof(v) / sizeof(v[0]);
+	const char *names[] = { "ant", "bee", "cat" };
+
+	assert_int_equal(LOWER_BOUND(0, k, v[k] < 5), 0);
+	/* The first element >= x, for every x around and between the elements. */
+	for (int x = 0; x <= 10; x++) {
+		size_t want = 0;
+
+		while (want < n && v[want] < x)
+			want++;
+		assert_int_equal(LOWER_BOUND(n, k, v[k] < x), want);
+	}
+	/* With <=: one past the last element <= x (the run of 3s ends at 4). */
+	assert_int_equal(LOWER_BOUND(n, k, v[k] <= 3), 4);
+	assert_int_equal(LOWER_BOUND(n, k, v[k] <= 0), 0);
+	assert_int_equal(LOWER_BOUND(n, k, v[k] <= 9), n);
+	assert_int_equal(LOWER_BOUND(3, k, strcmp(names[k], "bee") < 0), 1);
+	assert_int_equal(LOWER_BOUND(3, k, strcmp(names[k], "cow") < 0), 3);
 }
 
 static void escape_round_trip(void **state)
@@ -423,6 +450,7 @@ int main(void)
 		cmocka_unit_test(crc32c_known_values),
 		cmocka_unit_test(strbuf_basics),
 		cmocka_unit_test(strbuf_read_fd_bounds),
+		cmocka_unit_test(lower_bound_partition),
 		cmocka_unit_test(escape_round_trip),
 		cmocka_unit_test(escape_terminal),
 		cmocka_unit_test(unescape_rejects_bad),
