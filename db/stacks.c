@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/cursor.h"
 #include "core/die.h"
 #include "core/hash.h"
 #include "core/strbuf.h"
@@ -391,19 +392,12 @@ static void order_release(struct order *o)
 
 /* ---- encoding ------------------------------------------------------------------ */
 
-static void put_varint(struct strbuf *out, uint64_t v)
+/* Strings in their canonical order (by: new -> old): the count, then each. */
+static void encode_strings(struct strbuf *out, char *const *v, const uint32_t *by, size_t n)
 {
-	uint8_t b[VARINT_MAX];
-
-	strbuf_add(out, b, varint_encode(v, b));
-}
-
-static void put_string(struct strbuf *out, const char *s)
-{
-	size_t n = strlen(s);
-
-	put_varint(out, n);
-	strbuf_add(out, s, n);
+	strbuf_add_varint(out, n);
+	for (size_t i = 0; i < n; i++)
+		strbuf_add_varint_string(out, v[by[i]], strlen(v[by[i]]));
 }
 
 static void encode_frames(const struct order *o, struct strbuf *out)
@@ -412,13 +406,13 @@ static void encode_frames(const struct order *o, struct strbuf *out)
 	uint32_t prev_image = 0;
 	uint64_t prev_off = 0;
 
-	put_varint(out, t->n_frames);
+	strbuf_add_varint(out, t->n_frames);
 	for (size_t i = 0; i < t->n_frames; i++) {
 		const struct stack_frame *f = &t->frames[o->by_frame[i]];
 		uint32_t image = o->image[f->image];
 
-		put_varint(out, image - prev_image);
-		put_varint(out, i && image == prev_image ? f->offset - prev_off : f->offset);
+		strbuf_add_varint(out, image - prev_image);
+		strbuf_add_varint(out, i && image == prev_image ? f->offset - prev_off : f->offset);
 		prev_image = image;
 		prev_off = f->offset;
 	}
@@ -428,14 +422,14 @@ static void encode_stacks(const struct order *o, struct strbuf *out)
 {
 	const struct stack_table *t = o->t;
 
-	put_varint(out, t->n_stacks);
+	strbuf_add_varint(out, t->n_stacks);
 	for (size_t i = 0; i < t->n_stacks; i++) {
 		const struct stack_rec *s = &t->stacks[o->by_stack[i]];
 
-		put_varint(out, s->depth);
+		strbuf_add_varint(out, s->depth);
 		strbuf_addch(out, s->end);
 		for (uint32_t k = 0; k < s->depth; k++)
-			put_varint(out, o->frame[t->ids[s->first + k]]);
+			strbuf_add_varint(out, o->frame[t->ids[s->first + k]]);
 	}
 }
 
@@ -444,15 +438,15 @@ static void encode_samples(const struct order *o, struct strbuf *out)
 	const struct stack_table *t = o->t;
 	uint32_t prev = 0;
 
-	put_varint(out, t->n_samples);
+	strbuf_add_varint(out, t->n_samples);
 	for (size_t i = 0; i < t->n_samples; i++) {
 		const struct stack_sample *s = &t->samples[o->by_sample[i]];
 		uint32_t stack = o->stack[s->stack];
 
-		put_varint(out, stack - prev);
-		put_varint(out, o->thread[s->thread]);
-		put_varint(out, s->event);
-		put_varint(out, s->count);
+		strbuf_add_varint(out, stack - prev);
+		strbuf_add_varint(out, o->thread[s->thread]);
+		strbuf_add_varint(out, s->event);
+		strbuf_add_varint(out, s->count);
 		prev = stack;
 	}
 }
@@ -462,20 +456,16 @@ void stack_table_encode(const struct stack_table *t, struct strbuf *out, uint32_
 	struct order o;
 
 	order_build(&o, t);
-	put_varint(out, t->n_images);
-	for (size_t i = 0; i < t->n_images; i++)
-		put_string(out, t->images[o.by_image[i]]);
-	put_varint(out, t->n_comms);
-	for (size_t i = 0; i < t->n_comms; i++)
-		put_string(out, t->comms[o.by_comm[i]]);
+	encode_strings(out, t->images, o.by_image, t->n_images);
+	encode_strings(out, t->comms, o.by_comm, t->n_comms);
 	encode_frames(&o, out);
-	put_varint(out, t->n_threads);
+	strbuf_add_varint(out, t->n_threads);
 	for (size_t i = 0; i < t->n_threads; i++) {
 		const struct stack_thread *th = &t->threads[o.by_thread[i]];
 
-		put_varint(out, th->tgid);
-		put_varint(out, th->tid);
-		put_varint(out, o.comm[th->comm]);
+		strbuf_add_varint(out, th->tgid);
+		strbuf_add_varint(out, th->tid);
+		strbuf_add_varint(out, o.comm[th->comm]);
 	}
 	encode_stacks(&o, out);
 	encode_samples(&o, out);
@@ -485,53 +475,13 @@ void stack_table_encode(const struct stack_table *t, struct strbuf *out, uint32_
 
 /* ---- decoding ---------------------------------------------------------------------- */
 
-struct dec {
-	const uint8_t *p, *end;
-	const char *why;
-};
-
-static int get(struct dec *d, uint64_t *v, uint64_t max, const char *what)
-{
-	if (d->why)
-		return -1;
-	if (varint_decode(&d->p, d->end, v)) {
-		d->why = "truncated or malformed number";
-		return -1;
-	}
-	if (*v > max) {
-		d->why = what;
-		return -1;
-	}
-	return 0;
-}
-
 /* A count of items each at least min_bytes long: bounded by what is left. */
-static int get_count(struct dec *d, uint64_t *n, size_t min_bytes)
+static int get_count(struct cursor *d, uint64_t *n, size_t min_bytes)
 {
-	return get(d, n, (uint64_t)(d->end - d->p) / min_bytes, "count larger than the payload");
+	return cursor_varint_max(d, n, cursor_left(d) / min_bytes, "count larger than the payload");
 }
 
-static int get_string(struct dec *d, char *buf, size_t max, const char *what)
-{
-	uint64_t n;
-
-	if (get(d, &n, max, what))
-		return -1;
-	if ((uint64_t)(d->end - d->p) < n) {
-		d->why = "truncated string";
-		return -1;
-	}
-	memcpy(buf, d->p, n);
-	buf[n] = '\0';
-	d->p += n;
-	if (strlen(buf) != n) {
-		d->why = "NUL in a string";
-		return -1;
-	}
-	return 0;
-}
-
-static int decode_strings(struct dec *d, struct stack_table *t, bool images)
+static int decode_strings(struct cursor *d, struct stack_table *t, bool images)
 {
 	char buf[64], prev[64] = "";
 	uint64_t n;
@@ -539,8 +489,13 @@ static int decode_strings(struct dec *d, struct stack_table *t, bool images)
 	if (get_count(d, &n, 1))
 		return -1;
 	for (uint64_t i = 0; i < n; i++) {
-		if (get_string(d, buf, images ? 55 : STACK_COMM_MAX, "string too long"))
+		size_t len;
+		const char *s = cursor_string(d, images ? 55 : STACK_COMM_MAX, &len);
+
+		if (!s)
 			return -1;
+		memcpy(buf, s, len);
+		buf[len] = '\0';
 		if ((images && !image_key_valid(buf)) || (i && strcmp(prev, buf) >= 0)) {
 			d->why = images ? "bad or unsorted image key" : "unsorted process names";
 			return -1;
@@ -554,15 +509,14 @@ static int decode_strings(struct dec *d, struct stack_table *t, bool images)
 	return 0;
 }
 
-static int decode_frames(struct dec *d, struct stack_table *t)
+static int decode_frames(struct cursor *d, struct stack_table *t)
 {
 	uint64_t n, image = 0, off = 0, di, v;
 
 	if (get_count(d, &n, 2))
 		return -1;
 	for (uint64_t i = 0; i < n; i++) {
-		if (get(d, &di, t->n_images, "bad frame image") ||
-		    get(d, &v, UINT64_MAX, "bad frame offset"))
+		if (cursor_varint_max(d, &di, t->n_images, "bad frame image") || cursor_varint(d, &v))
 			return -1;
 		if (image + di >= t->n_images || (i && !di && (!v || off + v < off))) {
 			d->why = "bad or unsorted frame";
@@ -577,7 +531,7 @@ static int decode_frames(struct dec *d, struct stack_table *t)
 	return d->why ? -1 : 0;
 }
 
-static int decode_threads(struct dec *d, struct stack_table *t)
+static int decode_threads(struct cursor *d, struct stack_table *t)
 {
 	uint64_t n, tgid, tid, comm;
 	struct stack_thread prev = { 0, 0, 0 };
@@ -585,8 +539,9 @@ static int decode_threads(struct dec *d, struct stack_table *t)
 	if (get_count(d, &n, 3) || n > STACK_MAX_THREADS)
 		return d->why ? -1 : (d->why = "too many threads", -1);
 	for (uint64_t i = 0; i < n; i++) {
-		if (get(d, &tgid, UINT32_MAX, "bad tgid") || get(d, &tid, UINT32_MAX, "bad tid") ||
-		    get(d, &comm, t->n_comms ? t->n_comms - 1 : 0, "bad process name") ||
+		if (cursor_varint_max(d, &tgid, UINT32_MAX, "bad tgid") ||
+		    cursor_varint_max(d, &tid, UINT32_MAX, "bad tid") ||
+		    cursor_varint_max(d, &comm, t->n_comms ? t->n_comms - 1 : 0, "bad process name") ||
 		    !t->n_comms)
 			return d->why ? -1 : (d->why = "thread without process names", -1);
 		if (i && (tgid < prev.tgid || (tgid == prev.tgid && tid < prev.tid) ||
@@ -602,7 +557,7 @@ static int decode_threads(struct dec *d, struct stack_table *t)
 	return 0;
 }
 
-static int decode_stacks(struct dec *d, struct stack_table *t)
+static int decode_stacks(struct cursor *d, struct stack_table *t)
 {
 	uint32_t frames[STACK_MAX_DEPTH];
 	uint64_t n, depth, f;
@@ -617,9 +572,9 @@ static int decode_stacks(struct dec *d, struct stack_table *t)
 	for (uint64_t i = 0; i < n && !d->why; i++) {
 		uint8_t end;
 
-		if (get(d, &depth, STACK_MAX_DEPTH, "stack too deep") || !depth ||
-		    d->p >= d->end) {
-			d->why = d->why ? d->why : "empty or truncated stack";
+		if (cursor_varint_max(d, &depth, STACK_MAX_DEPTH, "stack too deep") || !depth ||
+		    !cursor_left(d)) {
+			cursor_fail(d, "empty or truncated stack");
 			break;
 		}
 		end = *d->p++;
@@ -628,7 +583,7 @@ static int decode_stacks(struct dec *d, struct stack_table *t)
 			break;
 		}
 		for (uint64_t k = 0; k < depth && !d->why; k++)
-			if (!get(d, &f, t->n_frames ? t->n_frames - 1 : 0, "bad frame number") &&
+			if (!cursor_varint_max(d, &f, t->n_frames ? t->n_frames - 1 : 0, "bad frame number") &&
 			    !t->n_frames)
 				d->why = "stack without frames";
 			else
@@ -644,7 +599,7 @@ static int decode_stacks(struct dec *d, struct stack_table *t)
 	return d->why ? -1 : 0;
 }
 
-static int decode_samples(struct dec *d, struct stack_table *t, uint32_t count)
+static int decode_samples(struct cursor *d, struct stack_table *t, uint32_t count)
 {
 	uint64_t n, ds, thread, ev, cnt, stack = 0;
 	struct stack_sample prev = { 0, 0, 0, 0 };
@@ -656,9 +611,9 @@ static int decode_samples(struct dec *d, struct stack_table *t, uint32_t count)
 		return -1;
 	}
 	for (uint64_t i = 0; i < n; i++) {
-		if (get(d, &ds, t->n_stacks, "bad stack number") ||
-		    get(d, &thread, t->n_threads, "bad thread number") ||
-		    get(d, &ev, EVENT__COUNT - 1, "bad event") || get(d, &cnt, UINT64_MAX, "bad count"))
+		if (cursor_varint_max(d, &ds, t->n_stacks, "bad stack number") ||
+		    cursor_varint_max(d, &thread, t->n_threads, "bad thread number") ||
+		    cursor_varint_max(d, &ev, EVENT__COUNT - 1, "bad event") || cursor_varint(d, &cnt))
 			return -1;
 		stack += ds;
 		if (stack >= t->n_stacks || thread >= t->n_threads || !cnt) {
@@ -679,7 +634,7 @@ static int decode_samples(struct dec *d, struct stack_table *t, uint32_t count)
 int stack_table_decode(struct stack_table *t, const void *payload, size_t len, uint32_t count,
 		       const char **why)
 {
-	struct dec d = { payload, (const uint8_t *)payload + len, NULL };
+	struct cursor d = CURSOR_INIT(payload, len);
 
 	stack_table_init(t);
 	if (decode_strings(&d, t, true) || decode_strings(&d, t, false) || decode_frames(&d, t) ||

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "config.h"
 #include "db/values.h"
+#include "core/cursor.h"
 #include "core/die.h"
 #include "core/search.h"
 #include "core/strbuf.h"
@@ -257,6 +258,11 @@ void values_merge(struct values_profile *dst, const struct values_profile *src,
 
 /* ---- encoding ------------------------------------------------------------------------- */
 
+/* A register's pair sums, in their order in the file. */
+#define DELTA_SUMS(d)                                                                 \
+	{ &(d)->npos, &(d)->spos, &(d)->mpos, &(d)->mpos2,                            \
+	  &(d)->nneg, &(d)->sneg, &(d)->mneg, &(d)->mneg2 }
+
 /*
  * Values are stored as differences: a list's first value from the first
  * value of the same register's list in the last record that had one, the
@@ -303,28 +309,15 @@ uint32_t values_encode(const struct values_profile *p, struct strbuf *out)
 
 			if (!(r->pairs->mask & (1u << k)))
 				continue;
-			strbuf_add_varint(out, d->npos);
-			strbuf_add_varint(out, d->spos);
-			strbuf_add_varint(out, d->mpos);
-			strbuf_add_varint(out, d->mpos2);
-			strbuf_add_varint(out, d->nneg);
-			strbuf_add_varint(out, d->sneg);
-			strbuf_add_varint(out, d->mneg);
-			strbuf_add_varint(out, d->mneg2);
+			const uint64_t *const sums[] = DELTA_SUMS(d);
+
+			for (unsigned j = 0; j < ARRAY_SIZE(sums); j++)
+				strbuf_add_varint(out, *sums[j]);
 		}
 	}
 	if (p->n > UINT32_MAX)
 		BUG("value profile of %zu records", p->n);
 	return (uint32_t)p->n;
-}
-
-struct cursor {
-	const uint8_t *p, *end;
-};
-
-static int get(struct cursor *c, uint64_t *v)
-{
-	return varint_decode(&c->p, c->end, v);
 }
 
 #define FAIL(msg) do { *why = (msg); goto bad; } while (0)
@@ -335,7 +328,7 @@ static int get_list(struct cursor *c, struct hotlist *h, uint64_t samples, uint6
 {
 	uint64_t tau, n, prev = *prev_first;
 
-	if (get(c, &tau) || get(c, &n))
+	if (cursor_varint(c, &tau) || cursor_varint(c, &n))
 		return *why = "truncated hot list", -1;
 	if (!tau || tau > UINT32_MAX)
 		return *why = "bad hot list threshold", -1;
@@ -345,7 +338,7 @@ static int get_list(struct cursor *c, struct hotlist *h, uint64_t samples, uint6
 	for (uint64_t e = 0; e < n; e++) {
 		uint64_t z, count;
 
-		if (get(c, &z) || get(c, &count))
+		if (cursor_varint(c, &z) || cursor_varint(c, &count))
 			return *why = "truncated hot list", -1;
 		h->e[e].value = prev + varint_unzigzag(z);
 		if (!count || count > samples)
@@ -375,7 +368,7 @@ static int list_sizes(struct cursor c, uint32_t mask, unsigned *caps, const char
 		caps[k] = 0;
 		if (!(mask & (1u << k)))
 			continue;
-		if (get(&c, &tau) || get(&c, &n))
+		if (cursor_varint(&c, &tau) || cursor_varint(&c, &n))
 			return *why = "truncated hot list", -1;
 		if (n > HOTLIST_MAX)
 			return *why = "bad hot list size", -1;
@@ -383,7 +376,7 @@ static int list_sizes(struct cursor c, uint32_t mask, unsigned *caps, const char
 			return *why = "empty exact hot list", -1;
 		caps[k] = n ? (unsigned)n : 1;
 		for (uint64_t e = 0; e < 2 * n; e++)
-			if (get(&c, &skip))
+			if (cursor_varint(&c, &skip))
 				return *why = "truncated hot list", -1;
 	}
 	return 0;
@@ -394,13 +387,13 @@ static int get_pairs(struct cursor *c, struct values_rec *r, const char **why)
 	struct values_pairs *pp;
 	uint64_t n, mask;
 
-	if (get(c, &n))
+	if (cursor_varint(c, &n))
 		return *why = "truncated pairs", -1;
 	if (!n)
 		return 0;
 	pp = values_rec_pairs(r);
 	pp->n = n;
-	if (get(c, &pp->dt) || get(c, &mask))
+	if (cursor_varint(c, &pp->dt) || cursor_varint(c, &mask))
 		return *why = "truncated pairs", -1;
 	if (mask & ~(uint64_t)VALUES_ALL_REGS)
 		return *why = "bad register mask", -1;
@@ -410,9 +403,11 @@ static int get_pairs(struct cursor *c, struct values_rec *r, const char **why)
 
 		if (!(mask & (1u << k)))
 			continue;
-		if (get(c, &d->npos) || get(c, &d->spos) || get(c, &d->mpos) || get(c, &d->mpos2) ||
-		    get(c, &d->nneg) || get(c, &d->sneg) || get(c, &d->mneg) || get(c, &d->mneg2))
-			return *why = "truncated pairs", -1;
+		uint64_t *const sums[] = DELTA_SUMS(d);
+
+		for (unsigned j = 0; j < ARRAY_SIZE(sums); j++)
+			if (cursor_varint(c, sums[j]))
+				return *why = "truncated pairs", -1;
 		if (d->npos > n || d->nneg > n - d->npos || !d->npos != !d->spos ||
 		    !d->nneg != !d->sneg || !d->npos != !d->mpos || !d->nneg != !d->mneg ||
 		    (d->npos < 2 && d->mpos2) || (d->nneg < 2 && d->mneg2) ||
@@ -428,7 +423,7 @@ static int get_pairs(struct cursor *c, struct values_rec *r, const char **why)
 int values_decode(const void *payload, size_t len, uint32_t count, struct values_profile *out,
 		  const char **why)
 {
-	struct cursor c = { payload, (const uint8_t *)payload + len };
+	struct cursor c = CURSOR_INIT(payload, len);
 	uint64_t last_off = 0, prev_first[VALUES_NREGS] = { 0 };
 
 	values_profile_release(out);
@@ -437,7 +432,7 @@ int values_decode(const void *payload, size_t len, uint32_t count, struct values
 		uint64_t delta, samples, mask;
 		struct values_rec *r;
 
-		if (get(&c, &delta) || get(&c, &samples) || get(&c, &mask))
+		if (cursor_varint(&c, &delta) || cursor_varint(&c, &samples) || cursor_varint(&c, &mask))
 			FAIL("truncated record");
 		if (i && (!delta || delta > UINT64_MAX - last_off))
 			FAIL("offsets not increasing");

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Unit tests of core/: varint, crc32c, strbuf, binary search, escaping, JSON, u64map, time,
+ * Unit tests of core/: varint and the byte cursor, crc32c, strbuf, binary search, escaping, JSON, u64map, time,
  * hot lists.
  */
 #include "config.h"
@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "core/crc32c.h"
+#include "core/cursor.h"
 #include "core/hotlist.h"
 #include "core/json.h"
 #include "core/search.h"
@@ -67,6 +68,67 @@ static void varint_rejects_malformed(void **state)
 	p = overflow;
 	assert_int_equal(varint_decode(&p, overflow + sizeof(overflow), &v), -1);
 	assert_int_equal(varint_len(300), 2);
+}
+
+static void cursor_reads(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct cursor c;
+	const uint8_t *b = NULL;
+	const char *s;
+	uint64_t v;
+	size_t len;
+
+	strbuf_add_varint(&sb, 300);
+	strbuf_add_varint_string(&sb, "abc", 3);
+	strbuf_add(&sb, "\x01\x02\x03\x04\x05\x06\x07\x08", 8);
+	strbuf_add_varint(&sb, 7);
+	strbuf_addch(&sb, 'z');
+	c = (struct cursor)CURSOR_INIT(sb.buf, sb.len);
+	assert_int_equal(cursor_varint(&c, &v), 0);
+	assert_true(v == 300);
+	s = cursor_string(&c, 3, &len);
+	assert_non_null(s);
+	assert_int_equal(len, 3);
+	assert_memory_equal(s, "abc", 3);
+	assert_int_equal(cursor_le64(&c, &v), 0);
+	assert_true(v == 0x0807060504030201ull);
+	assert_int_equal(cursor_varint_max(&c, &v, 6, "too big"), -1);
+	assert_string_equal(c.why, "too big");
+	/* Once failed, every read fails and the first reason stays. */
+	assert_int_equal(cursor_varint(&c, &v), -1);
+	assert_int_equal(cursor_fail(&c, "other"), -1);
+	assert_string_equal(c.why, "too big");
+	c.why = NULL;
+	assert_int_equal(cursor_varint_max(&c, &v, 7, "too big"), 0);
+	assert_int_equal(cursor_bytes(&c, 2, &b), -1);
+	assert_string_equal(c.why, "truncated");
+	assert_int_equal(cursor_left(&c), 1);
+	c.why = NULL;
+	assert_int_equal(cursor_bytes(&c, 1, &b), 0);
+	assert_int_equal(*b, 'z');
+	assert_ptr_equal(c.p, c.end);
+	assert_int_equal(cursor_le64(&c, &v), -1);
+	assert_string_equal(c.why, "truncated number");
+
+	/* Strings: too long, cut short, holding a NUL; the position stays. */
+	strbuf_reset(&sb);
+	strbuf_add_varint_string(&sb, "a\0b", 3);
+	c = (struct cursor)CURSOR_INIT(sb.buf, sb.len);
+	assert_null(cursor_string(&c, 2, &len));
+	assert_string_equal(c.why, "string too long");
+	assert_ptr_equal(c.p, (const uint8_t *)sb.buf);
+	c.why = NULL;
+	assert_null(cursor_string(&c, 3, &len));
+	assert_string_equal(c.why, "NUL in a string");
+	c = (struct cursor)CURSOR_INIT(sb.buf, sb.len - 1);
+	assert_null(cursor_string(&c, 3, &len));
+	assert_string_equal(c.why, "truncated string");
+	/* A malformed number. */
+	c = (struct cursor)CURSOR_INIT("\x80", 1);
+	assert_int_equal(cursor_varint(&c, &v), -1);
+	assert_string_equal(c.why, "truncated or malformed number");
+	strbuf_release(&sb);
 }
 
 static void crc32c_known_values(void **state)
@@ -447,6 +509,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(varint_round_trip),
 		cmocka_unit_test(varint_rejects_malformed),
+		cmocka_unit_test(cursor_reads),
 		cmocka_unit_test(crc32c_known_values),
 		cmocka_unit_test(strbuf_basics),
 		cmocka_unit_test(strbuf_read_fd_bounds),
