@@ -28,6 +28,7 @@
 #include "core/strbuf.h"
 #include "core/timeutil.h"
 #include "core/xalloc.h"
+#include "db/binaries.h"
 #include "db/db.h"
 #include "db/image.h"
 #include "db/meta.h"

@@ -15,6 +15,7 @@
 #include "core/die.h"
 #include "core/strbuf.h"
 #include "core/xalloc.h"
+#include "db/binaries.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -7,6 +7,7 @@
 #include "core/strbuf.h"
 #include "core/timeutil.h"
 #include "core/xalloc.h"
+#include "db/auxfile.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -2,6 +2,8 @@
 /* The database checker (db/check.h): dcpidb check. */
 #include "config.h"
 #include "db/check.h"
+#include "db/auxfile.h"
+#include "db/binaries.h"
 #include "db/blob.h"
 #include "db/bursts.h"
 #include "db/db.h"
@@ -128,8 +130,6 @@ const char *db_check_severity_name(enum db_check_severity s)
 
 /* ---- findings and reading ------------------------------------------------------- */
 
-#define BINARIES_NAME "binaries"
-#define UNWIND_NAME "unwind"
 #define PROFILE_MAX ((size_t)1 << 30)
 
 struct checker {
@@ -748,7 +748,7 @@ int db_check(struct db *db, unsigned flags, db_check_fn fn, void *ctx, struct db
 			   !strcmp(name, "lock")) {
 			have_current |= !strcmp(name, "current");
 			check_top_file(&k, name, &buf, &current);
-		} else if (strcmp(name, BINARIES_NAME) && strcmp(name, UNWIND_NAME)) {
+		} else if (strcmp(name, DB_BINARIES_DIR) && strcmp(name, DB_UNWIND_DIR)) {
 			find(&k, DB_CHECK_WARNING, name, "not part of a dcpi database (readers ignore it)");
 		}
 	}
@@ -765,8 +765,8 @@ int db_check(struct db *db, unsigned flags, db_check_fn fn, void *ctx, struct db
 			find(&k, DB_CHECK_WARNING, "current", "names epoch %" PRIu32 ", which does not "
 			     "exist (a writer starts a new one)", current);
 	}
-	check_by_build_id(&k, BINARIES_NAME, "snapshot", check_snapshot);
-	check_by_build_id(&k, UNWIND_NAME, "cached unwind table", check_unwind_table);
+	check_by_build_id(&k, DB_BINARIES_DIR, "snapshot", check_snapshot);
+	check_by_build_id(&k, DB_UNWIND_DIR, "cached unwind table", check_unwind_table);
 	for (size_t i = 0; i < k.n_used; i++)
 		free(k.used[i]);
 	free(k.used);

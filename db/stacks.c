@@ -17,7 +17,9 @@
 #include "core/strbuf.h"
 #include "core/varint.h"
 #include "core/xalloc.h"
+#include "db/auxfile.h"
 #include "db/blob.h"
+#include "db/blobfile.h"
 #include "db/db.h"
 #include "db/image.h"
 

@@ -2,6 +2,7 @@
 /* A database's upkeep: its census, retention and snapshot collection (db/upkeep.h). */
 #include "config.h"
 #include "db/upkeep.h"
+#include "db/binaries.h"
 #include "db/db.h"
 #include "db/fsio.h"
 #include "db/textrec.h"
@@ -20,8 +21,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define BINARIES_NAME "binaries"
-#define UNWIND_NAME "unwind"
 
 /* ---- disk use --------------------------------------------------------------- */
 
@@ -177,9 +176,9 @@ static void list_by_build_id(struct db *db, const char *dir, struct census_binar
 
 static void list_binaries(struct db *db, struct db_census *c, struct census_priv *p)
 {
-	list_by_build_id(db, BINARIES_NAME, &p->bins, &p->n_bins, &p->alloc_bins);
+	list_by_build_id(db, DB_BINARIES_DIR, &p->bins, &p->n_bins, &p->alloc_bins);
 	c->n_binaries = p->n_bins;
-	list_by_build_id(db, UNWIND_NAME, &p->tabs, &p->n_tabs, &p->alloc_tabs);
+	list_by_build_id(db, DB_UNWIND_DIR, &p->tabs, &p->n_tabs, &p->alloc_tabs);
 	c->n_unwind = p->n_tabs;
 }
 
@@ -267,10 +266,10 @@ int db_census_take(struct db *db, struct db_census *c)
 			e->bytes = bytes;
 			e->files = files;
 			count_temps(db->dirfd, name, c);
-		} else if (!strcmp(name, BINARIES_NAME)) {
+		} else if (!strcmp(name, DB_BINARIES_DIR)) {
 			c->binaries_bytes = bytes;
 			count_temps(db->dirfd, name, c);
-		} else if (!strcmp(name, UNWIND_NAME)) {
+		} else if (!strcmp(name, DB_UNWIND_DIR)) {
 			c->unwind_bytes = bytes;
 			count_temps(db->dirfd, name, c);
 		} else if (!strncmp(name, FSIO_TMP_PREFIX, strlen(FSIO_TMP_PREFIX))) {
@@ -509,9 +508,9 @@ int db_binaries_gc(struct db *db, bool dry_run, struct db_prune_stats *st,
 		warning("an image index of '%s' is unreadable: keeping every binary snapshot",
 			db->path);
 		r = 1;
-	} else if (remove_unused(db, BINARIES_NAME, "", p->bins, p->n_bins, dry_run, &st->binaries,
+	} else if (remove_unused(db, DB_BINARIES_DIR, "", p->bins, p->n_bins, dry_run, &st->binaries,
 				 &st->binary_bytes, list, ctx) ||
-		   remove_unused(db, UNWIND_NAME, UNWIND_NAME "/", p->tabs, p->n_tabs, dry_run,
+		   remove_unused(db, DB_UNWIND_DIR, DB_UNWIND_DIR "/", p->tabs, p->n_tabs, dry_run,
 				 &st->unwind_tables, &st->unwind_bytes, list, ctx)) {
 		r = -1;
 	}

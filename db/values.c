@@ -8,6 +8,7 @@
 #include "core/varint.h"
 #include "core/xalloc.h"
 #include "db/blob.h"
+#include "db/blobfile.h"
 #include "db/db.h"
 
 #include <stdio.h>

@@ -16,6 +16,7 @@
 #include "core/varint.h"
 #include "core/xalloc.h"
 #include "db/blob.h"
+#include "db/blobfile.h"
 #include "db/db.h"
 #include "db/image.h"
 #include "db/watch.h"

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * db/db-int.h - what the files of the database proper (db.c, auxfile.c,
+ * blobfile.c, binaries.c) share, and nothing outside db/ uses: the names in
+ * an epoch's directory, and the helpers that every access goes through.
+ */
+#ifndef DCPI_DB_DB_INT_H
+#define DCPI_DB_DB_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct db;
+
+/* Files of an epoch directory (docs/db-format.md). */
+#define META_NAME "meta"
+#define IMAGES_NAME "images"
+#define PROFILE_SUFFIX ".prof"
+#define CORRUPT_SUFFIX ".corrupt"
+
+/* BUG() unless db was opened for writing. */
+void db_need_writer(struct db *db);
+
+/* True unless db was opened DB_NOSYNC: writes are made durable (fsync). */
+bool db_sync_enabled(const struct db *db);
+
+/* A read-only fd of epoch seq's directory; -1 (reported) if it cannot be opened. */
+int db_open_epoch(struct db *db, uint32_t seq);
+
+#endif
