@@ -584,16 +584,6 @@ uint64_t store_base_counter(const struct store *s, const char *name)
 	return epoch_meta_counter(&s->base, name);
 }
 
-uint64_t store_samples(const struct store *s, unsigned ev)
-{
-	uint64_t n = s->written[ev];
-
-	for (size_t i = 0; i < s->n; i++)
-		if (!s->t[i].per_pid && s->t[i].event == ev)
-			n += s->t[i].total;
-	return n;
-}
-
 size_t store_bytes(const struct store *s)
 {
 	size_t n = sizeof(*s) + s->alloc * sizeof(*s->t) + s->lookup.cap * 17 + s->kaddrs.cap * 17;

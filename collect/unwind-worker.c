@@ -346,16 +346,6 @@ void unwind_worker_stop(struct unwind_worker *w)
 	free(w);
 }
 
-pid_t unwind_worker_pid(const struct unwind_worker *w)
-{
-	return w ? w->pid : 0;
-}
-
-unsigned unwind_worker_starts(const struct unwind_worker *w)
-{
-	return w ? w->starts : 0;
-}
-
 static int send_request(struct unwind_worker *w, int kind, int fd, uint32_t *seq)
 {
 	uint8_t h[MSG_SIZE] = { 0 };

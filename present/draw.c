@@ -145,11 +145,6 @@ static void run_add(struct run *r, const void *s, size_t len, int width)
 	r->d->vcol += width;
 }
 
-int draw_avail(const struct draw *d)
-{
-	return d->width > d->col ? d->width - d->col : 0;
-}
-
 /* Emits one character, honouring skip and width; false when the line is full. */
 static bool emit_char(struct run *r, const unsigned char *p, const struct uchar *u)
 {

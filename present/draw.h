@@ -200,9 +200,6 @@ int draw_file_finish(struct draw *d);
 /* Ends the line and starts the next one (text backends write a newline). */
 void draw_eol(struct draw *d);
 
-/* Columns left on the line. */
-int draw_avail(const struct draw *d);
-
 /* Draws text, clipped; returns the columns drawn. */
 int draw_text(struct draw *d, enum style st, const char *s);
 int draw_textn(struct draw *d, enum style st, const char *s, size_t len);
