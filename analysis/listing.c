@@ -284,7 +284,7 @@ static void source_line(const struct listing_insn *li, struct draw *d)
 }
 
 /* Column widths: the address, and each event's (its label or its total). */
-static int measure(const struct listing *l, size_t *w)
+static int listing_widths(const struct listing *l, size_t *w)
 {
 	int aw = 4;
 	char label[40];
@@ -336,7 +336,7 @@ void listing_draw(const struct listing *l, struct draw *d, unsigned flags)
 		draw_eol(d);
 	}
 	draw_eol(d);
-	aw = measure(l, w);
+	aw = listing_widths(l, w);
 	draw_printf(d, STYLE_HEADER, "  %*s", aw, "Addr");
 	for (size_t c = 0; c < l->n_events; c++)
 		draw_printf(d, STYLE_HEADER, "  %*s", (int)w[c],

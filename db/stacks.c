@@ -269,7 +269,8 @@ void stack_table_merge(struct stack_table *dst, const struct stack_table *src)
 
 /* ---- the canonical order ----------------------------------------------------- */
 
-struct order {
+/* A table in its canonical order (the one it is encoded in): each kind of item renumbered. */
+struct canon {
 	const struct stack_table *t;
 	uint32_t *image, *comm, *frame, *stack, *thread;        /* old -> new */
 	uint32_t *by_image, *by_comm, *by_frame, *by_stack, *by_thread, *by_sample; /* new -> old */
@@ -277,14 +278,14 @@ struct order {
 
 static int cmp_image(const void *a, const void *b, void *ctx)
 {
-	const struct order *o = ctx;
+	const struct canon *o = ctx;
 
 	return strcmp(o->t->images[*(const uint32_t *)a], o->t->images[*(const uint32_t *)b]);
 }
 
 static int cmp_comm(const void *a, const void *b, void *ctx)
 {
-	const struct order *o = ctx;
+	const struct canon *o = ctx;
 
 	return strcmp(o->t->comms[*(const uint32_t *)a], o->t->comms[*(const uint32_t *)b]);
 }
@@ -293,7 +294,7 @@ static int cmp_comm(const void *a, const void *b, void *ctx)
 
 static int cmp_frame(const void *a, const void *b, void *ctx)
 {
-	const struct order *o = ctx;
+	const struct canon *o = ctx;
 	const struct stack_frame *x = &o->t->frames[*(const uint32_t *)a];
 	const struct stack_frame *y = &o->t->frames[*(const uint32_t *)b];
 
@@ -302,7 +303,7 @@ static int cmp_frame(const void *a, const void *b, void *ctx)
 	return CMP(x->offset, y->offset);
 }
 
-static int cmp_stack_recs(const struct order *o, const struct stack_rec *x,
+static int cmp_stack_recs(const struct canon *o, const struct stack_rec *x,
 			  const struct stack_rec *y)
 {
 	if (x->depth != y->depth)
@@ -318,7 +319,7 @@ static int cmp_stack_recs(const struct order *o, const struct stack_rec *x,
 
 static int cmp_stack(const void *a, const void *b, void *ctx)
 {
-	const struct order *o = ctx;
+	const struct canon *o = ctx;
 
 	return cmp_stack_recs(o, &o->t->stacks[*(const uint32_t *)a],
 			      &o->t->stacks[*(const uint32_t *)b]);
@@ -326,7 +327,7 @@ static int cmp_stack(const void *a, const void *b, void *ctx)
 
 static int cmp_thread(const void *a, const void *b, void *ctx)
 {
-	const struct order *o = ctx;
+	const struct canon *o = ctx;
 	const struct stack_thread *x = &o->t->threads[*(const uint32_t *)a];
 	const struct stack_thread *y = &o->t->threads[*(const uint32_t *)b];
 
@@ -339,7 +340,7 @@ static int cmp_thread(const void *a, const void *b, void *ctx)
 
 static int cmp_sample(const void *a, const void *b, void *ctx)
 {
-	const struct order *o = ctx;
+	const struct canon *o = ctx;
 	const struct stack_sample *x = &o->t->samples[*(const uint32_t *)a];
 	const struct stack_sample *y = &o->t->samples[*(const uint32_t *)b];
 
@@ -351,7 +352,7 @@ static int cmp_sample(const void *a, const void *b, void *ctx)
 }
 
 /* Sorts 0..n-1 by cmp into *by (new -> old) and fills *map (old -> new). */
-static void sort_ids(size_t n, int (*cmp)(const void *, const void *, void *), struct order *o,
+static void sort_ids(size_t n, int (*cmp)(const void *, const void *, void *), struct canon *o,
 		     uint32_t **by, uint32_t **map)
 {
 	*by = xmalloc((n + 1) * sizeof(**by));
@@ -365,7 +366,7 @@ static void sort_ids(size_t n, int (*cmp)(const void *, const void *, void *), s
 		(*map)[(*by)[i]] = (uint32_t)i;
 }
 
-static void order_build(struct order *o, const struct stack_table *t)
+static void canon_build(struct canon *o, const struct stack_table *t)
 {
 	memset(o, 0, sizeof(*o));
 	o->t = t;
@@ -377,7 +378,7 @@ static void order_build(struct order *o, const struct stack_table *t)
 	sort_ids(t->n_samples, cmp_sample, o, &o->by_sample, NULL);
 }
 
-static void order_release(struct order *o)
+static void canon_release(struct canon *o)
 {
 	free(o->image);
 	free(o->comm);
@@ -402,7 +403,7 @@ static void encode_strings(struct strbuf *out, char *const *v, const uint32_t *b
 		strbuf_add_varint_string(out, v[by[i]], strlen(v[by[i]]));
 }
 
-static void encode_frames(const struct order *o, struct strbuf *out)
+static void encode_frames(const struct canon *o, struct strbuf *out)
 {
 	const struct stack_table *t = o->t;
 	uint32_t prev_image = 0;
@@ -420,7 +421,7 @@ static void encode_frames(const struct order *o, struct strbuf *out)
 	}
 }
 
-static void encode_stacks(const struct order *o, struct strbuf *out)
+static void encode_stacks(const struct canon *o, struct strbuf *out)
 {
 	const struct stack_table *t = o->t;
 
@@ -435,7 +436,7 @@ static void encode_stacks(const struct order *o, struct strbuf *out)
 	}
 }
 
-static void encode_samples(const struct order *o, struct strbuf *out)
+static void encode_samples(const struct canon *o, struct strbuf *out)
 {
 	const struct stack_table *t = o->t;
 	uint32_t prev = 0;
@@ -455,9 +456,9 @@ static void encode_samples(const struct order *o, struct strbuf *out)
 
 void stack_table_encode(const struct stack_table *t, struct strbuf *out, uint32_t *count)
 {
-	struct order o;
+	struct canon o;
 
-	order_build(&o, t);
+	canon_build(&o, t);
 	encode_strings(out, t->images, o.by_image, t->n_images);
 	encode_strings(out, t->comms, o.by_comm, t->n_comms);
 	encode_frames(&o, out);
@@ -472,7 +473,7 @@ void stack_table_encode(const struct stack_table *t, struct strbuf *out, uint32_
 	encode_stacks(&o, out);
 	encode_samples(&o, out);
 	*count = t->n_samples > UINT32_MAX ? UINT32_MAX : (uint32_t)t->n_samples;
-	order_release(&o);
+	canon_release(&o);
 }
 
 /* ---- decoding ---------------------------------------------------------------------- */
@@ -563,7 +564,7 @@ static int decode_stacks(struct cursor *d, struct stack_table *t)
 {
 	uint32_t frames[STACK_MAX_DEPTH];
 	uint64_t n, depth, f;
-	struct order o = { .t = t };
+	struct canon o = { .t = t };
 
 	if (get_count(d, &n, 3))
 		return -1;

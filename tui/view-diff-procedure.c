@@ -152,7 +152,7 @@ static void build_aligned(struct view *v)
 	}
 }
 
-static void measure(struct dproc_view *pv)
+static void dproc_widths(struct dproc_view *pv)
 {
 	const struct diff *d = &pv->dd->de.diff;
 	char buf[32];
@@ -185,7 +185,7 @@ static void rebuild(struct view *v)
 
 	clear_lines(pv);
 	if (pv->dd && !pv->dd->status) {
-		measure(pv);
+		dproc_widths(pv);
 		add_line(pv, DL_WHOLE, 0);
 		if (pv->dd->unaligned)
 			build_unaligned(v);

@@ -48,7 +48,7 @@ static const struct {
 	const char *name, *alias;
 	uint32_t type;
 	uint64_t config;
-} known_events[] = {
+} perf_event_names[] = {
 	{ "task-clock", NULL, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK },
 	{ "page-faults", "faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS },
 	{ "minor-faults", NULL, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MIN },
@@ -72,14 +72,14 @@ int watch_evspec_lookup(const char *name, struct watch_evspec *ev)
 	struct perf_event_attr attr;
 	int fd;
 
-	for (size_t i = 0; i < sizeof(known_events) / sizeof(known_events[0]); i++) {
-		if (strcmp(name, known_events[i].name) &&
-		    (!known_events[i].alias || strcmp(name, known_events[i].alias)))
+	for (size_t i = 0; i < sizeof(perf_event_names) / sizeof(perf_event_names[0]); i++) {
+		if (strcmp(name, perf_event_names[i].name) &&
+		    (!perf_event_names[i].alias || strcmp(name, perf_event_names[i].alias)))
 			continue;
 		memset(ev, 0, sizeof(*ev));
-		snprintf(ev->name, sizeof(ev->name), "%s", known_events[i].name);
-		ev->type = known_events[i].type;
-		ev->config = known_events[i].config;
+		snprintf(ev->name, sizeof(ev->name), "%s", perf_event_names[i].name);
+		ev->type = perf_event_names[i].type;
+		ev->config = perf_event_names[i].config;
 		memset(&attr, 0, sizeof(attr));
 		attr.size = sizeof(attr);
 		attr.type = ev->type;
