@@ -6,7 +6,7 @@
 #include "config.h"
 
 #include "analysis/listing.h"
-#include "analysis/valprof.h"
+#include "analysis/valinsn.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

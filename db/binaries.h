@@ -20,10 +20,6 @@
 struct db;
 struct strbuf;
 
-/* The two folders of the database directory. */
-#define DB_BINARIES_DIR "binaries"
-#define DB_UNWIND_DIR "unwind"
-
 /* True if hex is a valid snapshot name (2-64 lowercase hex digits, even). */
 bool db_binary_name_valid(const char *hex);
 /* True if the database holds a snapshot of this build-id. */

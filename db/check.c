@@ -4,6 +4,7 @@
 #include "db/check.h"
 #include "db/auxfile.h"
 #include "db/binaries.h"
+#include "db/db-int.h"
 #include "db/blob.h"
 #include "db/bursts.h"
 #include "db/db.h"

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * db/db-int.h - what the files of the database proper (db.c, auxfile.c,
- * blobfile.c, binaries.c) share, and nothing outside db/ uses: the names in
- * an epoch's directory, and the helpers that every access goes through.
+ * db/db-int.h - what the files of the database (db.c, auxfile.c, binaries.c,
+ * and the checker and upkeep) share, and nothing outside db/ uses: the
+ * names in its directories, and the helpers that every access goes through.
  */
 #ifndef DCPI_DB_DB_INT_H
 #define DCPI_DB_DB_INT_H
@@ -17,6 +17,10 @@ struct db;
 #define IMAGES_NAME "images"
 #define PROFILE_SUFFIX ".prof"
 #define CORRUPT_SUFFIX ".corrupt"
+
+/* The folders of the database directory that hold files by build-id (db/binaries.h). */
+#define DB_BINARIES_DIR "binaries"
+#define DB_UNWIND_DIR "unwind"
 
 /* BUG() unless db was opened for writing. */
 void db_need_writer(struct db *db);

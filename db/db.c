@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "config.h"
 #include "db/db.h"
-#include "db/binaries.h"
 #include "db/db-int.h"
 #include "db/fsio.h"
 #include "db/textrec.h"

@@ -3,6 +3,7 @@
 #include "config.h"
 #include "db/upkeep.h"
 #include "db/binaries.h"
+#include "db/db-int.h"
 #include "db/db.h"
 #include "db/fsio.h"
 #include "db/textrec.h"
