@@ -71,3 +71,44 @@ out:
 	strbuf_release(&out);
 	return r;
 }
+
+int db_blob_read(struct db *db, uint32_t seq, const char *name, const struct blob_kind *k,
+		 blob_decode_fn decode, void *out)
+{
+	struct strbuf buf = STRBUF_INIT;
+	struct blob_header h;
+	const char *why;
+	int r = db_blob_load(db, seq, name, k->magic, k->version, &buf, &h);
+
+	if (r) {
+		r = r > 0 ? 1 : -1;
+	} else if (decode(out, buf.buf + BLOB_HEADER_SIZE, h.payload_size, h.count, &why)) {
+		char *path = db_epoch_file_path(db, seq, name);
+
+		r = errorf("invalid %s '%s': %s", k->what, path, why);
+		free(path);
+	}
+	strbuf_release(&buf);
+	return r;
+}
+
+int db_blob_update(struct db *db, uint32_t seq, const char *name, const struct blob_kind *k,
+		   uint16_t flags, blob_merge_fn merge, void *ctx, const char **invalid)
+{
+	int r = db_blob_merge(db, seq, name, k->magic, k->version, flags, merge, ctx);
+
+	if (r && *invalid) {
+		/* A sound container with a payload its decoder refuses: set it aside too. */
+		if (k->what) {
+			char *path = db_epoch_file_path(db, seq, name);
+
+			warning("%s '%s': %s", k->what, path, *invalid);
+			free(path);
+		}
+		*invalid = NULL;
+		if (db_blob_quarantine(db, seq, name))
+			return -1;
+		r = db_blob_merge(db, seq, name, k->magic, k->version, flags, merge, ctx);
+	}
+	return r;
+}

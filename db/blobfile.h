@@ -54,4 +54,37 @@ typedef int (*blob_merge_fn)(void *ctx, const void *old_payload, size_t old_len,
 int db_blob_merge(struct db *db, uint32_t seq, const char *name, const char *magic,
 		  uint16_t version, uint16_t flags, blob_merge_fn merge, void *ctx);
 
+/* ---- a kind decoded whole --------------------------------------------------- */
+
+/* A kind of blob file whose payload its decoder reads whole (value profiles, bursts). */
+struct blob_kind {
+	const char *magic;
+	uint16_t version;       /* written, and the highest read */
+	const char *what;       /* for messages: "value profile" */
+};
+
+/*
+ * The kind's decoder: fills out from a payload of count records; on
+ * failure returns -1 with *why.
+ */
+typedef int (*blob_decode_fn)(void *out, const void *payload, size_t len, uint32_t count,
+			      const char **why);
+
+/*
+ * db_blob_load, then decode into out.  Returns 0; 1 if the file does not
+ * exist; -1 if it cannot be read or is invalid (reported; a payload the
+ * decoder refuses as "invalid WHAT 'DIR/000001/NAME': WHY").
+ */
+int db_blob_read(struct db *db, uint32_t seq, const char *name, const struct blob_kind *k,
+		 blob_decode_fn decode, void *out);
+
+/*
+ * Writer: db_blob_merge into a file of kind k whose payload merge decodes:
+ * when the decoder refuses it, merge sets *invalid to why and fails; the
+ * file is then set aside (db_blob_quarantine, with a warning "WHAT 'PATH':
+ * WHY" unless k->what is NULL) and the merge starts afresh.
+ */
+int db_blob_update(struct db *db, uint32_t seq, const char *name, const struct blob_kind *k,
+		   uint16_t flags, blob_merge_fn merge, void *ctx, const char **invalid);
+
 #endif

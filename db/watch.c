@@ -434,7 +434,7 @@ int watch_decode(const void *payload, size_t len, uint32_t count, struct watch_s
 struct merge_ctx {
 	const struct watch_set *add;
 	uint32_t seq;
-	bool invalid;   /* the old payload did not decode */
+	const char *invalid;    /* the old payload did not decode: why */
 };
 
 static int merge_fn(void *vctx, const void *old, size_t old_len, const struct blob_header *h,
@@ -446,9 +446,9 @@ static int merge_fn(void *vctx, const void *old, size_t old_len, const struct bl
 
 	if (old && (h->flags || watch_decode(old, old_len, h->count, &all, &why))) {
 		watch_set_release(&all);
-		ctx->invalid = true;
+		ctx->invalid = h->flags ? "unknown flags" : why;
 		return errorf("epoch %u: invalid stopwatch results '%s': %s", ctx->seq, WATCH_FILE,
-			      h->flags ? "unknown flags" : why);
+			      ctx->invalid);
 	}
 	for (size_t i = 0; i < ctx->add->n; i++)
 		watch_set_add(&all, &ctx->add->v[i]);
@@ -463,13 +463,11 @@ static int merge_fn(void *vctx, const void *old, size_t old_len, const struct bl
 
 int db_watch_merge(struct db *db, uint32_t seq, const struct watch_set *s)
 {
-	struct merge_ctx ctx = { s, seq, false };
-	int r = db_blob_merge(db, seq, WATCH_FILE, WATCH_MAGIC, WATCH_VERSION, 0, merge_fn, &ctx);
+	/* The merge reports a payload that does not decode; it is set aside without a warning. */
+	static const struct blob_kind kind = { WATCH_MAGIC, WATCH_VERSION, NULL };
+	struct merge_ctx ctx = { s, seq, NULL };
 
-	/* A sound container with a payload that does not decode: set it aside, start afresh. */
-	if (r && ctx.invalid && !db_blob_quarantine(db, seq, WATCH_FILE))
-		r = db_blob_merge(db, seq, WATCH_FILE, WATCH_MAGIC, WATCH_VERSION, 0, merge_fn, &ctx);
-	return r;
+	return db_blob_update(db, seq, WATCH_FILE, &kind, 0, merge_fn, &ctx, &ctx.invalid);
 }
 
 int db_watch_load(struct db *db, uint32_t seq, struct watch_set *s)
