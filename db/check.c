@@ -4,9 +4,9 @@
 #include "db/check.h"
 #include "db/auxfile.h"
 #include "db/binaries.h"
-#include "db/db-int.h"
 #include "db/blob.h"
 #include "db/bursts.h"
+#include "db/db-int.h"
 #include "db/db.h"
 #include "db/fsio.h"
 #include "db/stacks.h"
@@ -168,41 +168,34 @@ find(struct checker *k, enum db_check_severity s, const char *path, const char *
 static int read_file(struct checker *k, int dirfd, const char *name, const char *path,
 		     size_t max, struct strbuf *out)
 {
-	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-	struct stat st;
+	uint64_t size = 0;
 
-	strbuf_reset(out);
-	if (fd < 0) {
-		if (errno == ENOENT)
-			return 1;
-		if (errno == ELOOP)
-			find(k, DB_CHECK_ERROR, path, "is a symbolic link (readers refuse it)");
-		else
-			find(k, DB_CHECK_ERROR, path, "cannot open: %s", strerror(errno));
-		return -1;
-	}
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+	switch (fsio_read_quiet(dirfd, name, max, out, &size)) {
+	case FSIO_READ_OK:
+		return 0;
+	case FSIO_READ_MISSING:
+		return 1;
+	case FSIO_READ_SYMLINK:
+		find(k, DB_CHECK_ERROR, path, "is a symbolic link (readers refuse it)");
+		break;
+	case FSIO_READ_OPEN:
+		find(k, DB_CHECK_ERROR, path, "cannot open: %s", strerror(errno));
+		break;
+	case FSIO_READ_STAT:
+	case FSIO_READ_NOT_REGULAR:
 		find(k, DB_CHECK_ERROR, path, "not a regular file");
-		goto fail;
+		break;
+	case FSIO_READ_TOO_LARGE:
+		find(k, DB_CHECK_ERROR, path, "too large (%llu bytes; readers take at most %zu)",
+		     (unsigned long long)size, max);
+		break;
+	case FSIO_READ_GREW:
+		find(k, DB_CHECK_ERROR, path, "grew while being read");
+		break;
+	case FSIO_READ_READ:
+		find(k, DB_CHECK_ERROR, path, "cannot read: %s", strerror(errno));
+		break;
 	}
-	if ((uint64_t)st.st_size > max) {
-		find(k, DB_CHECK_ERROR, path, "too large (%lld bytes; readers take at most %zu)",
-		     (long long)st.st_size, max);
-		goto fail;
-	}
-	strbuf_grow(out, (size_t)st.st_size + 1);
-	if (strbuf_read_fd(out, fd, max)) {
-		if (errno == EFBIG)
-			find(k, DB_CHECK_ERROR, path, "grew while being read");
-		else
-			find(k, DB_CHECK_ERROR, path, "cannot read: %s", strerror(errno));
-		goto fail;
-	}
-	close(fd);
-	return 0;
-fail:
-	close(fd);
-	strbuf_reset(out);
 	return -1;
 }
 

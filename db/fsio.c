@@ -36,45 +36,58 @@ static bool fault_hits(enum fsio_fault kind)
 	return true;
 }
 
-int fsio_read_at(int dirfd, const char *name, const char *what, size_t max, struct strbuf *out)
+enum fsio_read fsio_read_quiet(int dirfd, const char *name, size_t max, struct strbuf *out,
+			       uint64_t *size)
 {
+	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK), err;
+	enum fsio_read r = FSIO_READ_OK;
 	struct stat st;
-	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 
 	strbuf_reset(out);
-	if (fd < 0) {
-		if (errno == ENOENT)
-			return 1;
-		if (errno == ELOOP)
-			return errorf("%s: is a symbolic link; refusing to read it", what);
+	if (fd < 0)
+		return errno == ENOENT ? FSIO_READ_MISSING :
+		       errno == ELOOP ? FSIO_READ_SYMLINK : FSIO_READ_OPEN;
+	if (fstat(fd, &st))
+		r = FSIO_READ_STAT;
+	else if (!S_ISREG(st.st_mode))
+		r = FSIO_READ_NOT_REGULAR;
+	else if ((*size = (uint64_t)st.st_size) > max)
+		r = FSIO_READ_TOO_LARGE;
+	else if (strbuf_grow(out, (size_t)st.st_size + 1), strbuf_read_fd(out, fd, max))
+		r = errno == EFBIG ? FSIO_READ_GREW : FSIO_READ_READ;
+	err = errno;
+	close(fd);
+	if (r != FSIO_READ_OK)
+		strbuf_reset(out);
+	errno = err;
+	return r;
+}
+
+int fsio_read_at(int dirfd, const char *name, const char *what, size_t max, struct strbuf *out)
+{
+	uint64_t size = 0;
+
+	switch (fsio_read_quiet(dirfd, name, max, out, &size)) {
+	case FSIO_READ_OK:
+		return 0;
+	case FSIO_READ_MISSING:
+		return 1;
+	case FSIO_READ_SYMLINK:
+		return errorf("%s: is a symbolic link; refusing to read it", what);
+	case FSIO_READ_OPEN:
 		return errorf_errno("cannot open '%s'", what);
+	case FSIO_READ_STAT:
+		return errorf_errno("cannot stat '%s'", what);
+	case FSIO_READ_NOT_REGULAR:
+		return errorf("%s: not a regular file", what);
+	case FSIO_READ_TOO_LARGE:
+		return errorf("%s: file too large (%lld bytes)", what, (long long)size);
+	case FSIO_READ_GREW:
+		return errorf("%s: file too large", what);
+	case FSIO_READ_READ:
+		return errorf_errno("cannot read '%s'", what);
 	}
-	if (fstat(fd, &st)) {
-		errorf_errno("cannot stat '%s'", what);
-		goto fail;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		errorf("%s: not a regular file", what);
-		goto fail;
-	}
-	if ((uint64_t)st.st_size > max) {
-		errorf("%s: file too large (%lld bytes)", what, (long long)st.st_size);
-		goto fail;
-	}
-	strbuf_grow(out, (size_t)st.st_size + 1);
-	if (strbuf_read_fd(out, fd, max)) {
-		if (errno == EFBIG)
-			errorf("%s: file too large", what);
-		else
-			errorf_errno("cannot read '%s'", what);
-		goto fail;
-	}
-	close(fd);
-	return 0;
-fail:
-	close(fd);
-	strbuf_reset(out);
-	return -1;
+	BUG("fsio_read_quiet: unknown result");
 }
 
 static int write_all(int fd, const void *data, size_t len)

@@ -30,6 +30,27 @@ struct strbuf;
  */
 int fsio_read_at(int dirfd, const char *name, const char *what, size_t max, struct strbuf *out);
 
+/* What fsio_read_quiet found. */
+enum fsio_read {
+	FSIO_READ_OK,
+	FSIO_READ_MISSING,
+	FSIO_READ_SYMLINK,      /* readers refuse symbolic links */
+	FSIO_READ_OPEN,         /* open failed: errno */
+	FSIO_READ_STAT,         /* fstat failed: errno */
+	FSIO_READ_NOT_REGULAR,
+	FSIO_READ_TOO_LARGE,    /* larger than max: *size */
+	FSIO_READ_GREW,         /* grew past max while being read */
+	FSIO_READ_READ,         /* read failed: errno */
+};
+
+/*
+ * fsio_read_at without a message, for callers that report in their own
+ * words (the checker): what it found, with errno and *size (the file's
+ * size) set as the enum says.  out holds the file only for FSIO_READ_OK.
+ */
+enum fsio_read fsio_read_quiet(int dirfd, const char *name, size_t max, struct strbuf *out,
+			       uint64_t *size);
+
 /*
  * Replaces `name` atomically with data: writes a new temp file in the same
  * directory (O_CREAT|O_EXCL|O_NOFOLLOW, 0640), fsyncs it (unless !sync),
