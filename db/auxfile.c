@@ -7,7 +7,6 @@
 #include "db/db.h"
 #include "db/fsio.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -47,29 +46,14 @@ int db_aux_store(struct db *db, uint32_t seq, const char *name, const void *data
 	return r;
 }
 
+static bool aux_with_prefix(const char *name, const void *prefix)
+{
+	return !strncmp(name, prefix, strlen(prefix)) && db_aux_name_valid(name);
+}
+
 int db_aux_list(struct db *db, uint32_t seq, const char *prefix, char ***names, size_t *n)
 {
-	int fd = db_open_epoch(db, seq);
-	size_t alloc = 0, plen = strlen(prefix);
-	struct dirent *de;
-	DIR *d;
-
-	*names = NULL;
-	*n = 0;
-	if (fd < 0)
-		return -1;
-	if (!(d = fdopendir(fd))) {
-		close(fd);
-		return errorf_errno("cannot read epoch %" PRIu32 " of '%s'", seq, db->path);
-	}
-	while ((de = readdir(d))) {
-		if (strncmp(de->d_name, prefix, plen) || !db_aux_name_valid(de->d_name))
-			continue;
-		ALLOC_GROW(*names, *n + 1, alloc);
-		(*names)[(*n)++] = xstrdup(de->d_name);
-	}
-	closedir(d);
-	return 0;
+	return db_epoch_names(db, seq, aux_with_prefix, prefix, names, n);
 }
 
 int db_aux_remove(struct db *db, uint32_t seq, const char *name)

@@ -168,34 +168,25 @@ find(struct checker *k, enum db_check_severity s, const char *path, const char *
 static int read_file(struct checker *k, int dirfd, const char *name, const char *path,
 		     size_t max, struct strbuf *out)
 {
+	enum fsio_read_error err;
 	uint64_t size = 0;
+	int r = fsio_read_quiet(dirfd, name, max, out, &err, &size);
 
-	switch (fsio_read_quiet(dirfd, name, max, out, &size)) {
-	case FSIO_READ_OK:
-		return 0;
-	case FSIO_READ_MISSING:
-		return 1;
-	case FSIO_READ_SYMLINK:
+	if (r >= 0)
+		return r;
+	if (err == FSIO_READ_SYMLINK)
 		find(k, DB_CHECK_ERROR, path, "is a symbolic link (readers refuse it)");
-		break;
-	case FSIO_READ_OPEN:
+	else if (err == FSIO_READ_OPEN)
 		find(k, DB_CHECK_ERROR, path, "cannot open: %s", strerror(errno));
-		break;
-	case FSIO_READ_STAT:
-	case FSIO_READ_NOT_REGULAR:
+	else if (err == FSIO_READ_STAT || err == FSIO_READ_NOT_REGULAR)
 		find(k, DB_CHECK_ERROR, path, "not a regular file");
-		break;
-	case FSIO_READ_TOO_LARGE:
+	else if (err == FSIO_READ_TOO_LARGE)
 		find(k, DB_CHECK_ERROR, path, "too large (%llu bytes; readers take at most %zu)",
 		     (unsigned long long)size, max);
-		break;
-	case FSIO_READ_GREW:
+	else if (err == FSIO_READ_GREW)
 		find(k, DB_CHECK_ERROR, path, "grew while being read");
-		break;
-	case FSIO_READ_READ:
+	else
 		find(k, DB_CHECK_ERROR, path, "cannot read: %s", strerror(errno));
-		break;
-	}
 	return -1;
 }
 
@@ -207,18 +198,15 @@ static int cmp_str(const void *a, const void *b)
 /* The names in a directory, sorted (caller frees each and the array); NULL on error. */
 static char **list_dir(int dirfd, size_t *n)
 {
-	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	int fd;
+	DIR *d = fsio_opendir_at(dirfd, ".", &fd);
 	struct dirent *de;
 	char **v;
 	size_t alloc = 1;
 
 	*n = 0;
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
+	if (!d)
 		return NULL;
-	}
 	v = xcalloc(1, sizeof(*v));
 	while ((de = readdir(d))) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))

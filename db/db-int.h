@@ -8,6 +8,7 @@
 #define DCPI_DB_DB_INT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct db;
@@ -30,5 +31,13 @@ bool db_sync_enabled(const struct db *db);
 
 /* A read-only fd of epoch seq's directory; -1 (reported) if it cannot be opened. */
 int db_open_epoch(struct db *db, uint32_t seq);
+
+/*
+ * The names in epoch seq's directory that keep(name, ctx) accepts, in the
+ * directory's order (allocated: free each and *names); -1 (reported) if
+ * the epoch cannot be read.
+ */
+int db_epoch_names(struct db *db, uint32_t seq, bool (*keep)(const char *name, const void *ctx),
+		   const void *ctx, char ***names, size_t *n);
 
 #endif

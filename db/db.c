@@ -47,17 +47,13 @@ const char *db_default_path(const char *opt)
  */
 static bool dir_is_empty(int dirfd)
 {
-	int fd = dup(dirfd);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	int fd;
+	DIR *d = fsio_opendir_at(dirfd, ".", &fd);
 	struct dirent *de;
 	bool empty = true;
 
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
+	if (!d)
 		return false;
-	}
-	rewinddir(d);
 	while ((de = readdir(d)))
 		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..") &&
 		    strcmp(de->d_name, LOCK_NAME) &&
@@ -323,19 +319,15 @@ static int cmp_u32(const void *a, const void *b)
 
 int db_epoch_seqs(struct db *db, uint32_t **seqs, size_t *n)
 {
-	int fd = dup(db->dirfd);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	int fd;
+	DIR *d = fsio_opendir_at(db->dirfd, ".", &fd);
 	struct dirent *de;
 	size_t alloc = 0;
 
 	*seqs = NULL;
 	*n = 0;
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
+	if (!d)
 		return errorf_errno("cannot read database '%s'", db->path);
-	}
-	rewinddir(d);
 	while ((de = readdir(d))) {
 		uint32_t seq;
 
@@ -743,14 +735,15 @@ static int cmp_profile_id(const void *a, const void *b)
 	return x->pid < y->pid ? -1 : x->pid > y->pid;
 }
 
-int db_profiles_list(struct db *db, uint32_t seq, struct db_profile_id **ids, size_t *n)
+int db_epoch_names(struct db *db, uint32_t seq, bool (*keep)(const char *name, const void *ctx),
+		   const void *ctx, char ***names, size_t *n)
 {
 	int fd = db_open_epoch(db, seq);
-	DIR *d;
-	struct dirent *de;
 	size_t alloc = 0;
+	struct dirent *de;
+	DIR *d;
 
-	*ids = NULL;
+	*names = NULL;
 	*n = 0;
 	if (fd < 0)
 		return -1;
@@ -759,14 +752,36 @@ int db_profiles_list(struct db *db, uint32_t seq, struct db_profile_id **ids, si
 		return errorf_errno("cannot read epoch %" PRIu32 " of '%s'", seq, db->path);
 	}
 	while ((de = readdir(d))) {
-		struct db_profile_id id;
-
-		if (!db_profile_name_parse(de->d_name, &id))
+		if (!keep(de->d_name, ctx))
 			continue;
-		ALLOC_GROW(*ids, *n + 1, alloc);
-		(*ids)[(*n)++] = id;
+		ALLOC_GROW(*names, *n + 1, alloc);
+		(*names)[(*n)++] = xstrdup(de->d_name);
 	}
 	closedir(d);
+	return 0;
+}
+
+static bool profile_name(const char *name, const void *ctx)
+{
+	struct db_profile_id id;
+
+	return db_profile_name_parse(name, &id);
+}
+
+int db_profiles_list(struct db *db, uint32_t seq, struct db_profile_id **ids, size_t *n)
+{
+	char **names;
+
+	*ids = NULL;
+	if (db_epoch_names(db, seq, profile_name, NULL, &names, n))
+		return -1;
+	if (*n)
+		*ids = xcalloc(*n, sizeof(**ids));
+	for (size_t i = 0; i < *n; i++) {
+		db_profile_name_parse(names[i], &(*ids)[i]);
+		free(names[i]);
+	}
+	free(names);
 	if (*n)
 		qsort(*ids, *n, sizeof(**ids), cmp_profile_id);
 	return 0;

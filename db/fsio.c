@@ -36,42 +36,45 @@ static bool fault_hits(enum fsio_fault kind)
 	return true;
 }
 
-enum fsio_read fsio_read_quiet(int dirfd, const char *name, size_t max, struct strbuf *out,
-			       uint64_t *size)
+int fsio_read_quiet(int dirfd, const char *name, size_t max, struct strbuf *out,
+		    enum fsio_read_error *err, uint64_t *size)
 {
-	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK), err;
-	enum fsio_read r = FSIO_READ_OK;
+	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK), saved, r = -1;
 	struct stat st;
 
 	strbuf_reset(out);
+	if (fd < 0 && errno == ENOENT)
+		return 1;
 	if (fd < 0)
-		return errno == ENOENT ? FSIO_READ_MISSING :
-		       errno == ELOOP ? FSIO_READ_SYMLINK : FSIO_READ_OPEN;
-	if (fstat(fd, &st))
-		r = FSIO_READ_STAT;
+		*err = errno == ELOOP ? FSIO_READ_SYMLINK : FSIO_READ_OPEN;
+	else if (fstat(fd, &st))
+		*err = FSIO_READ_STAT;
 	else if (!S_ISREG(st.st_mode))
-		r = FSIO_READ_NOT_REGULAR;
+		*err = FSIO_READ_NOT_REGULAR;
 	else if ((*size = (uint64_t)st.st_size) > max)
-		r = FSIO_READ_TOO_LARGE;
+		*err = FSIO_READ_TOO_LARGE;
 	else if (strbuf_grow(out, (size_t)st.st_size + 1), strbuf_read_fd(out, fd, max))
-		r = errno == EFBIG ? FSIO_READ_GREW : FSIO_READ_READ;
-	err = errno;
-	close(fd);
-	if (r != FSIO_READ_OK)
+		*err = errno == EFBIG ? FSIO_READ_GREW : FSIO_READ_READ;
+	else
+		r = 0;
+	saved = errno;
+	if (fd >= 0)
+		close(fd);
+	if (r)
 		strbuf_reset(out);
-	errno = err;
+	errno = saved;
 	return r;
 }
 
 int fsio_read_at(int dirfd, const char *name, const char *what, size_t max, struct strbuf *out)
 {
+	enum fsio_read_error err;
 	uint64_t size = 0;
+	int r = fsio_read_quiet(dirfd, name, max, out, &err, &size);
 
-	switch (fsio_read_quiet(dirfd, name, max, out, &size)) {
-	case FSIO_READ_OK:
-		return 0;
-	case FSIO_READ_MISSING:
-		return 1;
+	if (r >= 0)
+		return r;
+	switch (err) {
 	case FSIO_READ_SYMLINK:
 		return errorf("%s: is a symbolic link; refusing to read it", what);
 	case FSIO_READ_OPEN:
@@ -85,9 +88,9 @@ int fsio_read_at(int dirfd, const char *name, const char *what, size_t max, stru
 	case FSIO_READ_GREW:
 		return errorf("%s: file too large", what);
 	case FSIO_READ_READ:
-		return errorf_errno("cannot read '%s'", what);
+		break;
 	}
-	BUG("fsio_read_quiet: unknown result");
+	return errorf_errno("cannot read '%s'", what);
 }
 
 static int write_all(int fd, const void *data, size_t len)
@@ -253,20 +256,30 @@ int fsio_remove_tree(int dirfd, const char *name)
 	return remove_tree_at(dirfd, name);
 }
 
+DIR *fsio_opendir_at(int dirfd, const char *name, int *fd)
+{
+	DIR *d;
+	int err;
+
+	*fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (*fd < 0)
+		return NULL;
+	if (!(d = fdopendir(*fd))) {
+		err = errno;
+		close(*fd);
+		errno = err;
+	}
+	return d;
+}
+
 static int remove_tree_at(int dirfd, const char *name)
 {
-	int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	DIR *d;
 	struct dirent *de;
-	int ret = 0;
+	int fd, ret = 0;
+	DIR *d = fsio_opendir_at(dirfd, name, &fd);
 
-	if (fd < 0)
+	if (!d)
 		return -1;
-	d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return -1;
-	}
 	while ((de = readdir(d))) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
@@ -281,19 +294,12 @@ static int remove_tree_at(int dirfd, const char *name)
 
 int fsio_remove_temps(int dirfd, const char *what)
 {
-	int fd = dup(dirfd);
-	DIR *d;
 	struct dirent *de;
-	int ret = 0;
+	int fd, ret = 0;
+	DIR *d = fsio_opendir_at(dirfd, ".", &fd);
 
-	if (fd < 0)
+	if (!d)
 		return errorf_errno("cannot read directory '%s'", what);
-	d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return errorf_errno("cannot read directory '%s'", what);
-	}
-	rewinddir(d);
 	while ((de = readdir(d))) {
 		if (strncmp(de->d_name, FSIO_TMP_PREFIX, strlen(FSIO_TMP_PREFIX)))
 			continue;

@@ -50,12 +50,8 @@ static uint64_t entry_bytes(int dirfd, const char *name, int depth, uint64_t *fi
 		(*files)++;
 	if (!S_ISDIR(st.st_mode) || depth <= 0)
 		return n;
-	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0 || !(d = fdopendir(fd))) {
-		if (fd >= 0)
-			close(fd);
+	if (!(d = fsio_opendir_at(dirfd, name, &fd)))
 		return n;
-	}
 	while ((de = readdir(d)))
 		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
 			n += entry_bytes(fd, de->d_name, depth - 1, files);
@@ -66,15 +62,12 @@ static uint64_t entry_bytes(int dirfd, const char *name, int depth, uint64_t *fi
 /* Temp files directly under the directory `name` (writers' leftovers in an epoch). */
 static void count_temps(int dirfd, const char *name, struct db_census *c)
 {
-	int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	struct dirent *de;
-	DIR *d;
+	int fd;
+	DIR *d = fsio_opendir_at(dirfd, name, &fd);
 
-	if (fd < 0 || !(d = fdopendir(fd))) {
-		if (fd >= 0)
-			close(fd);
+	if (!d)
 		return;
-	}
 	while ((de = readdir(d)))
 		if (!strncmp(de->d_name, FSIO_TMP_PREFIX, strlen(FSIO_TMP_PREFIX))) {
 			c->temp_bytes += entry_bytes(fd, de->d_name, 1, NULL);
@@ -149,15 +142,12 @@ static void read_meta(struct db *db, struct db_epoch_usage *e)
 static void list_by_build_id(struct db *db, const char *dir, struct census_binary **v, size_t *n,
 			     size_t *alloc)
 {
-	int fd = openat(db->dirfd, dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	struct dirent *de;
-	DIR *d;
+	int fd;
+	DIR *d = fsio_opendir_at(db->dirfd, dir, &fd);
 
-	if (fd < 0 || !(d = fdopendir(fd))) {
-		if (fd >= 0)
-			close(fd);
+	if (!d)
 		return;
-	}
 	while ((de = readdir(d))) {
 		struct stat st;
 
@@ -230,18 +220,15 @@ static void epoch_uses(struct db *db, struct db_census *c, struct census_priv *p
 
 int db_census_take(struct db *db, struct db_census *c)
 {
-	int fd = dup(db->dirfd);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	int fd;
+	DIR *d = fsio_opendir_at(db->dirfd, ".", &fd);
 	struct census_priv *p;
 	struct dirent *de;
 	size_t alloc = 0;
 
 	memset(c, 0, sizeof(*c));
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
+	if (!d)
 		return errorf_errno("cannot read database '%s'", db->path);
-	}
 	p = XNEW(struct census_priv);
 	memset(p, 0, sizeof(*p));
 	p->images_ok = true;
