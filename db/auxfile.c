@@ -73,16 +73,7 @@ int db_aux_remove(struct db *db, uint32_t seq, const char *name)
 
 int db_aux_load(struct db *db, uint32_t seq, const char *name, size_t max, struct strbuf *out)
 {
-	char *what;
-	int fd, r;
-
 	if (!db_aux_name_valid(name))
 		return errorf("invalid auxiliary file name '%s'", name);
-	if ((fd = db_open_epoch(db, seq)) < 0)
-		return -1;
-	what = db_epoch_file_path(db, seq, name);
-	r = fsio_read_at(fd, name, what, max, out);
-	close(fd);
-	free(what);
-	return r;
+	return db_epoch_read(db, seq, name, max, out);
 }

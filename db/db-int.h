@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 struct db;
+struct strbuf;
 
 /* Files of an epoch directory (docs/db-format.md). */
 #define META_NAME "meta"
@@ -31,6 +32,9 @@ bool db_sync_enabled(const struct db *db);
 
 /* A read-only fd of epoch seq's directory; -1 (reported) if it cannot be opened. */
 int db_open_epoch(struct db *db, uint32_t seq);
+
+/* Reads epoch file name (at most max bytes) into out: 0; 1 if it does not exist; -1 (reported). */
+int db_epoch_read(struct db *db, uint32_t seq, const char *name, size_t max, struct strbuf *out);
 
 /*
  * The names in epoch seq's directory that keep(name, ctx) accepts, in the

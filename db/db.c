@@ -357,17 +357,29 @@ int db_open_epoch(struct db *db, uint32_t seq)
 	return fd;
 }
 
+int db_epoch_read(struct db *db, uint32_t seq, const char *name, size_t max, struct strbuf *out)
+{
+	char *what;
+	int fd, r;
+
+	if ((fd = db_open_epoch(db, seq)) < 0)
+		return -1;
+	what = db_epoch_file_path(db, seq, name);
+	r = fsio_read_at(fd, name, what, max, out);
+	close(fd);
+	free(what);
+	return r;
+}
+
 int db_meta_load(struct db *db, uint32_t seq, struct epoch_meta *meta)
 {
 	struct strbuf sb = STRBUF_INIT;
 	char *what = db_epoch_file_path(db, seq, META_NAME);
 	const char *why;
-	int fd = db_open_epoch(db, seq), r = -1;
+	int r;
 
 	epoch_meta_init(meta);
-	if (fd < 0)
-		goto out;
-	r = fsio_read_at(fd, META_NAME, what, TEXTREC_MAX_SIZE, &sb);
+	r = db_epoch_read(db, seq, META_NAME, TEXTREC_MAX_SIZE, &sb);
 	if (r == 1)
 		r = errorf("%s: missing", what);
 	else if (!r && epoch_meta_parse(sb.buf, sb.len, meta, &why))
@@ -375,8 +387,6 @@ int db_meta_load(struct db *db, uint32_t seq, struct epoch_meta *meta)
 	else if (!r && meta->seq != seq)
 		r = errorf("%s: belongs to epoch %" PRIu32 ", not %" PRIu32, what, meta->seq, seq),
 		epoch_meta_release(meta);
-	close(fd);
-out:
 	free(what);
 	strbuf_release(&sb);
 	return r;
@@ -627,17 +637,14 @@ int db_images_load(struct db *db, uint32_t seq, struct image_index *idx)
 	struct strbuf sb = STRBUF_INIT;
 	char *what = db_epoch_file_path(db, seq, IMAGES_NAME);
 	const char *why;
-	int fd = db_open_epoch(db, seq), r = -1;
+	int r;
 
 	image_index_init(idx);
-	if (fd >= 0) {
-		r = fsio_read_at(fd, IMAGES_NAME, what, TEXTREC_MAX_SIZE, &sb);
-		if (r == 1)
-			r = 0;
-		else if (!r && image_index_parse(sb.buf, sb.len, idx, &why))
-			r = errorf("%s: %s", what, why);
-		close(fd);
-	}
+	r = db_epoch_read(db, seq, IMAGES_NAME, TEXTREC_MAX_SIZE, &sb);
+	if (r == 1)
+		r = 0;
+	else if (!r && image_index_parse(sb.buf, sb.len, idx, &why))
+		r = errorf("%s: %s", what, why);
 	free(what);
 	strbuf_release(&sb);
 	return r;
@@ -804,15 +811,12 @@ static int load_profile(struct db *db, uint32_t seq, const struct db_profile_id 
 	struct profile_header h;
 	char name[128], *what;
 	const char *why;
-	int fd, r;
+	int r;
 
 	p->n = 0;
-	if ((fd = db_open_epoch(db, seq)) < 0)
-		return -1;
 	db_profile_name(id, name, sizeof(name));
+	r = db_epoch_read(db, seq, name, PROFILE_MAX_SIZE, &sb);
 	what = db_epoch_file_path(db, seq, name);
-	r = fsio_read_at(fd, name, what, PROFILE_MAX_SIZE, &sb);
-	close(fd);
 	if (!r && (profile_decode(sb.buf, sb.len, &h, p, &why) ||
 		   check_header_matches(&h, id, &why))) {
 		p->n = 0;
