@@ -371,24 +371,47 @@ int db_epoch_read(struct db *db, uint32_t seq, const char *name, size_t max, str
 	return r;
 }
 
-int db_meta_load(struct db *db, uint32_t seq, struct epoch_meta *meta)
+/*
+ * Reads epoch seq's text file name and parses it into out: 0; if it does
+ * not exist, 1 or (required) -1; -1 (reported: "PATH: WHY") if it does not
+ * parse.
+ */
+static int load_text(struct db *db, uint32_t seq, const char *name, bool required,
+		     int (*parse)(const char *buf, size_t len, void *out, const char **why),
+		     void *out)
 {
 	struct strbuf sb = STRBUF_INIT;
-	char *what = db_epoch_file_path(db, seq, META_NAME);
+	char *what = db_epoch_file_path(db, seq, name);
 	const char *why;
+	int r = db_epoch_read(db, seq, name, TEXTREC_MAX_SIZE, &sb);
+
+	if (r == 1 && required)
+		r = errorf("%s: missing", what);
+	else if (!r && parse(sb.buf, sb.len, out, &why))
+		r = errorf("%s: %s", what, why);
+	free(what);
+	strbuf_release(&sb);
+	return r;
+}
+
+static int parse_meta(const char *buf, size_t len, void *meta, const char **why)
+{
+	return epoch_meta_parse(buf, len, meta, why);
+}
+
+int db_meta_load(struct db *db, uint32_t seq, struct epoch_meta *meta)
+{
 	int r;
 
 	epoch_meta_init(meta);
-	r = db_epoch_read(db, seq, META_NAME, TEXTREC_MAX_SIZE, &sb);
-	if (r == 1)
-		r = errorf("%s: missing", what);
-	else if (!r && epoch_meta_parse(sb.buf, sb.len, meta, &why))
-		r = errorf("%s: %s", what, why);
-	else if (!r && meta->seq != seq)
-		r = errorf("%s: belongs to epoch %" PRIu32 ", not %" PRIu32, what, meta->seq, seq),
+	r = load_text(db, seq, META_NAME, true, parse_meta, meta);
+	if (!r && meta->seq != seq) {
+		char *what = db_epoch_file_path(db, seq, META_NAME);
+
+		r = errorf("%s: belongs to epoch %" PRIu32 ", not %" PRIu32, what, meta->seq, seq);
 		epoch_meta_release(meta);
-	free(what);
-	strbuf_release(&sb);
+		free(what);
+	}
 	return r;
 }
 
@@ -632,22 +655,18 @@ out:
 
 /* ---- images ----------------------------------------------------------- */
 
+static int parse_images(const char *buf, size_t len, void *idx, const char **why)
+{
+	return image_index_parse(buf, len, idx, why);
+}
+
 int db_images_load(struct db *db, uint32_t seq, struct image_index *idx)
 {
-	struct strbuf sb = STRBUF_INIT;
-	char *what = db_epoch_file_path(db, seq, IMAGES_NAME);
-	const char *why;
 	int r;
 
 	image_index_init(idx);
-	r = db_epoch_read(db, seq, IMAGES_NAME, TEXTREC_MAX_SIZE, &sb);
-	if (r == 1)
-		r = 0;
-	else if (!r && image_index_parse(sb.buf, sb.len, idx, &why))
-		r = errorf("%s: %s", what, why);
-	free(what);
-	strbuf_release(&sb);
-	return r;
+	r = load_text(db, seq, IMAGES_NAME, false, parse_images, idx);
+	return r == 1 ? 0 : r;
 }
 
 int db_images_store(struct db *db, uint32_t seq, const struct image_index *idx)
