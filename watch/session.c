@@ -168,6 +168,17 @@ static void attr_sampling(struct watch_session *s, struct perf_event_attr *a)
 	a->wakeup_watermark = 16384;
 }
 
+/* The context switches, every one sampled, with the comm and task records. */
+static void attr_switches(struct watch_session *s, struct perf_event_attr *a, bool inherit)
+{
+	attr_common(a, inherit);
+	attr_sampling(s, a);
+	a->type = PERF_TYPE_SOFTWARE;
+	a->config = PERF_COUNT_SW_CONTEXT_SWITCHES;
+	a->comm = 1;
+	a->task = 1;
+}
+
 static void id_add(struct watch_session *s, int fd, enum id_role role, uint32_t index)
 {
 	uint64_t id;
@@ -181,6 +192,14 @@ static void group_add(struct group *g, int fd)
 {
 	g->fds = xreallocarray(g->fds, g->nfds + 1, sizeof(*g->fds));
 	g->fds[g->nfds++] = fd;
+}
+
+/* Closes every event of the group. */
+static void group_close(struct group *g)
+{
+	for (size_t i = 0; i < g->nfds; i++)
+		close(g->fds[i]);
+	free(g->fds);
 }
 
 static const char *point_name(const struct watch_session *s, const struct watch_point *p)
@@ -464,12 +483,7 @@ static int open_cpu(struct watch_session *s, size_t ri)
 	struct perf_event_attr a;
 	struct group g = { s->rings[ri].cpu, -1, NULL, 0 };
 
-	attr_common(&a, false);
-	attr_sampling(s, &a);
-	a.type = PERF_TYPE_SOFTWARE;
-	a.config = PERF_COUNT_SW_CONTEXT_SWITCHES;
-	a.comm = 1;
-	a.task = 1;
+	attr_switches(s, &a, false);
 	if ((g.leader = perf_open(&a, -1, g.cpu, -1)) < 0)
 		return open_error(s, "the context-switch counter", errno);
 	group_add(&g, g.leader);
@@ -480,9 +494,7 @@ static int open_cpu(struct watch_session *s, size_t ri)
 		goto fail;
 	return 0;
 fail:
-	for (size_t i = 0; i < g.nfds; i++)
-		close(g.fds[i]);
-	free(g.fds);
+	group_close(&g);
 	return -1;
 }
 
@@ -511,12 +523,7 @@ static int open_group(struct watch_session *s, pid_t pid, size_t ri)
 		group_add(&g, fd);
 		id_add(s, fd, ID_COUNTER, k + 1);
 	}
-	attr_common(&a, inherit);
-	attr_sampling(s, &a);
-	a.type = PERF_TYPE_SOFTWARE;
-	a.config = PERF_COUNT_SW_CONTEXT_SWITCHES;
-	a.comm = 1;
-	a.task = 1;
+	attr_switches(s, &a, inherit);
 	if ((fd = perf_open(&a, pid, cpu, g.leader)) < 0)
 		goto fail_switch;
 	group_add(&g, fd);
@@ -532,9 +539,7 @@ fail_event:
 fail_switch:
 	open_error(s, "the context-switch counter", errno);
 fail:
-	for (size_t i = 0; i < g.nfds; i++)
-		close(g.fds[i]);
-	free(g.fds);
+	group_close(&g);
 	return -1;
 }
 
@@ -671,11 +676,8 @@ void watch_session_free(struct watch_session *s)
 	for (size_t i = 0; i < s->nrings; i++)
 		if (s->rings[i].fd >= 0)
 			perf_ring_unmap(&s->rings[i]);
-	for (size_t i = 0; i < s->ngroups; i++) {
-		for (size_t k = 0; k < s->groups[i].nfds; k++)
-			close(s->groups[i].fds[k]);
-		free(s->groups[i].fds);
-	}
+	for (size_t i = 0; i < s->ngroups; i++)
+		group_close(&s->groups[i]);
 	free(s->groups);
 	remove_trace_events(s);
 	free(s->tracefs);
