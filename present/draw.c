@@ -271,6 +271,16 @@ void draw_field(struct draw *d, enum style st, const char *s, int width, enum dr
 	draw_text(d, st, ell);
 }
 
+void draw_columns(struct draw *d, enum style st, const struct draw_col *cols, size_t n,
+		 enum style gap_st, int gap)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			draw_space(d, gap_st, gap);
+		draw_field(d, st, cols[i].text, cols[i].width, cols[i].align);
+	}
+}
+
 int draw_glyph(struct draw *d, enum style st, enum glyph g)
 {
 	return draw_text(d, st, glyph_text(g, d->flags));

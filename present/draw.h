@@ -215,6 +215,20 @@ void draw_space(struct draw *d, enum style st, int n);
  */
 void draw_field(struct draw *d, enum style st, const char *s, int width, enum draw_align align);
 
+/* A field of a row (draw_columns): its text, width and alignment. */
+struct draw_col {
+	const char *text;
+	int width;
+	enum draw_align align;
+};
+
+/*
+ * Draws n fields in style st (draw_field), with gap spaces in style gap_st
+ * between them: a row of column titles.
+ */
+void draw_columns(struct draw *d, enum style st, const struct draw_col *cols, size_t n,
+		 enum style gap_st, int gap);
+
 /* Draws a glyph (its ASCII form in ASCII mode). */
 int draw_glyph(struct draw *d, enum style st, enum glyph g);
 /* The text of a glyph under flags. */

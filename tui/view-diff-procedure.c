@@ -403,23 +403,17 @@ static void dproc_draw(struct view *v, size_t line, struct draw *d)
 static void dproc_draw_header(struct view *v, struct draw *d)
 {
 	struct dproc_view *pv = PV(v);
+	const struct draw_col head[] = {
+		{ "address", pv->aw, ALIGN_RIGHT }, { "A", pv->wa, ALIGN_RIGHT },
+		{ "B", pv->wb, ALIGN_RIGHT }, { "delta", 7, ALIGN_RIGHT },
+		{ "CPI A", 6, ALIGN_RIGHT }, { "CPI B", 6, ALIGN_RIGHT },
+		{ "verdict", 12, ALIGN_LEFT },
+	};
 
 	if (!pv->dd || pv->dd->status)
 		return;
 	draw_space(d, STYLE_HEADER, 1);
-	draw_field(d, STYLE_HEADER, "address", pv->aw, ALIGN_RIGHT);
-	draw_space(d, STYLE_HEADER, 1);
-	draw_field(d, STYLE_HEADER, "A", pv->wa, ALIGN_RIGHT);
-	draw_space(d, STYLE_HEADER, 1);
-	draw_field(d, STYLE_HEADER, "B", pv->wb, ALIGN_RIGHT);
-	draw_space(d, STYLE_HEADER, 1);
-	draw_field(d, STYLE_HEADER, "delta", 7, ALIGN_RIGHT);
-	draw_space(d, STYLE_HEADER, 1);
-	draw_field(d, STYLE_HEADER, "CPI A", 6, ALIGN_RIGHT);
-	draw_space(d, STYLE_HEADER, 1);
-	draw_field(d, STYLE_HEADER, "CPI B", 6, ALIGN_RIGHT);
-	draw_space(d, STYLE_HEADER, 1);
-	draw_field(d, STYLE_HEADER, "verdict", 12, ALIGN_LEFT);
+	draw_columns(d, STYLE_HEADER, head, ARRAY_SIZE(head), STYLE_HEADER, 1);
 	draw_text(d, STYLE_HEADER, " instruction");
 	draw_fill(d, STYLE_HEADER);
 }
