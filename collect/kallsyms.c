@@ -57,7 +57,7 @@ struct tail_line {
 };
 
 /* A wanted address's symbol (floor) and the one after it (next), as far as known. */
-struct bounds {
+struct sym_bounds {
 	uint64_t floor, next;
 	bool has_floor, has_next;
 };
@@ -65,7 +65,7 @@ struct bounds {
 struct pass {
 	const uint64_t *x;      /* the wanted addresses, sorted */
 	size_t n, i;            /* the next one not yet placed in the sorted part */
-	struct bounds *b;       /* per address */
+	struct sym_bounds *b;       /* per address */
 	struct strbuf *out;
 
 	/* The sorted part: the current group (one address) of lines. */

@@ -219,11 +219,7 @@ static struct watch_point *add_point(struct watch_plan *plan, unsigned target, e
 
 	plan->p = xreallocarray(plan->p, plan->np + 1, sizeof(*plan->p));
 	p = &plan->p[plan->np++];
-	memset(p, 0, sizeof(*p));
-	p->target = target;
-	p->role = role;
-	p->offset = offset;
-	p->vaddr = vaddr;
+	*p = (struct watch_point){ .target = target, .role = role, .offset = offset, .vaddr = vaddr };
 	return p;
 }
 
