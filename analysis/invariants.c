@@ -131,7 +131,7 @@ static const char *image_name(const struct epoch_view *v, size_t i)
 	return slash ? slash + 1 : path;
 }
 
-void invariants_draw(const struct invariants *inv, const struct epoch_view *v, struct draw *d)
+void invariants_draw(const struct invariants *inv, struct draw *d, const struct epoch_view *v)
 {
 	static const struct draw_col head[] = {
 		{ "Samples", 8, ALIGN_RIGHT }, { "Procedure", 28, ALIGN_LEFT },
@@ -175,8 +175,8 @@ void invariants_draw(const struct invariants *inv, const struct epoch_view *v, s
 	}
 }
 
-void invariants_json(const struct invariants *inv, const struct epoch_view *v,
-		     struct json_writer *w)
+void invariants_json(const struct invariants *inv, struct json_writer *w,
+		     const struct epoch_view *v)
 {
 	json_object_begin(w);
 	json_key(w, "epoch"), json_u64(w, inv->seq);
