@@ -250,14 +250,10 @@ void watch_report_json(const struct watch_set *s, struct json_writer *w)
 		const struct watch_rec *r = &fn.v[i];
 
 		json_object_begin(w);
-		json_key(w, "function");
-		json_string(w, r->name);
-		json_key(w, "kind");
-		json_string(w, r->kind == WATCH_BETWEEN ? "between" : "function");
-		json_key(w, "image");
-		json_string(w, r->path);
-		json_key(w, "offset");
-		json_hex(w, r->offset);
+		json_key(w, "function"), json_string(w, r->name);
+		json_key(w, "kind"), json_string(w, r->kind == WATCH_BETWEEN ? "between" : "function");
+		json_key(w, "image"), json_string(w, r->path);
+		json_key(w, "offset"), json_hex(w, r->offset);
 		json_counts(w, r);
 		json_key(w, "threads");
 		json_array_begin(w);
@@ -265,12 +261,9 @@ void watch_report_json(const struct watch_set *s, struct json_writer *w)
 			if (!watch_same_target(&th.v[k], r) || !th.v[k].tid)
 				continue;
 			json_object_begin(w);
-			json_key(w, "pid");
-			json_u64(w, th.v[k].pid);
-			json_key(w, "tid");
-			json_u64(w, th.v[k].tid);
-			json_key(w, "comm");
-			json_string(w, th.v[k].comm);
+			json_key(w, "pid"), json_u64(w, th.v[k].pid);
+			json_key(w, "tid"), json_u64(w, th.v[k].tid);
+			json_key(w, "comm"), json_string(w, th.v[k].comm);
 			json_counts(w, &th.v[k]);
 			json_object_end(w);
 		}
