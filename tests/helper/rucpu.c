@@ -4,8 +4,10 @@
  * seconds, to the microsecond) of the command and of everything it waited
  * for to FILE:
  *
- *   rucpu FILE -- COMMAND [ARGS...]
+ *   rucpu [-p PIDFILE] FILE -- COMMAND [ARGS...]
  *
+ * -p writes the command's pid to PIDFILE when it starts (a test that
+ * picks a process's samples out of a system-wide profile needs it).
  * For the tests, whose floors on samples come from the CPU time a run took,
  * and the benchmarks that compare profilers (callgraph-bench.sh): wrapped
  * around a profiler and, inside it, around the profiled workload, the
@@ -16,6 +18,7 @@
  * command's (128 + N if a signal N ended it).
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,11 +30,17 @@ int main(int argc, char **argv)
 {
 	struct rusage ru;
 	FILE *out;
+	const char *pidfile = NULL;
 	pid_t pid;
 	int st;
 
+	if (argc > 2 && !strcmp(argv[1], "-p")) {
+		pidfile = argv[2];
+		argc -= 2;
+		argv += 2;
+	}
 	if (argc < 4 || strcmp(argv[2], "--")) {
-		fprintf(stderr, "usage: rucpu FILE -- COMMAND [ARGS...]\n");
+		fprintf(stderr, "usage: rucpu [-p PIDFILE] FILE -- COMMAND [ARGS...]\n");
 		return 1;
 	}
 	if ((pid = fork()) < 0) {
@@ -42,6 +51,13 @@ int main(int argc, char **argv)
 		execvp(argv[3], argv + 3);
 		fprintf(stderr, "rucpu: cannot run '%s': %s\n", argv[3], strerror(errno));
 		_exit(127);
+	}
+	if (pidfile) {
+		if (!(out = fopen(pidfile, "w")) || fprintf(out, "%d\n", (int)pid) < 0 || fclose(out)) {
+			perror("rucpu: pid file");
+			kill(pid, SIGKILL);
+			return 1;
+		}
 	}
 	while (waitpid(pid, &st, 0) < 0)
 		if (errno != EINTR) {
