@@ -36,6 +36,8 @@ struct calc_work {
 	const struct cfg *cfg;
 	double *rec[EVENT__COUNT];     /* recorded samples per instruction, events present */
 	unsigned *skflags;             /* enum skid_flags per instruction */
+	struct sched_prep *prep;       /* the instructions prepared for the scheduler (or NULL) */
+	uint32_t *idx;                 /* scratch: instruction indices of a block */
 	/* schedules: per block, one per distinct predecessor (and the cold one) */
 	struct bsched {
 		size_t n;

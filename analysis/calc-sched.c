@@ -49,12 +49,11 @@ static long main_pred(const struct calc_work *w, uint32_t b)
 /*
  * The instructions run before a block entered from p: p's, then its main
  * predecessor's before them, and so on, up to PRED_TAIL instructions, none
- * before a call (the callee ran in between).  Written to buf in execution
- * order; returns how many.
+ * before a call (the callee ran in between).  Their indices are written to
+ * out (PRED_TAIL of them at most) in execution order; returns how many.
  */
-static size_t pred_context(const struct calc_work *w, uint32_t p, struct insn **out)
+static size_t pred_context(const struct calc_work *w, uint32_t p, uint32_t *out)
 {
-	struct insn *buf;
 	const struct cfg *cfg = w->cfg;
 	uint32_t chain[PRED_TAIL];
 	size_t nchain = 0, total = 0, n = 0;
@@ -72,7 +71,7 @@ static size_t pred_context(const struct calc_work *w, uint32_t p, struct insn **
 			break;
 		b = main_pred(w, (uint32_t)b);
 	}
-	buf = *out = xmalloc((total + 1) * sizeof(*buf));
+	/* from the last call on, the last PRED_TAIL (a ring, unrolled below) */
 	for (size_t k = nchain; k-- > 0;) {
 		const struct cfg_block *blk = &cfg->blocks[chain[k]];
 
@@ -83,23 +82,36 @@ static size_t pred_context(const struct calc_work *w, uint32_t p, struct insn **
 				n = 0;
 				continue;
 			}
-			buf[n++] = *in;
+			out[n++ % PRED_TAIL] = i;
 		}
 	}
 	if (n > PRED_TAIL) {
-		memmove(buf, buf + (n - PRED_TAIL), PRED_TAIL * sizeof(*buf));
+		uint32_t tmp[PRED_TAIL];
+
+		for (size_t k = 0; k < PRED_TAIL; k++)
+			tmp[k] = out[(n + k) % PRED_TAIL];
+		memcpy(out, tmp, sizeof(tmp));
 		n = PRED_TAIL;
 	}
 	return n;
 }
 
-static int sched_one(struct calc_work *w, size_t b, const struct sched_entry *e, struct block_schedule *s)
+/* The indices of block b's instructions (in w's scratch). */
+static const uint32_t *block_insns(struct calc_work *w, size_t b)
 {
-	const struct cfg *cfg = w->cfg;
-	const struct cfg_block *blk = &cfg->blocks[b];
+	const struct cfg_block *blk = &w->cfg->blocks[b];
 
+	for (uint32_t i = 0; i < blk->n_insns; i++)
+		w->idx[i] = blk->first + i;
+	return w->idx;
+}
+
+static int sched_one(struct calc_work *w, size_t b, enum sched_entry_kind kind, const uint32_t *ctx,
+		     size_t n_ctx, struct block_schedule *s)
+{
 	block_schedule_init(s);
-	return schedule_block(w->c->model, &cfg->insns[blk->first], blk->n_insns, e, s);
+	return schedule_prepared(w->prep, block_insns(w, b), w->cfg->blocks[b].n_insns, kind, ctx,
+				 n_ctx, s);
 }
 
 /* Recomputes the totals of a combined schedule. */
@@ -130,7 +142,7 @@ static void schedule_totals(struct block_schedule *s)
  * or 1 at random; the mean over several alignments is the steady state's
  * fraction.
  */
-static int sched_context(struct calc_work *w, size_t b, const struct sched_entry *e,
+static int sched_context(struct calc_work *w, size_t b, const uint32_t *ctx, size_t n_ctx,
 			 struct block_schedule *out)
 {
 	static const size_t lens[] = { 16, 32 };
@@ -138,18 +150,17 @@ static int sched_context(struct calc_work *w, size_t b, const struct sched_entry
 	size_t runs = 0;
 	double *acc = NULL;
 
-	if (e->kind != SCHED_ENTRY_PRED)
-		return sched_one(w, b, e, out);
 	for (size_t k = 0; k < ARRAY_SIZE(lens); k++) {
-		struct sched_entry x = *e;
+		const uint32_t *x = ctx;
+		size_t nx = n_ctx;
 
-		if (k && lens[k - 1] >= e->n_pred)
+		if (k && lens[k - 1] >= n_ctx)
 			break;
-		if (x.n_pred > lens[k]) {
-			x.pred += x.n_pred - lens[k];
-			x.n_pred = lens[k];
+		if (nx > lens[k]) {
+			x += nx - lens[k];
+			nx = lens[k];
 		}
-		if (sched_one(w, b, &x, runs ? &s : out))
+		if (sched_one(w, b, SCHED_ENTRY_PRED, x, nx, runs ? &s : out))
 			continue;
 		if (!runs++) {
 			acc = xcalloc(out->n + 1, sizeof(*acc));
@@ -184,7 +195,7 @@ void calc_schedule_all(struct calc_work *w, size_t b)
 
 	bs->s = xcalloc(cap, sizeof(*bs->s));
 	bs->pred_edge = xmalloc(cap * sizeof(*bs->pred_edge));
-	if (sched_one(w, b, NULL, &bs->s[0])) {
+	if (sched_one(w, b, SCHED_ENTRY_COLD, NULL, 0, &bs->s[0])) {
 		bs->n = 0;
 		return;
 	}
@@ -194,24 +205,21 @@ void calc_schedule_all(struct calc_work *w, size_t b)
 	for (uint32_t k = 0; k < blk->n_pred && bs->n <= PRED_MAX; k++) {
 		uint32_t e = cfg->pred[blk->pred + k];
 		const struct cfg_edge *ed = &cfg->edges[e];
-		struct sched_entry entry = { SCHED_ENTRY_PRED, NULL, 0 };
-		struct insn *ctx = NULL;
+		uint32_t ctx[PRED_TAIL];
+		size_t n_ctx;
+		int r;
 
 		if (ed->from == cfg->exit || ed->kind == CFG_CALL_RETURN)
 			continue;
 		if (self_edge(cfg, e)) {
-			entry.kind = SCHED_ENTRY_LOOP;
+			r = sched_one(w, b, SCHED_ENTRY_LOOP, NULL, 0, &bs->s[bs->n]);
 		} else {
-			entry.n_pred = pred_context(w, ed->from, &ctx);
-			entry.pred = ctx;
-			if (!entry.n_pred) {
-				free(ctx);
+			if (!(n_ctx = pred_context(w, ed->from, ctx)))
 				continue;
-			}
+			r = sched_context(w, b, ctx, n_ctx, &bs->s[bs->n]);
 		}
-		if (!sched_context(w, b, &entry, &bs->s[bs->n]))
+		if (!r)
 			bs->pred_edge[bs->n++] = (long)e;
-		free(ctx);
 	}
 }
 
@@ -314,9 +322,8 @@ static int sched_cycle(struct calc_work *w, size_t b, const uint32_t *cyc, size_
 {
 	const struct cfg *cfg = w->cfg;
 	const struct cfg_block *blk = &cfg->blocks[b];
-	struct sched_entry loop = { SCHED_ENTRY_LOOP, NULL, 0 };
 	struct block_schedule all;
-	struct insn *trace;
+	uint32_t *trace;
 	size_t len = 0;
 	int ret;
 
@@ -327,11 +334,11 @@ static int sched_cycle(struct calc_work *w, size_t b, const uint32_t *cyc, size_
 	for (size_t k = 0; k < n; k++) {
 		const struct cfg_block *x = &cfg->blocks[cyc[k]];
 
-		memcpy(&trace[len], &cfg->insns[x->first], x->n_insns * sizeof(*trace));
-		len += x->n_insns;
+		for (uint32_t i = 0; i < x->n_insns; i++)
+			trace[len++] = x->first + i;
 	}
 	block_schedule_init(&all);
-	ret = schedule_block(w->c->model, trace, len, &loop, &all);
+	ret = schedule_prepared(w->prep, trace, len, SCHED_ENTRY_LOOP, NULL, 0, &all);
 	free(trace);
 	if (ret)
 		return -1;

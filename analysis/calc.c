@@ -172,6 +172,11 @@ static void frequencies(struct calc_work *w)
 	calc_flow_correct(w);
 }
 
+static bool can_schedule(const struct calc *c)
+{
+	return c->model && c->model->arch == c->list.cfg.arch;
+}
+
 static void work_init(struct calc_work *w, struct calc *c, const struct epoch_meta *meta)
 {
 	const struct cfg *cfg = &c->list.cfg;
@@ -189,6 +194,9 @@ static void work_init(struct calc_work *w, struct calc *c, const struct epoch_me
 			w->rec[ev][i] = (double)c->list.insns[i].samples[ev];
 	}
 	w->skflags = xcalloc(cfg->n_insns + 1, sizeof(unsigned));
+	w->idx = xcalloc(cfg->n_insns + 1, sizeof(*w->idx));
+	if (can_schedule(c))
+		w->prep = sched_prep_new(c->model, cfg->insns, cfg->n_insns);
 	w->bs = xcalloc(cfg->n_blocks + 1, sizeof(*w->bs));
 	w->cls_val = xcalloc(nc, sizeof(double));
 	w->cls_state = xcalloc(nc, 1);
@@ -214,6 +222,8 @@ static void work_release(struct calc_work *w)
 	}
 	free(w->bs);
 	free(w->skflags);
+	free(w->idx);
+	sched_prep_free(w->prep);
 	free(w->cls_val);
 	free(w->cls_state);
 	free(w->cls_conf);
@@ -224,11 +234,6 @@ static void work_release(struct calc_work *w)
 	free(w->cls_agree);
 	free(w->cls_loads);
 	free(w->cls_repaired);
-}
-
-static bool can_schedule(const struct calc *c)
-{
-	return c->model && c->model->arch == c->list.cfg.arch;
 }
 
 /*

@@ -18,6 +18,8 @@
 #include <string.h>
 
 #include "core/die.h"
+#include "core/hash.h"
+#include "core/idmap.h"
 #include "core/strbuf.h"
 #include "core/xalloc.h"
 #include "model/sched.h"
@@ -198,18 +200,19 @@ static bool macro_fused(const struct cpu_model *m, const struct insn *first,
 
 /* ---- per-instruction preparation ---------------------------------------------- */
 
-/* What the scheduler needs of one instruction, computed once. */
+/* What the scheduler needs of one instruction, computed once per procedure. */
 struct proto {
 	const struct insn *in;
-	struct model_timing t;
+	struct model_timing t;      /* outside a loop's steady state */
 	struct regset addr, data;   /* registers needed for the address / the rest */
-	char mem[64];               /* memory operand text, "" if none */
+	uint32_t mem;               /* memory operand text, interned (0: none) */
+	unsigned load_lat;          /* the load part of the latency (0 if no load) */
+	unsigned loop_extra;        /* added to the latency and its load part in a loop */
 	bool stack_op;              /* push/pop/call/ret: rsp from the stack engine */
-	bool fused;                 /* fused into the instruction before it */
 	bool serial;                /* waits for all older instructions */
 	bool call;                  /* the callee runs after it: what follows starts afresh */
 	bool uncertain;
-	unsigned load_lat;          /* the load part of the latency (0 if no load) */
+	bool bad;                   /* an id out of the model's range: cannot be scheduled */
 };
 
 static bool is_stack_op(unsigned id)
@@ -217,12 +220,13 @@ static bool is_stack_op(unsigned id)
 	return id == X86_INS_PUSH || id == X86_INS_POP || id == X86_INS_CALL || id == X86_INS_RET;
 }
 
-static void prepare_regs(const struct cpu_model *m, struct proto *p)
+static void prepare_regs(const struct cpu_model *m, struct proto *p, char *mem, size_t memsz)
 {
 	const struct insn *in = p->in;
 
+	mem[0] = 0;
 	if (sig_has(in->opsig, OPK_MEM) || (p->t.flags & (ME_LOAD | ME_STORE)))
-		parse_mem(in->text, p->mem, sizeof(p->mem), &p->addr);
+		parse_mem(in->text, mem, memsz, &p->addr);
 	p->data = in->reads;
 	p->data.w[0] &= ~p->addr.w[0];
 	p->data.w[1] &= ~p->addr.w[1];
@@ -252,25 +256,6 @@ static unsigned load_part(const struct cpu_model *m, const struct proto *p)
 	return ld < p->t.latency ? ld : p->t.latency;
 }
 
-/*
- * What the table's key (no addressing mode) cannot say: a load through a
- * scaled index takes m->scaled_index_latency more.  Added in a loop's
- * steady state only, where a recurrence through the load shows its whole
- * latency; a block scheduled cold already overstates the latency of its
- * loads (the core ran them ahead of entry), and adding to it made those
- * estimates worse (docs/analysis.md, "Accuracy").
- */
-static unsigned mem_terms(const char *mem);
-
-static void address_latency(const struct cpu_model *m, struct proto *p, bool loop)
-{
-	if (loop && p->load_lat && m->scaled_index_latency &&
-	    (strchr(p->mem, '*') || (m->index3_latency && mem_terms(p->mem) >= 3))) {
-		p->load_lat += m->scaled_index_latency;
-		p->t.latency += m->scaled_index_latency;
-	}
-}
-
 /* The terms of a memory operand's text: "r15 + rsi + 0x10" has 3. */
 static unsigned mem_terms(const char *mem)
 {
@@ -283,11 +268,27 @@ static unsigned mem_terms(const char *mem)
 }
 
 /*
+ * What the table's key (no addressing mode) cannot say: a load through a
+ * scaled index takes m->scaled_index_latency more.  Added in a loop's
+ * steady state only, where a recurrence through the load shows its whole
+ * latency; a block scheduled cold already overstates the latency of its
+ * loads (the core ran them ahead of entry), and adding to it made those
+ * estimates worse (docs/analysis.md, "Accuracy").
+ */
+static unsigned address_latency(const struct cpu_model *m, const struct proto *p, const char *mem)
+{
+	if (p->load_lat && m->scaled_index_latency &&
+	    (strchr(mem, '*') || (m->index3_latency && mem_terms(mem) >= 3)))
+		return m->scaled_index_latency;
+	return 0;
+}
+
+/*
  * A lea computes on an ALU, which llvm-mca's znver3 table does not say
  * (m->lea_units); with three components (base, index, displacement) it is
  * slower and, on Zen, two ops (m->lea3_latency, m->lea3_units).
  */
-static void lea_timing(const struct cpu_model *m, struct proto *p)
+static void lea_timing(const struct cpu_model *m, struct proto *p, const char *mem)
 {
 	struct model_timing *t = &p->t;
 
@@ -297,7 +298,7 @@ static void lea_timing(const struct cpu_model *m, struct proto *p)
 		t->groups[0] = (struct model_unit_group){ m->lea_units, 1 };
 		t->n_groups = 1;
 	}
-	if (!m->lea3_latency || mem_terms(p->mem) < 3)
+	if (!m->lea3_latency || mem_terms(mem) < 3)
 		return;
 	if (t->latency < m->lea3_latency)
 		t->latency = m->lea3_latency;
@@ -308,16 +309,68 @@ static void lea_timing(const struct cpu_model *m, struct proto *p)
 	}
 }
 
-static void prepare(const struct cpu_model *m, struct proto *p, const struct insn *in,
-		    const struct insn *prev, bool loop)
+/* ---- prepared instructions ------------------------------------------------------ */
+
+#define MEM_TEXT 64                 /* memory operand texts are compared up to this */
+
+/*
+ * Element sizes of the stream and the results are known before a
+ * schedule runs, so its buffers are kept here from one schedule to the
+ * next (a prepared procedure is used by one thread at a time).
+ */
+struct sim_buffers {
+	struct elem *e;
+	size_t e_alloc;
+	const struct proto **seq;
+	size_t seq_alloc;
+	uint64_t *busy;             /* the units' ring: a bit per unit busy in a cycle */
+	int *holder;                /* ... and the stream element holding it */
+	size_t cap;                 /* cycles in the ring (a power of two) */
+};
+
+struct sched_prep {
+	const struct cpu_model *m;
+	struct proto *p;
+	size_t n, alloc;
+	struct idmap mems;          /* memory operand texts: id - 1 indexes mem_text */
+	char (*mem_text)[MEM_TEXT];
+	size_t n_mem, mem_alloc;
+	struct sim_buffers buf;
+};
+
+static uint32_t intern_mem(struct sched_prep *sp, const char *mem)
 {
+	uint64_t h;
+
+	if (!mem[0])
+		return 0;
+	h = hash_bytes(HASH_FNV_INIT, mem, strlen(mem));
+	for (uint32_t id = idmap_first(&sp->mems, h); id != IDMAP_NONE; id = idmap_next(&sp->mems, id))
+		if (!strcmp(sp->mem_text[id], mem))
+			return id + 1;
+	ALLOC_GROW(sp->mem_text, sp->n_mem + 1, sp->mem_alloc);
+	memcpy(sp->mem_text[sp->n_mem], mem, MEM_TEXT);
+	idmap_add(&sp->mems, h, (uint32_t)sp->n_mem);
+	return (uint32_t)++sp->n_mem;
+}
+
+static void prepare(struct sched_prep *sp, struct proto *p, const struct insn *in)
+{
+	const struct cpu_model *m = sp->m;
+	char mem[MEM_TEXT];
+
 	memset(p, 0, sizeof(*p));
 	p->in = in;
+	if (m->arch == ARCH_X86_64 && in->cs_id >= MODEL_X86_NIDS) {
+		p->bad = true;
+		return;
+	}
 	model_lookup(m, in, &p->t);
 	if (p->t.fu == FU_BRANCH && !(p->t.flags & ME_LOAD))
 		p->t.latency = 1;  /* resolves in a cycle; llvm-mca's 100 for calls is a placeholder */
-	prepare_regs(m, p);
-	p->fused = prev && macro_fused(m, prev, in);
+	memset(mem, 0, sizeof(mem));
+	prepare_regs(m, p, mem, sizeof(mem));
+	p->mem = intern_mem(sp, mem);
 	p->serial = p->t.fu == FU_SYSTEM;
 	p->call = in->kind == INSN_CALL || in->kind == INSN_ICALL;
 	p->uncertain = p->t.match == MODEL_DEFAULT || p->t.fu == FU_STRING ||
@@ -325,21 +378,43 @@ static void prepare(const struct cpu_model *m, struct proto *p, const struct ins
 		       ((p->t.flags & ME_UNMODELED) && p->t.latency >= 100);
 	/* a locked op needs all its operands before it starts (no early load) */
 	p->load_lat = (in->flags & INSN_F_LOCK) ? 0 : load_part(m, p);
-	address_latency(m, p, loop);
-	lea_timing(m, p);
+	p->loop_extra = address_latency(m, p, mem);
+	lea_timing(m, p, mem);
+}
+
+/* Prepares insns[0..n) after the instructions sp has. */
+static void prep_add(struct sched_prep *sp, const struct insn *insns, size_t n)
+{
+	ALLOC_GROW(sp->p, sp->n + n + 1, sp->alloc);
+	for (size_t i = 0; i < n; i++)
+		prepare(sp, &sp->p[sp->n++], &insns[i]);
+}
+
+struct sched_prep *sched_prep_new(const struct cpu_model *m, const struct insn *insns, size_t n)
+{
+	struct sched_prep *sp = xcalloc(1, sizeof(*sp));
+
+	sp->m = m;
+	idmap_init(&sp->mems);
+	prep_add(sp, insns, n);
+	return sp;
+}
+
+void sched_prep_free(struct sched_prep *sp)
+{
+	if (!sp)
+		return;
+	free(sp->p);
+	idmap_release(&sp->mems);
+	free(sp->mem_text);
+	free(sp->buf.e);
+	free(sp->buf.seq);
+	free(sp->buf.busy);
+	free(sp->buf.holder);
+	free(sp);
 }
 
 /* ---- the machine -------------------------------------------------------------- */
-
-struct resv {
-	int start, end;   /* [start, end) */
-	int holder;       /* stream index */
-};
-
-struct unit {
-	struct resv *r;
-	size_t n, alloc;
-};
 
 /* A constraint on when something can happen, and what imposed it. */
 struct bind {
@@ -356,6 +431,8 @@ struct elem {
 	int pred_index;
 	int iter;
 	int D, S, C, R;
+	unsigned latency, load_lat; /* the proto's, in a loop with its loop_extra */
+	bool fused;       /* one macro-op with the element before it */
 	bool taken;       /* a control transfer not followed by its fall-through */
 	bool d_limited;   /* D was pushed by width, a taken branch or the ROB */
 	bool d_serial;    /* D was pushed by a serialising instruction */
@@ -363,7 +440,14 @@ struct elem {
 };
 
 #define STORE_WINDOW 32
+#define MAX_UNITS 64
 
+/*
+ * The execution units and ports are a ring of cycles, from the dispatch
+ * cycle of the instruction being executed (nothing is reserved before it
+ * any more) on: per cycle, a bit for each unit busy, and which stream
+ * element holds it.  Cycles at or past `hi` are free.
+ */
 struct sim {
 	const struct cpu_model *m;
 	int reg_ready[DREG__COUNT];
@@ -376,31 +460,112 @@ struct sim {
 	unsigned retired_last;
 	int serial_until;
 	int call_until;               /* after a call: dispatch resumes when it retired */
-	struct unit *units;
 	unsigned n_exec, n_units;     /* table units, then load ports, then store ports */
 	int stores[STORE_WINDOW];     /* recent store stream indices, ring */
 	unsigned n_stores;
 	struct elem *e;
-	size_t n, alloc;
+	size_t n;
+	struct sim_buffers *buf;      /* the ring's storage */
+	int floor, hi;                /* the ring holds cycles [floor, hi) */
 };
 
-static void sim_init(struct sim *s, const struct cpu_model *m)
+static void sim_init(struct sim *s, const struct cpu_model *m, struct sim_buffers *buf)
 {
 	memset(s, 0, sizeof(*s));
 	s->m = m;
-	for (unsigned r = 0; r < DREG__COUNT; r++)
+	for (unsigned r = 0; r < DREG__COUNT; r++) {
 		s->reg_writer[r] = -1;
+		s->reg_ready[r] = INT_MIN / 2;
+	}
 	s->n_exec = model_n_units(m);
 	s->n_units = s->n_exec + m->loads_per_cycle + m->stores_per_cycle;
-	s->units = xcalloc(s->n_units ? s->n_units : 1, sizeof(*s->units));
+	if (s->n_units > MAX_UNITS)
+		BUG("model '%s' has %u units and ports, more than %d", m->name, s->n_units, MAX_UNITS);
+	s->buf = buf;
+	if (!buf->cap) {
+		buf->cap = 256;
+		buf->busy = xcalloc(buf->cap, sizeof(*buf->busy));
+		buf->holder = xmalloc(buf->cap * MAX_UNITS * sizeof(*buf->holder));
+	}
 }
 
-static void sim_release(struct sim *s)
+/* Clears the ring's cycles for the next schedule. */
+static void sim_finish(struct sim *s)
 {
-	for (unsigned u = 0; u < s->n_units; u++)
-		free(s->units[u].r);
-	free(s->units);
-	free(s->e);
+	struct sim_buffers *b = s->buf;
+
+	for (int c = s->floor; c < s->hi && c < s->floor + (int)b->cap; c++)
+		b->busy[(size_t)c & (b->cap - 1)] = 0;
+}
+
+/* Nothing will be reserved before cycle f any more: its slots are reused. */
+static void ring_advance(struct sim *s, int f)
+{
+	struct sim_buffers *b = s->buf;
+
+	if (f <= s->floor)
+		return;
+	for (int c = s->floor; c < f && c < s->hi; c++)
+		b->busy[(size_t)c & (b->cap - 1)] = 0;
+	s->floor = f;
+	if (s->hi < f)
+		s->hi = f;
+}
+
+/* Makes room in the ring up to cycle c (exclusive). */
+static void ring_reach(struct sim *s, int c)
+{
+	struct sim_buffers *b = s->buf;
+	size_t cap = b->cap;
+	uint64_t *busy;
+	int *holder;
+
+	if (c <= s->floor + (int)cap) {
+		if (c > s->hi)
+			s->hi = c;
+		return;
+	}
+	while ((size_t)(c - s->floor) > cap)
+		cap *= 2;
+	busy = xcalloc(cap, sizeof(*busy));
+	holder = xmalloc(cap * MAX_UNITS * sizeof(*holder));
+	for (int k = s->floor; k < s->hi; k++) {
+		size_t from = (size_t)k & (b->cap - 1), to = (size_t)k & (cap - 1);
+
+		busy[to] = b->busy[from];
+		memcpy(&holder[to * MAX_UNITS], &b->holder[from * MAX_UNITS], MAX_UNITS * sizeof(*holder));
+	}
+	free(b->busy);
+	free(b->holder);
+	b->busy = busy;
+	b->holder = holder;
+	b->cap = cap;
+	s->hi = c;
+}
+
+static uint64_t ring_busy(const struct sim *s, int c)
+{
+	if (c >= s->hi)
+		return 0;
+	return s->buf->busy[(size_t)c & (s->buf->cap - 1)];
+}
+
+static int ring_holder(const struct sim *s, int c, unsigned u)
+{
+	return s->buf->holder[((size_t)c & (s->buf->cap - 1)) * MAX_UNITS + u];
+}
+
+static void ring_take(struct sim *s, int start, int len, unsigned u, int holder)
+{
+	struct sim_buffers *b = s->buf;
+
+	ring_reach(s, start + len);
+	for (int c = start; c < start + len; c++) {
+		size_t k = (size_t)c & (b->cap - 1);
+
+		b->busy[k] |= 1ull << u;
+		b->holder[k * MAX_UNITS + u] = holder;
+	}
 }
 
 static void bind_max(struct bind *b, int t, enum sched_reason why, unsigned reg,
@@ -416,125 +581,53 @@ static void bind_max(struct bind *b, int t, enum sched_reason why, unsigned reg,
 }
 
 /*
- * Earliest t >= from with [t, t+len) free on unit u; *holder = who pushed it.
- * A unit's reservations are disjoint and sorted by start, so by end too: the
- * first that can be in the way is found by bisection.
- */
-static int unit_free(const struct unit *u, int from, int len, int *holder)
-{
-	int t = from;
-	size_t lo = 0, hi = u->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (u->r[mid].end <= from)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	*holder = -1;
-	for (size_t i = lo; i < u->n; i++) {
-		const struct resv *r = &u->r[i];
-
-		if (r->end <= t)
-			continue;
-		if (r->start >= t + len)
-			break;
-		t = r->end;
-		*holder = r->holder;
-	}
-	return t;
-}
-
-static void unit_take(struct unit *u, int start, int len, int holder)
-{
-	size_t i = u->n;
-
-	ALLOC_GROW(u->r, u->n + 1, u->alloc);
-	while (i > 0 && u->r[i - 1].start > start) {
-		u->r[i] = u->r[i - 1];
-		i--;
-	}
-	u->r[i].start = start;
-	u->r[i].end = start + len;
-	u->r[i].holder = holder;
-	u->n++;
-}
-
-/* Drops reservations that end before `floor` (nothing can issue before it). */
-static void unit_prune(struct unit *u, int floor)
-{
-	size_t k = 0;
-
-	for (size_t i = 0; i < u->n; i++)
-		if (u->r[i].end > floor)
-			u->r[k++] = u->r[i];
-	u->n = k;
-}
-
-/*
  * Reserves `len` cycles on one of the units [first, first+count) whose bit
  * is set in mask (all if mask is 0), from `from` on: on a single unit one
- * busy stretch (a divider), on several `len` single cycles wherever free.
- * Binds b with every slot that had to wait.  Returns the latest slot.
+ * busy stretch (a divider), on several `len` single cycles wherever free
+ * (the earliest; the lowest unit of those free then).  Binds b with every
+ * slot that had to wait, and with the element that held the unit up to
+ * it.  Returns the latest slot.
  */
 static int take_units(struct sim *s, unsigned first, unsigned count, uint32_t mask,
 		      unsigned len, int from, int self, struct bind *b, unsigned report_unit)
 {
-	unsigned n = 0, slots, width;
+	uint64_t units = count >= 64 ? ~0ull : (1ull << count) - 1;
 	int last = from;
 
-	for (unsigned u = 0; u < count; u++)
-		n += !mask || (mask >> u & 1);
-	if (!n || !len)
+	if (mask)
+		units &= mask;
+	if (!units || !len)
 		return from;
-	slots = n == 1 ? 1 : len;
-	width = n == 1 ? len : 1;
-	for (unsigned k = 0; k < slots; k++) {
-		int best = INT_MAX, best_holder = -1, holder;
-		unsigned best_u = 0;
+	units <<= first;
+	if (!(units & (units - 1))) {  /* one unit: a stretch of len cycles */
+		unsigned u = (unsigned)__builtin_ctzll(units);
+		int t = from;
 
-		for (unsigned u = 0; u < count; u++) {
-			int t;
+		for (int c = t; c < t + (int)len; c++)
+			if (ring_busy(s, c) & units)
+				t = c + 1;
+		ring_take(s, t, (int)len, u, self);
+		if (t > from)
+			bind_max(b, t, SCHED_UNIT, 0, ring_holder(s, t - 1, u),
+				 report_unit == ~0u ? u : report_unit);
+		return t;
+	}
+	for (unsigned k = 0; k < len; k++) {
+		int t = from;
+		uint64_t free_now;
+		unsigned u;
 
-			if (mask && !(mask >> u & 1))
-				continue;
-			t = unit_free(&s->units[first + u], from, (int)width, &holder);
-			if (t < best) {
-				best = t;
-				best_u = u;
-				best_holder = holder;
-			}
-		}
-		unit_take(&s->units[first + best_u], best, (int)width, self);
-		if (best > last)
-			last = best;
-		if (best > from)
-			bind_max(b, best, SCHED_UNIT, 0, best_holder,
-				 report_unit == ~0u ? first + best_u : report_unit);
+		while (!(free_now = units & ~ring_busy(s, t)))
+			t++;
+		u = (unsigned)__builtin_ctzll(free_now);
+		if (t > from)
+			bind_max(b, t, SCHED_UNIT, 0, ring_holder(s, t - 1, u),
+				 report_unit == ~0u ? u : report_unit);
+		ring_take(s, t, 1, u, self);
+		if (t > last)
+			last = t;
 	}
 	return last;
-}
-
-static void sim_push(struct sim *s, const struct proto *p, int block_index, int pred_index,
-		     int iter)
-{
-	struct elem *e;
-
-	ALLOC_GROW(s->e, s->n + 1, s->alloc);
-	e = &s->e[s->n];
-	memset(e, 0, sizeof(*e));
-	e->p = p;
-	e->block_index = block_index;
-	e->pred_index = pred_index;
-	e->iter = iter;
-	if (s->n) {
-		const struct insn *prev = s->e[s->n - 1].p->in;
-
-		s->e[s->n - 1].taken = insn_is_control(prev) && prev->addr + prev->len != p->in->addr;
-	}
-	s->n++;
 }
 
 /* Binds b with the ready time of every register in rs (SCHED_DEP). */
@@ -557,7 +650,7 @@ static bool same_address(const struct sim *s, const struct proto *ld, const stru
 
 	if (ld_rip || st_rip)
 		return ld_rip && st_rip && ld->in->mem_addr == st->in->mem_addr;
-	if (strcmp(ld->mem, st->mem))
+	if (ld->mem != st->mem)
 		return false;
 	for (unsigned w = 0; w < 2; w++)
 		for (uint64_t bits = ld->addr.w[w]; bits; bits &= bits - 1) {
@@ -575,7 +668,7 @@ static void bind_memdep(const struct sim *s, size_t i, struct bind *b)
 	const struct proto *p = s->e[i].p;
 	unsigned n = s->n_stores < STORE_WINDOW ? s->n_stores : STORE_WINDOW;
 
-	if (!p->mem[0] && !(p->in->flags & INSN_F_RIP_REL))
+	if (!p->mem && !(p->in->flags & INSN_F_RIP_REL))
 		return;
 	for (unsigned k = 1; k <= n; k++) {
 		int j = s->stores[(s->n_stores - k) % STORE_WINDOW];
@@ -608,7 +701,7 @@ static void dispatch(struct sim *s, size_t i)
 	unsigned uops = e->p->t.uops;
 	int d = s->disp_cycle;
 
-	if (e->p->fused && prev) {
+	if (e->fused) {
 		e->D = prev->D;
 		count_taken(s, e);
 		return;
@@ -669,30 +762,31 @@ static void execute(struct sim *s, size_t i)
 	struct bind b = { e->D, e->d_serial ? SCHED_SERIAL : e->d_limited ? SCHED_DISPATCH :
 			  SCHED_LATENCY, 0, 0, -1 };
 
-	if (p->fused && i) {
+	if (e->fused) {
 		e->S = s->e[i - 1].S;
 		e->C = s->e[i - 1].C;
 		e->why = s->e[i - 1].why;
 		return;
 	}
+	ring_advance(s, e->D);
 	if (p->serial)
 		bind_max(&b, s->last_r, SCHED_SERIAL, 0, -1, 0);
 	bind_regs(s, &p->addr, &b);
 	if (p->t.flags & ME_LOAD) {
 		take_port(s, false, (int)i, &b);
 		e->S = b.t;
-		b.t += (int)p->load_lat;
+		b.t += (int)e->load_lat;
 		bind_memdep(s, i, &b);
 		bind_regs(s, &p->data, &b);
 		take_groups(s, p, (int)i, &b);
-		b.t += (int)(p->t.latency - p->load_lat);
+		b.t += (int)(e->latency - e->load_lat);
 	} else {
 		bind_regs(s, &p->data, &b);
 		take_groups(s, p, (int)i, &b);
 		if (p->t.flags & ME_STORE)
 			take_port(s, true, (int)i, &b);
 		e->S = b.t;
-		b.t += (int)p->t.latency;
+		b.t += (int)e->latency;
 	}
 	e->C = b.t;
 	e->why = b;
@@ -705,7 +799,7 @@ static void writeback(struct sim *s, size_t i)
 	const struct proto *p = e->p;
 	int ready = e->C, writer = (int)i;
 
-	if (p->fused)
+	if (e->fused)
 		return;
 	if (p->t.eliminated && !(p->in->flags & (INSN_F_ZERO_IDIOM | INSN_F_NOP))) {
 		struct bind src = { INT_MIN / 2, SCHED_NONE, 0, 0, -1 };
@@ -723,7 +817,7 @@ static void writeback(struct sim *s, size_t i)
 			s->reg_ready[r] = ready;
 			s->reg_writer[r] = writer;
 		}
-	if ((p->t.flags & ME_STORE) && (p->mem[0] || (p->in->flags & INSN_F_RIP_REL)))
+	if ((p->t.flags & ME_STORE) && (p->mem || (p->in->flags & INSN_F_RIP_REL)))
 		s->stores[s->n_stores++ % STORE_WINDOW] = (int)i;
 	if (p->serial && e->C > s->serial_until)
 		s->serial_until = e->C;
@@ -734,7 +828,7 @@ static void retire(struct sim *s, size_t i)
 	struct elem *e = &s->e[i];
 	int r;
 
-	if (e->p->fused && i) {
+	if (e->fused) {
 		e->R = s->e[i - 1].R;
 		return;
 	}
@@ -752,16 +846,11 @@ static void retire(struct sim *s, size_t i)
 
 static void sim_run(struct sim *s)
 {
-	for (unsigned r = 0; r < DREG__COUNT; r++)
-		s->reg_ready[r] = INT_MIN / 2;
 	for (size_t i = 0; i < s->n; i++) {
 		dispatch(s, i);
 		execute(s, i);
 		writeback(s, i);
 		retire(s, i);
-		if (i % 64 == 63)
-			for (unsigned u = 0; u < s->n_units; u++)
-				unit_prune(&s->units[u], s->disp_cycle);
 	}
 }
 
@@ -861,16 +950,6 @@ void block_schedule_release(struct block_schedule *s)
 	block_schedule_init(s);
 }
 
-static struct proto *prepare_all(const struct cpu_model *m, const struct insn *insns, size_t n,
-				 bool loop)
-{
-	struct proto *p = xcalloc(n ? n : 1, sizeof(*p));
-
-	for (size_t i = 0; i < n; i++)
-		prepare(m, &p[i], &insns[i], i ? &insns[i - 1] : NULL, loop);
-	return p;
-}
-
 /* Iterations of a self-loop: enough to fill the ROB twice, then `measured`. */
 static void loop_iterations(const struct cpu_model *m, size_t n, unsigned *warm,
 			    unsigned *measured)
@@ -885,57 +964,143 @@ static void loop_iterations(const struct cpu_model *m, size_t n, unsigned *warm,
 	*warm = (unsigned)w;
 }
 
-int schedule_block(const struct cpu_model *m, const struct insn *insns, size_t n,
-		   const struct sched_entry *entry, struct block_schedule *out)
+/* Element i of the stream: proto p after the element before it (NULL: none). */
+static void stream_elem(struct elem *e, const struct cpu_model *m, const struct proto *p,
+			const struct proto *prev, bool loop)
 {
-	enum sched_entry_kind kind = entry ? entry->kind : SCHED_ENTRY_COLD;
-	size_t n_pred = kind == SCHED_ENTRY_PRED ? entry->n_pred : 0;
-	struct proto *block, *pred = NULL;
+	e->p = p;
+	e->latency = p->t.latency + (loop ? p->loop_extra : 0);
+	e->load_lat = p->load_lat + (loop ? p->loop_extra : 0);
+	e->fused = prev && macro_fused(m, prev->in, p->in);
+	e->D = e->S = e->C = e->R = 0;
+	e->taken = e->d_limited = e->d_serial = false;
+}
+
+/*
+ * The schedule of body[0..n) after ctx[0..n_ctx) (PRED), repeated (LOOP)
+ * or alone (COLD).  The instructions before each one (for fusion) are
+ * those of its array: none before the first of the context, nor before
+ * the first of each pass over the body but the context's last.
+ */
+static int run_schedule(struct sched_prep *sp, const struct proto *const *body, size_t n,
+			enum sched_entry_kind kind, const struct proto *const *ctx, size_t n_ctx,
+			struct block_schedule *out)
+{
+	const struct cpu_model *m = sp->m;
+	bool loop = kind == SCHED_ENTRY_LOOP;
 	unsigned warm = 0, measured = 1;
+	size_t total, k = 0;
 	struct sim s;
 
 	if (!n)
 		return errorf("cannot schedule an empty block");
 	for (size_t i = 0; i < n; i++)
-		if (m->arch == ARCH_X86_64 && insns[i].cs_id >= MODEL_X86_NIDS)
+		if (body[i]->bad)
 			return errorf("instruction at 0x%llx is not for model '%s'",
-				      (unsigned long long)insns[i].addr, m->name);
+				      (unsigned long long)body[i]->in->addr, m->name);
+	if (kind != SCHED_ENTRY_PRED)
+		n_ctx = 0;
 	block_schedule_release(out);
 	out->model = m;
 	out->entry = kind;
 	out->n = n;
 	out->insn = xcalloc(n, sizeof(*out->insn));
-	block = prepare_all(m, insns, n, kind == SCHED_ENTRY_LOOP);
-	if (n_pred)
-		pred = prepare_all(m, entry->pred, n_pred, false);
-	if (n_pred && macro_fused(m, &entry->pred[n_pred - 1], &insns[0]))
-		block[0].fused = true;
-	if (kind == SCHED_ENTRY_LOOP)
+	if (loop)
 		loop_iterations(m, n, &warm, &measured);
+	total = n_ctx + (size_t)(warm + measured) * n;
 
-	sim_init(&s, m);
-	for (size_t i = 0; i < n_pred; i++)
-		sim_push(&s, &pred[i], -1, (int)i, 0);
-	for (unsigned it = 0; it < warm + measured; it++)
-		for (size_t i = 0; i < n; i++)
-			sim_push(&s, &block[i], (int)i, -1, (int)it);
+	sim_init(&s, m, &sp->buf);
+	ALLOC_GROW(sp->buf.e, total, sp->buf.e_alloc);
+	s.e = sp->buf.e;
+	s.n = total;
+	for (size_t i = 0; i < n_ctx; i++, k++) {
+		stream_elem(&s.e[k], m, ctx[i], i ? ctx[i - 1] : NULL, false);
+		s.e[k].block_index = -1;
+		s.e[k].pred_index = (int)i;
+		s.e[k].iter = 0;
+	}
+	/* the first pass, then copies of it but for what follows the pass before */
+	for (size_t i = 0; i < n; i++, k++) {
+		stream_elem(&s.e[k], m, body[i], i ? body[i - 1] : n_ctx ? ctx[n_ctx - 1] : NULL,
+			    loop);
+		s.e[k].block_index = (int)i;
+		s.e[k].pred_index = -1;
+		s.e[k].iter = 0;
+	}
+	for (unsigned it = 1; it < warm + measured; it++)
+		for (size_t i = 0; i < n; i++, k++) {
+			s.e[k] = s.e[n_ctx + i];
+			s.e[k].iter = (int)it;
+			if (!i)
+				s.e[k].fused = false;
+		}
+	for (size_t j = 1; j < total; j++) {
+		const struct insn *prev = s.e[j - 1].p->in;
+
+		s.e[j - 1].taken = insn_is_control(prev) && prev->addr + prev->len != s.e[j].p->in->addr;
+	}
 	sim_run(&s);
 	for (unsigned it = 0; it < measured; it++)
-		record_pass(&s, n_pred + (size_t)(warm + it) * n, out, it == measured - 1);
+		record_pass(&s, n_ctx + (size_t)(warm + it) * n, out, it == measured - 1);
 	for (size_t i = 0; i < n; i++) {
-		out->insn[i].timing = block[i].t;
-		bool after_call = i ? block[i - 1].call : n_pred && pred[n_pred - 1].call;
+		const struct proto *p = body[i];
+		bool after_call = i ? body[i - 1]->call : n_ctx && ctx[n_ctx - 1]->call;
 
-		out->insn[i].flags = (block[i].fused ? SCHED_F_FUSED : 0) |
+		out->insn[i].timing = p->t;
+		out->insn[i].timing.latency = s.e[n_ctx + i].latency;
+		out->insn[i].flags = (s.e[n_ctx + i].fused ? SCHED_F_FUSED : 0) |
 				     (after_call ? SCHED_F_AFTER_CALL : 0) |
-				     (block[i].t.eliminated ? SCHED_F_ELIMINATED : 0) |
-				     (block[i].uncertain ? SCHED_F_UNCERTAIN : 0);
+				     (p->t.eliminated ? SCHED_F_ELIMINATED : 0) |
+				     (p->uncertain ? SCHED_F_UNCERTAIN : 0);
 	}
 	finish(out, measured);
-	sim_release(&s);
-	free(block);
-	free(pred);
+	sim_finish(&s);
 	return 0;
+}
+
+/* The prepared instructions idx[0..n) as an array of pointers, at seq[at]. */
+static void protos_of(const struct sched_prep *sp, const struct proto **seq, const uint32_t *idx,
+		      size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (idx[i] >= sp->n)
+			BUG("schedule_prepared: instruction %u of %zu", idx[i], sp->n);
+		seq[i] = &sp->p[idx[i]];
+	}
+}
+
+int schedule_prepared(struct sched_prep *sp, const uint32_t *body, size_t n,
+		      enum sched_entry_kind kind, const uint32_t *ctx, size_t n_ctx,
+		      struct block_schedule *out)
+{
+	if (kind != SCHED_ENTRY_PRED)
+		n_ctx = 0;
+	ALLOC_GROW(sp->buf.seq, n_ctx + n + 1, sp->buf.seq_alloc);
+	protos_of(sp, sp->buf.seq, ctx, n_ctx);
+	protos_of(sp, sp->buf.seq + n_ctx, body, n);
+	return run_schedule(sp, sp->buf.seq + n_ctx, n, kind, sp->buf.seq, n_ctx, out);
+}
+
+int schedule_block(const struct cpu_model *m, const struct insn *insns, size_t n,
+		   const struct sched_entry *entry, struct block_schedule *out)
+{
+	enum sched_entry_kind kind = entry ? entry->kind : SCHED_ENTRY_COLD;
+	size_t n_pred = kind == SCHED_ENTRY_PRED ? entry->n_pred : 0;
+	struct sched_prep *sp;
+	const struct proto **seq;
+	int r;
+
+	if (!n)
+		return errorf("cannot schedule an empty block");
+	sp = sched_prep_new(m, n_pred ? entry->pred : NULL, n_pred);
+	prep_add(sp, insns, n);
+	seq = xmalloc((n_pred + n + 1) * sizeof(*seq));
+	for (size_t i = 0; i < n_pred + n; i++)
+		seq[i] = &sp->p[i];
+	r = run_schedule(sp, seq + n_pred, n, kind, seq, n_pred, out);
+	free(seq);
+	sched_prep_free(sp);
+	return r;
 }
 
 void block_schedule_min(struct block_schedule *acc, const struct block_schedule *other)

@@ -3,15 +3,17 @@
  * tests/bench/calc-bench.c - how fast the instruction-level analysis is:
  * analyses EVERY procedure of large binaries as if each had samples (the
  * worst case of `dcpicalc --image`), and prints MB of code per second,
- * procedures and instructions per second, with the CFG (decode, jump
- * tables, classes) and the analysis (schedules, skid, estimation,
- * propagation, culprits, summary) timed apart, for the default schedule
- * and the others.
+ * with the CFG (decode, jump tables, classes) and the analysis (schedules,
+ * skid, estimation, propagation, culprits, summary) timed apart.
  *
- *   calc-bench [BINARY...]     (default: the C library, libstdc++ if present)
+ *   calc-bench [--mode loop|cold|pred|auto|all] [--digest] [BINARY...]
  *
+ * (default: the C library, libstdc++ if present; the default schedule.)
  * Samples are synthetic (a few per instruction, deterministic), since the
  * work does not depend on their values beyond which classes have any.
+ * --digest also prints a digest of every procedure's report (dcpicalc's
+ * text and --json): the same digest from two builds means the same
+ * figures, which is how a change meant only to be faster is checked.
  */
 #include "config.h"
 
@@ -21,23 +23,63 @@
 #include <time.h>
 
 #include "analysis/calc.h"
+#include "analysis/calc-draw.h"
+#include "analysis/calc-json.h"
+#include "core/cli.h"
 #include "core/die.h"
+#include "core/json.h"
 #include "core/xalloc.h"
 #include "db/meta.h"
 #include "disasm/image.h"
+#include "present/draw.h"
 
-static double now(void)
+static double now(clockid_t clock)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(clock, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 struct totals {
-	double cfg_s, calc_s, bytes;
+	double cfg_s, calc_s, wall_s, cpu_s, bytes;
 	size_t procs, insns;
+	uint64_t digest;
 };
+
+/* ---- digest: FNV-1a over everything written to a FILE ------------------------- */
+
+static ssize_t digest_write(void *cookie, const char *buf, size_t size)
+{
+	uint64_t *h = cookie;
+
+	for (size_t i = 0; i < size; i++) {
+		*h ^= (unsigned char)buf[i];
+		*h *= 0x100000001b3ull;
+	}
+	return (ssize_t)size;
+}
+
+/* Mixes dcpicalc's text and JSON of c into *h. */
+static void digest_calc(const struct calc *c, uint64_t *h)
+{
+	cookie_io_functions_t io = { NULL, digest_write, NULL, NULL };
+	FILE *f = fopencookie(h, "w", io);
+	struct json_writer jw;
+	struct draw d;
+
+	if (!f)
+		die("cannot open a digest stream");
+	draw_init_file(&d, f, 0);
+	calc_draw(c, &d, 0);
+	draw_file_finish(&d);
+	json_init(&jw, f, false);
+	calc_json(c, &jw);
+	json_finish(&jw);
+	fclose(f);
+}
+
+/* ---- the run --------------------------------------------------------------------- */
 
 /* A listing of p with synthetic samples, as listing_build would give it. */
 static int synth_listing(struct image *img, const struct proc *p, struct listing *l, unsigned *seed)
@@ -63,13 +105,14 @@ static int synth_listing(struct image *img, const struct proc *p, struct listing
 }
 
 static void run(const char *path, enum calc_sched mode, const struct epoch_meta *meta,
-		struct totals *t)
+		bool digest, struct totals *t)
 {
 	struct db_image rec;
 	struct image *img;
 	struct proctab *tab;
 	struct calc_opts o = CALC_OPTS_INIT;
 	unsigned seed = 1;
+	double w0 = now(CLOCK_MONOTONIC), c0 = now(CLOCK_PROCESS_CPUTIME_ID);
 
 	memset(&rec, 0, sizeof(rec));
 	rec.kind = IMAGE_FILE;
@@ -77,31 +120,29 @@ static void run(const char *path, enum calc_sched mode, const struct epoch_meta 
 	img = image_open(&rec, NULL);
 	tab = image_procs(img);
 	o.sched = mode;
+	t->digest = 0xcbf29ce484222325ull;
 	for (size_t k = 0; k < tab->n; k++) {
 		const struct proc *p = &tab->v[k];
 		struct calc c;
-		double t0 = now(), t1;
+		double t0 = now(CLOCK_MONOTONIC), t1;
 
 		memset(&c, 0, sizeof(c));
 		if (synth_listing(img, p, &c.list, &seed))
 			continue;
-		t1 = now();
+		t1 = now(CLOCK_MONOTONIC);
 		calc_from_listing(&c, meta, NULL, &o);
-		t->calc_s += now() - t1;
+		t->calc_s += now(CLOCK_MONOTONIC) - t1;
 		t->cfg_s += t1 - t0;
 		t->bytes += (double)(p->end - p->start);
 		t->procs++;
 		t->insns += c.n_insns;
+		if (digest)
+			digest_calc(&c, &t->digest);
 		calc_release(&c);
 	}
 	image_free(img);
-}
-
-static const char *mode_name(enum calc_sched m)
-{
-	static const char *const n[] = { "loop", "cold", "pred", "auto" };
-
-	return n[m];
+	t->wall_s = now(CLOCK_MONOTONIC) - w0;
+	t->cpu_s = now(CLOCK_PROCESS_CPUTIME_ID) - c0;
 }
 
 int main(int argc, char **argv)
@@ -110,20 +151,38 @@ int main(int argc, char **argv)
 		"/usr/lib/x86_64-linux-gnu/libc.so.6",
 		"/usr/lib/x86_64-linux-gnu/libstdc++.so.6",
 	};
-	const char *const *paths = argc > 1 ? (const char *const *)argv + 1 : defaults;
-	size_t n = argc > 1 ? (size_t)argc - 1 : 2;
+	static const char *const modes[] = { "loop", "cold", "pred", "auto", "all", NULL };
+	int mode = CALC_SCHED_LOOP;
+	bool digest = false;
+	const struct cli_option options[] = {
+		OPT_CHOICE(0, "mode", &mode, "MODE", "the schedule mode (default loop), or all of them",
+			   modes, "mode"),
+		OPT_BOOL(0, "digest", &digest, "a digest of every procedure's text and JSON report"),
+		OPT_ARGUMENT("BINARY", "binaries to analyse (default: libc, libstdc++)"),
+		OPT_END()
+	};
+	const struct cli_command cmd = {
+		.usage = "calc-bench [--mode MODE] [--digest] [BINARY...]",
+		.about = "Analyses every procedure of binaries, as dcpicalc --image would.",
+		.options = options,
+		.max_args = -1,
+	};
+	int first = cli_parse(argc, argv, &cmd);
+	const char *const *paths = first < argc ? (const char *const *)argv + first : defaults;
+	size_t n = first < argc ? (size_t)(argc - first) : 2;
 	struct epoch_meta meta;
 	struct epoch_event *ev;
 
-	set_progname(argv[0]);
 	epoch_meta_init(&meta);
 	epoch_meta_fill_host(&meta);
 	ev = epoch_meta_add_event(&meta, EVENT_CYCLES);
 	ev->used = EVENT_CLOCK;
 	ev->period = 100000;
 	ev->period_in_ns = true;
-	printf("%-40s %-5s %7s %9s %9s %8s %8s %9s\n", "binary", "mode", "procs", "insns", "MB code",
-	       "cfg s", "calc s", "calc MB/s");
+	printf("%-40s %-5s %6s %7s %6s %6s %6s %7s %7s %6s%s\n", "binary", "mode", "procs", "insns",
+	       "MB", "cfg s", "calc s", "calc", "total", "cpu s", digest ? "  digest" : "");
+	printf("%-40s %-5s %6s %7s %6s %6s %6s %7s %7s %6s\n", "", "", "", "", "", "", "", "MB/s",
+	       "MB/s", "");
 	for (size_t i = 0; i < n; i++) {
 		FILE *f = fopen(paths[i], "rb");
 
@@ -133,10 +192,16 @@ int main(int argc, char **argv)
 		for (int m = CALC_SCHED_LOOP; m <= CALC_SCHED_AUTO; m++) {
 			struct totals t = { 0 };
 
-			run(paths[i], (enum calc_sched)m, &meta, &t);
-			printf("%-40s %-5s %7zu %9zu %9.2f %8.2f %8.2f %9.2f\n", paths[i],
-			       mode_name((enum calc_sched)m), t.procs, t.insns, t.bytes / 1e6, t.cfg_s,
-			       t.calc_s, t.calc_s > 0 ? t.bytes / 1e6 / t.calc_s : 0);
+			if (mode != 4 && m != mode)
+				continue;
+			run(paths[i], (enum calc_sched)m, &meta, digest, &t);
+			printf("%-40s %-5s %6zu %7zu %6.2f %6.2f %6.2f %7.2f %7.2f %6.2f", paths[i],
+			       modes[m], t.procs, t.insns, t.bytes / 1e6, t.cfg_s, t.calc_s,
+			       t.calc_s > 0 ? t.bytes / 1e6 / t.calc_s : 0,
+			       t.cfg_s + t.calc_s > 0 ? t.bytes / 1e6 / (t.cfg_s + t.calc_s) : 0, t.cpu_s);
+			if (digest)
+				printf("  %016llx", (unsigned long long)t.digest);
+			printf("\n");
 			fflush(stdout);
 		}
 	}
