@@ -45,6 +45,9 @@ struct calc_work {
 		long *pred_edge;           /* edge index each schedule stands for (-1: cold/outside) */
 		size_t cycle;              /* s[cycle]: in its loop's steady state (0: none) */
 	} *bs;
+	/* per class: its blocks with instructions, in address order:
+	   cls_blocks[cls_first[cls] .. cls_first[cls + 1]) */
+	uint32_t *cls_first, *cls_blocks;
 	double *cls_val;               /* per class */
 	unsigned char *cls_state;      /* enum freq_state */
 	enum calc_conf *cls_conf;

@@ -177,6 +177,24 @@ static bool can_schedule(const struct calc *c)
 	return c->model && c->model->arch == c->list.cfg.arch;
 }
 
+/* Each class's blocks with instructions (the steps look at them class by class). */
+static void class_blocks(struct calc_work *w)
+{
+	const struct cfg *cfg = w->cfg;
+	size_t nc = cfg->n_classes;
+
+	w->cls_first = xcalloc(nc + 2, sizeof(*w->cls_first));
+	w->cls_blocks = xcalloc(cfg->n_blocks + 1, sizeof(*w->cls_blocks));
+	for (size_t b = 0; b < cfg->exit; b++)
+		if (cfg->blocks[b].n_insns && cfg->blocks[b].cls >= 0 && (size_t)cfg->blocks[b].cls < nc)
+			w->cls_first[cfg->blocks[b].cls + 2]++;
+	for (size_t k = 2; k < nc + 2; k++)
+		w->cls_first[k] += w->cls_first[k - 1];
+	for (size_t b = 0; b < cfg->exit; b++)
+		if (cfg->blocks[b].n_insns && cfg->blocks[b].cls >= 0 && (size_t)cfg->blocks[b].cls < nc)
+			w->cls_blocks[w->cls_first[cfg->blocks[b].cls + 1]++] = (uint32_t)b;
+}
+
 static void work_init(struct calc_work *w, struct calc *c, const struct epoch_meta *meta)
 {
 	const struct cfg *cfg = &c->list.cfg;
@@ -194,6 +212,7 @@ static void work_init(struct calc_work *w, struct calc *c, const struct epoch_me
 			w->rec[ev][i] = (double)c->list.insns[i].samples[ev];
 	}
 	w->skflags = xcalloc(cfg->n_insns + 1, sizeof(unsigned));
+	class_blocks(w);
 	w->idx = xcalloc(cfg->n_insns + 1, sizeof(*w->idx));
 	if (can_schedule(c))
 		w->prep = sched_prep_new(c->model, cfg->insns, cfg->n_insns);
@@ -222,6 +241,8 @@ static void work_release(struct calc_work *w)
 	}
 	free(w->bs);
 	free(w->skflags);
+	free(w->cls_first);
+	free(w->cls_blocks);
 	free(w->idx);
 	sched_prep_free(w->prep);
 	free(w->cls_val);

@@ -74,7 +74,8 @@ static int x86_reg_number(const char *s, size_t len)
 	name[len] = 0;
 	for (unsigned r = 0; r < 16; r++)
 		for (unsigned k = 0; k < 5; k++)
-			if (gpr_names[r][k] && !strcmp(gpr_names[r][k], name))
+			if (gpr_names[r][k] && gpr_names[r][k][0] == name[0] &&
+			    !strcmp(gpr_names[r][k], name))
 				return (int)r;
 	if (len >= 4 && (!strncmp(name, "xmm", 3) || !strncmp(name, "ymm", 3) ||
 			 !strncmp(name, "zmm", 3)) && isdigit((unsigned char)name[3]))
@@ -313,6 +314,12 @@ static void lea_timing(const struct cpu_model *m, struct proto *p, const char *m
 
 #define MEM_TEXT 64                 /* memory operand texts are compared up to this */
 
+/* A machine's state as numbers (the steady state of a loop, below). */
+struct state_vec {
+	int *v;
+	size_t n, alloc;
+};
+
 /*
  * Element sizes of the stream and the results are known before a
  * schedule runs, so its buffers are kept here from one schedule to the
@@ -326,6 +333,7 @@ struct sim_buffers {
 	uint64_t *busy;             /* the units' ring: a bit per unit busy in a cycle */
 	int *holder;                /* ... and the stream element holding it */
 	size_t cap;                 /* cycles in the ring (a power of two) */
+	struct state_vec snap, now; /* a loop's states (sim_run_loop) */
 };
 
 struct sched_prep {
@@ -336,6 +344,7 @@ struct sched_prep {
 	char (*mem_text)[MEM_TEXT];
 	size_t n_mem, mem_alloc;
 	struct sim_buffers buf;
+	bool full_runs;             /* no shortcut (tests) */
 };
 
 static uint32_t intern_mem(struct sched_prep *sp, const char *mem)
@@ -400,6 +409,11 @@ struct sched_prep *sched_prep_new(const struct cpu_model *m, const struct insn *
 	return sp;
 }
 
+void sched_prep_full_runs(struct sched_prep *sp, bool full)
+{
+	sp->full_runs = full;
+}
+
 void sched_prep_free(struct sched_prep *sp)
 {
 	if (!sp)
@@ -411,6 +425,8 @@ void sched_prep_free(struct sched_prep *sp)
 	free(sp->buf.seq);
 	free(sp->buf.busy);
 	free(sp->buf.holder);
+	free(sp->buf.snap.v);
+	free(sp->buf.now.v);
 	free(sp);
 }
 
@@ -427,9 +443,6 @@ struct bind {
 /* One instruction of the stream. */
 struct elem {
 	const struct proto *p;
-	int block_index;  /* -1 for a predecessor instruction */
-	int pred_index;
-	int iter;
 	int D, S, C, R;
 	unsigned latency, load_lat; /* the proto's, in a loop with its loop_extra */
 	bool fused;       /* one macro-op with the element before it */
@@ -463,8 +476,8 @@ struct sim {
 	unsigned n_exec, n_units;     /* table units, then load ports, then store ports */
 	int stores[STORE_WINDOW];     /* recent store stream indices, ring */
 	unsigned n_stores;
-	struct elem *e;
-	size_t n;
+	struct elem *e;               /* the context's n_ctx, then passes of n_body */
+	size_t n, n_ctx, n_body;
 	struct sim_buffers *buf;      /* the ring's storage */
 	int floor, hi;                /* the ring holds cycles [floor, hi) */
 };
@@ -844,32 +857,230 @@ static void retire(struct sim *s, size_t i)
 		s->call_until = r;
 }
 
+static void sim_step(struct sim *s, size_t i)
+{
+	dispatch(s, i);
+	execute(s, i);
+	writeback(s, i);
+	retire(s, i);
+}
+
+/* ---- the steady state of a loop ---------------------------------------------------- */
+
+/*
+ * A loop's body is repeated until the reorder buffer has filled twice
+ * (loop_iterations), but the machine is deterministic: once its state at
+ * the start of a pass is the state of P passes before, shifted by T
+ * cycles, every later pass is the one P passes before, T cycles later.
+ * The rest of the stream is then written from the passes run, not run.
+ *
+ * The state is everything a later element's timing reads, relative to
+ * the dispatch cycle and the first element of the pass (indices of
+ * producers and holders), with what can no longer matter set aside: a
+ * reorder buffer entry retired by the dispatch cycle, a serialisation or
+ * a call over by then, a taken branch of an earlier cycle.  A repeat is
+ * looked for cheaply first, by a digest of each pass's own timing; a
+ * candidate period is then checked on the whole state.
+ */
+
+#define STEADY_MAX_PERIOD 16        /* passes */
+
+static void sv_add(struct state_vec *sv, int x)
+{
+	ALLOC_GROW(sv->v, sv->n + 1, sv->alloc);
+	sv->v[sv->n++] = x;
+}
+
+/* The state at the start of stream element i0 (a pass's first), relative. */
+static void state_of(const struct sim *s, size_t i0, struct state_vec *sv)
+{
+	int base = s->disp_cycle, rel = (int)i0;
+	size_t rob = s->m->rob_size, from = i0 > rob ? i0 - rob : 0, k;
+	const struct elem *prev = &s->e[i0 - 1];
+
+	sv->n = 0;
+	sv_add(sv, (int)s->disp_used);
+	if (s->taken_used && s->taken_cycle >= base) {
+		sv_add(sv, s->taken_cycle - base);
+		sv_add(sv, (int)s->taken_used);
+	} else {
+		sv_add(sv, -1);
+	}
+	sv_add(sv, s->last_r - base);
+	sv_add(sv, (int)s->retired_last);
+	sv_add(sv, (s->serial_until > base ? s->serial_until : base) - base);
+	sv_add(sv, (s->call_until > base ? s->call_until : base) - base);
+	for (unsigned r = 0; r < DREG__COUNT; r++) {
+		if (s->reg_writer[r] < 0) {
+			sv_add(sv, INT_MIN);
+			continue;
+		}
+		sv_add(sv, s->reg_writer[r] - rel);
+		sv_add(sv, s->reg_ready[r] - base);
+	}
+	k = s->n_stores < STORE_WINDOW ? s->n_stores : STORE_WINDOW;
+	sv_add(sv, (int)k);
+	for (unsigned j = 1; j <= k; j++) {
+		int st = s->stores[(s->n_stores - j) % STORE_WINDOW];
+
+		sv_add(sv, st - rel);
+		sv_add(sv, s->e[st].C - base);
+	}
+	/* the reorder buffer: entries retiring after the dispatch cycle (a suffix) */
+	for (k = i0; k > from && s->e[k - 1].R > base; k--)
+		;
+	sv_add(sv, (int)(i0 - k));
+	for (; k < i0; k++)
+		sv_add(sv, s->e[k].R - base);
+	sv_add(sv, prev->D - base);
+	sv_add(sv, prev->S - base);
+	sv_add(sv, prev->C - base);
+	sv_add(sv, prev->R - base);
+	sv_add(sv, prev->why.t - base);
+	sv_add(sv, (int)prev->why.why);
+	sv_add(sv, (int)prev->why.reg);
+	sv_add(sv, (int)prev->why.unit);
+	sv_add(sv, prev->why.producer < 0 ? INT_MIN : prev->why.producer - rel);
+	/* the units from the dispatch cycle on */
+	for (int c = base; c < s->hi; c++) {
+		uint64_t busy = ring_busy(s, c);
+
+		if (!busy)
+			continue;
+		sv_add(sv, c - base);
+		sv_add(sv, (int)(busy & 0xffffffffu));
+		sv_add(sv, (int)(busy >> 32));
+		for (uint64_t bits = busy; bits; bits &= bits - 1)
+			sv_add(sv, ring_holder(s, c, (unsigned)__builtin_ctzll(bits)) - rel);
+	}
+}
+
+/* A digest of pass it's own timing (relative to its first dispatch). */
+static uint64_t pass_digest(const struct sim *s, size_t first, size_t n, int prev_base)
+{
+	int base = s->e[first].D;
+	uint64_t h = (uint64_t)(uint32_t)(base - prev_base);
+
+	for (size_t j = first; j < first + n; j++) {
+		const struct elem *e = &s->e[j];
+		uint64_t a = (uint64_t)(uint32_t)(e->D - base) << 32 | (uint32_t)(e->S - base);
+		uint64_t b = (uint64_t)(uint32_t)(e->C - base) << 32 | (uint32_t)(e->R - base);
+		uint64_t c = (uint64_t)(uint32_t)(e->why.t - base) << 32 |
+			     (uint32_t)(e->why.producer < 0 ? INT_MIN : e->why.producer - (int)j);
+		uint64_t d = (uint64_t)e->why.why << 48 ^ (uint64_t)e->why.reg << 32 ^
+			     (uint64_t)e->why.unit << 8 ^ (uint64_t)(e->d_limited | e->d_serial << 1);
+
+		h = hash_u64(h ^ a) + hash_u64(b ^ c) + d;
+	}
+	return h;
+}
+
+/* The smallest period the last digests repeat with (twice), or 0. */
+static unsigned digest_period(const uint64_t *d, size_t n)
+{
+	for (unsigned p = 1; p <= STEADY_MAX_PERIOD && 2 * (size_t)p <= n; p++) {
+		unsigned k;
+
+		for (k = 0; k < p && d[n - 1 - k] == d[n - 1 - k - p]; k++)
+			;
+		if (k == p)
+			return p;
+	}
+	return 0;
+}
+
+/*
+ * Writes elements [to, s->n) from the passes before element `to`, which
+ * repeat with a period of `period` elements and `shift` cycles.
+ */
+static void repeat_passes(struct sim *s, size_t to, size_t period, int shift)
+{
+	for (size_t j = to; j < s->n; j++) {
+		size_t q = (j - to) / period + 1;
+		const struct elem *src = &s->e[j - q * period];
+		struct elem *e = &s->e[j];
+		int dt = (int)q * shift;
+
+		*e = *src;
+		e->D += dt;
+		e->S += dt;
+		e->C += dt;
+		e->R += dt;
+		e->why.t += dt;
+		if (e->why.producer >= 0)
+			e->why.producer += (int)(q * period);
+	}
+}
+
+/*
+ * Runs the stream of a loop, passes of n elements: like sim_run(), but
+ * once the state repeats, the rest is written from the passes before.
+ * `needed`: the first element whose timing is read.
+ */
+static void sim_run_loop(struct sim *s, size_t needed, struct sched_prep *sp)
+{
+	size_t n = s->n_body, passes = (s->n - s->n_ctx) / n;
+	uint64_t *dig = xmalloc((passes + 1) * sizeof(*dig));
+	struct state_vec *snap = &sp->buf.snap, *now = &sp->buf.now;
+	size_t snap_at = 0, next_try = 0, backoff = 4;
+	unsigned snap_period = 0;
+	int snap_base = 0, prev_base = 0;
+
+	for (size_t it = 0; it < passes; it++) {
+		size_t first = s->n_ctx + it * n;
+
+		if (snap_period && it == snap_at + snap_period) {
+			state_of(s, first, now);
+			if (now->n == snap->n && !memcmp(now->v, snap->v, now->n * sizeof(*now->v))) {
+				repeat_passes(s, first, snap_period * n, s->disp_cycle - snap_base);
+				free(dig);
+				return;
+			}
+			snap_period = 0;
+			next_try = it + backoff;
+			backoff *= 2;
+		}
+		if (!snap_period && it >= next_try && it >= 2) {
+			unsigned p = digest_period(dig, it);
+
+			if (p && first + p * n < needed) {
+				state_of(s, first, snap);
+				snap_at = it;
+				snap_period = p;
+				snap_base = s->disp_cycle;
+			}
+		}
+		for (size_t j = first; j < first + n; j++)
+			sim_step(s, j);
+		dig[it] = pass_digest(s, first, n, it ? prev_base : s->e[first].D);
+		prev_base = s->e[first].D;
+	}
+	free(dig);
+}
+
 static void sim_run(struct sim *s)
 {
-	for (size_t i = 0; i < s->n; i++) {
-		dispatch(s, i);
-		execute(s, i);
-		writeback(s, i);
-		retire(s, i);
-	}
+	for (size_t i = 0; i < s->n; i++)
+		sim_step(s, i);
 }
 
 /* ---- results -------------------------------------------------------------------- */
 
+/* Stream element j as the reason of element i (a body element) names it. */
 static struct sched_ref ref_of(const struct sim *s, size_t i, int j)
 {
 	struct sched_ref ref = { SREF_NONE, 0 };
-	const struct elem *p;
 
 	if (j < 0)
 		return ref;
-	p = &s->e[j];
-	if (p->block_index < 0) {
+	if ((size_t)j < s->n_ctx) {
 		ref.kind = SREF_PRED;
-		ref.index = (unsigned)p->pred_index;
+		ref.index = (unsigned)j;
 	} else {
-		ref.kind = p->iter == s->e[i].iter ? SREF_BLOCK : SREF_PREV_ITER;
-		ref.index = (unsigned)p->block_index;
+		size_t b = (size_t)j - s->n_ctx;
+
+		ref.kind = b / s->n_body == (i - s->n_ctx) / s->n_body ? SREF_BLOCK : SREF_PREV_ITER;
+		ref.index = (unsigned)(b % s->n_body);
 	}
 	return ref;
 }
@@ -1013,24 +1224,17 @@ static int run_schedule(struct sched_prep *sp, const struct proto *const *body, 
 	ALLOC_GROW(sp->buf.e, total, sp->buf.e_alloc);
 	s.e = sp->buf.e;
 	s.n = total;
-	for (size_t i = 0; i < n_ctx; i++, k++) {
+	s.n_ctx = n_ctx;
+	s.n_body = n;
+	for (size_t i = 0; i < n_ctx; i++, k++)
 		stream_elem(&s.e[k], m, ctx[i], i ? ctx[i - 1] : NULL, false);
-		s.e[k].block_index = -1;
-		s.e[k].pred_index = (int)i;
-		s.e[k].iter = 0;
-	}
 	/* the first pass, then copies of it but for what follows the pass before */
-	for (size_t i = 0; i < n; i++, k++) {
+	for (size_t i = 0; i < n; i++, k++)
 		stream_elem(&s.e[k], m, body[i], i ? body[i - 1] : n_ctx ? ctx[n_ctx - 1] : NULL,
 			    loop);
-		s.e[k].block_index = (int)i;
-		s.e[k].pred_index = -1;
-		s.e[k].iter = 0;
-	}
 	for (unsigned it = 1; it < warm + measured; it++)
 		for (size_t i = 0; i < n; i++, k++) {
 			s.e[k] = s.e[n_ctx + i];
-			s.e[k].iter = (int)it;
 			if (!i)
 				s.e[k].fused = false;
 		}
@@ -1039,7 +1243,10 @@ static int run_schedule(struct sched_prep *sp, const struct proto *const *body, 
 
 		s.e[j - 1].taken = insn_is_control(prev) && prev->addr + prev->len != s.e[j].p->in->addr;
 	}
-	sim_run(&s);
+	if (loop && warm > STEADY_MAX_PERIOD && !sp->full_runs)
+		sim_run_loop(&s, n_ctx + (size_t)warm * n - 1, sp);
+	else
+		sim_run(&s);
 	for (unsigned it = 0; it < measured; it++)
 		record_pass(&s, n_ctx + (size_t)(warm + it) * n, out, it == measured - 1);
 	for (size_t i = 0; i < n; i++) {

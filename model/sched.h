@@ -171,6 +171,12 @@ struct sched_prep;
 struct sched_prep *sched_prep_new(const struct cpu_model *m, const struct insn *insns, size_t n);
 void sched_prep_free(struct sched_prep *sp);
 /*
+ * For tests: run every pass of a loop and every context through the
+ * machine, with none of the shortcuts that give the same schedules
+ * faster (a loop's steady state written from the passes before it).
+ */
+void sched_prep_full_runs(struct sched_prep *sp, bool full);
+/*
  * Schedules the instructions body[0..n) (indices into the prepared ones,
  * the block in order; for SCHED_ENTRY_LOOP the loop's body) with entry
  * `kind`, after ctx[0..n_ctx) for SCHED_ENTRY_PRED (ignored otherwise).
