@@ -68,8 +68,8 @@ static inline bool calc_reachable(const struct cfg *cfg, size_t b)
 
 /* ---- calc-sched.c ---------------------------------------------------------- */
 
-/* Schedules block b cold and after each predecessor's code (into w->bs[b]). */
-void calc_schedule_all(struct calc_work *w, size_t b);
+/* Schedules every block cold and after each predecessor's code (into w->bs). */
+void calc_schedule_blocks(struct calc_work *w);
 /* Pass 2, LOOP mode: each block on a loop of several blocks in the loop's steady state. */
 void calc_cycle_schedules(struct calc_work *w);
 /* The schedule each block uses (c->blocks[b].sched) by the mode; weighted: by edge frequency. */

@@ -181,46 +181,85 @@ static int sched_context(struct calc_work *w, size_t b, const uint32_t *ctx, siz
 	return 0;
 }
 
+/* A block's schedule after a predecessor's code, to be made (calc_schedule_blocks). */
+struct ctx_job {
+	uint32_t pred, block;       /* the predecessor whose code runs first, the block */
+	size_t slot;                /* w->bs[block].s[slot] */
+};
+
+static int job_cmp(const void *a, const void *b)
+{
+	const struct ctx_job *x = a, *y = b;
+
+	if (x->pred != y->pred)
+		return x->pred < y->pred ? -1 : 1;
+	return x->block < y->block ? -1 : x->block > y->block;
+}
+
 /*
- * Schedules block b cold, after each predecessor's code (its self-loop: in
- * the steady state), up to PRED_MAX predecessors: the modes combine these,
- * and the confidence compares two of the combinations.
+ * Schedules each block cold, after each predecessor's code (its self-loop:
+ * in the steady state), up to PRED_MAX predecessors: the modes combine
+ * these, and the confidence compares two of the combinations.  The
+ * blocks after one predecessor are scheduled one after the other, so that
+ * the scheduler runs the predecessor's code once for all of them.
  */
-void calc_schedule_all(struct calc_work *w, size_t b)
+void calc_schedule_blocks(struct calc_work *w)
 {
 	const struct cfg *cfg = w->cfg;
-	const struct cfg_block *blk = &cfg->blocks[b];
-	struct bsched *bs = &w->bs[b];
-	size_t cap = blk->n_pred + 1;
+	struct ctx_job *jobs = NULL;
+	size_t n_jobs = 0, alloc = 0;
+	uint32_t ctx[PRED_TAIL];
+	size_t n_ctx = 0;
+	long ctx_of = -1;
 
-	bs->s = xcalloc(cap, sizeof(*bs->s));
-	bs->pred_edge = xmalloc(cap * sizeof(*bs->pred_edge));
-	if (sched_one(w, b, SCHED_ENTRY_COLD, NULL, 0, &bs->s[0])) {
-		bs->n = 0;
-		return;
-	}
-	bs->pred_edge[0] = -1;
-	bs->n = 1;
-	/* every mode schedules the contexts: the confidence compares models */
-	for (uint32_t k = 0; k < blk->n_pred && bs->n <= PRED_MAX; k++) {
-		uint32_t e = cfg->pred[blk->pred + k];
-		const struct cfg_edge *ed = &cfg->edges[e];
-		uint32_t ctx[PRED_TAIL];
-		size_t n_ctx;
-		int r;
+	for (size_t b = 0; b < cfg->exit; b++) {
+		const struct cfg_block *blk = &cfg->blocks[b];
+		struct bsched *bs = &w->bs[b];
+		size_t cap = blk->n_pred + 1;
 
-		if (ed->from == cfg->exit || ed->kind == CFG_CALL_RETURN)
+		if (!blk->n_insns)
 			continue;
-		if (self_edge(cfg, e)) {
-			r = sched_one(w, b, SCHED_ENTRY_LOOP, NULL, 0, &bs->s[bs->n]);
-		} else {
-			if (!(n_ctx = pred_context(w, ed->from, ctx)))
-				continue;
-			r = sched_context(w, b, ctx, n_ctx, &bs->s[bs->n]);
+		bs->s = xcalloc(cap, sizeof(*bs->s));
+		bs->pred_edge = xmalloc(cap * sizeof(*bs->pred_edge));
+		if (sched_one(w, b, SCHED_ENTRY_COLD, NULL, 0, &bs->s[0])) {
+			bs->n = 0;
+			continue;
 		}
-		if (!r)
+		bs->pred_edge[0] = -1;
+		bs->n = 1;
+		/* every mode schedules the contexts: the confidence compares models */
+		for (uint32_t k = 0; k < blk->n_pred && bs->n <= PRED_MAX; k++) {
+			uint32_t e = cfg->pred[blk->pred + k];
+			const struct cfg_edge *ed = &cfg->edges[e];
+
+			if (ed->from == cfg->exit || ed->kind == CFG_CALL_RETURN)
+				continue;
+			if (self_edge(cfg, e)) {
+				/* the body scheduled cold schedules as a loop too */
+				sched_one(w, b, SCHED_ENTRY_LOOP, NULL, 0, &bs->s[bs->n]);
+			} else {
+				if (ed->from != ctx_of) {
+					ctx_of = ed->from;
+					n_ctx = pred_context(w, ed->from, ctx);
+				}
+				if (!n_ctx)
+					continue;
+				ALLOC_GROW(jobs, n_jobs + 1, alloc);
+				jobs[n_jobs++] = (struct ctx_job){ ed->from, (uint32_t)b, bs->n };
+			}
 			bs->pred_edge[bs->n++] = (long)e;
+		}
 	}
+	qsort(jobs, n_jobs, sizeof(*jobs), job_cmp);
+	for (size_t k = 0; k < n_jobs; k++) {
+		if (jobs[k].pred != ctx_of) {
+			ctx_of = jobs[k].pred;
+			n_ctx = pred_context(w, jobs[k].pred, ctx);
+		}
+		/* cannot fail: the block's instructions scheduled cold */
+		sched_context(w, jobs[k].block, ctx, n_ctx, &w->bs[jobs[k].block].s[jobs[k].slot]);
+	}
+	free(jobs);
 }
 
 /*

@@ -300,9 +300,7 @@ int calc_from_listing(struct calc *c, const struct epoch_meta *meta, const uint6
 		c->measured[k].lost = meta ? epoch_meta_counter(meta, "lost") : 0;
 	work_init(&w, c, meta);
 	if (can_schedule(c))
-		for (size_t b = 0; b < w.cfg->exit; b++)
-			if (w.cfg->blocks[b].n_insns)
-				calc_schedule_all(&w, b);
+		calc_schedule_blocks(&w);
 	/* pass 1: unweighted schedules, head samples split evenly */
 	calc_schedules(&w, false);
 	calc_apply_schedules(&w);

@@ -214,6 +214,10 @@ struct proto {
 	bool call;                  /* the callee runs after it: what follows starts afresh */
 	bool uncertain;
 	bool bad;                   /* an id out of the model's range: cannot be scheduled */
+	bool renamed;               /* an eliminated move: its result is its source's */
+	bool store;                 /* a store to an address loads can be told to read */
+	struct regset writes;       /* registers whose timing it sets (not rip, nor rsp
+				       through the stack engine) */
 };
 
 static bool is_stack_op(unsigned id)
@@ -330,11 +334,19 @@ struct sim_buffers {
 	size_t e_alloc;
 	const struct proto **seq;
 	size_t seq_alloc;
+	struct slot *slots;
+	size_t slots_alloc;
 	uint64_t *busy;             /* the units' ring: a bit per unit busy in a cycle */
 	int *holder;                /* ... and the stream element holding it */
 	size_t cap;                 /* cycles in the ring (a power of two) */
+	unsigned stride;            /* holders per cycle: the model's units and ports */
 	struct state_vec snap, now; /* a loop's states (sim_run_loop) */
+	struct ctx_snap *ctx[2];    /* the machine after recent contexts (ctx_find) */
+	unsigned ctx_next;          /* the entry to replace next */
 };
+
+struct ctx_snap;
+static void ctx_free(struct ctx_snap *c);
 
 struct sched_prep {
 	const struct cpu_model *m;
@@ -389,6 +401,12 @@ static void prepare(struct sched_prep *sp, struct proto *p, const struct insn *i
 	p->load_lat = (in->flags & INSN_F_LOCK) ? 0 : load_part(m, p);
 	p->loop_extra = address_latency(m, p, mem);
 	lea_timing(m, p, mem);
+	p->renamed = p->t.eliminated && !(in->flags & (INSN_F_ZERO_IDIOM | INSN_F_NOP));
+	p->store = (p->t.flags & ME_STORE) && (p->mem || (in->flags & INSN_F_RIP_REL));
+	p->writes = in->writes;
+	p->writes.w[DREG_PC >> 6] &= ~(1ull << (DREG_PC & 63));
+	if (p->stack_op)
+		p->writes.w[DREG_RSP >> 6] &= ~(1ull << (DREG_RSP & 63));
 }
 
 /* Prepares insns[0..n) after the instructions sp has. */
@@ -423,10 +441,13 @@ void sched_prep_free(struct sched_prep *sp)
 	free(sp->mem_text);
 	free(sp->buf.e);
 	free(sp->buf.seq);
+	free(sp->buf.slots);
 	free(sp->buf.busy);
 	free(sp->buf.holder);
 	free(sp->buf.snap.v);
 	free(sp->buf.now.v);
+	for (unsigned k = 0; k < ARRAY_SIZE(sp->buf.ctx); k++)
+		ctx_free(sp->buf.ctx[k]);
 	free(sp);
 }
 
@@ -440,13 +461,22 @@ struct bind {
 	int producer;     /* stream index, -1 */
 };
 
-/* One instruction of the stream. */
-struct elem {
+/*
+ * What an instruction is at one place of the stream: the context's, the
+ * body's first pass, the body's later passes (whose first instruction
+ * follows the body's last, not the context's).
+ */
+struct slot {
 	const struct proto *p;
-	int D, S, C, R;
 	unsigned latency, load_lat; /* the proto's, in a loop with its loop_extra */
 	bool fused;       /* one macro-op with the element before it */
 	bool taken;       /* a control transfer not followed by its fall-through */
+};
+
+/* One instruction of the stream, as it ran. */
+struct elem {
+	const struct proto *p;
+	int D, S, C, R;
 	bool d_limited;   /* D was pushed by width, a taken branch or the ROB */
 	bool d_serial;    /* D was pushed by a serialising instruction */
 	struct bind why;
@@ -478,6 +508,7 @@ struct sim {
 	unsigned n_stores;
 	struct elem *e;               /* the context's n_ctx, then passes of n_body */
 	size_t n, n_ctx, n_body;
+	const struct slot *slots;     /* n_ctx, n_body of the first pass, n_body of the others */
 	struct sim_buffers *buf;      /* the ring's storage */
 	int floor, hi;                /* the ring holds cycles [floor, hi) */
 };
@@ -496,9 +527,10 @@ static void sim_init(struct sim *s, const struct cpu_model *m, struct sim_buffer
 		BUG("model '%s' has %u units and ports, more than %d", m->name, s->n_units, MAX_UNITS);
 	s->buf = buf;
 	if (!buf->cap) {
-		buf->cap = 256;
+		buf->cap = 64;
+		buf->stride = s->n_units ? s->n_units : 1;
 		buf->busy = xcalloc(buf->cap, sizeof(*buf->busy));
-		buf->holder = xmalloc(buf->cap * MAX_UNITS * sizeof(*buf->holder));
+		buf->holder = xmalloc(buf->cap * buf->stride * sizeof(*buf->holder));
 	}
 }
 
@@ -541,12 +573,13 @@ static void ring_reach(struct sim *s, int c)
 	while ((size_t)(c - s->floor) > cap)
 		cap *= 2;
 	busy = xcalloc(cap, sizeof(*busy));
-	holder = xmalloc(cap * MAX_UNITS * sizeof(*holder));
+	holder = xmalloc(cap * b->stride * sizeof(*holder));
 	for (int k = s->floor; k < s->hi; k++) {
 		size_t from = (size_t)k & (b->cap - 1), to = (size_t)k & (cap - 1);
 
 		busy[to] = b->busy[from];
-		memcpy(&holder[to * MAX_UNITS], &b->holder[from * MAX_UNITS], MAX_UNITS * sizeof(*holder));
+		memcpy(&holder[to * b->stride], &b->holder[from * b->stride],
+		       b->stride * sizeof(*holder));
 	}
 	free(b->busy);
 	free(b->holder);
@@ -565,7 +598,7 @@ static uint64_t ring_busy(const struct sim *s, int c)
 
 static int ring_holder(const struct sim *s, int c, unsigned u)
 {
-	return s->buf->holder[((size_t)c & (s->buf->cap - 1)) * MAX_UNITS + u];
+	return s->buf->holder[((size_t)c & (s->buf->cap - 1)) * s->buf->stride + u];
 }
 
 static void ring_take(struct sim *s, int start, int len, unsigned u, int holder)
@@ -577,7 +610,7 @@ static void ring_take(struct sim *s, int start, int len, unsigned u, int holder)
 		size_t k = (size_t)c & (b->cap - 1);
 
 		b->busy[k] |= 1ull << u;
-		b->holder[k * MAX_UNITS + u] = holder;
+		b->holder[k * b->stride + u] = holder;
 	}
 }
 
@@ -694,10 +727,21 @@ static void bind_memdep(const struct sim *s, size_t i, struct bind *b)
 	}
 }
 
-/* Taken branches dispatched in the cycle of the last one (taken_per_cycle). */
-static void count_taken(struct sim *s, const struct elem *e)
+/* Where stream element i's instruction is (struct slot). */
+static inline const struct slot *slot_of(const struct sim *s, size_t i)
 {
-	if (!e->taken)
+	size_t k;
+
+	if (i < s->n_ctx + s->n_body)
+		return &s->slots[i];
+	k = i - s->n_ctx;
+	return &s->slots[s->n_ctx + s->n_body + k % s->n_body];
+}
+
+/* Taken branches dispatched in the cycle of the last one (taken_per_cycle). */
+static void count_taken(struct sim *s, const struct slot *sl, const struct elem *e)
+{
+	if (!sl->taken)
 		return;
 	if (s->taken_used && s->taken_cycle == e->D) {
 		s->taken_used++;
@@ -707,19 +751,22 @@ static void count_taken(struct sim *s, const struct elem *e)
 	}
 }
 
-static void dispatch(struct sim *s, size_t i)
+static void dispatch(struct sim *s, size_t i, const struct slot *sl, const struct slot *prev_sl)
 {
 	const struct cpu_model *m = s->m;
 	struct elem *e = &s->e[i], *prev = i ? &s->e[i - 1] : NULL;
-	unsigned uops = e->p->t.uops;
+	unsigned uops = sl->p->t.uops;
 	int d = s->disp_cycle;
 
-	if (e->fused) {
+	e->p = sl->p;
+	e->d_serial = false;
+	if (sl->fused) {
 		e->D = prev->D;
-		count_taken(s, e);
+		e->d_limited = false;
+		count_taken(s, sl, e);
 		return;
 	}
-	if (prev && prev->taken && s->taken_used >= m->taken_per_cycle && d < prev->D + 1)
+	if (prev && prev_sl->taken && s->taken_used >= m->taken_per_cycle && d < prev->D + 1)
 		d = prev->D + 1;
 	if (i >= m->rob_size && s->e[i - m->rob_size].R > d)
 		d = s->e[i - m->rob_size].R;
@@ -743,7 +790,7 @@ static void dispatch(struct sim *s, size_t i)
 		s->disp_cycle += (int)((s->disp_used - 1) / m->dispatch_width);
 		s->disp_used = (s->disp_used - 1) % m->dispatch_width + 1;
 	}
-	count_taken(s, e);
+	count_taken(s, sl, e);
 }
 
 static void take_groups(struct sim *s, const struct proto *p, int self, struct bind *b)
@@ -768,14 +815,14 @@ static void take_port(struct sim *s, bool store, int self, struct bind *b)
 			   SCHED_UNIT_LOAD_PORT);
 }
 
-static void execute(struct sim *s, size_t i)
+static void execute(struct sim *s, size_t i, const struct slot *sl)
 {
 	struct elem *e = &s->e[i];
-	const struct proto *p = e->p;
+	const struct proto *p = sl->p;
 	struct bind b = { e->D, e->d_serial ? SCHED_SERIAL : e->d_limited ? SCHED_DISPATCH :
 			  SCHED_LATENCY, 0, 0, -1 };
 
-	if (e->fused) {
+	if (sl->fused) {
 		e->S = s->e[i - 1].S;
 		e->C = s->e[i - 1].C;
 		e->why = s->e[i - 1].why;
@@ -788,33 +835,33 @@ static void execute(struct sim *s, size_t i)
 	if (p->t.flags & ME_LOAD) {
 		take_port(s, false, (int)i, &b);
 		e->S = b.t;
-		b.t += (int)e->load_lat;
+		b.t += (int)sl->load_lat;
 		bind_memdep(s, i, &b);
 		bind_regs(s, &p->data, &b);
 		take_groups(s, p, (int)i, &b);
-		b.t += (int)(e->latency - e->load_lat);
+		b.t += (int)(sl->latency - sl->load_lat);
 	} else {
 		bind_regs(s, &p->data, &b);
 		take_groups(s, p, (int)i, &b);
 		if (p->t.flags & ME_STORE)
 			take_port(s, true, (int)i, &b);
 		e->S = b.t;
-		b.t += (int)e->latency;
+		b.t += (int)sl->latency;
 	}
 	e->C = b.t;
 	e->why = b;
 }
 
 /* Register results, the store window, serialisation. */
-static void writeback(struct sim *s, size_t i)
+static void writeback(struct sim *s, size_t i, const struct slot *sl)
 {
 	const struct elem *e = &s->e[i];
-	const struct proto *p = e->p;
+	const struct proto *p = sl->p;
 	int ready = e->C, writer = (int)i;
 
-	if (e->fused)
+	if (sl->fused)
 		return;
-	if (p->t.eliminated && !(p->in->flags & (INSN_F_ZERO_IDIOM | INSN_F_NOP))) {
+	if (p->renamed) {
 		struct bind src = { INT_MIN / 2, SCHED_NONE, 0, 0, -1 };
 
 		bind_regs(s, &p->data, &src);  /* a renamed move: the source's timing */
@@ -822,26 +869,24 @@ static void writeback(struct sim *s, size_t i)
 		writer = src.producer;
 	}
 	for (unsigned w = 0; w < 2; w++)
-		for (uint64_t bits = p->in->writes.w[w]; bits; bits &= bits - 1) {
+		for (uint64_t bits = p->writes.w[w]; bits; bits &= bits - 1) {
 			unsigned r = w * 64 + (unsigned)__builtin_ctzll(bits);
 
-			if (r == DREG_PC || (r == DREG_RSP && p->stack_op))
-				continue;
 			s->reg_ready[r] = ready;
 			s->reg_writer[r] = writer;
 		}
-	if ((p->t.flags & ME_STORE) && (p->mem || (p->in->flags & INSN_F_RIP_REL)))
+	if (p->store)
 		s->stores[s->n_stores++ % STORE_WINDOW] = (int)i;
 	if (p->serial && e->C > s->serial_until)
 		s->serial_until = e->C;
 }
 
-static void retire(struct sim *s, size_t i)
+static void retire(struct sim *s, size_t i, const struct slot *sl)
 {
 	struct elem *e = &s->e[i];
 	int r;
 
-	if (e->fused) {
+	if (sl->fused) {
 		e->R = s->e[i - 1].R;
 		return;
 	}
@@ -853,16 +898,18 @@ static void retire(struct sim *s, size_t i)
 	s->last_r = r;
 	s->retired_last++;
 	e->R = r;
-	if (e->p->call && r > s->call_until)
+	if (sl->p->call && r > s->call_until)
 		s->call_until = r;
 }
 
 static void sim_step(struct sim *s, size_t i)
 {
-	dispatch(s, i);
-	execute(s, i);
-	writeback(s, i);
-	retire(s, i);
+	const struct slot *sl = slot_of(s, i), *prev = i ? slot_of(s, i - 1) : NULL;
+
+	dispatch(s, i, sl, prev);
+	execute(s, i, sl);
+	writeback(s, i, sl);
+	retire(s, i, sl);
 }
 
 /* ---- the steady state of a loop ---------------------------------------------------- */
@@ -1058,10 +1105,112 @@ static void sim_run_loop(struct sim *s, size_t needed, struct sched_prep *sp)
 	free(dig);
 }
 
-static void sim_run(struct sim *s)
+static void sim_run_to(struct sim *s, size_t to)
 {
-	for (size_t i = 0; i < s->n; i++)
+	for (size_t i = 0; i < to; i++)
 		sim_step(s, i);
+}
+
+static void sim_run(struct sim *s, size_t from)
+{
+	for (size_t i = from; i < s->n; i++)
+		sim_step(s, i);
+}
+
+/* ---- contexts: the machine after one, for each block it precedes ---------------- */
+
+/*
+ * A block scheduled after a predecessor's code (PRED) runs that code
+ * first, and so does every other block the predecessor leads to.  The
+ * machine after the context's instructions but its last (whether that
+ * one is a taken branch depends on the block) is kept for the last two
+ * contexts, and a block after one of them starts from it.
+ */
+#define CTX_SNAP_MAX 64
+
+struct ctx_snap {
+	uint32_t idx[CTX_SNAP_MAX];
+	size_t n;                   /* the context idx[0..n) */
+	struct sim sim;             /* the machine after its first n - 1 (pointers unused) */
+	struct elem e[CTX_SNAP_MAX];/* those elements */
+	uint64_t *busy;             /* the ring's cycles [sim.floor, sim.hi) */
+	int *holder;
+	size_t cycles_alloc;
+};
+
+static struct ctx_snap *ctx_find(const struct sim_buffers *b, const uint32_t *idx, size_t n)
+{
+	for (unsigned k = 0; k < ARRAY_SIZE(b->ctx); k++) {
+		struct ctx_snap *c = b->ctx[k];
+
+		if (c && c->n == n && !memcmp(c->idx, idx, n * sizeof(*idx)))
+			return c;
+	}
+	return NULL;
+}
+
+static void ctx_save(struct sim_buffers *b, const struct sim *s, const uint32_t *idx, size_t n)
+{
+	struct ctx_snap *c;
+	size_t cycles = (size_t)(s->hi - s->floor);
+
+	if (!b->ctx[b->ctx_next])
+		b->ctx[b->ctx_next] = xcalloc(1, sizeof(*c));
+	c = b->ctx[b->ctx_next];
+	b->ctx_next = (b->ctx_next + 1) % ARRAY_SIZE(b->ctx);
+	memcpy(c->idx, idx, n * sizeof(*idx));
+	c->n = n;
+	c->sim = *s;
+	memcpy(c->e, s->e, (n - 1) * sizeof(*c->e));
+	if (cycles > c->cycles_alloc) {
+		c->cycles_alloc = cycles;
+		c->busy = xreallocarray(c->busy, cycles, sizeof(*c->busy));
+		c->holder = xreallocarray(c->holder, cycles * b->stride, sizeof(*c->holder));
+	}
+	for (size_t k = 0; k < cycles; k++) {
+		size_t slot = (size_t)(s->floor + (int)k) & (b->cap - 1);
+
+		c->busy[k] = b->busy[slot];
+		memcpy(&c->holder[k * b->stride], &b->holder[slot * b->stride],
+		       b->stride * sizeof(*c->holder));
+	}
+}
+
+/* Puts the machine (a new stream's, ring clear) in the state c kept. */
+static void ctx_restore(struct sim *s, const struct ctx_snap *c)
+{
+	struct sim_buffers *b = s->buf;
+	struct elem *e = s->e;
+	const struct slot *slots = s->slots;
+	size_t n = s->n, n_ctx = s->n_ctx, n_body = s->n_body;
+	size_t cycles = (size_t)(c->sim.hi - c->sim.floor);
+
+	*s = c->sim;
+	s->buf = b;
+	s->e = e;
+	s->slots = slots;
+	s->n = n;
+	s->n_ctx = n_ctx;
+	s->n_body = n_body;
+	memcpy(e, c->e, (c->n - 1) * sizeof(*e));
+	s->hi = s->floor;
+	ring_reach(s, c->sim.hi);
+	for (size_t k = 0; k < cycles; k++) {
+		size_t slot = (size_t)(s->floor + (int)k) & (b->cap - 1);
+
+		b->busy[slot] = c->busy[k];
+		memcpy(&b->holder[slot * b->stride], &c->holder[k * b->stride],
+		       b->stride * sizeof(*c->holder));
+	}
+}
+
+static void ctx_free(struct ctx_snap *c)
+{
+	if (!c)
+		return;
+	free(c->busy);
+	free(c->holder);
+	free(c);
 }
 
 /* ---- results -------------------------------------------------------------------- */
@@ -1175,16 +1324,21 @@ static void loop_iterations(const struct cpu_model *m, size_t n, unsigned *warm,
 	*warm = (unsigned)w;
 }
 
-/* Element i of the stream: proto p after the element before it (NULL: none). */
-static void stream_elem(struct elem *e, const struct cpu_model *m, const struct proto *p,
-			const struct proto *prev, bool loop)
+/* Instruction p at a place of the stream, after prev there (NULL: none). */
+static void set_slot(struct slot *sl, const struct cpu_model *m, const struct proto *p,
+		     const struct proto *prev, bool loop)
 {
-	e->p = p;
-	e->latency = p->t.latency + (loop ? p->loop_extra : 0);
-	e->load_lat = p->load_lat + (loop ? p->loop_extra : 0);
-	e->fused = prev && macro_fused(m, prev->in, p->in);
-	e->D = e->S = e->C = e->R = 0;
-	e->taken = e->d_limited = e->d_serial = false;
+	sl->p = p;
+	sl->latency = p->t.latency + (loop ? p->loop_extra : 0);
+	sl->load_lat = p->load_lat + (loop ? p->loop_extra : 0);
+	sl->fused = prev && macro_fused(m, prev->in, p->in);
+	sl->taken = false;
+}
+
+/* True if control goes from a to b other than by falling through. */
+static bool taken_to(const struct proto *a, const struct proto *b)
+{
+	return insn_is_control(a->in) && a->in->addr + a->in->len != b->in->addr;
 }
 
 /*
@@ -1195,12 +1349,13 @@ static void stream_elem(struct elem *e, const struct cpu_model *m, const struct 
  */
 static int run_schedule(struct sched_prep *sp, const struct proto *const *body, size_t n,
 			enum sched_entry_kind kind, const struct proto *const *ctx, size_t n_ctx,
-			struct block_schedule *out)
+			const uint32_t *ctx_idx, struct block_schedule *out)
 {
 	const struct cpu_model *m = sp->m;
 	bool loop = kind == SCHED_ENTRY_LOOP;
 	unsigned warm = 0, measured = 1;
-	size_t total, k = 0;
+	size_t total;
+	struct slot *sl;
 	struct sim s;
 
 	if (!n)
@@ -1222,31 +1377,45 @@ static int run_schedule(struct sched_prep *sp, const struct proto *const *body, 
 
 	sim_init(&s, m, &sp->buf);
 	ALLOC_GROW(sp->buf.e, total, sp->buf.e_alloc);
+	ALLOC_GROW(sp->buf.slots, n_ctx + 2 * n, sp->buf.slots_alloc);
+	sl = sp->buf.slots;
 	s.e = sp->buf.e;
 	s.n = total;
 	s.n_ctx = n_ctx;
 	s.n_body = n;
-	for (size_t i = 0; i < n_ctx; i++, k++)
-		stream_elem(&s.e[k], m, ctx[i], i ? ctx[i - 1] : NULL, false);
-	/* the first pass, then copies of it but for what follows the pass before */
-	for (size_t i = 0; i < n; i++, k++)
-		stream_elem(&s.e[k], m, body[i], i ? body[i - 1] : n_ctx ? ctx[n_ctx - 1] : NULL,
-			    loop);
-	for (unsigned it = 1; it < warm + measured; it++)
-		for (size_t i = 0; i < n; i++, k++) {
-			s.e[k] = s.e[n_ctx + i];
-			if (!i)
-				s.e[k].fused = false;
-		}
-	for (size_t j = 1; j < total; j++) {
-		const struct insn *prev = s.e[j - 1].p->in;
-
-		s.e[j - 1].taken = insn_is_control(prev) && prev->addr + prev->len != s.e[j].p->in->addr;
+	s.slots = sl;
+	/* the context, the first pass, the passes after it (after the body, not the context) */
+	for (size_t i = 0; i < n_ctx; i++)
+		set_slot(&sl[i], m, ctx[i], i ? ctx[i - 1] : NULL, false);
+	for (size_t i = 0; i < n; i++) {
+		set_slot(&sl[n_ctx + i], m, body[i], i ? body[i - 1] : n_ctx ? ctx[n_ctx - 1] : NULL,
+			 loop);
+		sl[n_ctx + n + i] = sl[n_ctx + i];
 	}
-	if (loop && warm > STEADY_MAX_PERIOD && !sp->full_runs)
+	sl[n_ctx + n].fused = false;
+	for (size_t i = 1; i < n_ctx; i++)
+		sl[i - 1].taken = taken_to(ctx[i - 1], ctx[i]);
+	if (n_ctx)
+		sl[n_ctx - 1].taken = taken_to(ctx[n_ctx - 1], body[0]);
+	for (size_t i = 1; i < n; i++)
+		sl[n_ctx + i - 1].taken = sl[n_ctx + n + i - 1].taken = taken_to(body[i - 1], body[i]);
+	if (warm + measured > 1)
+		sl[n_ctx + n - 1].taken = sl[n_ctx + 2 * n - 1].taken = taken_to(body[n - 1], body[0]);
+	if (loop && warm > STEADY_MAX_PERIOD && !sp->full_runs) {
 		sim_run_loop(&s, n_ctx + (size_t)warm * n - 1, sp);
-	else
-		sim_run(&s);
+	} else if (ctx_idx && n_ctx >= 2 && n_ctx <= CTX_SNAP_MAX && !sp->full_runs) {
+		const struct ctx_snap *c = ctx_find(&sp->buf, ctx_idx, n_ctx);
+
+		if (c) {
+			ctx_restore(&s, c);
+		} else {
+			sim_run_to(&s, n_ctx - 1);
+			ctx_save(&sp->buf, &s, ctx_idx, n_ctx);
+		}
+		sim_run(&s, n_ctx - 1);
+	} else {
+		sim_run(&s, 0);
+	}
 	for (unsigned it = 0; it < measured; it++)
 		record_pass(&s, n_ctx + (size_t)(warm + it) * n, out, it == measured - 1);
 	for (size_t i = 0; i < n; i++) {
@@ -1254,8 +1423,8 @@ static int run_schedule(struct sched_prep *sp, const struct proto *const *body, 
 		bool after_call = i ? body[i - 1]->call : n_ctx && ctx[n_ctx - 1]->call;
 
 		out->insn[i].timing = p->t;
-		out->insn[i].timing.latency = s.e[n_ctx + i].latency;
-		out->insn[i].flags = (s.e[n_ctx + i].fused ? SCHED_F_FUSED : 0) |
+		out->insn[i].timing.latency = sl[n_ctx + i].latency;
+		out->insn[i].flags = (sl[n_ctx + i].fused ? SCHED_F_FUSED : 0) |
 				     (after_call ? SCHED_F_AFTER_CALL : 0) |
 				     (p->t.eliminated ? SCHED_F_ELIMINATED : 0) |
 				     (p->uncertain ? SCHED_F_UNCERTAIN : 0);
@@ -1285,7 +1454,7 @@ int schedule_prepared(struct sched_prep *sp, const uint32_t *body, size_t n,
 	ALLOC_GROW(sp->buf.seq, n_ctx + n + 1, sp->buf.seq_alloc);
 	protos_of(sp, sp->buf.seq, ctx, n_ctx);
 	protos_of(sp, sp->buf.seq + n_ctx, body, n);
-	return run_schedule(sp, sp->buf.seq + n_ctx, n, kind, sp->buf.seq, n_ctx, out);
+	return run_schedule(sp, sp->buf.seq + n_ctx, n, kind, sp->buf.seq, n_ctx, ctx, out);
 }
 
 int schedule_block(const struct cpu_model *m, const struct insn *insns, size_t n,
@@ -1304,7 +1473,7 @@ int schedule_block(const struct cpu_model *m, const struct insn *insns, size_t n
 	seq = xmalloc((n_pred + n + 1) * sizeof(*seq));
 	for (size_t i = 0; i < n_pred + n; i++)
 		seq[i] = &sp->p[i];
-	r = run_schedule(sp, seq + n_pred, n, kind, seq, n_pred, out);
+	r = run_schedule(sp, seq + n_pred, n, kind, seq, n_pred, NULL, out);
 	free(seq);
 	sched_prep_free(sp);
 	return r;

@@ -855,7 +855,8 @@ static void assert_same_schedule(const struct block_schedule *a, const struct bl
  * Real code (this test's own, as compiled here): every block scheduled
  * from prepared instructions, cold, after the instructions before it and
  * as a loop, is what schedule_block() gives, and what every pass run
- * through the machine gives (no steady-state shortcut).
+ * through the machine gives (no steady-state shortcut, no context kept
+ * from a block to the next).
  */
 static void sched_prepared_is_exact(void **state)
 {
@@ -913,6 +914,15 @@ static void sched_prepared_is_exact(void **state)
 					assert_same_schedule(&a, &c);
 					assert_same_schedule(&a, &r);
 					loops += kind == SCHED_ENTRY_LOOP;
+					/* the next block after the same code: from the machine kept */
+					if (kind == SCHED_ENTRY_PRED && b + 1 < cfg.n_blocks &&
+					    cfg.blocks[b + 1].n_insns) {
+						uint32_t next = cfg.blocks[b + 1].first;
+
+						assert_int_equal(schedule_prepared(fast, &next, 1, e.kind, ctx, nc, &a), 0);
+						assert_int_equal(schedule_prepared(full, &next, 1, e.kind, ctx, nc, &c), 0);
+						assert_same_schedule(&a, &c);
+					}
 					block_schedule_release(&a);
 					block_schedule_release(&c);
 					block_schedule_release(&r);
