@@ -211,6 +211,9 @@ void calc_schedule_blocks(struct calc_work *w)
 	uint32_t ctx[PRED_TAIL];
 	size_t n_ctx = 0;
 	long ctx_of = -1;
+	int *ctx_len = xmalloc((cfg->n_blocks + 1) * sizeof(*ctx_len));  /* -1: not yet known */
+
+	memset(ctx_len, 0xff, (cfg->n_blocks + 1) * sizeof(*ctx_len));
 
 	for (size_t b = 0; b < cfg->exit; b++) {
 		const struct cfg_block *blk = &cfg->blocks[b];
@@ -238,11 +241,9 @@ void calc_schedule_blocks(struct calc_work *w)
 				/* the body scheduled cold schedules as a loop too */
 				sched_one(w, b, SCHED_ENTRY_LOOP, NULL, 0, &bs->s[bs->n]);
 			} else {
-				if (ed->from != ctx_of) {
-					ctx_of = ed->from;
-					n_ctx = pred_context(w, ed->from, ctx);
-				}
-				if (!n_ctx)
+				if (ctx_len[ed->from] < 0)
+					ctx_len[ed->from] = (int)pred_context(w, ed->from, ctx);
+				if (!ctx_len[ed->from])
 					continue;
 				ALLOC_GROW(jobs, n_jobs + 1, alloc);
 				jobs[n_jobs++] = (struct ctx_job){ ed->from, (uint32_t)b, bs->n };
@@ -260,6 +261,7 @@ void calc_schedule_blocks(struct calc_work *w)
 		sched_context(w, jobs[k].block, ctx, n_ctx, &w->bs[jobs[k].block].s[jobs[k].slot]);
 	}
 	free(jobs);
+	free(ctx_len);
 }
 
 /*
@@ -548,6 +550,36 @@ static void combine_mode(struct calc_work *w, size_t b, bool weighted, enum calc
 }
 
 /*
+ * The best-case cycles of block b's schedule under LOOP or AUTO (or COLD):
+ * what combine_mode() would give as out->cycles, without the schedule.
+ */
+static double combined_cycles(struct calc_work *w, size_t b, bool weighted, enum calc_sched mode)
+{
+	struct bsched *bs = &w->bs[b];
+	double local[32], *wt, total = 0, cycles = 0;
+
+	if (!bs->n)
+		return 0;
+	if (bs->n == 1 || mode == CALC_SCHED_COLD)
+		return bs->s[0].cycles;
+	wt = bs->n <= ARRAY_SIZE(local) ? local : xcalloc(bs->n, sizeof(*wt));
+	memset(wt, 0, bs->n * sizeof(*wt));
+	schedule_weights(w, b, weighted, mode == CALC_SCHED_LOOP, wt);
+	for (size_t k = 0; k < bs->n; k++)
+		total += wt[k];
+	for (size_t i = 0; i < bs->s[0].n; i++) {
+		double acc = 0;
+
+		for (size_t k = 0; k < bs->n; k++)
+			acc += wt[k] * bs->s[k].insn[i].m / total;
+		cycles += acc > 1e-9 ? acc : 0;
+	}
+	if (wt != local)
+		free(wt);
+	return cycles;
+}
+
+/*
  * The schedule every estimate uses, per block, by the options; and the
  * block's cycles under the other model (AUTO against LOOP), for the
  * confidence: an estimate whose M depends on what ran before is unsure.
@@ -558,16 +590,11 @@ void calc_schedules(struct calc_work *w, bool weighted)
 									      : CALC_SCHED_AUTO;
 
 	for (size_t b = 0; b < w->cfg->exit; b++) {
-		struct block_schedule other;
-
 		w->alt_m[b] = 0;
 		if (!w->cfg->blocks[b].n_insns)
 			continue;
 		combine_mode(w, b, weighted, mode, &w->c->blocks[b].sched);
-		block_schedule_init(&other);
-		combine_mode(w, b, weighted, alt, &other);
-		w->alt_m[b] = other.cycles;
-		block_schedule_release(&other);
+		w->alt_m[b] = combined_cycles(w, b, weighted, alt);
 	}
 }
 

@@ -341,6 +341,8 @@ struct sim_buffers {
 	size_t cap;                 /* cycles in the ring (a power of two) */
 	unsigned stride;            /* holders per cycle: the model's units and ports */
 	struct state_vec snap, now; /* a loop's states (sim_run_loop) */
+	uint64_t *dig;              /* ... and its passes' digests */
+	size_t dig_alloc;
 	struct ctx_snap *ctx[2];    /* the machine after recent contexts (ctx_find) */
 	unsigned ctx_next;          /* the entry to replace next */
 };
@@ -444,6 +446,7 @@ void sched_prep_free(struct sched_prep *sp)
 	free(sp->buf.slots);
 	free(sp->buf.busy);
 	free(sp->buf.holder);
+	free(sp->buf.dig);
 	free(sp->buf.snap.v);
 	free(sp->buf.now.v);
 	for (unsigned k = 0; k < ARRAY_SIZE(sp->buf.ctx); k++)
@@ -495,7 +498,7 @@ struct sim {
 	const struct cpu_model *m;
 	int reg_ready[DREG__COUNT];
 	int reg_writer[DREG__COUNT];
-	int disp_cycle;
+	int disp_cycle;               /* the rest is cleared at the start */
 	unsigned disp_used;
 	int taken_cycle;              /* the cycle the last taken branch dispatched in */
 	unsigned taken_used;          /* taken branches dispatched in it */
@@ -515,12 +518,10 @@ struct sim {
 
 static void sim_init(struct sim *s, const struct cpu_model *m, struct sim_buffers *buf)
 {
-	memset(s, 0, sizeof(*s));
+	/* reg_ready[r] is read only once reg_writer[r] says who wrote it */
+	memset(&s->disp_cycle, 0, sizeof(*s) - offsetof(struct sim, disp_cycle));
 	s->m = m;
-	for (unsigned r = 0; r < DREG__COUNT; r++) {
-		s->reg_writer[r] = -1;
-		s->reg_ready[r] = INT_MIN / 2;
-	}
+	memset(s->reg_writer, 0xff, sizeof(s->reg_writer));  /* -1: none */
 	s->n_exec = model_n_units(m);
 	s->n_units = s->n_exec + m->loads_per_cycle + m->stores_per_cycle;
 	if (s->n_units > MAX_UNITS)
@@ -589,14 +590,14 @@ static void ring_reach(struct sim *s, int c)
 	s->hi = c;
 }
 
-static uint64_t ring_busy(const struct sim *s, int c)
+static inline uint64_t ring_busy(const struct sim *s, int c)
 {
 	if (c >= s->hi)
 		return 0;
 	return s->buf->busy[(size_t)c & (s->buf->cap - 1)];
 }
 
-static int ring_holder(const struct sim *s, int c, unsigned u)
+static inline int ring_holder(const struct sim *s, int c, unsigned u)
 {
 	return s->buf->holder[((size_t)c & (s->buf->cap - 1)) * s->buf->stride + u];
 }
@@ -605,7 +606,8 @@ static void ring_take(struct sim *s, int start, int len, unsigned u, int holder)
 {
 	struct sim_buffers *b = s->buf;
 
-	ring_reach(s, start + len);
+	if (start + len > s->hi)
+		ring_reach(s, start + len);
 	for (int c = start; c < start + len; c++) {
 		size_t k = (size_t)c & (b->cap - 1);
 
@@ -1067,12 +1069,14 @@ static void repeat_passes(struct sim *s, size_t to, size_t period, int shift)
 static void sim_run_loop(struct sim *s, size_t needed, struct sched_prep *sp)
 {
 	size_t n = s->n_body, passes = (s->n - s->n_ctx) / n;
-	uint64_t *dig = xmalloc((passes + 1) * sizeof(*dig));
+	uint64_t *dig;
 	struct state_vec *snap = &sp->buf.snap, *now = &sp->buf.now;
 	size_t snap_at = 0, next_try = 0, backoff = 4;
 	unsigned snap_period = 0;
 	int snap_base = 0, prev_base = 0;
 
+	ALLOC_GROW(sp->buf.dig, passes + 1, sp->buf.dig_alloc);
+	dig = sp->buf.dig;
 	for (size_t it = 0; it < passes; it++) {
 		size_t first = s->n_ctx + it * n;
 
@@ -1080,7 +1084,6 @@ static void sim_run_loop(struct sim *s, size_t needed, struct sched_prep *sp)
 			state_of(s, first, now);
 			if (now->n == snap->n && !memcmp(now->v, snap->v, now->n * sizeof(*now->v))) {
 				repeat_passes(s, first, snap_period * n, s->disp_cycle - snap_base);
-				free(dig);
 				return;
 			}
 			snap_period = 0;
@@ -1102,7 +1105,6 @@ static void sim_run_loop(struct sim *s, size_t needed, struct sched_prep *sp)
 		dig[it] = pass_digest(s, first, n, it ? prev_base : s->e[first].D);
 		prev_base = s->e[first].D;
 	}
-	free(dig);
 }
 
 static void sim_run_to(struct sim *s, size_t to)
@@ -1331,7 +1333,7 @@ static void set_slot(struct slot *sl, const struct cpu_model *m, const struct pr
 	sl->p = p;
 	sl->latency = p->t.latency + (loop ? p->loop_extra : 0);
 	sl->load_lat = p->load_lat + (loop ? p->loop_extra : 0);
-	sl->fused = prev && macro_fused(m, prev->in, p->in);
+	sl->fused = prev && p->in->kind == INSN_CJUMP && macro_fused(m, prev->in, p->in);
 	sl->taken = false;
 }
 
