@@ -226,6 +226,34 @@ int fsio_copy_atomic(int dirfd, const char *name, const char *what, int src, uin
 	return write_atomic(dirfd, name, what, NULL, src, len, sync);
 }
 
+int fsio_write_cache(int dirfd, const char *name, const void *data, size_t len)
+{
+	char tmp[128];
+	int fd = -1, tries = 0, err;
+
+	do {
+		tmp_name(tmp, sizeof(tmp), name);
+		fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			    FSIO_FILE_MODE);
+	} while (fd < 0 && errno == EEXIST && ++tries < 10);
+	if (fd < 0)
+		return -1;
+	if (write_all(fd, data, len)) {
+		err = errno;
+		close(fd);
+		goto fail;
+	}
+	if (close(fd) || renameat(dirfd, tmp, dirfd, name)) {
+		err = errno;
+		goto fail;
+	}
+	return 0;
+fail:
+	unlinkat(dirfd, tmp, 0);
+	errno = err;
+	return -1;
+}
+
 int fsio_fsync_dir(int dirfd, const char *what)
 {
 	if (fsync(dirfd) && errno != EINVAL)

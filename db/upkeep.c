@@ -23,6 +23,7 @@
 
 #define BINARIES_NAME "binaries"
 #define UNWIND_NAME "unwind"
+#define CALC_NAME "calc"
 
 /* ---- disk use --------------------------------------------------------------- */
 
@@ -93,7 +94,8 @@ uint64_t db_disk_usage(struct db *db)
 
 /* A snapshot and the epochs that name it. */
 struct census_binary {
-	char hex[2 * 32 + 1];
+	char hex[2 * 32 + 1];           /* the build-id */
+	char name[2 * 32 + 2 + DB_CALC_MODEL_MAX];  /* the file: hex, or HEX.MODEL in calc/ */
 	uint64_t bytes;
 	size_t refs;
 };
@@ -103,6 +105,8 @@ struct census_priv {
 	size_t n_bins, alloc_bins;
 	struct census_binary *tabs;     /* the cached unwind tables (unwind/) */
 	size_t n_tabs, alloc_tabs;
+	struct census_binary *calcs;    /* the cached analyses (calc/), sorted by name */
+	size_t n_calcs, alloc_calcs;
 	bool images_ok;         /* every epoch's image index was read */
 	/* Per epoch: the snapshots it names (indices into bins), -1 terminated lists. */
 	size_t **uses;
@@ -117,7 +121,24 @@ static int cmp_epoch(const void *a, const void *b)
 
 static int cmp_bin(const void *a, const void *b)
 {
-	return strcmp(((const struct census_binary *)a)->hex, ((const struct census_binary *)b)->hex);
+	return strcmp(((const struct census_binary *)a)->name, ((const struct census_binary *)b)->name);
+}
+
+/* Counts a use of every cached analysis of build-id hex (v sorted by name, so by build-id). */
+static void use_calcs(struct census_binary *v, size_t n, const char *hex)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(v[mid].hex, hex) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < n && !strcmp(v[lo].hex, hex); lo++)
+		v[lo].refs++;
 }
 
 /* Reads an epoch's meta without reporting a bad one (the checker names it). */
@@ -146,7 +167,17 @@ static void read_meta(struct db *db, struct db_epoch_usage *e)
 	strbuf_release(&sb);
 }
 
-/* The files named by build-id in the directory dir (binaries/, unwind/), sorted. */
+/* The length of the build-id file `name` of dir is named by, or 0 if none. */
+static size_t build_id_of(const char *dir, const char *name)
+{
+	size_t n;
+
+	if (!strcmp(dir, CALC_NAME))
+		return db_calc_name_valid(name, &n) ? n : 0;
+	return db_binary_name_valid(name) ? strlen(name) : 0;
+}
+
+/* The files named by build-id in the directory dir (binaries/, unwind/, calc/), sorted. */
 static void list_by_build_id(struct db *db, const char *dir, struct census_binary **v, size_t *n,
 			     size_t *alloc)
 {
@@ -161,14 +192,15 @@ static void list_by_build_id(struct db *db, const char *dir, struct census_binar
 	}
 	while ((de = readdir(d))) {
 		struct stat st;
+		size_t hex = build_id_of(dir, de->d_name);
 
-		if (!db_binary_name_valid(de->d_name) ||
-		    fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
+		if (!hex || fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
 			continue;
 		ALLOC_GROW(*v, *n + 1, *alloc);
 		memset(&(*v)[*n], 0, sizeof((*v)[0]));
-		/* A valid name has at most 64 digits. */
-		memcpy((*v)[*n].hex, de->d_name, strlen(de->d_name) + 1);
+		/* A valid name has at most 64 digits (and a model of at most 32 characters). */
+		memcpy((*v)[*n].hex, de->d_name, hex);
+		memcpy((*v)[*n].name, de->d_name, strlen(de->d_name) + 1);
 		(*v)[(*n)++].bytes = st_bytes(&st);
 	}
 	closedir(d);
@@ -182,6 +214,8 @@ static void list_binaries(struct db *db, struct db_census *c, struct census_priv
 	c->n_binaries = p->n_bins;
 	list_by_build_id(db, UNWIND_NAME, &p->tabs, &p->n_tabs, &p->alloc_tabs);
 	c->n_unwind = p->n_tabs;
+	list_by_build_id(db, CALC_NAME, &p->calcs, &p->n_calcs, &p->alloc_calcs);
+	c->n_calc = p->n_calcs;
 }
 
 /* The snapshots epoch i names by build-id (only those the database holds). */
@@ -193,7 +227,7 @@ static void epoch_uses(struct db *db, struct db_census *c, struct census_priv *p
 
 	v[0] = (size_t)-1;
 	p->uses[i] = v;
-	if (!p->n_bins && !p->n_tabs)
+	if (!p->n_bins && !p->n_tabs && !p->n_calcs)
 		return;
 	/* db_images_load reports an unreadable index: the checker's business too. */
 	if (db_images_load(db, c->epochs[i].seq, &idx)) {
@@ -209,6 +243,8 @@ static void epoch_uses(struct db *db, struct db_census *c, struct census_priv *p
 		strbuf_reset(&hex);
 		strbuf_add_build_id(&hex, &idx.v[k]);
 		snprintf(key.hex, sizeof(key.hex), "%s", hex.buf);
+		snprintf(key.name, sizeof(key.name), "%s", hex.buf);
+		use_calcs(p->calcs, p->n_calcs, key.hex);
 		if (p->n_tabs && (b = bsearch(&key, p->tabs, p->n_tabs, sizeof(*p->tabs), cmp_bin)))
 			b->refs++;
 		b = p->n_bins ? bsearch(&key, p->bins, p->n_bins, sizeof(*p->bins), cmp_bin) : NULL;
@@ -274,6 +310,9 @@ int db_census_take(struct db *db, struct db_census *c)
 		} else if (!strcmp(name, UNWIND_NAME)) {
 			c->unwind_bytes = bytes;
 			count_temps(db->dirfd, name, c);
+		} else if (!strcmp(name, CALC_NAME)) {
+			c->calc_bytes = bytes;
+			count_temps(db->dirfd, name, c);
 		} else if (!strncmp(name, FSIO_TMP_PREFIX, strlen(FSIO_TMP_PREFIX))) {
 			c->temp_bytes += bytes;
 			c->n_temps++;
@@ -292,6 +331,8 @@ int db_census_take(struct db *db, struct db_census *c)
 		c->n_unused_binaries += !p->bins[k].refs;
 	for (size_t k = 0; k < p->n_tabs && p->images_ok; k++)
 		c->n_unused_unwind += !p->tabs[k].refs;
+	for (size_t k = 0; k < p->n_calcs && p->images_ok; k++)
+		c->n_unused_calc += !p->calcs[k].refs;
 	if (db_epoch_current(db, &c->current))
 		c->current = 0;
 	return 0;
@@ -309,6 +350,7 @@ void db_census_release(struct db_census *c)
 		free(p->uses);
 		free(p->bins);
 		free(p->tabs);
+		free(p->calcs);
 		free(p);
 	}
 	free(c->epochs);
@@ -479,11 +521,11 @@ static int remove_unused(struct db *db, const char *dir, const char *prefix,
 	for (size_t k = 0; k < n; k++) {
 		if (v[k].refs)
 			continue;
-		snprintf(name, sizeof(name), "%s%s", prefix, v[k].hex);
+		snprintf(name, sizeof(name), "%s%s", prefix, v[k].name);
 		if (list)
 			list(ctx, name, v[k].bytes);
-		if (!dry_run && unlinkat(fd, v[k].hex, 0) && errno != ENOENT) {
-			r = errorf_errno("cannot remove '%s/%s/%s'", db->path, dir, v[k].hex);
+		if (!dry_run && unlinkat(fd, v[k].name, 0) && errno != ENOENT) {
+			r = errorf_errno("cannot remove '%s/%s/%s'", db->path, dir, v[k].name);
 			continue;
 		}
 		removed++;
@@ -510,14 +552,16 @@ int db_binaries_gc(struct db *db, bool dry_run, struct db_prune_stats *st,
 	if (db_census_take(db, &c))
 		return -1;
 	p = c.priv;
-	if (!p->images_ok && (p->n_bins || p->n_tabs)) {
+	if (!p->images_ok && (p->n_bins || p->n_tabs || p->n_calcs)) {
 		warning("an image index of '%s' is unreadable: keeping every binary snapshot",
 			db->path);
 		r = 1;
 	} else if (remove_unused(db, BINARIES_NAME, "", p->bins, p->n_bins, dry_run, &st->binaries,
 				 &st->binary_bytes, list, ctx) ||
 		   remove_unused(db, UNWIND_NAME, UNWIND_NAME "/", p->tabs, p->n_tabs, dry_run,
-				 &st->unwind_tables, &st->unwind_bytes, list, ctx)) {
+				 &st->unwind_tables, &st->unwind_bytes, list, ctx) ||
+		   remove_unused(db, CALC_NAME, CALC_NAME "/", p->calcs, p->n_calcs, dry_run,
+				 &st->calc_files, &st->calc_bytes, list, ctx)) {
 		r = -1;
 	}
 	db_census_release(&c);
@@ -547,7 +591,7 @@ int db_retain(struct db *db, const struct db_retention *r, uint32_t protect,
 		db_prune_plan_make(&c, r, protect, time_now_ns(), &plan);
 		*bytes_after = c.total_bytes;
 		/* Snapshots left unused by an earlier run (one that died, say) go too. */
-		if ((n = plan.n) || c.n_unused_binaries) {
+		if ((n = plan.n) || c.n_unused_binaries || c.n_unused_calc) {
 			if (n)
 				ret = db_epochs_remove(db, plan.seqs, plan.n, st);
 			if (db_binaries_gc(db, false, st, NULL, NULL) < 0)
