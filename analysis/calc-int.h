@@ -77,6 +77,23 @@ void calc_schedules(struct calc_work *w, bool weighted);
 /* Copies M, the static reasons and the flags into the instructions. */
 void calc_apply_schedules(struct calc_work *w);
 
+/* ---- calc-cache.c ----------------------------------------------------------- */
+
+/* A procedure's static part (calc-cache.h): its classified CFG, its blocks' schedules. */
+struct calc_static_part {
+	struct cfg cfg;
+	struct bsched *bs;             /* cfg.n_blocks; no hot cycles */
+};
+struct calc_cache;
+struct image;
+struct proc;
+/* The static part of procedure p of img on model m from the cache (the caller's), or NULL. */
+struct calc_static_part *calc_cache_get(struct calc_cache *cc, struct image *img,
+				   const struct cpu_model *m, const struct proc *p);
+/* Adds the static part w found (before the hot cycles) for its procedure. */
+void calc_cache_put(struct calc_cache *cc, const struct calc_work *w);
+void calc_static_part_free(struct calc_static_part *st);
+
 /* ---- calc-skid.c ----------------------------------------------------------- */
 
 /* Moves samples back to what they measured (weighted: by the edge frequencies). */

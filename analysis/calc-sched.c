@@ -96,6 +96,14 @@ static size_t pred_context(const struct calc_work *w, uint32_t p, uint32_t *out)
 	return n;
 }
 
+/* The procedure's instructions prepared for the scheduler (on first use). */
+static struct sched_prep *prep_of(struct calc_work *w)
+{
+	if (!w->prep)
+		w->prep = sched_prep_new(w->c->model, w->cfg->insns, w->cfg->n_insns);
+	return w->prep;
+}
+
 /* The indices of block b's instructions (in w's scratch). */
 static const uint32_t *block_insns(struct calc_work *w, size_t b)
 {
@@ -110,7 +118,7 @@ static int sched_one(struct calc_work *w, size_t b, enum sched_entry_kind kind, 
 		     size_t n_ctx, struct block_schedule *s)
 {
 	block_schedule_init(s);
-	return schedule_prepared(w->prep, block_insns(w, b), w->cfg->blocks[b].n_insns, kind, ctx,
+	return schedule_prepared(prep_of(w), block_insns(w, b), w->cfg->blocks[b].n_insns, kind, ctx,
 				 n_ctx, s);
 }
 
@@ -379,7 +387,7 @@ static int sched_cycle(struct calc_work *w, size_t b, const uint32_t *cyc, size_
 			trace[len++] = x->first + i;
 	}
 	block_schedule_init(&all);
-	ret = schedule_prepared(w->prep, trace, len, SCHED_ENTRY_LOOP, NULL, 0, &all);
+	ret = schedule_prepared(prep_of(w), trace, len, SCHED_ENTRY_LOOP, NULL, 0, &all);
 	free(trace);
 	if (ret)
 		return -1;

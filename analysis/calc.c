@@ -15,6 +15,7 @@
 #include "core/die.h"
 #include "core/xalloc.h"
 #include "db/meta.h"
+#include "disasm/image.h"
 
 /* ---- names ------------------------------------------------------------------- */
 
@@ -214,8 +215,6 @@ static void work_init(struct calc_work *w, struct calc *c, const struct epoch_me
 	w->skflags = xcalloc(cfg->n_insns + 1, sizeof(unsigned));
 	class_blocks(w);
 	w->idx = xcalloc(cfg->n_insns + 1, sizeof(*w->idx));
-	if (can_schedule(c))
-		w->prep = sched_prep_new(c->model, cfg->insns, cfg->n_insns);
 	w->bs = xcalloc(cfg->n_blocks + 1, sizeof(*w->bs));
 	w->cls_val = xcalloc(nc, sizeof(double));
 	w->cls_state = xcalloc(nc, 1);
@@ -299,8 +298,18 @@ int calc_from_listing(struct calc *c, const struct epoch_meta *meta, const uint6
 	for (size_t k = 0; k < c->n_measured; k++)
 		c->measured[k].lost = meta ? epoch_meta_counter(meta, "lost") : 0;
 	work_init(&w, c, meta);
-	if (can_schedule(c))
+	if (c->stat) {
+		/* the static part came from the cache */
+		free(w.bs);
+		w.bs = c->stat->bs;
+		c->stat->bs = NULL;
+		calc_static_part_free(c->stat);
+		c->stat = NULL;
+	} else if (can_schedule(c)) {
 		calc_schedule_blocks(&w);
+		if (c->opts.cache)
+			calc_cache_put(c->opts.cache, &w);
+	}
 	/* pass 1: unweighted schedules, head samples split evenly */
 	calc_schedules(&w, false);
 	calc_apply_schedules(&w);
@@ -322,22 +331,52 @@ int calc_from_listing(struct calc *c, const struct epoch_meta *meta, const uint6
 	return 0;
 }
 
-int calc_build(struct calc *c, struct epoch_view *v, const struct proc_ref *ref,
-	       const struct calc_opts *o)
+int calc_prepare(struct calc *c, struct epoch_view *v, const struct proc_ref *ref,
+		 const struct calc_opts *o)
 {
+	static const struct calc_opts defaults = CALC_OPTS_INIT;
 	struct listing_opts lo = LISTING_OPTS_INIT;
+	const struct epoch_meta *meta = v->meta_ok ? &v->meta : NULL;
+	int r;
 
 	memset(c, 0, sizeof(*c));
-	if (o) {
-		lo.source = o->source;
-		lo.src = o->src;
+	c->opts = o ? *o : defaults;
+	lo.source = c->opts.source;
+	lo.src = c->opts.src;
+	if (c->opts.cache && ref->proc) {
+		struct image *img = epoch_view_image(v, ref->image);
+		const struct cpu_model *m = c->opts.model ? c->opts.model : cpu_model_for(meta, NULL);
+
+		if (image_has_code(img, NULL))
+			c->stat = calc_cache_get(c->opts.cache, img, m, ref->proc);
 	}
-	if (listing_build(&c->list, v, ref, &lo))
+	if (c->stat)
+		r = listing_build_cfg(&c->list, v, ref, &lo, &c->stat->cfg);
+	else
+		r = listing_build(&c->list, v, ref, &lo);
+	if (r)
 		return -1;
 	c->vprof = epoch_view_values(v, ref->image);
 	valprof_build(&c->vals, &c->list, c->vprof);
 	burstview_build(&c->bursts, &c->list, epoch_view_bursts(v));
-	return calc_from_listing(c, v->meta_ok ? &v->meta : NULL, v->totals, o);
+	c->prep_meta = meta;
+	c->prep_totals = v->totals;
+	return 0;
+}
+
+int calc_compute(struct calc *c)
+{
+	struct calc_opts o = c->opts;
+
+	return calc_from_listing(c, c->prep_meta, c->prep_totals, &o);
+}
+
+int calc_build(struct calc *c, struct epoch_view *v, const struct proc_ref *ref,
+	       const struct calc_opts *o)
+{
+	if (calc_prepare(c, v, ref, o))
+		return -1;
+	return calc_compute(c);
 }
 
 void calc_release(struct calc *c)
@@ -353,5 +392,6 @@ void calc_release(struct calc *c)
 	burstview_release(&c->bursts);
 	valprof_release(&c->vals);
 	listing_release(&c->list);
+	calc_static_part_free(c->stat);
 	memset(c, 0, sizeof(*c));
 }

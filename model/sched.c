@@ -39,7 +39,13 @@ static const char *const gpr_names[16][5] = {
 
 const char *sched_reg_name(unsigned reg)
 {
-	static char buf[DREG__COUNT][8];
+	static const char *const vec[32] = {
+		"xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7",
+		"xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15",
+		"xmm16", "xmm17", "xmm18", "xmm19", "xmm20", "xmm21", "xmm22", "xmm23",
+		"xmm24", "xmm25", "xmm26", "xmm27", "xmm28", "xmm29", "xmm30", "xmm31",
+	};
+	static const char *const mask[8] = { "k0", "k1", "k2", "k3", "k4", "k5", "k6", "k7" };
 
 	if (reg < 16)
 		return gpr_names[reg][0];
@@ -50,16 +56,10 @@ const char *sched_reg_name(unsigned reg)
 	case DREG_MXCSR: return "mxcsr";
 	case DREG_SEG: return "seg";
 	}
-	if (reg >= DREG_V0 && reg < DREG_V0 + 32) {
-		if (!buf[reg][0])
-			snprintf(buf[reg], sizeof(buf[reg]), "xmm%u", reg - DREG_V0);
-		return buf[reg];
-	}
-	if (reg >= DREG_K0 && reg < DREG_K0 + 8) {
-		if (!buf[reg][0])
-			snprintf(buf[reg], sizeof(buf[reg]), "k%u", reg - DREG_K0);
-		return buf[reg];
-	}
+	if (reg >= DREG_V0 && reg < DREG_V0 + 32)
+		return vec[reg - DREG_V0];
+	if (reg >= DREG_K0 && reg < DREG_K0 + 8)
+		return mask[reg - DREG_K0];
 	return "?";
 }
 
@@ -427,6 +427,15 @@ struct sched_prep *sched_prep_new(const struct cpu_model *m, const struct insn *
 	idmap_init(&sp->mems);
 	prep_add(sp, insns, n);
 	return sp;
+}
+
+void sched_prep_timing(const struct sched_prep *sp, size_t i, struct model_timing *t,
+		       unsigned *loop_extra)
+{
+	if (i >= sp->n)
+		BUG("sched_prep_timing: instruction %zu of %zu", i, sp->n);
+	*t = sp->p[i].t;
+	*loop_extra = sp->p[i].loop_extra;
 }
 
 void sched_prep_full_runs(struct sched_prep *sp, bool full)

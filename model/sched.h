@@ -171,6 +171,13 @@ struct sched_prep;
 struct sched_prep *sched_prep_new(const struct cpu_model *m, const struct insn *insns, size_t n);
 void sched_prep_free(struct sched_prep *sp);
 /*
+ * The timing a schedule gives prepared instruction i outside a loop's
+ * steady state (sched_insn.timing), and what the steady state adds to its
+ * latency.
+ */
+void sched_prep_timing(const struct sched_prep *sp, size_t i, struct model_timing *t,
+		       unsigned *loop_extra);
+/*
  * For tests: run every pass of a loop and every context through the
  * machine, with none of the shortcuts that give the same schedules
  * faster (a loop's steady state written from the passes before it).
