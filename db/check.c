@@ -658,10 +658,12 @@ static void check_unwind_table(struct checker *k, int dirfd, const char *hex, co
 	strbuf_release(&buf);
 }
 
+int (*db_check_calc_payload)(const void *payload, size_t len, unsigned count, const char **why);
+
 /*
  * Cached analyses: a cache too, so a damaged one is a warning (the next
- * analysis makes it again).  The container is checked here; its payload's
- * decoder is the analysis' (analysis/calc-cache.h: dcpidb check runs it).
+ * analysis makes it again).  The container is checked here, the payload by
+ * the analysis' decoder when the program has one (db_check_calc_payload).
  */
 static void check_calc(struct checker *k, int dirfd, const char *name, const char *path)
 {
@@ -672,7 +674,9 @@ static void check_calc(struct checker *k, int dirfd, const char *name, const cha
 
 	k->st->files++;
 	if (!read_file(k, dirfd, name, path, BLOB_MAX_SIZE, &buf) &&
-	    blob_decode(buf.buf, buf.len, DB_CALC_MAGIC, DB_CALC_VERSION, &h, &payload, &why))
+	    (blob_decode(buf.buf, buf.len, DB_CALC_MAGIC, DB_CALC_VERSION, &h, &payload, &why) ||
+	     (db_check_calc_payload &&
+	      db_check_calc_payload(payload, (size_t)h.payload_size, h.count, &why))))
 		find(k, DB_CHECK_WARNING, path, "damaged cached analysis: %s (the next analysis "
 		     "makes it again)", why);
 	strbuf_release(&buf);

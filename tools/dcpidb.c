@@ -24,6 +24,7 @@
 #include "core/json.h"
 #include "core/strbuf.h"
 #include "core/timeutil.h"
+#include "analysis/calc-cache.h"
 #include "db/check.h"
 #include "db/db.h"
 #include "db/upkeep.h"
@@ -93,6 +94,7 @@ static int cmd_check(struct db *db, bool quick)
 		json_key(&w, "database"), json_string(&w, db->path);
 		json_key(&w, "findings"), json_array_begin(&w);
 	}
+	db_check_calc_payload = calc_cache_check_payload;
 	r = db_check(db, quick ? DB_CHECK_QUICK : 0, print_finding, &f, &st);
 	if (r < 0)
 		return -1;
