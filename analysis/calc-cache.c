@@ -20,6 +20,7 @@
 #include "config.h"
 
 #include "analysis/calc-cache.h"
+#include "analysis/calc-cache-id.h"
 #include "analysis/calc-int.h"
 
 #include <capstone/capstone.h>
@@ -37,10 +38,11 @@
 
 #define FORMAT 1
 /*
- * What made the records: change it with anything that changes what the
- * CFG or the schedules of a procedure are (disasm/, model/, calc-sched.c).
+ * What made the records: this version, and a digest of the sources that
+ * make CFGs and schedules (disasm/, model/, calc-sched.c: the build makes
+ * calc-cache-id.h), so that another build's records are made again.
  */
-#define ANALYSIS "dcpi " PACKAGE_VERSION " static 1"
+#define ANALYSIS "dcpi " PACKAGE_VERSION " " CALC_CACHE_SOURCES
 
 /* ---- writing ---------------------------------------------------------------------------- */
 
