@@ -30,13 +30,14 @@
 
 #include "core/die.h"
 #include "core/strbuf.h"
+#include "core/utf8.h"
 #include "core/varint.h"
 #include "core/xalloc.h"
 #include "db/blob.h"
 #include "db/db.h"
 #include "disasm/image.h"
 
-#define FORMAT 1
+#define FORMAT 3
 /*
  * What made the records: this version, and a digest of the sources that
  * make CFGs and schedules (disasm/, model/, calc-sched.c: the build makes
@@ -93,6 +94,15 @@ static void put_num(struct strbuf *sb, double x)
 	}
 }
 
+/* A register set: how many, then each register's number. */
+static void put_regs(struct strbuf *sb, const struct regset *rs)
+{
+	put_u(sb, (uint64_t)__builtin_popcountll(rs->w[0]) + (uint64_t)__builtin_popcountll(rs->w[1]));
+	for (unsigned w = 0; w < 2; w++)
+		for (uint64_t bits = rs->w[w]; bits; bits &= bits - 1)
+			put_u(sb, w * 64 + (unsigned)__builtin_ctzll(bits));
+}
+
 static void put_insn(struct strbuf *sb, const struct insn *in, uint64_t prev)
 {
 	put_s(sb, (int64_t)(in->addr - prev));
@@ -107,10 +117,8 @@ static void put_insn(struct strbuf *sb, const struct insn *in, uint64_t prev)
 	put_u(sb, in->nops);
 	put_u(sb, in->opsize);
 	put_u(sb, in->flags);
-	for (int w = 0; w < 2; w++) {
-		put_u(sb, in->reads.w[w]);
-		put_u(sb, in->writes.w[w]);
-	}
+	put_regs(sb, &in->reads);
+	put_regs(sb, &in->writes);
 	put_str(sb, in->text);
 }
 
@@ -138,19 +146,25 @@ static void put_schedule(struct strbuf *sb, const struct block_schedule *s, long
 	put_u(sb, s->iterations);
 	for (size_t i = 0; i < s->n; i++) {
 		const struct sched_insn *x = &s->insn[i];
+		bool usual_stall = x->stall == (x->m > 1 ? x->m - 1 : 0);
 
+		put_u(sb, (uint64_t)x->reason | (uint64_t)x->producer.kind << 3 |
+			  (uint64_t)x->flags << 5 | (uint64_t)usual_stall << 9 |
+			  (uint64_t)!!x->reg << 10 | (uint64_t)!!x->unit << 11 |
+			  (uint64_t)!!x->producer.index << 12);
 		put_num(sb, x->m);
-		put_num(sb, x->stall);
-		put_u(sb, x->reason);
-		put_u(sb, x->reg);
-		put_u(sb, x->producer.kind);
-		put_u(sb, x->producer.index);
-		put_u(sb, x->unit);
-		put_u(sb, x->flags);
+		if (!usual_stall)
+			put_num(sb, x->stall);
+		if (x->reg)
+			put_u(sb, x->reg);
+		if (x->unit)
+			put_u(sb, x->unit);
+		if (x->producer.index)
+			put_u(sb, x->producer.index);
 		put_s(sb, x->dispatch);
-		put_s(sb, x->issue);
-		put_s(sb, x->complete);
-		put_s(sb, x->retire);
+		put_s(sb, (int64_t)x->issue - x->dispatch);
+		put_s(sb, (int64_t)x->complete - x->issue);
+		put_s(sb, (int64_t)x->retire - x->complete);
 	}
 }
 
@@ -270,6 +284,15 @@ static int get_int(struct rd *r)
 	return (int)v;
 }
 
+static int add_int(struct rd *r, int a, int b)
+{
+	int64_t v = (int64_t)a + b;
+
+	if (v < INT32_MIN / 2 || v > INT32_MAX / 2)
+		return bad(r, "cycle out of range"), 0;
+	return (int)v;
+}
+
 static double get_num(struct rd *r)
 {
 	uint64_t v = get_u(r, UINT64_MAX), bits = 0;
@@ -313,6 +336,15 @@ static size_t get_count(struct rd *r, size_t least)
 	return n;
 }
 
+static void get_regs(struct rd *r, struct regset *rs)
+{
+	size_t n = (size_t)get_u(r, DREG__COUNT);
+
+	rs->w[0] = rs->w[1] = 0;
+	for (size_t k = 0; k < n; k++)
+		regset_add(rs, (unsigned)get_u(r, DREG__COUNT - 1));
+}
+
 static void get_insn(struct rd *r, struct insn *in, uint64_t prev)
 {
 	bool has;
@@ -332,10 +364,8 @@ static void get_insn(struct rd *r, struct insn *in, uint64_t prev)
 	in->nops = (uint8_t)get_u(r, UINT8_MAX);
 	in->opsize = (uint8_t)get_u(r, UINT8_MAX);
 	in->flags = (uint16_t)get_u(r, UINT16_MAX);
-	for (int w = 0; w < 2; w++) {
-		in->reads.w[w] = get_u(r, UINT64_MAX);
-		in->writes.w[w] = get_u(r, UINT64_MAX);
-	}
+	get_regs(r, &in->reads);
+	get_regs(r, &in->writes);
 	get_str(r, in->text, INSN_TEXT_MAX - 1);
 	if (!r->why && !in->len)
 		bad(r, "an instruction of no bytes");
@@ -383,25 +413,28 @@ static void get_schedule(struct rd *r, struct block_schedule *s, size_t n,
 	s->insn = xmalloc((n ? n : 1) * sizeof(*s->insn));
 	for (size_t i = 0; i < n; i++) {
 		struct sched_insn *x = &s->insn[i];
+		unsigned head = (unsigned)get_u(r, (1u << 13) - 1);
 
+		x->reason = (enum sched_reason)(head & 7);
+		x->producer.kind = (enum sched_ref_kind)(head >> 3 & 3);
+		x->flags = head >> 5 & 15;
+		if (x->reason >= SCHED_REASON__COUNT)
+			bad(r, "unknown reason");
 		x->m = get_num(r);
-		x->stall = get_num(r);
+		x->stall = head >> 9 & 1 ? (x->m > 1 ? x->m - 1 : 0) : get_num(r);
 		x->issue_point = x->m > 0;
-		x->reason = (enum sched_reason)get_u(r, SCHED_REASON__COUNT - 1);
-		x->reg = (unsigned)get_u(r, DREG__COUNT - 1);
-		x->producer.kind = (enum sched_ref_kind)get_u(r, SREF_PRED);
-		x->producer.index = (unsigned)get_u(r, UINT32_MAX);
+		x->reg = head >> 10 & 1 ? (unsigned)get_u(r, DREG__COUNT - 1) : 0;
+		x->unit = head >> 11 & 1 ? (unsigned)get_u(r, UINT16_MAX) : 0;
+		x->producer.index = head >> 12 & 1 ? (unsigned)get_u(r, UINT32_MAX) : 0;
 		if ((x->producer.kind == SREF_BLOCK || x->producer.kind == SREF_PREV_ITER) &&
 		    x->producer.index >= n)
 			bad(r, "producer out of the block");
 		if (x->producer.kind == SREF_PRED && x->producer.index >= 1u << 16)
 			bad(r, "producer out of the context");
-		x->unit = (unsigned)get_u(r, UINT16_MAX);
-		x->flags = (unsigned)get_u(r, 15);
 		x->dispatch = get_int(r);
-		x->issue = get_int(r);
-		x->complete = get_int(r);
-		x->retire = get_int(r);
+		x->issue = add_int(r, x->dispatch, get_int(r));
+		x->complete = add_int(r, x->issue, get_int(r));
+		x->retire = add_int(r, x->complete, get_int(r));
 		x->timing = tx[i].t;
 		if (s->entry == SCHED_ENTRY_LOOP)
 			x->timing.latency += tx[i].loop_extra;
@@ -819,8 +852,12 @@ struct calc_static_part *calc_cache_get(struct calc_cache *cc, struct image *img
 	if (e) {
 		struct rd r = { (const uint8_t *)rec.buf, (const uint8_t *)rec.buf + rec.len, NULL };
 
-		if (!(st = get_record(&r, p->start, p->end, m)))
-			warning("cached analysis of '%s' is damaged: %s (made again)", p->name, r.why);
+		if (!(st = get_record(&r, p->start, p->end, m))) {
+			char *name = display_safe(p->name);
+
+			warning("cached analysis of '%s' is damaged: %s (made again)", name, r.why);
+			free(name);
+		}
 	}
 	strbuf_release(&rec);
 	pthread_mutex_lock(&cc->lock);
