@@ -37,7 +37,7 @@
 #include "db/db.h"
 #include "disasm/image.h"
 
-#define FORMAT 3
+#define FORMAT 4
 /*
  * What made the records: this version, and a digest of the sources that
  * make CFGs and schedules (disasm/, model/, calc-sched.c: the build makes
@@ -225,12 +225,23 @@ static void put_record(struct strbuf *sb, const struct calc_work *w)
 		put_u(sb, cfg->pred[k]);
 	for (size_t b = 0; b + 1 < cfg->n_blocks; b++) {
 		const struct bsched *bs = &w->bs[b];
+		size_t n = bs->cycle ? bs->cycle : bs->n;  /* the hot cycle's comes last */
 
 		if (!cfg->blocks[b].n_insns)
 			continue;
-		put_u(sb, bs->n);
-		for (size_t k = 0; k < bs->n; k++)
+		put_u(sb, n);
+		for (size_t k = 0; k < n; k++)
 			put_schedule(sb, &bs->s[k], bs->pred_edge[k]);
+	}
+	put_u(sb, w->n_known);
+	for (size_t k = 0; k < w->n_known; k++) {
+		const struct known_cycle *kc = &w->known[k];
+
+		put_u(sb, kc->b);
+		put_u(sb, kc->n);
+		for (uint32_t j = 0; j < kc->n; j++)
+			put_u(sb, kc->blocks[j]);
+		put_schedule(sb, &kc->s, -1);
 	}
 }
 
@@ -450,6 +461,11 @@ void calc_static_part_free(struct calc_static_part *st)
 {
 	if (!st)
 		return;
+	for (size_t k = 0; k < st->n_known; k++) {
+		free(st->known[k].blocks);
+		block_schedule_release(&st->known[k].s);
+	}
+	free(st->known);
 	if (st->bs) {
 		for (size_t b = 0; b < st->cfg.n_blocks; b++) {
 			for (size_t k = 0; k < st->bs[b].n; k++)
@@ -588,6 +604,24 @@ static struct calc_static_part *get_record(struct rd *r, uint64_t start, uint64_
 				     cfg->n_edges);
 			bs->n = k + 1;
 		}
+	}
+	st->n_known = get_count(r, 3);
+	st->known = xcalloc(st->n_known + 1, sizeof(*st->known));
+	for (size_t k = 0; k < st->n_known && !r->why; k++) {
+		struct known_cycle *kc = &st->known[k];
+		long e;
+
+		kc->b = (uint32_t)get_u(r, cfg->exit ? cfg->exit - 1 : 0);
+		kc->n = (uint32_t)get_u(r, cfg->n_blocks);
+		kc->blocks = xcalloc((size_t)kc->n + 1, sizeof(*kc->blocks));
+		for (uint32_t j = 0; j < kc->n; j++)
+			kc->blocks[j] = (uint32_t)get_u(r, cfg->exit ? cfg->exit - 1 : 0);
+		if (!r->why && (!kc->n || kc->blocks[0] != kc->b || !cfg->blocks[kc->b].n_insns))
+			bad(r, "a hot cycle out of joint");
+		get_schedule(r, &kc->s, r->why ? 0 : cfg->blocks[kc->b].n_insns, &tx[cfg->blocks[kc->b].first],
+			     m, &e, 0);
+		if (!r->why && (e != -1 || kc->s.entry != SCHED_ENTRY_LOOP))
+			bad(r, "a hot cycle's schedule out of joint");
 	}
 	if (!r->why && r->p != r->end)
 		bad(r, "bytes after a record");

@@ -45,6 +45,15 @@ struct calc_work {
 		long *pred_edge;           /* edge index each schedule stands for (-1: cold/outside) */
 		size_t cycle;              /* s[cycle]: in its loop's steady state (0: none) */
 	} *bs;
+	/* schedules of blocks on hot cycles found so far, this analysis' or the
+	   cache's (they depend on the cycle only: calc-cache.c keeps them) */
+	struct known_cycle {
+		uint32_t b, n;             /* block b on the cycle blocks[0..n), b first */
+		uint32_t *blocks;
+		struct block_schedule s;
+	} *known;
+	size_t n_known, alloc_known;
+	bool known_new;                /* some found by this analysis */
 	/* per class: its blocks with instructions, in address order:
 	   cls_blocks[cls_first[cls] .. cls_first[cls + 1]) */
 	uint32_t *cls_first, *cls_blocks;
@@ -83,6 +92,8 @@ void calc_apply_schedules(struct calc_work *w);
 struct calc_static_part {
 	struct cfg cfg;
 	struct bsched *bs;             /* cfg.n_blocks; no hot cycles */
+	struct known_cycle *known;     /* the schedules on hot cycles found before */
+	size_t n_known;
 };
 struct calc_cache;
 struct image;
@@ -90,7 +101,7 @@ struct proc;
 /* The static part of procedure p of img on model m from the cache (the caller's), or NULL. */
 struct calc_static_part *calc_cache_get(struct calc_cache *cc, struct image *img,
 				   const struct cpu_model *m, const struct proc *p);
-/* Adds the static part w found (before the hot cycles) for its procedure. */
+/* Adds the static part w has (its blocks' schedules but those on hot cycles, and those). */
 void calc_cache_put(struct calc_cache *cc, const struct calc_work *w);
 void calc_static_part_free(struct calc_static_part *st);
 

@@ -366,8 +366,8 @@ static size_t hot_cycle(const struct calc_work *w, size_t b, uint32_t e, uint32_
  * kept.  The multi-block form of SCHED_ENTRY_LOOP: what follows the block
  * overlaps with it as the core overlaps iterations.
  */
-static int sched_cycle(struct calc_work *w, size_t b, const uint32_t *cyc, size_t n,
-		       struct block_schedule *out)
+static int sched_cycle_run(struct calc_work *w, size_t b, const uint32_t *cyc, size_t n,
+			   struct block_schedule *out)
 {
 	const struct cfg *cfg = w->cfg;
 	const struct cfg_block *blk = &cfg->blocks[b];
@@ -403,6 +403,38 @@ static int sched_cycle(struct calc_work *w, size_t b, const uint32_t *cyc, size_
 			r->kind = SREF_NONE;  /* in another block of the cycle */
 	}
 	schedule_totals(out);
+	return 0;
+}
+
+/*
+ * The same, from the schedules of hot cycles found before (this analysis'
+ * or the cache's: a cycle's schedule depends on its blocks only) when one
+ * is of b on the same blocks; a new one is kept.
+ */
+static int sched_cycle(struct calc_work *w, size_t b, const uint32_t *cyc, size_t n,
+		       struct block_schedule *out)
+{
+	struct known_cycle *k;
+
+	for (size_t j = 0; j < w->n_known; j++) {
+		k = &w->known[j];
+		if (k->b == b && k->n == n && !memcmp(k->blocks, cyc, n * sizeof(*cyc))) {
+			block_schedule_init(out);
+			*out = k->s;
+			out->insn = xmemdup(k->s.insn, k->s.n * sizeof(*k->s.insn));
+			return 0;
+		}
+	}
+	if (sched_cycle_run(w, b, cyc, n, out))
+		return -1;
+	ALLOC_GROW(w->known, w->n_known + 1, w->alloc_known);
+	k = &w->known[w->n_known++];
+	k->b = (uint32_t)b;
+	k->n = (uint32_t)n;
+	k->blocks = xmemdup(cyc, n * sizeof(*cyc));
+	k->s = *out;
+	k->s.insn = xmemdup(out->insn, out->n * sizeof(*out->insn));
+	w->known_new = true;
 	return 0;
 }
 

@@ -239,6 +239,11 @@ static void work_release(struct calc_work *w)
 		free(w->bs[b].pred_edge);
 	}
 	free(w->bs);
+	for (size_t k = 0; k < w->n_known; k++) {
+		free(w->known[k].blocks);
+		block_schedule_release(&w->known[k].s);
+	}
+	free(w->known);
 	free(w->skflags);
 	free(w->cls_first);
 	free(w->cls_blocks);
@@ -303,12 +308,15 @@ int calc_from_listing(struct calc *c, const struct epoch_meta *meta, const uint6
 		free(w.bs);
 		w.bs = c->stat->bs;
 		c->stat->bs = NULL;
+		w.known = c->stat->known;
+		w.n_known = w.alloc_known = c->stat->n_known;
+		c->stat->known = NULL;
+		c->stat->n_known = 0;
 		calc_static_part_free(c->stat);
 		c->stat = NULL;
 	} else if (can_schedule(c)) {
 		calc_schedule_blocks(&w);
-		if (c->opts.cache)
-			calc_cache_put(c->opts.cache, &w);
+		w.known_new = true;
 	}
 	/* pass 1: unweighted schedules, head samples split evenly */
 	calc_schedules(&w, false);
@@ -318,6 +326,8 @@ int calc_from_listing(struct calc *c, const struct epoch_meta *meta, const uint6
 	/* pass 2: with the edge frequencies of pass 1 */
 	if (can_schedule(c) && c->opts.sched == CALC_SCHED_LOOP)
 		calc_cycle_schedules(&w);
+	if (c->opts.cache && w.known_new)
+		calc_cache_put(c->opts.cache, &w);
 	calc_schedules(&w, true);
 	calc_apply_schedules(&w);
 	calc_skid_attribute(&w, true);
