@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/cursor.h"
 #include "core/die.h"
 #include "core/strbuf.h"
 #include "core/utf8.h"
@@ -247,20 +248,15 @@ static void put_record(struct strbuf *sb, const struct calc_work *w)
 
 /* ---- reading ------------------------------------------------------------------------------ */
 
-struct rd {
-	const uint8_t *p, *end;
-	const char *why;          /* the first problem, or NULL */
-};
-
-static bool bad(struct rd *r, const char *why)
+/* Records why (the first reason stays) and stops every read after it. */
+static bool bad(struct cursor *r, const char *why)
 {
-	if (!r->why)
-		r->why = why;
+	cursor_fail(r, why);
 	r->p = r->end;
 	return false;
 }
 
-static uint64_t get_u_slow(struct rd *r, uint64_t max)
+static uint64_t get_u_slow(struct cursor *r, uint64_t max)
 {
 	uint64_t v;
 
@@ -274,19 +270,19 @@ static uint64_t get_u_slow(struct rd *r, uint64_t max)
 }
 
 /* A varint at most max; 0 after a problem (most are one byte). */
-static inline uint64_t get_u(struct rd *r, uint64_t max)
+static inline uint64_t get_u(struct cursor *r, uint64_t max)
 {
 	if (r->p < r->end && *r->p < 0x80 && *r->p <= max)
 		return *r->p++;
 	return get_u_slow(r, max);
 }
 
-static int64_t get_s(struct rd *r)
+static int64_t get_s(struct cursor *r)
 {
 	return (int64_t)varint_unzigzag(get_u(r, UINT64_MAX));
 }
 
-static int get_int(struct rd *r)
+static int get_int(struct cursor *r)
 {
 	int64_t v = get_s(r);
 
@@ -295,7 +291,7 @@ static int get_int(struct rd *r)
 	return (int)v;
 }
 
-static int add_int(struct rd *r, int a, int b)
+static int add_int(struct cursor *r, int a, int b)
 {
 	int64_t v = (int64_t)a + b;
 
@@ -304,7 +300,7 @@ static int add_int(struct rd *r, int a, int b)
 	return (int)v;
 }
 
-static double get_num(struct rd *r)
+static double get_num(struct cursor *r)
 {
 	uint64_t v = get_u(r, UINT64_MAX), bits = 0;
 	double x;
@@ -321,7 +317,7 @@ static double get_num(struct rd *r)
 }
 
 /* A string of at most max bytes (no NUL inside) into out[max + 1]. */
-static void get_str(struct rd *r, char *out, size_t max)
+static void get_str(struct cursor *r, char *out, size_t max)
 {
 	size_t n = (size_t)get_u(r, max);
 
@@ -338,7 +334,7 @@ static void get_str(struct rd *r, char *out, size_t max)
 }
 
 /* A count of records of `size` bytes each at least `least` bytes of input must back. */
-static size_t get_count(struct rd *r, size_t least)
+static size_t get_count(struct cursor *r, size_t least)
 {
 	size_t n = (size_t)get_u(r, UINT32_MAX);
 
@@ -347,7 +343,7 @@ static size_t get_count(struct rd *r, size_t least)
 	return n;
 }
 
-static void get_regs(struct rd *r, struct regset *rs)
+static void get_regs(struct cursor *r, struct regset *rs)
 {
 	size_t n = (size_t)get_u(r, DREG__COUNT);
 
@@ -356,7 +352,7 @@ static void get_regs(struct rd *r, struct regset *rs)
 		regset_add(rs, (unsigned)get_u(r, DREG__COUNT - 1));
 }
 
-static void get_insn(struct rd *r, struct insn *in, uint64_t prev)
+static void get_insn(struct cursor *r, struct insn *in, uint64_t prev)
 {
 	bool has;
 	int64_t d;
@@ -387,7 +383,7 @@ struct timing_x {
 	unsigned loop_extra;
 };
 
-static void get_timing(struct rd *r, struct timing_x *x)
+static void get_timing(struct cursor *r, struct timing_x *x)
 {
 	struct model_timing *t = &x->t;
 
@@ -407,7 +403,7 @@ static void get_timing(struct rd *r, struct timing_x *x)
 	x->loop_extra = (unsigned)get_u(r, 1u << 16);
 }
 
-static void get_schedule(struct rd *r, struct block_schedule *s, size_t n,
+static void get_schedule(struct cursor *r, struct block_schedule *s, size_t n,
 			 const struct timing_x *tx, const struct cpu_model *m, long *pred_edge,
 			 size_t n_edges)
 {
@@ -480,7 +476,7 @@ void calc_static_part_free(struct calc_static_part *st)
 }
 
 /* Checks the CFG's structure: what the analysis indexes with. */
-static bool cfg_sound(struct rd *r, const struct cfg *cfg, size_t n_succ, size_t n_pred)
+static bool cfg_sound(struct cursor *r, const struct cfg *cfg, size_t n_succ, size_t n_pred)
 {
 	if (!cfg->n_blocks)
 		return bad(r, "no blocks");
@@ -522,7 +518,7 @@ static bool cfg_sound(struct rd *r, const struct cfg *cfg, size_t n_succ, size_t
  * Decodes one procedure's record of [start, end) for model m (NULL: none
  * needed, for checking).  Returns it, or NULL with r->why.
  */
-static struct calc_static_part *get_record(struct rd *r, uint64_t start, uint64_t end,
+static struct calc_static_part *get_record(struct cursor *r, uint64_t start, uint64_t end,
 				      const struct cpu_model *m)
 {
 	struct calc_static_part *st = xcalloc(1, sizeof(*st));
@@ -697,7 +693,7 @@ static void put_identity(struct strbuf *sb, const struct cfile *f)
 static int read_index(const uint8_t *p, size_t len, unsigned count, const struct cfile *f,
 		      struct centry **ent, size_t *n, const char **why)
 {
-	struct rd r = { p, p + len, NULL };
+	struct cursor r = { p, p + len, NULL };
 	char analysis[128], hex[2 * 32 + 1], model[DB_CALC_MODEL_MAX + 1], symbols[64];
 	uint64_t format, capstone, start = 0;
 	size_t off, k;
@@ -763,7 +759,7 @@ int calc_cache_check_payload(const void *payload, size_t len, unsigned count, co
 	if (read_index(payload, len, count, NULL, &ent, &n, why) < 0)
 		return -1;
 	for (size_t k = 0; k < n && !r; k++) {
-		struct rd rd = { (const uint8_t *)payload + ent[k].off,
+		struct cursor rd = { (const uint8_t *)payload + ent[k].off,
 				 (const uint8_t *)payload + ent[k].off + ent[k].len, NULL };
 		struct calc_static_part *st = get_record(&rd, ent[k].start, ent[k].end, m);
 
@@ -884,7 +880,7 @@ struct calc_static_part *calc_cache_get(struct calc_cache *cc, struct image *img
 	}
 	pthread_mutex_unlock(&cc->lock);
 	if (e) {
-		struct rd r = { (const uint8_t *)rec.buf, (const uint8_t *)rec.buf + rec.len, NULL };
+		struct cursor r = { (const uint8_t *)rec.buf, (const uint8_t *)rec.buf + rec.len, NULL };
 
 		if (!(st = get_record(&r, p->start, p->end, m))) {
 			char *name = display_safe(p->name);
