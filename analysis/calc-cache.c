@@ -30,10 +30,12 @@
 
 #include "core/cursor.h"
 #include "core/die.h"
+#include "core/search.h"
 #include "core/strbuf.h"
 #include "core/utf8.h"
 #include "core/varint.h"
 #include "core/xalloc.h"
+#include "db/binaries.h"
 #include "db/blob.h"
 #include "db/db.h"
 #include "disasm/image.h"
@@ -839,16 +841,8 @@ out:
 
 static const struct centry *find_entry(const struct centry *v, size_t n, uint64_t start)
 {
-	size_t lo = 0, hi = n;
+	size_t lo = LOWER_BOUND(n, k, v[k].start < start);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (v[mid].start < start)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	return lo < n && v[lo].start == start ? &v[lo] : NULL;
 }
 

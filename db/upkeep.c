@@ -8,6 +8,7 @@
 #include "db/fsio.h"
 #include "db/textrec.h"
 #include "core/die.h"
+#include "core/search.h"
 #include "core/strbuf.h"
 #include "core/testpoint.h"
 #include "core/timeutil.h"
@@ -119,16 +120,8 @@ static int cmp_bin(const void *a, const void *b)
 /* Counts a use of every cached analysis of build-id hex (v sorted by name, so by build-id). */
 static void use_calcs(struct census_binary *v, size_t n, const char *hex)
 {
-	size_t lo = 0, hi = n;
+	size_t lo = LOWER_BOUND(n, k, strcmp(v[k].hex, hex) < 0);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (strcmp(v[mid].hex, hex) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	for (; lo < n && !strcmp(v[lo].hex, hex); lo++)
 		v[lo].refs++;
 }

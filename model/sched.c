@@ -424,7 +424,7 @@ struct sched_prep *sched_prep_new(const struct cpu_model *m, const struct insn *
 	struct sched_prep *sp = xcalloc(1, sizeof(*sp));
 
 	sp->m = m;
-	idmap_init(&sp->mems);
+	sp->mems = (struct idmap)IDMAP_INIT;
 	prep_add(sp, insns, n);
 	return sp;
 }
