@@ -802,6 +802,9 @@ static void load_file(struct calc_cache *cc, struct cfile *f)
 	if (r < 0)
 		warning("cached analysis '%s/calc/%s.%s' is damaged: %s (made again)",
 			cc->db->path, f->hex, f->model, why);
+	else if (r > 0)
+		warning("cached analysis '%s/calc/%s.%s' is stale: made by another build or for "
+			"another binary (made again)", cc->db->path, f->hex, f->model);
 	strbuf_release(&buf);
 }
 

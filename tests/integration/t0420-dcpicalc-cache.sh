@@ -3,7 +3,8 @@
 # dcpicalc's cache of what depends only on the binary (CFGs, schedules:
 # calc/BUILD-ID.MODEL in the database) and its threads: the same reports
 # cold, from the cache and on several threads; a damaged cache said and
-# made again; dcpidb check reads it, gc removes those no epoch uses.
+# made again, a stale one too (said, never used); dcpidb check reads it,
+# gc removes those no epoch uses.
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/programs/fixture-lib.sh"
 
@@ -73,6 +74,32 @@ test_expect_success 'a damaged cache is said, made again, and the reports do not
 	test_grep "warning: cached analysis .* is damaged" err &&
 	dcpidb -d db check >out &&
 	test_grep ", 0 warnings" out &&
+	dcpicalc -d db --image "$O2" >again 2>err &&
+	! grep "cached analysis" err &&
+	test_cmp plain again
+'
+
+test_expect_success 'a stale cache (another binary'"'"'s records under this name) is said, not used' '
+	O0=$PROGRAMS/shapes-O0 &&
+	BID0=$(build_id "$O0") &&
+	{
+		echo "epoch mhz=1000"
+		echo "event cycles used=clock period=100000 unit=ns"
+		echo "image auto path=$O0 buildid=$BID0"
+		echo "profile $BID0 cycles"
+		objdump -d --no-show-raw-insn "$O0" |
+			awk -F: "/^ *[0-9a-f]+:/ { gsub(/ /, \"\", \$1); print \$1 }" |
+			while read -r a; do echo "0x$(vaddr_to_off "$O0" "$a") 3"; done
+	} >db0.txt &&
+	dcpi-test-helper build db0 db0.txt >/dev/null &&
+	dcpicalc -d db0 --image "$O0" >/dev/null &&
+	f=db/calc/$(cat files) &&
+	cp db0/calc/$BID0.* "$f" &&
+	dcpidb -d db check >out &&
+	test_grep ", 0 warnings" out &&
+	dcpicalc -d db --image "$O2" >again 2>err &&
+	test_cmp plain again &&
+	test_grep "warning: cached analysis .* is stale" err &&
 	dcpicalc -d db --image "$O2" >again 2>err &&
 	! grep "cached analysis" err &&
 	test_cmp plain again

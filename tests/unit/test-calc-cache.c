@@ -32,6 +32,7 @@
 #include "core/strbuf.h"
 #include "core/workpool.h"
 #include "core/xalloc.h"
+#include "db/binaries.h"
 #include "db/blob.h"
 #include "db/db.h"
 #include "db/meta.h"
