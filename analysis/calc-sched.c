@@ -259,7 +259,8 @@ void calc_schedule_blocks(struct calc_work *w)
 			bs->pred_edge[bs->n++] = (long)e;
 		}
 	}
-	qsort(jobs, n_jobs, sizeof(*jobs), job_cmp);
+	if (n_jobs)
+		qsort(jobs, n_jobs, sizeof(*jobs), job_cmp);
 	for (size_t k = 0; k < n_jobs; k++) {
 		if (jobs[k].pred != ctx_of) {
 			ctx_of = jobs[k].pred;
