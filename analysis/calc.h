@@ -64,6 +64,7 @@
 #include <stdint.h>
 
 #include "analysis/burstview.h"
+#include "analysis/culprit.h"
 #include "analysis/listing.h"
 #include "analysis/measure.h"
 #include "analysis/valprof.h"
@@ -120,28 +121,6 @@ const char *calc_conf_name(enum calc_conf c);
 /* '-', 'L', 'M', 'H' (for monochrome displays) */
 char calc_conf_letter(enum calc_conf c);
 
-/*
- * Possible reasons of a dynamic stall (bits of calc_insn.culprits), with
- * the letter shown in bubbles and the legend.
- */
-enum calc_culprit {
-	CULPRIT_ICACHE,      /* i: I-cache miss (the instruction starts a line, or a predecessor ends in another) */
-	CULPRIT_ITLB,        /* I: ITLB miss (the same at page granularity) */
-	CULPRIT_DCACHE,      /* d: D-cache miss (a load, or an operand produced by a load) */
-	CULPRIT_DTLB,        /* D: DTLB miss (a load or a store) */
-	CULPRIT_BRANCH,      /* p: branch mispredict (a block head after a conditional or indirect branch) */
-	CULPRIT_STORE_BUF,   /* w: store queue full (a store) */
-	CULPRIT_MUL,         /* m: multiplier busy (a multiply after a recent one) */
-	CULPRIT_DIV,         /* v: divider busy or a value-dependent divide */
-	CULPRIT_SYNC,        /* y: synchronisation (locked or serialising instruction) */
-	CULPRIT_STORE_FWD,   /* F: store-to-load forwarding failed (bursts saw the load overlap
-				an earlier store in part; the store is the culprit) */
-	CULPRIT_ALIAS_4K,    /* K: 4K aliasing (bursts saw an earlier store at the same offset
-				of another page; the store is the culprit) */
-	CULPRIT_UNEXPLAINED, /* u: unexplained stall (everything else was ruled out) */
-	CULPRIT__COUNT
-};
-
 /* Bubble letters of the static stall reasons (enum sched_reason). */
 enum calc_static {
 	CALC_STATIC_SLOT,    /* s: dispatch or retire width, a taken branch, ROB full */
@@ -191,16 +170,6 @@ enum calc_insn_flags {
 	CALC_I_CAPPED = (1 << 8),     /* an uncertain M the samples contradict: m is what it
 					 took (its CPI), not the model's guess */
 };
-
-/* An instruction that may have caused a stall (the culprit addresses). */
-struct calc_cause {
-	uint64_t addr;
-	unsigned what;                /* CALC_CAUSE_CULPRIT(k) and CALC_CAUSE_STATIC(k) bits */
-};
-
-/* The bits of calc_cause.what: a dynamic culprit, a static reason. */
-#define CALC_CAUSE_CULPRIT(k) (1u << (k))
-#define CALC_CAUSE_STATIC(k) (1u << (16 + (k)))
 
 struct calc_insn {
 	const struct insn *insn;      /* addr (ELF vaddr), text, ... (in calc.list.cfg) */
