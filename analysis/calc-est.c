@@ -52,11 +52,10 @@ static void class_features(const struct calc_work *w, int cls, double *agree, do
 	double used = 0, alt = 0, n = 0, ld = 0;
 	bool compared = false;
 
-	for (size_t b = 0; b < cfg->exit; b++) {
+	for (uint32_t k = w->cls_first[cls]; k < w->cls_first[cls + 1]; k++) {
+		uint32_t b = w->cls_blocks[k];
 		const struct cfg_block *blk = &cfg->blocks[b];
 
-		if (blk->cls != cls || !blk->n_insns)
-			continue;
 		compared |= w->bs[b].n > 1;
 		used += w->c->blocks[b].sched.cycles;
 		alt += w->alt_m[b];
@@ -75,13 +74,12 @@ static size_t class_points(struct calc_work *w, int cls, struct est_point *p, si
 	const struct cfg *cfg = w->cfg;
 	size_t n = 0;
 
-	for (size_t b = 0; b < cfg->exit; b++) {
+	for (uint32_t j = w->cls_first[cls]; j < w->cls_first[cls + 1]; j++) {
+		uint32_t b = w->cls_blocks[j];
 		const struct cfg_block *blk = &cfg->blocks[b];
 		const struct block_schedule *s = &w->c->blocks[b].sched;
 		size_t base = n;
 
-		if (blk->cls != cls || !blk->n_insns)
-			continue;
 		for (uint32_t k = 0; k < blk->n_insns; k++) {
 			const struct calc_insn *ci = &w->c->insns[blk->first + k];
 			const struct sched_insn *x = s->insn && k < s->n ? &s->insn[k] : NULL;
@@ -182,13 +180,9 @@ static bool burst_estimate(struct calc_work *w, int cls, struct est_result *r)
 	double total = 0, rest = 0, rest_m = 0, best = 0, n = 0;
 	long d = -1;
 
-	for (size_t b = 0; b < cfg->exit; b++) {
-		if (cfg->blocks[b].cls != cls || !cfg->blocks[b].n_insns)
-			continue;
-		if (blk)
-			return false;
-		blk = &cfg->blocks[b];
-	}
+	if (w->cls_first[cls + 1] - w->cls_first[cls] != 1)
+		return false;
+	blk = &cfg->blocks[w->cls_blocks[w->cls_first[cls]]];
 	if (!blk || !calc_est_params(w)->burst)
 		return false;
 	for (uint32_t k = 0; k < blk->n_insns; k++) {

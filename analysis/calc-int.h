@@ -36,6 +36,8 @@ struct calc_work {
 	const struct cfg *cfg;
 	double *rec[EVENT__COUNT];     /* recorded samples per instruction, events present */
 	unsigned *skflags;             /* enum skid_flags per instruction */
+	struct sched_prep *prep;       /* the instructions prepared for the scheduler (or NULL) */
+	uint32_t *idx;                 /* scratch: instruction indices of a block */
 	/* schedules: per block, one per distinct predecessor (and the cold one) */
 	struct bsched {
 		size_t n;
@@ -43,6 +45,18 @@ struct calc_work {
 		long *pred_edge;           /* edge index each schedule stands for (-1: cold/outside) */
 		size_t cycle;              /* s[cycle]: in its loop's steady state (0: none) */
 	} *bs;
+	/* schedules of blocks on hot cycles found so far, this analysis' or the
+	   cache's (they depend on the cycle only: calc-cache.c keeps them) */
+	struct known_cycle {
+		uint32_t b, n;             /* block b on the cycle blocks[0..n), b first */
+		uint32_t *blocks;
+		struct block_schedule s;
+	} *known;
+	size_t n_known, alloc_known;
+	bool known_new;                /* some found by this analysis */
+	/* per class: its blocks with instructions, in address order:
+	   cls_blocks[cls_first[cls] .. cls_first[cls + 1]) */
+	uint32_t *cls_first, *cls_blocks;
 	double *cls_val;               /* per class */
 	unsigned char *cls_state;      /* enum freq_state */
 	enum calc_conf *cls_conf;
@@ -63,14 +77,33 @@ static inline bool calc_reachable(const struct cfg *cfg, size_t b)
 
 /* ---- calc-sched.c ---------------------------------------------------------- */
 
-/* Schedules block b cold and after each predecessor's code (into w->bs[b]). */
-void calc_schedule_all(struct calc_work *w, size_t b);
+/* Schedules every block cold and after each predecessor's code (into w->bs). */
+void calc_schedule_blocks(struct calc_work *w);
 /* Pass 2, LOOP mode: each block on a loop of several blocks in the loop's steady state. */
 void calc_cycle_schedules(struct calc_work *w);
 /* The schedule each block uses (c->blocks[b].sched) by the mode; weighted: by edge frequency. */
 void calc_schedules(struct calc_work *w, bool weighted);
 /* Copies M, the static reasons and the flags into the instructions. */
 void calc_apply_schedules(struct calc_work *w);
+
+/* ---- calc-cache.c ----------------------------------------------------------- */
+
+/* A procedure's static part (calc-cache.h): its classified CFG, its blocks' schedules. */
+struct calc_static_part {
+	struct cfg cfg;
+	struct bsched *bs;             /* cfg.n_blocks; no hot cycles */
+	struct known_cycle *known;     /* the schedules on hot cycles found before */
+	size_t n_known;
+};
+struct calc_cache;
+struct image;
+struct proc;
+/* The static part of procedure p of img on model m from the cache (the caller's), or NULL. */
+struct calc_static_part *calc_cache_get(struct calc_cache *cc, struct image *img,
+				   const struct cpu_model *m, const struct proc *p);
+/* Adds the static part w has (its blocks' schedules but those on hot cycles, and those). */
+void calc_cache_put(struct calc_cache *cc, const struct calc_work *w);
+void calc_static_part_free(struct calc_static_part *st);
 
 /* ---- calc-skid.c ----------------------------------------------------------- */
 

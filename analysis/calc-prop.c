@@ -133,12 +133,11 @@ void calc_bound_unknown(struct calc_work *w)
 
 		if (w->cls_state[cls] != FREQ_UNKNOWN)
 			continue;
-		for (size_t b = 0; b < cfg->exit; b++) {
+		for (uint32_t j = w->cls_first[cls]; j < w->cls_first[cls + 1]; j++) {
+			uint32_t b = w->cls_blocks[j];
 			const struct cfg_block *blk = &cfg->blocks[b];
 			double l, h;
 
-			if (blk->cls != (int)cls || !blk->n_insns)
-				continue;
 			for (uint32_t k = 0; k < blk->n_insns; k++)
 				samples += w->c->insns[blk->first + k].samples;
 			block_bounds(w, b, &l, &h);

@@ -49,12 +49,11 @@ static long main_pred(const struct calc_work *w, uint32_t b)
 /*
  * The instructions run before a block entered from p: p's, then its main
  * predecessor's before them, and so on, up to PRED_TAIL instructions, none
- * before a call (the callee ran in between).  Written to buf in execution
- * order; returns how many.
+ * before a call (the callee ran in between).  Their indices are written to
+ * out (PRED_TAIL of them at most) in execution order; returns how many.
  */
-static size_t pred_context(const struct calc_work *w, uint32_t p, struct insn **out)
+static size_t pred_context(const struct calc_work *w, uint32_t p, uint32_t *out)
 {
-	struct insn *buf;
 	const struct cfg *cfg = w->cfg;
 	uint32_t chain[PRED_TAIL];
 	size_t nchain = 0, total = 0, n = 0;
@@ -72,7 +71,7 @@ static size_t pred_context(const struct calc_work *w, uint32_t p, struct insn **
 			break;
 		b = main_pred(w, (uint32_t)b);
 	}
-	buf = *out = xmalloc((total + 1) * sizeof(*buf));
+	/* from the last call on, the last PRED_TAIL (a ring, unrolled below) */
 	for (size_t k = nchain; k-- > 0;) {
 		const struct cfg_block *blk = &cfg->blocks[chain[k]];
 
@@ -83,23 +82,44 @@ static size_t pred_context(const struct calc_work *w, uint32_t p, struct insn **
 				n = 0;
 				continue;
 			}
-			buf[n++] = *in;
+			out[n++ % PRED_TAIL] = i;
 		}
 	}
 	if (n > PRED_TAIL) {
-		memmove(buf, buf + (n - PRED_TAIL), PRED_TAIL * sizeof(*buf));
+		uint32_t tmp[PRED_TAIL];
+
+		for (size_t k = 0; k < PRED_TAIL; k++)
+			tmp[k] = out[(n + k) % PRED_TAIL];
+		memcpy(out, tmp, sizeof(tmp));
 		n = PRED_TAIL;
 	}
 	return n;
 }
 
-static int sched_one(struct calc_work *w, size_t b, const struct sched_entry *e, struct block_schedule *s)
+/* The procedure's instructions prepared for the scheduler (on first use). */
+static struct sched_prep *prep_of(struct calc_work *w)
 {
-	const struct cfg *cfg = w->cfg;
-	const struct cfg_block *blk = &cfg->blocks[b];
+	if (!w->prep)
+		w->prep = sched_prep_new(w->c->model, w->cfg->insns, w->cfg->n_insns);
+	return w->prep;
+}
 
+/* The indices of block b's instructions (in w's scratch). */
+static const uint32_t *block_insns(struct calc_work *w, size_t b)
+{
+	const struct cfg_block *blk = &w->cfg->blocks[b];
+
+	for (uint32_t i = 0; i < blk->n_insns; i++)
+		w->idx[i] = blk->first + i;
+	return w->idx;
+}
+
+static int sched_one(struct calc_work *w, size_t b, enum sched_entry_kind kind, const uint32_t *ctx,
+		     size_t n_ctx, struct block_schedule *s)
+{
 	block_schedule_init(s);
-	return schedule_block(w->c->model, &cfg->insns[blk->first], blk->n_insns, e, s);
+	return schedule_prepared(prep_of(w), block_insns(w, b), w->cfg->blocks[b].n_insns, kind, ctx,
+				 n_ctx, s);
 }
 
 /* Recomputes the totals of a combined schedule. */
@@ -130,7 +150,7 @@ static void schedule_totals(struct block_schedule *s)
  * or 1 at random; the mean over several alignments is the steady state's
  * fraction.
  */
-static int sched_context(struct calc_work *w, size_t b, const struct sched_entry *e,
+static int sched_context(struct calc_work *w, size_t b, const uint32_t *ctx, size_t n_ctx,
 			 struct block_schedule *out)
 {
 	static const size_t lens[] = { 16, 32 };
@@ -138,18 +158,17 @@ static int sched_context(struct calc_work *w, size_t b, const struct sched_entry
 	size_t runs = 0;
 	double *acc = NULL;
 
-	if (e->kind != SCHED_ENTRY_PRED)
-		return sched_one(w, b, e, out);
 	for (size_t k = 0; k < ARRAY_SIZE(lens); k++) {
-		struct sched_entry x = *e;
+		const uint32_t *x = ctx;
+		size_t nx = n_ctx;
 
-		if (k && lens[k - 1] >= e->n_pred)
+		if (k && lens[k - 1] >= n_ctx)
 			break;
-		if (x.n_pred > lens[k]) {
-			x.pred += x.n_pred - lens[k];
-			x.n_pred = lens[k];
+		if (nx > lens[k]) {
+			x += nx - lens[k];
+			nx = lens[k];
 		}
-		if (sched_one(w, b, &x, runs ? &s : out))
+		if (sched_one(w, b, SCHED_ENTRY_PRED, x, nx, runs ? &s : out))
 			continue;
 		if (!runs++) {
 			acc = xcalloc(out->n + 1, sizeof(*acc));
@@ -170,49 +189,88 @@ static int sched_context(struct calc_work *w, size_t b, const struct sched_entry
 	return 0;
 }
 
+/* A block's schedule after a predecessor's code, to be made (calc_schedule_blocks). */
+struct ctx_job {
+	uint32_t pred, block;       /* the predecessor whose code runs first, the block */
+	size_t slot;                /* w->bs[block].s[slot] */
+};
+
+static int job_cmp(const void *a, const void *b)
+{
+	const struct ctx_job *x = a, *y = b;
+
+	if (x->pred != y->pred)
+		return x->pred < y->pred ? -1 : 1;
+	return x->block < y->block ? -1 : x->block > y->block;
+}
+
 /*
- * Schedules block b cold, after each predecessor's code (its self-loop: in
- * the steady state), up to PRED_MAX predecessors: the modes combine these,
- * and the confidence compares two of the combinations.
+ * Schedules each block cold, after each predecessor's code (its self-loop:
+ * in the steady state), up to PRED_MAX predecessors: the modes combine
+ * these, and the confidence compares two of the combinations.  The
+ * blocks after one predecessor are scheduled one after the other, so that
+ * the scheduler runs the predecessor's code once for all of them.
  */
-void calc_schedule_all(struct calc_work *w, size_t b)
+void calc_schedule_blocks(struct calc_work *w)
 {
 	const struct cfg *cfg = w->cfg;
-	const struct cfg_block *blk = &cfg->blocks[b];
-	struct bsched *bs = &w->bs[b];
-	size_t cap = blk->n_pred + 1;
+	struct ctx_job *jobs = NULL;
+	size_t n_jobs = 0, alloc = 0;
+	uint32_t ctx[PRED_TAIL];
+	size_t n_ctx = 0;
+	long ctx_of = -1;
+	int *ctx_len = xmalloc((cfg->n_blocks + 1) * sizeof(*ctx_len));  /* -1: not yet known */
 
-	bs->s = xcalloc(cap, sizeof(*bs->s));
-	bs->pred_edge = xmalloc(cap * sizeof(*bs->pred_edge));
-	if (sched_one(w, b, NULL, &bs->s[0])) {
-		bs->n = 0;
-		return;
-	}
-	bs->pred_edge[0] = -1;
-	bs->n = 1;
-	/* every mode schedules the contexts: the confidence compares models */
-	for (uint32_t k = 0; k < blk->n_pred && bs->n <= PRED_MAX; k++) {
-		uint32_t e = cfg->pred[blk->pred + k];
-		const struct cfg_edge *ed = &cfg->edges[e];
-		struct sched_entry entry = { SCHED_ENTRY_PRED, NULL, 0 };
-		struct insn *ctx = NULL;
+	memset(ctx_len, 0xff, (cfg->n_blocks + 1) * sizeof(*ctx_len));
 
-		if (ed->from == cfg->exit || ed->kind == CFG_CALL_RETURN)
+	for (size_t b = 0; b < cfg->exit; b++) {
+		const struct cfg_block *blk = &cfg->blocks[b];
+		struct bsched *bs = &w->bs[b];
+		size_t cap = blk->n_pred + 1;
+
+		if (!blk->n_insns)
 			continue;
-		if (self_edge(cfg, e)) {
-			entry.kind = SCHED_ENTRY_LOOP;
-		} else {
-			entry.n_pred = pred_context(w, ed->from, &ctx);
-			entry.pred = ctx;
-			if (!entry.n_pred) {
-				free(ctx);
-				continue;
-			}
+		bs->s = xcalloc(cap, sizeof(*bs->s));
+		bs->pred_edge = xmalloc(cap * sizeof(*bs->pred_edge));
+		if (sched_one(w, b, SCHED_ENTRY_COLD, NULL, 0, &bs->s[0])) {
+			bs->n = 0;
+			continue;
 		}
-		if (!sched_context(w, b, &entry, &bs->s[bs->n]))
+		bs->pred_edge[0] = -1;
+		bs->n = 1;
+		/* every mode schedules the contexts: the confidence compares models */
+		for (uint32_t k = 0; k < blk->n_pred && bs->n <= PRED_MAX; k++) {
+			uint32_t e = cfg->pred[blk->pred + k];
+			const struct cfg_edge *ed = &cfg->edges[e];
+
+			if (ed->from == cfg->exit || ed->kind == CFG_CALL_RETURN)
+				continue;
+			if (self_edge(cfg, e)) {
+				/* the body scheduled cold schedules as a loop too */
+				sched_one(w, b, SCHED_ENTRY_LOOP, NULL, 0, &bs->s[bs->n]);
+			} else {
+				if (ctx_len[ed->from] < 0)
+					ctx_len[ed->from] = (int)pred_context(w, ed->from, ctx);
+				if (!ctx_len[ed->from])
+					continue;
+				ALLOC_GROW(jobs, n_jobs + 1, alloc);
+				jobs[n_jobs++] = (struct ctx_job){ ed->from, (uint32_t)b, bs->n };
+			}
 			bs->pred_edge[bs->n++] = (long)e;
-		free(ctx);
+		}
 	}
+	if (n_jobs)
+		qsort(jobs, n_jobs, sizeof(*jobs), job_cmp);
+	for (size_t k = 0; k < n_jobs; k++) {
+		if (jobs[k].pred != ctx_of) {
+			ctx_of = jobs[k].pred;
+			n_ctx = pred_context(w, jobs[k].pred, ctx);
+		}
+		/* cannot fail: the block's instructions scheduled cold */
+		sched_context(w, jobs[k].block, ctx, n_ctx, &w->bs[jobs[k].block].s[jobs[k].slot]);
+	}
+	free(jobs);
+	free(ctx_len);
 }
 
 /*
@@ -309,14 +367,13 @@ static size_t hot_cycle(const struct calc_work *w, size_t b, uint32_t e, uint32_
  * kept.  The multi-block form of SCHED_ENTRY_LOOP: what follows the block
  * overlaps with it as the core overlaps iterations.
  */
-static int sched_cycle(struct calc_work *w, size_t b, const uint32_t *cyc, size_t n,
-		       struct block_schedule *out)
+static int sched_cycle_run(struct calc_work *w, size_t b, const uint32_t *cyc, size_t n,
+			   struct block_schedule *out)
 {
 	const struct cfg *cfg = w->cfg;
 	const struct cfg_block *blk = &cfg->blocks[b];
-	struct sched_entry loop = { SCHED_ENTRY_LOOP, NULL, 0 };
 	struct block_schedule all;
-	struct insn *trace;
+	uint32_t *trace;
 	size_t len = 0;
 	int ret;
 
@@ -327,11 +384,11 @@ static int sched_cycle(struct calc_work *w, size_t b, const uint32_t *cyc, size_
 	for (size_t k = 0; k < n; k++) {
 		const struct cfg_block *x = &cfg->blocks[cyc[k]];
 
-		memcpy(&trace[len], &cfg->insns[x->first], x->n_insns * sizeof(*trace));
-		len += x->n_insns;
+		for (uint32_t i = 0; i < x->n_insns; i++)
+			trace[len++] = x->first + i;
 	}
 	block_schedule_init(&all);
-	ret = schedule_block(w->c->model, trace, len, &loop, &all);
+	ret = schedule_prepared(prep_of(w), trace, len, SCHED_ENTRY_LOOP, NULL, 0, &all);
 	free(trace);
 	if (ret)
 		return -1;
@@ -347,6 +404,38 @@ static int sched_cycle(struct calc_work *w, size_t b, const uint32_t *cyc, size_
 			r->kind = SREF_NONE;  /* in another block of the cycle */
 	}
 	schedule_totals(out);
+	return 0;
+}
+
+/*
+ * The same, from the schedules of hot cycles found before (this analysis'
+ * or the cache's: a cycle's schedule depends on its blocks only) when one
+ * is of b on the same blocks; a new one is kept.
+ */
+static int sched_cycle(struct calc_work *w, size_t b, const uint32_t *cyc, size_t n,
+		       struct block_schedule *out)
+{
+	struct known_cycle *k;
+
+	for (size_t j = 0; j < w->n_known; j++) {
+		k = &w->known[j];
+		if (k->b == b && k->n == n && !memcmp(k->blocks, cyc, n * sizeof(*cyc))) {
+			block_schedule_init(out);
+			*out = k->s;
+			out->insn = xmemdup(k->s.insn, k->s.n * sizeof(*k->s.insn));
+			return 0;
+		}
+	}
+	if (sched_cycle_run(w, b, cyc, n, out))
+		return -1;
+	ALLOC_GROW(w->known, w->n_known + 1, w->alloc_known);
+	k = &w->known[w->n_known++];
+	k->b = (uint32_t)b;
+	k->n = (uint32_t)n;
+	k->blocks = xmemdup(cyc, n * sizeof(*cyc));
+	k->s = *out;
+	k->s.insn = xmemdup(out->insn, out->n * sizeof(*out->insn));
+	w->known_new = true;
 	return 0;
 }
 
@@ -502,6 +591,36 @@ static void combine_mode(struct calc_work *w, size_t b, bool weighted, enum calc
 }
 
 /*
+ * The best-case cycles of block b's schedule under LOOP or AUTO (or COLD):
+ * what combine_mode() would give as out->cycles, without the schedule.
+ */
+static double combined_cycles(struct calc_work *w, size_t b, bool weighted, enum calc_sched mode)
+{
+	struct bsched *bs = &w->bs[b];
+	double local[32], *wt, total = 0, cycles = 0;
+
+	if (!bs->n)
+		return 0;
+	if (bs->n == 1 || mode == CALC_SCHED_COLD)
+		return bs->s[0].cycles;
+	wt = bs->n <= ARRAY_SIZE(local) ? local : xcalloc(bs->n, sizeof(*wt));
+	memset(wt, 0, bs->n * sizeof(*wt));
+	schedule_weights(w, b, weighted, mode == CALC_SCHED_LOOP, wt);
+	for (size_t k = 0; k < bs->n; k++)
+		total += wt[k];
+	for (size_t i = 0; i < bs->s[0].n; i++) {
+		double acc = 0;
+
+		for (size_t k = 0; k < bs->n; k++)
+			acc += wt[k] * bs->s[k].insn[i].m / total;
+		cycles += acc > 1e-9 ? acc : 0;
+	}
+	if (wt != local)
+		free(wt);
+	return cycles;
+}
+
+/*
  * The schedule every estimate uses, per block, by the options; and the
  * block's cycles under the other model (AUTO against LOOP), for the
  * confidence: an estimate whose M depends on what ran before is unsure.
@@ -512,16 +631,11 @@ void calc_schedules(struct calc_work *w, bool weighted)
 									      : CALC_SCHED_AUTO;
 
 	for (size_t b = 0; b < w->cfg->exit; b++) {
-		struct block_schedule other;
-
 		w->alt_m[b] = 0;
 		if (!w->cfg->blocks[b].n_insns)
 			continue;
 		combine_mode(w, b, weighted, mode, &w->c->blocks[b].sched);
-		block_schedule_init(&other);
-		combine_mode(w, b, weighted, alt, &other);
-		w->alt_m[b] = other.cycles;
-		block_schedule_release(&other);
+		w->alt_m[b] = combined_cycles(w, b, weighted, alt);
 	}
 }
 

@@ -15,6 +15,7 @@
 #include "core/die.h"
 #include "core/xalloc.h"
 #include "db/meta.h"
+#include "disasm/image.h"
 
 /* ---- names ------------------------------------------------------------------- */
 
@@ -172,6 +173,29 @@ static void frequencies(struct calc_work *w)
 	calc_flow_correct(w);
 }
 
+static bool can_schedule(const struct calc *c)
+{
+	return c->model && c->model->arch == c->list.cfg.arch;
+}
+
+/* Each class's blocks with instructions (the steps look at them class by class). */
+static void class_blocks(struct calc_work *w)
+{
+	const struct cfg *cfg = w->cfg;
+	size_t nc = cfg->n_classes;
+
+	w->cls_first = xcalloc(nc + 2, sizeof(*w->cls_first));
+	w->cls_blocks = xcalloc(cfg->n_blocks + 1, sizeof(*w->cls_blocks));
+	for (size_t b = 0; b < cfg->exit; b++)
+		if (cfg->blocks[b].n_insns && cfg->blocks[b].cls >= 0 && (size_t)cfg->blocks[b].cls < nc)
+			w->cls_first[cfg->blocks[b].cls + 2]++;
+	for (size_t k = 2; k < nc + 2; k++)
+		w->cls_first[k] += w->cls_first[k - 1];
+	for (size_t b = 0; b < cfg->exit; b++)
+		if (cfg->blocks[b].n_insns && cfg->blocks[b].cls >= 0 && (size_t)cfg->blocks[b].cls < nc)
+			w->cls_blocks[w->cls_first[cfg->blocks[b].cls + 1]++] = (uint32_t)b;
+}
+
 static void work_init(struct calc_work *w, struct calc *c, const struct epoch_meta *meta)
 {
 	const struct cfg *cfg = &c->list.cfg;
@@ -189,6 +213,8 @@ static void work_init(struct calc_work *w, struct calc *c, const struct epoch_me
 			w->rec[ev][i] = (double)c->list.insns[i].samples[ev];
 	}
 	w->skflags = xcalloc(cfg->n_insns + 1, sizeof(unsigned));
+	class_blocks(w);
+	w->idx = xcalloc(cfg->n_insns + 1, sizeof(*w->idx));
 	w->bs = xcalloc(cfg->n_blocks + 1, sizeof(*w->bs));
 	w->cls_val = xcalloc(nc, sizeof(double));
 	w->cls_state = xcalloc(nc, 1);
@@ -213,7 +239,16 @@ static void work_release(struct calc_work *w)
 		free(w->bs[b].pred_edge);
 	}
 	free(w->bs);
+	for (size_t k = 0; k < w->n_known; k++) {
+		free(w->known[k].blocks);
+		block_schedule_release(&w->known[k].s);
+	}
+	free(w->known);
 	free(w->skflags);
+	free(w->cls_first);
+	free(w->cls_blocks);
+	free(w->idx);
+	sched_prep_free(w->prep);
 	free(w->cls_val);
 	free(w->cls_state);
 	free(w->cls_conf);
@@ -224,11 +259,6 @@ static void work_release(struct calc_work *w)
 	free(w->cls_agree);
 	free(w->cls_loads);
 	free(w->cls_repaired);
-}
-
-static bool can_schedule(const struct calc *c)
-{
-	return c->model && c->model->arch == c->list.cfg.arch;
 }
 
 /*
@@ -273,10 +303,21 @@ int calc_from_listing(struct calc *c, const struct epoch_meta *meta, const uint6
 	for (size_t k = 0; k < c->n_measured; k++)
 		c->measured[k].lost = meta ? epoch_meta_counter(meta, "lost") : 0;
 	work_init(&w, c, meta);
-	if (can_schedule(c))
-		for (size_t b = 0; b < w.cfg->exit; b++)
-			if (w.cfg->blocks[b].n_insns)
-				calc_schedule_all(&w, b);
+	if (c->stat) {
+		/* the static part came from the cache */
+		free(w.bs);
+		w.bs = c->stat->bs;
+		c->stat->bs = NULL;
+		w.known = c->stat->known;
+		w.n_known = w.alloc_known = c->stat->n_known;
+		c->stat->known = NULL;
+		c->stat->n_known = 0;
+		calc_static_part_free(c->stat);
+		c->stat = NULL;
+	} else if (can_schedule(c)) {
+		calc_schedule_blocks(&w);
+		w.known_new = true;
+	}
 	/* pass 1: unweighted schedules, head samples split evenly */
 	calc_schedules(&w, false);
 	calc_apply_schedules(&w);
@@ -285,6 +326,8 @@ int calc_from_listing(struct calc *c, const struct epoch_meta *meta, const uint6
 	/* pass 2: with the edge frequencies of pass 1 */
 	if (can_schedule(c) && c->opts.sched == CALC_SCHED_LOOP)
 		calc_cycle_schedules(&w);
+	if (c->opts.cache && w.known_new)
+		calc_cache_put(c->opts.cache, &w);
 	calc_schedules(&w, true);
 	calc_apply_schedules(&w);
 	calc_skid_attribute(&w, true);
@@ -298,22 +341,52 @@ int calc_from_listing(struct calc *c, const struct epoch_meta *meta, const uint6
 	return 0;
 }
 
-int calc_build(struct calc *c, struct epoch_view *v, const struct proc_ref *ref,
-	       const struct calc_opts *o)
+int calc_prepare(struct calc *c, struct epoch_view *v, const struct proc_ref *ref,
+		 const struct calc_opts *o)
 {
+	static const struct calc_opts defaults = CALC_OPTS_INIT;
 	struct listing_opts lo = LISTING_OPTS_INIT;
+	const struct epoch_meta *meta = v->meta_ok ? &v->meta : NULL;
+	int r;
 
 	memset(c, 0, sizeof(*c));
-	if (o) {
-		lo.source = o->source;
-		lo.src = o->src;
+	c->opts = o ? *o : defaults;
+	lo.source = c->opts.source;
+	lo.src = c->opts.src;
+	if (c->opts.cache && ref->proc) {
+		struct image *img = epoch_view_image(v, ref->image);
+		const struct cpu_model *m = c->opts.model ? c->opts.model : cpu_model_for(meta, NULL);
+
+		if (image_has_code(img, NULL))
+			c->stat = calc_cache_get(c->opts.cache, img, m, ref->proc);
 	}
-	if (listing_build(&c->list, v, ref, &lo))
+	if (c->stat)
+		r = listing_build_cfg(&c->list, v, ref, &lo, &c->stat->cfg);
+	else
+		r = listing_build(&c->list, v, ref, &lo);
+	if (r)
 		return -1;
 	c->vprof = epoch_view_values(v, ref->image);
 	valprof_build(&c->vals, &c->list, c->vprof);
 	burstview_build(&c->bursts, &c->list, epoch_view_bursts(v));
-	return calc_from_listing(c, v->meta_ok ? &v->meta : NULL, v->totals, o);
+	c->prep_meta = meta;
+	c->prep_totals = v->totals;
+	return 0;
+}
+
+int calc_compute(struct calc *c)
+{
+	struct calc_opts o = c->opts;
+
+	return calc_from_listing(c, c->prep_meta, c->prep_totals, &o);
+}
+
+int calc_build(struct calc *c, struct epoch_view *v, const struct proc_ref *ref,
+	       const struct calc_opts *o)
+{
+	if (calc_prepare(c, v, ref, o))
+		return -1;
+	return calc_compute(c);
 }
 
 void calc_release(struct calc *c)
@@ -329,5 +402,6 @@ void calc_release(struct calc *c)
 	burstview_release(&c->bursts);
 	valprof_release(&c->vals);
 	listing_release(&c->list);
+	calc_static_part_free(c->stat);
 	memset(c, 0, sizeof(*c));
 }

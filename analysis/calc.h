@@ -84,6 +84,7 @@ enum calc_sched {
 };
 
 struct est_params;
+struct calc_cache;
 
 struct calc_opts {
 	enum calc_sched sched;
@@ -100,9 +101,11 @@ struct calc_opts {
 	struct srcfiles *src;   /* source text for the listing (may be NULL) */
 	const struct est_params *est; /* the estimator's knobs (freq.h); NULL: defaults */
 	bool values;            /* show value profiles (valprof.h) in the text and JSON */
+	struct calc_cache *cache; /* the static part from and to this cache (calc-cache.h);
+				     NULL: found every time */
 };
 
-#define CALC_OPTS_INIT { CALC_SCHED_LOOP, false, -1, 0, 0, NULL, false, NULL, NULL, false }
+#define CALC_OPTS_INIT { CALC_SCHED_LOOP, false, -1, 0, 0, NULL, false, NULL, NULL, false, NULL }
 
 /* ---- confidence, culprits, static reasons ----------------------------------- */
 
@@ -292,6 +295,10 @@ struct calc {
 	/* the machine's load latencies measured by the collector (collect/ladder.h),
 	 * in cycles per load; 0 unknown */
 	double ladder[CALC_LEVEL__COUNT];
+	/* private: what calc_prepare() read for calc_compute() */
+	const struct epoch_meta *prep_meta;
+	const uint64_t *prep_totals;
+	struct calc_static_part *stat;
 };
 
 /*
@@ -302,6 +309,20 @@ struct calc {
  */
 int calc_build(struct calc *c, struct epoch_view *v, const struct proc_ref *ref,
 	       const struct calc_opts *o);
+
+/*
+ * calc_build() in two steps, for threads analysing procedures of one epoch
+ * view at once: calc_prepare() reads from the view what the analysis
+ * needs (the listing, or its CFG from opts.cache; the value profile; the
+ * bursts) and must have the view to itself (an epoch view and its images
+ * are not thread-safe: hold the lock that guards the view);
+ * calc_compute() does the rest on any thread without it.  Together they
+ * give what calc_build() gives.  After a failed calc_prepare() (-1,
+ * reported), calc_release() only.  The view and opts.cache must outlive c.
+ */
+int calc_prepare(struct calc *c, struct epoch_view *v, const struct proc_ref *ref,
+		 const struct calc_opts *o);
+int calc_compute(struct calc *c);
 void calc_release(struct calc *c);
 
 /*

@@ -105,8 +105,8 @@ static void attach_source(struct listing *l, const struct listing_opts *o)
 	}
 }
 
-int listing_build(struct listing *l, struct epoch_view *v, const struct proc_ref *ref,
-		  const struct listing_opts *o)
+static int build(struct listing *l, struct epoch_view *v, const struct proc_ref *ref,
+		 const struct listing_opts *o, struct cfg *cfg)
 {
 	static const struct listing_opts defaults = LISTING_OPTS_INIT;
 	const char *why;
@@ -114,6 +114,10 @@ int listing_build(struct listing *l, struct epoch_view *v, const struct proc_ref
 	if (!o)
 		o = &defaults;
 	memset(l, 0, sizeof(*l));
+	if (cfg) {
+		l->cfg = *cfg;  /* taken over, whatever happens */
+		memset(cfg, 0, sizeof(*cfg));
+	}
 	l->view = v;
 	l->ref = *ref;
 	l->img = epoch_view_image(v, ref->image);
@@ -126,9 +130,11 @@ int listing_build(struct listing *l, struct epoch_view *v, const struct proc_ref
 		free(path);
 		return -1;
 	}
-	if (image_cfg(l->img, ref->proc, &l->cfg))
-		return -1;
-	cfg_classify(&l->cfg);
+	if (!cfg) {
+		if (image_cfg(l->img, ref->proc, &l->cfg))
+			return -1;
+		cfg_classify(&l->cfg);
+	}
 	l->n_insns = l->cfg.n_insns;
 	l->insns = xcalloc(l->n_insns ? l->n_insns : 1, sizeof(*l->insns));
 	for (size_t i = 0; i < l->n_insns; i++) {
@@ -139,6 +145,18 @@ int listing_build(struct listing *l, struct epoch_view *v, const struct proc_ref
 	if (o->source)
 		attach_source(l, o);
 	return 0;
+}
+
+int listing_build(struct listing *l, struct epoch_view *v, const struct proc_ref *ref,
+		  const struct listing_opts *o)
+{
+	return build(l, v, ref, o, NULL);
+}
+
+int listing_build_cfg(struct listing *l, struct epoch_view *v, const struct proc_ref *ref,
+		      const struct listing_opts *o, struct cfg *cfg)
+{
+	return build(l, v, ref, o, cfg);
 }
 
 void listing_release(struct listing *l)

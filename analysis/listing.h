@@ -84,6 +84,13 @@ struct listing {
 
 int listing_build(struct listing *l, struct epoch_view *v, const struct proc_ref *ref,
 		  const struct listing_opts *o);
+/*
+ * The same with the procedure's CFG given (classified, as image_cfg() and
+ * cfg_classify() make it: from a cache), which the listing takes over in
+ * every case (on failure too).
+ */
+int listing_build_cfg(struct listing *l, struct epoch_view *v, const struct proc_ref *ref,
+		      const struct listing_opts *o, struct cfg *cfg);
 void listing_release(struct listing *l);
 
 /* The instruction whose bytes hold addr (its index), or -1. */

@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -143,5 +144,121 @@ int db_unwind_load(struct db *db, const char *hex, struct strbuf *out)
 	close(fd);
 	free(what);
 	strbuf_release(&buf);
+	return r;
+}
+
+/* ---- cached analyses (calc/HEX.MODEL) ---------------------------------- */
+
+bool db_calc_model_valid(const char *model)
+{
+	size_t n = strlen(model);
+
+	if (!n || n > DB_CALC_MODEL_MAX)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!((model[i] >= 'a' && model[i] <= 'z') || (model[i] >= '0' && model[i] <= '9') ||
+		      model[i] == '-'))
+			return false;
+	return true;
+}
+
+bool db_calc_name_valid(const char *name, size_t *hex_len)
+{
+	const char *dot = strchr(name, '.');
+	char hex[2 * 32 + 1];
+	size_t n = dot ? (size_t)(dot - name) : 0;
+
+	if (!dot || n >= sizeof(hex))
+		return false;
+	memcpy(hex, name, n);
+	hex[n] = 0;
+	if (!db_binary_name_valid(hex) || !db_calc_model_valid(dot + 1))
+		return false;
+	if (hex_len)
+		*hex_len = n;
+	return true;
+}
+
+/* "HEX.MODEL" into out, or -1 if either is not valid. */
+static int calc_name(char *out, size_t size, const char *hex, const char *model)
+{
+	if (!db_binary_name_valid(hex) || !db_calc_model_valid(model))
+		return -1;
+	snprintf(out, size, "%s.%s", hex, model);
+	return 0;
+}
+
+int db_calc_store(struct db *db, const char *hex, const char *model, uint32_t count,
+		  const void *payload, size_t len)
+{
+	struct strbuf blob = STRBUF_INIT;
+	char name[128];
+	int fd, r, err;
+
+	if (calc_name(name, sizeof(name), hex, model)) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (mkdirat(db->dirfd, DB_CALC_DIR, FSIO_DIR_MODE) && errno != EEXIST)
+		return -1;
+	fd = openat(db->dirfd, DB_CALC_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	blob_encode(DB_CALC_MAGIC, DB_CALC_VERSION, 0, count, payload, len, &blob);
+	r = fsio_write_cache(fd, name, blob.buf, blob.len);
+	err = errno;
+	close(fd);
+	strbuf_release(&blob);
+	errno = err;
+	return r;
+}
+
+int db_calc_load(struct db *db, const char *hex, const char *model, struct strbuf *buf,
+		 struct blob_header *h, const char **why)
+{
+	const void *payload;
+	struct stat st;
+	char name[128];
+	int dfd, fd, r = 0;
+
+	strbuf_reset(buf);
+	*why = NULL;
+	if (calc_name(name, sizeof(name), hex, model))
+		return 1;
+	dfd = openat(db->dirfd, DB_CALC_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0)
+		return errno == ENOENT ? 1 : (*why = strerror(errno), -1);
+	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	close(dfd);
+	if (fd < 0)
+		return errno == ENOENT ? 1 : (*why = strerror(errno), -1);
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		*why = "not a regular file";
+		r = -1;
+	} else if ((uint64_t)st.st_size > BLOB_MAX_SIZE) {
+		*why = "too large";
+		r = -1;
+	} else {
+		size_t want = (size_t)st.st_size, got = 0;
+
+		strbuf_grow(buf, want + 1);
+		while (got < want) {
+			ssize_t n = pread(fd, buf->buf + got, want - got, (off_t)got);
+
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0) {
+				*why = n < 0 ? strerror(errno) : "truncated";
+				r = -1;
+				break;
+			}
+			got += (size_t)n;
+		}
+		buf->len = got;
+		buf->buf[got] = 0;
+	}
+	close(fd);
+	if (!r && blob_decode(buf->buf, buf->len, DB_CALC_MAGIC, DB_CALC_VERSION, h, &payload, why))
+		r = -1;
 	return r;
 }

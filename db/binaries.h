@@ -6,9 +6,11 @@
  *   build-id in lowercase hex, so that a rebuild does not orphan an old
  *   profile (dcpirun stores them; readers use them when the file at an
  *   image's path has another build-id);
- * - the collector's cached unwind tables (DIR/unwind/HEX).
+ * - the collector's cached unwind tables (DIR/unwind/HEX);
+ * - the analysis' cached static parts (DIR/calc/HEX.MODEL).
  *
- * docs/db-format.md, "Binary snapshots" and "Cached unwind tables".
+ * docs/db-format.md, "Binary snapshots", "Cached unwind tables" and
+ * "Cached analyses".
  */
 #ifndef DCPI_DB_BINARIES_H
 #define DCPI_DB_BINARIES_H
@@ -55,5 +57,43 @@ int db_unwind_store(struct db *db, const char *hex, const void *data, size_t len
  * (reported, as a warning).
  */
 int db_unwind_load(struct db *db, const char *hex, struct strbuf *out);
+
+/*
+ * Cached analyses (DIR/calc/BUILD-ID.MODEL): what the instruction-level
+ * analysis of a binary's procedures found that depends only on the binary
+ * and the processor model (analysis/calc-cache.h holds the payload's
+ * format), so that the next analysis of the same binary need not find it
+ * again.  A cache: any process that can write the database directory
+ * stores one, reader or writer, without the lock; a missing, stale or
+ * damaged one is made again; `dcpidb gc` removes those no epoch uses.
+ */
+#define DB_CALC_MAGIC "DCPICALC"
+#define DB_CALC_VERSION 1
+#define DB_CALC_MODEL_MAX 32
+/* True if model can name a cached analysis: 1-32 of [a-z0-9-]. */
+bool db_calc_model_valid(const char *model);
+/*
+ * True if name is a cached analysis' file name, "HEX.MODEL"; its build-id
+ * is then the first *hex_len bytes (hex_len may be NULL).
+ */
+bool db_calc_name_valid(const char *name, size_t *hex_len);
+/*
+ * Stores the analysis of build-id hex on model (a blob's payload, count and
+ * flags) as calc/HEX.MODEL, replaced atomically, not fsynced.  Returns 0,
+ * or -1 with errno set and no message: a cache that cannot be stored (a
+ * database the process cannot write) is only not stored.
+ */
+int db_calc_store(struct db *db, const char *hex, const char *model, uint32_t count,
+		  const void *payload, size_t len);
+/*
+ * Reads it into buf (replaced): 0, with h describing the blob and the
+ * payload at buf->buf + BLOB_HEADER_SIZE; 1 if there is none (no message);
+ * -1 if it cannot be read or is damaged, with *why saying why (static or
+ * strerror's text; no message).
+ */
+struct blob_header;
+int db_calc_load(struct db *db, const char *hex, const char *model, struct strbuf *buf,
+		 struct blob_header *h, const char **why);
+
 
 #endif

@@ -631,11 +631,50 @@ static void check_unwind_table(struct checker *k, int dirfd, const char *hex, co
 	strbuf_release(&buf);
 }
 
+int (*db_check_calc_payload)(const void *payload, size_t len, unsigned count, const char **why);
+
 /*
- * A directory of files named by build-id (binaries/, unwind/): temps, other
- * names, each file by check, and those no epoch's image index names.
+ * Cached analyses: a cache too, so a damaged one is a warning (the next
+ * analysis makes it again).  The container is checked here, the payload by
+ * the analysis' decoder when the program has one (db_check_calc_payload).
+ */
+static void check_calc(struct checker *k, int dirfd, const char *name, const char *path)
+{
+	struct strbuf buf = STRBUF_INIT;
+	struct blob_header h;
+	const void *payload;
+	const char *why;
+
+	k->st->files++;
+	if (!read_file(k, dirfd, name, path, BLOB_MAX_SIZE, &buf) &&
+	    (blob_decode(buf.buf, buf.len, DB_CALC_MAGIC, DB_CALC_VERSION, &h, &payload, &why) ||
+	     (db_check_calc_payload &&
+	      db_check_calc_payload(payload, (size_t)h.payload_size, h.count, &why))))
+		find(k, DB_CHECK_WARNING, path, "damaged cached analysis: %s (the next analysis "
+		     "makes it again)", why);
+	strbuf_release(&buf);
+}
+
+/* The length of the build-id a file of binaries/ or unwind/ is named by, 0: none. */
+static size_t build_id_name(const char *name)
+{
+	return db_binary_name_valid(name) ? strlen(name) : 0;
+}
+
+/* The same for calc/ (HEX.MODEL). */
+static size_t calc_build_id(const char *name)
+{
+	size_t n;
+
+	return db_calc_name_valid(name, &n) ? n : 0;
+}
+
+/*
+ * A directory of files named by build-id (binaries/, unwind/, calc/): temps,
+ * other names, each file by check, and those no epoch's image index names.
  */
 static void check_by_build_id(struct checker *k, const char *dir, const char *what,
+			      size_t (*hex_len)(const char *name),
 			      void (*check)(struct checker *k, int dirfd, const char *hex,
 					    const char *path))
 {
@@ -653,16 +692,22 @@ static void check_by_build_id(struct checker *k, const char *dir, const char *wh
 		qsort(k->used, k->n_used, sizeof(*k->used), cmp_str);
 	for (size_t i = 0; i < n; i++) {
 		const char *hex = names[i];
+		size_t idn = hex_len(hex);
 
 		snprintf(path, sizeof(path), "%s/%s", dir, hex);
 		if (is_temp(hex)) {
 			temp_note(k, fd, hex, path);
-		} else if (!db_binary_name_valid(hex)) {
+		} else if (!idn || idn >= 2 * 32 + 1) {
 			find(k, DB_CHECK_WARNING, path, "not a %s name (readers ignore it)", what);
 		} else {
+			char id[2 * 32 + 1];
+			const char *key = id;
+
+			memcpy(id, hex, idn);
+			id[idn] = 0;
 			check(k, fd, hex, path);
 			if (k->all_indexes_read &&
-			    !bsearch(&hex, k->used, k->n_used, sizeof(*k->used), cmp_str))
+			    !bsearch(&key, k->used, k->n_used, sizeof(*k->used), cmp_str))
 				find(k, DB_CHECK_NOTE, path, "no epoch uses this %s "
 				     "(dcpidb gc removes it)", what);
 		}
@@ -730,7 +775,8 @@ int db_check(struct db *db, unsigned flags, db_check_fn fn, void *ctx, struct db
 			   !strcmp(name, "lock")) {
 			have_current |= !strcmp(name, "current");
 			check_top_file(&k, name, &buf, &current);
-		} else if (strcmp(name, DB_BINARIES_DIR) && strcmp(name, DB_UNWIND_DIR)) {
+		} else if (strcmp(name, DB_BINARIES_DIR) && strcmp(name, DB_UNWIND_DIR) &&
+			   strcmp(name, DB_CALC_DIR)) {
 			find(&k, DB_CHECK_WARNING, name, "not part of a dcpi database (readers ignore it)");
 		}
 	}
@@ -747,8 +793,9 @@ int db_check(struct db *db, unsigned flags, db_check_fn fn, void *ctx, struct db
 			find(&k, DB_CHECK_WARNING, "current", "names epoch %" PRIu32 ", which does not "
 			     "exist (a writer starts a new one)", current);
 	}
-	check_by_build_id(&k, DB_BINARIES_DIR, "snapshot", check_snapshot);
-	check_by_build_id(&k, DB_UNWIND_DIR, "cached unwind table", check_unwind_table);
+	check_by_build_id(&k, DB_BINARIES_DIR, "snapshot", build_id_name, check_snapshot);
+	check_by_build_id(&k, DB_UNWIND_DIR, "cached unwind table", build_id_name, check_unwind_table);
+	check_by_build_id(&k, DB_CALC_DIR, "cached analysis", calc_build_id, check_calc);
 	for (size_t i = 0; i < k.n_used; i++)
 		free(k.used[i]);
 	free(k.used);

@@ -59,6 +59,15 @@ struct db_check_stats {
 int db_check(struct db *db, unsigned flags, db_check_fn fn, void *ctx, struct db_check_stats *st);
 
 /*
+ * The decoder of cached analyses' payloads (calc/), which lives above the
+ * database (analysis/calc-cache.h calc_cache_check_payload): a program
+ * that links it sets this before db_check() so that the payloads are
+ * checked too; NULL, only their containers are.
+ */
+extern int (*db_check_calc_payload)(const void *payload, size_t len, unsigned count,
+				    const char **why);
+
+/*
  * A kind of blob file the checker knows (docs/db-format.md "Blobs"): its
  * magic, what to call it, which epoch files are of this kind ("watch",
  * "*.values" for a suffix, "stacks-*" for a prefix), the newest payload

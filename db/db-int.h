@@ -23,6 +23,7 @@ struct strbuf;
 /* The folders of the database directory that hold files by build-id (db/binaries.h). */
 #define DB_BINARIES_DIR "binaries"
 #define DB_UNWIND_DIR "unwind"
+#define DB_CALC_DIR "calc"
 
 /* BUG() unless db was opened for writing. */
 void db_need_writer(struct db *db);

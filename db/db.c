@@ -208,8 +208,8 @@ static int clean_temps(struct db *db)
 		close(fd);
 	}
 	free(seqs);
-	for (int i = 0; i < 2; i++) {
-		const char *dir = i ? DB_UNWIND_DIR : DB_BINARIES_DIR;
+	for (int i = 0; i < 3; i++) {
+		const char *dir = i == 2 ? DB_CALC_DIR : i ? DB_UNWIND_DIR : DB_BINARIES_DIR;
 
 		fd = openat(db->dirfd, dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (fd >= 0) {

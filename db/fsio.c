@@ -132,6 +132,19 @@ static void tmp_name(char *name, size_t size, const char *base)
 	snprintf(name, size, "%s%.40s.%016llx", FSIO_TMP_PREFIX, base, (unsigned long long)r);
 }
 
+/* Creates a new temporary file for name in dirfd, its name in tmp; -1 with errno. */
+static int open_tmp(int dirfd, const char *name, char *tmp, size_t size)
+{
+	int fd, tries = 0;
+
+	do {
+		tmp_name(tmp, size, name);
+		fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			    FSIO_FILE_MODE);
+	} while (fd < 0 && errno == EEXIST && ++tries < 10);
+	return fd;
+}
+
 /* Copies len bytes of src from its start to fd; -1 with errno (EIO: src shrank). */
 static int copy_all(int fd, int src, uint64_t len)
 {
@@ -178,13 +191,9 @@ static int write_atomic(int dirfd, const char *name, const char *what, const voi
 			int src, uint64_t len, bool sync)
 {
 	char tmp[128];
-	int fd = -1, tries = 0;
+	int fd;
 
-	do {
-		tmp_name(tmp, sizeof(tmp), name);
-		fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-			    FSIO_FILE_MODE);
-	} while (fd < 0 && errno == EEXIST && ++tries < 10);
+	fd = open_tmp(dirfd, name, tmp, sizeof(tmp));
 	if (fd < 0)
 		return errorf_errno("cannot create a temporary file for '%s'", what);
 	if (src >= 0 ? copy_all(fd, src, len) : write_all(fd, data, (size_t)len)) {
@@ -227,6 +236,30 @@ int fsio_copy_atomic(int dirfd, const char *name, const char *what, int src, uin
 		     bool sync)
 {
 	return write_atomic(dirfd, name, what, NULL, src, len, sync);
+}
+
+int fsio_write_cache(int dirfd, const char *name, const void *data, size_t len)
+{
+	char tmp[128];
+	int fd, err;
+
+	fd = open_tmp(dirfd, name, tmp, sizeof(tmp));
+	if (fd < 0)
+		return -1;
+	if (write_all(fd, data, len)) {
+		err = errno;
+		close(fd);
+		goto fail;
+	}
+	if (close(fd) || renameat(dirfd, tmp, dirfd, name)) {
+		err = errno;
+		goto fail;
+	}
+	return 0;
+fail:
+	unlinkat(dirfd, tmp, 0);
+	errno = err;
+	return -1;
 }
 
 int fsio_fsync_dir(int dirfd, const char *what)

@@ -76,6 +76,13 @@ int fsio_write_atomic(int dirfd, const char *name, const char *what, const void 
 int fsio_copy_atomic(int dirfd, const char *name, const char *what, int src, uint64_t len,
 		     bool sync);
 
+/*
+ * Replaces `name` atomically with data, for a cache: as fsio_write_atomic()
+ * but without fsync (after a crash the file is the old one, the new one, or
+ * one whose checksum fails) and without a message: -1 with errno set.
+ */
+int fsio_write_cache(int dirfd, const char *name, const void *data, size_t len);
+
 int fsio_fsync_dir(int dirfd, const char *what);
 
 /* Removes entries named .tmp.* (files, and directories with their files). */

@@ -8,6 +8,7 @@
 #include "db/fsio.h"
 #include "db/textrec.h"
 #include "core/die.h"
+#include "core/search.h"
 #include "core/strbuf.h"
 #include "core/testpoint.h"
 #include "core/timeutil.h"
@@ -86,7 +87,8 @@ uint64_t db_disk_usage(struct db *db)
 
 /* A snapshot and the epochs that name it. */
 struct census_binary {
-	char hex[2 * 32 + 1];
+	char hex[2 * 32 + 1];           /* the build-id */
+	char name[2 * 32 + 2 + DB_CALC_MODEL_MAX];  /* the file: hex, or HEX.MODEL in calc/ */
 	uint64_t bytes;
 	size_t refs;
 };
@@ -96,6 +98,8 @@ struct census_priv {
 	size_t n_bins, alloc_bins;
 	struct census_binary *tabs;     /* the cached unwind tables (unwind/) */
 	size_t n_tabs, alloc_tabs;
+	struct census_binary *calcs;    /* the cached analyses (calc/), sorted by name */
+	size_t n_calcs, alloc_calcs;
 	bool images_ok;         /* every epoch's image index was read */
 	/* Per epoch: the snapshots it names (indices into bins), -1 terminated lists. */
 	size_t **uses;
@@ -110,7 +114,16 @@ static int cmp_epoch(const void *a, const void *b)
 
 static int cmp_bin(const void *a, const void *b)
 {
-	return strcmp(((const struct census_binary *)a)->hex, ((const struct census_binary *)b)->hex);
+	return strcmp(((const struct census_binary *)a)->name, ((const struct census_binary *)b)->name);
+}
+
+/* Counts a use of every cached analysis of build-id hex (v sorted by name, so by build-id). */
+static void use_calcs(struct census_binary *v, size_t n, const char *hex)
+{
+	size_t lo = LOWER_BOUND(n, k, strcmp(v[k].hex, hex) < 0);
+
+	for (; lo < n && !strcmp(v[lo].hex, hex); lo++)
+		v[lo].refs++;
 }
 
 /* Reads an epoch's meta without reporting a bad one (the checker names it). */
@@ -139,7 +152,17 @@ static void read_meta(struct db *db, struct db_epoch_usage *e)
 	strbuf_release(&sb);
 }
 
-/* The files named by build-id in the directory dir (binaries/, unwind/), sorted. */
+/* The length of the build-id file `name` of dir is named by, or 0 if none. */
+static size_t build_id_of(const char *dir, const char *name)
+{
+	size_t n;
+
+	if (!strcmp(dir, DB_CALC_DIR))
+		return db_calc_name_valid(name, &n) ? n : 0;
+	return db_binary_name_valid(name) ? strlen(name) : 0;
+}
+
+/* The files named by build-id in the directory dir (binaries/, unwind/, calc/), sorted. */
 static void list_by_build_id(struct db *db, const char *dir, struct census_binary **v, size_t *n,
 			     size_t *alloc)
 {
@@ -151,14 +174,15 @@ static void list_by_build_id(struct db *db, const char *dir, struct census_binar
 		return;
 	while ((de = readdir(d))) {
 		struct stat st;
+		size_t hex = build_id_of(dir, de->d_name);
 
-		if (!db_binary_name_valid(de->d_name) ||
-		    fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
+		if (!hex || fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
 			continue;
 		ALLOC_GROW(*v, *n + 1, *alloc);
 		memset(&(*v)[*n], 0, sizeof((*v)[0]));
-		/* A valid name has at most 64 digits. */
-		memcpy((*v)[*n].hex, de->d_name, strlen(de->d_name) + 1);
+		/* A valid name has at most 64 digits (and a model of at most 32 characters). */
+		memcpy((*v)[*n].hex, de->d_name, hex);
+		memcpy((*v)[*n].name, de->d_name, strlen(de->d_name) + 1);
 		(*v)[(*n)++].bytes = st_bytes(&st);
 	}
 	closedir(d);
@@ -172,6 +196,8 @@ static void list_binaries(struct db *db, struct db_census *c, struct census_priv
 	c->n_binaries = p->n_bins;
 	list_by_build_id(db, DB_UNWIND_DIR, &p->tabs, &p->n_tabs, &p->alloc_tabs);
 	c->n_unwind = p->n_tabs;
+	list_by_build_id(db, DB_CALC_DIR, &p->calcs, &p->n_calcs, &p->alloc_calcs);
+	c->n_calc = p->n_calcs;
 }
 
 /* The snapshots epoch i names by build-id (only those the database holds). */
@@ -183,7 +209,7 @@ static void epoch_uses(struct db *db, struct db_census *c, struct census_priv *p
 
 	v[0] = (size_t)-1;
 	p->uses[i] = v;
-	if (!p->n_bins && !p->n_tabs)
+	if (!p->n_bins && !p->n_tabs && !p->n_calcs)
 		return;
 	/* db_images_load reports an unreadable index: the checker's business too. */
 	if (db_images_load(db, c->epochs[i].seq, &idx)) {
@@ -199,6 +225,8 @@ static void epoch_uses(struct db *db, struct db_census *c, struct census_priv *p
 		strbuf_reset(&hex);
 		strbuf_add_build_id(&hex, &idx.v[k]);
 		snprintf(key.hex, sizeof(key.hex), "%s", hex.buf);
+		snprintf(key.name, sizeof(key.name), "%s", hex.buf);
+		use_calcs(p->calcs, p->n_calcs, key.hex);
 		if (p->n_tabs && (b = bsearch(&key, p->tabs, p->n_tabs, sizeof(*p->tabs), cmp_bin)))
 			b->refs++;
 		b = p->n_bins ? bsearch(&key, p->bins, p->n_bins, sizeof(*p->bins), cmp_bin) : NULL;
@@ -261,6 +289,9 @@ int db_census_take(struct db *db, struct db_census *c)
 		} else if (!strcmp(name, DB_UNWIND_DIR)) {
 			c->unwind_bytes = bytes;
 			count_temps(db->dirfd, name, c);
+		} else if (!strcmp(name, DB_CALC_DIR)) {
+			c->calc_bytes = bytes;
+			count_temps(db->dirfd, name, c);
 		} else if (!strncmp(name, FSIO_TMP_PREFIX, strlen(FSIO_TMP_PREFIX))) {
 			c->temp_bytes += bytes;
 			c->n_temps++;
@@ -279,6 +310,8 @@ int db_census_take(struct db *db, struct db_census *c)
 		c->n_unused_binaries += !p->bins[k].refs;
 	for (size_t k = 0; k < p->n_tabs && p->images_ok; k++)
 		c->n_unused_unwind += !p->tabs[k].refs;
+	for (size_t k = 0; k < p->n_calcs && p->images_ok; k++)
+		c->n_unused_calc += !p->calcs[k].refs;
 	if (db_epoch_current(db, &c->current))
 		c->current = 0;
 	return 0;
@@ -296,6 +329,7 @@ void db_census_release(struct db_census *c)
 		free(p->uses);
 		free(p->bins);
 		free(p->tabs);
+		free(p->calcs);
 		free(p);
 	}
 	free(c->epochs);
@@ -466,11 +500,11 @@ static int remove_unused(struct db *db, const char *dir, const char *prefix,
 	for (size_t k = 0; k < n; k++) {
 		if (v[k].refs)
 			continue;
-		snprintf(name, sizeof(name), "%s%s", prefix, v[k].hex);
+		snprintf(name, sizeof(name), "%s%s", prefix, v[k].name);
 		if (list)
 			list(ctx, name, v[k].bytes);
-		if (!dry_run && unlinkat(fd, v[k].hex, 0) && errno != ENOENT) {
-			r = errorf_errno("cannot remove '%s/%s/%s'", db->path, dir, v[k].hex);
+		if (!dry_run && unlinkat(fd, v[k].name, 0) && errno != ENOENT) {
+			r = errorf_errno("cannot remove '%s/%s/%s'", db->path, dir, v[k].name);
 			continue;
 		}
 		removed++;
@@ -497,14 +531,16 @@ int db_binaries_gc(struct db *db, bool dry_run, struct db_prune_stats *st,
 	if (db_census_take(db, &c))
 		return -1;
 	p = c.priv;
-	if (!p->images_ok && (p->n_bins || p->n_tabs)) {
+	if (!p->images_ok && (p->n_bins || p->n_tabs || p->n_calcs)) {
 		warning("an image index of '%s' is unreadable: keeping every binary snapshot",
 			db->path);
 		r = 1;
 	} else if (remove_unused(db, DB_BINARIES_DIR, "", p->bins, p->n_bins, dry_run, &st->binaries,
 				 &st->binary_bytes, list, ctx) ||
 		   remove_unused(db, DB_UNWIND_DIR, DB_UNWIND_DIR "/", p->tabs, p->n_tabs, dry_run,
-				 &st->unwind_tables, &st->unwind_bytes, list, ctx)) {
+				 &st->unwind_tables, &st->unwind_bytes, list, ctx) ||
+		   remove_unused(db, DB_CALC_DIR, DB_CALC_DIR "/", p->calcs, p->n_calcs, dry_run,
+				 &st->calc_files, &st->calc_bytes, list, ctx)) {
 		r = -1;
 	}
 	db_census_release(&c);
@@ -534,7 +570,7 @@ int db_retain(struct db *db, const struct db_retention *r, uint32_t protect,
 		db_prune_plan_make(&c, r, protect, time_now_ns(), &plan);
 		*bytes_after = c.total_bytes;
 		/* Snapshots left unused by an earlier run (one that died, say) go too. */
-		if ((n = plan.n) || c.n_unused_binaries) {
+		if ((n = plan.n) || c.n_unused_binaries || c.n_unused_calc) {
 			if (n)
 				ret = db_epochs_remove(db, plan.seqs, plan.n, st);
 			if (db_binaries_gc(db, false, st, NULL, NULL) < 0)

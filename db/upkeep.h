@@ -49,6 +49,9 @@ struct db_census {
 	uint64_t unwind_bytes;          /* unwind/ and its cached unwind tables */
 	size_t n_unwind;
 	size_t n_unused_unwind;         /* tables no epoch names (0 if an index is unreadable) */
+	uint64_t calc_bytes;            /* calc/ and its cached analyses */
+	size_t n_calc;
+	size_t n_unused_calc;           /* analyses of binaries no epoch names (idem) */
 	uint64_t temp_bytes;            /* .tmp.* left by writers that died (anywhere) */
 	size_t n_temps;
 	void *priv;                     /* the snapshots and which epochs name them */
@@ -101,6 +104,8 @@ struct db_prune_stats {
 	uint64_t binary_bytes;
 	uint64_t unwind_tables; /* cached unwind tables removed (db_binaries_gc) */
 	uint64_t unwind_bytes;
+	uint64_t calc_files;    /* cached analyses removed (db_binaries_gc) */
+	uint64_t calc_bytes;
 	uint32_t last_seq;      /* the newest epoch removed, 0 if none */
 };
 
@@ -114,9 +119,10 @@ struct db_prune_stats {
 int db_epochs_remove(struct db *db, const uint32_t *seqs, size_t n, struct db_prune_stats *st);
 
 /*
- * Writer: removes the binary snapshots (binaries/HEX) and the cached unwind
- * tables (unwind/HEX, listed by that name) that no epoch's image index
- * names by build-id.  If an epoch's index is unreadable
+ * Writer: removes the binary snapshots (binaries/HEX), the cached unwind
+ * tables (unwind/HEX, listed by that name) and the cached analyses
+ * (calc/HEX.MODEL, listed so) that no epoch's image index names by
+ * build-id.  If an epoch's index is unreadable
  * nothing is removed (it might name any of them) and 1 is returned, with a
  * warning.  With dry_run, only counts what would go (st) and lists it with
  * list(ctx, hex, bytes) if list is not NULL.  Returns 0, 1 or -1 (reported).

@@ -94,6 +94,23 @@ static void add_succ(struct builder *b, size_t i, enum cfg_edge_kind kind, uint6
 	s->target = target;
 }
 
+/* Why a procedure has missing edges (cfg->missing_why). */
+enum missing { MISSING_INTO_INSN, MISSING_INDIRECT, MISSING_BACK_INTO_INSN, MISSING_UNDECODED };
+static const char *const missing_whys[] = {
+	[MISSING_INTO_INSN] = "a branch into the middle of an instruction",
+	[MISSING_INDIRECT] = "an indirect jump that could not be resolved",
+	[MISSING_BACK_INTO_INSN] = "a jump back into the middle of an instruction",
+	[MISSING_UNDECODED] = "reachable bytes that cannot be decoded",
+};
+
+const char *cfg_missing_why_of(const char *text)
+{
+	for (size_t k = 0; k < sizeof(missing_whys) / sizeof(missing_whys[0]); k++)
+		if (!strcmp(missing_whys[k], text))
+			return missing_whys[k];
+	return NULL;
+}
+
 static void set_missing(struct cfg *cfg, const char *why)
 {
 	if (!(cfg->flags & CFG_MISSING_EDGES))
@@ -112,7 +129,7 @@ static void branch_to(struct builder *b, size_t i, enum cfg_edge_kind inner, uin
 		return;
 	}
 	if ((t = cfg_insn_at(cfg, target)) < 0) {
-		set_missing(cfg, "a branch into the middle of an instruction");
+		set_missing(cfg, missing_whys[MISSING_INTO_INSN]);
 		add_succ(b, i, CFG_UNRESOLVED, target);
 		return;
 	}
@@ -292,7 +309,7 @@ static void indirect_jump(struct builder *b, size_t j)
 				branch_to(b, j, CFG_SWITCH, targets[k]);  /* outside: leaves */
 		cfg->flags |= CFG_JUMP_TABLES;
 	} else {
-		set_missing(cfg, "an indirect jump that could not be resolved");
+		set_missing(cfg, missing_whys[MISSING_INDIRECT]);
 		add_succ(b, j, CFG_UNRESOLVED, 0);
 	}
 	free(targets);
@@ -383,7 +400,7 @@ static void find_reentries(struct builder *b)
 			long t = inside(cfg, v[k]) ? cfg_insn_at(cfg, v[k]) : -1;
 
 			if (t < 0) {
-				set_missing(cfg, "a jump back into the middle of an instruction");
+				set_missing(cfg, missing_whys[MISSING_BACK_INTO_INSN]);
 				continue;
 			}
 			b->leader[t] = 1;
@@ -590,7 +607,7 @@ static void check_undecodable(struct cfg *cfg)
 
 		if (!(blk->flags & CFG_BLOCK_UNREACHABLE) && blk->n_insns &&
 		    cfg->insns[blk->first + blk->n_insns - 1].kind == INSN_INVALID)
-			set_missing(cfg, "reachable bytes that cannot be decoded");
+			set_missing(cfg, missing_whys[MISSING_UNDECODED]);
 	}
 }
 

@@ -168,6 +168,12 @@ long cfg_block_at(const struct cfg *cfg, uint64_t addr);
 /* The instruction starting at addr (its index), or -1. */
 long cfg_insn_at(const struct cfg *cfg, uint64_t addr);
 
+/*
+ * The text cfg->missing_why would point to that equals text (a cfg read
+ * back from a cache keeps the builder's static texts), or NULL if none does.
+ */
+const char *cfg_missing_why_of(const char *text);
+
 /* A short name of an edge kind ("fallthrough", "taken", ...). */
 const char *cfg_edge_kind_name(enum cfg_edge_kind kind);
 

@@ -18,7 +18,8 @@
 #include <string.h>
 
 #include "core/die.h"
-#include "core/search.h"
+#include "core/hash.h"
+#include "core/idmap.h"
 #include "core/strbuf.h"
 #include "core/xalloc.h"
 #include "model/sched.h"
@@ -38,7 +39,13 @@ static const char *const gpr_names[16][5] = {
 
 const char *sched_reg_name(unsigned reg)
 {
-	static char buf[DREG__COUNT][8];
+	static const char *const vec[32] = {
+		"xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7",
+		"xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15",
+		"xmm16", "xmm17", "xmm18", "xmm19", "xmm20", "xmm21", "xmm22", "xmm23",
+		"xmm24", "xmm25", "xmm26", "xmm27", "xmm28", "xmm29", "xmm30", "xmm31",
+	};
+	static const char *const mask[8] = { "k0", "k1", "k2", "k3", "k4", "k5", "k6", "k7" };
 
 	if (reg < 16)
 		return gpr_names[reg][0];
@@ -49,16 +56,10 @@ const char *sched_reg_name(unsigned reg)
 	case DREG_MXCSR: return "mxcsr";
 	case DREG_SEG: return "seg";
 	}
-	if (reg >= DREG_V0 && reg < DREG_V0 + 32) {
-		if (!buf[reg][0])
-			snprintf(buf[reg], sizeof(buf[reg]), "xmm%u", reg - DREG_V0);
-		return buf[reg];
-	}
-	if (reg >= DREG_K0 && reg < DREG_K0 + 8) {
-		if (!buf[reg][0])
-			snprintf(buf[reg], sizeof(buf[reg]), "k%u", reg - DREG_K0);
-		return buf[reg];
-	}
+	if (reg >= DREG_V0 && reg < DREG_V0 + 32)
+		return vec[reg - DREG_V0];
+	if (reg >= DREG_K0 && reg < DREG_K0 + 8)
+		return mask[reg - DREG_K0];
 	return "?";
 }
 
@@ -73,7 +74,8 @@ static int x86_reg_number(const char *s, size_t len)
 	name[len] = 0;
 	for (unsigned r = 0; r < 16; r++)
 		for (unsigned k = 0; k < 5; k++)
-			if (gpr_names[r][k] && !strcmp(gpr_names[r][k], name))
+			if (gpr_names[r][k] && gpr_names[r][k][0] == name[0] &&
+			    !strcmp(gpr_names[r][k], name))
 				return (int)r;
 	if (len >= 4 && (!strncmp(name, "xmm", 3) || !strncmp(name, "ymm", 3) ||
 			 !strncmp(name, "zmm", 3)) && isdigit((unsigned char)name[3]))
@@ -199,18 +201,23 @@ static bool macro_fused(const struct cpu_model *m, const struct insn *first,
 
 /* ---- per-instruction preparation ---------------------------------------------- */
 
-/* What the scheduler needs of one instruction, computed once. */
+/* What the scheduler needs of one instruction, computed once per procedure. */
 struct proto {
 	const struct insn *in;
-	struct model_timing t;
+	struct model_timing t;      /* outside a loop's steady state */
 	struct regset addr, data;   /* registers needed for the address / the rest */
-	char mem[64];               /* memory operand text, "" if none */
+	uint32_t mem;               /* memory operand text, interned (0: none) */
+	unsigned load_lat;          /* the load part of the latency (0 if no load) */
+	unsigned loop_extra;        /* added to the latency and its load part in a loop */
 	bool stack_op;              /* push/pop/call/ret: rsp from the stack engine */
-	bool fused;                 /* fused into the instruction before it */
 	bool serial;                /* waits for all older instructions */
 	bool call;                  /* the callee runs after it: what follows starts afresh */
 	bool uncertain;
-	unsigned load_lat;          /* the load part of the latency (0 if no load) */
+	bool bad;                   /* an id out of the model's range: cannot be scheduled */
+	bool renamed;               /* an eliminated move: its result is its source's */
+	bool store;                 /* a store to an address loads can be told to read */
+	struct regset writes;       /* registers whose timing it sets (not rip, nor rsp
+				       through the stack engine) */
 };
 
 static bool is_stack_op(unsigned id)
@@ -218,12 +225,13 @@ static bool is_stack_op(unsigned id)
 	return id == X86_INS_PUSH || id == X86_INS_POP || id == X86_INS_CALL || id == X86_INS_RET;
 }
 
-static void prepare_regs(const struct cpu_model *m, struct proto *p)
+static void prepare_regs(const struct cpu_model *m, struct proto *p, char *mem, size_t memsz)
 {
 	const struct insn *in = p->in;
 
+	mem[0] = 0;
 	if (sig_has(in->opsig, OPK_MEM) || (p->t.flags & (ME_LOAD | ME_STORE)))
-		parse_mem(in->text, p->mem, sizeof(p->mem), &p->addr);
+		parse_mem(in->text, mem, memsz, &p->addr);
 	p->data = in->reads;
 	p->data.w[0] &= ~p->addr.w[0];
 	p->data.w[1] &= ~p->addr.w[1];
@@ -253,25 +261,6 @@ static unsigned load_part(const struct cpu_model *m, const struct proto *p)
 	return ld < p->t.latency ? ld : p->t.latency;
 }
 
-/*
- * What the table's key (no addressing mode) cannot say: a load through a
- * scaled index takes m->scaled_index_latency more.  Added in a loop's
- * steady state only, where a recurrence through the load shows its whole
- * latency; a block scheduled cold already overstates the latency of its
- * loads (the core ran them ahead of entry), and adding to it made those
- * estimates worse (docs/analysis.md, "Accuracy").
- */
-static unsigned mem_terms(const char *mem);
-
-static void address_latency(const struct cpu_model *m, struct proto *p, bool loop)
-{
-	if (loop && p->load_lat && m->scaled_index_latency &&
-	    (strchr(p->mem, '*') || (m->index3_latency && mem_terms(p->mem) >= 3))) {
-		p->load_lat += m->scaled_index_latency;
-		p->t.latency += m->scaled_index_latency;
-	}
-}
-
 /* The terms of a memory operand's text: "r15 + rsi + 0x10" has 3. */
 static unsigned mem_terms(const char *mem)
 {
@@ -284,11 +273,27 @@ static unsigned mem_terms(const char *mem)
 }
 
 /*
+ * What the table's key (no addressing mode) cannot say: a load through a
+ * scaled index takes m->scaled_index_latency more.  Added in a loop's
+ * steady state only, where a recurrence through the load shows its whole
+ * latency; a block scheduled cold already overstates the latency of its
+ * loads (the core ran them ahead of entry), and adding to it made those
+ * estimates worse (docs/analysis.md, "Accuracy").
+ */
+static unsigned address_latency(const struct cpu_model *m, const struct proto *p, const char *mem)
+{
+	if (p->load_lat && m->scaled_index_latency &&
+	    (strchr(mem, '*') || (m->index3_latency && mem_terms(mem) >= 3)))
+		return m->scaled_index_latency;
+	return 0;
+}
+
+/*
  * A lea computes on an ALU, which llvm-mca's znver3 table does not say
  * (m->lea_units); with three components (base, index, displacement) it is
  * slower and, on Zen, two ops (m->lea3_latency, m->lea3_units).
  */
-static void lea_timing(const struct cpu_model *m, struct proto *p)
+static void lea_timing(const struct cpu_model *m, struct proto *p, const char *mem)
 {
 	struct model_timing *t = &p->t;
 
@@ -298,7 +303,7 @@ static void lea_timing(const struct cpu_model *m, struct proto *p)
 		t->groups[0] = (struct model_unit_group){ m->lea_units, 1 };
 		t->n_groups = 1;
 	}
-	if (!m->lea3_latency || mem_terms(p->mem) < 3)
+	if (!m->lea3_latency || mem_terms(mem) < 3)
 		return;
 	if (t->latency < m->lea3_latency)
 		t->latency = m->lea3_latency;
@@ -309,16 +314,86 @@ static void lea_timing(const struct cpu_model *m, struct proto *p)
 	}
 }
 
-static void prepare(const struct cpu_model *m, struct proto *p, const struct insn *in,
-		    const struct insn *prev, bool loop)
+/* ---- prepared instructions ------------------------------------------------------ */
+
+#define MEM_TEXT 64                 /* memory operand texts are compared up to this */
+
+/* A machine's state as numbers (the steady state of a loop, below). */
+struct state_vec {
+	int *v;
+	size_t n, alloc;
+};
+
+/*
+ * Element sizes of the stream and the results are known before a
+ * schedule runs, so its buffers are kept here from one schedule to the
+ * next (a prepared procedure is used by one thread at a time).
+ */
+struct sim_buffers {
+	struct elem *e;
+	size_t e_alloc;
+	const struct proto **seq;
+	size_t seq_alloc;
+	struct slot *slots;
+	size_t slots_alloc;
+	uint64_t *busy;             /* the units' ring: a bit per unit busy in a cycle */
+	int *holder;                /* ... and the stream element holding it */
+	size_t cap;                 /* cycles in the ring (a power of two) */
+	unsigned stride;            /* holders per cycle: the model's units and ports */
+	struct state_vec snap, now; /* a loop's states (sim_run_loop) */
+	uint64_t *dig;              /* ... and its passes' digests */
+	size_t dig_alloc;
+	struct ctx_snap *ctx[2];    /* the machine after recent contexts (ctx_find) */
+	unsigned ctx_next;          /* the entry to replace next */
+};
+
+struct ctx_snap;
+static void ctx_free(struct ctx_snap *c);
+
+struct sched_prep {
+	const struct cpu_model *m;
+	struct proto *p;
+	size_t n, alloc;
+	struct idmap mems;          /* memory operand texts: id - 1 indexes mem_text */
+	char (*mem_text)[MEM_TEXT];
+	size_t n_mem, mem_alloc;
+	struct sim_buffers buf;
+	bool full_runs;             /* no shortcut (tests) */
+};
+
+static uint32_t intern_mem(struct sched_prep *sp, const char *mem)
 {
+	uint64_t h;
+
+	if (!mem[0])
+		return 0;
+	h = hash_bytes(HASH_FNV_INIT, mem, strlen(mem));
+	for (uint32_t id = idmap_first(&sp->mems, h); id != IDMAP_NONE; id = idmap_next(&sp->mems, id))
+		if (!strcmp(sp->mem_text[id], mem))
+			return id + 1;
+	ALLOC_GROW(sp->mem_text, sp->n_mem + 1, sp->mem_alloc);
+	memcpy(sp->mem_text[sp->n_mem], mem, MEM_TEXT);
+	idmap_add(&sp->mems, h, (uint32_t)sp->n_mem);
+	return (uint32_t)++sp->n_mem;
+}
+
+static void prepare(struct sched_prep *sp, struct proto *p, const struct insn *in)
+{
+	const struct cpu_model *m = sp->m;
+	char mem[MEM_TEXT];
+
 	memset(p, 0, sizeof(*p));
 	p->in = in;
+	if (m->arch == ARCH_X86_64 && in->cs_id >= MODEL_X86_NIDS) {
+		p->bad = true;
+		return;
+	}
 	model_lookup(m, in, &p->t);
 	if (p->t.fu == FU_BRANCH && !(p->t.flags & ME_LOAD))
 		p->t.latency = 1;  /* resolves in a cycle; llvm-mca's 100 for calls is a placeholder */
-	prepare_regs(m, p);
-	p->fused = prev && macro_fused(m, prev, in);
+	memset(mem, 0, sizeof(mem));
+	prepare_regs(m, p, mem, sizeof(mem));
+	p->mem = intern_mem(sp, mem);
 	p->serial = p->t.fu == FU_SYSTEM;
 	p->call = in->kind == INSN_CALL || in->kind == INSN_ICALL;
 	p->uncertain = p->t.match == MODEL_DEFAULT || p->t.fu == FU_STRING ||
@@ -326,21 +401,69 @@ static void prepare(const struct cpu_model *m, struct proto *p, const struct ins
 		       ((p->t.flags & ME_UNMODELED) && p->t.latency >= 100);
 	/* a locked op needs all its operands before it starts (no early load) */
 	p->load_lat = (in->flags & INSN_F_LOCK) ? 0 : load_part(m, p);
-	address_latency(m, p, loop);
-	lea_timing(m, p);
+	p->loop_extra = address_latency(m, p, mem);
+	lea_timing(m, p, mem);
+	p->renamed = p->t.eliminated && !(in->flags & (INSN_F_ZERO_IDIOM | INSN_F_NOP));
+	p->store = (p->t.flags & ME_STORE) && (p->mem || (in->flags & INSN_F_RIP_REL));
+	p->writes = in->writes;
+	p->writes.w[DREG_PC >> 6] &= ~(1ull << (DREG_PC & 63));
+	if (p->stack_op)
+		p->writes.w[DREG_RSP >> 6] &= ~(1ull << (DREG_RSP & 63));
+}
+
+/* Prepares insns[0..n) after the instructions sp has. */
+static void prep_add(struct sched_prep *sp, const struct insn *insns, size_t n)
+{
+	ALLOC_GROW(sp->p, sp->n + n + 1, sp->alloc);
+	for (size_t i = 0; i < n; i++)
+		prepare(sp, &sp->p[sp->n++], &insns[i]);
+}
+
+struct sched_prep *sched_prep_new(const struct cpu_model *m, const struct insn *insns, size_t n)
+{
+	struct sched_prep *sp = xcalloc(1, sizeof(*sp));
+
+	sp->m = m;
+	sp->mems = (struct idmap)IDMAP_INIT;
+	prep_add(sp, insns, n);
+	return sp;
+}
+
+void sched_prep_timing(const struct sched_prep *sp, size_t i, struct model_timing *t,
+		       unsigned *loop_extra)
+{
+	if (i >= sp->n)
+		BUG("sched_prep_timing: instruction %zu of %zu", i, sp->n);
+	*t = sp->p[i].t;
+	*loop_extra = sp->p[i].loop_extra;
+}
+
+void sched_prep_full_runs(struct sched_prep *sp, bool full)
+{
+	sp->full_runs = full;
+}
+
+void sched_prep_free(struct sched_prep *sp)
+{
+	if (!sp)
+		return;
+	free(sp->p);
+	idmap_release(&sp->mems);
+	free(sp->mem_text);
+	free(sp->buf.e);
+	free(sp->buf.seq);
+	free(sp->buf.slots);
+	free(sp->buf.busy);
+	free(sp->buf.holder);
+	free(sp->buf.dig);
+	free(sp->buf.snap.v);
+	free(sp->buf.now.v);
+	for (unsigned k = 0; k < ARRAY_SIZE(sp->buf.ctx); k++)
+		ctx_free(sp->buf.ctx[k]);
+	free(sp);
 }
 
 /* ---- the machine -------------------------------------------------------------- */
-
-struct resv {
-	int start, end;   /* [start, end) */
-	int holder;       /* stream index */
-};
-
-struct unit {
-	struct resv *r;
-	size_t n, alloc;
-};
 
 /* A constraint on when something can happen, and what imposed it. */
 struct bind {
@@ -350,26 +473,41 @@ struct bind {
 	int producer;     /* stream index, -1 */
 };
 
-/* One instruction of the stream. */
+/*
+ * What an instruction is at one place of the stream: the context's, the
+ * body's first pass, the body's later passes (whose first instruction
+ * follows the body's last, not the context's).
+ */
+struct slot {
+	const struct proto *p;
+	unsigned latency, load_lat; /* the proto's, in a loop with its loop_extra */
+	bool fused;       /* one macro-op with the element before it */
+	bool taken;       /* a control transfer not followed by its fall-through */
+};
+
+/* One instruction of the stream, as it ran. */
 struct elem {
 	const struct proto *p;
-	int block_index;  /* -1 for a predecessor instruction */
-	int pred_index;
-	int iter;
 	int D, S, C, R;
-	bool taken;       /* a control transfer not followed by its fall-through */
 	bool d_limited;   /* D was pushed by width, a taken branch or the ROB */
 	bool d_serial;    /* D was pushed by a serialising instruction */
 	struct bind why;
 };
 
 #define STORE_WINDOW 32
+#define MAX_UNITS 64
 
+/*
+ * The execution units and ports are a ring of cycles, from the dispatch
+ * cycle of the instruction being executed (nothing is reserved before it
+ * any more) on: per cycle, a bit for each unit busy, and which stream
+ * element holds it.  Cycles at or past `hi` are free.
+ */
 struct sim {
 	const struct cpu_model *m;
 	int reg_ready[DREG__COUNT];
 	int reg_writer[DREG__COUNT];
-	int disp_cycle;
+	int disp_cycle;               /* the rest is cleared at the start */
 	unsigned disp_used;
 	int taken_cycle;              /* the cycle the last taken branch dispatched in */
 	unsigned taken_used;          /* taken branches dispatched in it */
@@ -377,31 +515,114 @@ struct sim {
 	unsigned retired_last;
 	int serial_until;
 	int call_until;               /* after a call: dispatch resumes when it retired */
-	struct unit *units;
 	unsigned n_exec, n_units;     /* table units, then load ports, then store ports */
 	int stores[STORE_WINDOW];     /* recent store stream indices, ring */
 	unsigned n_stores;
-	struct elem *e;
-	size_t n, alloc;
+	struct elem *e;               /* the context's n_ctx, then passes of n_body */
+	size_t n, n_ctx, n_body;
+	const struct slot *slots;     /* n_ctx, n_body of the first pass, n_body of the others */
+	struct sim_buffers *buf;      /* the ring's storage */
+	int floor, hi;                /* the ring holds cycles [floor, hi) */
 };
 
-static void sim_init(struct sim *s, const struct cpu_model *m)
+static void sim_init(struct sim *s, const struct cpu_model *m, struct sim_buffers *buf)
 {
-	memset(s, 0, sizeof(*s));
+	/* reg_ready[r] is read only once reg_writer[r] says who wrote it */
+	memset(&s->disp_cycle, 0, sizeof(*s) - offsetof(struct sim, disp_cycle));
 	s->m = m;
-	for (unsigned r = 0; r < DREG__COUNT; r++)
-		s->reg_writer[r] = -1;
+	memset(s->reg_writer, 0xff, sizeof(s->reg_writer));  /* -1: none */
 	s->n_exec = model_n_units(m);
 	s->n_units = s->n_exec + m->loads_per_cycle + m->stores_per_cycle;
-	s->units = xcalloc(s->n_units ? s->n_units : 1, sizeof(*s->units));
+	if (s->n_units > MAX_UNITS)
+		BUG("model '%s' has %u units and ports, more than %d", m->name, s->n_units, MAX_UNITS);
+	s->buf = buf;
+	if (!buf->cap) {
+		buf->cap = 64;
+		buf->stride = s->n_units ? s->n_units : 1;
+		buf->busy = xcalloc(buf->cap, sizeof(*buf->busy));
+		buf->holder = xmalloc(buf->cap * buf->stride * sizeof(*buf->holder));
+	}
 }
 
-static void sim_release(struct sim *s)
+/* Clears the ring's cycles for the next schedule. */
+static void sim_finish(struct sim *s)
 {
-	for (unsigned u = 0; u < s->n_units; u++)
-		free(s->units[u].r);
-	free(s->units);
-	free(s->e);
+	struct sim_buffers *b = s->buf;
+
+	for (int c = s->floor; c < s->hi && c < s->floor + (int)b->cap; c++)
+		b->busy[(size_t)c & (b->cap - 1)] = 0;
+}
+
+/* Nothing will be reserved before cycle f any more: its slots are reused. */
+static void ring_advance(struct sim *s, int f)
+{
+	struct sim_buffers *b = s->buf;
+
+	if (f <= s->floor)
+		return;
+	for (int c = s->floor; c < f && c < s->hi; c++)
+		b->busy[(size_t)c & (b->cap - 1)] = 0;
+	s->floor = f;
+	if (s->hi < f)
+		s->hi = f;
+}
+
+/* Makes room in the ring up to cycle c (exclusive). */
+static void ring_reach(struct sim *s, int c)
+{
+	struct sim_buffers *b = s->buf;
+	size_t cap = b->cap;
+	uint64_t *busy;
+	int *holder;
+
+	if (c <= s->floor + (int)cap) {
+		if (c > s->hi)
+			s->hi = c;
+		return;
+	}
+	while ((size_t)(c - s->floor) > cap)
+		cap *= 2;
+	busy = xcalloc(cap, sizeof(*busy));
+	holder = xmalloc(cap * b->stride * sizeof(*holder));
+	for (int k = s->floor; k < s->hi; k++) {
+		size_t from = (size_t)k & (b->cap - 1), to = (size_t)k & (cap - 1);
+
+		busy[to] = b->busy[from];
+		memcpy(&holder[to * b->stride], &b->holder[from * b->stride],
+		       b->stride * sizeof(*holder));
+	}
+	free(b->busy);
+	free(b->holder);
+	b->busy = busy;
+	b->holder = holder;
+	b->cap = cap;
+	s->hi = c;
+}
+
+static inline uint64_t ring_busy(const struct sim *s, int c)
+{
+	if (c >= s->hi)
+		return 0;
+	return s->buf->busy[(size_t)c & (s->buf->cap - 1)];
+}
+
+static inline int ring_holder(const struct sim *s, int c, unsigned u)
+{
+	return s->buf->holder[((size_t)c & (s->buf->cap - 1)) * s->buf->stride + u];
+}
+
+static void ring_take(struct sim *s, int start, int len, unsigned u, int holder)
+{
+	struct sim_buffers *b = s->buf;
+
+	if (start + len > s->hi)
+		ring_reach(s, start + len);
+	for (int c = start; c < start + len; c++) {
+		size_t k = (size_t)c & (b->cap - 1);
+
+		b->busy[k] |= 1ull << u;
+		b->holder[k * b->stride + u] = holder;
+	}
 }
 
 static void bind_max(struct bind *b, int t, enum sched_reason why, unsigned reg,
@@ -417,117 +638,53 @@ static void bind_max(struct bind *b, int t, enum sched_reason why, unsigned reg,
 }
 
 /*
- * Earliest t >= from with [t, t+len) free on unit u; *holder = who pushed it.
- * A unit's reservations are disjoint and sorted by start, so by end too: the
- * first that can be in the way is found by bisection.
- */
-static int unit_free(const struct unit *u, int from, int len, int *holder)
-{
-	int t = from;
-	size_t lo = LOWER_BOUND(u->n, k, u->r[k].end <= from);
-
-	*holder = -1;
-	for (size_t i = lo; i < u->n; i++) {
-		const struct resv *r = &u->r[i];
-
-		if (r->end <= t)
-			continue;
-		if (r->start >= t + len)
-			break;
-		t = r->end;
-		*holder = r->holder;
-	}
-	return t;
-}
-
-static void unit_take(struct unit *u, int start, int len, int holder)
-{
-	size_t i = u->n;
-
-	ALLOC_GROW(u->r, u->n + 1, u->alloc);
-	while (i > 0 && u->r[i - 1].start > start) {
-		u->r[i] = u->r[i - 1];
-		i--;
-	}
-	u->r[i].start = start;
-	u->r[i].end = start + len;
-	u->r[i].holder = holder;
-	u->n++;
-}
-
-/* Drops reservations that end before `floor` (nothing can issue before it). */
-static void unit_prune(struct unit *u, int floor)
-{
-	size_t k = 0;
-
-	for (size_t i = 0; i < u->n; i++)
-		if (u->r[i].end > floor)
-			u->r[k++] = u->r[i];
-	u->n = k;
-}
-
-/*
  * Reserves `len` cycles on one of the units [first, first+count) whose bit
  * is set in mask (all if mask is 0), from `from` on: on a single unit one
- * busy stretch (a divider), on several `len` single cycles wherever free.
- * Binds b with every slot that had to wait.  Returns the latest slot.
+ * busy stretch (a divider), on several `len` single cycles wherever free
+ * (the earliest; the lowest unit of those free then).  Binds b with every
+ * slot that had to wait, and with the element that held the unit up to
+ * it.  Returns the latest slot.
  */
 static int take_units(struct sim *s, unsigned first, unsigned count, uint32_t mask,
 		      unsigned len, int from, int self, struct bind *b, unsigned report_unit)
 {
-	unsigned n = 0, slots, width;
+	uint64_t units = count >= 64 ? ~0ull : (1ull << count) - 1;
 	int last = from;
 
-	for (unsigned u = 0; u < count; u++)
-		n += !mask || (mask >> u & 1);
-	if (!n || !len)
+	if (mask)
+		units &= mask;
+	if (!units || !len)
 		return from;
-	slots = n == 1 ? 1 : len;
-	width = n == 1 ? len : 1;
-	for (unsigned k = 0; k < slots; k++) {
-		int best = INT_MAX, best_holder = -1, holder;
-		unsigned best_u = 0;
+	units <<= first;
+	if (!(units & (units - 1))) {  /* one unit: a stretch of len cycles */
+		unsigned u = (unsigned)__builtin_ctzll(units);
+		int t = from;
 
-		for (unsigned u = 0; u < count; u++) {
-			int t;
+		for (int c = t; c < t + (int)len; c++)
+			if (ring_busy(s, c) & units)
+				t = c + 1;
+		ring_take(s, t, (int)len, u, self);
+		if (t > from)
+			bind_max(b, t, SCHED_UNIT, 0, ring_holder(s, t - 1, u),
+				 report_unit == ~0u ? u : report_unit);
+		return t;
+	}
+	for (unsigned k = 0; k < len; k++) {
+		int t = from;
+		uint64_t free_now;
+		unsigned u;
 
-			if (mask && !(mask >> u & 1))
-				continue;
-			t = unit_free(&s->units[first + u], from, (int)width, &holder);
-			if (t < best) {
-				best = t;
-				best_u = u;
-				best_holder = holder;
-			}
-		}
-		unit_take(&s->units[first + best_u], best, (int)width, self);
-		if (best > last)
-			last = best;
-		if (best > from)
-			bind_max(b, best, SCHED_UNIT, 0, best_holder,
-				 report_unit == ~0u ? first + best_u : report_unit);
+		while (!(free_now = units & ~ring_busy(s, t)))
+			t++;
+		u = (unsigned)__builtin_ctzll(free_now);
+		if (t > from)
+			bind_max(b, t, SCHED_UNIT, 0, ring_holder(s, t - 1, u),
+				 report_unit == ~0u ? u : report_unit);
+		ring_take(s, t, 1, u, self);
+		if (t > last)
+			last = t;
 	}
 	return last;
-}
-
-static void sim_push(struct sim *s, const struct proto *p, int block_index, int pred_index,
-		     int iter)
-{
-	struct elem *e;
-
-	ALLOC_GROW(s->e, s->n + 1, s->alloc);
-	e = &s->e[s->n];
-	memset(e, 0, sizeof(*e));
-	e->p = p;
-	e->block_index = block_index;
-	e->pred_index = pred_index;
-	e->iter = iter;
-	if (s->n) {
-		const struct insn *prev = s->e[s->n - 1].p->in;
-
-		s->e[s->n - 1].taken = insn_is_control(prev) && prev->addr + prev->len != p->in->addr;
-	}
-	s->n++;
 }
 
 /* Binds b with the ready time of every register in rs (SCHED_DEP). */
@@ -550,7 +707,7 @@ static bool same_address(const struct sim *s, const struct proto *ld, const stru
 
 	if (ld_rip || st_rip)
 		return ld_rip && st_rip && ld->in->mem_addr == st->in->mem_addr;
-	if (strcmp(ld->mem, st->mem))
+	if (ld->mem != st->mem)
 		return false;
 	for (unsigned w = 0; w < 2; w++)
 		for (uint64_t bits = ld->addr.w[w]; bits; bits &= bits - 1) {
@@ -568,7 +725,7 @@ static void bind_memdep(const struct sim *s, size_t i, struct bind *b)
 	const struct proto *p = s->e[i].p;
 	unsigned n = s->n_stores < STORE_WINDOW ? s->n_stores : STORE_WINDOW;
 
-	if (!p->mem[0] && !(p->in->flags & INSN_F_RIP_REL))
+	if (!p->mem && !(p->in->flags & INSN_F_RIP_REL))
 		return;
 	for (unsigned k = 1; k <= n; k++) {
 		int j = s->stores[(s->n_stores - k) % STORE_WINDOW];
@@ -581,10 +738,21 @@ static void bind_memdep(const struct sim *s, size_t i, struct bind *b)
 	}
 }
 
-/* Taken branches dispatched in the cycle of the last one (taken_per_cycle). */
-static void count_taken(struct sim *s, const struct elem *e)
+/* Where stream element i's instruction is (struct slot). */
+static inline const struct slot *slot_of(const struct sim *s, size_t i)
 {
-	if (!e->taken)
+	size_t k;
+
+	if (i < s->n_ctx + s->n_body)
+		return &s->slots[i];
+	k = i - s->n_ctx;
+	return &s->slots[s->n_ctx + s->n_body + k % s->n_body];
+}
+
+/* Taken branches dispatched in the cycle of the last one (taken_per_cycle). */
+static void count_taken(struct sim *s, const struct slot *sl, const struct elem *e)
+{
+	if (!sl->taken)
 		return;
 	if (s->taken_used && s->taken_cycle == e->D) {
 		s->taken_used++;
@@ -594,19 +762,22 @@ static void count_taken(struct sim *s, const struct elem *e)
 	}
 }
 
-static void dispatch(struct sim *s, size_t i)
+static void dispatch(struct sim *s, size_t i, const struct slot *sl, const struct slot *prev_sl)
 {
 	const struct cpu_model *m = s->m;
 	struct elem *e = &s->e[i], *prev = i ? &s->e[i - 1] : NULL;
-	unsigned uops = e->p->t.uops;
+	unsigned uops = sl->p->t.uops;
 	int d = s->disp_cycle;
 
-	if (e->p->fused && prev) {
+	e->p = sl->p;
+	e->d_serial = false;
+	if (sl->fused) {
 		e->D = prev->D;
-		count_taken(s, e);
+		e->d_limited = false;
+		count_taken(s, sl, e);
 		return;
 	}
-	if (prev && prev->taken && s->taken_used >= m->taken_per_cycle && d < prev->D + 1)
+	if (prev && prev_sl->taken && s->taken_used >= m->taken_per_cycle && d < prev->D + 1)
 		d = prev->D + 1;
 	if (i >= m->rob_size && s->e[i - m->rob_size].R > d)
 		d = s->e[i - m->rob_size].R;
@@ -630,7 +801,7 @@ static void dispatch(struct sim *s, size_t i)
 		s->disp_cycle += (int)((s->disp_used - 1) / m->dispatch_width);
 		s->disp_used = (s->disp_used - 1) % m->dispatch_width + 1;
 	}
-	count_taken(s, e);
+	count_taken(s, sl, e);
 }
 
 static void take_groups(struct sim *s, const struct proto *p, int self, struct bind *b)
@@ -655,52 +826,53 @@ static void take_port(struct sim *s, bool store, int self, struct bind *b)
 			   SCHED_UNIT_LOAD_PORT);
 }
 
-static void execute(struct sim *s, size_t i)
+static void execute(struct sim *s, size_t i, const struct slot *sl)
 {
 	struct elem *e = &s->e[i];
-	const struct proto *p = e->p;
+	const struct proto *p = sl->p;
 	struct bind b = { e->D, e->d_serial ? SCHED_SERIAL : e->d_limited ? SCHED_DISPATCH :
 			  SCHED_LATENCY, 0, 0, -1 };
 
-	if (p->fused && i) {
+	if (sl->fused) {
 		e->S = s->e[i - 1].S;
 		e->C = s->e[i - 1].C;
 		e->why = s->e[i - 1].why;
 		return;
 	}
+	ring_advance(s, e->D);
 	if (p->serial)
 		bind_max(&b, s->last_r, SCHED_SERIAL, 0, -1, 0);
 	bind_regs(s, &p->addr, &b);
 	if (p->t.flags & ME_LOAD) {
 		take_port(s, false, (int)i, &b);
 		e->S = b.t;
-		b.t += (int)p->load_lat;
+		b.t += (int)sl->load_lat;
 		bind_memdep(s, i, &b);
 		bind_regs(s, &p->data, &b);
 		take_groups(s, p, (int)i, &b);
-		b.t += (int)(p->t.latency - p->load_lat);
+		b.t += (int)(sl->latency - sl->load_lat);
 	} else {
 		bind_regs(s, &p->data, &b);
 		take_groups(s, p, (int)i, &b);
 		if (p->t.flags & ME_STORE)
 			take_port(s, true, (int)i, &b);
 		e->S = b.t;
-		b.t += (int)p->t.latency;
+		b.t += (int)sl->latency;
 	}
 	e->C = b.t;
 	e->why = b;
 }
 
 /* Register results, the store window, serialisation. */
-static void writeback(struct sim *s, size_t i)
+static void writeback(struct sim *s, size_t i, const struct slot *sl)
 {
 	const struct elem *e = &s->e[i];
-	const struct proto *p = e->p;
+	const struct proto *p = sl->p;
 	int ready = e->C, writer = (int)i;
 
-	if (p->fused)
+	if (sl->fused)
 		return;
-	if (p->t.eliminated && !(p->in->flags & (INSN_F_ZERO_IDIOM | INSN_F_NOP))) {
+	if (p->renamed) {
 		struct bind src = { INT_MIN / 2, SCHED_NONE, 0, 0, -1 };
 
 		bind_regs(s, &p->data, &src);  /* a renamed move: the source's timing */
@@ -708,26 +880,24 @@ static void writeback(struct sim *s, size_t i)
 		writer = src.producer;
 	}
 	for (unsigned w = 0; w < 2; w++)
-		for (uint64_t bits = p->in->writes.w[w]; bits; bits &= bits - 1) {
+		for (uint64_t bits = p->writes.w[w]; bits; bits &= bits - 1) {
 			unsigned r = w * 64 + (unsigned)__builtin_ctzll(bits);
 
-			if (r == DREG_PC || (r == DREG_RSP && p->stack_op))
-				continue;
 			s->reg_ready[r] = ready;
 			s->reg_writer[r] = writer;
 		}
-	if ((p->t.flags & ME_STORE) && (p->mem[0] || (p->in->flags & INSN_F_RIP_REL)))
+	if (p->store)
 		s->stores[s->n_stores++ % STORE_WINDOW] = (int)i;
 	if (p->serial && e->C > s->serial_until)
 		s->serial_until = e->C;
 }
 
-static void retire(struct sim *s, size_t i)
+static void retire(struct sim *s, size_t i, const struct slot *sl)
 {
 	struct elem *e = &s->e[i];
 	int r;
 
-	if (e->p->fused && i) {
+	if (sl->fused) {
 		e->R = s->e[i - 1].R;
 		return;
 	}
@@ -739,41 +909,338 @@ static void retire(struct sim *s, size_t i)
 	s->last_r = r;
 	s->retired_last++;
 	e->R = r;
-	if (e->p->call && r > s->call_until)
+	if (sl->p->call && r > s->call_until)
 		s->call_until = r;
 }
 
-static void sim_run(struct sim *s)
+static void sim_step(struct sim *s, size_t i)
 {
-	for (unsigned r = 0; r < DREG__COUNT; r++)
-		s->reg_ready[r] = INT_MIN / 2;
-	for (size_t i = 0; i < s->n; i++) {
-		dispatch(s, i);
-		execute(s, i);
-		writeback(s, i);
-		retire(s, i);
-		if (i % 64 == 63)
-			for (unsigned u = 0; u < s->n_units; u++)
-				unit_prune(&s->units[u], s->disp_cycle);
+	const struct slot *sl = slot_of(s, i), *prev = i ? slot_of(s, i - 1) : NULL;
+
+	dispatch(s, i, sl, prev);
+	execute(s, i, sl);
+	writeback(s, i, sl);
+	retire(s, i, sl);
+}
+
+/* ---- the steady state of a loop ---------------------------------------------------- */
+
+/*
+ * A loop's body is repeated until the reorder buffer has filled twice
+ * (loop_iterations), but the machine is deterministic: once its state at
+ * the start of a pass is the state of P passes before, shifted by T
+ * cycles, every later pass is the one P passes before, T cycles later.
+ * The rest of the stream is then written from the passes run, not run.
+ *
+ * The state is everything a later element's timing reads, relative to
+ * the dispatch cycle and the first element of the pass (indices of
+ * producers and holders), with what can no longer matter set aside: a
+ * reorder buffer entry retired by the dispatch cycle, a serialisation or
+ * a call over by then, a taken branch of an earlier cycle.  A repeat is
+ * looked for cheaply first, by a digest of each pass's own timing; a
+ * candidate period is then checked on the whole state.
+ */
+
+#define STEADY_MAX_PERIOD 16        /* passes */
+
+static void sv_add(struct state_vec *sv, int x)
+{
+	ALLOC_GROW(sv->v, sv->n + 1, sv->alloc);
+	sv->v[sv->n++] = x;
+}
+
+/* The state at the start of stream element i0 (a pass's first), relative. */
+static void state_of(const struct sim *s, size_t i0, struct state_vec *sv)
+{
+	int base = s->disp_cycle, rel = (int)i0;
+	size_t rob = s->m->rob_size, from = i0 > rob ? i0 - rob : 0, k;
+	const struct elem *prev = &s->e[i0 - 1];
+
+	sv->n = 0;
+	sv_add(sv, (int)s->disp_used);
+	if (s->taken_used && s->taken_cycle >= base) {
+		sv_add(sv, s->taken_cycle - base);
+		sv_add(sv, (int)s->taken_used);
+	} else {
+		sv_add(sv, -1);
 	}
+	sv_add(sv, s->last_r - base);
+	sv_add(sv, (int)s->retired_last);
+	sv_add(sv, (s->serial_until > base ? s->serial_until : base) - base);
+	sv_add(sv, (s->call_until > base ? s->call_until : base) - base);
+	for (unsigned r = 0; r < DREG__COUNT; r++) {
+		if (s->reg_writer[r] < 0) {
+			sv_add(sv, INT_MIN);
+			continue;
+		}
+		sv_add(sv, s->reg_writer[r] - rel);
+		sv_add(sv, s->reg_ready[r] - base);
+	}
+	k = s->n_stores < STORE_WINDOW ? s->n_stores : STORE_WINDOW;
+	sv_add(sv, (int)k);
+	for (unsigned j = 1; j <= k; j++) {
+		int st = s->stores[(s->n_stores - j) % STORE_WINDOW];
+
+		sv_add(sv, st - rel);
+		sv_add(sv, s->e[st].C - base);
+	}
+	/* the reorder buffer: entries retiring after the dispatch cycle (a suffix) */
+	for (k = i0; k > from && s->e[k - 1].R > base; k--)
+		;
+	sv_add(sv, (int)(i0 - k));
+	for (; k < i0; k++)
+		sv_add(sv, s->e[k].R - base);
+	sv_add(sv, prev->D - base);
+	sv_add(sv, prev->S - base);
+	sv_add(sv, prev->C - base);
+	sv_add(sv, prev->R - base);
+	sv_add(sv, prev->why.t - base);
+	sv_add(sv, (int)prev->why.why);
+	sv_add(sv, (int)prev->why.reg);
+	sv_add(sv, (int)prev->why.unit);
+	sv_add(sv, prev->why.producer < 0 ? INT_MIN : prev->why.producer - rel);
+	/* the units from the dispatch cycle on */
+	for (int c = base; c < s->hi; c++) {
+		uint64_t busy = ring_busy(s, c);
+
+		if (!busy)
+			continue;
+		sv_add(sv, c - base);
+		sv_add(sv, (int)(busy & 0xffffffffu));
+		sv_add(sv, (int)(busy >> 32));
+		for (uint64_t bits = busy; bits; bits &= bits - 1)
+			sv_add(sv, ring_holder(s, c, (unsigned)__builtin_ctzll(bits)) - rel);
+	}
+}
+
+/* A digest of pass it's own timing (relative to its first dispatch). */
+static uint64_t pass_digest(const struct sim *s, size_t first, size_t n, int prev_base)
+{
+	int base = s->e[first].D;
+	uint64_t h = (uint64_t)(uint32_t)(base - prev_base);
+
+	for (size_t j = first; j < first + n; j++) {
+		const struct elem *e = &s->e[j];
+		uint64_t a = (uint64_t)(uint32_t)(e->D - base) << 32 | (uint32_t)(e->S - base);
+		uint64_t b = (uint64_t)(uint32_t)(e->C - base) << 32 | (uint32_t)(e->R - base);
+		uint64_t c = (uint64_t)(uint32_t)(e->why.t - base) << 32 |
+			     (uint32_t)(e->why.producer < 0 ? INT_MIN : e->why.producer - (int)j);
+		uint64_t d = (uint64_t)e->why.why << 48 ^ (uint64_t)e->why.reg << 32 ^
+			     (uint64_t)e->why.unit << 8 ^ (uint64_t)(e->d_limited | e->d_serial << 1);
+
+		h = hash_u64(h ^ a) + hash_u64(b ^ c) + d;
+	}
+	return h;
+}
+
+/* The smallest period the last digests repeat with (twice), or 0. */
+static unsigned digest_period(const uint64_t *d, size_t n)
+{
+	for (unsigned p = 1; p <= STEADY_MAX_PERIOD && 2 * (size_t)p <= n; p++) {
+		unsigned k;
+
+		for (k = 0; k < p && d[n - 1 - k] == d[n - 1 - k - p]; k++)
+			;
+		if (k == p)
+			return p;
+	}
+	return 0;
+}
+
+/*
+ * Writes elements [to, s->n) from the passes before element `to`, which
+ * repeat with a period of `period` elements and `shift` cycles.
+ */
+static void repeat_passes(struct sim *s, size_t to, size_t period, int shift)
+{
+	for (size_t j = to; j < s->n; j++) {
+		size_t q = (j - to) / period + 1;
+		const struct elem *src = &s->e[j - q * period];
+		struct elem *e = &s->e[j];
+		int dt = (int)q * shift;
+
+		*e = *src;
+		e->D += dt;
+		e->S += dt;
+		e->C += dt;
+		e->R += dt;
+		e->why.t += dt;
+		if (e->why.producer >= 0)
+			e->why.producer += (int)(q * period);
+	}
+}
+
+/*
+ * Runs the stream of a loop, passes of n elements: like sim_run(), but
+ * once the state repeats, the rest is written from the passes before.
+ * `needed`: the first element whose timing is read.
+ */
+static void sim_run_loop(struct sim *s, size_t needed, struct sched_prep *sp)
+{
+	size_t n = s->n_body, passes = (s->n - s->n_ctx) / n;
+	uint64_t *dig;
+	struct state_vec *snap = &sp->buf.snap, *now = &sp->buf.now;
+	size_t snap_at = 0, next_try = 0, backoff = 4;
+	unsigned snap_period = 0;
+	int snap_base = 0, prev_base = 0;
+
+	ALLOC_GROW(sp->buf.dig, passes + 1, sp->buf.dig_alloc);
+	dig = sp->buf.dig;
+	for (size_t it = 0; it < passes; it++) {
+		size_t first = s->n_ctx + it * n;
+
+		if (snap_period && it == snap_at + snap_period) {
+			state_of(s, first, now);
+			if (now->n == snap->n && !memcmp(now->v, snap->v, now->n * sizeof(*now->v))) {
+				repeat_passes(s, first, snap_period * n, s->disp_cycle - snap_base);
+				return;
+			}
+			snap_period = 0;
+			next_try = it + backoff;
+			backoff *= 2;
+		}
+		if (!snap_period && it >= next_try && it >= 2) {
+			unsigned p = digest_period(dig, it);
+
+			if (p && first + p * n < needed) {
+				state_of(s, first, snap);
+				snap_at = it;
+				snap_period = p;
+				snap_base = s->disp_cycle;
+			}
+		}
+		for (size_t j = first; j < first + n; j++)
+			sim_step(s, j);
+		dig[it] = pass_digest(s, first, n, it ? prev_base : s->e[first].D);
+		prev_base = s->e[first].D;
+	}
+}
+
+static void sim_run_to(struct sim *s, size_t to)
+{
+	for (size_t i = 0; i < to; i++)
+		sim_step(s, i);
+}
+
+static void sim_run(struct sim *s, size_t from)
+{
+	for (size_t i = from; i < s->n; i++)
+		sim_step(s, i);
+}
+
+/* ---- contexts: the machine after one, for each block it precedes ---------------- */
+
+/*
+ * A block scheduled after a predecessor's code (PRED) runs that code
+ * first, and so does every other block the predecessor leads to.  The
+ * machine after the context's instructions but its last (whether that
+ * one is a taken branch depends on the block) is kept for the last two
+ * contexts, and a block after one of them starts from it.
+ */
+#define CTX_SNAP_MAX 64
+
+struct ctx_snap {
+	uint32_t idx[CTX_SNAP_MAX];
+	size_t n;                   /* the context idx[0..n) */
+	struct sim sim;             /* the machine after its first n - 1 (pointers unused) */
+	struct elem e[CTX_SNAP_MAX];/* those elements */
+	uint64_t *busy;             /* the ring's cycles [sim.floor, sim.hi) */
+	int *holder;
+	size_t cycles_alloc;
+};
+
+static struct ctx_snap *ctx_find(const struct sim_buffers *b, const uint32_t *idx, size_t n)
+{
+	for (unsigned k = 0; k < ARRAY_SIZE(b->ctx); k++) {
+		struct ctx_snap *c = b->ctx[k];
+
+		if (c && c->n == n && !memcmp(c->idx, idx, n * sizeof(*idx)))
+			return c;
+	}
+	return NULL;
+}
+
+static void ctx_save(struct sim_buffers *b, const struct sim *s, const uint32_t *idx, size_t n)
+{
+	struct ctx_snap *c;
+	size_t cycles = (size_t)(s->hi - s->floor);
+
+	if (!b->ctx[b->ctx_next])
+		b->ctx[b->ctx_next] = xcalloc(1, sizeof(*c));
+	c = b->ctx[b->ctx_next];
+	b->ctx_next = (b->ctx_next + 1) % ARRAY_SIZE(b->ctx);
+	memcpy(c->idx, idx, n * sizeof(*idx));
+	c->n = n;
+	c->sim = *s;
+	memcpy(c->e, s->e, (n - 1) * sizeof(*c->e));
+	if (cycles > c->cycles_alloc) {
+		c->cycles_alloc = cycles;
+		c->busy = xreallocarray(c->busy, cycles, sizeof(*c->busy));
+		c->holder = xreallocarray(c->holder, cycles * b->stride, sizeof(*c->holder));
+	}
+	for (size_t k = 0; k < cycles; k++) {
+		size_t slot = (size_t)(s->floor + (int)k) & (b->cap - 1);
+
+		c->busy[k] = b->busy[slot];
+		memcpy(&c->holder[k * b->stride], &b->holder[slot * b->stride],
+		       b->stride * sizeof(*c->holder));
+	}
+}
+
+/* Puts the machine (a new stream's, ring clear) in the state c kept. */
+static void ctx_restore(struct sim *s, const struct ctx_snap *c)
+{
+	struct sim_buffers *b = s->buf;
+	struct elem *e = s->e;
+	const struct slot *slots = s->slots;
+	size_t n = s->n, n_ctx = s->n_ctx, n_body = s->n_body;
+	size_t cycles = (size_t)(c->sim.hi - c->sim.floor);
+
+	*s = c->sim;
+	s->buf = b;
+	s->e = e;
+	s->slots = slots;
+	s->n = n;
+	s->n_ctx = n_ctx;
+	s->n_body = n_body;
+	memcpy(e, c->e, (c->n - 1) * sizeof(*e));
+	s->hi = s->floor;
+	ring_reach(s, c->sim.hi);
+	for (size_t k = 0; k < cycles; k++) {
+		size_t slot = (size_t)(s->floor + (int)k) & (b->cap - 1);
+
+		b->busy[slot] = c->busy[k];
+		memcpy(&b->holder[slot * b->stride], &c->holder[k * b->stride],
+		       b->stride * sizeof(*c->holder));
+	}
+}
+
+static void ctx_free(struct ctx_snap *c)
+{
+	if (!c)
+		return;
+	free(c->busy);
+	free(c->holder);
+	free(c);
 }
 
 /* ---- results -------------------------------------------------------------------- */
 
+/* Stream element j as the reason of element i (a body element) names it. */
 static struct sched_ref ref_of(const struct sim *s, size_t i, int j)
 {
 	struct sched_ref ref = { SREF_NONE, 0 };
-	const struct elem *p;
 
 	if (j < 0)
 		return ref;
-	p = &s->e[j];
-	if (p->block_index < 0) {
+	if ((size_t)j < s->n_ctx) {
 		ref.kind = SREF_PRED;
-		ref.index = (unsigned)p->pred_index;
+		ref.index = (unsigned)j;
 	} else {
-		ref.kind = p->iter == s->e[i].iter ? SREF_BLOCK : SREF_PREV_ITER;
-		ref.index = (unsigned)p->block_index;
+		size_t b = (size_t)j - s->n_ctx;
+
+		ref.kind = b / s->n_body == (i - s->n_ctx) / s->n_body ? SREF_BLOCK : SREF_PREV_ITER;
+		ref.index = (unsigned)(b % s->n_body);
 	}
 	return ref;
 }
@@ -854,16 +1321,6 @@ void block_schedule_release(struct block_schedule *s)
 	block_schedule_init(s);
 }
 
-static struct proto *prepare_all(const struct cpu_model *m, const struct insn *insns, size_t n,
-				 bool loop)
-{
-	struct proto *p = xcalloc(n ? n : 1, sizeof(*p));
-
-	for (size_t i = 0; i < n; i++)
-		prepare(m, &p[i], &insns[i], i ? &insns[i - 1] : NULL, loop);
-	return p;
-}
-
 /* Iterations of a self-loop: enough to fill the ROB twice, then `measured`. */
 static void loop_iterations(const struct cpu_model *m, size_t n, unsigned *warm,
 			    unsigned *measured)
@@ -878,57 +1335,159 @@ static void loop_iterations(const struct cpu_model *m, size_t n, unsigned *warm,
 	*warm = (unsigned)w;
 }
 
-int schedule_block(const struct cpu_model *m, const struct insn *insns, size_t n,
-		   const struct sched_entry *entry, struct block_schedule *out)
+/* Instruction p at a place of the stream, after prev there (NULL: none). */
+static void set_slot(struct slot *sl, const struct cpu_model *m, const struct proto *p,
+		     const struct proto *prev, bool loop)
 {
-	enum sched_entry_kind kind = entry ? entry->kind : SCHED_ENTRY_COLD;
-	size_t n_pred = kind == SCHED_ENTRY_PRED ? entry->n_pred : 0;
-	struct proto *block, *pred = NULL;
+	sl->p = p;
+	sl->latency = p->t.latency + (loop ? p->loop_extra : 0);
+	sl->load_lat = p->load_lat + (loop ? p->loop_extra : 0);
+	sl->fused = prev && p->in->kind == INSN_CJUMP && macro_fused(m, prev->in, p->in);
+	sl->taken = false;
+}
+
+/* True if control goes from a to b other than by falling through. */
+static bool taken_to(const struct proto *a, const struct proto *b)
+{
+	return insn_is_control(a->in) && a->in->addr + a->in->len != b->in->addr;
+}
+
+/*
+ * The schedule of body[0..n) after ctx[0..n_ctx) (PRED), repeated (LOOP)
+ * or alone (COLD).  The instructions before each one (for fusion) are
+ * those of its array: none before the first of the context, nor before
+ * the first of each pass over the body but the context's last.
+ */
+static int run_schedule(struct sched_prep *sp, const struct proto *const *body, size_t n,
+			enum sched_entry_kind kind, const struct proto *const *ctx, size_t n_ctx,
+			const uint32_t *ctx_idx, struct block_schedule *out)
+{
+	const struct cpu_model *m = sp->m;
+	bool loop = kind == SCHED_ENTRY_LOOP;
 	unsigned warm = 0, measured = 1;
+	size_t total;
+	struct slot *sl;
 	struct sim s;
 
 	if (!n)
 		return errorf("cannot schedule an empty block");
 	for (size_t i = 0; i < n; i++)
-		if (m->arch == ARCH_X86_64 && insns[i].cs_id >= MODEL_X86_NIDS)
+		if (body[i]->bad)
 			return errorf("instruction at 0x%llx is not for model '%s'",
-				      (unsigned long long)insns[i].addr, m->name);
+				      (unsigned long long)body[i]->in->addr, m->name);
+	if (kind != SCHED_ENTRY_PRED)
+		n_ctx = 0;
 	block_schedule_release(out);
 	out->model = m;
 	out->entry = kind;
 	out->n = n;
 	out->insn = xcalloc(n, sizeof(*out->insn));
-	block = prepare_all(m, insns, n, kind == SCHED_ENTRY_LOOP);
-	if (n_pred)
-		pred = prepare_all(m, entry->pred, n_pred, false);
-	if (n_pred && macro_fused(m, &entry->pred[n_pred - 1], &insns[0]))
-		block[0].fused = true;
-	if (kind == SCHED_ENTRY_LOOP)
+	if (loop)
 		loop_iterations(m, n, &warm, &measured);
+	total = n_ctx + (size_t)(warm + measured) * n;
 
-	sim_init(&s, m);
-	for (size_t i = 0; i < n_pred; i++)
-		sim_push(&s, &pred[i], -1, (int)i, 0);
-	for (unsigned it = 0; it < warm + measured; it++)
-		for (size_t i = 0; i < n; i++)
-			sim_push(&s, &block[i], (int)i, -1, (int)it);
-	sim_run(&s);
-	for (unsigned it = 0; it < measured; it++)
-		record_pass(&s, n_pred + (size_t)(warm + it) * n, out, it == measured - 1);
+	sim_init(&s, m, &sp->buf);
+	ALLOC_GROW(sp->buf.e, total, sp->buf.e_alloc);
+	ALLOC_GROW(sp->buf.slots, n_ctx + 2 * n, sp->buf.slots_alloc);
+	sl = sp->buf.slots;
+	s.e = sp->buf.e;
+	s.n = total;
+	s.n_ctx = n_ctx;
+	s.n_body = n;
+	s.slots = sl;
+	/* the context, the first pass, the passes after it (after the body, not the context) */
+	for (size_t i = 0; i < n_ctx; i++)
+		set_slot(&sl[i], m, ctx[i], i ? ctx[i - 1] : NULL, false);
 	for (size_t i = 0; i < n; i++) {
-		out->insn[i].timing = block[i].t;
-		bool after_call = i ? block[i - 1].call : n_pred && pred[n_pred - 1].call;
+		set_slot(&sl[n_ctx + i], m, body[i], i ? body[i - 1] : n_ctx ? ctx[n_ctx - 1] : NULL,
+			 loop);
+		sl[n_ctx + n + i] = sl[n_ctx + i];
+	}
+	sl[n_ctx + n].fused = false;
+	for (size_t i = 1; i < n_ctx; i++)
+		sl[i - 1].taken = taken_to(ctx[i - 1], ctx[i]);
+	if (n_ctx)
+		sl[n_ctx - 1].taken = taken_to(ctx[n_ctx - 1], body[0]);
+	for (size_t i = 1; i < n; i++)
+		sl[n_ctx + i - 1].taken = sl[n_ctx + n + i - 1].taken = taken_to(body[i - 1], body[i]);
+	if (warm + measured > 1)
+		sl[n_ctx + n - 1].taken = sl[n_ctx + 2 * n - 1].taken = taken_to(body[n - 1], body[0]);
+	if (loop && warm > STEADY_MAX_PERIOD && !sp->full_runs) {
+		sim_run_loop(&s, n_ctx + (size_t)warm * n - 1, sp);
+	} else if (ctx_idx && n_ctx >= 2 && n_ctx <= CTX_SNAP_MAX && !sp->full_runs) {
+		const struct ctx_snap *c = ctx_find(&sp->buf, ctx_idx, n_ctx);
 
-		out->insn[i].flags = (block[i].fused ? SCHED_F_FUSED : 0) |
+		if (c) {
+			ctx_restore(&s, c);
+		} else {
+			sim_run_to(&s, n_ctx - 1);
+			ctx_save(&sp->buf, &s, ctx_idx, n_ctx);
+		}
+		sim_run(&s, n_ctx - 1);
+	} else {
+		sim_run(&s, 0);
+	}
+	for (unsigned it = 0; it < measured; it++)
+		record_pass(&s, n_ctx + (size_t)(warm + it) * n, out, it == measured - 1);
+	for (size_t i = 0; i < n; i++) {
+		const struct proto *p = body[i];
+		bool after_call = i ? body[i - 1]->call : n_ctx && ctx[n_ctx - 1]->call;
+
+		out->insn[i].timing = p->t;
+		out->insn[i].timing.latency = sl[n_ctx + i].latency;
+		out->insn[i].flags = (sl[n_ctx + i].fused ? SCHED_F_FUSED : 0) |
 				     (after_call ? SCHED_F_AFTER_CALL : 0) |
-				     (block[i].t.eliminated ? SCHED_F_ELIMINATED : 0) |
-				     (block[i].uncertain ? SCHED_F_UNCERTAIN : 0);
+				     (p->t.eliminated ? SCHED_F_ELIMINATED : 0) |
+				     (p->uncertain ? SCHED_F_UNCERTAIN : 0);
 	}
 	finish(out, measured);
-	sim_release(&s);
-	free(block);
-	free(pred);
+	sim_finish(&s);
 	return 0;
+}
+
+/* The prepared instructions idx[0..n) as an array of pointers, at seq[at]. */
+static void protos_of(const struct sched_prep *sp, const struct proto **seq, const uint32_t *idx,
+		      size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (idx[i] >= sp->n)
+			BUG("schedule_prepared: instruction %u of %zu", idx[i], sp->n);
+		seq[i] = &sp->p[idx[i]];
+	}
+}
+
+int schedule_prepared(struct sched_prep *sp, const uint32_t *body, size_t n,
+		      enum sched_entry_kind kind, const uint32_t *ctx, size_t n_ctx,
+		      struct block_schedule *out)
+{
+	if (kind != SCHED_ENTRY_PRED)
+		n_ctx = 0;
+	ALLOC_GROW(sp->buf.seq, n_ctx + n + 1, sp->buf.seq_alloc);
+	protos_of(sp, sp->buf.seq, ctx, n_ctx);
+	protos_of(sp, sp->buf.seq + n_ctx, body, n);
+	return run_schedule(sp, sp->buf.seq + n_ctx, n, kind, sp->buf.seq, n_ctx, ctx, out);
+}
+
+int schedule_block(const struct cpu_model *m, const struct insn *insns, size_t n,
+		   const struct sched_entry *entry, struct block_schedule *out)
+{
+	enum sched_entry_kind kind = entry ? entry->kind : SCHED_ENTRY_COLD;
+	size_t n_pred = kind == SCHED_ENTRY_PRED ? entry->n_pred : 0;
+	struct sched_prep *sp;
+	const struct proto **seq;
+	int r;
+
+	if (!n)
+		return errorf("cannot schedule an empty block");
+	sp = sched_prep_new(m, n_pred ? entry->pred : NULL, n_pred);
+	prep_add(sp, insns, n);
+	seq = xmalloc((n_pred + n + 1) * sizeof(*seq));
+	for (size_t i = 0; i < n_pred + n; i++)
+		seq[i] = &sp->p[i];
+	r = run_schedule(sp, seq + n_pred, n, kind, seq, n_pred, NULL, out);
+	free(seq);
+	sched_prep_free(sp);
+	return r;
 }
 
 void block_schedule_min(struct block_schedule *acc, const struct block_schedule *other)

@@ -149,6 +149,51 @@ int schedule_block(const struct cpu_model *m, const struct insn *insns, size_t n
 		   const struct sched_entry *entry, struct block_schedule *out);
 
 /*
+ * Scheduling many blocks of one procedure: its instructions are prepared
+ * once (the model's timing of each, its address and data registers, its
+ * memory operand), then any sequence of them is scheduled by index, as
+ * often as needed, with exactly the result schedule_block() gives for the
+ * same instructions:
+ *
+ *   struct sched_prep *sp = sched_prep_new(m, cfg->insns, cfg->n_insns);
+ *   uint32_t body[] = { 7, 8, 9 }, ctx[] = { 3, 4, 5, 6 };
+ *   schedule_prepared(sp, body, 3, SCHED_ENTRY_PRED, ctx, 4, &s);
+ *   schedule_prepared(sp, body, 3, SCHED_ENTRY_LOOP, NULL, 0, &s);
+ *   sched_prep_free(sp);
+ *
+ * The instructions before each one (macro-fusion) are those of its
+ * sequence, as in schedule_block(): none before the first of ctx, ctx's
+ * last before body's first.  A prepared procedure keeps the scheduler's
+ * buffers from one schedule to the next: use it from one thread at a time
+ * (one per thread for several).  insns must outlive it.
+ */
+struct sched_prep;
+struct sched_prep *sched_prep_new(const struct cpu_model *m, const struct insn *insns, size_t n);
+void sched_prep_free(struct sched_prep *sp);
+/*
+ * The timing a schedule gives prepared instruction i outside a loop's
+ * steady state (sched_insn.timing), and what the steady state adds to its
+ * latency.
+ */
+void sched_prep_timing(const struct sched_prep *sp, size_t i, struct model_timing *t,
+		       unsigned *loop_extra);
+/*
+ * For tests: run every pass of a loop and every context through the
+ * machine, with none of the shortcuts that give the same schedules
+ * faster (a loop's steady state written from the passes before it).
+ */
+void sched_prep_full_runs(struct sched_prep *sp, bool full);
+/*
+ * Schedules the instructions body[0..n) (indices into the prepared ones,
+ * the block in order; for SCHED_ENTRY_LOOP the loop's body) with entry
+ * `kind`, after ctx[0..n_ctx) for SCHED_ENTRY_PRED (ignored otherwise).
+ * Returns 0, or -1 with an error message as schedule_block() does.
+ */
+int schedule_prepared(struct sched_prep *sp, const uint32_t *body, size_t n,
+		      enum sched_entry_kind kind, const uint32_t *ctx, size_t n_ctx,
+		      struct block_schedule *out);
+
+/*
  * acc = the per-instruction minimum of acc and other (two schedules of the
  * same block under different entries): keeps M_i a lower bound over
  * several predecessors.  Reasons follow the smaller M; totals are redone.

@@ -9,8 +9,11 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "analysis/calc.h"
+#include "analysis/calc-cache.h"
+#include "analysis/calc-each.h"
 #include "analysis/calc-dot.h"
 #include "analysis/calc-draw.h"
 #include "analysis/calc-json.h"
@@ -18,6 +21,7 @@
 #include "analysis/procprof.h"
 #include "core/die.h"
 #include "core/json.h"
+#include "core/xalloc.h"
 #include "tools/tool.h"
 
 enum output { OUT_TEXT, OUT_SUMMARY, OUT_DOT, OUT_JSON };
@@ -28,6 +32,8 @@ struct args {
 	const char *image;
 	enum output out;
 	uint64_t min_samples;
+	uint64_t threads;
+	bool no_cache;
 	struct calc_opts co;
 };
 
@@ -82,12 +88,28 @@ static int one(struct epoch_view *view, struct out *o, const struct proc_ref *re
 	struct calc c;
 	int r;
 
-	o->a->co.src = &t.src;
-	if (calc_build(&c, view, ref, &o->a->co))
+	if (calc_build(&c, view, ref, &o->a->co)) {
+		calc_release(&c);
 		return -1;
+	}
 	r = emit(o, &c);
 	calc_release(&c);
 	return r;
+}
+
+/* The whole image's procedures, analysed on several threads, printed in order. */
+struct many {
+	struct out *o;
+	int r;
+};
+
+static void emit_each(void *ctx, size_t i, struct calc *c, int r)
+{
+	struct many *m = ctx;
+
+	(void)i;
+	if (r || emit(m->o, c))
+		m->r = -1;
 }
 
 static int by_name(struct epoch_view *view, struct out *o, const char *spec)
@@ -112,9 +134,11 @@ static int whole_image(struct epoch_view *view, struct out *o)
 	po.n_images = 1;
 	if (procprof_build(&pp, view, &po))
 		return -1;
+	struct proc_ref *refs = xcalloc(pp.n_rows + 1, sizeof(*refs));
+	struct many m = { o, 0 };
+
 	for (size_t k = 0; k < pp.n_rows; k++) {
 		const struct procprof_row *row = &pp.rows[k];
-		struct proc_ref ref = { row->image, row->proc };
 		uint64_t s = 0;
 
 		for (size_t e = 0; e < pp.n_events; e++)
@@ -122,12 +146,13 @@ static int whole_image(struct epoch_view *view, struct out *o)
 				s += row->samples[pp.events[e]];
 		if (!row->proc || s < (o->a->min_samples ? o->a->min_samples : 1))
 			continue;
-		n++;
-		if (one(view, o, &ref))
-			r = -1;
+		refs[n++] = (struct proc_ref){ row->image, row->proc };
 	}
+	calc_each(view, refs, n, &o->a->co, (unsigned)o->a->threads, emit_each, &m);
+	r = m.r;
 	if (!n && !error_count())
 		warning("no procedure of '%s' has samples in this epoch", o->a->image);
+	free(refs);
 	procprof_release(&pp);
 	return r;
 }
@@ -136,6 +161,10 @@ static int run(struct epoch_view *view, struct args *a, int first, int argc, cha
 {
 	struct out o = { a, { 0 }, 0 };
 	int r = 0;
+
+	a->co.src = &t.src;
+	if (!a->no_cache)
+		a->co.cache = calc_cache_new(view->db);
 
 	if (a->out == OUT_JSON) {
 		json_init(&o.jw, stdout, true);
@@ -155,6 +184,8 @@ static int run(struct epoch_view *view, struct args *a, int first, int argc, cha
 		json_object_end(&o.jw);
 		json_finish(&o.jw);  /* a write error is reported by tool_finish() */
 	}
+	calc_cache_free(a->co.cache);
+	a->co.cache = NULL;
 	return r;
 }
 
@@ -189,6 +220,10 @@ static void parse_args(struct args *a, int argc, char **argv, int *first)
 		OPT_BOOL('S', "source", &a->co.source, "interleave source lines (DWARF)"),
 		OPT_BOOL('V', "values", &a->co.values, "each instruction's most common values: the registers it\n"
 			 "writes, the address it loads or stores (dcpirun --values)"),
+		OPT_U64('j', "threads", &a->threads, "N", "with --image: analyse on N threads (default: one\n"
+			"per CPU); the output is the same", 1, 256, "number of threads"),
+		OPT_BOOL(0, "no-cache", &a->no_cache, "neither read nor store the database's cache of what\n"
+			 "depends only on the binary (CFGs, schedules)"),
 		TOOL_OPT_SUBST(&t),
 		TOOL_OPTS_OUTPUT(&t),
 		OPT_ARGUMENT("PROCEDURE", "NAME, NAME@IMAGE, 0xADDRESS or 0xADDRESS@IMAGE"),

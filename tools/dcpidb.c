@@ -24,6 +24,7 @@
 #include "core/json.h"
 #include "core/strbuf.h"
 #include "core/timeutil.h"
+#include "analysis/calc-cache.h"
 #include "db/check.h"
 #include "db/db.h"
 #include "db/upkeep.h"
@@ -94,6 +95,7 @@ static int cmd_check(struct db *db)
 		json_key(&w, "database"), json_string(&w, db->path);
 		json_key(&w, "findings"), json_array_begin(&w);
 	}
+	db_check_calc_payload = calc_cache_check_payload;
 	r = db_check(db, quick ? DB_CHECK_QUICK : 0, print_finding, &f, &st);
 	if (r < 0)
 		return -1;
@@ -159,6 +161,11 @@ static void info_text(struct db *db, const struct db_census *c)
 		strbuf_add_size(&sb, c->unwind_bytes);
 		printf("unwind tables: %zu cached, %s\n", c->n_unwind, sb.buf);
 	}
+	if (c->n_calc) {
+		strbuf_reset(&sb);
+		strbuf_add_size(&sb, c->calc_bytes);
+		printf("analyses: %zu cached, %s\n", c->n_calc, sb.buf);
+	}
 	if (c->n_temps) {
 		strbuf_reset(&sb);
 		strbuf_add_size(&sb, c->temp_bytes);
@@ -210,6 +217,8 @@ static void info_json(struct db *db, const struct db_census *c)
 	json_key(&w, "snapshot_bytes"), json_u64(&w, c->binaries_bytes);
 	json_key(&w, "unwind_tables"), json_u64(&w, c->n_unwind);
 	json_key(&w, "unwind_table_bytes"), json_u64(&w, c->unwind_bytes);
+	json_key(&w, "analyses"), json_u64(&w, c->n_calc);
+	json_key(&w, "analysis_bytes"), json_u64(&w, c->calc_bytes);
 	json_key(&w, "temps"), json_u64(&w, c->n_temps);
 	json_key(&w, "temp_bytes"), json_u64(&w, c->temp_bytes);
 	json_object_end(&w);
@@ -246,6 +255,8 @@ static void list_snapshot(void *ctx, const char *hex, uint64_t bytes)
 	(void)ctx;
 	if (!strncmp(hex, "unwind/", 7))
 		printf("%s cached unwind table %s (", dry_run ? "would remove" : "removing", hex + 7);
+	else if (!strncmp(hex, "calc/", 5))
+		printf("%s cached analysis %s (", dry_run ? "would remove" : "removing", hex + 5);
 	else
 		printf("%s snapshot %s (", dry_run ? "would remove" : "removing", hex);
 	say_size("", bytes, ")\n");
@@ -331,6 +342,11 @@ static int cmd_gc(struct db *db, size_t temps, uint64_t temp_bytes)
 		printf("; %" PRIu64 " unused cached unwind table%s", st.unwind_tables,
 		       st.unwind_tables == 1 ? "" : "s");
 		say_size(" (", st.unwind_bytes, ")");
+	}
+	if (st.calc_files) {
+		printf("; %" PRIu64 " unused cached analys%s", st.calc_files,
+		       st.calc_files == 1 ? "is" : "es");
+		say_size(" (", st.calc_bytes, ")");
 	}
 	printf("\n");
 	return r;
