@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * collect/collector-int.h - the collector's insides, shared by
- * collect/collector.c (the sample path) and collect/status.c (its
- * reports).  Not for other users: see collect/collector.h.
+ * collect/collector.c (the sample path), options.c, events.c,
+ * calibrate.c and status.c (its reports).  Not for other users: see collect/collector.h.
  */
 #ifndef DCPI_COLLECT_COLLECTOR_INT_H
 #define DCPI_COLLECT_COLLECTOR_INT_H
@@ -96,6 +96,19 @@ struct collector {
 	uint64_t epoch_evictions, epoch_shadow_hits, epoch_shadow_evictions;
 	const struct collect_retention *retention;  /* dcpid's, for status; NULL: none */
 };
+
+/* events.c: the events this machine can count, their periods, their rings. */
+void collector_set_period(struct cevent *e, const struct collect_options *o);
+int collector_choose_events(struct collector *c);
+int collector_open_events(struct collector *c);
+void collector_close_cpu(struct ccpu *cc, size_t n_ev);
+/* Draws a new random period for every event on every CPU. */
+void collector_redraw_periods(struct collector *c);
+
+/* calibrate.c: the time event to calibrate (the first counted by the clock), or -1. */
+int collector_time_event(const struct collector *c);
+/* The epoch's calibration into m: this run's, merged with a continued epoch's. */
+void collector_fill_calib(struct collector *c, struct epoch_meta *m);
 
 /* The measured mean period of event i in this epoch (ns for the clock). */
 uint64_t collector_mean_period(struct collector *c, size_t i);
