@@ -6,6 +6,7 @@
 #include "db/textrec.h"
 #include "core/die.h"
 #include "core/strbuf.h"
+#include "core/testpoint.h"
 #include "core/timeutil.h"
 #include "core/xalloc.h"
 
@@ -106,6 +107,7 @@ static int create_new(const char *path, bool sync)
 	}
 	if (fsio_write_atomic(tfd, FORMAT_NAME, path, FORMAT_TEXT, strlen(FORMAT_TEXT), sync))
 		goto out;
+	TEST_POINT("create-before-rename");
 	if (renameat(pfd, tmp, pfd, base)) {
 		if (errno != EEXIST && errno != ENOTEMPTY && errno != EISDIR) {
 			errorf_errno("cannot create database directory '%s'", path);
@@ -618,6 +620,7 @@ int db_epoch_create(struct db *db, struct epoch_meta *meta)
 	if (fsio_write_atomic(fd, IMAGES_NAME, IMAGES_NAME, sb.buf, sb.len, sync_enabled(db)))
 		goto out;
 	epoch_dirname(next, name, sizeof(name));
+	TEST_POINT("epoch-before-rename");
 	if (renameat(db->dirfd, tmp, db->dirfd, name)) {
 		errorf_errno("cannot create epoch '%s/%s'", db->path, name);
 		goto out;

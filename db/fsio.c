@@ -3,6 +3,7 @@
 #include "db/fsio.h"
 #include "core/die.h"
 #include "core/strbuf.h"
+#include "core/testpoint.h"
 #include "core/xalloc.h"
 
 #include <dirent.h>
@@ -197,10 +198,12 @@ static int write_atomic(int dirfd, const char *name, const char *what, const voi
 		goto fail;
 	}
 	fd = -1;
+	TEST_POINT("write-before-rename");
 	if (renameat(dirfd, tmp, dirfd, name)) {
 		errorf_errno("cannot rename a temporary file to '%s'", what);
 		goto fail;
 	}
+	TEST_POINT("write-after-rename");
 	if (sync && fsio_fsync_dir(dirfd, what))
 		return -1;
 	return 0;

@@ -7,6 +7,7 @@
 #include "db/textrec.h"
 #include "core/die.h"
 #include "core/strbuf.h"
+#include "core/testpoint.h"
 #include "core/timeutil.h"
 #include "core/xalloc.h"
 
@@ -442,13 +443,16 @@ int db_epochs_remove(struct db *db, const uint32_t *seqs, size_t n, struct db_pr
 		st->epoch_bytes += bytes;
 		if (seqs[moved] > st->last_seq)
 			st->last_seq = seqs[moved];
+		TEST_POINT("prune-after-rename");
 	}
 	/* The renames must be on disk before any file of theirs goes. */
 	if (moved && syncing(db) && fsio_fsync_dir(db->dirfd, db->path))
 		r = -1;
-	for (size_t i = 0; i < moved; i++)
+	for (size_t i = 0; i < moved; i++) {
 		if (fsio_remove_tree(db->dirfd, tmp[i]))
 			warning_errno("cannot delete '%s/%s' (the next writer will)", db->path, tmp[i]);
+		TEST_POINT("prune-after-unlink");
+	}
 	free(tmp);
 	return r;
 }
@@ -485,6 +489,7 @@ static int remove_unused(struct db *db, const char *dir, const char *prefix,
 		removed++;
 		(*count)++;
 		*bytes += v[k].bytes;
+		TEST_POINT("gc-after-unlink");
 	}
 	if (removed && !dry_run && syncing(db) && fsio_fsync_dir(fd, db->path))
 		r = -1;

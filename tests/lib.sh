@@ -31,6 +31,30 @@
 #   test_cmp EXPECTED ACTUAL   diff -u
 #   test_grep PATTERN FILE     grep with a diagnostic on failure
 #   test_nonempty FILE         fails, saying so, if FILE is missing or empty
+#
+# What a test starts, it stops, on every path:
+#   test_register_pid PID WHAT a daemon or server the test started: killed
+#                              at the end if still alive (on every path)
+#   Every process a test starts carries DCPI_TEST_SCRIPT (and, under make
+#   check, DCPI_TEST_BUILDDIR) in its environment.  test_done adds a last
+#   test, "nothing left running": any such process still alive is named,
+#   killed, and fails it; an abnormal exit kills them too.
+#
+# Crash points instead of timing windows (core/testpoint.h):
+#   stop_at POINT[@N] CMD...   runs CMD in the background with
+#                              DCPI_TEST_STOP_AT set; sets $stopped_pid
+#   wait_stopped PID [SECS]    until PID stopped itself at its point (fails,
+#                              saying so, if it exited or did not stop)
+#   kill_stopped PID           SIGKILL, then reaps it
+#
+# Other users and other hosts:
+#   share_programs DIR PROG... copies programs (found on PATH) into DIR, which
+#                              it makes, reachable by every user (a clone
+#                              under /root is not), and puts DIR first on PATH
+#   test_load_start / test_load_stop
+#                              DCPI_TEST_LOAD=N CPU hogs at normal priority
+#                              beside a timing-sensitive test (CI runs those
+#                              tests so: tests/timing-sensitive lists them)
 
 set -u
 set -o pipefail
@@ -49,6 +73,11 @@ TEST_DIR=$(mktemp -d "${TMPDIR:-/tmp}/dcpi-$TEST_NAME.XXXXXX")
 # A body's output, kept outside $TEST_DIR (which tests list and search).
 TEST_OUT=$(mktemp "${TMPDIR:-/tmp}/dcpi-$TEST_NAME.out.XXXXXX")
 TEST_PID=$$
+# Daemons and servers the test registered (test_register_pid), outside $TEST_DIR.
+TEST_PIDS=$(mktemp "${TMPDIR:-/tmp}/dcpi-$TEST_NAME.pids.XXXXXX")
+# Every process the test starts inherits it: what is left at the end is found by it.
+DCPI_TEST_SCRIPT="$TEST_NAME.$$"
+export DCPI_TEST_SCRIPT
 trap 'test_cleanup' EXIT
 cd "$TEST_DIR" || exit 1
 
@@ -64,7 +93,10 @@ in_test_shell() {
 test_cleanup() {
 	in_test_shell || return 0
 	cd /
-	rm -f "$TEST_OUT"
+	test_stop_registered quiet
+	test_kill_leftovers >/dev/null
+	test_load_stop
+	rm -f "$TEST_OUT" "$TEST_PIDS"
 	if [ "${DCPI_TEST_KEEP:-0}" = 1 ] || [ "$test_failed" -gt 0 ]; then
 		echo "# test directory kept: $TEST_DIR"
 	else
@@ -141,6 +173,19 @@ test_skip() {
 }
 
 test_done() {
+	local left
+	test_load_stop
+	# A daemon still registered here is one a failed test could not stop.
+	test_stop_registered
+	left=$(test_kill_leftovers)
+	test_count=$((test_count + 1))
+	if [ -z "$left" ]; then
+		echo "ok $test_count - nothing left running"
+	else
+		test_failed=$((test_failed + 1))
+		echo "not ok $test_count - nothing left running"
+		echo "$left" | say_diag
+	fi
 	echo "1..$test_count"
 	[ "$test_failed" -eq 0 ]
 	exit $?
@@ -218,3 +263,120 @@ test_grep() {
 		return 1
 	fi
 }
+
+# ---- what a test starts, it stops -------------------------------------------
+
+# test_register_pid PID WHAT: a daemon or server this test started; if it is
+# still alive when the script ends (a test failed half-way), it is killed.
+test_register_pid() {
+	echo "$1 ${2:-process}" >>"$TEST_PIDS"
+}
+
+# Kills the registered processes still alive.  Unless quiet, says so: a
+# test that passed should have stopped what it started.
+test_stop_registered() {
+	local pid what
+	[ -s "$TEST_PIDS" ] || return 0
+	while read -r pid what; do
+		kill -0 "$pid" 2>/dev/null || continue
+		[ "$1" = quiet ] || echo "# killing $what (pid $pid): still running at the end"
+		kill_tree "$pid"
+	done <"$TEST_PIDS"
+	: >"$TEST_PIDS"
+}
+
+# Prints and kills every live process carrying this script's marker but the
+# script's own shell.
+test_kill_leftovers() {
+	local f pid cmd
+	for f in $(grep -lsz "^DCPI_TEST_SCRIPT=$DCPI_TEST_SCRIPT\$" /proc/[0-9]*/environ); do
+		pid=${f#/proc/}
+		pid=${pid%/environ}
+		[ "$pid" = "$TEST_PID" ] && continue
+		cmd=$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | cut -c 1-160)
+		[ -n "$cmd" ] || continue   # gone meanwhile, or a zombie
+		echo "left running: pid $pid: $cmd (killed)"
+		kill -KILL "$pid" 2>/dev/null
+	done
+}
+
+# ---- crash points (core/testpoint.h) -------------------------------------------
+
+# stop_at POINT[@N] CMD...: CMD in the background, told to stop itself at the
+# point; its pid in $stopped_pid.
+stop_at() {
+	local spec=$1
+	shift
+	DCPI_TEST_STOP_AT=$spec "$@" &
+	stopped_pid=$!
+}
+
+# wait_stopped PID [SECS]: until PID is stopped (state T).  Fails, saying
+# why, if it exited first or did not stop within SECS (60).
+wait_stopped() {
+	local pid=$1 secs=${2:-60} end state
+	end=$(($(date +%s%N) + secs * 1000000000))
+	while :; do
+		state=$(sed -n 's/^[0-9]* (.*) \([A-Za-z]\) .*/\1/p' "/proc/$pid/stat" 2>/dev/null)
+		case "$state" in
+		T) return 0 ;;
+		''|Z|X) echo "process $pid exited before it reached its stop point" >&2; return 1 ;;
+		esac
+		if [ "$(date +%s%N)" -ge "$end" ]; then
+			echo "process $pid did not reach its stop point in $secs s (state $state)" >&2
+			return 1
+		fi
+		sleep 0.01
+	done
+}
+
+# kill_stopped PID: kills a stopped (or running) child and reaps it.
+kill_stopped() {
+	kill -KILL "$1" 2>/dev/null
+	wait "$1" 2>/dev/null
+	return 0
+}
+
+# ---- other users, other hosts ------------------------------------------------------
+
+# share_programs DIR PROG...: copies of the programs, in DIR (made, mode
+# 0755, with every directory up to it reachable), first on PATH: a test that
+# acts as another user runs these, never the build tree's, which another user
+# cannot reach when the clone is private (/root is 0700).
+share_programs() {
+	local dir=$1 p src d
+	shift
+	mkdir -p "$dir" && chmod 755 "$dir" || return 1
+	d=$dir
+	while d=$(dirname "$d") && [ "$d" != / ]; do
+		case "$d" in "$TEST_DIR"|"$TEST_DIR"/*|/tmp|/var/tmp) chmod o+x "$d" || return 1 ;; esac
+	done
+	for p in "$@"; do
+		src=$(command -v "$p") || { echo "share_programs: no $p on PATH" >&2; return 1; }
+		cp "$src" "$dir/$(basename "$p")" && chmod 755 "$dir/$(basename "$p")" || return 1
+	done
+	PATH="$dir:$PATH"
+	export PATH
+}
+
+# test_load_start: DCPI_TEST_LOAD (0 by default) busy loops at normal
+# priority, stopped by test_load_stop or at the end.  CI runs the tests
+# listed in tests/timing-sensitive under DCPI_TEST_LOAD=2: their thresholds
+# must hold on a loaded host.
+test_load_start() {
+	local i n=${DCPI_TEST_LOAD:-0}
+	for i in $(seq 1 "$n"); do
+		( trap - EXIT; while :; do :; done ) &
+		echo $! >>"$TEST_PIDS.load"
+	done
+	[ "$n" = 0 ] || echo "# DCPI_TEST_LOAD=$n: $n busy loops beside this test"
+}
+
+test_load_stop() {
+	local pid
+	[ -f "$TEST_PIDS.load" ] || return 0
+	for pid in $(cat "$TEST_PIDS.load"); do kill -KILL "$pid" 2>/dev/null; done
+	rm -f "$TEST_PIDS.load"
+}
+
+test_load_start

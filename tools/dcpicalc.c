@@ -11,6 +11,9 @@
 #include <stdio.h>
 
 #include "analysis/calc.h"
+#include "analysis/calc-dot.h"
+#include "analysis/calc-draw.h"
+#include "analysis/calc-json.h"
 #include "analysis/lookup.h"
 #include "analysis/procprof.h"
 #include "core/die.h"

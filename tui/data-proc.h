@@ -36,6 +36,7 @@
 #include <stdint.h>
 
 #include "analysis/calc.h"
+#include "analysis/calc-draw.h"
 #include "analysis/epochview.h"
 #include "analysis/listing.h"
 #include "analysis/procprof.h"

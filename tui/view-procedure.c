@@ -25,6 +25,7 @@
 #include "core/utf8.h"
 #include "core/xalloc.h"
 #include "analysis/calc.h"
+#include "analysis/calc-draw.h"
 #include "analysis/lookup.h"
 #include "disasm/decode.h"
 #include "tui/data-proc.h"

@@ -52,8 +52,8 @@ PERF=$(command -v perf || true)
 T=$(mktemp -d /tmp/callgraph-bench.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 
-RUCPU=$top_builddir/tests/bench/rucpu
-[ -x "$RUCPU" ] || { echo "callgraph-bench: $RUCPU is not built (make tests/bench/rucpu)" >&2; exit 1; }
+RUCPU=$top_builddir/tests/helper/rucpu
+[ -x "$RUCPU" ] || { echo "callgraph-bench: $RUCPU is not built (make tests/helper/rucpu)" >&2; exit 1; }
 now() { date +%s.%N; }
 
 head -c 15000000 /dev/urandom | base64 >"$T/input.txt"

@@ -19,59 +19,65 @@ no_count_went_backwards() {
 		}' "$1" "$2"
 }
 
-# The kill comes 0-40 ms after the writer starts: kills land in reads,
-# encodes, writes, fsyncs and renames.  Where a writer needs longer than that
-# to merge anything (a slow or busy machine), a round that changed nothing
-# doubles the window (up to 2 s) and one that did halves it again, so that
-# about half the rounds kill a writer at work on any machine: at least a
-# quarter must have merged something.
+# Each round the writer is told to stop itself (core/testpoint.h) at the Nth
+# atomic write it makes, N at random, either with the new file written and
+# synced under its temporary name, or just renamed over the old one with the
+# directory not yet synced; it is killed there.  Every round kills a writer
+# at work, on any machine, fast or slow.
 kill_loop() {
-	local i pid win=40 ms moved=0
+	local i pid point at
 	: >prev
 	for i in $(seq 1 "$ROUNDS"); do
-		dcpi-test-helper merge-loop db "$i" &
-		pid=$!
-		ms=$((win * RANDOM / 32768))
-		sleep "$((ms / 1000)).$(printf %03d $((ms % 1000)))"
-		kill -9 "$pid" 2>/dev/null
-		wait "$pid" 2>/dev/null
-		# Killed before the database came into being: nothing to check.
-		[ -e db ] || { win=$((win < 1000 ? win * 2 : 2000)); continue; }
+		point=write-before-rename && [ $((i % 2)) = 0 ] && point=write-after-rename
+		at=$((1 + RANDOM % 40))
+		stop_at "$point@$at" dcpi-test-helper merge-loop db "$i"
+		pid=$stopped_pid
+		if ! wait_stopped "$pid"; then
+			kill_stopped "$pid"; echo "round $i: the writer never reached $point@$at"; return 1
+		fi
+		kill_stopped "$pid"
 		if ! dcpi-test-helper check db >state 2>err; then
-			echo "round $i: database unreadable:"; cat err; return 1
+			echo "round $i ($point@$at): database unreadable:"; cat err; return 1
 		fi
 		if ! no_count_went_backwards prev state; then
-			echo "round $i: a count went backwards or a profile disappeared"; return 1
-		fi
-		if cmp -s prev state; then
-			win=$((win < 1000 ? win * 2 : 2000))
-		else
-			moved=$((moved + 1)) win=$((win > 80 ? win / 2 : 40))
+			echo "round $i ($point@$at): a count went backwards or a profile disappeared"; return 1
 		fi
 		cp state prev
 	done
 	echo "final: $(awk '{ t += $6 } END { print t }' state) samples in $(wc -l <state) profiles;" \
-		"$moved of $ROUNDS rounds merged something (kill window $win ms at the end)"
-	test -s state && test $moved -ge $((ROUNDS / 4))
+		"$ROUNDS writers killed at their stop points"
+	test -s state
 }
 
 test_expect_success "$ROUNDS SIGKILLs during merges leave a consistent database" '
 	kill_loop
 '
 
+# The writer stops while it creates the database (its directory complete
+# under a temporary name), the first epoch (likewise), or the first files in
+# it; killed there, it leaves either no database or a whole one.
 create_kill_loop() {
-	local i pid
+	local i pid point
 	for i in $(seq 1 40); do
 		rm -rf newdb
-		dcpi-test-helper merge-loop newdb "$i" &
-		pid=$!
-		sleep "0.00$((RANDOM % 10))"
-		kill -9 "$pid" 2>/dev/null
-		wait "$pid" 2>/dev/null
+		case $((i % 4)) in
+		0) point=create-before-rename ;;
+		1) point=epoch-before-rename ;;
+		2) point=write-before-rename@$((1 + i % 3)) ;;
+		3) point=write-after-rename@$((1 + i % 3)) ;;
+		esac
+		stop_at "$point" dcpi-test-helper merge-loop newdb "$i"
+		pid=$stopped_pid
+		if ! wait_stopped "$pid"; then
+			kill_stopped "$pid"; echo "round $i: the writer never reached $point"; return 1
+		fi
+		kill_stopped "$pid"
 		# Either there is no database yet, or it is a complete one.
 		if [ -e newdb ] && ! dcpi-test-helper check newdb >/dev/null 2>err; then
-			echo "round $i: half-made database:"; cat err; ls -la newdb; return 1
+			echo "round $i ($point): half-made database:"; cat err; ls -la newdb; return 1
 		fi
+		[ $point != create-before-rename ] || [ ! -e newdb ] ||
+			{ echo "round $i: the database exists before its rename"; return 1; }
 	done
 }
 

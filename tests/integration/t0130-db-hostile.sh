@@ -27,9 +27,11 @@ test_expect_success 'files are 0640 and directories 0750' '
 	test "$(stat -c %a db/000001/meta)" = 640 && test "$(stat -c %a db/FORMAT)" = 640
 '
 
-# As root, become nobody to meet a database we may not write.
+# As root, become nobody to meet a database we may not write (running a copy
+# of the helper: the build tree may be in a private clone).
 as_other_user() {
 	if [ "$(id -u)" = 0 ]; then
+		share_programs "$TEST_DIR/bin" dcpi-test-helper &&
 		setpriv --reuid=65534 --regid=65534 --clear-groups "$@"
 	else
 		"$@"

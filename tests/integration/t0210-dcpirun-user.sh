@@ -9,7 +9,10 @@ require_root
 require_sampling
 command -v setpriv >/dev/null || skip_all "no setpriv to become nobody"
 
-W=$top_builddir/tests/workloads
+# nobody runs copies of what it runs: the build tree may be in a private
+# clone (/root is 0700).
+share_programs "$TEST_DIR/bin" dcpirun dcpi-can-sample wl-three || bail_out "cannot copy the programs"
+W=$TEST_DIR/bin
 as_nobody() {
 	setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"
 }

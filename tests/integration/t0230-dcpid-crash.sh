@@ -46,25 +46,32 @@ load() {
 	done
 }
 
+# Each round dcpid is told to stop itself (core/testpoint.h) at its Nth atomic
+# write, N at random, with the file written and synced under its temporary
+# name or just renamed; it is killed there, in the middle of a flush.
 test_expect_success "$ROUNDS kills during heavy flushing leave a consistent database" '
 	load & loadpid=$!
+	test_register_pid $loadpid load
 	: >prev; ok=0
 	for i in $(seq $ROUNDS); do
-		start_dcpid || break
-		t=$((5 + RANDOM % 15)) && sleep $((t / 10)).$((t % 10))
-		kill -9 $(cat dcpid.pid)
-		wait_exit $(cat dcpid.pid) || break
+		point=write-before-rename && [ $((i % 2)) = 0 ] && point=write-after-rename
+		at=$((2 + RANDOM % 30))
+		stop_at "$point@$at" dcpid -f -d db --socket "$SOCK" -F 2000 --write-interval 0 2>>dcpid.err
+		pid=$stopped_pid
+		test_register_pid $pid "dcpid (round $i)"
+		wait_stopped $pid || { kill_stopped $pid; echo "round $i: dcpid never reached $point@$at"; cat dcpid.err; break; }
+		kill_stopped $pid
 		if ! totals >state 2>err; then
-			echo "round $i: unreadable"; cat err; break
+			echo "round $i ($point@$at): unreadable"; cat err; break
 		fi
 		if went_backwards prev state; then
-			echo "round $i: a count went backwards"; break
+			echo "round $i ($point@$at): a count went backwards"; break
 		fi
 		meta_not_ahead 000001 || break
 		cp state prev
 		ok=$i
 	done
-	kill $loadpid; wait $loadpid 2>/dev/null
+	kill_tree $loadpid; wait $loadpid 2>/dev/null
 	echo "$ok of $ROUNDS rounds"; ls -l state
 	test "$ok" = $ROUNDS && test -s state
 '

@@ -58,7 +58,7 @@ test_expect_success 'a collector that stops reading: losses are counted and repo
 
 test_expect_success 'dcpid overloaded: status and the epoch report the losses' '
 	dcpid -f -d db --socket "$SOCK" -F 20000 --ring-pages 1 --new-epoch >/dev/null 2>dcpid.err &
-	pid=$! &&
+	pid=$! && test_register_pid $pid dcpid &&
 	wait_for 60 "dcpid to answer on $SOCK" "dcpictl --socket \"$SOCK\" status >/dev/null 2>&1" &&
 	kill -STOP $pid &&
 	$W/wl-threads -s 0.2 -t 2 >/dev/null &&

@@ -95,7 +95,7 @@ print(len(o), \"branches with outcomes,\", len(b), \"blocks valued by them\")
 
 test_expect_success 'dcpid --bursts: reported by dcpictl status' '
 	dcpid -f -d sysdb --socket "$SOCK" -F 1000 --bursts --write-interval 1 >/dev/null 2>dcpid.err &
-	echo $! >dcpid.pid &&
+	echo $! >dcpid.pid && test_register_pid $(cat dcpid.pid) dcpid &&
 	for i in $(seq 100); do
 		[ -S "$SOCK" ] && dcpictl --socket "$SOCK" status >/dev/null 2>&1 && break
 		sleep 0.1

@@ -220,6 +220,7 @@ test_expect_success 'what cannot be: clear messages, exit 1' '
 if command -v setpriv >/dev/null; then
 	test_expect_success 'permissions as perf: a user without CAP_PERFMON is told why' '
 		cp $W wl-user && chmod 755 wl-user . &&
+		share_programs "$TEST_DIR/nobody-bin" dcpiwatch &&
 		test_must_fail setpriv --reuid=65534 --regid=65534 --clear-groups \
 			dcpiwatch -f counted -- ./wl-user count 1 2>err &&
 		test_grep "CAP_PERFMON" err &&

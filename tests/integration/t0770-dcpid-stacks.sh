@@ -18,6 +18,7 @@ start_dcpid() {
 	local i
 	dcpid -f -d db --socket "$SOCK" -F 2000 -g "$@" >/dev/null 2>>dcpid.err &
 	echo $! >dcpid.pid
+	test_register_pid $! dcpid
 	for i in $(seq 100); do
 		ctl status >/dev/null 2>&1 && return 0
 		kill -0 $(cat dcpid.pid) 2>/dev/null || break

@@ -21,6 +21,7 @@ start_dcpid() { # DB ARGS...: dcpid in the foreground; waits (bounded) for its s
 	shift
 	dcpid -f -d "$db" --socket "$SOCK" -F 200 --no-calibrate "$@" >dcpid.out 2>dcpid.err &
 	echo $! >dcpid.pid
+	test_register_pid $! dcpid
 	for i in $(seq 300); do
 		ctl status >/dev/null 2>&1 && return 0
 		kill -0 "$(cat dcpid.pid)" 2>/dev/null || break
@@ -143,42 +144,39 @@ test_expect_success 'a configuration file others could have written is refused' 
 '
 
 # Each round: a fresh copy of a 400-epoch database with more files per epoch
-# (a longer prune), dcpid started with a limit, killed -9 at a random moment
-# around its prune.  The database must be sound, its oldest epochs gone
-# first, and the next dcpid must clean up and finish.
+# (a longer prune), dcpid started with a limit and told to stop itself in the
+# middle of its prune (core/testpoint.h): after moving the Nth epoch aside,
+# or after deleting the Nth moved epoch, N drawn at random over the epochs the
+# prune removes.  It is killed -9 there.  The database must be sound, its
+# oldest epochs gone first, and the next dcpid must clean up and finish.
 test_expect_success "kill -9 during a prune, $ROUNDS times: the database stays sound" '
 	cleanup_dcpid
 	dcpi-test-helper synth big 400 16 &&
 	limit=$(( $(du -sB1 big | cut -f1) / 10 )) &&
-	# How long after its start does dcpid prune (this machine, now)?
-	cp -a big db || exit 1
-	t0=$(date +%s%N)
-	dcpid -f -d db --socket "$SOCK" -F 200 --no-calibrate --max-size $limit 2>dcpid.err &
-	pid=$!
-	first= last=
-	for i in $(seq 1000); do
-		n=$(epochs db)
-		[ -z "$first" ] && [ "$n" -lt 400 ] && first=$(ms_since $t0)
-		if [ -n "$first" ] && ! ls -a db | grep -q "^\.tmp\."; then last=$(ms_since $t0); break; fi
-		sleep 0.01
-	done
-	kill -9 $pid; wait $pid
-	note "kill loop: the prune ran $first to $last ms after the start; $(grep -o "removed .* ms" dcpid.err)"
-	test -n "$first" && test -n "$last" || exit 1
-	final=$(epochs db) mid=0 ok=0
+	# How many epochs does the prune remove?
+	rm -rf db && cp -a big db && dcpidb -d db prune --max-size $limit -n >dry.out &&
+	removed=$(sed -n "s/^would remove \([0-9]*\) epochs.*/\1/p" dry.out) &&
+	note "a prune to $limit bytes removes $removed of 400 epochs" &&
+	test "$removed" -ge 2 || { cat dry.out; exit 1; }
+	ok=0
 	for r in $(seq $ROUNDS); do
 		rm -rf db && cp -a big db || break
-		at=$(( first * 8 / 10 + RANDOM % (last - first * 8 / 10 + 20) ))
-		dcpid -f -d db --socket "$SOCK" -F 200 --no-calibrate --max-size $limit 2>/dev/null &
-		pid=$!
-		sleep $((at / 1000)).$(printf %03d $((at % 1000)))
-		kill -9 $pid; wait $pid 2>/dev/null
+		point=prune-after-rename && [ $((r % 2)) = 0 ] && point=prune-after-unlink
+		at=$((1 + RANDOM % removed))
+		stop_at "$point@$at" dcpid -f -d db --socket "$SOCK" -F 200 --no-calibrate --max-size $limit 2>/dev/null
+		pid=$stopped_pid
+		test_register_pid $pid "dcpid (round $r)"
+		wait_stopped $pid || { kill_stopped $pid; break; }
+		kill_stopped $pid
 		n=$(epochs db) temps=$(ls -a db | grep -c "^\.tmp\.prune") oldest=$(ls db | grep "^0" | head -n 1)
-		state="round $r: killed at $at ms: $n epochs, $temps temps, oldest $oldest"
-		if [ "$n" -lt 400 ] && { [ "$n" -gt "$final" ] || [ "$temps" -gt 0 ]; }; then
-			mid=$((mid + 1)) state="$state (mid-prune)"
-		fi
-		echo "$state"
+		echo "round $r: killed at $point@$at: $n epochs, $temps temps, oldest $oldest"
+		# Stopped where it was told: after the rename of epoch $at, or once
+		# every epoch to remove is moved aside, after the deletion of $at.
+		if [ $point = prune-after-rename ]; then
+			test "$n" = $((400 - at)) && test "$temps" = "$at"
+		else
+			test "$n" = $((400 - removed)) && test "$temps" = $((removed - at))
+		fi || { echo "not stopped where it was told"; break; }
 		dcpidb -d db check >check.out || { cat check.out; break; }
 		# Oldest first: what is left is the newest n epochs.
 		test "$((10#$oldest))" = $((400 - n + 1)) || { echo "not the oldest first"; break; }
@@ -190,8 +188,8 @@ test_expect_success "kill -9 during a prune, $ROUNDS times: the database stays s
 		dcpidb -d db check >check.out && ! grep "^note" check.out || { cat check.out; break; }
 		ok=$r
 	done
-	note "kill loop: $ok of $ROUNDS rounds sound; $mid kills landed during a prune"
-	test "$ok" = $ROUNDS && test $mid -ge 1
+	note "kill loop: $ok of $ROUNDS rounds sound, each killed at its stop point in a prune"
+	test "$ok" = $ROUNDS
 '
 
 cleanup_dcpid

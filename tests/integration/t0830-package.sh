@@ -48,8 +48,10 @@ apt_get() {
 	DEBIAN_FRONTEND=noninteractive apt-get -y -q -o DPkg::Lock::Timeout=300 "$@"
 }
 gid() { getent group dcpi | cut -d: -f3; }
-as_member() { setpriv --reuid=65534 --regid=65534 --groups="$(gid)" -- "$@"; }
-as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups -- "$@"; }
+# Other users run the installed tools (/usr/bin first on PATH): the build
+# tree may be in a private clone (/root is 0700), and the package is what is tested.
+as_member() { PATH=/usr/bin:/usr/sbin:$PATH setpriv --reuid=65534 --regid=65534 --groups="$(gid)" -- "$@"; }
+as_nobody() { PATH=/usr/bin:/usr/sbin:$PATH setpriv --reuid=65534 --regid=65534 --clear-groups -- "$@"; }
 
 test_expect_success 'dpkg-buildpackage -us -uc -b builds the package' '
 	mkdir src &&
@@ -124,6 +126,7 @@ start_as_unit() {
 	( umask "$(unit_value UMask)" && exec setpriv --regid="$group" --clear-groups -- \
 		$(unit_value ExecStart) ) 2>unit.err &
 	echo $! >unit.pid
+	test_register_pid $! "dcpid (the unit's command)"
 	for i in $(seq 150); do
 		dcpictl status >/dev/null 2>&1 && return 0
 		kill -0 "$(cat unit.pid)" 2>/dev/null || break

@@ -21,6 +21,9 @@
 #include <cmocka.h>
 
 #include "analysis/calc.h"
+#include "analysis/calc-dot.h"
+#include "analysis/calc-draw.h"
+#include "analysis/calc-json.h"
 #include "analysis/culprit.h"
 #include "analysis/flow.h"
 #include "analysis/freq.h"

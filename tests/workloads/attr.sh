@@ -128,6 +128,7 @@ dcpid_start() {
 	shift 2
 	dcpid -f -d "$db" --socket "$sock" "$@" >/dev/null 2>>dcpid.err &
 	echo $! >dcpid.pid
+	test_register_pid $! dcpid
 	wait_for 60 "dcpid to answer on $sock" \
 		"dcpictl --socket '$sock' status >/dev/null 2>&1 || ! kill -0 $(cat dcpid.pid) 2>/dev/null" &&
 		dcpictl --socket "$sock" status >/dev/null 2>&1 || { cat dcpid.err; return 1; }

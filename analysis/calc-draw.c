@@ -1,14 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * analysis/calcprint.c - dcpicalc's reports, shared with dcpi-tui: the
+ * analysis/calc-draw.c - dcpicalc's text, shared with dcpi-tui (calc-draw.h): the
  * Figure 2 listing as lines (calc_render) drawn as styled segments
- * (calc_draw_line), the Figure 4 summary (in full, and in brief for the
- * TUI's pane), the annotated CFG for Graphviz, JSON, and the
- * procedures-view row.
+ * (calc_draw_line), the formatters its figures go through, and the Figure 4
+ * summary, in full and in brief for the TUI's pane.
  */
 #include "config.h"
 
-#include "analysis/calc.h"
+#include "analysis/calc-draw.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -17,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/json.h"
 #include "core/strbuf.h"
 #include "core/utf8.h"
 #include "core/xalloc.h"
@@ -531,12 +529,6 @@ void calc_draw(const struct calc *c, struct draw *d, unsigned flags)
 
 /* ---- summary (Figure 4) -------------------------------------------------------------- */
 
-/* Every figure of the summary is a share of the samples tallied. */
-static double pct(const struct calc *c, double v)
-{
-	return c->summary.samples > 0 ? 100.0 * v / c->summary.samples : 0;
-}
-
 /* The procedure's share of all samples, counting only those tallied here. */
 static double tallied_share(const struct calc_summary *s)
 {
@@ -607,24 +599,24 @@ void calc_draw_summary(const struct calc *c, struct draw *d)
 		if ((k == CULPRIT_STORE_FWD || k == CULPRIT_ALIAS_4K) && !(s->dyn_hi[k] > 0))
 			continue;
 		sum_line(d, STYLE_BUBBLE, calc_culprit_name((enum calc_culprit)k), "%5.1f%% to %5.1f%%",
-			 pct(c, s->dyn_lo[k]), pct(c, s->dyn_hi[k]));
+			 calc_summary_pct(c, s->dyn_lo[k]), calc_summary_pct(c, s->dyn_hi[k]));
 	}
-	sum_line(d, STYLE_BUBBLE, "unexplained gain", "%5.1f%% to %5.1f%%", pct(c, s->gain),
-		 pct(c, s->gain));
+	sum_line(d, STYLE_BUBBLE, "unexplained gain", "%5.1f%% to %5.1f%%", calc_summary_pct(c, s->gain),
+		 calc_summary_pct(c, s->gain));
 	sum_text(d, STYLE_DIM, rule);
-	sum_line(d, STYLE_BUBBLE, "Subtotal dynamic", "%5.1f%%", pct(c, s->dynamic));
+	sum_line(d, STYLE_BUBBLE, "Subtotal dynamic", "%5.1f%%", calc_summary_pct(c, s->dynamic));
 	sum_text(d, STYLE_NORMAL, "***");
 	for (size_t k = 0; k < CALC_STATIC__COUNT; k++)
 		sum_line(d, STYLE_BUBBLE_STATIC, calc_static_name((enum calc_static)k), "%5.1f%%",
-			 pct(c, s->stat[k]));
+			 calc_summary_pct(c, s->stat[k]));
 	sum_text(d, STYLE_DIM, rule);
-	sum_line(d, STYLE_BUBBLE_STATIC, "Subtotal static", "%5.1f%%", pct(c, s->static_total));
+	sum_line(d, STYLE_BUBBLE_STATIC, "Subtotal static", "%5.1f%%", calc_summary_pct(c, s->static_total));
 	sum_text(d, STYLE_DIM, rule);
-	sum_line(d, STYLE_NORMAL, "Total stall", "%5.1f%%", pct(c, s->dynamic + s->static_total));
-	sum_line(d, STYLE_NORMAL, "Execution", "%5.1f%%", pct(c, s->execution));
+	sum_line(d, STYLE_NORMAL, "Total stall", "%5.1f%%", calc_summary_pct(c, s->dynamic + s->static_total));
+	sum_line(d, STYLE_NORMAL, "Execution", "%5.1f%%", calc_summary_pct(c, s->execution));
 	if (s->unestimated > 0)
-		sum_line(d, STYLE_NORMAL, "No frequency estimate", "%5.1f%%", pct(c, s->unestimated));
-	sum_line(d, STYLE_NORMAL, "Net sampling error", "%5.1f%%", pct(c, s->net_error));
+		sum_line(d, STYLE_NORMAL, "No frequency estimate", "%5.1f%%", calc_summary_pct(c, s->unestimated));
+	sum_line(d, STYLE_NORMAL, "Net sampling error", "%5.1f%%", calc_summary_pct(c, s->net_error));
 	sum_text(d, STYLE_DIM, rule);
 	sum_line(d, STYLE_NORMAL, "Total tallied", "%5.1f%%", s->samples > 0 ? 100.0 : 0);
 	draw_printf(d, STYLE_NORMAL, "*** (%.0f, %.1f%% of all samples", s->samples, tallied_share(s));
@@ -670,8 +662,8 @@ static bool brief_range(const struct calc *c, double lo, double hi, struct strbu
 {
 	char a[16], b[16];
 
-	snprintf(a, sizeof(a), "%.1f", pct(c, lo));
-	snprintf(b, sizeof(b), "%.1f", pct(c, hi));
+	snprintf(a, sizeof(a), "%.1f", calc_summary_pct(c, lo));
+	snprintf(b, sizeof(b), "%.1f", calc_summary_pct(c, hi));
 	if (!strcmp(a, "0.0") && !strcmp(b, "0.0"))
 		return false;
 	if (!strcmp(a, b))
@@ -706,7 +698,7 @@ static void brief_dynamic(const struct calc *c, struct strbuf *sb)
 	struct strbuf item = STRBUF_INIT;
 	bool any = false;
 
-	strbuf_addf(sb, "%.1f%%", pct(c, s->dynamic));
+	strbuf_addf(sb, "%.1f%%", calc_summary_pct(c, s->dynamic));
 	for (size_t k = 0; k < CULPRIT__COUNT; k++) {
 		strbuf_reset(&item);
 		if (!brief_range(c, s->dyn_lo[k], s->dyn_hi[k], &item))
@@ -726,7 +718,7 @@ static void brief_static(const struct calc *c, struct strbuf *sb)
 	const struct calc_summary *s = &c->summary;
 	bool any = false;
 
-	strbuf_addf(sb, "%.1f%%", pct(c, s->static_total));
+	strbuf_addf(sb, "%.1f%%", calc_summary_pct(c, s->static_total));
 	for (size_t k = 0; k < CALC_STATIC__COUNT; k++) {
 		struct strbuf item = STRBUF_INIT;
 
@@ -744,12 +736,12 @@ static void brief_total(const struct calc *c, struct strbuf *sb)
 {
 	const struct calc_summary *s = &c->summary;
 
-	strbuf_addf(sb, "stall %.1f%%, execution %.1f%%, ", pct(c, s->dynamic + s->static_total),
-		    pct(c, s->execution));
+	strbuf_addf(sb, "stall %.1f%%, execution %.1f%%, ", calc_summary_pct(c, s->dynamic + s->static_total),
+		    calc_summary_pct(c, s->execution));
 	if (s->unestimated > 0)
-		strbuf_addf(sb, "no frequency estimate %.1f%%, ", pct(c, s->unestimated));
+		strbuf_addf(sb, "no frequency estimate %.1f%%, ", calc_summary_pct(c, s->unestimated));
 	strbuf_addf(sb, "net sampling error %.1f%% of %.0f samples tallied (%.1f%% of all)",
-		    pct(c, s->net_error), s->samples, tallied_share(s));
+		    calc_summary_pct(c, s->net_error), s->samples, tallied_share(s));
 }
 
 void calc_draw_summary_brief(const struct calc *c, enum calc_brief line, struct draw *d)
@@ -768,405 +760,4 @@ void calc_draw_summary_brief(const struct calc *c, enum calc_brief line, struct 
 		brief_total(c, &sb);
 	draw_text(d, line == CALC_BRIEF_DYNAMIC ? STYLE_BUBBLE : STYLE_NORMAL, sb.buf);
 	strbuf_release(&sb);
-}
-
-/* ---- dot ---------------------------------------------------------------------------------- */
-
-static const char *conf_colour(enum calc_conf c)
-{
-	switch (c) {
-	case CALC_CONF_HIGH: return "darkgreen";
-	case CALC_CONF_MEDIUM: return "darkorange";
-	case CALC_CONF_LOW: return "red";
-	default: return "gray";
-	}
-}
-
-static void dot_string(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch == '"' || ch == '\\')
-			fprintf(out, "\\%c", ch);
-		else if (ch == '\n')
-			fputs("\\l", out);
-		else if (ch < 0x20 || ch >= 0x7f)
-			fprintf(out, "\\\\x%02x", ch);
-		else
-			fputc(ch, out);
-	}
-	fputc('"', out);
-}
-
-int calc_print_dot(const struct calc *c, FILE *out)
-{
-	const struct cfg *cfg = &c->list.cfg;
-	struct strbuf sb = STRBUF_INIT;
-
-	fputs("digraph ", out);
-	dot_string(out, c->list.ref.proc->name);
-	fputs(" {\n  node [shape=box, fontname=\"monospace\", fontsize=10];\n", out);
-	for (size_t b = 0; b < c->n_blocks; b++) {
-		const struct calc_block *cb = &c->blocks[b];
-		char f[32], ex[32], cpi[32], best[32];
-
-		strbuf_setlen(&sb, 0);
-		calc_format_count(cb->freq, f, sizeof(f));
-		calc_format_execs(cb->execs, ex, sizeof(ex));
-		if (b == cfg->exit) {
-			strbuf_addf(&sb, "EXIT\ninvocations %s (execs %s)\n", f, ex);
-		} else {
-			snprintf(cpi, sizeof(cpi), cb->cpi >= 0 ? "%.2f" : "?", cb->cpi);
-			snprintf(best, sizeof(best), "%.2f", cb->best_cpi);
-			strbuf_addf(&sb, "%zu: 0x%" PRIx64 "-0x%" PRIx64 "\nfreq %s  execs %s\nCPI %s (best %s)\nconfidence %s (%s)\n",
-				    b, cb->cfg->start, cb->cfg->end, f, ex, cpi, best,
-				    calc_conf_name(cb->conf), calc_how_name(cb->how));
-		}
-		fprintf(out, "  b%zu [label=", b);
-		dot_string(out, sb.buf);
-		fprintf(out, ", color=%s%s];\n", conf_colour(cb->conf),
-			b == cfg->exit ? ", shape=ellipse" : "");
-	}
-	for (size_t e = 0; e < c->n_edges; e++) {
-		const struct calc_edge *ce = &c->edges[e];
-		char f[32];
-
-		calc_format_count(ce->freq, f, sizeof(f));
-		strbuf_setlen(&sb, 0);
-		strbuf_addf(&sb, "%s %s", cfg_edge_kind_name(ce->cfg->kind), f);
-		fprintf(out, "  b%u -> b%u [label=", ce->cfg->from, ce->cfg->to);
-		dot_string(out, sb.buf);
-		fprintf(out, ", color=%s];\n", conf_colour(ce->conf));
-	}
-	fputs("}\n", out);
-	strbuf_release(&sb);
-	return ferror(out) ? -1 : 0;
-}
-
-/* ---- JSON ---------------------------------------------------------------------------------- */
-
-static void json_num(struct json_writer *w, double v)
-{
-	if (v < 0 || !isfinite(v))
-		json_null(w);
-	else
-		json_double(w, v, 6);
-}
-
-static void json_culprits(struct json_writer *w, const struct calc_insn *ci)
-{
-	json_array_begin(w);
-	for (size_t k = 0; k < CULPRIT__COUNT; k++) {
-		if (!(ci->culprits & CALC_CAUSE_CULPRIT(k)))
-			continue;
-		json_object_begin(w);
-		json_key(w, "reason");
-		json_string(w, calc_culprit_key((enum calc_culprit)k));
-		json_key(w, "addrs");
-		json_array_begin(w);
-		for (size_t j = 0; j < ci->n_causes; j++)
-			if (ci->causes[j].what & CALC_CAUSE_CULPRIT(k))
-				json_hex(w, ci->causes[j].addr);
-		json_array_end(w);
-		json_object_end(w);
-	}
-	json_array_end(w);
-}
-
-static void json_static(struct json_writer *w, const struct calc_insn *ci)
-{
-	if (ci->sreason == CALC_STATIC__COUNT) {
-		json_null(w);
-		return;
-	}
-	json_object_begin(w);
-	json_key(w, "reason");
-	json_string(w, calc_static_key(ci->sreason));
-	json_key(w, "cycles");
-	json_double(w, ci->stall_static, 4);
-	json_key(w, "addrs");
-	json_array_begin(w);
-	for (size_t j = 0; j < ci->n_causes; j++)
-		if (ci->causes[j].what & CALC_CAUSE_STATIC(ci->sreason))
-			json_hex(w, ci->causes[j].addr);
-	json_array_end(w);
-	json_object_end(w);
-}
-
-static void json_insn(struct json_writer *w, const struct calc *c, const struct calc_insn *ci)
-{
-	json_object_begin(w);
-	json_key(w, "addr");
-	json_hex(w, ci->insn->addr);
-	json_key(w, "text");
-	json_string(w, ci->insn->text);
-	json_key(w, "block");
-	json_i64(w, ci->block);
-	json_key(w, "samples");
-	listing_json_samples(w, &c->list, ci->raw);
-	json_key(w, "attributed");
-	if (ci->flags & CALC_I_UNMEASURED)
-		json_null(w);
-	else
-		json_double(w, ci->samples, 6);
-	json_key(w, "m");
-	json_double(w, ci->m, 4);
-	json_key(w, "m_capped");
-	json_bool(w, ci->flags & CALC_I_CAPPED);
-	json_key(w, "freq");
-	json_num(w, ci->freq);
-	json_key(w, "execs");
-	json_num(w, ci->execs);
-	json_key(w, "cpi");
-	json_num(w, ci->cpi);
-	json_key(w, "confidence");
-	json_string(w, calc_conf_name(ci->conf));
-	json_key(w, "stall_static");
-	json_static(w, ci);
-	json_key(w, "stall_dynamic");
-	json_double(w, ci->stall_dynamic, 4);
-	json_key(w, "culprits");
-	json_culprits(w, ci);
-	if (ci->flags & CALC_I_UNMEASURED) {
-		json_key(w, "unmeasured");
-		json_bool(w, true);
-	}
-	if (c->opts.values && c->vals.n) {
-		json_key(w, "values");
-		valprof_json(&c->vals.insns[ci - c->insns], w);
-	}
-	if (c->bursts.n_conflicts) {
-		bool any = false;
-
-		for (size_t k = 0; k < c->bursts.n_conflicts; k++) {
-			const struct burst_conflict *bc = &c->bursts.conflicts[k];
-
-			if (bc->load != (size_t)(ci - c->insns))
-				continue;
-			if (!any) {
-				json_key(w, "burst_conflicts");
-				json_array_begin(w);
-				any = true;
-			}
-			json_object_begin(w);
-			json_key(w, "kind");
-			json_string(w, bc->kind == BURST_STORE_FORWARD ? "store-forward" : "alias-4k");
-			json_key(w, "store");
-			json_hex(w, bc->store);
-			json_key(w, "count");
-			json_u64(w, bc->count);
-			json_object_end(w);
-		}
-		if (any)
-			json_array_end(w);
-	}
-	if (ci->latency >= 0) {
-		json_key(w, "latency");
-		json_object_begin(w);
-		json_key(w, "cycles");
-		json_double(w, ci->latency, 4);
-		json_key(w, "level");
-		json_string(w, ci->latency_level >= 0 ? calc_level_name(ci->latency_level) : NULL);
-		json_object_end(w);
-	}
-	if (c->bursts.bursts && (ci->insn->kind == INSN_CJUMP) &&
-	    c->bursts.taken[ci - c->insns] + c->bursts.fallthrough[ci - c->insns]) {
-		json_key(w, "burst_outcomes");
-		json_object_begin(w);
-		json_key(w, "taken");
-		json_u64(w, c->bursts.taken[ci - c->insns]);
-		json_key(w, "fallthrough");
-		json_u64(w, c->bursts.fallthrough[ci - c->insns]);
-		json_object_end(w);
-	}
-	json_object_end(w);
-}
-
-static void json_block(struct json_writer *w, const struct calc *c, size_t b)
-{
-	const struct calc_block *cb = &c->blocks[b];
-
-	json_object_begin(w);
-	json_key(w, "index");
-	json_u64(w, b);
-	json_key(w, "start");
-	json_hex(w, cb->cfg->start);
-	json_key(w, "end");
-	json_hex(w, cb->cfg->end);
-	json_key(w, "class");
-	json_i64(w, cb->cfg->cls);
-	json_key(w, "freq");
-	json_num(w, cb->freq);
-	json_key(w, "execs");
-	json_num(w, cb->execs);
-	json_key(w, "confidence");
-	json_string(w, calc_conf_name(cb->conf));
-	json_key(w, "how");
-	json_string(w, calc_how_name(cb->how));
-	json_key(w, "best_cpi");
-	json_double(w, cb->best_cpi, 4);
-	json_key(w, "cpi");
-	json_num(w, cb->cpi);
-	json_key(w, "best_cycles");
-	json_double(w, cb->best_cycles, 4);
-	json_key(w, "cycles");
-	json_num(w, cb->cycles);
-	json_key(w, "samples");
-	json_double(w, cb->samples, 6);
-	json_object_end(w);
-}
-
-static void json_edge(struct json_writer *w, const struct calc *c, size_t e)
-{
-	const struct calc_edge *ce = &c->edges[e];
-	const struct cfg *cfg = &c->list.cfg;
-
-	json_object_begin(w);
-	json_key(w, "from");
-	if (ce->cfg->from == cfg->exit)
-		json_string(w, "exit");
-	else
-		json_u64(w, ce->cfg->from);
-	json_key(w, "to");
-	if (ce->cfg->to == cfg->exit)
-		json_string(w, "exit");
-	else
-		json_u64(w, ce->cfg->to);
-	json_key(w, "kind");
-	json_string(w, cfg_edge_kind_name(ce->cfg->kind));
-	json_key(w, "site");
-	json_hex(w, ce->cfg->site);
-	json_key(w, "freq");
-	json_num(w, ce->freq);
-	json_key(w, "execs");
-	json_num(w, ce->execs);
-	json_key(w, "confidence");
-	json_string(w, calc_conf_name(ce->conf));
-	json_key(w, "how");
-	json_string(w, calc_how_name(ce->how));
-	json_object_end(w);
-}
-
-static void json_pct(struct json_writer *w, const struct calc *c, const char *key, double v)
-{
-	json_key(w, key);
-	json_double(w, pct(c, v), 4);
-}
-
-static void json_summary(struct json_writer *w, const struct calc *c)
-{
-	const struct calc_summary *s = &c->summary;
-
-	json_object_begin(w);
-	json_key(w, "samples");
-	json_double(w, s->samples, 8);
-	json_key(w, "recorded");
-	json_double(w, s->recorded, 8);
-	json_key(w, "moved_out");
-	json_double(w, s->moved_out, 8);
-	json_key(w, "best_cpi");
-	json_num(w, s->best_cpi);
-	json_key(w, "cpi");
-	json_num(w, s->cpi);
-	json_key(w, "dynamic");
-	json_object_begin(w);
-	for (size_t k = 0; k < CULPRIT__COUNT; k++) {
-		json_key(w, calc_culprit_key((enum calc_culprit)k));
-		json_array_begin(w);
-		json_double(w, pct(c, s->dyn_lo[k]), 4);
-		json_double(w, pct(c, s->dyn_hi[k]), 4);
-		json_array_end(w);
-	}
-	json_pct(w, c, "gain", s->gain);
-	json_object_end(w);
-	json_pct(w, c, "dynamic_total", s->dynamic);
-	json_key(w, "static");
-	json_object_begin(w);
-	for (size_t k = 0; k < CALC_STATIC__COUNT; k++)
-		json_pct(w, c, calc_static_key((enum calc_static)k), s->stat[k]);
-	json_object_end(w);
-	json_pct(w, c, "static_total", s->static_total);
-	json_pct(w, c, "execution", s->execution);
-	json_pct(w, c, "unestimated", s->unestimated);
-	json_pct(w, c, "net_sampling_error", s->net_error);
-	json_key(w, "epoch_share");
-	json_double(w, s->epoch_share, 6);
-	json_key(w, "high_confidence_share");
-	json_double(w, s->high_share, 4);
-	json_key(w, "dominant");
-	if (s->dominant >= 0)
-		json_string(w, calc_culprit_key((enum calc_culprit)s->dominant));
-	else
-		json_null(w);
-	json_object_end(w);
-}
-
-void calc_json(const struct calc *c, struct json_writer *w)
-{
-	const struct listing *l = &c->list;
-
-	json_object_begin(w);
-	json_key(w, "name");
-	json_string(w, l->ref.proc->name);
-	json_key(w, "image");
-	json_string(w, l->img->rec.path);
-	json_key(w, "start");
-	json_hex(w, l->ref.proc->start);
-	json_key(w, "end");
-	json_hex(w, l->ref.proc->end);
-	json_key(w, "missing_edges");
-	json_bool(w, l->cfg.flags & CFG_MISSING_EDGES);
-	json_key(w, "model");
-	json_string(w, c->model->name);
-	json_key(w, "model_exact");
-	json_bool(w, c->model_exact);
-	json_key(w, "event");
-	json_string(w, event_name(c->time_event));
-	json_key(w, "period_cycles");
-	json_num(w, c->period > 0 ? c->period : -1);
-	json_key(w, "period_source");
-	json_string(w, c->period_source ? c->period_source : "none");
-	json_key(w, "skid");
-	json_i64(w, c->skid);
-	json_key(w, "invocations");
-	json_num(w, c->invocations);
-	json_key(w, "summary");
-	json_summary(w, c);
-	json_key(w, "blocks");
-	json_array_begin(w);
-	for (size_t b = 0; b + 1 < c->n_blocks; b++)
-		json_block(w, c, b);
-	json_array_end(w);
-	json_key(w, "edges");
-	json_array_begin(w);
-	for (size_t e = 0; e < c->n_edges; e++)
-		json_edge(w, c, e);
-	json_array_end(w);
-	json_key(w, "instructions");
-	json_array_begin(w);
-	for (size_t i = 0; i < c->n_insns; i++)
-		json_insn(w, c, &c->insns[i]);
-	json_array_end(w);
-	json_key(w, "measured");
-	json_array_begin(w);
-	for (size_t k = 0; k < c->n_measured; k++)
-		measure_json(&c->measured[k], &c->list, w);
-	json_array_end(w);
-	json_object_end(w);
-}
-
-/* ---- procedures view ---------------------------------------------------------------------- */
-
-void calc_procrow(const struct calc *c, struct calc_procrow *row)
-{
-	const struct calc_summary *s = &c->summary;
-
-	row->samples = s->samples;
-	row->cpi = s->cpi;
-	row->best_cpi = s->best_cpi;
-	row->dominant = s->dominant;
-	row->dominant_share = s->dominant >= 0 && s->samples > 0 ? s->dyn_hi[s->dominant] / s->samples : 0;
-	row->high_share = s->high_share;
 }

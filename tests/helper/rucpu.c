@@ -6,7 +6,8 @@
  *
  *   rucpu FILE -- COMMAND [ARGS...]
  *
- * For the benchmarks that compare profilers (callgraph-bench.sh): wrapped
+ * For the tests, whose floors on samples come from the CPU time a run took,
+ * and the benchmarks that compare profilers (callgraph-bench.sh): wrapped
  * around a profiler and, inside it, around the profiled workload, the
  * profiler's own CPU (its threads, and the helpers it reaps, such as
  * dcpirun's unwinding worker) is the outer figure minus the inner one,

@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * analysis/calc-int.h - inside the analysis of one procedure (calc.h is
+ * its API): the state its steps share while calc_from_listing() (calc.c)
+ * runs them, and the steps, a file each, in the order they run:
+ *
+ *   calc-sched.c    the schedules of every block (cold, after each
+ *                   predecessor's code, in a loop's steady state) and the
+ *                   one each mode uses
+ *   calc-skid.c     samples moved back to the instructions they measured
+ *   calc-est.c      each class's frequency from its own samples (or
+ *                   counted, or a pointer chase's burst estimate)
+ *   calc-prop.c     local: the repair of inflated estimates, propagation,
+ *                   bounds on what is left, the values put on blocks and edges
+ *   calc-burst.c    values from bursts: branch outcomes, steps
+ *   calc-flow.c     the global min-cost flow correction
+ *   calc-cpi.c      CPI, stalls and culprits per instruction; blocks' figures
+ *   calc-summary.c  the procedure summary (Figure 4)
+ *
+ * Nothing here is for code outside analysis/calc*.c.
+ */
+#ifndef DCPI_CORE_ANALYSIS_CALC_INT_H
+#define DCPI_CORE_ANALYSIS_CALC_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "analysis/calc.h"
+#include "analysis/culprit.h"
+#include "analysis/freq.h"
+
+/* Everything the analysis keeps while it runs. */
+struct calc_work {
+	struct calc *c;
+	const struct epoch_meta *meta;
+	const struct cfg *cfg;
+	double *rec[EVENT__COUNT];     /* recorded samples per instruction, events present */
+	unsigned *skflags;             /* enum skid_flags per instruction */
+	/* schedules: per block, one per distinct predecessor (and the cold one) */
+	struct bsched {
+		size_t n;
+		struct block_schedule *s;  /* s[0]: cold */
+		long *pred_edge;           /* edge index each schedule stands for (-1: cold/outside) */
+		size_t cycle;              /* s[cycle]: in its loop's steady state (0: none) */
+	} *bs;
+	double *cls_val;               /* per class */
+	unsigned char *cls_state;      /* enum freq_state */
+	enum calc_conf *cls_conf;
+	struct est_result *cls_est;
+	double *cls_m;                 /* usable issue cycles of each class */
+	double *cls_scale;             /* magnitude behind each value (freq_propagate) */
+	double *alt_m;                 /* per block: best-case cycles under the other model */
+	double *cls_agree, *cls_loads; /* per class: confidence features */
+	unsigned char *cls_repaired;   /* per class: lowered by freq_repair */
+	double moved_out;
+};
+
+/* True if block b is a block of code the procedure can reach (not EXIT). */
+static inline bool calc_reachable(const struct cfg *cfg, size_t b)
+{
+	return b != cfg->exit && !(cfg->blocks[b].flags & CFG_BLOCK_UNREACHABLE);
+}
+
+/* ---- calc-sched.c ---------------------------------------------------------- */
+
+/* Schedules block b cold and after each predecessor's code (into w->bs[b]). */
+void calc_schedule_all(struct calc_work *w, size_t b);
+/* Pass 2, LOOP mode: each block on a loop of several blocks in the loop's steady state. */
+void calc_cycle_schedules(struct calc_work *w);
+/* The schedule each block uses (c->blocks[b].sched) by the mode; weighted: by edge frequency. */
+void calc_schedules(struct calc_work *w, bool weighted);
+/* Copies M, the static reasons and the flags into the instructions. */
+void calc_apply_schedules(struct calc_work *w);
+
+/* ---- calc-skid.c ----------------------------------------------------------- */
+
+/* Moves samples back to what they measured (weighted: by the edge frequencies). */
+void calc_skid_attribute(struct calc_work *w, bool weighted);
+
+/* ---- calc-est.c ------------------------------------------------------------ */
+
+/* The estimator's knobs (c->opts.est, else the defaults). */
+const struct est_params *calc_est_params(const struct calc_work *w);
+/* Each class's frequency and confidence from its own samples, counts or bursts. */
+void calc_estimate_classes(struct calc_work *w);
+
+/* ---- calc-prop.c ----------------------------------------------------------- */
+
+/* Lowers estimates inflated by mispredicts to agree with their flow neighbours. */
+void calc_repair(struct calc_work *w);
+/* Values the classes the flow constraints determine from the known ones. */
+void calc_propagate(struct calc_work *w);
+/* Classes with samples still unknown: the middle of their neighbours' bounds. */
+void calc_bound_unknown(struct calc_work *w);
+/* Puts the class values on blocks and edges (and c->invocations). */
+void calc_spread_values(struct calc_work *w);
+
+/* ---- calc-burst.c ---------------------------------------------------------- */
+
+/* Edge values from branch outcomes in bursts; returns the classes valued. */
+size_t calc_branch_outcomes(struct calc_work *w);
+/* Class values scaled from their steps in bursts; returns the classes valued. */
+size_t calc_steps_scale(struct calc_work *w);
+
+/* ---- calc-flow.c ----------------------------------------------------------- */
+
+/* The global min-cost flow correction (opts.flow), on blocks and edges. */
+void calc_flow_correct(struct calc_work *w);
+
+/* ---- calc-cpi.c ------------------------------------------------------------ */
+
+/* What culprit_find() needs, built from the results (calc_cctx_release() frees it). */
+struct calc_cctx {
+	struct culprit_ctx cx;
+	double *bf, *ef, *ev[EVENT__COUNT];
+	struct block_schedule *sched;
+};
+void calc_cctx_init(struct calc_work *w, struct calc_cctx *x);
+void calc_cctx_release(struct calc_cctx *x);
+/* CPI, stalls, culprits and causes of every instruction. */
+void calc_insn_results(struct calc_work *w);
+/* The machine's latency ladder in cycles (c->ladder). */
+void calc_ladder(struct calc *c, const struct epoch_meta *meta);
+/* Measured loads: their latency, its level, the culprits it rules out. */
+void calc_load_latencies(struct calc_work *w);
+/* Blocks' samples, cycles and CPI; blocks' and edges' executions. */
+void calc_block_results(struct calc *c);
+
+/* ---- calc-summary.c -------------------------------------------------------- */
+
+/* The summary (c->summary); epoch_total: the epoch's time samples (0 unknown). */
+void calc_summarise(struct calc_work *w, double epoch_total);
+
+#endif

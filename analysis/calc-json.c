@@ -1,0 +1,322 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * analysis/calc-json.c - one procedure's analysis as JSON (calc-json.h): what
+ * dcpicalc --json writes.
+ */
+#include "config.h"
+
+#include "analysis/calc-json.h"
+
+#include <math.h>
+
+#include "core/json.h"
+
+static void json_num(struct json_writer *w, double v)
+{
+	if (v < 0 || !isfinite(v))
+		json_null(w);
+	else
+		json_double(w, v, 6);
+}
+
+static void json_culprits(struct json_writer *w, const struct calc_insn *ci)
+{
+	json_array_begin(w);
+	for (size_t k = 0; k < CULPRIT__COUNT; k++) {
+		if (!(ci->culprits & CALC_CAUSE_CULPRIT(k)))
+			continue;
+		json_object_begin(w);
+		json_key(w, "reason");
+		json_string(w, calc_culprit_key((enum calc_culprit)k));
+		json_key(w, "addrs");
+		json_array_begin(w);
+		for (size_t j = 0; j < ci->n_causes; j++)
+			if (ci->causes[j].what & CALC_CAUSE_CULPRIT(k))
+				json_hex(w, ci->causes[j].addr);
+		json_array_end(w);
+		json_object_end(w);
+	}
+	json_array_end(w);
+}
+
+static void json_static(struct json_writer *w, const struct calc_insn *ci)
+{
+	if (ci->sreason == CALC_STATIC__COUNT) {
+		json_null(w);
+		return;
+	}
+	json_object_begin(w);
+	json_key(w, "reason");
+	json_string(w, calc_static_key(ci->sreason));
+	json_key(w, "cycles");
+	json_double(w, ci->stall_static, 4);
+	json_key(w, "addrs");
+	json_array_begin(w);
+	for (size_t j = 0; j < ci->n_causes; j++)
+		if (ci->causes[j].what & CALC_CAUSE_STATIC(ci->sreason))
+			json_hex(w, ci->causes[j].addr);
+	json_array_end(w);
+	json_object_end(w);
+}
+
+static void json_insn(struct json_writer *w, const struct calc *c, const struct calc_insn *ci)
+{
+	json_object_begin(w);
+	json_key(w, "addr");
+	json_hex(w, ci->insn->addr);
+	json_key(w, "text");
+	json_string(w, ci->insn->text);
+	json_key(w, "block");
+	json_i64(w, ci->block);
+	json_key(w, "samples");
+	listing_json_samples(w, &c->list, ci->raw);
+	json_key(w, "attributed");
+	if (ci->flags & CALC_I_UNMEASURED)
+		json_null(w);
+	else
+		json_double(w, ci->samples, 6);
+	json_key(w, "m");
+	json_double(w, ci->m, 4);
+	json_key(w, "m_capped");
+	json_bool(w, ci->flags & CALC_I_CAPPED);
+	json_key(w, "freq");
+	json_num(w, ci->freq);
+	json_key(w, "execs");
+	json_num(w, ci->execs);
+	json_key(w, "cpi");
+	json_num(w, ci->cpi);
+	json_key(w, "confidence");
+	json_string(w, calc_conf_name(ci->conf));
+	json_key(w, "stall_static");
+	json_static(w, ci);
+	json_key(w, "stall_dynamic");
+	json_double(w, ci->stall_dynamic, 4);
+	json_key(w, "culprits");
+	json_culprits(w, ci);
+	if (ci->flags & CALC_I_UNMEASURED) {
+		json_key(w, "unmeasured");
+		json_bool(w, true);
+	}
+	if (c->opts.values && c->vals.n) {
+		json_key(w, "values");
+		valprof_json(&c->vals.insns[ci - c->insns], w);
+	}
+	if (c->bursts.n_conflicts) {
+		bool any = false;
+
+		for (size_t k = 0; k < c->bursts.n_conflicts; k++) {
+			const struct burst_conflict *bc = &c->bursts.conflicts[k];
+
+			if (bc->load != (size_t)(ci - c->insns))
+				continue;
+			if (!any) {
+				json_key(w, "burst_conflicts");
+				json_array_begin(w);
+				any = true;
+			}
+			json_object_begin(w);
+			json_key(w, "kind");
+			json_string(w, bc->kind == BURST_STORE_FORWARD ? "store-forward" : "alias-4k");
+			json_key(w, "store");
+			json_hex(w, bc->store);
+			json_key(w, "count");
+			json_u64(w, bc->count);
+			json_object_end(w);
+		}
+		if (any)
+			json_array_end(w);
+	}
+	if (ci->latency >= 0) {
+		json_key(w, "latency");
+		json_object_begin(w);
+		json_key(w, "cycles");
+		json_double(w, ci->latency, 4);
+		json_key(w, "level");
+		json_string(w, ci->latency_level >= 0 ? calc_level_name(ci->latency_level) : NULL);
+		json_object_end(w);
+	}
+	if (c->bursts.bursts && (ci->insn->kind == INSN_CJUMP) &&
+	    c->bursts.taken[ci - c->insns] + c->bursts.fallthrough[ci - c->insns]) {
+		json_key(w, "burst_outcomes");
+		json_object_begin(w);
+		json_key(w, "taken");
+		json_u64(w, c->bursts.taken[ci - c->insns]);
+		json_key(w, "fallthrough");
+		json_u64(w, c->bursts.fallthrough[ci - c->insns]);
+		json_object_end(w);
+	}
+	json_object_end(w);
+}
+
+static void json_block(struct json_writer *w, const struct calc *c, size_t b)
+{
+	const struct calc_block *cb = &c->blocks[b];
+
+	json_object_begin(w);
+	json_key(w, "index");
+	json_u64(w, b);
+	json_key(w, "start");
+	json_hex(w, cb->cfg->start);
+	json_key(w, "end");
+	json_hex(w, cb->cfg->end);
+	json_key(w, "class");
+	json_i64(w, cb->cfg->cls);
+	json_key(w, "freq");
+	json_num(w, cb->freq);
+	json_key(w, "execs");
+	json_num(w, cb->execs);
+	json_key(w, "confidence");
+	json_string(w, calc_conf_name(cb->conf));
+	json_key(w, "how");
+	json_string(w, calc_how_name(cb->how));
+	json_key(w, "best_cpi");
+	json_double(w, cb->best_cpi, 4);
+	json_key(w, "cpi");
+	json_num(w, cb->cpi);
+	json_key(w, "best_cycles");
+	json_double(w, cb->best_cycles, 4);
+	json_key(w, "cycles");
+	json_num(w, cb->cycles);
+	json_key(w, "samples");
+	json_double(w, cb->samples, 6);
+	json_object_end(w);
+}
+
+static void json_edge(struct json_writer *w, const struct calc *c, size_t e)
+{
+	const struct calc_edge *ce = &c->edges[e];
+	const struct cfg *cfg = &c->list.cfg;
+
+	json_object_begin(w);
+	json_key(w, "from");
+	if (ce->cfg->from == cfg->exit)
+		json_string(w, "exit");
+	else
+		json_u64(w, ce->cfg->from);
+	json_key(w, "to");
+	if (ce->cfg->to == cfg->exit)
+		json_string(w, "exit");
+	else
+		json_u64(w, ce->cfg->to);
+	json_key(w, "kind");
+	json_string(w, cfg_edge_kind_name(ce->cfg->kind));
+	json_key(w, "site");
+	json_hex(w, ce->cfg->site);
+	json_key(w, "freq");
+	json_num(w, ce->freq);
+	json_key(w, "execs");
+	json_num(w, ce->execs);
+	json_key(w, "confidence");
+	json_string(w, calc_conf_name(ce->conf));
+	json_key(w, "how");
+	json_string(w, calc_how_name(ce->how));
+	json_object_end(w);
+}
+
+static void json_pct(struct json_writer *w, const struct calc *c, const char *key, double v)
+{
+	json_key(w, key);
+	json_double(w, calc_summary_pct(c, v), 4);
+}
+
+static void json_summary(struct json_writer *w, const struct calc *c)
+{
+	const struct calc_summary *s = &c->summary;
+
+	json_object_begin(w);
+	json_key(w, "samples");
+	json_double(w, s->samples, 8);
+	json_key(w, "recorded");
+	json_double(w, s->recorded, 8);
+	json_key(w, "moved_out");
+	json_double(w, s->moved_out, 8);
+	json_key(w, "best_cpi");
+	json_num(w, s->best_cpi);
+	json_key(w, "cpi");
+	json_num(w, s->cpi);
+	json_key(w, "dynamic");
+	json_object_begin(w);
+	for (size_t k = 0; k < CULPRIT__COUNT; k++) {
+		json_key(w, calc_culprit_key((enum calc_culprit)k));
+		json_array_begin(w);
+		json_double(w, calc_summary_pct(c, s->dyn_lo[k]), 4);
+		json_double(w, calc_summary_pct(c, s->dyn_hi[k]), 4);
+		json_array_end(w);
+	}
+	json_pct(w, c, "gain", s->gain);
+	json_object_end(w);
+	json_pct(w, c, "dynamic_total", s->dynamic);
+	json_key(w, "static");
+	json_object_begin(w);
+	for (size_t k = 0; k < CALC_STATIC__COUNT; k++)
+		json_pct(w, c, calc_static_key((enum calc_static)k), s->stat[k]);
+	json_object_end(w);
+	json_pct(w, c, "static_total", s->static_total);
+	json_pct(w, c, "execution", s->execution);
+	json_pct(w, c, "unestimated", s->unestimated);
+	json_pct(w, c, "net_sampling_error", s->net_error);
+	json_key(w, "epoch_share");
+	json_double(w, s->epoch_share, 6);
+	json_key(w, "high_confidence_share");
+	json_double(w, s->high_share, 4);
+	json_key(w, "dominant");
+	if (s->dominant >= 0)
+		json_string(w, calc_culprit_key((enum calc_culprit)s->dominant));
+	else
+		json_null(w);
+	json_object_end(w);
+}
+
+void calc_json(const struct calc *c, struct json_writer *w)
+{
+	const struct listing *l = &c->list;
+
+	json_object_begin(w);
+	json_key(w, "name");
+	json_string(w, l->ref.proc->name);
+	json_key(w, "image");
+	json_string(w, l->img->rec.path);
+	json_key(w, "start");
+	json_hex(w, l->ref.proc->start);
+	json_key(w, "end");
+	json_hex(w, l->ref.proc->end);
+	json_key(w, "missing_edges");
+	json_bool(w, l->cfg.flags & CFG_MISSING_EDGES);
+	json_key(w, "model");
+	json_string(w, c->model->name);
+	json_key(w, "model_exact");
+	json_bool(w, c->model_exact);
+	json_key(w, "event");
+	json_string(w, event_name(c->time_event));
+	json_key(w, "period_cycles");
+	json_num(w, c->period > 0 ? c->period : -1);
+	json_key(w, "period_source");
+	json_string(w, c->period_source ? c->period_source : "none");
+	json_key(w, "skid");
+	json_i64(w, c->skid);
+	json_key(w, "invocations");
+	json_num(w, c->invocations);
+	json_key(w, "summary");
+	json_summary(w, c);
+	json_key(w, "blocks");
+	json_array_begin(w);
+	for (size_t b = 0; b + 1 < c->n_blocks; b++)
+		json_block(w, c, b);
+	json_array_end(w);
+	json_key(w, "edges");
+	json_array_begin(w);
+	for (size_t e = 0; e < c->n_edges; e++)
+		json_edge(w, c, e);
+	json_array_end(w);
+	json_key(w, "instructions");
+	json_array_begin(w);
+	for (size_t i = 0; i < c->n_insns; i++)
+		json_insn(w, c, &c->insns[i]);
+	json_array_end(w);
+	json_key(w, "measured");
+	json_array_begin(w);
+	for (size_t k = 0; k < c->n_measured; k++)
+		measure_json(&c->measured[k], &c->list, w);
+	json_array_end(w);
+	json_object_end(w);
+}
