@@ -427,27 +427,12 @@ uint32_t paths_encode(const struct paths_profile *p, struct strbuf *out)
 	return (uint32_t)p->n_blocks;
 }
 
-struct reader {
-	const uint8_t *p, *end;
-	bool bad;
-};
-
-/* The next varint (0 once the input is bad: the caller checks r->bad). */
-static uint64_t next(struct reader *r)
-{
-	uint64_t v = 0;
-
-	if (!r->bad && varint_decode(&r->p, r->end, &v))
-		r->bad = true;
-	return r->bad ? 0 : v;
-}
-
 /* A list's length: at most one record per min_bytes of what is left. */
-static size_t list_len(struct reader *r, size_t min_bytes)
+static size_t list_len(struct varint_reader *r, size_t min_bytes)
 {
-	uint64_t n = next(r);
+	uint64_t n = varint_next(r);
 
-	if (n > (uint64_t)(r->end - r->p) / min_bytes)
+	if (n > varint_left(r) / min_bytes)
 		r->bad = true;
 	return r->bad ? 0 : (size_t)n;
 }
@@ -459,7 +444,7 @@ static uint64_t unrel(uint64_t z, uint64_t base)
 
 #define FAIL(msg) do { *why = (msg); goto bad; } while (0)
 
-static int get_blocks(struct reader *r, struct paths_profile *out, uint32_t count,
+static int get_blocks(struct varint_reader *r, struct paths_profile *out, uint32_t count,
 		      const char **why)
 {
 	size_t n = list_len(r, 5);
@@ -470,7 +455,7 @@ static int get_blocks(struct reader *r, struct paths_profile *out, uint32_t coun
 	if (n != count)
 		return *why = "block count differs from the header's", -1;
 	for (size_t i = 0; i < n; i++) {
-		uint64_t d = next(r), bytes = next(r), insns = next(r), c = next(r), wc = next(r);
+		uint64_t d = varint_next(r), bytes = varint_next(r), insns = varint_next(r), c = varint_next(r), wc = varint_next(r);
 
 		if (r->bad)
 			return *why = "truncated block", -1;
@@ -488,7 +473,7 @@ static int get_blocks(struct reader *r, struct paths_profile *out, uint32_t coun
 	return 0;
 }
 
-static int get_edges(struct reader *r, struct paths_profile *out, const char **why)
+static int get_edges(struct varint_reader *r, struct paths_profile *out, const char **why)
 {
 	size_t n = list_len(r, 3);
 	uint64_t from = 0;
@@ -496,7 +481,7 @@ static int get_edges(struct reader *r, struct paths_profile *out, const char **w
 	if (r->bad)
 		return *why = "truncated edges", -1;
 	for (size_t i = 0; i < n; i++) {
-		uint64_t d = next(r), to = next(r), c = next(r);
+		uint64_t d = varint_next(r), to = varint_next(r), c = varint_next(r);
 
 		if (r->bad)
 			return *why = "truncated edge", -1;
@@ -514,7 +499,7 @@ static int get_edges(struct reader *r, struct paths_profile *out, const char **w
 	return 0;
 }
 
-static int get_conflicts(struct reader *r, struct paths_profile *out, const char **why)
+static int get_conflicts(struct varint_reader *r, struct paths_profile *out, const char **why)
 {
 	size_t n = list_len(r, 4);
 	uint64_t load = 0;
@@ -522,7 +507,7 @@ static int get_conflicts(struct reader *r, struct paths_profile *out, const char
 	if (r->bad)
 		return *why = "truncated conflicts", -1;
 	for (size_t i = 0; i < n; i++) {
-		uint64_t d = next(r), z = next(r), kind = next(r), c = next(r);
+		uint64_t d = varint_next(r), z = varint_next(r), kind = varint_next(r), c = varint_next(r);
 
 		if (r->bad)
 			return *why = "truncated conflict", -1;
@@ -539,7 +524,7 @@ static int get_conflicts(struct reader *r, struct paths_profile *out, const char
 	return 0;
 }
 
-static int get_stops(struct reader *r, struct paths_profile *out, const char **why)
+static int get_stops(struct varint_reader *r, struct paths_profile *out, const char **why)
 {
 	size_t n = list_len(r, 3);
 	uint64_t off = 0;
@@ -547,7 +532,7 @@ static int get_stops(struct reader *r, struct paths_profile *out, const char **w
 	if (r->bad)
 		return *why = "truncated stops", -1;
 	for (size_t i = 0; i < n; i++) {
-		uint64_t d = next(r), reason = next(r), c = next(r);
+		uint64_t d = varint_next(r), reason = varint_next(r), c = varint_next(r);
 
 		if (r->bad)
 			return *why = "truncated stop", -1;
@@ -563,13 +548,13 @@ static int get_stops(struct reader *r, struct paths_profile *out, const char **w
 	return 0;
 }
 
-static int get_windows(struct reader *r, struct paths_profile *out, const char **why)
+static int get_windows(struct varint_reader *r, struct paths_profile *out, const char **why)
 {
 	uint64_t sum = 0;
 	size_t n;
 
-	out->windows = next(r);
-	out->window_insns = next(r);
+	out->windows = varint_next(r);
+	out->window_insns = varint_next(r);
 	n = list_len(r, 5);
 	if (r->bad)
 		return *why = "truncated windows", -1;
@@ -581,12 +566,12 @@ static int get_windows(struct reader *r, struct paths_profile *out, const char *
 		struct paths_window *w = &out->win[i];
 		uint64_t z;
 
-		w->b1 = next(r);
-		z = next(r);
+		w->b1 = varint_next(r);
+		z = varint_next(r);
 		w->b2 = unrel(z, w->b1);
-		w->insns = next(r);
-		w->here = next(r);
-		w->ns = next(r);
+		w->insns = varint_next(r);
+		w->here = varint_next(r);
+		w->ns = varint_next(r);
 		if (r->bad)
 			return *why = "truncated window", -1;
 		if (w->b1 == PATHS_ELSEWHERE || (z && w->b2 == PATHS_ELSEWHERE) || !w->insns ||
@@ -600,11 +585,11 @@ static int get_windows(struct reader *r, struct paths_profile *out, const char *
 	return 0;
 }
 
-static int get_values(struct reader *r, struct paths_profile *out, const char **why)
+static int get_values(struct varint_reader *r, struct paths_profile *out, const char **why)
 {
-	uint64_t n = next(r), len = next(r);
+	uint64_t n = varint_next(r), len = varint_next(r);
 
-	if (r->bad || len > (uint64_t)(r->end - r->p))
+	if (r->bad || len > varint_left(r))
 		return *why = "truncated values", -1;
 	if (n > UINT32_MAX || values_decode(r->p, (size_t)len, (uint32_t)n, &out->values, why))
 		return -1;
@@ -618,12 +603,12 @@ static int get_values(struct reader *r, struct paths_profile *out, const char **
 int paths_decode(const void *payload, size_t len, uint32_t count, struct paths_profile *out,
 		 const char **why)
 {
-	struct reader r = { payload, (const uint8_t *)payload + len, false };
+	struct varint_reader r = VARINT_READER(payload, len);
 
 	paths_profile_release(out);
-	out->bursts = next(&r);
-	out->insns = next(&r);
-	out->detailed = next(&r);
+	out->bursts = varint_next(&r);
+	out->insns = varint_next(&r);
+	out->detailed = varint_next(&r);
 	if (r.bad)
 		FAIL("truncated header");
 	if (out->detailed > out->insns)
