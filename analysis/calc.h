@@ -63,9 +63,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "analysis/burstview.h"
 #include "analysis/listing.h"
 #include "analysis/measure.h"
+#include "analysis/pathview.h"
 #include "analysis/valprof.h"
 #include "model/model.h"
 #include "model/sched.h"
@@ -168,9 +168,12 @@ enum calc_how {
 	CALC_HOW_FLOW,        /* changed by the global flow correction */
 	CALC_HOW_REPAIRED,    /* lowered to agree with its flow neighbours (freq.h freq_repair) */
 	CALC_HOW_MEASURED,    /* counted: a loop's induction register between samples (measure.h) */
-	CALC_HOW_BRANCHES,    /* a branch's outcomes in bursts times its block's frequency */
+	CALC_HOW_PATHS,       /* counted from paths: the procedure's share in bursts' paths times
+				 its instructions per sample in matched windows (calc-paths.c) */
+	CALC_HOW_PATHS_SHARES,/* the share from paths, the procedure's scale from elsewhere (a
+				 measured loop, the model's estimates): no window reached it */
 };
-/* "none", "samples", "propagated", "flow", "repaired", "measured", "branches" */
+/* "none", "samples", "propagated", "flow", "repaired", "measured", "paths", "paths-shares" */
 const char *calc_how_name(enum calc_how h);
 
 enum calc_insn_flags {
@@ -248,12 +251,14 @@ struct calc_block {
 					 3 counted by the instructions event, 4 burst (a
 					 miss-bound pointer chase), 5 measured (an
 					 induction register's change between samples),
-					 6 branch outcomes in bursts */
+					 6 paths (calc-paths.c) */
 		unsigned windows, points;
 		double spread, support, samples, class_samples, class_m;
 		double agreement;     /* best-case cycles of the class under the other
 					 schedule model over those used (1: they agree) */
 		double loads;         /* share of the class's instructions that load */
+		double rel_error;     /* paths: the estimate's relative standard error
+					 (its confidence's ground); 0 otherwise */
 	} est;
 };
 
@@ -318,8 +323,22 @@ struct calc {
 	 * counting instruction found */
 	struct measure *measured;
 	size_t n_measured;
-	/* what the epoch's bursts say about the procedure (burstview.h) */
-	struct burstview bursts;
+	/* what the epoch's bursts say about the procedure (pathview.h) */
+	struct pathview paths;
+	/* the procedure's scale from paths (calc-paths.c) */
+	struct calc_pathscale {
+		enum calc_pathscale_source {
+			CALC_PSCALE_NONE,      /* no count from paths */
+			CALC_PSCALE_WINDOWS,   /* its instructions in matched windows */
+			CALC_PSCALE_MEASURED,  /* a loop measured from the registers (measure.h) */
+			CALC_PSCALE_MODEL,     /* the model's estimates of its classes */
+			CALC_PSCALE_IMAGE,     /* the image's instructions per sample */
+		} source;
+		double insns;          /* instructions the procedure ran in the epoch (estimated) */
+		double per_sample;     /* ... per time sample recorded in it */
+		double windows;        /* matched windows that began in it (estimated) */
+		double rel_error;      /* the scale's relative standard error */
+	} pscale;
 	/* the machine's load latencies measured by the collector (collect/ladder.h),
 	 * in cycles per load; 0 unknown */
 	double ladder[CALC_LEVEL__COUNT];

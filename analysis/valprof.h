@@ -7,9 +7,15 @@
  *
  * For each instruction: the most common values of the registers it writes
  * and, for a load or a store, of the address it accesses, with their
- * shares of the instruction's value samples.  The collector records the
- * registers at each sample as they were before the sampled instruction
- * ran (db/values.h), so
+ * shares of the instruction's value samples.
+ *
+ * What an instruction wrote comes first from the path profile of emulated
+ * bursts (db/paths.h "values"): the emulator saw each instruction it
+ * followed in detail write its registers, so those values are exactly the
+ * instruction's, their shares of the executions seen (`exact`).  Where
+ * bursts did not see an instruction often enough, the sample registers
+ * stand in.  The collector records the registers at each sample as they
+ * were before the sampled instruction ran (db/values.h), so
  *
  *  - what instruction i wrote is read at the instruction that follows it
  *    in execution: the next one of its block, or the head of the block it
@@ -59,7 +65,9 @@ struct valprof_item {
 	char name[8];           /* "rax" ... "r15", or "addr" */
 	bool address;           /* the memory address the instruction accesses */
 	bool lower_bound;       /* an address of two registers: shares are at least these */
-	uint64_t samples;       /* value samples the shares are of */
+	bool exact;             /* what the instruction wrote, seen by the emulator: samples
+				   are its executions seen in detail */
+	uint64_t samples;       /* value samples (or executions seen) the shares are of */
 	unsigned n;             /* values shown, most common first */
 	struct valprof_value v[VALPROF_SHOW];
 };
@@ -72,16 +80,20 @@ struct valprof_insn {
 struct valprof {
 	struct valprof_insn *insns;   /* one per listing instruction (same index) */
 	size_t n;
-	bool present;                 /* the image has a value profile in this epoch */
+	bool present;                 /* the image has a value profile (or written values of
+					 bursts) in this epoch */
 	uint64_t samples;             /* value samples in the procedure's range */
 };
 
 /*
- * Builds the values of listing l's instructions from prof (the image's
- * value profile; may be NULL or empty: every instruction without values).
- * Instructions are decoded again for their memory operands.
+ * Builds the values of listing l's instructions from written (the values
+ * bursts saw instructions write: the image's path profile's `values`) and
+ * prof (the image's value profile); either may be NULL or empty (every
+ * instruction without values).  Instructions are decoded again for their
+ * memory operands.
  */
-void valprof_build(struct valprof *vp, const struct listing *l, const struct values_profile *prof);
+void valprof_build(struct valprof *vp, const struct listing *l, const struct values_profile *prof,
+		   const struct values_profile *written);
 void valprof_release(struct valprof *vp);
 
 /*
@@ -104,8 +116,10 @@ void valprof_format(const struct valprof_insn *vi, struct strbuf *sb);
 
 /*
  * Writes the instruction's "values" array: one object per value shown,
- * {"reg": "rax", "value": "0x5eed5eed", "share": 0.95, "samples": 120}
- * ("reg" is "addr" for the address, with "lower_bound": true when it is).
+ * {"reg": "rax", "value": "0x5eed5eed", "share": 0.95, "samples": 120,
+ * "source": "paths"} ("reg" is "addr" for the address, with "lower_bound":
+ * true when it is; "source" is "paths" for values the emulator saw
+ * written, "samples" for the sample registers).
  */
 void valprof_json(const struct valprof_insn *vi, struct json_writer *w);
 
