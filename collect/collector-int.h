@@ -8,6 +8,7 @@
 #define DCPI_COLLECT_COLLECTOR_INT_H
 
 #include "collect/burst.h"
+#include "collect/emburst.h"
 #include "collect/collector.h"
 #include "collect/ladder.h"
 #include "collect/order.h"
@@ -65,7 +66,8 @@ struct collector {
 	struct perf_rec_format fmt; /* what the samples carry (--values, -g) */
 	struct cvalues *values;     /* --values: the value tables, else NULL */
 	size_t values_ev;           /* the event whose samples give values (in ev) */
-	struct bursts *bursts;      /* --bursts, else NULL */
+	struct bursts *bursts;      /* --bursts=step, else NULL */
+	struct emburst *emb;        /* --bursts (emulated), else NULL */
 	struct ladder ladder;       /* --values: load latencies measured here (ns 0: not yet) */
 	pid_t burst_pid, burst_tid; /* the thread of the latest user sample: the next burst's */
 	int64_t next_values_write;

@@ -59,13 +59,29 @@ static void setup_values(struct collector *c)
 	cvalues_init(c->values, c->opt.values_bytes, c->rng);
 }
 
-/* --bursts: budgeted single-step bursts of sampled threads (not offline). */
+/*
+ * --bursts: budgeted bursts of sampled threads (not offline): emulated,
+ * their worker forked now (before the hash tables exist, as the unwinding
+ * worker is), with the samples' registers for the windows; or single steps.
+ */
 static void setup_bursts(struct collector *c)
 {
+	int t;
+
 	if (!(c->opt.burst_budget > 0) || c->offline)
 		return;
-	c->bursts = XNEW(struct bursts);
-	bursts_init(c->bursts, c->opt.burst_budget, BURST_DEFAULT_STEPS, c->opt.pid);
+	if (c->opt.burst_step) {
+		c->bursts = XNEW(struct bursts);
+		bursts_init(c->bursts, c->opt.burst_budget, BURST_DEFAULT_STEPS, c->opt.pid);
+		return;
+	}
+	if (!(c->emb = emburst_new(c->opt.burst_budget, c->opt.burst_limit, c->opt.pid, c->rng)))
+		return;
+	c->fmt.sample_type |= PERF_SAMPLE_REGS_USER;
+	c->fmt.regs_user |= CVALUES_PERF_REGS;
+	c->values_ev = values_event(c);
+	if ((t = collector_time_event(c)) >= 0 && c->ev[t].spec.time)
+		emburst_set_period(c->emb, c->ev[t].mean);
 }
 
 static void discard(void *ctx, const struct shash_entry *v, size_t n)
@@ -220,6 +236,7 @@ void collector_free(struct collector *c)
 		bursts_release(c->bursts);
 		free(c->bursts);
 	}
+	emburst_free(c->emb);
 	free(c);
 }
 
@@ -378,6 +395,14 @@ static void fill_meta(void *ctx, struct epoch_meta *m)
 		}
 	}
 	collector_fill_calib(c, m);
+	if (c->emb) {
+		/* What bursts and windows are on disk: the continued epoch's, and this run's. */
+		struct paths_summary sum;
+
+		paths_summary_from_meta(&c->store.base, &sum);
+		paths_summary_add(&sum, &c->emb->written);
+		paths_summary_to_meta(&sum, m);
+	}
 	if (c->cg)
 		callchain_fill_meta(c->cg, m);
 	ladder_to_meta(&c->ladder, m);
@@ -433,6 +458,13 @@ size_t collector_pollfds(struct collector *c, struct pollfd *fds, size_t max)
 		if (c->cpu[k].hup || c->cpu[k].ring.fd < 0)
 			continue;
 		fds[n].fd = c->cpu[k].ring.fd;
+		fds[n].events = POLLIN;
+		fds[n].revents = 0;
+		n++;
+	}
+	/* A window being emulated: the worker's page requests wake the loop. */
+	if (c->emb && n < max && emburst_fd(c->emb) >= 0) {
+		fds[n].fd = emburst_fd(c->emb);
 		fds[n].events = POLLIN;
 		fds[n].revents = 0;
 		n++;
@@ -542,6 +574,18 @@ static void on_values(struct collector *c, const struct perf_rec *r, struct addr
 	cvalues_sample(c->values, r->tid, r->time, image, off, regs);
 }
 
+/* Emulated bursts: the windows wait for their thread's next samples. */
+static void on_burst_sample(struct collector *c, struct ccpu *cc, const struct perf_rec *r)
+{
+	uint64_t perf[CVALUES_PERF_NREGS], regs[VALUES_NREGS];
+	bool user = r->u.sample.user && values_regs(&c->fmt, r, perf);
+
+	if (user)
+		cvalues_from_perf(perf, regs);
+	emburst_sample(c->emb, (unsigned)(cc - c->cpu), (uint32_t)r->tid, r->time, user,
+		       r->u.sample.ip, user ? regs : NULL, &c->procs);
+}
+
 static void on_sample(struct collector *c, struct ccpu *cc, const struct perf_rec *r,
 		      const void *rec, size_t len)
 {
@@ -573,7 +617,9 @@ static void on_sample(struct collector *c, struct ccpu *cc, const struct perf_re
 	}
 	if (c->values && v - 1 == c->values_ev)
 		on_values(c, r, as);
-	if (c->bursts && as && r->u.sample.user) {
+	if (c->emb && v - 1 == c->values_ev)
+		on_burst_sample(c, cc, r);
+	if ((c->bursts || c->emb) && as && r->u.sample.user) {
 		c->burst_pid = (pid_t)r->pid;
 		c->burst_tid = (pid_t)r->tid;
 	}
@@ -727,33 +773,52 @@ static int write_values(struct collector *c, int64_t now, bool force)
 
 	int r = 0;
 
-	if ((!c->values && !c->bursts) || !c->store.seq)
+	if ((!c->values && !c->bursts && !c->emb) || !c->store.seq)
 		return 0;
-	if (!force && now < c->next_values_write && !(c->values && cvalues_pressed(c->values)))
+	if (!force && now < c->next_values_write && !(c->values && cvalues_pressed(c->values)) &&
+	    !(c->emb && emburst_pressed(c->emb)))
 		return 0;
 	c->next_values_write = now + (interval > 0 ? interval : NS_PER_SEC);
 	if (c->values && cvalues_write(c->values, c->db, c->store.seq, &c->procs))
 		r = -1;
 	if (c->bursts && bursts_write(c->bursts, c->db, c->store.seq))
 		r = -1;
+	if (c->emb && emburst_write(c->emb, c->db, c->store.seq, &c->procs))
+		r = -1;
 	return r;
+}
+
+/* The tracer of whichever kind of bursts runs. */
+static const struct tracer *burst_tracer(const struct collector *c)
+{
+	return c->bursts ? &c->bursts->tracer : c->emb ? &c->emb->tracer : NULL;
 }
 
 /* --bursts: one on the thread last sampled, when the budget allows. */
 static void maybe_burst(struct collector *c, int64_t now)
 {
-	if (!c->bursts || !c->burst_tid || !c->store.seq || c->bursts->reaped ||
-	    !bursts_due(c->bursts, now))
+	const struct tracer *t = burst_tracer(c);
+
+	if (c->emb)
+		emburst_poll(c->emb, &c->procs, now);
+	if (!t || !c->burst_tid || !c->store.seq || t->reaped)
 		return;
-	bursts_run(c->bursts, c->burst_pid, c->burst_tid, &c->procs, now);
+	if (c->bursts && bursts_due(c->bursts, now))
+		bursts_run(c->bursts, c->burst_pid, c->burst_tid, &c->procs, now);
+	else if (c->emb && emburst_due(c->emb, now))
+		emburst_run(c->emb, c->burst_pid, c->burst_tid, &c->procs);
+	else
+		return;
 	c->burst_tid = 0;
 }
 
 bool collector_child_reaped(struct collector *c, int *status)
 {
-	if (!c->bursts || !c->bursts->reaped)
+	const struct tracer *t = burst_tracer(c);
+
+	if (!t || !t->reaped)
 		return false;
-	*status = c->bursts->reaped_status;
+	*status = t->reaped_status;
 	return true;
 }
 
@@ -778,7 +843,7 @@ int64_t collector_tick(struct collector *c, int64_t now)
 	store_tick(&c->store, now);
 	if (c->cg && callchain_due(c->cg, now, c->opt.store.write_interval_ns))
 		callchain_write(c->cg, false);
-	if ((c->values || c->bursts) && !c->next_values_write)
+	if ((c->values || c->bursts || c->emb) && !c->next_values_write)
 		c->next_values_write = now + c->opt.store.write_interval_ns;
 	maybe_burst(c, now);
 	write_values(c, now, false);
@@ -812,13 +877,17 @@ int collector_new_epoch(struct collector *c, const char *label)
 		return errorf("the stacks of epoch %" PRIu32 " could not be written; staying in it",
 			      c->store.seq);
 	/* The old epoch's values go to it; if they cannot, they are lost (reported). */
-	if ((c->values || c->bursts) &&
+	if ((c->values || c->bursts || c->emb) &&
 	    (store_flush(&c->store) || write_values(c, time_monotonic_ns(), true))) {
 		if (c->values)
 			cvalues_clear(c->values);
 		if (c->bursts)
 			bursts_clear(c->bursts);
+		if (c->emb)
+			emburst_clear(c->emb);
 	}
+	if (c->emb)
+		emburst_new_epoch(c->emb);
 	collector_calibrate(c);
 	c->calib_base_taken = false;
 	if (store_new_epoch(&c->store, label))
@@ -880,6 +949,8 @@ void collector_summary(struct collector *c, struct collect_summary *s)
 		s->burst_steps = c->bursts->st.steps;
 		s->burst_share = el > 0 ? (double)c->bursts->st.ns / (double)el : 0;
 	}
+	if (c->emb)
+		emburst_summary(c->emb, c->started, s);
 	s->calib_cycles = c->calib.intervals ? c->calib.cycles : 0;
 	s->calib_mhz = c->calib.mhz;
 	s->calib_ns = c->calib_ns;

@@ -5,6 +5,7 @@
  */
 #include "config.h"
 #include "collect/collector-int.h"
+#include "collect/emu-proto.h"
 #include "core/cli.h"
 #include "core/die.h"
 #include "core/strbuf.h"
@@ -66,6 +67,37 @@ int collect_parse_events(struct collect_options *o, const char *list)
 	return r;
 }
 
+/*
+ * --bursts[=[step|emulate][,PCT]]: emulated bursts (the default) or single
+ * steps, at most PCT% of the time.
+ */
+static int parse_bursts(struct collect_options *o, const char *arg)
+{
+	char *copy, *tok, *save = NULL;
+	int r = 0;
+
+	o->burst_budget = BURST_DEFAULT_BUDGET;
+	o->burst_step = false;
+	if (!arg)
+		return 0;
+	copy = xstrdup(arg);
+	for (tok = strtok_r(copy, ",", &save); tok && !r; tok = strtok_r(NULL, ",", &save)) {
+		uint64_t v;
+
+		if (!strcmp(tok, "step"))
+			o->burst_step = true;
+		else if (!strcmp(tok, "emulate"))
+			o->burst_step = false;
+		else if (cli_parse_range(tok, 1, 50, &v))
+			r = errorf("bad --bursts '%s' (step or emulate, and a percentage of the time, "
+				   "1 to 50: --bursts=step,10)", arg);
+		else
+			o->burst_budget = (double)v / 100;
+	}
+	free(copy);
+	return r;
+}
+
 int collect_option(struct collect_options *o, int opt, const char *arg)
 {
 	uint64_t v;
@@ -120,13 +152,11 @@ int collect_option(struct collect_options *o, int opt, const char *arg)
 		o->values = true;
 		return 1;
 	case COLLECT_OPT_BURSTS:
-		if (!arg) {
-			o->burst_budget = BURST_DEFAULT_BUDGET;
-			return 1;
-		}
-		if (cli_parse_range(arg, 1, 50, &v))
-			return errorf("bad burst budget '%s' (a percentage of the time, 1 to 50)", arg);
-		o->burst_budget = (double)v / 100;
+		return parse_bursts(o, arg) ? -1 : 1;
+	case COLLECT_OPT_BURST_LIMIT:
+		if (cli_parse_range(arg, 100, EMU_MAX_LIMIT, &v))
+			return errorf("bad burst limit '%s' (instructions, 100 to %u)", arg, EMU_MAX_LIMIT);
+		o->burst_limit = (uint32_t)v;
 		return 1;
 	case COLLECT_OPT_RING_PAGES:
 		if (cli_parse_range(arg, 1, 65536, &v) || (v & (v - 1)))

@@ -45,6 +45,8 @@ void sandbox_seal(const int *allowed, size_t n);
 
 /* Writes all of buf to a socket (no SIGPIPE): 0, or -1. */
 int sandbox_send_all(int fd, const void *buf, size_t len);
+/* Reads exactly len bytes from a socket, waiting: 0, or -1 (the end, an error). */
+int sandbox_recv_all(int fd, void *buf, size_t len);
 
 /*
  * Kills the worker (unless it died by itself: then warns how, naming it

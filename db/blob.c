@@ -135,3 +135,47 @@ out:
 	strbuf_release(&out);
 	return r;
 }
+
+int db_blob_load_kind(struct db *db, uint32_t seq, const char *name, const char *magic,
+		      uint16_t version, const char *what, blob_decode_fn decode, void *out)
+{
+	struct strbuf buf = STRBUF_INIT;
+	struct blob_header h;
+	const char *why;
+	int r = db_blob_load(db, seq, name, magic, version, &buf, &h);
+
+	if (r) {
+		strbuf_release(&buf);
+		return r > 0 ? 1 : -1;
+	}
+	if (decode(buf.buf + BLOB_HEADER_SIZE, h.payload_size, h.count, out, &why)) {
+		char *path = db_epoch_file_path(db, seq, name);
+
+		errorf("invalid %s '%s': %s", what, path, why);
+		free(path);
+		r = -1;
+	}
+	strbuf_release(&buf);
+	return r;
+}
+
+int db_blob_merge_kind(struct db *db, uint32_t seq, const char *name, const char *magic,
+		       uint16_t version, const char *what, blob_merge_fn merge, void *ctx,
+		       const char **invalid)
+{
+	int r;
+
+	*invalid = NULL;
+	r = db_blob_merge(db, seq, name, magic, version, 0, merge, ctx);
+	if (r && *invalid) {
+		char *path = db_epoch_file_path(db, seq, name);
+
+		warning("%s '%s': %s", what, path, *invalid);
+		free(path);
+		*invalid = NULL;
+		if (db_blob_quarantine(db, seq, name))
+			return -1;
+		r = db_blob_merge(db, seq, name, magic, version, 0, merge, ctx);
+	}
+	return r;
+}

@@ -103,4 +103,25 @@ typedef int (*blob_merge_fn)(void *ctx, const void *old_payload, size_t old_len,
 int db_blob_merge(struct db *db, uint32_t seq, const char *name, const char *magic,
 		  uint16_t version, uint16_t flags, blob_merge_fn merge, void *ctx);
 
+/*
+ * A kind's file read and decoded: decode(payload, len, count, out, &why) is
+ * the kind's decoder.  Returns 0; 1 if there is no such file (no message);
+ * -1 on an error (reported: an unreadable file, or one its decoder refuses,
+ * "invalid WHAT 'PATH': why").
+ */
+typedef int (*blob_decode_fn)(const void *payload, size_t len, uint32_t count, void *out,
+			      const char **why);
+int db_blob_load_kind(struct db *db, uint32_t seq, const char *name, const char *magic,
+		      uint16_t version, const char *what, blob_decode_fn decode, void *out);
+
+/*
+ * db_blob_merge for a kind whose merge callback, when the kind's decoder
+ * refuses the old payload, sets *invalid to why and fails: that file (a
+ * sound container around a payload the decoder refuses) is set aside with
+ * a warning naming what it was, and the merge is done again from nothing.
+ */
+int db_blob_merge_kind(struct db *db, uint32_t seq, const char *name, const char *magic,
+		       uint16_t version, const char *what, blob_merge_fn merge, void *ctx,
+		       const char **invalid);
+
 #endif

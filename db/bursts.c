@@ -234,28 +234,16 @@ bad:
 
 /* ---- the database ------------------------------------------------------------------------ */
 
+static int decode(const void *payload, size_t len, uint32_t count, void *out, const char **why)
+{
+	return bursts_decode(payload, len, count, out, why);
+}
+
 int db_bursts_load(struct db *db, uint32_t seq, struct burst_set *out)
 {
-	struct strbuf buf = STRBUF_INIT;
-	struct blob_header h;
-	const char *why;
-	int r;
-
 	burst_set_release(out);
-	r = db_blob_load(db, seq, BURSTS_FILE, BURSTS_MAGIC, BURSTS_VERSION, &buf, &h);
-	if (r) {
-		strbuf_release(&buf);
-		return r > 0 ? 1 : -1;
-	}
-	if (bursts_decode(buf.buf + BLOB_HEADER_SIZE, h.payload_size, h.count, out, &why)) {
-		char *path = db_epoch_file_path(db, seq, BURSTS_FILE);
-
-		errorf("invalid burst traces '%s': %s", path, why);
-		free(path);
-		r = -1;
-	}
-	strbuf_release(&buf);
-	return r;
+	return db_blob_load_kind(db, seq, BURSTS_FILE, BURSTS_MAGIC, BURSTS_VERSION, "burst traces",
+				 decode, out);
 }
 
 struct merge_ctx {
@@ -286,18 +274,7 @@ static int merge_cb(void *ctx, const void *old_payload, size_t old_len,
 int db_bursts_merge(struct db *db, uint32_t seq, const struct burst_set *add)
 {
 	struct merge_ctx m = { add, (uint64_t)seq * 0x9E3779B97F4A7C15ull ^ add->seen, NULL };
-	int r;
 
-	r = db_blob_merge(db, seq, BURSTS_FILE, BURSTS_MAGIC, BURSTS_VERSION, 0, merge_cb, &m);
-	if (r && m.invalid) {
-		char *path = db_epoch_file_path(db, seq, BURSTS_FILE);
-
-		warning("burst traces '%s': %s", path, m.invalid);
-		free(path);
-		m.invalid = NULL;
-		if (db_blob_quarantine(db, seq, BURSTS_FILE))
-			return -1;
-		r = db_blob_merge(db, seq, BURSTS_FILE, BURSTS_MAGIC, BURSTS_VERSION, 0, merge_cb, &m);
-	}
-	return r;
+	return db_blob_merge_kind(db, seq, BURSTS_FILE, BURSTS_MAGIC, BURSTS_VERSION,
+				  "burst traces", merge_cb, &m, &m.invalid);
 }

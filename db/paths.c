@@ -632,30 +632,19 @@ void paths_file_name(const char *key, char *buf, size_t size)
 	snprintf(buf, size, "%s%s", key, PATHS_SUFFIX);
 }
 
+static int decode(const void *payload, size_t len, uint32_t count, void *out, const char **why)
+{
+	return paths_decode(payload, len, count, out, why);
+}
+
 int db_paths_load(struct db *db, uint32_t seq, const char *key, struct paths_profile *out)
 {
-	struct strbuf buf = STRBUF_INIT;
-	struct blob_header h;
 	char name[128];
-	const char *why;
-	int r;
 
 	paths_profile_release(out);
 	paths_file_name(key, name, sizeof(name));
-	r = db_blob_load(db, seq, name, PATHS_MAGIC, PATHS_VERSION, &buf, &h);
-	if (r) {
-		strbuf_release(&buf);
-		return r > 0 ? 1 : -1;
-	}
-	if (paths_decode(buf.buf + BLOB_HEADER_SIZE, h.payload_size, h.count, out, &why)) {
-		char *path = db_epoch_file_path(db, seq, name);
-
-		errorf("invalid path profile '%s': %s", path, why);
-		free(path);
-		r = -1;
-	}
-	strbuf_release(&buf);
-	return r;
+	return db_blob_load_kind(db, seq, name, PATHS_MAGIC, PATHS_VERSION, "path profile", decode,
+				 out);
 }
 
 struct merge_ctx {
@@ -687,23 +676,11 @@ int db_paths_merge(struct db *db, uint32_t seq, const char *key, const struct pa
 {
 	struct merge_ctx m = { add, 0, NULL };
 	char name[128];
-	int r;
 
 	paths_file_name(key, name, sizeof(name));
 	m.seed = (uint64_t)seq * 0x9E3779B97F4A7C15ull ^ add->insns ^ add->windows;
-	r = db_blob_merge(db, seq, name, PATHS_MAGIC, PATHS_VERSION, 0, merge_cb, &m);
-	if (r && m.invalid) {
-		/* A sound container with a payload its decoder refuses: set it aside too. */
-		char *path = db_epoch_file_path(db, seq, name);
-
-		warning("path profile '%s': %s", path, m.invalid);
-		free(path);
-		m.invalid = NULL;
-		if (db_blob_quarantine(db, seq, name))
-			return -1;
-		r = db_blob_merge(db, seq, name, PATHS_MAGIC, PATHS_VERSION, 0, merge_cb, &m);
-	}
-	return r;
+	return db_blob_merge_kind(db, seq, name, PATHS_MAGIC, PATHS_VERSION, "path profile",
+				  merge_cb, &m, &m.invalid);
 }
 
 /* ---- the epoch's totals ------------------------------------------------------------------ */

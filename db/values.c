@@ -117,6 +117,18 @@ struct values_rec *values_profile_add(struct values_profile *p, uint64_t offset)
 	return r;
 }
 
+struct values_rec *values_profile_add_regs(struct values_profile *p, uint64_t offset,
+					   uint32_t mask)
+{
+	unsigned caps[VALUES_NREGS];
+	struct values_rec *r = append(p, offset);
+
+	for (unsigned k = 0; k < VALUES_NREGS; k++)
+		caps[k] = mask >> k & 1 ? VALUES_CAP : 0;
+	rec_room(r, caps);
+	return r;
+}
+
 static int by_offset(const void *a, const void *b)
 {
 	const struct values_rec *x = a, *y = b;
@@ -485,30 +497,19 @@ void values_file_name(const char *key, char *buf, size_t size)
 	snprintf(buf, size, "%s%s", key, VALUES_SUFFIX);
 }
 
+static int decode(const void *payload, size_t len, uint32_t count, void *out, const char **why)
+{
+	return values_decode(payload, len, count, out, why);
+}
+
 int db_values_load(struct db *db, uint32_t seq, const char *key, struct values_profile *out)
 {
-	struct strbuf buf = STRBUF_INIT;
-	struct blob_header h;
 	char name[128];
-	const char *why;
-	int r;
 
 	values_profile_release(out);
 	values_file_name(key, name, sizeof(name));
-	r = db_blob_load(db, seq, name, VALUES_MAGIC, VALUES_VERSION, &buf, &h);
-	if (r) {
-		strbuf_release(&buf);
-		return r > 0 ? 1 : -1;
-	}
-	if (values_decode(buf.buf + BLOB_HEADER_SIZE, h.payload_size, h.count, out, &why)) {
-		char *path = db_epoch_file_path(db, seq, name);
-
-		errorf("invalid value profile '%s': %s", path, why);
-		free(path);
-		r = -1;
-	}
-	strbuf_release(&buf);
-	return r;
+	return db_blob_load_kind(db, seq, name, VALUES_MAGIC, VALUES_VERSION, "value profile",
+				 decode, out);
 }
 
 struct merge_ctx {
@@ -540,21 +541,9 @@ int db_values_merge(struct db *db, uint32_t seq, const char *key, const struct v
 {
 	struct merge_ctx m = { add, 0, NULL };
 	char name[128];
-	int r;
 
 	values_file_name(key, name, sizeof(name));
 	m.seed = (uint64_t)seq * 0x9E3779B97F4A7C15ull ^ values_profile_samples(add);
-	r = db_blob_merge(db, seq, name, VALUES_MAGIC, VALUES_VERSION, 0, merge_cb, &m);
-	if (r && m.invalid) {
-		/* A sound container with a payload its decoder refuses: set it aside too. */
-		char *path = db_epoch_file_path(db, seq, name);
-
-		warning("value profile '%s': %s", path, m.invalid);
-		free(path);
-		m.invalid = NULL;
-		if (db_blob_quarantine(db, seq, name))
-			return -1;
-		r = db_blob_merge(db, seq, name, VALUES_MAGIC, VALUES_VERSION, 0, merge_cb, &m);
-	}
-	return r;
+	return db_blob_merge_kind(db, seq, name, VALUES_MAGIC, VALUES_VERSION, "value profile",
+				  merge_cb, &m, &m.invalid);
 }
