@@ -367,9 +367,14 @@ static void paths_line(const struct calc *c, struct draw *d)
 
 	switch (ps->source) {
 	case CALC_PSCALE_WINDOWS:
-		draw_printf(d, STYLE_NORMAL, "  counts from paths: %.4g instructions ran here, %.0f a sample"
-			    " (%.1f matched windows began here; +-%.1f%%)", ps->insns, ps->per_sample,
-			    ps->windows, 100 * ps->rel_error);
+		draw_printf(d, STYLE_NORMAL, "  counts from paths: %.4g instructions ran here, %.0f a sample",
+			    ps->insns, ps->per_sample);
+		if (ps->own)
+			draw_printf(d, STYLE_NORMAL, " (%.1f matched windows began here; +-%.1f%%)",
+				    ps->windows, 100 * ps->rel_error);
+		else
+			draw_printf(d, STYLE_NORMAL, " (in the windows of other code, at the image's samples"
+				    " per window; +-%.0f%%)", 100 * ps->rel_error);
 		break;
 	case CALC_PSCALE_MEASURED:
 		draw_printf(d, STYLE_NORMAL, "  counts from paths: shares in bursts, scaled by the measured"

@@ -23,11 +23,10 @@
  *    procedure's instructions.  Which windows match is not uniform (a
  *    period with a system call, or an instruction the emulator lacks,
  *    never matches), so the periods a window stands for are counted per
- *    procedure: the time samples recorded in it over the matched windows
- *    that began there (a ratio estimator: instructions in the procedure per
- *    sample landing in it), pooled with `paths_prior` windows at the
- *    image's rate so that a procedure few windows began in is not at the
- *    mercy of one;
+ *    procedure where its own windows allow: the time samples recorded in
+ *    it over the matched windows that began there (a ratio estimator:
+ *    instructions in the procedure per sample landing in it); else the
+ *    image's (windows_scale());
  *
  *  - where no matched window ran the procedure's code, its scale comes
  *    from a loop counted from the registers (measure.h), or the
@@ -115,34 +114,57 @@ static double image_samples(const struct calc *c)
 
 /*
  * The scale from matched windows: the procedure's instructions in them
- * times the time samples each window stands for here (k).  False if no
- * window ran its code.
+ * times the time samples each window stands for (*k).  False if no window
+ * ran its code.
+ *
+ * The windows are a sample of the sampling periods, each standing for the
+ * period that began at its B1.  Two estimates:
+ *  - the ratio: the samples recorded in the procedure over the windows
+ *    that began in it (instructions of the procedure per sample landing in
+ *    it, as measure.h counts a loop).  It holds whatever makes some
+ *    periods match less (a system call, an instruction the emulator
+ *    lacks), as long as the procedure's code runs in the windows that begin
+ *    in it: its error is the spread of the instructions a window runs
+ *    there over the root of their number;
+ *  - the image's: the image's samples over its windows, the same for all
+ *    its procedures (unbiased only if every period of the image matches as
+ *    often); for a procedure whose code the windows of others run (a
+ *    callee), with an error of about one over the root of the windows it
+ *    ran in, and never less than 10%.
+ * The ratio is taken when the windows that began in the procedure hold at
+ * least half of its instructions in windows (at most: `here` counts the
+ * whole image's).
  */
 static bool windows_scale(struct calc_work *w, double *k)
 {
 	struct calc *c = w->c;
 	const struct pathview *pv = &c->paths;
-	const struct est_params *par = calc_est_params(w);
 	struct calc_pathscale *ps = &c->pscale;
 	double s = (double)c->list.totals[c->time_event], simg = image_samples(c);
-	double alpha = par->paths_prior, kimg = 0, m = pv->win_b1, cv;
+	double x = (double)pv->wfollowed, m = pv->win_b1, self, cv, n;
 
 	if (!pv->wfollowed || !(s > 0))
 		return false;
-	if (pv->img_windows && simg > 0)
-		kimg = simg / (double)pv->img_windows;
-	if (!(kimg > 0))
-		alpha = 0;
-	if (!(m + alpha > 0))
-		return false;
-	*k = (s + alpha * kimg) / (m + alpha);
+	self = pv->win_b1_here / x;
 	cv = pv->win_here_cv > PATHS_MIN_CV ? pv->win_here_cv : PATHS_MIN_CV;
+	if (m > 0 && self >= 0.5 && calc_est_params(w)->paths_prior <= 0) {
+		*k = s / m;
+		ps->own = true;
+		ps->rel_error = sqrt(cv * cv / (pv->kept_b1 ? (double)pv->kept_b1 : 1) +
+				     (self < 1 ? (1 - self) * (1 - self) : 0));
+	} else if (pv->img_windows && simg > 0) {
+		*k = simg / (double)pv->img_windows;
+		n = pv->img_here_mean > 0 ? x / pv->img_here_mean : 1;
+		ps->rel_error = 1 / sqrt(n > 1 ? n : 1);
+		if (ps->rel_error < 0.1)
+			ps->rel_error = 0.1;
+	} else {
+		return false;
+	}
 	ps->source = CALC_PSCALE_WINDOWS;
-	ps->insns = *k * (double)pv->wfollowed;
+	ps->insns = *k * x;
 	ps->per_sample = ps->insns / s;
 	ps->windows = m;
-	/* without a window of its own, the image's rate stands for it: as good as a few windows */
-	ps->rel_error = pv->kept_b1 ? cv / sqrt(m + alpha) : 1 / sqrt(alpha > 1 ? alpha : 1);
 	return true;
 }
 

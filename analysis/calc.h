@@ -337,6 +337,8 @@ struct calc {
 		double insns;          /* instructions the procedure ran in the epoch (estimated) */
 		double per_sample;     /* ... per time sample recorded in it */
 		double windows;        /* matched windows that began in it (estimated) */
+		bool own;              /* WINDOWS: the samples a window stands for are the
+					  procedure's own (else the image's) */
 		double rel_error;      /* the scale's relative standard error */
 	} pscale;
 	/* the machine's load latencies measured by the collector (collect/ladder.h),

@@ -94,15 +94,15 @@ struct est_params {
 	bool paths;            /* counts from the paths of bursts (calc-paths.c) */
 	int paths_shares;      /* a procedure's shares from: 0 the bursts' paths, 1 the
 				  matched windows alone */
-	double paths_prior;    /* windows at the image's rate a procedure's own are
-				  pooled with (calc-paths.c) */
+	double paths_prior;    /* > 0: the image's samples per window for every procedure
+				  (calc-paths.c; 0: the procedure's own where it can) */
 	int paths_fallback;    /* a procedure no window reached: 0 no count from paths, 1
 				  the scale of the model's estimates, 2 the image's
 				  instructions per sample */
 	double paths_kappa;    /* weight of the bursts' sampling error in a share's */
 };
 
-#define EST_PARAMS_INIT { 1.5, 0.25, 24, 8, false, false, 0.10, 0.15, true, true, true, 0, 5, 1, 1 }
+#define EST_PARAMS_INIT { 1.5, 0.25, 24, 8, false, false, 0.10, 0.15, true, true, true, 0, 0, 1, 1 }
 
 /*
  * Estimates the frequency of one class from its points.  used (may be

@@ -140,21 +140,25 @@ static void add_edge(struct pathview *pv, const struct range *r, const struct pa
 
 static void add_windows(struct pathview *pv, const struct range *r, const struct paths_profile *p)
 {
-	double s = 0, s2 = 0;
+	double s = 0, s2 = 0, all = 0;
 
 	pv->img_windows = p->windows;
 	pv->img_kept = p->n_win;
 	for (size_t k = 0; k < p->n_win; k++) {
 		const struct paths_window *w = &p->win[k];
 
+		all += (double)w->here;
 		if (w->b1 < r->lo || w->b1 >= r->hi)
 			continue;
 		pv->kept_b1++;
 		s += (double)w->here;
 		s2 += (double)w->here * (double)w->here;
 	}
-	if (p->n_win)
+	if (p->n_win) {
 		pv->win_b1 = (double)pv->kept_b1 * (double)p->windows / (double)p->n_win;
+		pv->win_b1_here = s * (double)p->windows / (double)p->n_win;
+		pv->img_here_mean = all / (double)p->n_win;
+	}
 	if (pv->kept_b1) {
 		double n = (double)pv->kept_b1, mean = s / n, var = s2 / n - mean * mean;
 

@@ -70,6 +70,9 @@ struct pathview {
 	size_t kept_b1;           /* ... of them in the sample */
 	double win_here_mean;     /* those kept: mean instructions in the image, B1 to B2 */
 	double win_here_cv;       /* ... their coefficient of variation */
+	double win_b1_here;       /* instructions in the image of all windows that began in the
+				     procedure (estimated: the kept ones' scaled) */
+	double img_here_mean;     /* mean instructions in the image of the kept windows */
 	uint64_t img_wfollowed;   /* instructions of the image in all matched windows */
 	struct pathview_conflict *conflicts;
 	size_t n_conflicts;

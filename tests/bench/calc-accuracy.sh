@@ -148,9 +148,9 @@ for m in $modes; do
 	done
 done
 if [ -n "$values" ]; then
-	echo "== default schedule, no flow correction, values and bursts unused (--est measure=0, branches=0)"
+	echo "== default schedule, no flow correction, values and bursts unused (--est measure=0, paths=0)"
 	for w in "$@"; do
-		compare "$w" --calibrate calib_loop=$((4 * CALIB_N)) --est measure=0 --est branches=0 |
+		compare "$w" --calibrate calib_loop=$((4 * CALIB_N)) --est measure=0 --est paths=0 |
 			grep -v '^calibration'
 	done | suite
 fi
