@@ -24,6 +24,7 @@
 #include "analysis/watchreport.h"
 #include "core/cli.h"
 #include "core/die.h"
+#include "core/json.h"
 #include "core/spawn.h"
 #include "core/timeutil.h"
 #include "core/xalloc.h"
@@ -300,12 +301,16 @@ static void print(struct watch *w, const struct watch_set *set, int *failed)
 	struct draw d;
 
 	if (w->json) {
-		if (watch_report_json(stdout, set))
+		struct json_writer jw;
+
+		json_init(&jw, stdout, true);
+		watch_report_json(set, &jw);
+		if (json_finish(&jw))
 			*failed = 1;
 		return;
 	}
 	draw_init_file(&d, stdout, DRAW_UTF8 | (cli_use_color(w->color, stdout) ? DRAW_COLOR : 0));
-	watch_report_draw(&d, set, &ro);
+	watch_report_draw(set, &d, &ro);
 	if (draw_file_finish(&d))
 		*failed = errorf_errno("cannot write the report") ? 1 : 1;
 }
