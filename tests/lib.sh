@@ -279,7 +279,7 @@ test_stop_registered() {
 	[ -s "$TEST_PIDS" ] || return 0
 	while read -r pid what; do
 		kill -0 "$pid" 2>/dev/null || continue
-		[ "$1" = quiet ] || echo "# killing $what (pid $pid): still running at the end"
+		[ "${1:-}" = quiet ] || echo "# killing $what (pid $pid): still running at the end"
 		kill_tree "$pid"
 	done <"$TEST_PIDS"
 	: >"$TEST_PIDS"
