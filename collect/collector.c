@@ -77,6 +77,8 @@ static void setup_bursts(struct collector *c)
 	}
 	if (!(c->emb = emburst_new(c->opt.burst_budget, c->opt.burst_limit, c->opt.pid, c->rng)))
 		return;
+	if (c->opt.burst_deadline_ms)
+		c->emb->deadline_ns = (int64_t)c->opt.burst_deadline_ms * 1000000;
 	c->fmt.sample_type |= PERF_SAMPLE_REGS_USER;
 	c->fmt.regs_user |= CVALUES_PERF_REGS;
 	c->values_ev = values_event(c);

@@ -77,6 +77,7 @@ struct collect_options {
 	bool burst_step;            /* --bursts=step: single steps (collect/burst.h), else emulated
 				       (collect/emburst.h) */
 	uint32_t burst_limit;       /* --burst-limit: instructions an emulated burst follows (0: default) */
+	uint32_t burst_deadline_ms; /* --burst-deadline: the worker's answer awaited (0: default) */
 	size_t values_bytes;        /* memory cap of the value tables */
 	char **per_process;         /* image paths with per-process profiles */
 	size_t n_per_process;
@@ -107,6 +108,7 @@ enum {
 	COLLECT_OPT_VALUES,
 	COLLECT_OPT_BURSTS,
 	COLLECT_OPT_BURST_LIMIT,
+	COLLECT_OPT_BURST_DEADLINE,
 };
 int collect_option(struct collect_options *o, int opt, const char *arg);
 /* 0 if label can name a new epoch (db/meta.h), else -1 after saying why. */
@@ -140,6 +142,7 @@ int collect_cli_option(const struct cli_option *opt, const char *arg);
 		     "outcomes, written values, store/load conflicts, instructions\n"     \
 		     "per sample period", COLLECT_OPT_BURSTS, CLI_OPTARG),                  \
 	COLLECT_OPT_(0, "burst-limit", (o), "N", NULL, COLLECT_OPT_BURST_LIMIT, CLI_HIDDEN), \
+	COLLECT_OPT_(0, "burst-deadline", (o), "MS", NULL, COLLECT_OPT_BURST_DEADLINE, CLI_HIDDEN), \
 	COLLECT_OPT_(0, "ring-pages", (o), "N", "ring buffer pages per CPU (default: 64)",    \
 		     COLLECT_OPT_RING_PAGES, 0),                                            \
 	COLLECT_OPT_('g', NULL, (o), NULL, "record the call stack of every sample (--call-graph dwarf)", \

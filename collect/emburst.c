@@ -12,6 +12,7 @@
 #include "core/die.h"
 #include "core/json.h"
 #include "core/strbuf.h"
+#include "core/testpoint.h"
 #include "core/timeutil.h"
 #include "core/xalloc.h"
 #include "db/db.h"
@@ -59,6 +60,7 @@ struct emburst *emburst_new(double budget, uint32_t limit, pid_t watch, uint64_t
 
 	e->budget = budget;
 	e->limit = limit ? limit : EMBURST_DEFAULT_LIMIT;
+	e->deadline_ns = EMBURST_DEADLINE_NS;
 	if (e->limit > EMU_MAX_LIMIT)
 		e->limit = EMU_MAX_LIMIT;
 	e->tracer.watch = watch;
@@ -434,6 +436,8 @@ void emburst_run(struct emburst *e, pid_t pid, pid_t tid, struct procs *procs)
 		pace(e, start);
 		return;
 	}
+	/* The thread is stopped, its state read: a test may kill it here. */
+	TEST_POINT("emulate-stopped");
 	req.space = space_of(e, pid, as);
 	req.limit = e->limit;
 	req.detail = EMBURST_DETAIL < e->limit ? EMBURST_DETAIL : e->limit;
@@ -443,7 +447,7 @@ void emburst_run(struct emburst *e, pid_t pid, pid_t tid, struct procs *procs)
 	req.time_us = EMBURST_TIME_US;
 	req.keep = window_possible(e, start);
 	pidfd = open_pidfd(pid);
-	r = emu_worker_burst(e->worker, &req, pid, pidfd, start + EMBURST_DEADLINE_NS, &res, &why);
+	r = emu_worker_burst(e->worker, &req, pid, pidfd, start + e->deadline_ns, &res, &why);
 	tracer_release(&e->tracer, tid, 0);
 	released = (uint64_t)time_monotonic_ns();
 	pace(e, start);

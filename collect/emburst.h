@@ -50,9 +50,13 @@ struct emu_worker;
 #define EMBURST_DEFAULT_LIMIT 10000
 /* Of them, followed in detail (values, addresses), and raw steps kept. */
 #define EMBURST_DETAIL 256
-/* The emulation's time cap, and how long the collector waits for its answer. */
-#define EMBURST_TIME_US 20000
-#define EMBURST_DEADLINE_NS (200 * 1000000LL)
+/*
+ * The emulation's time cap (a cold burst, code translated for the first
+ * time and pages fetched one by one, takes 20-30 ms on a loaded host), and
+ * how long the collector waits for the worker's answer.
+ */
+#define EMBURST_TIME_US 50000
+#define EMBURST_DEADLINE_NS (250 * 1000000LL)
 /* A window's caps: instructions from the burst's end to B2, the worker's time. */
 #define EMBURST_WINDOW_TIME_US 2000000
 /* Memory the path tables may hold before they are written early. */
@@ -98,6 +102,7 @@ struct emburst_window;
 struct emburst {
 	double budget;
 	uint32_t limit;
+	int64_t deadline_ns;                    /* how long the worker's answer is awaited */
 	int64_t started;                        /* first time a burst was possible */
 	int64_t next_at;
 	struct tracer tracer;

@@ -24,13 +24,20 @@
 
 /* ---- the worker's side ------------------------------------------------------------------ */
 
+/*
+ * Engines kept, one per address space: translations and the pages a burst
+ * starts with are an address space's (a daemon follows threads of many).
+ */
+#define WORKER_ENGINES 4
+
 struct wk {
 	int sock;
 	uint8_t *in;                    /* the payload of the message read last */
 	size_t in_size;
 	struct strbuf out;              /* room for a page request, kept (the pager runs in a fault) */
 	struct emu_page *pages;
-	struct emu_engine *cur;         /* the engine of the last address space */
+	struct emu_engine *eng[WORKER_ENGINES];    /* by address space, the last used first */
+	size_t n_eng;
 	struct emu_engine *spare;       /* a fresh one, made while nothing waits */
 	uint32_t seq;
 };
@@ -88,25 +95,45 @@ static void send_out(struct wk *w, struct strbuf *sb)
 }
 
 /*
- * The engine of address space `space`: the last one's, or a fresh one (the
+ * The engine of address space `space`: a kept one, or a fresh one (the
  * spare, made beforehand: starting two unicorn engines takes 15-40 ms here,
- * which a stopped thread should not wait for).
+ * which a stopped thread should not wait for) in place of the one used
+ * longest ago.
  */
 static struct emu_engine *engine_for(struct wk *w, uint64_t space)
 {
 	struct emu_pager pager = { fetch, w };
+	struct emu_engine *e = NULL;
+	size_t i;
 
-	if (w->cur && emu_engine_space(w->cur) == space)
-		return w->cur;
-	emu_engine_free(w->cur);
-	if (w->spare) {
-		w->cur = w->spare;
-		w->spare = NULL;
-		emu_engine_bind(w->cur, space);
+	for (i = 0; i < w->n_eng && emu_engine_space(w->eng[i]) != space; i++)
+		;
+	if (i < w->n_eng) {
+		e = w->eng[i];
 	} else {
-		w->cur = emu_engine_new(space, &pager);
+		if (w->spare) {
+			e = w->spare;
+			w->spare = NULL;
+			emu_engine_bind(e, space);
+		} else if (!(e = emu_engine_new(space, &pager))) {
+			return NULL;
+		}
+		if (w->n_eng == WORKER_ENGINES)
+			emu_engine_free(w->eng[--w->n_eng]);
+		i = w->n_eng++;
 	}
-	return w->cur;
+	memmove(w->eng + 1, w->eng, i * sizeof(*w->eng));
+	w->eng[0] = e;
+	return e;
+}
+
+/* The engine holding a burst kept for a window, or NULL. */
+static struct emu_engine *kept_engine(struct wk *w)
+{
+	for (size_t i = 0; i < w->n_eng; i++)
+		if (emu_engine_kept(w->eng[i]))
+			return w->eng[i];
+	return NULL;
 }
 
 /* Nothing waits: make the next engine now. */
@@ -136,6 +163,10 @@ static void do_burst(struct wk *w, const struct emu_header *h)
 	} else {
 		emu_engine_burst(e, &req, &res);
 	}
+	/* One window at a time: a burst kept before is forgotten. */
+	for (size_t i = 0; res.kept && i < w->n_eng; i++)
+		if (w->eng[i] != e && emu_engine_kept(w->eng[i]))
+			emu_engine_drop_kept(w->eng[i]);
 	emu_encode_result(&sb, h->seq, &res);
 	emu_result_release(&res);
 	send_out(w, &sb);
@@ -147,13 +178,14 @@ static void do_window(struct wk *w, const struct emu_header *h)
 	struct emu_window_req req;
 	struct emu_window_result res;
 	struct strbuf sb = STRBUF_INIT;
+	struct emu_engine *e;
 	const char *why;
 
 	if (emu_decode_window(w->in, h->len, &req, &why))
 		_exit(0);
 	memset(&res, 0, sizeof(res));
-	if (w->cur && emu_engine_kept(w->cur))
-		emu_engine_window(w->cur, &req, &res);
+	if ((e = kept_engine(w)))
+		emu_engine_window(e, &req, &res);
 	else
 		res.miss = PATHS_MISS_LOST;
 	emu_encode_window_result(&sb, h->seq, &res);
@@ -185,8 +217,10 @@ static void worker_main(int sock, void *ctx)
 		else if (h.type == EMU_MSG_WINDOW)
 			do_window(&w, &h);
 		else if (h.type == EMU_MSG_DROP) {
-			if (w.cur)
-				emu_engine_drop_kept(w.cur);
+			struct emu_engine *e = kept_engine(&w);
+
+			if (e)
+				emu_engine_drop_kept(e);
 		} else {
 			_exit(0);
 		}

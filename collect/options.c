@@ -158,6 +158,11 @@ int collect_option(struct collect_options *o, int opt, const char *arg)
 			return errorf("bad burst limit '%s' (instructions, 100 to %u)", arg, EMU_MAX_LIMIT);
 		o->burst_limit = (uint32_t)v;
 		return 1;
+	case COLLECT_OPT_BURST_DEADLINE:
+		if (cli_parse_range(arg, 10, 600000, &v))
+			return errorf("bad burst deadline '%s' (ms, 10 to 600000)", arg);
+		o->burst_deadline_ms = (uint32_t)v;
+		return 1;
 	case COLLECT_OPT_RING_PAGES:
 		if (cli_parse_range(arg, 1, 65536, &v) || (v & (v - 1)))
 			return errorf("bad ring size '%s' (pages per CPU, a power of two)", arg);
