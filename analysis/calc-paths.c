@@ -298,11 +298,13 @@ static bool procedure_scale(struct calc_work *w, const struct pclass *pc)
 		sl += wt * log(cand[k].x);
 		if (cand[k].r < cand[best].r)
 			best = k;
+		ps->cand[cand[k].src] = cand[k].x;
+		ps->cand_error[cand[k].src] = cand[k].r;
 	}
 	if (!n)
 		return false;
 	ps->source = cand[best].src;
-	ps->own = cand[best].own;
+	ps->own = cand[0].src == CALC_PSCALE_WINDOWS && cand[0].own;
 	ps->windows = cand[0].src == CALC_PSCALE_WINDOWS ? cand[0].windows : 0;
 	ps->insns = exp(sl / sw);
 	ps->rel_error = 1 / sqrt(sw);

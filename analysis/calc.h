@@ -325,21 +325,24 @@ struct calc {
 	size_t n_measured;
 	/* what the epoch's bursts say about the procedure (pathview.h) */
 	struct pathview paths;
-	/* the procedure's scale from paths (calc-paths.c) */
+	/* the procedure's scale from paths (calc-paths.c): its instructions in
+	 * the epoch, from each source that could say, and all of them combined */
 	struct calc_pathscale {
 		enum calc_pathscale_source {
 			CALC_PSCALE_NONE,      /* no count from paths */
-			CALC_PSCALE_WINDOWS,   /* its instructions in matched windows */
+			CALC_PSCALE_WINDOWS,   /* its region's instructions in matched windows */
 			CALC_PSCALE_MEASURED,  /* a loop measured from the registers (measure.h) */
 			CALC_PSCALE_MODEL,     /* the model's estimates of its classes */
-			CALC_PSCALE_IMAGE,     /* the image's instructions per sample */
-		} source;
+			CALC_PSCALE__COUNT
+		} source;              /* the weightiest source (NONE: no count from paths) */
 		double insns;          /* instructions the procedure ran in the epoch (estimated) */
 		double per_sample;     /* ... per time sample recorded in it */
-		double windows;        /* matched windows that began in it (estimated) */
-		bool own;              /* WINDOWS: the samples a window stands for are the
-					  procedure's own (else the image's) */
 		double rel_error;      /* the scale's relative standard error */
+		double cand[CALC_PSCALE__COUNT];       /* each source's insns (0: it had none) */
+		double cand_error[CALC_PSCALE__COUNT]; /* ... and its relative error */
+		double windows;        /* matched windows that began in its region (estimated) */
+		bool own;              /* WINDOWS: the samples a window stands for are the
+					  region's own (else the image's) */
 	} pscale;
 	/* the machine's load latencies measured by the collector (collect/ladder.h),
 	 * in cycles per load; 0 unknown */

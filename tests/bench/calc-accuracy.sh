@@ -3,7 +3,7 @@
 # tests/bench/calc-accuracy.sh - dcpicalc's frequency estimates against
 # callgrind's exact counts (the DCPI paper, Anderson et al., SOSP 1997, Figures 8 and 9), per workload.
 #
-#   calc-accuracy.sh [-o DIR] [-F HZ] [-r RUNS] [-m MODES] [-V] [-B] [WORKLOAD...]
+#   calc-accuracy.sh [-o DIR] [-F HZ] [-r RUNS] [-m MODES] [-V] [-B] [-b BUILD] [WORKLOAD...]
 #
 # For each workload: profile it RUNS times into one epoch (dcpirun --append),
 # each run preceded in the same process tree by calc-calib, a loop of known
@@ -25,6 +25,12 @@
 # measure=0 --est branches=0): what the measured frequencies and the
 # branch outcomes change on the same recordings.
 #
+# -b BUILD analyses the same recordings once more with BUILD's calc-accuracy
+# (another build of dcpi, e.g. main's: the estimator before a change), the
+# default schedule, the calc-calib calibration: before and after side by
+# side.  With -B, calc-calib's loop (6 instructions an iteration) is
+# compared with the instructions per sample its matched windows measured.
+#
 # Workloads: the dcpi test workloads (wl-three, wl-branchy, wl-chase,
 # wl-copy, wl-lib) and system programs: gzip and gunzip, bzip2, xz, sort
 # (LC_ALL=C, a 60 MB text), sha1sum.  Needs valgrind, dcpirun and the
@@ -38,7 +44,8 @@ hz=10000
 runs=3
 modes="loop cold pred auto"
 values=
-while getopts o:F:r:m:VB opt; do
+before=
+while getopts o:F:r:m:VBb: opt; do
 	case $opt in
 	o) out=$OPTARG ;;
 	F) hz=$OPTARG ;;
@@ -46,7 +53,8 @@ while getopts o:F:r:m:VB opt; do
 	m) modes=$OPTARG ;;
 	V) values="$values --values" ;;
 	B) values="$values --bursts" ;;
-	*) echo "usage: $0 [-o DIR] [-F HZ] [-r RUNS] [-m MODES] [-V] [-B] [WORKLOAD...]" >&2; exit 1 ;;
+	b) before=$(cd "$OPTARG" && pwd) ;;
+	*) echo "usage: $0 [-o DIR] [-F HZ] [-r RUNS] [-m MODES] [-V] [-B] [-b BUILD] [WORKLOAD...]" >&2; exit 1 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -122,16 +130,18 @@ suite() {
 	$2 ~ /^[0-9]+$/ && $1 !~ /:/ && $6 == ">15%:" {
 		n += $2; a += $2 * $3; b += $2 * $4; c += $2 * $5
 		o = $7; sub(/%/, "", o); l = $9; sub(/%/, "", l); over += $2 * o; low += $2 * o * l / 100
+		h = $15; sub(/%/, "", h); high += $2 * h; e = $19; sub(/%/, "", e); edges += e; m++
 	}
-	END { if (n) printf "SUITE %d samples: %.1f%% %.1f%% %.1f%% within 5/10/15%%; >15%%: %.1f%%, %.1f%% of them low\n",
-		n, a / n, b / n, c / n, over / n, over ? 100 * low / over : 0 }'
+	END { if (n) printf "SUITE %d samples: %.1f%% %.1f%% %.1f%% within 5/10/15%%; >15%%: %.1f%%, %.1f%% of them low;" \
+		" high confidence %.1f%%; edges within 10%% (mean of workloads) %.1f%%\n",
+		n, a / n, b / n, c / n, over / n, over ? 100 * low / over : 0, high / n, m ? edges / m : 0 }'
 }
 
 compare() { # NAME [calc-accuracy options...]
 	local name=$1 n
 	shift
 	n=$(cat "$name.db/done")
-	calc-accuracy -d "$name.db" --callgrind "$name.cg" --scale "$n" --label "$name" "$@"
+	${ACCURACY:-calc-accuracy} -d "$name.db" --callgrind "$name.cg" --scale "$n" --label "$name" "$@"
 }
 
 [ $# -gt 0 ] || set -- three branchy chase copy lib gzip gunzip bzip2 xz sort sha1
@@ -154,6 +164,20 @@ if [ -n "$values" ]; then
 			grep -v '^calibration'
 	done | suite
 fi
+if [ -n "$before" ]; then
+	echo "== before: $before's estimator, default schedule, no flow correction"
+	for w in "$@"; do
+		ACCURACY=$before/tests/bench/calc-accuracy compare "$w" \
+			--calibrate calib_loop=$((4 * CALIB_N)) | grep -v '^calibration'
+	done | suite
+fi
+case $values in *--bursts*)
+	echo "== matched windows: instructions per sample against the truth (callgrind's; calc-calib's loop: counted)"
+	for w in "$@"; do
+		compare "$w" --calibrate calib_loop=$((4 * CALIB_N)) --rates --counted calib_loop=$((6 * CALIB_N)) |
+			grep '^  rate' | sed "s/^ /$w/"
+	done ;;
+esac
 echo "== default schedule, no flow correction, the epoch's calibration (dcpirun's calib line)"
 for w in "$@"; do
 	compare "$w"

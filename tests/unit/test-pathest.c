@@ -305,7 +305,8 @@ static void counts_from_windows(void **state)
 		assert_non_null(strstr(sb.buf, "bursts: 7.5e+05 instructions followed here"));
 		assert_non_null(strstr(sb.buf, "counts from paths: 3"));
 		assert_non_null(strstr(sb.buf, "instructions ran here, 133"));
-		assert_non_null(strstr(sb.buf, "a sample (225.0 matched windows began here; +-"));
+		assert_non_null(strstr(sb.buf, ": matched windows 3"));
+		assert_non_null(strstr(sb.buf, "(225.0 began in its region, +-2%)"));
 	}
 	strbuf_release(&sb);
 	paths_profile_release(&p);
