@@ -478,7 +478,10 @@ static void paths_line(const struct calc *c, struct draw *d)
 			draw_printf(d, STYLE_NORMAL, "%.1f began in its region, ", ps->windows);
 		else if (k == CALC_PSCALE_WINDOWS)
 			draw_printf(d, STYLE_NORMAL, "other code's, at the image's samples a window, ");
-		draw_printf(d, STYLE_NORMAL, "+-%.0f%%)", 100 * ps->cand_error[k]);
+		if (ps->cand_error[k] < 0)
+			draw_printf(d, STYLE_WARNING, "left out: it disagrees)");
+		else
+			draw_printf(d, STYLE_NORMAL, "+-%.0f%%)", 100 * ps->cand_error[k]);
 		sep = ", ";
 	}
 	if (!(ps->cand[CALC_PSCALE_WINDOWS] > 0))

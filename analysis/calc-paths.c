@@ -53,6 +53,8 @@
 /* Relative standard errors at most these: high, medium confidence. */
 #define PATHS_HIGH 0.03
 #define PATHS_MEDIUM 0.07
+/* Matched windows (in a region) that outweigh the model when the two disagree. */
+#define PATHS_TRUSTED_WINDOWS 10
 
 /* A class's executions in bursts and in matched windows, and its instructions. */
 struct pclass {
@@ -236,12 +238,61 @@ static int by_ratio(const void *a, const void *b)
 }
 
 /*
+ * The scale from the model, pooled over the procedure: every instruction's
+ * samples over its M times its block's share in bursts, as one class of
+ * the estimator (freq.h: the cluster of the smallest ratios over windows
+ * of the blocks).
+ */
+static bool pooled_model_scale(struct calc_work *w, const struct pclass *pc, struct scale *sc)
+{
+	struct calc *c = w->c;
+	const struct cfg *cfg = w->cfg;
+	struct est_point *p = xmalloc((cfg->n_insns + 1) * sizeof(*p));
+	struct est_result r;
+	double top = 0, followed = (double)c->paths.followed;
+	size_t n = 0;
+
+	for (size_t cls = 0; cls < cfg->n_classes; cls++)
+		if (pc[cls].insns > 0 && pc[cls].count > top)
+			top = pc[cls].count;
+	for (size_t b = 0; top > 0 && b < cfg->exit; b++) {
+		const struct cfg_block *blk = &cfg->blocks[b];
+		double rel;
+
+		if (!blk->n_insns || blk->cls < 0 || !(pc[blk->cls].count > 0))
+			continue;
+		rel = pc[blk->cls].count / top;
+		for (uint32_t k = 0; k < blk->n_insns; k++) {
+			const struct calc_insn *ci = &c->insns[blk->first + k];
+
+			p[n].s = ci->samples;
+			p[n].m = ci->m * rel;
+			p[n].seg = (unsigned)b;
+			p[n].usable = !(ci->flags & (CALC_I_UNMEASURED | CALC_I_UNCERTAIN));
+			p[n].producer = -1;
+			n++;
+		}
+	}
+	memset(&r, 0, sizeof(r));
+	freq_estimate_class(p, n, c->opts.est, &r, NULL);
+	free(p);
+	if (r.method == EST_NONE || !(r.f > 0))
+		return false;
+	sc->x = r.f * c->period * followed / top;
+	sc->r = 0.7;
+	sc->src = CALC_PSCALE_MODEL;
+	return true;
+}
+
+/*
  * The scale from the model: the sample-weighted median of the classes'
  * estimates from their samples over their shares.  The model's error:
  * a factor of two either way is common (docs/analysis.md).
  */
 static bool model_scale(struct calc_work *w, const struct pclass *pc, struct scale *sc)
 {
+	if (calc_est_params(w)->paths_fallback == 3)
+		return pooled_model_scale(w, pc, sc);
 	struct calc *c = w->c;
 	const struct cfg *cfg = w->cfg;
 	double (*q)[2], total = 0, acc = 0, x = -1, followed = (double)c->paths.followed;
@@ -273,6 +324,45 @@ static bool model_scale(struct calc_work *w, const struct pclass *pc, struct sca
 }
 
 /*
+ * Candidates that disagree beyond three times their joint error cannot
+ * both be right: one is broken, not noisy (a window that matched in the
+ * wrong place, periods spent in the kernel right after a burst's stop, a
+ * model far off).  The windows give way to a measured loop, and to the
+ * model while they are fewer than PATHS_TRUSTED_WINDOWS (then they
+ * outweigh it); what is left is low confidence (ps->conflict).  Returns
+ * the candidates kept (the windows first, as they came).
+ */
+static size_t consistent(struct scale *cand, size_t n, struct calc_pathscale *ps)
+{
+	bool drop[3] = { false, false, false };
+	size_t kept = 0;
+
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = i + 1; j < n; j++) {
+			double d = fabs(log(cand[i].x / cand[j].x));
+			double e = sqrt(cand[i].r * cand[i].r + cand[j].r * cand[j].r);
+
+			if (d <= 3 * e)
+				continue;
+			ps->conflict = true;
+			if (cand[i].src == CALC_PSCALE_WINDOWS &&
+			    (cand[j].src == CALC_PSCALE_MEASURED || cand[i].windows < PATHS_TRUSTED_WINDOWS))
+				drop[i] = true;
+			else
+				drop[j] = true;
+		}
+	for (size_t k = 0; k < n; k++) {
+		if (drop[k]) {
+			ps->cand[cand[k].src] = cand[k].x;
+			ps->cand_error[cand[k].src] = -1;   /* left out */
+			continue;
+		}
+		cand[kept++] = cand[k];
+	}
+	return kept;
+}
+
+/*
  * The procedure's scale: the candidates combined by their errors (a mean
  * of logarithms weighted by 1 / error^2); the source named is the
  * weightiest.
@@ -291,6 +381,7 @@ static bool procedure_scale(struct calc_work *w, const struct pclass *pc)
 		n += measured_scale(w, pc, &cand[n]);
 		n += model_scale(w, pc, &cand[n]);
 	}
+	n = consistent(cand, n, ps);
 	for (size_t k = 0; k < n; k++) {
 		double wt = 1 / (cand[k].r * cand[k].r);
 
@@ -308,6 +399,8 @@ static bool procedure_scale(struct calc_work *w, const struct pclass *pc)
 	ps->windows = cand[0].src == CALC_PSCALE_WINDOWS ? cand[0].windows : 0;
 	ps->insns = exp(sl / sw);
 	ps->rel_error = 1 / sqrt(sw);
+	if (ps->conflict && ps->rel_error < PATHS_MEDIUM * 2)
+		ps->rel_error = PATHS_MEDIUM * 2;
 	ps->per_sample = ps->insns / (double)w->c->list.totals[w->c->time_event];
 	return true;
 }

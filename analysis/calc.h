@@ -339,7 +339,9 @@ struct calc {
 		double per_sample;     /* ... per time sample recorded in it */
 		double rel_error;      /* the scale's relative standard error */
 		double cand[CALC_PSCALE__COUNT];       /* each source's insns (0: it had none) */
-		double cand_error[CALC_PSCALE__COUNT]; /* ... and its relative error */
+		double cand_error[CALC_PSCALE__COUNT]; /* ... and its relative error (< 0: left
+							  out, it disagreed with the others) */
+		bool conflict;         /* sources disagreed beyond their errors: low confidence */
 		double windows;        /* matched windows that began in its region (estimated) */
 		bool own;              /* WINDOWS: the samples a window stands for are the
 					  region's own (else the image's) */
