@@ -42,13 +42,13 @@ test_expect_success 'wl-branchy: the arms from the paths, about half the iterati
 	p = json.load(open(sys.argv[4]))["procedures"][0]
 	def block(a):
 	    return [b for b in p["blocks"] if int(b["start"], 16) <= a < int(b["end"], 16)][0]
-	# the outcomes the bursts saw at the loop's two data-dependent branches
+	# the outcomes the bursts saw at the two data-dependent branches of the loop
 	seen = min(sum(i["burst_outcomes"].values()) for i in p["instructions"] if "burst_outcomes" in i)
 	print("outcomes seen at the least seen branch:", seen, "paths:", p["paths"])
 	assert p["paths"]["followed"] > 0
 	for a in arms:
 	    b = block(a)
-	    # binomial in what the bursts saw, 4 deviations, and the table's own imbalance
+	    # binomial in what the bursts saw, 4 deviations, and the imbalance of the table
 	    tol = 4 * math.sqrt(0.25 / max(seen, 1)) * 2 + 0.03
 	    rel = b["execs"] / (n / 2) - 1
 	    print(hex(a), b["how"], b["confidence"], b["execs"], "%+.3f" % rel, "tolerance", round(tol, 3))
