@@ -202,11 +202,12 @@ static void tally_print(const char *label, const struct tally *t, const struct t
 	double o = t->over_conf[1] + t->over_conf[2] + t->over_conf[3] + t->over_conf[0];
 
 	printf("%-22s %8.0f %5.1f%% %5.1f%% %5.1f%%  >15%%: %4.1f%% (low %4.1f%% of them, %2.0f%% under)"
-	       "  high-conf %4.1f%% ok %5.1f%%  edges<=10%% %5.1f%%  windows %5.1f%% own %5.1f%%\n",
+	       "  high-conf %4.1f%% ok %5.1f%%  edges<=10%% %5.1f%%  windows %5.1f%% own %5.1f%%"
+	       "  edge-execs %.4g\n",
 	       label, t->w, pc(t->within[0], t->w), pc(t->within[1], t->w), pc(t->within[2], t->w),
 	       pc(o, t->w), pc(t->over_conf[1] + t->over_conf[0], o), pc(t->under, o),
 	       pc(t->conf_w[3], t->w), pc(t->conf_within15[3], t->conf_w[3]),
-	       pc(e->within[1], e->w), pc(t->win_any, t->w), pc(t->win_own, t->w));
+	       pc(e->within[1], e->w), pc(t->win_any, t->w), pc(t->win_own, t->w), e->w);
 }
 
 /* ---- comparison ----------------------------------------------------------------------- */
