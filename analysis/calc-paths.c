@@ -53,8 +53,14 @@
 /* Relative standard errors at most these: high, medium confidence. */
 #define PATHS_HIGH 0.03
 #define PATHS_MEDIUM 0.07
-/* Matched windows (in a region) that outweigh the model when the two disagree. */
-#define PATHS_TRUSTED_WINDOWS 10
+/*
+ * Matched windows that began in a region, fewer than which its windows are
+ * left out when another source can say (their spread cannot be told from
+ * a bias: the period after a burst's stop runs slow where caches matter),
+ * and fewer than which they give way to the model when the two disagree.
+ */
+#define PATHS_MIN_WINDOWS 10
+#define PATHS_TRUSTED_WINDOWS 20
 
 /* A class's executions in bursts and in matched windows, and its instructions. */
 struct pclass {
@@ -326,20 +332,28 @@ static bool model_scale(struct calc_work *w, const struct pclass *pc, struct sca
 /*
  * Candidates that disagree beyond three times their joint error cannot
  * both be right: one is broken, not noisy (a window that matched in the
- * wrong place, periods spent in the kernel right after a burst's stop, a
- * model far off).  The windows give way to a measured loop, and to the
- * model while they are fewer than PATHS_TRUSTED_WINDOWS (then they
- * outweigh it); what is left is low confidence (ps->conflict).  Returns
- * the candidates kept (the windows first, as they came).
+ * wrong place, a period slowed by the burst's stop before it, a model far
+ * off).  The windows give way to a measured loop, and to the model while
+ * they are fewer than PATHS_TRUSTED_WINDOWS (then they outweigh it); what
+ * is left is low confidence (ps->conflict).  Windows fewer than
+ * PATHS_MIN_WINDOWS are left out whenever another source can say.
+ * Returns the candidates kept (the windows first, as they came).
  */
 static size_t consistent(struct scale *cand, size_t n, struct calc_pathscale *ps)
 {
 	bool drop[3] = { false, false, false };
 	size_t kept = 0;
 
+	/* too few windows to tell their spread from a bias: only if nothing else can say */
+	if (n > 1 && cand[0].src == CALC_PSCALE_WINDOWS && cand[0].windows < PATHS_MIN_WINDOWS)
+		drop[0] = true;
+
 	for (size_t i = 0; i < n; i++)
 		for (size_t j = i + 1; j < n; j++) {
 			double d = fabs(log(cand[i].x / cand[j].x));
+
+			if (drop[i] || drop[j])
+				continue;
 			double e = sqrt(cand[i].r * cand[i].r + cand[j].r * cand[j].r);
 
 			if (d <= 3 * e)
