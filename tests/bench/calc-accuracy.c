@@ -333,10 +333,13 @@ static void print_rate(const struct calc *c, const struct object *ob, double sca
 		return;
 	double w = c->pscale.cand[CALC_PSCALE_WINDOWS] / s;
 
-	printf("  rate %-22.22s %6.1f windows (%s): %9.0f instructions a sample, callgrind %9.0f: %+6.1f%%"
-	       " (+-%.1f%%)\n", c->list.ref.proc->name, c->pscale.windows,
-	       c->pscale.own ? "own" : "image's", w, truth / s, 100 * (w / (truth / s) - 1),
-	       100 * c->pscale.cand_error[CALC_PSCALE_WINDOWS]);
+	printf("  rate %-22.22s %6.1f windows (%s): %9.0f instructions a sample, callgrind %9.0f: %+6.1f%%",
+	       c->list.ref.proc->name, c->pscale.windows, c->pscale.own ? "own" : "image's", w, truth / s,
+	       100 * (w / (truth / s) - 1));
+	if (c->pscale.cand_error[CALC_PSCALE_WINDOWS] < 0)
+		printf(" (left out)\n");
+	else
+		printf(" (+-%.1f%%)\n", 100 * c->pscale.cand_error[CALC_PSCALE_WINDOWS]);
 }
 
 static void compare(const struct calc *c, const struct object *ob, double scale, struct tally *t,
@@ -487,9 +490,8 @@ static void counted_rate(struct epoch_view *v, const char *spec, double runs, co
 
 		if (w > 0)
 			printf("  rate %-22.22s %6.1f windows (%s): %9.0f instructions a sample, counted %9.0f:"
-			       " %+6.1f%% (+-%.1f%%)\n", name, c.pscale.windows, c.pscale.own ? "own" : "image's",
-			       w, insns * runs / s, 100 * (w / (insns * runs / s) - 1),
-			       100 * c.pscale.cand_error[CALC_PSCALE_WINDOWS]);
+			       " %+6.1f%%\n", name, c.pscale.windows, c.pscale.own ? "own" : "image's",
+			       w, insns * runs / s, 100 * (w / (insns * runs / s) - 1));
 		else
 			printf("  rate %-22.22s no window\n", name);
 		calc_release(&c);
