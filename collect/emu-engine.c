@@ -113,6 +113,7 @@ struct emu_engine {
 	size_t faults;                  /* page faults this run (readahead grows with them) */
 	uint64_t last_fault;
 	bool taint;                     /* an unreadable page was touched: stop at the next block */
+	bool late;                      /* pages refused past the time cap: stop at the next block */
 	bool code_changed;              /* a code page came back different */
 	uint64_t stop_rip;              /* where it stopped */
 	/*
@@ -416,7 +417,7 @@ static void forget_pages(struct emu_engine *e, const uint64_t *want, size_t n)
 		e->resident = 0;
 	e->pages = 0;
 	e->faults = 0;
-	e->taint = false;
+	e->taint = e->late = false;
 }
 
 /*
@@ -473,8 +474,9 @@ static int fetch_pages(struct emu_engine *e, const uint64_t *addr, size_t n)
 
 /*
  * The pages to fetch for a fault at addr: it, and the others of its aligned
- * group of 8 (16 after many faults: a pointer chase over a large set; the
- * next 8 or 16 in a scan) that are not there yet.  A round trip to the
+ * group of 8 (16, then 64 as faults come by the hundreds: a pointer chase
+ * over a large set, which would otherwise fault at almost every step; the
+ * next ones in a scan) that are not there yet.  A round trip to the
  * collector costs far more than a few pages more in it: on a loaded host
  * both processes wait for a CPU at each turn (measured: 1-3 ms a round
  * trip, 10-30 us to read and send 32 KiB).
@@ -483,7 +485,8 @@ static size_t readahead(struct emu_engine *e, struct chunk *c, uint64_t addr, ui
 {
 	uint64_t page = addr & ~(uint64_t)(EMU_PAGE_SIZE - 1);
 	size_t i = (size_t)((page - c->guest) / EMU_PAGE_SIZE), n = 0;
-	size_t group = e->faults > 64 ? 16 : 8, from = i & ~(group - 1), to = from + group;
+	size_t group = e->faults > 256 ? 64 : e->faults > 64 ? 16 : 8;
+	size_t from = i & ~(group - 1), to = from + group;
 
 	/* A scan: the pages after it too. */
 	if (page == e->last_fault + EMU_PAGE_SIZE)
@@ -501,19 +504,22 @@ static void on_segv(int sig, siginfo_t *si, void *uctx)
 {
 	struct emu_engine *e = active;
 	struct chunk *c = e ? chunk_of_host(e, si->si_addr) : NULL;
-	uint64_t addrs[32];
+	uint64_t addrs[EMU_MAX_PAGE_REQ];
 	size_t i, n;
 
 	(void)uctx;
-	if (!c || e->pages >= EMU_MAX_PAGES) {
-		if (c) {
-			/* Out of room: the page reads as nothing, and the run stops. */
-			i = (size_t)(((const uint8_t *)si->si_addr - c->host) / EMU_PAGE_SIZE);
-			e->taint = true;
-			if (!mprotect(c->host + i * EMU_PAGE_SIZE, EMU_PAGE_SIZE, PROT_READ | PROT_WRITE))
-				return;
-		}
+	if (!c) {
 		signal(sig, SIG_DFL);   /* not ours: crash as it would have */
+		return;
+	}
+	if (e->pages >= EMU_MAX_PAGES || now_ns() > e->deadline) {
+		/* Out of room or time: the page reads as nothing, and the run stops. */
+		i = (size_t)(((const uint8_t *)si->si_addr - c->host) / EMU_PAGE_SIZE);
+		e->late = true;
+		emu_engine_fill(e, c->guest + i * EMU_PAGE_SIZE, NULL);
+		if (bit(c->filled, i))
+			return;
+		signal(sig, SIG_DFL);
 		return;
 	}
 	i = (size_t)(((const uint8_t *)si->si_addr - c->host) / EMU_PAGE_SIZE);
@@ -534,7 +540,7 @@ static void refresh(struct emu_engine *e, uint64_t addr, size_t size)
 
 	for (uint64_t p = addr & ~(uint64_t)(EMU_PAGE_SIZE - 1); p < end; p += EMU_PAGE_SIZE) {
 		struct chunk *c = e->last_chunk;
-		uint64_t addrs[32];
+		uint64_t addrs[EMU_MAX_PAGE_REQ];
 		size_t i;
 
 		if (!c || p - c->guest >= CHUNK_SIZE) {
@@ -545,8 +551,10 @@ static void refresh(struct emu_engine *e, uint64_t addr, size_t size)
 		i = (size_t)((p - c->guest) / EMU_PAGE_SIZE);
 		if (bit(c->filled, i))
 			continue;
-		if (e->pages >= EMU_MAX_PAGES) {
-			e->taint = true;
+		/* Past the time cap (pages can take long to come): nothing more, the run stops. */
+		if (e->pages >= EMU_MAX_PAGES || now_ns() > e->deadline) {
+			e->late = true;
+			emu_engine_fill(e, p, NULL);
 			continue;
 		}
 		remember(e, p);
@@ -1009,6 +1017,10 @@ static void on_block(uc_engine *uc, uint64_t pc, uint32_t size, void *ud)
 	struct blk *b;
 
 	(void)uc;
+	if (e->late) {
+		stop_at_block(e, PATHS_END_TIME, pc);
+		return;
+	}
 	if (e->taint) {
 		stop_at_block(e, PATHS_END_UNREADABLE, pc);
 		return;
@@ -1539,7 +1551,8 @@ void emu_engine_burst(struct emu_engine *e, const struct emu_burst_req *req,
 	if (out->n_steps > out->detailed)
 		out->n_steps = (size_t)out->detailed;
 	/* A burst kept replaces the one kept before; others leave it be. */
-	out->kept = req->keep && e->end == PATHS_END_LIMIT && !e->taint;
+	out->kept = req->keep && (e->end == PATHS_END_LIMIT || e->end == PATHS_END_TIME) && !e->taint &&
+		    !e->late;
 	if (out->kept) {
 		keep(e);
 		e->kept = true;
