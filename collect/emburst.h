@@ -47,9 +47,9 @@ struct procs;
 struct emu_worker;
 
 /* Instructions a burst follows at most (picked by measurement: docs/collect.md). */
-#define EMBURST_DEFAULT_LIMIT 10000
+#define EMBURST_DEFAULT_LIMIT 50000
 /* Of them, followed in detail (values, addresses), and raw steps kept. */
-#define EMBURST_DETAIL 256
+#define EMBURST_DETAIL 512
 /*
  * The emulation's time cap (a cold burst, code translated for the first
  * time and pages fetched one by one, takes 20-30 ms on a loaded host), and

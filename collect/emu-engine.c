@@ -6,6 +6,7 @@
  */
 #include "config.h"
 #include "collect/emu-engine.h"
+#include "collect/emu-avx.h"
 #include "core/crc32c.h"
 #include "core/hash.h"
 #include "core/strbuf.h"
@@ -27,8 +28,8 @@
 #define WORDS (CHUNK_PAGES / 64)
 /* Pages asked for again at the start of each burst: the last one's, and code pages. */
 #define MAX_WORKING 64
-/* Pages an engine keeps backed by memory between bursts at most (16 MiB). */
-#define MAX_RESIDENT 4096
+/* Pages an engine keeps backed by memory between bursts at most (32 MiB). */
+#define MAX_RESIDENT 8192
 #define MAX_CODE_CHECK 160
 /* Block cache and per-burst tables (powers of two). */
 #define BLOCKS_CAP (1u << 17)
@@ -37,6 +38,8 @@
 #define VALUES_TAB_CAP (1u << 14)
 #define CONFLICTS_CAP (1u << 12)
 #define VALUE_SLOTS 8
+/* Instructions that must stop the emulation (collect/emu-avx.h), at most. */
+#define MAX_TRAPS 4096
 #define STORE_RING 64
 /* The arithmetic flags compared at a window's samples: CF PF AF ZF SF DF OF. */
 #define FLAGS_COMPARED 0ull
@@ -102,6 +105,7 @@ struct emu_engine {
 	csh cs;
 	struct chunk chunks[MAX_CHUNKS];
 	size_t n_chunks;
+	struct chunk *last_chunk;       /* refresh()'s last, looked at first */
 	uint64_t working[MAX_WORKING];  /* the last burst's pages */
 	size_t n_working, next_working;
 	size_t pages;                   /* filled since the run began */
@@ -109,6 +113,7 @@ struct emu_engine {
 	size_t faults;                  /* page faults this run (readahead grows with them) */
 	uint64_t last_fault;
 	bool taint;                     /* an unreadable page was touched: stop at the next block */
+	bool late;                      /* pages refused past the time cap: stop at the next block */
 	bool code_changed;              /* a code page came back different */
 	uint64_t stop_rip;              /* where it stopped */
 	/*
@@ -162,6 +167,12 @@ struct emu_engine {
 	bool windowing, matched_b1, matched;
 	const struct emu_window_req *win;
 	int key_reg;                    /* compared first at a window's sample, -1: none */
+	struct emu_vregs vregs;         /* AVX state beyond unicorn's (collect/emu-avx.h) */
+	uint64_t traps[MAX_TRAPS];      /* instructions unicorn would do wrong: exits */
+	size_t n_traps;
+	bool new_traps;                 /* found in the block whose hook runs: translate it again */
+	struct blk *retranslate;        /* that block */
+	uint64_t missing_done;          /* instructions done by collect/emu-avx.c */
 	uint64_t at_b1, at_b2;
 };
 
@@ -377,55 +388,36 @@ static void remember(struct emu_engine *e, uint64_t page)
 }
 
 /*
- * A new burst sees the process as it is now: every page is fetched again.
- * The pages in want (sorted) will be at once: they stay read-write, their
- * contents overwritten; the others become inaccessible, to be fetched when
- * touched.  Making a page inaccessible and accessible again costs 20-30 us
- * on these VMs (a fault at its next access, measured with a loop of
- * mprotect), a copy 0.2 us: a burst whose pages are the last one's pays for
- * the copies only.
+ * A new burst sees the process as it is now: every page is fetched again
+ * before it is used (refresh(), from the hook on every memory access; the
+ * pages in want at once).  Pages stay mapped read-write: making a page
+ * inaccessible and accessible again costs 20-30 us on these VMs (a fault at
+ * its next access, measured with a loop of mprotect), the hook 20-30 ns an
+ * access.  Unless the engine holds too much memory: then it is given back,
+ * and its pages are found again by their faults.
  */
 static void forget_pages(struct emu_engine *e, const uint64_t *want, size_t n)
 {
-	/* The memory itself is kept, unless the engine holds too much of it. */
 	bool release = e->resident > MAX_RESIDENT;
 
-	for (size_t k = 0; k < n && !release; k++) {
-		struct chunk *c = chunk_of(e, want[k]);
-
-		if (c)
-			set_bit(c->keep, (size_t)((want[k] - c->guest) / EMU_PAGE_SIZE));
-	}
+	(void)want, (void)n;
 	for (size_t i = 0; i < e->n_chunks; i++) {
 		struct chunk *c = &e->chunks[i];
 
-		for (size_t w = 0; w < WORDS; w++) {
-			uint64_t revoke = c->open[w] & ~c->keep[w];
-
-			while (revoke) {
-				size_t from = (size_t)__builtin_ctzll(revoke), to = from;
-
-				while (to < 64 && (revoke >> to & 1))
-					to++;
-				mprotect(c->host + (w * 64 + from) * EMU_PAGE_SIZE, (to - from) * EMU_PAGE_SIZE,
-					 PROT_NONE);
-				revoke &= to < 64 ? ~((1ull << to) - 1) : 0;
-			}
-			c->open[w] &= c->keep[w];
-		}
 		if (release) {
+			mprotect(c->host, CHUNK_SIZE, PROT_NONE);
 			madvise(c->host, CHUNK_SIZE, MADV_DONTNEED);
 			memset(c->resident, 0, sizeof(c->resident));
+			memset(c->open, 0, sizeof(c->open));
 		}
 		memset(c->filled, 0, sizeof(c->filled));
 		memset(c->unreadable, 0, sizeof(c->unreadable));
-		memset(c->keep, 0, sizeof(c->keep));
 	}
 	if (release)
 		e->resident = 0;
 	e->pages = 0;
 	e->faults = 0;
-	e->taint = false;
+	e->taint = e->late = false;
 }
 
 /*
@@ -437,20 +429,30 @@ static void open_pages(struct emu_engine *e, const uint64_t *addr, size_t n)
 	for (size_t k = 0; k < n;) {
 		struct chunk *c = chunk_of(e, addr[k]);
 		size_t i, run = 1;
+		bool fresh = false;
 
-		if (!c) {
+		if (!c || bit(c->open, (size_t)((addr[k] - c->guest) / EMU_PAGE_SIZE))) {
 			k++;
 			continue;
 		}
 		i = (size_t)((addr[k] - c->guest) / EMU_PAGE_SIZE);
 		while (k + run < n && addr[k + run] == addr[k] + run * EMU_PAGE_SIZE &&
-		       i + run < CHUNK_PAGES)
+		       i + run < CHUNK_PAGES && !bit(c->open, i + run))
 			run++;
-		if (!mprotect(c->host + i * EMU_PAGE_SIZE, run * EMU_PAGE_SIZE, PROT_READ | PROT_WRITE))
-			for (size_t j = i; j < i + run; j++)
-				if (!bit(c->filled, j))
-					set_bit(c->open, j);
 		k += run;
+		if (mprotect(c->host + i * EMU_PAGE_SIZE, run * EMU_PAGE_SIZE, PROT_READ | PROT_WRITE))
+			continue;
+		for (size_t j = i; j < i + run; j++) {
+			set_bit(c->open, j);
+			fresh |= !bit(c->resident, j);
+		}
+		/* Memory for them in one call: each first touch of a fresh page is a fault of its own. */
+		if (fresh && !madvise(c->host + i * EMU_PAGE_SIZE, run * EMU_PAGE_SIZE, MADV_POPULATE_WRITE))
+			for (size_t j = i; j < i + run; j++)
+				if (!bit(c->resident, j)) {
+					set_bit(c->resident, j);
+					e->resident++;
+				}
 	}
 }
 
@@ -472,8 +474,9 @@ static int fetch_pages(struct emu_engine *e, const uint64_t *addr, size_t n)
 
 /*
  * The pages to fetch for a fault at addr: it, and the others of its aligned
- * group of 8 (16 after many faults: a pointer chase over a large set; the
- * next 8 or 16 in a scan) that are not there yet.  A round trip to the
+ * group of 8 (16, then 64 as faults come by the hundreds: a pointer chase
+ * over a large set, which would otherwise fault at almost every step; the
+ * next ones in a scan) that are not there yet.  A round trip to the
  * collector costs far more than a few pages more in it: on a loaded host
  * both processes wait for a CPU at each turn (measured: 1-3 ms a round
  * trip, 10-30 us to read and send 32 KiB).
@@ -482,7 +485,8 @@ static size_t readahead(struct emu_engine *e, struct chunk *c, uint64_t addr, ui
 {
 	uint64_t page = addr & ~(uint64_t)(EMU_PAGE_SIZE - 1);
 	size_t i = (size_t)((page - c->guest) / EMU_PAGE_SIZE), n = 0;
-	size_t group = e->faults > 64 ? 16 : 8, from = i & ~(group - 1), to = from + group;
+	size_t group = e->faults > 256 ? 64 : e->faults > 64 ? 16 : 8;
+	size_t from = i & ~(group - 1), to = from + group;
 
 	/* A scan: the pages after it too. */
 	if (page == e->last_fault + EMU_PAGE_SIZE)
@@ -500,19 +504,22 @@ static void on_segv(int sig, siginfo_t *si, void *uctx)
 {
 	struct emu_engine *e = active;
 	struct chunk *c = e ? chunk_of_host(e, si->si_addr) : NULL;
-	uint64_t addrs[32];
+	uint64_t addrs[EMU_MAX_PAGE_REQ];
 	size_t i, n;
 
 	(void)uctx;
-	if (!c || e->pages >= EMU_MAX_PAGES) {
-		if (c) {
-			/* Out of room: the page reads as nothing, and the run stops. */
-			i = (size_t)(((const uint8_t *)si->si_addr - c->host) / EMU_PAGE_SIZE);
-			e->taint = true;
-			if (!mprotect(c->host + i * EMU_PAGE_SIZE, EMU_PAGE_SIZE, PROT_READ | PROT_WRITE))
-				return;
-		}
+	if (!c) {
 		signal(sig, SIG_DFL);   /* not ours: crash as it would have */
+		return;
+	}
+	if (e->pages >= EMU_MAX_PAGES || now_ns() > e->deadline) {
+		/* Out of room or time: the page reads as nothing, and the run stops. */
+		i = (size_t)(((const uint8_t *)si->si_addr - c->host) / EMU_PAGE_SIZE);
+		e->late = true;
+		emu_engine_fill(e, c->guest + i * EMU_PAGE_SIZE, NULL);
+		if (bit(c->filled, i))
+			return;
+		signal(sig, SIG_DFL);
 		return;
 	}
 	i = (size_t)(((const uint8_t *)si->si_addr - c->host) / EMU_PAGE_SIZE);
@@ -521,6 +528,47 @@ static void on_segv(int sig, siginfo_t *si, void *uctx)
 	fetch_pages(e, addrs, n);
 	if (bit(c->unreadable, i))
 		e->taint = true;
+}
+
+/*
+ * Before an access to [addr, addr + size): its pages fetched if this burst
+ * has not got them yet (with the others of their group).
+ */
+static void refresh(struct emu_engine *e, uint64_t addr, size_t size)
+{
+	uint64_t end = addr + (size ? size : 1);
+
+	for (uint64_t p = addr & ~(uint64_t)(EMU_PAGE_SIZE - 1); p < end; p += EMU_PAGE_SIZE) {
+		struct chunk *c = e->last_chunk;
+		uint64_t addrs[EMU_MAX_PAGE_REQ];
+		size_t i;
+
+		if (!c || p - c->guest >= CHUNK_SIZE) {
+			if (!(c = chunk_of(e, p)))
+				continue;       /* not mapped: unicorn's hook maps it */
+			e->last_chunk = c;
+		}
+		i = (size_t)((p - c->guest) / EMU_PAGE_SIZE);
+		if (bit(c->filled, i))
+			continue;
+		/* Past the time cap (pages can take long to come): nothing more, the run stops. */
+		if (e->pages >= EMU_MAX_PAGES || now_ns() > e->deadline) {
+			e->late = true;
+			emu_engine_fill(e, p, NULL);
+			continue;
+		}
+		remember(e, p);
+		fetch_pages(e, addrs, readahead(e, c, p, addrs));
+		if (bit(c->unreadable, i))
+			e->taint = true;
+	}
+}
+
+static void on_access(uc_engine *uc, uc_mem_type type, uint64_t addr, int size, int64_t value,
+		      void *ud)
+{
+	(void)uc, (void)type, (void)value;
+	refresh(ud, addr, size > 0 ? (size_t)size : 1);
 }
 
 int emu_engine_setup(void)
@@ -650,6 +698,32 @@ static void drop_changed_code(struct emu_engine *e)
 /* ---- decoding ---------------------------------------------------------------------- */
 
 /* Instructions in [pc, pc + size) and the last one's pc (the bytes are the engine's). */
+/*
+ * An instruction unicorn would do wrong (collect/emu-avx.h): an exit of
+ * both engines, where the emulation stops before it, and the block holding
+ * it translated again (run() does both, outside the emulation).
+ */
+static void add_trap(struct emu_engine *e, uint64_t addr)
+{
+	for (size_t i = 0; i < e->n_traps; i++)
+		if (e->traps[i] == addr)
+			return;
+	if (e->n_traps == MAX_TRAPS) {
+		e->full = true;
+		return;
+	}
+	e->traps[e->n_traps++] = addr;
+	e->new_traps = true;
+}
+
+static bool is_trap(const struct emu_engine *e, uint64_t addr)
+{
+	for (size_t i = 0; i < e->n_traps; i++)
+		if (e->traps[i] == addr)
+			return true;
+	return false;
+}
+
 static uint32_t count_insns(struct emu_engine *e, uint64_t pc, uint32_t size, uint64_t upto,
 			    uint64_t *last)
 {
@@ -663,13 +737,23 @@ static uint32_t count_insns(struct emu_engine *e, uint64_t pc, uint32_t size, ui
 	*last = pc;
 	if (uc_mem_read(e->uc, pc, buf, n))
 		n = 0;
-	while (n && addr < upto && cs_disasm_iter(e->cs, &p, &n, &addr, in)) {
-		*last = in->address;
-		k++;
-	}
-	/* Bytes capstone does not know (the emulator stopped inside them): one more. */
-	if (n && addr < upto) {
+	while (n && addr < upto) {
+		unsigned len;
+		bool trap;
+
 		*last = addr;
+		if (cs_disasm_iter(e->cs, &p, &n, &addr, in)) {
+			k++;
+			continue;
+		}
+		/* AVX-512 that capstone 4 does not know, decoded by emu-avx. */
+		if (emu_avx_length(p, n, &len, &trap) || len > n) {
+			k++;    /* bytes nobody knows (the emulator stopped inside them): one more */
+			break;
+		}
+		if (trap)
+			add_trap(e, addr);
+		p += len, n -= len, addr += len;
 		k++;
 	}
 	cs_free(in, 1);
@@ -844,8 +928,15 @@ static void conflict_add(struct emu_engine *e, uint64_t load, uint64_t store,
 
 /* ---- hooks --------------------------------------------------------------------------- */
 
+/* A stop that ends nothing: the run goes on once the block is translated again. */
+#define STOP_RETRANSLATE PATHS_END__COUNT
+
 static void stop(struct emu_engine *e, enum paths_end why, uint64_t pc)
 {
+	if ((int)why == STOP_RETRANSLATE) {
+		uc_emu_stop(e->uc);
+		return;
+	}
 	if (e->end < 0) {
 		e->end = why;
 		e->end_pc = pc;
@@ -873,38 +964,9 @@ static void stop_at_block(struct emu_engine *e, enum paths_end why, uint64_t pc)
 	}
 }
 
-/*
- * Each block, before it runs: its count, the edge that led to it.  Where a
- * run stops is settled afterwards (settle()) from rip.
- */
-static void on_block(uc_engine *uc, uint64_t pc, uint32_t size, void *ud)
+/* A block that runs: its count (its count between a window's samples), and the next edge's source. */
+static void count_block(struct emu_engine *e, struct blk *b)
 {
-	struct emu_engine *e = ud;
-	struct blk *b;
-
-	(void)uc;
-	if (e->taint) {
-		stop_at_block(e, PATHS_END_UNREADABLE, pc);
-		return;
-	}
-	if (e->code_changed || !(b = block_get(e, pc, size)) || e->full) {
-		stop_at_block(e, PATHS_END_FAULT, pc);
-		return;
-	}
-	if (e->prev && !e->win)
-		edge_add(e, e->prev->last, pc);
-	e->prev = NULL;
-	e->hooked = b;
-	e->hooked_start = e->total;     /* so far: the instructions before this block */
-	/* The limit is never passed: a block that would pass it is not counted. */
-	if (e->total + b->insns > e->limit || (e->detail_on && e->detailed >= e->detail)) {
-		stop_at_block(e, PATHS_END_LIMIT, pc);
-		return;
-	}
-	if (!(++e->nblocks & 63) && now_ns() > e->deadline) {
-		stop_at_block(e, PATHS_END_TIME, pc);
-		return;
-	}
 	/* A window counts blocks between its samples only; a burst, all. */
 	if (!e->win) {
 		if (b->gen != e->gen) {
@@ -928,6 +990,68 @@ static void on_block(uc_engine *uc, uint64_t pc, uint32_t size, void *ud)
 	e->total += b->insns;
 }
 
+/*
+ * An instruction done in software where unicorn stopped before it (an exit):
+ * a block of its own.
+ */
+static void count_soft(struct emu_engine *e, uint64_t pc, unsigned len)
+{
+	struct blk *b = block_get(e, pc, len);
+
+	if (!b)
+		return;
+	if (e->prev && !e->win)
+		edge_add(e, e->prev->last, pc);
+	e->hooked = b;
+	e->hooked_start = e->total;
+	count_block(e, b);
+}
+
+/*
+ * Each block, before it runs: its count, the edge that led to it.  Where a
+ * run stops is settled afterwards (settle()) from rip.
+ */
+static void on_block(uc_engine *uc, uint64_t pc, uint32_t size, void *ud)
+{
+	struct emu_engine *e = ud;
+	struct blk *b;
+
+	(void)uc;
+	if (e->late) {
+		stop_at_block(e, PATHS_END_TIME, pc);
+		return;
+	}
+	if (e->taint) {
+		stop_at_block(e, PATHS_END_UNREADABLE, pc);
+		return;
+	}
+	if (e->code_changed || !(b = block_get(e, pc, size)) || e->full) {
+		stop_at_block(e, PATHS_END_FAULT, pc);
+		return;
+	}
+	/* It holds an instruction unicorn would do wrong: translated again, with an exit. */
+	if (e->new_traps) {
+		e->retranslate = b;
+		stop_at_block(e, STOP_RETRANSLATE, pc);
+		return;
+	}
+	if (e->prev && !e->win)
+		edge_add(e, e->prev->last, pc);
+	e->prev = NULL;
+	e->hooked = b;
+	e->hooked_start = e->total;     /* so far: the instructions before this block */
+	/* The limit is never passed: a block that would pass it is not counted. */
+	if (e->total + b->insns > e->limit || (e->detail_on && e->detailed >= e->detail)) {
+		stop_at_block(e, PATHS_END_LIMIT, pc);
+		return;
+	}
+	if (!(++e->nblocks & 63) && now_ns() > e->deadline) {
+		stop_at_block(e, PATHS_END_TIME, pc);
+		return;
+	}
+	count_block(e, b);
+}
+
 /* Detail: before each instruction, what the one before it wrote, and a raw step. */
 static void on_insn(uc_engine *uc, uint64_t pc, uint32_t size, void *ud)
 {
@@ -937,7 +1061,10 @@ static void on_insn(uc_engine *uc, uint64_t pc, uint32_t size, void *ud)
 
 	(void)size;
 	if (e->pending >= 0) {
-		stop(e, (enum paths_end)e->pending, e->pending_pc);
+		int why = e->pending;
+
+		e->pending = -1;
+		stop(e, (enum paths_end)why, e->pending_pc);
 		return;
 	}
 	if (!e->detail_on || e->detailed >= e->detail)
@@ -978,6 +1105,7 @@ static void on_mem(uc_engine *uc, uc_mem_type type, uint64_t addr, int size, int
 	struct emu_engine *e = ud;
 
 	(void)uc, (void)value;
+	refresh(e, addr, size > 0 ? (size_t)size : 1);
 	if (!e->detail_on || e->detailed > e->detail || size <= 0)
 		return;
 	if (type == UC_MEM_WRITE) {
@@ -1070,107 +1198,68 @@ static void on_target(uc_engine *uc, uint64_t pc, uint32_t size, void *ud)
 	stop(e, PATHS_END_LIMIT, pc);
 }
 
-/* ---- instructions unicorn 2.0.1 refuses, done here -------------------------------------- */
+/* ---- instructions unicorn 2.0.1 refuses, done here (collect/emu-avx.h) ------------------ */
 
-static uint64_t operand_address(struct emu_engine *e, const cs_insn *in, const cs_x86_op *op)
+/* An instruction's memory: its chunks mapped and pages fetched as the emulation's would be. */
+static int avx_read(void *ctx, uint64_t addr, void *buf, size_t len)
 {
-	uint64_t a = (uint64_t)op->mem.disp;
-	int base = op->mem.base, index = op->mem.index;
-	uint64_t v;
+	struct emu_engine *e = ctx;
 
-	if (base == X86_REG_RIP)
-		a += in->address + in->size;
-	else if (base != X86_REG_INVALID && base < X86_REG_ENDING && reg_index[base] >= 0 &&
-		 !uc_reg_read(e->uc, uc_gpr[reg_index[base]], &v))
-		a += v;
-	if (index != X86_REG_INVALID && index < X86_REG_ENDING && reg_index[index] >= 0 &&
-	    !uc_reg_read(e->uc, uc_gpr[reg_index[index]], &v))
-		a += v * (uint64_t)op->mem.scale;
-	if (op->mem.segment == X86_REG_FS && !uc_reg_read(e->uc, UC_X86_REG_FS_BASE, &v))
-		a += v;
-	else if (op->mem.segment == X86_REG_GS && !uc_reg_read(e->uc, UC_X86_REG_GS_BASE, &v))
-		a += v;
-	return a;
-}
-
-/* The carry-less product of a and b (128 bits). */
-static void clmul(uint64_t a, uint64_t b, uint64_t *lo, uint64_t *hi)
-{
-	*lo = *hi = 0;
-	for (unsigned i = 0; i < 64; i++)
-		if (b >> i & 1) {
-			*lo ^= a << i;
-			if (i)
-				*hi ^= a >> (64 - i);
+	for (uint64_t p = addr & ~(uint64_t)(EMU_PAGE_SIZE - 1); p < addr + len; p += EMU_PAGE_SIZE) {
+		if (p >= EMU_USER_END)
+			return -1;
+		if (!chunk_of(e, p)) {
+			if (!map_chunk(e, p))
+				return -1;
+			fetch_pages(e, &p, 1);
 		}
+	}
+	refresh(e, addr, len);
+	if (uc_mem_read(e->uc, addr, buf, len) || e->taint)
+		return -1;
+	return 0;
 }
 
-/* popcnt r, r/m and pclmulqdq x, x/m, imm: true if done (rip moved past it). */
+static int avx_write(void *ctx, uint64_t addr, const void *buf, size_t len)
+{
+	struct emu_engine *e = ctx;
+	uint8_t probe[1];
+
+	/* Fetched first: a store changes the emulator's copy of the page. */
+	if (avx_read(ctx, addr, probe, 1) || avx_read(ctx, addr + len - 1, probe, 1))
+		return -1;
+	return uc_mem_write(e->uc, addr, buf, len) ? -1 : 0;
+}
+
+/* An instruction unicorn refused: true if done here (rip moved past it). */
 static bool emulate_missing(struct emu_engine *e, uint64_t rip)
 {
+	struct emu_avx_mem mem = { avx_read, avx_write, e };
 	uint8_t buf[16];
 	cs_insn *in = NULL;
-	const cs_x86 *x;
-	bool done = false;
+	unsigned len = 0;
+	int r;
 
-	if (uc_mem_read(e->uc, rip, buf, sizeof(buf)) || cs_disasm(e->cs, buf, sizeof(buf), rip, 1, &in) != 1)
+	if (avx_read(e, rip, buf, sizeof(buf)))
 		return false;
-	x = &in->detail->x86;
-	if (in->id == X86_INS_POPCNT && x->op_count == 2 && x->operands[0].type == X86_OP_REG &&
-	    reg_index[x->operands[0].reg] >= 0) {
-		uint64_t src = 0, flags;
-		unsigned w = reg_width[x->operands[0].reg];
-
-		if (x->operands[1].type == X86_OP_REG && reg_index[x->operands[1].reg] >= 0)
-			uc_reg_read(e->uc, uc_gpr[reg_index[x->operands[1].reg]], &src);
-		else if (x->operands[1].type != X86_OP_MEM ||
-			 uc_mem_read(e->uc, operand_address(e, in, &x->operands[1]), &src,
-				     x->operands[1].size))
-			goto out;
-		src &= x->operands[0].size >= 8 ? UINT64_MAX : ((1ull << (8 * x->operands[0].size)) - 1);
-		{
-			uint64_t v = (uint64_t)__builtin_popcountll(src), old = 0;
-			int r = reg_index[x->operands[0].reg];
-
-			if (w == W16) {
-				uc_reg_read(e->uc, uc_gpr[r], &old);
-				v |= old & ~0xffffull;
-			}
-			uc_reg_write(e->uc, uc_gpr[r], &v);
-		}
-		uc_reg_read(e->uc, UC_X86_REG_EFLAGS, &flags);
-		flags &= ~(uint64_t)0x8d5;
-		if (!src)
-			flags |= 0x40;
-		uc_reg_write(e->uc, UC_X86_REG_EFLAGS, &flags);
-		done = true;
-	} else if (in->id == X86_INS_PCLMULQDQ && x->op_count == 3 &&
-		   x->operands[0].type == X86_OP_REG && x->operands[2].type == X86_OP_IMM &&
-		   x->operands[0].reg >= X86_REG_XMM0 && x->operands[0].reg <= X86_REG_XMM15) {
-		uint64_t a[2], b[2], r[2];
-		int imm = (int)x->operands[2].imm;
-
-		uc_reg_read(e->uc, UC_X86_REG_XMM0 + (x->operands[0].reg - X86_REG_XMM0), a);
-		if (x->operands[1].type == X86_OP_REG && x->operands[1].reg >= X86_REG_XMM0 &&
-		    x->operands[1].reg <= X86_REG_XMM15)
-			uc_reg_read(e->uc, UC_X86_REG_XMM0 + (x->operands[1].reg - X86_REG_XMM0), b);
-		else if (x->operands[1].type != X86_OP_MEM ||
-			 uc_mem_read(e->uc, operand_address(e, in, &x->operands[1]), b, 16))
-			goto out;
-		clmul(a[imm & 1], b[(imm >> 4) & 1], &r[0], &r[1]);
-		uc_reg_write(e->uc, UC_X86_REG_XMM0 + (x->operands[0].reg - X86_REG_XMM0), r);
-		done = true;
-	}
-	if (done) {
-		uint64_t next = rip + in->size;
+	if (cs_disasm(e->cs, buf, sizeof(buf), rip, 1, &in) != 1)
+		in = NULL;
+	r = emu_avx_do(e->uc, e->cs, in, buf, sizeof(buf), rip, &e->vregs, &mem, &len);
+	if (r > 0) {
+		uint64_t next = rip + len;
 
 		uc_reg_write(e->uc, UC_X86_REG_RIP, &next);
-	} else {
+		e->missing_done++;
+	} else if (in) {
 		snprintf(e->mnemonic, sizeof(e->mnemonic), "%s", in->mnemonic);
+	} else {
+		/* Not even capstone knows it: its first bytes say what it was. */
+		snprintf(e->mnemonic, sizeof(e->mnemonic), "%02x.%02x.%02x.%02x.%02x", buf[0], buf[1],
+			 buf[2], buf[3], buf[4]);
 	}
-out:
-	cs_free(in, 1);
-	return done;
+	if (in)
+		cs_free(in, 1);
+	return r > 0;
 }
 
 /* ---- running -------------------------------------------------------------------------- */
@@ -1224,6 +1313,24 @@ static void settle(struct emu_engine *e)
 }
 
 /*
+ * The instructions found that unicorn would do wrong become exits of both
+ * engines, and the block that held them is translated again (with them).
+ */
+static void set_exits(struct emu_engine *e)
+{
+	struct blk *b = e->retranslate;
+
+	uc_ctl_set_exits(e->fast, e->traps, e->n_traps);
+	uc_ctl_set_exits(e->slow, e->traps, e->n_traps);
+	if (b) {
+		uc_ctl_remove_cache(e->fast, b->pc, b->pc + b->size);
+		uc_ctl_remove_cache(e->slow, b->pc, b->pc + b->size);
+	}
+	e->retranslate = NULL;
+	e->new_traps = false;
+}
+
+/*
  * Runs from rip until a hook or an error ends it; instructions the
  * emulator lacks but this file does are done and the run goes on.
  */
@@ -1236,6 +1343,23 @@ static void run(struct emu_engine *e, uint64_t rip)
 		rip = read_rip(e->uc);
 		if (e->end >= 0)
 			break;
+		if (e->retranslate) {
+			set_exits(e);
+			continue;
+		}
+		if (err == UC_ERR_OK && is_trap(e, rip)) {
+			/* An exit: unicorn would do it wrong; done here, a block of its own. */
+			uint64_t at = rip;
+
+			if (emulate_missing(e, rip)) {
+				rip = read_rip(e->uc);
+				count_soft(e, at, (unsigned)(rip - at));
+				continue;
+			}
+			e->end = PATHS_END_UNSUPPORTED;
+			e->end_pc = rip;
+			break;
+		}
 		if (err == UC_ERR_INSN_INVALID && emulate_missing(e, rip)) {
 			/* The block went to the instruction: the next starts after it. */
 			rip = read_rip(e->uc);
@@ -1387,6 +1511,7 @@ void emu_engine_burst(struct emu_engine *e, const struct emu_burst_req *req,
 	begin_run(e, req->limit, req->time_us);
 	e->uc = req->detail ? e->slow : e->fast;
 	write_state(e->uc, &req->st);
+	memset(&e->vregs, 0, sizeof(e->vregs));
 	prefetch(e, &req->st);
 	drop_changed_code(e);
 	e->detail = req->detail;
@@ -1426,7 +1551,8 @@ void emu_engine_burst(struct emu_engine *e, const struct emu_burst_req *req,
 	if (out->n_steps > out->detailed)
 		out->n_steps = (size_t)out->detailed;
 	/* A burst kept replaces the one kept before; others leave it be. */
-	out->kept = req->keep && e->end == PATHS_END_LIMIT && !e->taint;
+	out->kept = req->keep && (e->end == PATHS_END_LIMIT || e->end == PATHS_END_TIME) && !e->taint &&
+		    !e->late;
 	if (out->kept) {
 		keep(e);
 		e->kept = true;
@@ -1504,6 +1630,8 @@ static void add_hooks(struct emu_engine *e, uc_engine *uc, bool detail)
 	if (detail) {
 		uc_hook_add(uc, &h, UC_HOOK_CODE, on_insn, e, 1, 0);
 		uc_hook_add(uc, &h, UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE, on_mem, e, 1, 0);
+	} else {
+		uc_hook_add(uc, &h, UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE, on_access, e, 1, 0);
 	}
 }
 
@@ -1529,6 +1657,9 @@ struct emu_engine *emu_engine_new(uint64_t space, const struct emu_pager *pager)
 	e->confs = xcalloc(CONFLICTS_CAP, sizeof(*e->confs));
 	add_hooks(e, e->fast, false);
 	add_hooks(e, e->slow, true);
+	/* The instructions unicorn would do wrong stop it (none yet). */
+	uc_ctl_exits_enable(e->fast);
+	uc_ctl_exits_enable(e->slow);
 	return e;
 }
 

@@ -68,7 +68,8 @@ void emu_engine_fill(struct emu_engine *e, uint64_t addr, const uint8_t *data);
 
 /*
  * Follows req's state; fills out (its lists allocated: emu_result_release).
- * If req->keep and the burst ended at its limit, the engine keeps where it
+ * If req->keep and the burst ended at its limit or time cap (between two
+ * blocks, where the emulation may go on), the engine keeps where it
  * stopped, its registers and pages, for emu_engine_window() (out->kept):
  * later bursts may run meanwhile.
  */
