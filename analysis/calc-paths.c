@@ -395,6 +395,10 @@ static bool procedure_scale(struct calc_work *w, const struct pclass *pc)
 		n += measured_scale(w, pc, &cand[n]);
 		n += model_scale(w, pc, &cand[n]);
 	}
+	if (n && cand[0].src == CALC_PSCALE_WINDOWS) {
+		ps->windows = cand[0].windows;
+		ps->own = cand[0].own;
+	}
 	n = consistent(cand, n, ps);
 	for (size_t k = 0; k < n; k++) {
 		double wt = 1 / (cand[k].r * cand[k].r);
@@ -409,8 +413,6 @@ static bool procedure_scale(struct calc_work *w, const struct pclass *pc)
 	if (!n)
 		return false;
 	ps->source = cand[best].src;
-	ps->own = cand[0].src == CALC_PSCALE_WINDOWS && cand[0].own;
-	ps->windows = cand[0].src == CALC_PSCALE_WINDOWS ? cand[0].windows : 0;
 	ps->insns = exp(sl / sw);
 	ps->rel_error = 1 / sqrt(sw);
 	if (ps->conflict && ps->rel_error < PATHS_MEDIUM * 2)
