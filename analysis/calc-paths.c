@@ -16,28 +16,24 @@
  *    a class of edges only; its share is that count over all the
  *    instructions bursts followed in the procedure;
  *
- *  - the scale: a matched window is the path from one ordinary sample of a
- *    thread (B1) to its next (B2), one sampling period; the windows are a
- *    sample of the periods, and the instructions of the procedure in all
- *    of them, times the periods each window stands for, estimate the
- *    procedure's instructions.  Which windows match is not uniform (a
- *    period with a system call, or an instruction the emulator lacks,
- *    never matches), so the periods a window stands for are counted per
- *    procedure where its own windows allow: the time samples recorded in
- *    it over the matched windows that began there (a ratio estimator:
- *    instructions in the procedure per sample landing in it); else the
- *    image's (windows_scale());
+ *  - the scale, the procedure's instructions, from up to three sources
+ *    combined by their errors (procedure_scale()):
+ *    - matched windows (the path from one ordinary sample of a thread, B1,
+ *      to its next, B2: one sampling period): the factor of the procedure's
+ *      region (pathscale.h: the time samples over the windows that began
+ *      there, a ratio estimator that holds whatever makes some periods
+ *      match less) times its instructions in bursts;
+ *    - a loop counted from its registers (measure.h), over its share;
+ *    - the model: the sample-weighted median of its classes' estimates
+ *      from their samples over their shares (70% error);
+ *    sources that disagree beyond three times their joint error are not
+ *    averaged (consistent()), and a region's windows fewer than
+ *    PATHS_MIN_WINDOWS count only if nothing else can say.
  *
- *  - where no matched window ran the procedure's code, its scale comes
- *    from a loop counted from the registers (measure.h), or the
- *    sample-weighted median of the model's estimates of its classes over
- *    their shares (low confidence), or the image's instructions per sample.
- *
- * Confidence from the relative standard error: the scale's (the windows'
- * instructions per window vary: their coefficient of variation over the
- * windows that began here), the share's (Poisson in its count in bursts,
- * and the bursts' own sampling: kappa (1 - s) / (s n) for a share s of the
- * procedure's instructions seen in about n bursts).
+ * Confidence from the relative standard error: the scale's, the share's
+ * (Poisson in its count in bursts, and the bursts' own sampling: kappa
+ * (1 - s) / (s n) for a share s of the procedure's instructions seen in
+ * about n bursts).
  */
 #include "config.h"
 

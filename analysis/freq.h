@@ -92,17 +92,14 @@ struct est_params {
 	bool burst;            /* miss-bound pointer chases: the burst estimate (calc-est.c) */
 	bool measure;          /* counts measured from value profiles (measure.h) */
 	bool paths;            /* counts from the paths of bursts (calc-paths.c) */
-	int paths_shares;      /* a procedure's shares from: 0 the bursts' paths, 1 the
-				  matched windows alone */
-	double paths_prior;    /* > 0: the image's samples per window for every procedure
-				  (calc-paths.c; 0: the procedure's own where it can) */
-	int paths_fallback;    /* a procedure no window reached: 0 no count from paths, 1
-				  the scale of the model's estimates, 2 the image's
-				  instructions per sample */
+	int paths_fallback;    /* a procedure's scale besides the windows: 0 none, 1 a
+				  measured loop and the median of the model's estimates
+				  over their shares, 3 ... the model pooled over the
+				  procedure (measured no better, docs/analysis.md) */
 	double paths_kappa;    /* weight of the bursts' sampling error in a share's */
 };
 
-#define EST_PARAMS_INIT { 1.5, 0.25, 24, 8, false, false, 0.10, 0.15, true, true, true, 0, 0, 1, 1 }
+#define EST_PARAMS_INIT { 1.5, 0.25, 24, 8, false, false, 0.10, 0.15, true, true, true, 1, 1 }
 
 /*
  * Estimates the frequency of one class from its points.  used (may be

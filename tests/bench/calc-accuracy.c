@@ -529,8 +529,6 @@ static void parse_est(const char *s, struct est_params *p)
 	else if (!strcmp(k, "burst")) p->burst = v != 0;
 	else if (!strcmp(k, "measure")) p->measure = v != 0;
 	else if (!strcmp(k, "paths")) p->paths = v != 0;
-	else if (!strcmp(k, "paths_shares")) p->paths_shares = (int)v;
-	else if (!strcmp(k, "paths_prior")) p->paths_prior = v;
 	else if (!strcmp(k, "paths_fallback")) p->paths_fallback = (int)v;
 	else if (!strcmp(k, "paths_kappa")) p->paths_kappa = v;
 	else die("unknown --est knob '%s'", k);
