@@ -32,6 +32,20 @@
 #define VALUE_REC_BYTES 160
 /* Instructions an x86 core retires per ns at most (8 a cycle at 6 GHz): a window's sanity bound. */
 #define MAX_INSNS_PER_NS 48
+/*
+ * A window's search for its samples stops after this many instructions a
+ * ns of the thread's CPU time between the burst and B2, bounded by its
+ * samples since (each one period of its CPU time at most on its CPU, one
+ * period more for what the burst's CPU had counted before): 3 a cycle at
+ * 4 GHz, three times what the fastest loops here retire (calc-calib: 3.8 a
+ * ns).  A bound from the clock instead cost seconds of the worker for
+ * windows that could not match (measured: 64 million instructions, 4.5 s,
+ * for a window of gzip that passed a read), and one such window spent the
+ * windows' budget of a whole run.
+ */
+#define WINDOW_INSNS_PER_NS 12
+/* B1 is the thread's first or second sample after the burst: later, too far to follow. */
+#define WINDOW_MAX_SAMPLES 3
 
 enum { W_NONE, W_WAIT, W_RUN };
 
@@ -44,10 +58,12 @@ struct emburst_window {
 	uint64_t after;                 /* the thread went on at this time (the samples' clock) */
 	int64_t give_up;                /* waiting for samples until then (monotonic) */
 	bool have_b1;
+	unsigned n_after;               /* the thread's samples since the burst */
 	unsigned b1_cpu;
 	uint64_t b1_time, b1_seen, b2_time;
 	struct emu_point b1, b2;
 	int64_t started;                /* the worker began */
+	int64_t cpu_started;            /* the worker's CPU time then */
 	uint64_t *seen;                 /* samples of the time event per CPU */
 	size_t n_seen;
 };
@@ -471,6 +487,7 @@ void emburst_run(struct emburst *e, pid_t pid, pid_t tid, struct procs *procs)
 		w->after = released;
 		w->give_up = (int64_t)w->after + 200 * 1000000LL + 50 * (int64_t)e->period_ns;
 		w->have_b1 = false;
+		w->n_after = 0;
 	} else if (pidfd >= 0) {
 		close(pidfd);
 	}
@@ -501,7 +518,6 @@ static void start_window(struct emburst *e)
 {
 	struct emburst_window *w = e->win;
 	struct emu_window_req req;
-	uint64_t span = w->b2_time - w->after;
 
 	if (w->b1.rip == w->b2.rip && !memcmp(w->b1.regs, w->b2.regs, sizeof(w->b1.regs))) {
 		/* A loop whose registers repeat: no telling which iteration. */
@@ -513,13 +529,13 @@ static void start_window(struct emburst *e)
 	memset(&req, 0, sizeof(req));
 	req.b1 = w->b1;
 	req.b2 = w->b2;
-	req.limit = span * MAX_INSNS_PER_NS;
-	if (req.limit < 1000000)
-		req.limit = 1000000;
+	req.limit = (uint64_t)(w->n_after + 1) * e->period_ns * WINDOW_INSNS_PER_NS;
 	req.time_us = EMBURST_WINDOW_TIME_US;
 	w->started = time_monotonic_ns();
+	w->cpu_started = emu_worker_cpu_ns(e->worker);
 	if (emu_worker_window(e->worker, &req, w->pid, w->pidfd,
-			      w->started + (int64_t)EMBURST_WINDOW_TIME_US * 1000 + 1000000000LL)) {
+			      w->started + (int64_t)EMBURST_WINDOW_TIME_US * 1000 * EMU_WALL_FACTOR +
+				      1000000000LL)) {
 		miss(e, PATHS_MISS_LOST);
 		window_end(e);
 		return;
@@ -538,12 +554,9 @@ void emburst_sample(struct emburst *e, unsigned k, uint32_t tid, uint64_t time, 
 	(void)procs;
 	if (w->state != W_WAIT || tid != w->tid || time <= w->after)
 		return;
-	if (!user || !regs || ip >= EMU_USER_END) {
-		w->have_b1 = false;     /* a pair needs two user samples in a row */
-		return;
-	}
-	if (w->have_b1 && k == w->b1_cpu && *seen == w->b1_seen + 1 &&
-	    time - w->b1_time <= e->period_ns + e->period_ns / 2) {
+	w->n_after++;
+	if (user && regs && ip < EMU_USER_END && w->have_b1 && k == w->b1_cpu &&
+	    *seen == w->b1_seen + 1 && time - w->b1_time <= e->period_ns + e->period_ns / 2) {
 		w->b2.rip = ip;
 		memcpy(w->b2.regs, regs, sizeof(w->b2.regs));
 		w->b2_time = time;
@@ -552,21 +565,22 @@ void emburst_sample(struct emburst *e, unsigned k, uint32_t tid, uint64_t time, 
 	}
 	/*
 	 * Not a pair (another CPU, another thread's sample between, more than
-	 * a period and a half apart): this one may be the next pair's B1, if
-	 * the thread has not run too long since the burst.
+	 * a period and a half apart, a kernel sample): this one may be B1 of
+	 * the next pair, unless the thread has run too long since the burst.
 	 */
-	if (time - w->after > 4 * e->period_ns + 20 * 1000000ull) {
+	if (w->n_after >= WINDOW_MAX_SAMPLES) {
 		miss(e, PATHS_MISS_SAMPLES);
 		emu_worker_drop(e->worker);
 		window_end(e);
 		return;
 	}
-	w->have_b1 = true;
+	w->have_b1 = user && regs && ip < EMU_USER_END;
 	w->b1_cpu = k;
 	w->b1_seen = *seen;
 	w->b1_time = time;
 	w->b1.rip = ip;
-	memcpy(w->b1.regs, regs, sizeof(w->b1.regs));
+	if (regs)
+		memcpy(w->b1.regs, regs, sizeof(w->b1.regs));
 }
 
 static void add_window(struct emburst *e, struct procs *procs, const struct emu_window_result *r)
@@ -633,7 +647,17 @@ void emburst_poll(struct emburst *e, struct procs *procs, int64_t now)
 	got = emu_worker_poll(e->worker, &r);
 	if (!got)
 		return;
-	e->st.window_ns += time_monotonic_ns() - w->started;
+	/*
+	 * The windows' budget is the worker's CPU time, what they take from
+	 * the program (the clock's would count the worker's waits for a CPU
+	 * on a loaded host, several times its work).
+	 */
+	{
+		int64_t cpu = emu_worker_cpu_ns(e->worker);
+
+		e->st.window_ns += cpu > w->cpu_started && w->cpu_started ? cpu - w->cpu_started :
+									     time_monotonic_ns() - w->started;
+	}
 	if (got < 0)
 		miss(e, PATHS_MISS_LOST);
 	else if (!r.matched)

@@ -51,14 +51,15 @@ struct emu_worker;
 /* Of them, followed in detail (values, addresses), and raw steps kept. */
 #define EMBURST_DETAIL 512
 /*
- * The emulation's time cap (a cold burst, code translated for the first
- * time and pages fetched one by one, takes 20-30 ms on a loaded host), and
- * how long the collector waits for the worker's answer.
+ * The emulation's time cap, on the worker's CPU (a cold burst, code
+ * translated for the first time and pages fetched one by one, takes 20-30
+ * ms), and how long the collector waits for the worker's answer: more
+ * than the cap on the clock (EMU_WALL_FACTOR times the CPU's).
  */
 #define EMBURST_TIME_US 50000
 #define EMBURST_DEADLINE_NS (250 * 1000000LL)
 /* A window's caps: instructions from the burst's end to B2, the worker's time. */
-#define EMBURST_WINDOW_TIME_US 2000000
+#define EMBURST_WINDOW_TIME_US 300000
 /* Memory the path tables may hold before they are written early. */
 #define EMBURST_MAX_BYTES ((size_t)64 << 20)
 /* Distinct instructions named as ending bursts (the summary's). */
@@ -78,7 +79,7 @@ struct emburst_stats {
 	uint64_t windows;                       /* ...matched */
 	uint64_t window_insns;                  /* instructions between B1 and B2, summed */
 	uint64_t misses[PATHS_MISS__COUNT];     /* windows not matched */
-	int64_t window_ns;                      /* the worker's time in windows */
+	int64_t window_ns;                      /* the worker's CPU time in windows */
 	uint64_t written;                       /* bursts in the database */
 	uint64_t write_failures;
 };

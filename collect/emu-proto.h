@@ -91,7 +91,7 @@ struct emu_burst_req {
 	uint32_t limit;         /* instructions to follow at most (1..EMU_MAX_LIMIT) */
 	uint32_t detail;        /* of them, followed in detail (values, addresses) */
 	uint32_t trace;         /* raw steps wanted back (<= detail, <= EMU_MAX_TRACE) */
-	uint32_t time_us;       /* the time cap */
+	uint32_t time_us;       /* the time cap: the worker's CPU (EMU_WALL_FACTOR times on the clock) */
 	bool keep;              /* keep the engine where the burst ends, for a window */
 };
 
@@ -110,8 +110,11 @@ struct emu_point {
 struct emu_window_req {
 	struct emu_point b1, b2;
 	uint64_t limit;         /* instructions from the burst's end to B2 at most */
-	uint32_t time_us;
+	uint32_t time_us;       /* as a burst's */
 };
+
+/* A run's cap on the clock: this many times its cap on the worker's CPU time. */
+#define EMU_WALL_FACTOR 4
 
 void emu_encode_burst(struct strbuf *out, uint32_t seq, const struct emu_burst_req *r);
 /* Pages: n of them, data of the readable ones copied in. */

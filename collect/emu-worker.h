@@ -83,4 +83,7 @@ void emu_worker_drop(struct emu_worker *w);
 
 const struct emu_worker_stats *emu_worker_stats(const struct emu_worker *w);
 
+/* The CPU time the worker running now has used (ns); 0 if none runs. */
+int64_t emu_worker_cpu_ns(const struct emu_worker *w);
+
 #endif

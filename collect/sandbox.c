@@ -162,6 +162,79 @@ int sandbox_recv_all(int fd, void *buf, size_t len)
 	return 0;
 }
 
+int sandbox_send_fd(int fd, const void *buf, size_t len, int pass)
+{
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(sizeof(int))];
+	} u;
+	struct iovec iov = { (void *)buf, len };
+	struct msghdr m;
+	struct cmsghdr *c;
+	ssize_t n;
+
+	if (pass < 0 || !len)
+		return sandbox_send_all(fd, buf, len);
+	memset(&u, 0, sizeof(u));
+	memset(&m, 0, sizeof(m));
+	m.msg_iov = &iov;
+	m.msg_iovlen = 1;
+	m.msg_control = u.b;
+	m.msg_controllen = sizeof(u.b);
+	c = CMSG_FIRSTHDR(&m);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &pass, sizeof(int));
+	do
+		n = sendmsg(fd, &m, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	if (n <= 0)
+		return -1;
+	return sandbox_send_all(fd, (const char *)buf + n, len - (size_t)n);
+}
+
+int sandbox_recv_fd(int fd, void *buf, size_t len, int *passed)
+{
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(4 * sizeof(int))];
+	} u;
+	struct iovec iov = { buf, len };
+	struct msghdr m;
+	ssize_t n;
+
+	*passed = -1;
+	if (!len)
+		return 0;
+	memset(&m, 0, sizeof(m));
+	m.msg_iov = &iov;
+	m.msg_iovlen = 1;
+	m.msg_control = u.b;
+	m.msg_controllen = sizeof(u.b);
+	do
+		n = recvmsg(fd, &m, MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR);
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
+		size_t k = c->cmsg_len > CMSG_LEN(0) ? (c->cmsg_len - CMSG_LEN(0)) / sizeof(int) : 0;
+
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		for (size_t i = 0; i < k; i++) {
+			int got;
+
+			memcpy(&got, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+			if (*passed < 0)
+				*passed = got;
+			else
+				close(got);
+		}
+	}
+	if (n <= 0)
+		return -1;
+	return sandbox_recv_all(fd, (uint8_t *)buf + n, len - (size_t)n);
+}
+
 void sandbox_stop(struct sandbox *s, const char *what)
 {
 	int status = 0;

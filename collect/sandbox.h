@@ -47,6 +47,13 @@ void sandbox_seal(const int *allowed, size_t n);
 int sandbox_send_all(int fd, const void *buf, size_t len);
 /* Reads exactly len bytes from a socket, waiting: 0, or -1 (the end, an error). */
 int sandbox_recv_all(int fd, void *buf, size_t len);
+/* sandbox_send_all(), passing descriptor pass (SCM_RIGHTS) with the first bytes; none if < 0. */
+int sandbox_send_fd(int fd, const void *buf, size_t len, int pass);
+/*
+ * sandbox_recv_all(), taking the descriptor passed with these bytes in
+ * *passed (close-on-exec; -1 if none; any more are closed).
+ */
+int sandbox_recv_fd(int fd, void *buf, size_t len, int *passed);
 
 /*
  * Kills the worker (unless it died by itself: then warns how, naming it
