@@ -130,7 +130,7 @@ static bool windows_scale(struct calc_work *w, struct scale *sc)
 	if (!pv->wfollowed || !(s > 0))
 		return false;
 	if (l->view && l->ref.proc) {
-		const struct pathscale *ps = epoch_view_pathscale(l->view, l->ref.image, c->time_event);
+		const struct pathscale *ps = pathscale_of(l->view, l->ref.image, c->time_event);
 		const struct pathscale_proc *pp = pathscale_find(ps, l->ref.proc->start);
 		const struct pathscale_region *r = pp ? &ps->regions[pp->region] : NULL;
 

@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/pathscale.h"
 #include "analysis/tracepaths.h"
 #include "core/die.h"
 #include "core/utf8.h"
@@ -91,8 +90,7 @@ void epoch_view_release(struct epoch_view *v)
 		values_profile_release(&v->images[i].vals);
 		paths_profile_release(&v->images[i].paths);
 		if (v->images[i].pscale)
-			pathscale_release(v->images[i].pscale);
-		free(v->images[i].pscale);
+			v->images[i].pscale_free(v->images[i].pscale);
 	}
 	free(v->images);
 	burst_set_release(&v->bursts);
@@ -179,23 +177,6 @@ const struct paths_profile *epoch_view_paths(struct epoch_view *v, size_t i)
 		}
 	}
 	return &e->paths;
-}
-
-const struct pathscale *epoch_view_pathscale(struct epoch_view *v, size_t i, enum dcpi_event ev)
-{
-	struct ev_image *e = &v->images[i];
-
-	if (e->pscale && e->pscale_ev != ev) {
-		pathscale_release(e->pscale);
-		free(e->pscale);
-		e->pscale = NULL;
-	}
-	if (!e->pscale) {
-		e->pscale = xmalloc(sizeof(*e->pscale));
-		e->pscale_ev = ev;
-		pathscale_build(e->pscale, v, i, ev);
-	}
-	return e->pscale;
 }
 
 bool epoch_view_image_matches(const struct epoch_view *v, size_t i, const char *spec)

@@ -57,8 +57,9 @@ struct ev_image {
 	unsigned char vals_state;
 	struct paths_profile paths;
 	unsigned char paths_state;
-	struct pathscale *pscale;
+	struct pathscale *pscale;        /* pathscale_of()'s, freed by pscale_free */
 	enum dcpi_event pscale_ev;
+	void (*pscale_free)(struct pathscale *);
 	bool warned;
 };
 
@@ -119,13 +120,6 @@ const struct burst_set *epoch_view_bursts(struct epoch_view *v);
  * (tracepaths.h).
  */
 const struct paths_profile *epoch_view_paths(struct epoch_view *v, size_t i);
-
-/*
- * The scale of the counts from paths of image i's procedures (pathscale.h),
- * with the time samples of ev, built on first use.
- */
-struct pathscale;
-const struct pathscale *epoch_view_pathscale(struct epoch_view *v, size_t i, enum dcpi_event ev);
 
 /* The epoch's totals of emulated bursts and windows (zeros without). */
 void epoch_view_paths_summary(const struct epoch_view *v, struct paths_summary *s);

@@ -236,3 +236,26 @@ const struct pathscale_proc *pathscale_find(const struct pathscale *ps, uint64_t
 	}
 	return lo < ps->n_procs && ps->procs[lo].start == start ? &ps->procs[lo] : NULL;
 }
+
+static void pathscale_free(struct pathscale *ps)
+{
+	pathscale_release(ps);
+	free(ps);
+}
+
+const struct pathscale *pathscale_of(struct epoch_view *v, size_t i, enum dcpi_event ev)
+{
+	struct ev_image *e = &v->images[i];
+
+	if (e->pscale && e->pscale_ev != ev) {
+		e->pscale_free(e->pscale);
+		e->pscale = NULL;
+	}
+	if (!e->pscale) {
+		e->pscale = xmalloc(sizeof(*e->pscale));
+		e->pscale_ev = ev;
+		e->pscale_free = pathscale_free;
+		pathscale_build(e->pscale, v, i, ev);
+	}
+	return e->pscale;
+}

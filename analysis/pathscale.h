@@ -75,6 +75,12 @@ struct pathscale {
 void pathscale_build(struct pathscale *ps, struct epoch_view *v, size_t i, enum dcpi_event ev);
 void pathscale_release(struct pathscale *ps);
 
+/*
+ * The scales of image i of view v with the time samples of ev, built on
+ * first use and kept with the view (freed with it).
+ */
+const struct pathscale *pathscale_of(struct epoch_view *v, size_t i, enum dcpi_event ev);
+
 /* The procedure starting at start, or NULL. */
 const struct pathscale_proc *pathscale_find(const struct pathscale *ps, uint64_t start);
 

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/valprof.h"
+#include "analysis/valinsn.h"
 #include "core/u64map.h"
 #include "core/xalloc.h"
 #include "disasm/decode.h"

@@ -6,7 +6,6 @@
  */
 #include "config.h"
 #include "collect/emburst.h"
-#include "collect/collector.h"
 #include "collect/emu-worker.h"
 #include "collect/procs.h"
 #include "core/die.h"
@@ -292,7 +291,7 @@ static void add_trace(struct emburst *e, struct procs *procs, struct addr_space 
 		uint64_t off;
 
 		if (procs_resolve(procs, as, r->steps[i].pc, &image, &off)) {
-			st->image = burst_set_key(&e->raw, procs_image(procs, image)->img.key);
+			st->image = burst_set_key(&e->raw, procs_cimage(procs, image)->img.key);
 			st->offset = off;
 		} else {
 			st->image = BURSTS_NO_IMAGE;
@@ -697,7 +696,7 @@ int emburst_write(struct emburst *e, struct db *db, uint32_t seq, struct procs *
 		for (size_t k = 0; k < im->prof.values.n; k++)
 			*u64map_slot(&im->at, im->prof.values.v[k].offset) = k + 1;
 		im->normalized = records(&im->prof);
-		if (db_paths_merge(db, seq, procs_image(procs, im->image)->img.key, &im->prof)) {
+		if (db_paths_merge(db, seq, procs_cimage(procs, im->image)->img.key, &im->prof)) {
 			e->st.write_failures++;
 			ret = -1;
 			continue;
@@ -747,25 +746,25 @@ bool emburst_pressed(const struct emburst *e)
 
 static size_t ends_by_count(const struct emburst *e, size_t *order, size_t max);
 
-void emburst_summary(const struct emburst *e, int64_t started, struct collect_summary *s)
+void emburst_report(const struct emburst *e, int64_t started, struct emburst_report *r)
 {
 	int64_t el = time_monotonic_ns() - (e->started ? e->started : started);
 	struct strbuf sb = STRBUF_INIT;
 	size_t order[EMBURST_END_NAMES], n;
 
-	s->burst_emulated = true;
-	s->bursts = e->st.bursts;
-	s->burst_steps = e->st.insns;
-	s->burst_share = el > 0 ? (double)e->st.ns / (double)el : 0;
-	memcpy(s->burst_ends, e->st.ends, sizeof(s->burst_ends));
-	s->burst_lost = e->st.lost;
-	s->windows = e->st.windows;
-	s->windows_tried = e->st.windows_tried;
+	memset(r, 0, sizeof(*r));
+	r->bursts = e->st.bursts;
+	r->insns = e->st.insns;
+	r->share = el > 0 ? (double)e->st.ns / (double)el : 0;
+	memcpy(r->ends, e->st.ends, sizeof(r->ends));
+	r->lost = e->st.lost;
+	r->windows = e->st.windows;
+	r->windows_tried = e->st.windows_tried;
 	n = ends_by_count(e, order, 4);
 	for (size_t i = 0; i < n; i++)
 		strbuf_addf(&sb, "%s%s %" PRIu64, i ? ", " : "", e->ends[order[i]].mnemonic,
 			    e->ends[order[i]].count);
-	snprintf(s->burst_end_names, sizeof(s->burst_end_names), "%s", sb.len ? sb.buf : "");
+	snprintf(r->end_names, sizeof(r->end_names), "%s", sb.len ? sb.buf : "");
 	strbuf_release(&sb);
 }
 

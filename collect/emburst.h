@@ -165,9 +165,16 @@ void emburst_new_epoch(struct emburst *e);
 /* True when the tables hold more than half their cap (write early). */
 bool emburst_pressed(const struct emburst *e);
 
-/* The run summary's figures (dcpirun's last line). */
-struct collect_summary;
-void emburst_summary(const struct emburst *e, int64_t started, struct collect_summary *s);
+/* The run summary's figures (dcpirun's last line; collect_summary copies them). */
+struct emburst_report {
+	uint64_t bursts, insns;             /* taken, instructions followed */
+	double share;                       /* the share of the run's time they took */
+	uint64_t ends[PATHS_END__COUNT];    /* by why they ended */
+	uint64_t lost;                      /* lost (the worker failed) */
+	uint64_t windows, windows_tried;    /* windows matched, emulated */
+	char end_names[160];                /* "vmovdqu64 12, pclmulqdq 3" */
+};
+void emburst_report(const struct emburst *e, int64_t started, struct emburst_report *r);
 
 /* dcpictl status: a line of bursts and one of windows; the "bursts" object's members. */
 struct strbuf;

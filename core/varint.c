@@ -80,3 +80,9 @@ const uint8_t *varint_next_bytes(struct varint_reader *r, size_t n)
 	r->p += n;
 	return p;
 }
+
+void strbuf_add_varint_string(struct strbuf *sb, const char *s, size_t len)
+{
+	strbuf_add_varint(sb, len);
+	strbuf_add(sb, s, len);
+}

@@ -6,6 +6,7 @@
 #include "core/varint.h"
 #include "core/xalloc.h"
 #include "db/blob.h"
+#include "db/blobfile.h"
 #include "db/db.h"
 #include "db/meta.h"
 
@@ -632,7 +633,9 @@ void paths_file_name(const char *key, char *buf, size_t size)
 	snprintf(buf, size, "%s%s", key, PATHS_SUFFIX);
 }
 
-static int decode(const void *payload, size_t len, uint32_t count, void *out, const char **why)
+static const struct blob_kind kind = { PATHS_MAGIC, PATHS_VERSION, "path profile" };
+
+static int decode_cb(void *out, const void *payload, size_t len, uint32_t count, const char **why)
 {
 	return paths_decode(payload, len, count, out, why);
 }
@@ -643,8 +646,7 @@ int db_paths_load(struct db *db, uint32_t seq, const char *key, struct paths_pro
 
 	paths_profile_release(out);
 	paths_file_name(key, name, sizeof(name));
-	return db_blob_load_kind(db, seq, name, PATHS_MAGIC, PATHS_VERSION, "path profile", decode,
-				 out);
+	return db_blob_read(db, seq, name, &kind, decode_cb, out);
 }
 
 struct merge_ctx {
@@ -679,8 +681,7 @@ int db_paths_merge(struct db *db, uint32_t seq, const char *key, const struct pa
 
 	paths_file_name(key, name, sizeof(name));
 	m.seed = (uint64_t)seq * 0x9E3779B97F4A7C15ull ^ add->insns ^ add->windows;
-	return db_blob_merge_kind(db, seq, name, PATHS_MAGIC, PATHS_VERSION, "path profile",
-				  merge_cb, &m, &m.invalid);
+	return db_blob_update(db, seq, name, &kind, 0, merge_cb, &m, &m.invalid);
 }
 
 /* ---- the epoch's totals ------------------------------------------------------------------ */

@@ -65,6 +65,7 @@
 #include "core/timeutil.h"
 #include "core/utf8.h"
 #include "core/xalloc.h"
+#include "db/binaries.h"
 #include "db/db.h"
 #include "db/meta.h"
 #include "db/paths.h"
