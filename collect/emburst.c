@@ -420,6 +420,8 @@ static void pace(struct emburst *e, int64_t start)
 	int64_t took = time_monotonic_ns() - start, gap = (int64_t)((double)took / e->budget);
 
 	e->st.ns += took;
+	if (took > e->st.longest_ns)
+		e->st.longest_ns = took;
 	e->next_at = start + took + (gap < 50000000 ? gap : 50000000);
 }
 
@@ -827,6 +829,7 @@ void emburst_status_json(const struct emburst *e, int64_t started, struct json_w
 	json_key(w, "limit"), json_u64(w, e->limit);
 	json_key(w, "time_share"), json_double(w, el > 0 ? (double)s->ns / el : 0, 6);
 	json_key(w, "stopped_s"), json_double(w, (double)s->ns / 1e9, 6);
+	json_key(w, "longest_s"), json_double(w, (double)s->longest_ns / 1e9, 6);
 	json_key(w, "elapsed_s"), json_double(w, el / 1e9, 6);
 	json_key(w, "budget"), json_double(w, e->budget, 4);
 	json_key(w, "ends"), json_object_begin(w);

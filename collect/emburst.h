@@ -74,6 +74,7 @@ struct emburst_stats {
 	uint64_t signals;                       /* a signal was pending: not followed */
 	uint64_t lost;                          /* the worker failed: nothing recorded */
 	int64_t ns;                             /* time threads spent stopped */
+	int64_t longest_ns;                     /* ...by the longest burst */
 	uint64_t pages;                         /* pages read for the worker */
 	uint64_t windows_tried;                 /* windows the worker emulated */
 	uint64_t windows;                       /* ...matched */

@@ -203,9 +203,10 @@ test_expect_success 'dcpid --bursts: reported by dcpictl status' '
 import json, sys
 b = json.load(sys.stdin)[\"bursts\"]
 assert b[\"mode\"] == \"emulate\" and b[\"budget\"] == 0.05, b
-# The budget holds whenever a burst starts; the last one (its deadline, 0.2
-# s) may overshoot it until then.
-assert b[\"stopped_s\"] <= 0.05 * b[\"elapsed_s\"] + 0.25, b
+# The budget holds whenever a burst starts; the last one may overshoot it
+# by its own time, at most the longest (on a loaded host a burst keeps its
+# thread stopped longer: stopping it waits for a CPU).
+assert b[\"stopped_s\"] <= 0.05 * b[\"elapsed_s\"] + b[\"longest_s\"] + 0.001, b
 assert sum(b[\"ends\"].values()) == b[\"bursts\"], b
 assert set(b[\"windows\"][\"misses\"]) >= {\"no-match\", \"samples\"}, b
 " &&

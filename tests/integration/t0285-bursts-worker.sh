@@ -34,7 +34,7 @@ test_expect_success 'the worker killed in the middle of a burst: that burst is l
 	# the collector waits for the worker as long as the test may need to kill it
 	stop_at emulate-burst@3 dcpirun -d killed.db -F 2000 --bursts=10 --burst-deadline=120000 \
 		-- $W/wl-three -s 2 >out 2>err &&
-	run=$stopped_pid &&
+	run=$stopped_pid && test_register_pid $run dcpirun &&
 	{ kill_stopped_workers $run >killed & } &&
 	wait $run &&
 	cat err killed &&
@@ -57,7 +57,7 @@ test_expect_success 'a worker that hangs: the burst is given up at its deadline,
 
 test_expect_success 'a thread killed while a burst has it stopped: the burst ends, the run reports it' '
 	stop_at emulate-stopped@2 dcpirun -d gone.db -F 2000 --bursts=10 -- $W/wl-three -s 30 >out 2>err &&
-	run=$stopped_pid &&
+	run=$stopped_pid && test_register_pid $run dcpirun &&
 	wait_stopped $run &&
 	victim=$(pgrep -P $run -x wl-three) &&
 	kill -KILL $victim &&
