@@ -25,7 +25,7 @@ static bool significant(const struct calc_insn *ci, double freq, double d)
 }
 
 /*
- * The memory-ordering conflicts the bursts saw at load i (burstview.h):
+ * The memory-ordering conflicts the bursts saw at load i (pathview.h):
  * culprits of its dynamic stall, each store a culprit instruction; they
  * explain what was unexplained.
  */
@@ -33,9 +33,9 @@ static void burst_culprits(struct calc *c, size_t i, struct calc_insn *ci)
 {
 	unsigned bits = 0;
 
-	for (size_t k = 0; k < c->bursts.n_conflicts; k++) {
-		const struct burst_conflict *bc = &c->bursts.conflicts[k];
-		enum calc_culprit kind = bc->kind == BURST_STORE_FORWARD ? CULPRIT_STORE_FWD
+	for (size_t k = 0; k < c->paths.n_conflicts; k++) {
+		const struct pathview_conflict *bc = &c->paths.conflicts[k];
+		enum calc_culprit kind = bc->kind == PATHS_STORE_FORWARD ? CULPRIT_STORE_FWD
 									 : CULPRIT_ALIAS_4K;
 
 		if (bc->load != i)

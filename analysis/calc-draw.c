@@ -384,9 +384,11 @@ void calc_render(const struct calc *c, struct calc_lines *out, unsigned flags)
 		for (size_t i = 0; i < c->n_insns; i++)
 			if (c->insns[i].latency >= 0)
 				line_add(out, CALC_LINE_HEADER, CALC_HEAD_LATENCY, -1, (long)i);
-		if (c->bursts.bursts)
+		if (c->paths.followed)
 			line_add(out, CALC_LINE_HEADER, CALC_HEAD_BURSTS, -1, -1);
-		for (size_t k = 0; k < c->bursts.n_conflicts; k++)
+		if (c->pscale.source != CALC_PSCALE_NONE)
+			line_add(out, CALC_LINE_HEADER, CALC_HEAD_PATHS, -1, -1);
+		for (size_t k = 0; k < c->paths.n_conflicts; k++)
 			line_add(out, CALC_LINE_HEADER, CALC_HEAD_CONFLICT, -1, -1)->item = k;
 	}
 	line_add(out, CALC_LINE_COLUMNS, 0, -1, -1);
@@ -426,6 +428,64 @@ static const char *period_how(const struct calc *c)
 	const char *s = c->period_source ? c->period_source : "none";
 
 	return !strcmp(s, "cpu_mhz") ? "period x cpu MHz, not calibrated" : s;
+}
+
+/* "  bursts: 1.2e+06 instructions followed here (about 40 bursts); 3 ended here: 2 syscall, 1 unsupported" */
+static void bursts_line(const struct calc *c, struct draw *d)
+{
+	const struct pathview *pv = &c->paths;
+	uint64_t ended[PATHS_END__COUNT] = { 0 }, all = 0;
+	const char *sep = ": ";
+
+	draw_printf(d, STYLE_NORMAL, "  bursts: %.4g instructions followed here", (double)pv->followed);
+	if (pv->img_insns)
+		draw_printf(d, STYLE_NORMAL, " (about %.0f bursts)",
+			    ceil((double)pv->followed * (double)pv->img_bursts / (double)pv->img_insns));
+	for (size_t k = 0; k < pv->n_stops; k++) {
+		ended[pv->stops[k].reason] += pv->stops[k].count;
+		all += pv->stops[k].count;
+	}
+	if (!all)
+		return;
+	draw_printf(d, STYLE_NORMAL, "; %" PRIu64 " ended here", all);
+	for (unsigned r = 0; r < PATHS_END__COUNT; r++)
+		if (ended[r]) {
+			draw_printf(d, STYLE_NORMAL, "%s%" PRIu64 " %s", sep, ended[r], paths_end_name(r));
+			sep = ", ";
+		}
+}
+
+/*
+ * Where the counts from paths got the procedure's scale:
+ * "  counts from paths: 3e+07 instructions ran here, 13333 a sample (+-3%): matched
+ *  windows 3.1e+07 (225 began in its region, +-2%), the measured loop 2.9e+07 (+-5%)"
+ */
+static void paths_line(const struct calc *c, struct draw *d)
+{
+	const struct calc_pathscale *ps = &c->pscale;
+	const char *sep = ": ";
+
+	draw_printf(d, STYLE_NORMAL, "  counts from paths: %.4g instructions ran here, %.0f a sample (+-%.0f%%)",
+		    ps->insns, ps->per_sample, 100 * ps->rel_error);
+	for (unsigned k = CALC_PSCALE_WINDOWS; k < CALC_PSCALE__COUNT; k++) {
+		if (!(ps->cand[k] > 0))
+			continue;
+		draw_printf(d, STYLE_NORMAL, "%s%s %.3g (", sep,
+			    k == CALC_PSCALE_WINDOWS ? "matched windows" :
+			    k == CALC_PSCALE_MEASURED ? "the measured loop" : "the model, low confidence",
+			    ps->cand[k]);
+		if (k == CALC_PSCALE_WINDOWS && ps->own)
+			draw_printf(d, STYLE_NORMAL, "%.1f began in its region, ", ps->windows);
+		else if (k == CALC_PSCALE_WINDOWS)
+			draw_printf(d, STYLE_NORMAL, "other code's, at the image's samples a window, ");
+		if (ps->cand_error[k] < 0)
+			draw_printf(d, STYLE_WARNING, "left out: it disagrees)");
+		else
+			draw_printf(d, STYLE_NORMAL, "+-%.0f%%)", 100 * ps->cand_error[k]);
+		sep = ", ";
+	}
+	if (!(ps->cand[CALC_PSCALE_WINDOWS] > 0))
+		draw_printf(d, STYLE_NORMAL, "; no matched window ran here");
 }
 
 static void header_line(const struct calc *c, unsigned part, size_t item, long insn, struct draw *d)
@@ -482,15 +542,17 @@ static void header_line(const struct calc *c, unsigned part, size_t item, long i
 		break;
 	}
 	case CALC_HEAD_BURSTS:
-		draw_printf(d, STYLE_NORMAL, "  bursts: %zu through here (of %" PRIu64 " taken), %" PRIu64
-			    " instructions stepped", c->bursts.bursts, c->bursts.seen, c->bursts.steps);
+		bursts_line(c, d);
+		break;
+	case CALC_HEAD_PATHS:
+		paths_line(c, d);
 		break;
 	case CALC_HEAD_CONFLICT: {
-		const struct burst_conflict *bc = &c->bursts.conflicts[item];
+		const struct pathview_conflict *bc = &c->paths.conflicts[item];
 
 		draw_printf(d, STYLE_NORMAL, "  %s at 0x%" PRIx64 ": the store at 0x%" PRIx64 ", %" PRIu64
 			    " time%s in bursts",
-			    bc->kind == BURST_STORE_FORWARD ? "store forwarding failed" : "4K aliasing",
+			    bc->kind == PATHS_STORE_FORWARD ? "store forwarding failed" : "4K aliasing",
 			    c->insns[bc->load].insn->addr, bc->store, bc->count, bc->count == 1 ? "" : "s");
 		break;
 	}

@@ -44,8 +44,9 @@ enum calc_head {
 	CALC_HEAD_NO_TIME,  /* no time samples */
 	CALC_HEAD_MEASURED, /* a measured count (item: its index in c->measured) */
 	CALC_HEAD_LATENCY,  /* a load's measured cycles (insn: the load) */
-	CALC_HEAD_BURSTS,   /* bursts through the procedure */
-	CALC_HEAD_CONFLICT, /* a memory-ordering conflict (item: its index in c->bursts.conflicts) */
+	CALC_HEAD_BURSTS,   /* bursts through the procedure, and where they ended */
+	CALC_HEAD_PATHS,    /* where the counts from paths got their scale */
+	CALC_HEAD_CONFLICT, /* a memory-ordering conflict (item: its index in c->paths.conflicts) */
 };
 
 /*

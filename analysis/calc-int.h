@@ -12,7 +12,7 @@
  *                   counted, or a pointer chase's burst estimate)
  *   calc-prop.c     local: the repair of inflated estimates, propagation,
  *                   bounds on what is left, the values put on blocks and edges
- *   calc-burst.c    values from bursts: branch outcomes, steps
+ *   calc-paths.c    counts from the paths of bursts (pathview.h)
  *   calc-flow.c     the global min-cost flow correction
  *   calc-cpi.c      CPI, stalls and culprits per instruction; blocks' figures
  *   calc-summary.c  the procedure summary (Figure 4)
@@ -128,12 +128,14 @@ void calc_bound_unknown(struct calc_work *w);
 /* Puts the class values on blocks and edges (and c->invocations). */
 void calc_spread_values(struct calc_work *w);
 
-/* ---- calc-burst.c ---------------------------------------------------------- */
+/* ---- calc-paths.c ---------------------------------------------------------- */
 
-/* Edge values from branch outcomes in bursts; returns the classes valued. */
-size_t calc_branch_outcomes(struct calc_work *w);
-/* Class values scaled from their steps in bursts; returns the classes valued. */
-size_t calc_steps_scale(struct calc_work *w);
+/*
+ * Class values counted from the paths of bursts (and c->pscale): each
+ * class's share of its procedure's instructions in bursts times the
+ * procedure's instructions; returns the classes valued.
+ */
+size_t calc_paths_estimate(struct calc_work *w);
 
 /* ---- calc-flow.c ----------------------------------------------------------- */
 

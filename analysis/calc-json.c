@@ -59,6 +59,34 @@ static void json_static(struct json_writer *w, const struct calc_insn *ci)
 	json_object_end(w);
 }
 
+/* A conditional branch's outcomes in bursts: its block's taken and fall-through edges. */
+static void json_outcomes(struct json_writer *w, const struct calc *c, const struct calc_insn *ci)
+{
+	const struct cfg *cfg = &c->list.cfg;
+	const struct cfg_block *blk;
+	uint64_t n[2] = { 0, 0 };
+
+	if (!c->paths.followed || ci->insn->kind != INSN_CJUMP || ci->block < 0)
+		return;
+	blk = &cfg->blocks[ci->block];
+	if ((size_t)(ci - c->insns) != blk->first + blk->n_insns - 1)
+		return;
+	for (uint32_t k = 0; k < blk->n_succ; k++) {
+		uint32_t e = cfg->succ[blk->succ + k];
+
+		n[cfg->edges[e].kind != CFG_FALLTHROUGH] += c->paths.ecount[e];
+	}
+	if (!n[0] && !n[1])
+		return;
+	json_key(w, "burst_outcomes");
+	json_object_begin(w);
+	json_key(w, "taken");
+	json_u64(w, n[1]);
+	json_key(w, "fallthrough");
+	json_u64(w, n[0]);
+	json_object_end(w);
+}
+
 static void json_insn(struct json_writer *w, const struct calc *c, const struct calc_insn *ci)
 {
 	json_object_begin(w);
@@ -101,11 +129,11 @@ static void json_insn(struct json_writer *w, const struct calc *c, const struct 
 		json_key(w, "values");
 		valprof_json(&c->vals.insns[ci - c->insns], w);
 	}
-	if (c->bursts.n_conflicts) {
+	if (c->paths.n_conflicts) {
 		bool any = false;
 
-		for (size_t k = 0; k < c->bursts.n_conflicts; k++) {
-			const struct burst_conflict *bc = &c->bursts.conflicts[k];
+		for (size_t k = 0; k < c->paths.n_conflicts; k++) {
+			const struct pathview_conflict *bc = &c->paths.conflicts[k];
 
 			if (bc->load != (size_t)(ci - c->insns))
 				continue;
@@ -116,7 +144,7 @@ static void json_insn(struct json_writer *w, const struct calc *c, const struct 
 			}
 			json_object_begin(w);
 			json_key(w, "kind");
-			json_string(w, bc->kind == BURST_STORE_FORWARD ? "store-forward" : "alias-4k");
+			json_string(w, paths_conflict_name(bc->kind));
 			json_key(w, "store");
 			json_hex(w, bc->store);
 			json_key(w, "count");
@@ -135,16 +163,7 @@ static void json_insn(struct json_writer *w, const struct calc *c, const struct 
 		json_string(w, ci->latency_level >= 0 ? calc_level_name(ci->latency_level) : NULL);
 		json_object_end(w);
 	}
-	if (c->bursts.bursts && (ci->insn->kind == INSN_CJUMP) &&
-	    c->bursts.taken[ci - c->insns] + c->bursts.fallthrough[ci - c->insns]) {
-		json_key(w, "burst_outcomes");
-		json_object_begin(w);
-		json_key(w, "taken");
-		json_u64(w, c->bursts.taken[ci - c->insns]);
-		json_key(w, "fallthrough");
-		json_u64(w, c->bursts.fallthrough[ci - c->insns]);
-		json_object_end(w);
-	}
+	json_outcomes(w, c, ci);
 	json_object_end(w);
 }
 
@@ -169,6 +188,8 @@ static void json_block(struct json_writer *w, const struct calc *c, size_t b)
 	json_string(w, calc_conf_name(cb->conf));
 	json_key(w, "how");
 	json_string(w, calc_how_name(cb->how));
+	json_key(w, "rel_error");
+	json_num(w, cb->est.rel_error > 0 ? cb->est.rel_error : -1);
 	json_key(w, "best_cpi");
 	json_double(w, cb->best_cpi, 4);
 	json_key(w, "cpi");
@@ -267,6 +288,34 @@ static void json_summary(struct json_writer *w, const struct calc *c)
 	json_object_end(w);
 }
 
+/* What the paths of bursts gave: instructions followed, and the procedure's scale. */
+static void json_paths(struct json_writer *w, const struct calc *c)
+{
+	static const char *const src[] = { NULL, "windows", "measured", "model", "image" };
+	const struct calc_pathscale *ps = &c->pscale;
+
+	if (!c->paths.present) {
+		json_null(w);
+		return;
+	}
+	json_object_begin(w);
+	json_key(w, "followed");
+	json_u64(w, c->paths.followed);
+	json_key(w, "window_insns");
+	json_u64(w, c->paths.wfollowed);
+	json_key(w, "windows");
+	json_double(w, c->paths.win_b1, 4);
+	json_key(w, "scale");
+	json_string(w, src[ps->source]);
+	json_key(w, "insns");
+	json_num(w, ps->source ? ps->insns : -1);
+	json_key(w, "per_sample");
+	json_num(w, ps->source ? ps->per_sample : -1);
+	json_key(w, "rel_error");
+	json_num(w, ps->source ? ps->rel_error : -1);
+	json_object_end(w);
+}
+
 void calc_json(const struct calc *c, struct json_writer *w)
 {
 	const struct listing *l = &c->list;
@@ -289,6 +338,8 @@ void calc_json(const struct calc *c, struct json_writer *w)
 	json_i64(w, c->skid);
 	json_key(w, "invocations");
 	json_num(w, c->invocations);
+	json_key(w, "paths");
+	json_paths(w, c);
 	json_key(w, "summary");
 	json_summary(w, c);
 	json_key(w, "blocks");

@@ -155,6 +155,23 @@ void calc_bound_unknown(struct calc_work *w)
 	}
 }
 
+/* How class cls got its value. */
+static enum calc_how how_of(const struct calc_work *w, int cls)
+{
+	if (w->cls_repaired[cls])
+		return CALC_HOW_REPAIRED;
+	if (w->cls_state[cls] != FREQ_ESTIMATED)
+		return CALC_HOW_PROPAGATED;
+	switch (w->cls_est[cls].method) {
+	case EST_PATHS:
+		return w->c->pscale.source == CALC_PSCALE_WINDOWS ? CALC_HOW_PATHS : CALC_HOW_PATHS_SHARES;
+	case EST_MEASURED:
+		return CALC_HOW_MEASURED;
+	default:
+		return CALC_HOW_SAMPLES;
+	}
+}
+
 /* Puts the class values on blocks and edges. */
 void calc_spread_values(struct calc_work *w)
 {
@@ -174,18 +191,14 @@ void calc_spread_values(struct calc_work *w)
 
 			cb->est = (struct calc_estimate){ (int)r->method, r->windows, r->points, r->spread,
 							  r->support, r->samples, r->total_s, r->total_m,
-							  w->cls_agree[cls], w->cls_loads[cls] };
+							  w->cls_agree[cls], w->cls_loads[cls],
+							  r->method == EST_PATHS ? r->rel_error : 0 };
 		}
 		if (cls < 0 || w->cls_state[cls] == FREQ_UNKNOWN)
 			continue;
 		cb->freq = w->cls_val[cls];
 		cb->conf = w->cls_conf[cls];
-		cb->how = w->cls_repaired[cls] ? CALC_HOW_REPAIRED :
-			  w->cls_est[cls].method == EST_BRANCHES &&
-			  w->cls_state[cls] == FREQ_ESTIMATED ? CALC_HOW_BRANCHES :
-			  w->cls_est[cls].method == EST_MEASURED &&
-			  w->cls_state[cls] == FREQ_ESTIMATED ? CALC_HOW_MEASURED :
-			  w->cls_state[cls] == FREQ_ESTIMATED ? CALC_HOW_SAMPLES : CALC_HOW_PROPAGATED;
+		cb->how = how_of(w, cls);
 	}
 	for (size_t e = 0; e < cfg->n_edges; e++) {
 		int cls = cfg->edges[e].cls;
@@ -198,12 +211,7 @@ void calc_spread_values(struct calc_work *w)
 			continue;
 		ce->freq = w->cls_val[cls];
 		ce->conf = w->cls_conf[cls];
-		ce->how = w->cls_repaired[cls] ? CALC_HOW_REPAIRED :
-			  w->cls_est[cls].method == EST_BRANCHES &&
-			  w->cls_state[cls] == FREQ_ESTIMATED ? CALC_HOW_BRANCHES :
-			  w->cls_est[cls].method == EST_MEASURED &&
-			  w->cls_state[cls] == FREQ_ESTIMATED ? CALC_HOW_MEASURED :
-			  w->cls_state[cls] == FREQ_ESTIMATED ? CALC_HOW_SAMPLES : CALC_HOW_PROPAGATED;
+		ce->how = how_of(w, cls);
 	}
 	c->invocations = c->blocks[cfg->exit].freq;
 }

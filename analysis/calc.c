@@ -77,7 +77,7 @@ enum calc_static calc_static_of(enum sched_reason r)
 const char *calc_how_name(enum calc_how h)
 {
 	static const char *const n[] = { "none", "samples", "propagated", "flow", "repaired",
-					 "measured", "branches" };
+					 "measured", "paths", "paths-shares" };
 
 	return (unsigned)h < ARRAY_SIZE(n) ? n[h] : "none";
 }
@@ -155,19 +155,16 @@ static void alloc_results(struct calc *c)
 /* ---- driver ---------------------------------------------------------------------------------- */
 
 /*
- * The frequencies: each class's own estimate, the repair of inflated ones,
- * propagation (again after bursts valued more), bounds on what is left, the
- * values on blocks and edges, the global correction if asked.
+ * The frequencies: each class's own estimate, the counts from paths, the
+ * repair of inflated ones, propagation, bounds on what is left, the values
+ * on blocks and edges, the global correction if asked.
  */
 static void frequencies(struct calc_work *w)
 {
 	calc_estimate_classes(w);
+	calc_paths_estimate(w);
 	calc_repair(w);
 	calc_propagate(w);
-	if (calc_branch_outcomes(w))
-		calc_propagate(w);
-	if (calc_steps_scale(w))
-		calc_propagate(w);
 	calc_bound_unknown(w);
 	calc_spread_values(w);
 	calc_flow_correct(w);
@@ -367,8 +364,8 @@ int calc_prepare(struct calc *c, struct epoch_view *v, const struct proc_ref *re
 	if (r)
 		return -1;
 	c->vprof = epoch_view_values(v, ref->image);
-	valprof_build(&c->vals, &c->list, c->vprof);
-	burstview_build(&c->bursts, &c->list, epoch_view_bursts(v));
+	valprof_build(&c->vals, &c->list, c->vprof, &epoch_view_paths(v, ref->image)->values);
+	pathview_build(&c->paths, &c->list, epoch_view_paths(v, ref->image));
 	c->prep_meta = meta;
 	c->prep_totals = v->totals;
 	return 0;
@@ -399,7 +396,7 @@ void calc_release(struct calc *c)
 	free(c->blocks);
 	free(c->edges);
 	free(c->measured);
-	burstview_release(&c->bursts);
+	pathview_release(&c->paths);
 	valprof_release(&c->vals);
 	listing_release(&c->list);
 	calc_static_part_free(c->stat);

@@ -63,10 +63,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "analysis/burstview.h"
 #include "analysis/culprit.h"
 #include "analysis/listing.h"
 #include "analysis/measure.h"
+#include "analysis/pathview.h"
 #include "analysis/valprof.h"
 #include "model/model.h"
 #include "model/sched.h"
@@ -150,9 +150,12 @@ enum calc_how {
 	CALC_HOW_FLOW,        /* changed by the global flow correction */
 	CALC_HOW_REPAIRED,    /* lowered to agree with its flow neighbours (freq.h freq_repair) */
 	CALC_HOW_MEASURED,    /* counted: a loop's induction register between samples (measure.h) */
-	CALC_HOW_BRANCHES,    /* a branch's outcomes in bursts times its block's frequency */
+	CALC_HOW_PATHS,       /* counted from paths: the procedure's share in bursts' paths times
+				 its instructions per sample in matched windows (calc-paths.c) */
+	CALC_HOW_PATHS_SHARES,/* the share from paths, the procedure's scale from elsewhere (a
+				 measured loop, the model's estimates): no window reached it */
 };
-/* "none", "samples", "propagated", "flow", "repaired", "measured", "branches" */
+/* "none", "samples", "propagated", "flow", "repaired", "measured", "paths", "paths-shares" */
 const char *calc_how_name(enum calc_how h);
 
 enum calc_insn_flags {
@@ -220,12 +223,14 @@ struct calc_block {
 					 3 counted by the instructions event, 4 burst (a
 					 miss-bound pointer chase), 5 measured (an
 					 induction register's change between samples),
-					 6 branch outcomes in bursts */
+					 6 paths (calc-paths.c) */
 		unsigned windows, points;
 		double spread, support, samples, class_samples, class_m;
 		double agreement;     /* best-case cycles of the class under the other
 					 schedule model over those used (1: they agree) */
 		double loads;         /* share of the class's instructions that load */
+		double rel_error;     /* paths: the estimate's relative standard error
+					 (its confidence's ground); 0 otherwise */
 	} est;
 };
 
@@ -290,8 +295,29 @@ struct calc {
 	 * counting instruction found */
 	struct measure *measured;
 	size_t n_measured;
-	/* what the epoch's bursts say about the procedure (burstview.h) */
-	struct burstview bursts;
+	/* what the epoch's bursts say about the procedure (pathview.h) */
+	struct pathview paths;
+	/* the procedure's scale from paths (calc-paths.c): its instructions in
+	 * the epoch, from each source that could say, and all of them combined */
+	struct calc_pathscale {
+		enum calc_pathscale_source {
+			CALC_PSCALE_NONE,      /* no count from paths */
+			CALC_PSCALE_WINDOWS,   /* its region's instructions in matched windows */
+			CALC_PSCALE_MEASURED,  /* a loop measured from the registers (measure.h) */
+			CALC_PSCALE_MODEL,     /* the model's estimates of its classes */
+			CALC_PSCALE__COUNT
+		} source;              /* the weightiest source (NONE: no count from paths) */
+		double insns;          /* instructions the procedure ran in the epoch (estimated) */
+		double per_sample;     /* ... per time sample recorded in it */
+		double rel_error;      /* the scale's relative standard error */
+		double cand[CALC_PSCALE__COUNT];       /* each source's insns (0: it had none) */
+		double cand_error[CALC_PSCALE__COUNT]; /* ... and its relative error (< 0: left
+							  out, it disagreed with the others) */
+		bool conflict;         /* sources disagreed beyond their errors: low confidence */
+		double windows;        /* matched windows that began in its region (estimated) */
+		bool own;              /* WINDOWS: the samples a window stands for are the
+					  region's own (else the image's) */
+	} pscale;
 	/* the machine's load latencies measured by the collector (collect/ladder.h),
 	 * in cycles per load; 0 unknown */
 	double ladder[CALC_LEVEL__COUNT];

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/tracepaths.h"
 #include "core/die.h"
 #include "core/utf8.h"
 #include "core/xalloc.h"
@@ -87,6 +88,9 @@ void epoch_view_release(struct epoch_view *v)
 		for (int e = 0; e < EVENT__COUNT; e++)
 			profile_release(&v->images[i].prof[e]);
 		values_profile_release(&v->images[i].vals);
+		paths_profile_release(&v->images[i].paths);
+		if (v->images[i].pscale)
+			v->images[i].pscale_free(v->images[i].pscale);
 	}
 	free(v->images);
 	burst_set_release(&v->bursts);
@@ -147,6 +151,32 @@ const struct values_profile *epoch_view_values(struct epoch_view *v, size_t i)
 		db_values_load(v->db, v->seq, e->rec->key, &e->vals);  /* errors reported */
 	}
 	return &e->vals;
+}
+
+void epoch_view_paths_summary(const struct epoch_view *v, struct paths_summary *s)
+{
+	if (v->meta_ok)
+		paths_summary_from_meta(&v->meta, s);
+	else
+		memset(s, 0, sizeof(*s));
+}
+
+const struct paths_profile *epoch_view_paths(struct epoch_view *v, size_t i)
+{
+	struct ev_image *e = &v->images[i];
+	struct paths_summary s;
+
+	if (e->paths_state == PROF_NONE) {
+		e->paths_state = PROF_LOADED;
+		paths_profile_init(&e->paths);
+		/* errors reported; 1: none */
+		if (db_paths_load(v->db, v->seq, e->rec->key, &e->paths) == 1) {
+			epoch_view_paths_summary(v, &s);
+			if (!s.bursts && epoch_view_bursts(v)->n)
+				tracepaths_build(&v->bursts, e->rec->key, epoch_view_image(v, i), &e->paths);
+		}
+	}
+	return &e->paths;
 }
 
 bool epoch_view_image_matches(const struct epoch_view *v, size_t i, const char *spec)

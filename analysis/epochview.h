@@ -35,8 +35,11 @@
 #include "core/event.h"
 #include "db/bursts.h"
 #include "db/db.h"
+#include "db/paths.h"
 #include "db/values.h"
 #include "disasm/image.h"
+
+struct pathscale;
 
 struct epoch_view_opts {
 	bool force;             /* use binaries that changed since they were profiled */
@@ -52,6 +55,11 @@ struct ev_image {
 	unsigned char prof_state[EVENT__COUNT];
 	struct values_profile vals;
 	unsigned char vals_state;
+	struct paths_profile paths;
+	unsigned char paths_state;
+	struct pathscale *pscale;        /* pathscale_of()'s, freed by pscale_free */
+	enum dcpi_event pscale_ev;
+	void (*pscale_free)(struct pathscale *);
 	bool warned;
 };
 
@@ -103,6 +111,18 @@ const struct values_profile *epoch_view_values(struct epoch_view *v, size_t i);
  * use: empty if there are none or they are unreadable (reported, once).
  */
 const struct burst_set *epoch_view_bursts(struct epoch_view *v);
+
+/*
+ * The path profile of image i (db/paths.h; emulated bursts), read on first
+ * use: empty if the epoch has none for it or it is unreadable (reported
+ * then, once).  An epoch without path profiles whose bursts were single
+ * steps (--bursts=step) gets one made from its raw traces
+ * (tracepaths.h).
+ */
+const struct paths_profile *epoch_view_paths(struct epoch_view *v, size_t i);
+
+/* The epoch's totals of emulated bursts and windows (zeros without). */
+void epoch_view_paths_summary(const struct epoch_view *v, struct paths_summary *s);
 
 /*
  * True if image i is what spec names: its path, its path's last component,

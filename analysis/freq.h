@@ -60,7 +60,7 @@ enum est_method {
 	EST_BURST,         /* a miss-bound chain: the rest of the iteration retires in bursts
 			      (calc-est.c burst_estimate) */
 	EST_MEASURED,      /* counted from a loop's induction register (measure.h), not estimated */
-	EST_BRANCHES,      /* a branch's outcomes in bursts times its block's value (calc-burst.c) */
+	EST_PATHS,         /* counted from the paths emulated bursts followed (calc-paths.c) */
 };
 
 struct est_result {
@@ -75,6 +75,7 @@ struct est_result {
 	double total_m;    /* issue cycles of the class's usable points */
 	double total_s;    /* samples of the class's usable points */
 	unsigned rejected; /* clusters rejected as anomalous before the chosen one */
+	double rel_error;  /* EST_PATHS: the estimate's relative standard error */
 };
 
 /* The estimator's knobs (defaults in EST_PARAMS_INIT, as calibrated in docs/analysis.md). */
@@ -90,12 +91,15 @@ struct est_params {
 	double repair;         /* freq_repair's tolerance (0.15); 0: no repair */
 	bool burst;            /* miss-bound pointer chases: the burst estimate (calc-est.c) */
 	bool measure;          /* counts measured from value profiles (measure.h) */
-	bool branches;         /* branch outcomes from bursts (burstview.h) */
-	bool steps;            /* classes scaled from their steps in bursts (calc-burst.c; off:
-				  no gain measured, docs/analysis.md) */
+	bool paths;            /* counts from the paths of bursts (calc-paths.c) */
+	int paths_fallback;    /* a procedure's scale besides the windows: 0 none, 1 a
+				  measured loop and the median of the model's estimates
+				  over their shares, 3 ... the model pooled over the
+				  procedure (measured no better, docs/analysis.md) */
+	double paths_kappa;    /* weight of the bursts' sampling error in a share's */
 };
 
-#define EST_PARAMS_INIT { 1.5, 0.25, 24, 8, false, false, 0.10, 0.15, true, true, true, false }
+#define EST_PARAMS_INIT { 1.5, 0.25, 24, 8, false, false, 0.10, 0.15, true, true, true, 1, 1 }
 
 /*
  * Estimates the frequency of one class from its points.  used (may be

@@ -25,7 +25,7 @@ static void scan_proc(struct invariants *inv, struct epoch_view *v, size_t i, co
 
 	if (listing_build(&l, v, &ref, &lo))
 		return;
-	valprof_build(&vp, &l, epoch_view_values(v, i));
+	valprof_build(&vp, &l, epoch_view_values(v, i), &epoch_view_paths(v, i)->values);
 	for (size_t k = 0; k < vp.n; k++) {
 		const struct valprof_item *best = valprof_invariant(&vp.insns[k], inv->opts.min_share);
 		struct invariant *r;
@@ -45,26 +45,33 @@ static void scan_proc(struct invariants *inv, struct epoch_view *v, size_t i, co
 	listing_release(&l);
 }
 
-/* Every procedure of image i holding an offset with enough value samples. */
+/*
+ * Every procedure of image i holding an offset with enough value samples,
+ * or written values bursts saw often enough (the two lists merged by
+ * offset, so that each procedure is scanned once).
+ */
 static void scan_image(struct invariants *inv, struct epoch_view *v, size_t i)
 {
 	const struct values_profile *vals = epoch_view_values(v, i);
+	const struct values_profile *wr = &epoch_view_paths(v, i)->values;
 	const struct proc *last = NULL;
 	struct image *img;
+	size_t a = 0, b = 0;
 
-	if (!vals->n)
+	if (!vals->n && !wr->n)
 		return;
 	img = epoch_view_image(v, i);
 	if (!image_has_code(img, NULL) || image_load_procs(img)) {
 		epoch_view_warn_image(v, i);
 		return;
 	}
-	for (size_t k = 0; k < vals->n; k++) {
+	while (a < vals->n || b < wr->n) {
+		const struct values_rec *rec = b >= wr->n || (a < vals->n && vals->v[a].offset <= wr->v[b].offset)
+					       ? &vals->v[a++] : &wr->v[b++];
 		const struct proc *p;
 		uint64_t addr;
 
-		if (vals->v[k].samples < inv->opts.min_samples ||
-		    !image_offset_to_addr(img, vals->v[k].offset, &addr) ||
+		if (rec->samples < inv->opts.min_samples || !image_offset_to_addr(img, rec->offset, &addr) ||
 		    !(p = image_proc_at(img, addr)) || p == last)
 			continue;
 		last = p;
@@ -97,7 +104,7 @@ int invariants_build(struct invariants *inv, struct epoch_view *v,
 	for (size_t i = 0; i < v->n_images; i++) {
 		if (o->image && !epoch_view_image_matches(v, i, o->image))
 			continue;
-		inv->any_values |= epoch_view_values(v, i)->n > 0;
+		inv->any_values |= epoch_view_values(v, i)->n > 0 || epoch_view_paths(v, i)->values.n > 0;
 		scan_image(inv, v, i);
 	}
 	if (!inv->any_values && !error_count()) {

@@ -3,6 +3,8 @@
 #include "analysis/valinsn.h"
 #include "core/json.h"
 #include "core/strbuf.h"
+#include "db/values.h"
+#include "disasm/decode.h"
 #include "present/draw.h"
 
 #include <stdio.h>
@@ -58,6 +60,7 @@ void valprof_json(const struct valprof_insn *vi, struct json_writer *w)
 			json_key(w, "value"), json_string(w, hex);
 			json_key(w, "share"), json_double(w, it->v[j].share, 4);
 			json_key(w, "samples"), json_u64(w, it->samples);
+			json_key(w, "source"), json_string(w, it->exact ? "paths" : "samples");
 			if (it->lower_bound)
 				json_key(w, "lower_bound"), json_bool(w, true);
 			json_object_end(w);
@@ -75,4 +78,19 @@ const struct valprof_item *valprof_invariant(const struct valprof_insn *vi, doub
 		    (!best || vi->it[k].v[0].share > best->v[0].share))
 			best = &vi->it[k];
 	return best;
+}
+
+/* x86-64 GPRs in disasm's numbering (hardware order) -> the value profile's. */
+static const int vreg_of_dreg[16] = {
+	[DREG_RAX] = VREG_RAX, [DREG_RCX] = VREG_RCX, [DREG_RDX] = VREG_RDX,
+	[DREG_RBX] = VREG_RBX, [DREG_RSP] = VREG_RSP, [DREG_RBP] = VREG_RBP,
+	[DREG_RSI] = VREG_RSI, [DREG_RDI] = VREG_RDI, [DREG_R8] = VREG_R8,
+	[DREG_R9] = VREG_R9, [DREG_R10] = VREG_R10, [DREG_R11] = VREG_R11,
+	[DREG_R12] = VREG_R12, [DREG_R13] = VREG_R13, [DREG_R14] = VREG_R14,
+	[DREG_R15] = VREG_R15,
+};
+
+int valprof_vreg(unsigned dreg)
+{
+	return dreg < 16 ? vreg_of_dreg[dreg] : -1;
 }

@@ -30,7 +30,9 @@ struct valprof_item {
 	char name[8];           /* "rax" ... "r15", or "addr" */
 	bool address;           /* the memory address the instruction accesses */
 	bool lower_bound;       /* an address of two registers: shares are at least these */
-	uint64_t samples;       /* value samples the shares are of */
+	bool exact;             /* what the instruction wrote, seen by the emulator: samples
+				   are its executions seen in detail */
+	uint64_t samples;       /* value samples (or executions seen) the shares are of */
 	unsigned n;             /* values shown, most common first */
 	struct valprof_value v[VALPROF_SHOW];
 };
@@ -43,7 +45,8 @@ struct valprof_insn {
 struct valprof {
 	struct valprof_insn *insns;   /* one per listing instruction (same index) */
 	size_t n;
-	bool present;                 /* the image has a value profile in this epoch */
+	bool present;                 /* the image has a value profile (or written values of
+					 bursts) in this epoch */
 	uint64_t samples;             /* value samples in the procedure's range */
 };
 
@@ -59,8 +62,10 @@ void valprof_format(const struct valprof_insn *vi, struct strbuf *sb);
 
 /*
  * Writes the instruction's "values" array: one object per value shown,
- * {"reg": "rax", "value": "0x5eed5eed", "share": 0.95, "samples": 120}
- * ("reg" is "addr" for the address, with "lower_bound": true when it is).
+ * {"reg": "rax", "value": "0x5eed5eed", "share": 0.95, "samples": 120,
+ * "source": "paths"} ("reg" is "addr" for the address, with "lower_bound":
+ * true when it is; "source" is "paths" for values the emulator saw
+ * written, "samples" for the sample registers).
  */
 void valprof_json(const struct valprof_insn *vi, struct json_writer *w);
 
@@ -69,5 +74,11 @@ void valprof_json(const struct valprof_insn *vi, struct json_writer *w);
  * share is at least min_share; NULL otherwise.
  */
 const struct valprof_item *valprof_invariant(const struct valprof_insn *vi, double min_share);
+
+/*
+ * The value profile's register (enum values_reg) of a general-purpose
+ * register in disasm's numbering (disasm/insn.h DREG_RAX...), or -1.
+ */
+int valprof_vreg(unsigned dreg);
 
 #endif

@@ -8,21 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* x86-64 GPRs in disasm's numbering (hardware order) -> the value profile's. */
-static const int vreg_of_dreg[16] = {
-	[DREG_RAX] = VREG_RAX, [DREG_RCX] = VREG_RCX, [DREG_RDX] = VREG_RDX,
-	[DREG_RBX] = VREG_RBX, [DREG_RSP] = VREG_RSP, [DREG_RBP] = VREG_RBP,
-	[DREG_RSI] = VREG_RSI, [DREG_RDI] = VREG_RDI, [DREG_R8] = VREG_R8,
-	[DREG_R9] = VREG_R9, [DREG_R10] = VREG_R10, [DREG_R11] = VREG_R11,
-	[DREG_R12] = VREG_R12, [DREG_R13] = VREG_R13, [DREG_R14] = VREG_R14,
-	[DREG_R15] = VREG_R15,
-};
-
-int valprof_vreg(unsigned dreg)
-{
-	return dreg < 16 ? vreg_of_dreg[dreg] : -1;
-}
-
 const struct values_rec *valprof_rec_at(const struct listing *l, const struct values_profile *prof,
 					uint64_t addr)
 {
@@ -113,19 +98,35 @@ static size_t block_first(const struct listing *l, size_t i)
 	return i;
 }
 
+/* Register r as the emulator saw instruction i write it, if it saw that often enough. */
+static bool written_exact(struct valprof_insn *vi, const struct values_rec *rec, int r)
+{
+	struct valprof_item *it;
+
+	if (!rec || !(rec->mask & (1u << r)) || rec->samples < VALPROF_MIN_SAMPLES ||
+	    !(it = add_item(vi, values_reg_name((unsigned)r))))
+		return false;
+	it->exact = true;
+	it->samples = rec->samples;
+	it->n = shares(&rec->h[r], rec->samples, it->v, VALPROF_SHOW);
+	if (!it->n)
+		vi->n--;  /* no value worth showing */
+	return true;
+}
+
 /*
- * The registers insn i writes: their values at the samples of the
- * instructions after it in its block, up to (and including) the next one
- * that writes the register again.
+ * The registers insn i writes: as bursts saw it write them, else their
+ * values at the samples of the instructions after it in its block, up to
+ * (and including) the next one that writes the register again.
  */
 static void written(struct valprof_insn *vi, const struct listing *l,
-		    const struct values_profile *prof, size_t i, const struct insn_ops *ops)
+		    const struct values_profile *prof, const struct values_profile *wr, size_t i,
+		    const struct insn_ops *ops)
 {
 	const struct insn *in = l->insns[i].insn;
+	const struct values_rec *rec = valprof_rec_at(l, wr, in->addr);
 	size_t last = block_last(l, i);
 
-	if (i == last)
-		return;
 	for (unsigned d = 0; d < 16; d++) {
 		struct valprof_item *it;
 		struct span sp;
@@ -136,6 +137,8 @@ static void written(struct valprof_insn *vi, const struct listing *l,
 			continue;
 		/* The stack pointer only where it is the named destination (not push, call...). */
 		if (d == DREG_RSP && !(ops->n && ops->op[0].kind == OPK_REG && ops->op[0].reg == d))
+			continue;
+		if (written_exact(vi, rec, r) || i == last || !prof || !prof->n)
 			continue;
 		while (end < last && !regset_has(&l->insns[end].insn->writes, d))
 			end++;
@@ -222,14 +225,16 @@ static void address(struct valprof_insn *vi, const struct listing *l,
 	}
 }
 
-void valprof_build(struct valprof *vp, const struct listing *l, const struct values_profile *prof)
+void valprof_build(struct valprof *vp, const struct listing *l, const struct values_profile *prof,
+		   const struct values_profile *written_by)
 {
 	struct decoder *dec = NULL;
+	bool code_ok = l->img && image_has_code(l->img, NULL);
 
 	memset(vp, 0, sizeof(*vp));
 	vp->n = l->n_insns;
 	vp->insns = xcalloc(vp->n ? vp->n : 1, sizeof(*vp->insns));
-	vp->present = prof && prof->n;
+	vp->present = (prof && prof->n) || (written_by && written_by->n);
 	if (!vp->present)
 		return;
 	for (size_t i = 0; i < l->n_insns; i++) {
@@ -238,19 +243,23 @@ void valprof_build(struct valprof *vp, const struct listing *l, const struct val
 		struct insn_ops ops;
 		struct insn tmp;
 		uint8_t code[16];
+		bool ops_ok;
 
 		if (at)
 			vp->samples += at->samples;
 		if (l->insns[i].block < 0)
 			continue;
 		memset(&ops, 0, sizeof(ops));
-		if (!dec)
+		if (!dec && code_ok)
 			dec = image_decoder(l->img);
-		if (!dec || in->len > sizeof(code) || image_read(l->img, in->addr, code, in->len) ||
-		    !decode_ops(dec, code, in->len, in->addr, &tmp, &ops))
-			continue;
-		written(&vp->insns[i], l, prof, i, &ops);
-		if ((in->flags & (INSN_F_LOAD | INSN_F_STORE)) && !(in->flags & INSN_F_PREFETCH))
+		/* without the operands, what bursts saw written is still known (not the stack pointer's) */
+		ops_ok = dec && in->len <= sizeof(code) && !image_read(l->img, in->addr, code, in->len) &&
+			 decode_ops(dec, code, in->len, in->addr, &tmp, &ops);
+		if (!ops_ok)
+			memset(&ops, 0, sizeof(ops));
+		written(&vp->insns[i], l, prof, written_by, i, &ops);
+		if (ops_ok && (in->flags & (INSN_F_LOAD | INSN_F_STORE)) && !(in->flags & INSN_F_PREFETCH) &&
+		    prof && prof->n)
 			address(&vp->insns[i], l, prof, i, &ops);
 	}
 }

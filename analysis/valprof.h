@@ -8,9 +8,15 @@
  *
  * For each instruction: the most common values of the registers it writes
  * and, for a load or a store, of the address it accesses, with their
- * shares of the instruction's value samples.  The collector records the
- * registers at each sample as they were before the sampled instruction
- * ran (db/values.h), so
+ * shares of the instruction's value samples.
+ *
+ * What an instruction wrote comes first from the path profile of emulated
+ * bursts (db/paths.h "values"): the emulator saw each instruction it
+ * followed in detail write its registers, so those values are exactly the
+ * instruction's, their shares of the executions seen (`exact`).  Where
+ * bursts did not see an instruction often enough, the sample registers
+ * stand in.  The collector records the registers at each sample as they
+ * were before the sampled instruction ran (db/values.h), so
  *
  *  - what instruction i wrote is read at the instruction that follows it
  *    in execution: the next one of its block, or the head of the block it
@@ -45,17 +51,16 @@
 #define VALPROF_MIN_SAMPLES 8
 
 /*
- * Builds the values of listing l's instructions from prof (the image's
- * value profile; may be NULL or empty: every instruction without values).
- * Instructions are decoded again for their memory operands.
+ * Builds the values of listing l's instructions from written (the values
+ * bursts saw instructions write: the image's path profile's `values`) and
+ * prof (the image's value profile); either may be NULL or empty (every
+ * instruction without values).  Instructions are decoded again for their
+ * memory operands.
  */
-void valprof_build(struct valprof *vp, const struct listing *l, const struct values_profile *prof);
+void valprof_build(struct valprof *vp, const struct listing *l, const struct values_profile *prof,
+		   const struct values_profile *written);
+void valprof_release(struct valprof *vp);
 
-/*
- * The value profile's register (enum values_reg) of a general-purpose
- * register in disasm's numbering (disasm/insn.h DREG_RAX...), or -1.
- */
-int valprof_vreg(unsigned dreg);
 
 /* The record of the instruction at address addr of l's image, or NULL. */
 const struct values_rec *valprof_rec_at(const struct listing *l, const struct values_profile *prof,

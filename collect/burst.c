@@ -9,16 +9,10 @@
 #include "db/db.h"
 
 #include <errno.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/user.h>
-#include <sys/wait.h>
-
-#ifndef PTRACE_EVENT_STOP
-#define PTRACE_EVENT_STOP 128
-#endif
 
 void bursts_init(struct bursts *b, double budget, unsigned max_steps, pid_t watch)
 {
@@ -27,7 +21,7 @@ void bursts_init(struct bursts *b, double budget, unsigned max_steps, pid_t watc
 	b->max_steps = max_steps ? max_steps : BURST_DEFAULT_STEPS;
 	if (b->max_steps > BURSTS_MAX_STEPS)
 		b->max_steps = BURSTS_MAX_STEPS;
-	b->watch = watch;
+	b->tracer.watch = watch;
 	burst_set_init(&b->set);
 }
 
@@ -46,55 +40,6 @@ bool bursts_due(struct bursts *b, int64_t now)
 }
 
 #if defined(__x86_64__)
-
-/* A wait status that says the thread is gone (and, for the watched process, what it said). */
-static bool gone(struct bursts *b, pid_t tid, int status)
-{
-	if (!WIFEXITED(status) && !WIFSIGNALED(status))
-		return false;
-	b->st.gone++;
-	if (tid == b->watch) {
-		b->reaped = true;
-		b->reaped_status = status;
-	}
-	return true;
-}
-
-/*
- * Waits for tid's next stop.  Returns 0 for a SIGTRAP stop (a single step,
- * the interrupt), a positive signal number for another signal's
- * delivery-stop (to be delivered at detach), -1 if the thread is gone.
- */
-static int wait_stop(struct bursts *b, pid_t tid)
-{
-	int status;
-
-	for (;;) {
-		pid_t r = waitpid(tid, &status, __WALL);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			return -1;
-		if (gone(b, tid, status))
-			return -1;
-		if (!WIFSTOPPED(status))
-			continue;
-		if (WSTOPSIG(status) == SIGTRAP || (status >> 16) == PTRACE_EVENT_STOP)
-			return 0;
-		return WSTOPSIG(status);
-	}
-}
-
-/* The format's register order (db/values.h) from ptrace's. */
-static void regs_of(const struct user_regs_struct *u, uint64_t *r)
-{
-	r[VREG_RAX] = u->rax, r[VREG_RBX] = u->rbx, r[VREG_RCX] = u->rcx, r[VREG_RDX] = u->rdx;
-	r[VREG_RSI] = u->rsi, r[VREG_RDI] = u->rdi, r[VREG_RBP] = u->rbp, r[VREG_RSP] = u->rsp;
-	r[VREG_R8] = u->r8, r[VREG_R9] = u->r9, r[VREG_R10] = u->r10, r[VREG_R11] = u->r11;
-	r[VREG_R12] = u->r12, r[VREG_R13] = u->r13, r[VREG_R14] = u->r14, r[VREG_R15] = u->r15;
-	r[VREG_RFLAGS] = u->eflags;
-}
 
 /* True if the instruction at pc enters the kernel (syscall, sysenter, int 0x80). */
 static bool enters_kernel(pid_t tid, uint64_t pc, bool *unreadable)
@@ -139,7 +84,7 @@ static int follow(struct bursts *b, pid_t tid, struct procs *procs, struct addr_
 		syscall = enters_kernel(tid, u.rip, &unreadable);
 		if (unreadable)
 			return 0;
-		regs_of(&u, st.regs);
+		tracer_regs(&u, st.regs);
 		resolve(b, procs, as, u.rip, &st);
 		burst_trace_push(t, &st);
 		if (syscall) {
@@ -148,7 +93,7 @@ static int follow(struct bursts *b, pid_t tid, struct procs *procs, struct addr_
 		}
 		if (ptrace(PTRACE_SINGLESTEP, tid, NULL, NULL))
 			return 0;
-		if ((sig = wait_stop(b, tid)) != 0) {
+		if ((sig = tracer_wait(&b->tracer, tid)) != 0) {
 			if (sig > 0)
 				b->st.signals++;
 			return sig;
@@ -169,21 +114,14 @@ size_t bursts_run(struct bursts *b, pid_t pid, pid_t tid, struct procs *procs, i
 	(void)now;
 	if (!as || tid <= 0)
 		return 0;
-	if (ptrace(PTRACE_SEIZE, tid, NULL, NULL)) {
-		b->st.refused++;
-		return 0;
-	}
-	if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL) || (sig = wait_stop(b, tid)) < 0) {
-		if (!b->reaped)
-			ptrace(PTRACE_DETACH, tid, NULL, NULL);
+	if (tracer_stop(&b->tracer, tid, &sig)) {
 		b->st.refused++;
 		return 0;
 	}
 	t = burst_set_add(&b->set, (uint32_t)tid);
 	if (!sig)
 		sig = follow(b, tid, procs, as, t, start);
-	if (sig >= 0)
-		ptrace(PTRACE_DETACH, tid, NULL, (void *)(long)sig);
+	tracer_release(&b->tracer, tid, sig);
 	took = time_monotonic_ns() - start;
 	b->st.ns += took;
 	/* At the budget's pace: the next one after budget's share of time has passed. */

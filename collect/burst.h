@@ -28,6 +28,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "collect/tracestop.h"
 #include "db/bursts.h"
 
 struct db;
@@ -41,7 +42,6 @@ struct burst_stats {
 	uint64_t bursts;            /* bursts taken */
 	uint64_t steps;             /* instructions stepped */
 	uint64_t refused;           /* threads that could not be traced */
-	uint64_t gone;              /* threads that exited during a burst */
 	uint64_t syscalls;          /* bursts ended at a system call */
 	uint64_t signals;           /* bursts ended by a signal (delivered) */
 	int64_t ns;                 /* wall time threads spent stopped in bursts */
@@ -55,10 +55,7 @@ struct bursts {
 	int64_t next_at;            /* no burst before this */
 	struct burst_set set;       /* this epoch's bursts since the last write (seen: taken) */
 	struct burst_stats st;
-	/* a burst that reaped the exit of process `watch` (the command of dcpirun) */
-	pid_t watch;
-	bool reaped;
-	int reaped_status;
+	struct tracer tracer;       /* stops threads; reaped: the exit of dcpirun's command */
 };
 
 void bursts_init(struct bursts *b, double budget, unsigned max_steps, pid_t watch);

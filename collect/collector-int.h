@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * collect/collector-int.h - the collector's insides, shared by
- * collect/collector.c (the sample path) and collect/status.c (its
- * reports).  Not for other users: see collect/collector.h.
+ * collect/collector.c (the sample path), options.c, events.c,
+ * calibrate.c and status.c (its reports).  Not for other users: see collect/collector.h.
  */
 #ifndef DCPI_COLLECT_COLLECTOR_INT_H
 #define DCPI_COLLECT_COLLECTOR_INT_H
 
 #include "collect/burst.h"
+#include "collect/emburst.h"
 #include "collect/collector.h"
 #include "collect/ladder.h"
 #include "collect/order.h"
@@ -65,7 +66,8 @@ struct collector {
 	struct perf_rec_format fmt; /* what the samples carry (--values, -g) */
 	struct cvalues *values;     /* --values: the value tables, else NULL */
 	size_t values_ev;           /* the event whose samples give values (in ev) */
-	struct bursts *bursts;      /* --bursts, else NULL */
+	struct bursts *bursts;      /* --bursts=step, else NULL */
+	struct emburst *emb;        /* --bursts (emulated), else NULL */
 	struct ladder ladder;       /* --values: load latencies measured here (ns 0: not yet) */
 	pid_t burst_pid, burst_tid; /* the thread of the latest user sample: the next burst's */
 	int64_t next_values_write;
@@ -96,6 +98,19 @@ struct collector {
 	uint64_t epoch_evictions, epoch_shadow_hits, epoch_shadow_evictions;
 	const struct collect_retention *retention;  /* dcpid's, for status; NULL: none */
 };
+
+/* events.c: the events this machine can count, their periods, their rings. */
+void collector_set_period(struct cevent *e, const struct collect_options *o);
+int collector_choose_events(struct collector *c);
+int collector_open_events(struct collector *c);
+void collector_close_cpu(struct ccpu *cc, size_t n_ev);
+/* Draws a new random period for every event on every CPU. */
+void collector_redraw_periods(struct collector *c);
+
+/* calibrate.c: the time event to calibrate (the first counted by the clock), or -1. */
+int collector_time_event(const struct collector *c);
+/* The epoch's calibration into m: this run's, merged with a continued epoch's. */
+void collector_fill_calib(struct collector *c, struct epoch_meta *m);
 
 /* The measured mean period of event i in this epoch (ns for the clock). */
 uint64_t collector_mean_period(struct collector *c, size_t i);

@@ -1,4 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * collect/collector.c - the collector's life (set-up, epochs, ticks, the
+ * end) and the sample path: records in time order to the side-band and the
+ * per-CPU hashes, evictions resolved into the store.  Options are in
+ * options.c, the events and rings in events.c, calibration in
+ * calibrate.c, the reports in status.c.
+ */
 #include "config.h"
 #include "collect/collector.h"
 #include "collect/calib.h"
@@ -26,360 +33,13 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-/* ---- options --------------------------------------------------------------- */
-
-void collect_options_init(struct collect_options *o)
-{
-	memset(o, 0, sizeof(*o));
-	o->events[o->n_events++] = EVENT_CYCLES;
-	o->events[o->n_events++] = EVENT_IMISS;
-	o->freq_hz = COLLECT_DEFAULT_HZ;
-	o->pid = -1;
-	o->hash = SHASH_STF6;
-	o->hash_bytes = 256 << 10;
-	o->overflow_entries = 8192;
-	o->ring_pages = 64;
-	o->drain_ns = 60 * NS_PER_SEC;
-	o->slack_ns = 20 * 1000000;
-	o->values_bytes = CVALUES_DEFAULT_MAX_BYTES;
-	store_config_init(&o->store);
-}
-
-static void known_events(struct strbuf *sb)
-{
-	for (int i = 0; i < EVENT__COUNT; i++)
-		strbuf_addf(sb, "%s%s", i ? ", " : "", event_name((enum dcpi_event)i));
-}
-
-int collect_parse_events(struct collect_options *o, const char *list)
-{
-	char *copy = xstrdup(list), *tok, *save = NULL;
-	int r = 0;
-
-	o->n_events = 0;
-	o->events_given = true;
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		int ev = event_lookup(tok);
-		bool dup = false;
-
-		if (ev < 0) {
-			struct strbuf sb = STRBUF_INIT;
-
-			known_events(&sb);
-			r = errorf("unknown event '%s' (known: %s)", tok, sb.buf);
-			strbuf_release(&sb);
-			break;
-		}
-		for (size_t i = 0; i < o->n_events; i++)
-			dup |= o->events[i] == (enum dcpi_event)ev;
-		if (!dup)
-			o->events[o->n_events++] = (enum dcpi_event)ev;
-	}
-	if (!r && !o->n_events)
-		r = errorf("no events in '%s'", list);
-	free(copy);
-	return r;
-}
-
-int collect_option(struct collect_options *o, int opt, const char *arg)
-{
-	uint64_t v;
-	int k;
-
-	switch (opt) {
-	case 'e':
-		return collect_parse_events(o, arg) ? -1 : 1;
-	case 'F':
-		if (cli_parse_range(arg, 1, 100000, &v))
-			return errorf("bad rate '%s' (-F takes 1 to 100000 samples/s)", arg);
-		o->freq_hz = v;
-		o->period = 0;
-		return 1;
-	case 'c':
-		if (cli_parse_range(arg, 1000, UINT64_MAX >> 2, &v))
-			return errorf("bad period '%s' (-c takes a number of events, or ns for "
-				      "clock, of at least 1000)", arg);
-		o->period = v;
-		o->freq_hz = 0;
-		return 1;
-	case COLLECT_OPT_HASH:
-		if ((k = shash_kind_lookup(arg)) < 0)
-			return errorf("unknown hash table '%s' (rr4 or stf6)", arg);
-		o->hash = (enum shash_kind)k;
-		return 1;
-	case COLLECT_OPT_PER_PROCESS:
-		o->per_process = xreallocarray(o->per_process, o->n_per_process + 1,
-					       sizeof(*o->per_process));
-		o->per_process[o->n_per_process++] = (char *)arg;
-		return 1;
-	case COLLECT_OPT_WRITE_INTERVAL:
-		if (cli_parse_range(arg, 0, 86400, &v))
-			return errorf("bad write interval '%s' (seconds, 0 to 86400)", arg);
-		o->store.write_interval_ns = (int64_t)v * NS_PER_SEC;
-		/* Nothing reaches disk before a drain: drain at least as often. */
-		o->drain_ns = v < 1 ? COLLECT_REDRAW_NS : v < 60 ? (int64_t)v * NS_PER_SEC :
-						 60 * NS_PER_SEC;
-		return 1;
-	case COLLECT_OPT_HASH_BYTES:
-		if (cli_parse_range(arg, 64, (uint64_t)1 << 30, &v))
-			return errorf("bad hash table size '%s' (bytes per CPU, 64 to 2^30)", arg);
-		o->hash_bytes = (size_t)v;
-		return 1;
-	case COLLECT_OPT_HASH_COMPARE:
-		o->hash_compare = true;
-		return 1;
-	case COLLECT_OPT_NO_CALIBRATE:
-		o->no_calibrate = true;
-		return 1;
-	case COLLECT_OPT_VALUES:
-		o->values = true;
-		return 1;
-	case COLLECT_OPT_BURSTS:
-		if (!arg) {
-			o->burst_budget = BURST_DEFAULT_BUDGET;
-			return 1;
-		}
-		if (cli_parse_range(arg, 1, 50, &v))
-			return errorf("bad burst budget '%s' (a percentage of the time, 1 to 50)", arg);
-		o->burst_budget = (double)v / 100;
-		return 1;
-	case COLLECT_OPT_RING_PAGES:
-		if (cli_parse_range(arg, 1, 65536, &v) || (v & (v - 1)))
-			return errorf("bad ring size '%s' (pages per CPU, a power of two)", arg);
-		o->ring_pages = (unsigned)v;
-		o->ring_pages_given = true;
-		return 1;
-	case 'g':
-		return callgraph_parse(&o->callgraph, "dwarf") ? -1 : 1;
-	case COLLECT_OPT_CALL_GRAPH:
-		return callgraph_parse(&o->callgraph, arg) ? -1 : 1;
-	case COLLECT_OPT_THREADS:
-		if (o->callgraph.mode == CALLGRAPH_NONE)
-			o->callgraph.mode = CALLGRAPH_THREADS;
-		return 1;
-	default:
-		return 0;
-	}
-}
-
-int collect_check_label(const char *label)
-{
-	if (!epoch_label_valid(label))
-		return errorf("invalid epoch label '%s' (1-64 characters, no spaces, not a number, "
-			      "not starting with 'latest')", label);
-	return 0;
-}
-
-int collect_cli_option(const struct cli_option *opt, const char *arg)
-{
-	return collect_option(opt->value, opt->defval, arg) < 0 ? -1 : 0;
-}
-
-/* ---- opening the events ---------------------------------------------------- */
-
-static double cpu_mhz(void)
-{
-	struct epoch_meta m;
-	double mhz;
-
-	epoch_meta_init(&m);
-	epoch_meta_fill_host(&m);
-	mhz = m.cpu_mhz;
-	epoch_meta_release(&m);
-	return mhz > 0 ? mhz : 1000;
-}
-
-/* Chooses the period (or frequency) of an event from -F / -c. */
-static void set_period(struct cevent *e, const struct collect_options *o)
-{
-	bool cycles_on_clock = e->spec.event != e->spec.used && e->spec.time;
-
-	if (o->period) {
-		e->mean = o->period;
-		/* -c counts cycles: on the clock, that much time. */
-		if (cycles_on_clock)
-			e->mean = (uint64_t)((double)o->period * 1000.0 / cpu_mhz());
-	} else if (e->spec.time) {
-		e->mean = (uint64_t)(NS_PER_SEC / (int64_t)o->freq_hz);
-	} else if (e->spec.event == EVENT_CYCLES) {
-		e->mean = (uint64_t)(cpu_mhz() * 1e6 / (double)o->freq_hz);
-	} else {
-		/* Other hardware events: the kernel adjusts the period to the rate. */
-		e->freq = true;
-		e->mean = o->freq_hz;
-	}
-	if (e->mean < 1)
-		e->mean = 1;
-	/* Uniform over [top - top/16, top]: the mean is top * 31/32. */
-	e->top = e->freq ? e->mean : e->mean + e->mean / 31;
-}
-
-static int choose_events(struct collector *c)
-{
-	char first_why[256] = "";
-	int first = -1;
-
-	for (size_t i = 0; i < c->opt.n_events; i++) {
-		struct cevent *e = &c->ev[c->n_ev];
-		char why[256];
-
-		if (perf_evspec_probe(c->opt.events[i], &e->spec, why, sizeof(why))) {
-			/* The defaults take what the machine has, quietly (the epoch's
-			 * meta lists what was sampled); an event asked for with -e is
-			 * worth a warning. */
-			if (c->opt.events_given)
-				warning("event '%s' is not available: %s; skipping it",
-					event_name(c->opt.events[i]), why);
-			else if (first < 0) {
-				first = (int)c->opt.events[i];
-				memcpy(first_why, why, sizeof(why));
-			}
-			continue;
-		}
-		set_period(e, &c->opt);
-		c->n_ev++;
-	}
-	if (!c->n_ev && first >= 0)
-		return errorf("none of the default events can be sampled here (%s: %s)",
-			      event_name((enum dcpi_event)first), first_why);
-	if (!c->n_ev)
-		return errorf("none of the requested events can be sampled here");
-	return 0;
-}
-
-static uint64_t rng_next(struct collector *c)
-{
-	c->rng ^= c->rng << 13;
-	c->rng ^= c->rng >> 7;
-	c->rng ^= c->rng << 17;
-	return c->rng;
-}
-
-static uint64_t draw_period(struct collector *c, const struct cevent *e)
-{
-	if (e->freq)
-		return e->mean;
-	return collect_random_period(e->top, rng_next(c));
-}
-
-static int open_one(struct collector *c, struct ccpu *cc, size_t i)
-{
-	struct perf_event_attr attr;
-	size_t ring_bytes = (size_t)c->opt.ring_pages * (size_t)sysconf(_SC_PAGESIZE);
-	struct cevent *e = &c->ev[i];
-
-	perf_attr_init(&attr, &e->spec, &c->target, draw_period(c, e), e->freq, i == 0,
-		       ring_bytes / 4);
-	attr.sample_type = c->fmt.sample_type;
-	attr.sample_regs_user = c->fmt.regs_user;
-	if (c->cg)
-		callchain_attr(c->cg, &attr);  /* its bits are in fmt already; the stack size */
-	cc->fd[i] = perf_open(&attr, c->opt.pid, cc->cpu, -1);
-	/* Older kernels: no lost count in read() (before 6.0), no build-ids (5.12). */
-	if (cc->fd[i] < 0 && errno == EINVAL) {
-		attr.read_format &= ~(uint64_t)PERF_FORMAT_LOST;
-		cc->fd[i] = perf_open(&attr, c->opt.pid, cc->cpu, -1);
-	}
-	if (cc->fd[i] < 0 && errno == EINVAL && attr.build_id) {
-		attr.build_id = 0;
-		cc->fd[i] = perf_open(&attr, c->opt.pid, cc->cpu, -1);
-	}
-	return cc->fd[i] < 0 ? -1 : 0;
-}
-
-static void close_cpu(struct ccpu *cc, size_t n_ev)
-{
-	if (cc->ring.base)
-		perf_ring_unmap(&cc->ring);
-	for (size_t i = 0; cc->fd && i < n_ev; i++)
-		if (cc->fd[i] >= 0)
-			close(cc->fd[i]);
-	free(cc->fd);
-	cc->fd = NULL;
-}
-
-/*
- * Opens every event on one CPU, the first one owning the ring.  The ring
- * is tagged with the CPU's index k, which travels with its records.
- */
-static int open_cpu(struct collector *c, struct ccpu *cc, size_t k)
-{
-	cc->fd = xcalloc(c->n_ev, sizeof(int));
-	for (size_t i = 0; i < c->n_ev; i++)
-		cc->fd[i] = -1;
-	for (size_t i = 0; i < c->n_ev; i++) {
-		uint64_t id;
-
-		if (open_one(c, cc, i))
-			return -1;
-		if (i == 0 && perf_ring_map(&cc->ring, cc->fd[0], (int)k, c->opt.ring_pages)) {
-			c->map_failed = true;
-			return -1;
-		}
-		if (i > 0 && ioctl(cc->fd[i], PERF_EVENT_IOC_SET_OUTPUT, cc->fd[0]))
-			return -1;
-		if (perf_event_id(cc->fd[i], &id))
-			return -1;
-		*u64map_slot(&c->id_event, id) = i + 1;
-	}
-	return 0;
-}
-
-static int open_all(struct collector *c)
-{
-	for (size_t k = 0; k < c->ncpu; k++) {
-		if (open_cpu(c, &c->cpu[k], k)) {
-			int err = errno;
-
-			for (size_t j = 0; j <= k; j++)
-				close_cpu(&c->cpu[j], c->n_ev);
-			u64map_clear(&c->id_event);
-			errno = err;
-			return -1;
-		}
-	}
-	return 0;
-}
-
 static void consume(void *ctx, const struct shash_entry *v, size_t n);
 static void fill_meta(void *ctx, struct epoch_meta *m);
-
-static int open_events(struct collector *c)
-{
-	bool system_wide = c->opt.pid < 0;
-
-	c->target.pid = c->opt.pid;
-	c->target.inherit = !system_wide;
-	c->target.enable_on_exec = !system_wide;
-	c->target.exclude_kernel = c->opt.user_only;
-	c->map_failed = false;
-	if (!open_all(c))
-		return 0;
-	/* Large rings (stack copies) over the locked-memory limit: smaller ones. */
-	while (c->map_failed && (errno == EPERM || errno == ENOMEM) && c->opt.ring_pages > 16 &&
-	       !c->opt.ring_pages_given) {
-		c->opt.ring_pages /= 2;
-		c->map_failed = false;
-		if (!open_all(c))
-			return 0;
-	}
-	if ((errno == EACCES || errno == EPERM) && !system_wide && !c->target.exclude_kernel) {
-		/* perf_event_paranoid 2: user space only, as the kernel demands. */
-		c->target.exclude_kernel = true;
-		if (!open_all(c))
-			return 0;
-	}
-	return errorf("cannot open '%s' sampling on CPU %d: %s",
-		      event_name(c->ev[0].spec.used), c->cpu[0].cpu,
-		      perf_strerror(errno, system_wide));
-}
-
-static int time_event(const struct collector *c);
 
 /* The event whose samples give values: the time event, else the first. */
 static size_t values_event(const struct collector *c)
 {
-	int t = time_event(c);
+	int t = collector_time_event(c);
 
 	return t >= 0 ? (size_t)t : 0;
 }
@@ -399,13 +59,31 @@ static void setup_values(struct collector *c)
 	cvalues_init(c->values, c->opt.values_bytes, c->rng);
 }
 
-/* --bursts: budgeted single-step bursts of sampled threads (not offline). */
+/*
+ * --bursts: budgeted bursts of sampled threads (not offline): emulated,
+ * their worker forked now (before the hash tables exist, as the unwinding
+ * worker is), with the samples' registers for the windows; or single steps.
+ */
 static void setup_bursts(struct collector *c)
 {
+	int t;
+
 	if (!(c->opt.burst_budget > 0) || c->offline)
 		return;
-	c->bursts = XNEW(struct bursts);
-	bursts_init(c->bursts, c->opt.burst_budget, BURST_DEFAULT_STEPS, c->opt.pid);
+	if (c->opt.burst_step) {
+		c->bursts = XNEW(struct bursts);
+		bursts_init(c->bursts, c->opt.burst_budget, BURST_DEFAULT_STEPS, c->opt.pid);
+		return;
+	}
+	if (!(c->emb = emburst_new(c->opt.burst_budget, c->opt.burst_limit, c->opt.pid, c->rng)))
+		return;
+	if (c->opt.burst_deadline_ms)
+		c->emb->deadline_ns = (int64_t)c->opt.burst_deadline_ms * 1000000;
+	c->fmt.sample_type |= PERF_SAMPLE_REGS_USER;
+	c->fmt.regs_user |= CVALUES_PERF_REGS;
+	c->values_ev = values_event(c);
+	if ((t = collector_time_event(c)) >= 0 && c->ev[t].spec.time)
+		emburst_set_period(c->emb, c->ev[t].mean);
 }
 
 static void discard(void *ctx, const struct shash_entry *v, size_t n)
@@ -486,7 +164,7 @@ struct collector *collector_new(const struct collect_options *o, struct db *db)
 	size_t n;
 	int *cpus;
 
-	if (choose_events(c) || perf_online_cpus(&cpus, &n)) {
+	if (collector_choose_events(c) || perf_online_cpus(&cpus, &n)) {
 		collector_free(c);
 		return NULL;
 	}
@@ -500,7 +178,7 @@ struct collector *collector_new(const struct collect_options *o, struct db *db)
 	setup_callgraph(c, false);
 	setup_cpus(c, cpus, n);
 	free(cpus);
-	if (open_events(c)) {
+	if (collector_open_events(c)) {
 		collector_free(c);
 		return NULL;
 	}
@@ -518,7 +196,7 @@ struct collector *collector_new_offline(const struct collect_options *o, struct 
 
 		e->spec.event = e->spec.used = o->events[i];
 		e->spec.time = event_is_time(o->events[i]);
-		set_period(e, o);
+		collector_set_period(e, o);
 		*u64map_slot(&c->id_event, i + 1) = c->n_ev;
 	}
 	setup_values(c);
@@ -539,7 +217,7 @@ void collector_free(struct collector *c)
 	if (!c)
 		return;
 	for (size_t k = 0; k < c->ncpu; k++) {
-		close_cpu(&c->cpu[k], c->n_ev);
+		collector_close_cpu(&c->cpu[k], c->n_ev);
 		shash_release(&c->cpu[k].hash);
 		if (c->cpu[k].shadow) {
 			shash_release(c->cpu[k].shadow);
@@ -560,6 +238,7 @@ void collector_free(struct collector *c)
 		bursts_release(c->bursts);
 		free(c->bursts);
 	}
+	emburst_free(c->emb);
 	free(c);
 }
 
@@ -696,107 +375,6 @@ static void set_counter(struct collector *c, struct epoch_meta *m, const char *n
 }
 
 /* ---- calibration -------------------------------------------------------------- */
-
-/* The time event to calibrate: the first counted by the clock, or -1. */
-static int time_event(const struct collector *c)
-{
-	for (size_t i = 0; i < c->n_ev; i++)
-		if (c->ev[i].spec.time && !c->ev[i].freq)
-			return (int)i;
-	return -1;
-}
-
-/* Pauses or resumes CPU k's events (system-wide calibration). */
-static void pause_cpu(struct collector *c, size_t k, bool pause)
-{
-	for (size_t i = 0; i < c->n_ev; i++)
-		if (c->cpu[k].fd[i] >= 0)
-			ioctl(c->cpu[k].fd[i], pause ? PERF_EVENT_IOC_DISABLE : PERF_EVENT_IOC_ENABLE, 0);
-}
-
-/* One measurement on the calling thread, added to c->calib. */
-static void calibrate_here(struct collector *c, int cpu)
-{
-	struct calib_result r;
-	char why[160];
-
-	if (calib_measure(&c->ev[c->time_ev].spec, c->ev[c->time_ev].mean, &r, why, sizeof(why))) {
-		if (cpu >= 0)
-			warning("cannot calibrate the sampling period on CPU %d: %s", cpu, why);
-		else
-			warning("cannot calibrate the sampling period: %s", why);
-	}
-	c->calib_ns += r.cost_ns;
-	calib_accumulate(&c->calib, &r);
-}
-
-int64_t collector_calibrate(struct collector *c)
-{
-	cpu_set_t old;
-
-	memset(&c->calib, 0, sizeof(c->calib));
-	c->calib_ns = 0;
-	c->time_ev = time_event(c);
-	/* --values: the load latencies the analysis compares loads with. */
-	if (c->values && !c->offline && !ladder_measure(&c->ladder))
-		c->calib_ns += c->ladder.cost_ns;
-	if (c->opt.no_calibrate || c->offline || c->time_ev < 0 || !calib_supported())
-		return 0;
-	c->calib.event = c->ev[c->time_ev].spec.event;
-	c->calib.period = c->ev[c->time_ev].mean;
-	if (c->opt.pid >= 0 || sched_getaffinity(0, sizeof(old), &old)) {
-		calibrate_here(c, -1);
-		return c->calib_ns;
-	}
-	for (size_t k = 0; k < c->ncpu; k++) {
-		cpu_set_t one;
-
-		CPU_ZERO(&one);
-		CPU_SET(c->cpu[k].cpu, &one);
-		if (sched_setaffinity(0, sizeof(one), &one))
-			continue;
-		if (c->enabled)
-			pause_cpu(c, k, true);
-		calibrate_here(c, c->cpu[k].cpu);
-		if (c->enabled)
-			pause_cpu(c, k, false);
-	}
-	sched_setaffinity(0, sizeof(old), &old);
-	return c->calib_ns;
-}
-
-/*
- * The epoch's calibration: this run's, merged with the one the continued
- * epoch had when both were measured at the same period.
- */
-static void fill_calib(struct collector *c, struct epoch_meta *m)
-{
-	const struct epoch_calib *have;
-	struct epoch_calib out;
-
-	if (c->time_ev < 0)
-		return;
-	have = epoch_meta_calib(m, c->ev[c->time_ev].spec.event);
-	if (!c->calib_base_taken) {
-		/* The first meta write of the epoch: what is there came before this run. */
-		memset(&c->calib_base, 0, sizeof(c->calib_base));
-		if (have)
-			c->calib_base = *have;
-		c->calib_base_taken = true;
-	}
-	if (!c->calib.intervals)
-		return;
-	out = c->calib;
-	if (c->calib_base.intervals && c->calib_base.period &&
-	    fabs((double)c->calib_base.period / (double)out.period - 1) <= 0.02) {
-		struct calib_result r = { out.cycles, out.intervals, out.mhz, 0 };
-
-		out = c->calib_base;
-		calib_accumulate(&out, &r);
-	}
-	epoch_meta_set_calib(m, &out);
-}
-
 /* The store's callback before each meta write: events and counters. */
 static void fill_meta(void *ctx, struct epoch_meta *m)
 {
@@ -818,7 +396,15 @@ static void fill_meta(void *ctx, struct epoch_meta *m)
 			e->time_running = run - ce->running_base;
 		}
 	}
-	fill_calib(c, m);
+	collector_fill_calib(c, m);
+	if (c->emb) {
+		/* What bursts and windows are on disk: the continued epoch's, and this run's. */
+		struct paths_summary sum;
+
+		paths_summary_from_meta(&c->store.base, &sum);
+		paths_summary_add(&sum, &c->emb->written);
+		paths_summary_to_meta(&sum, m);
+	}
 	if (c->cg)
 		callchain_fill_meta(c->cg, m);
 	ladder_to_meta(&c->ladder, m);
@@ -874,6 +460,13 @@ size_t collector_pollfds(struct collector *c, struct pollfd *fds, size_t max)
 		if (c->cpu[k].hup || c->cpu[k].ring.fd < 0)
 			continue;
 		fds[n].fd = c->cpu[k].ring.fd;
+		fds[n].events = POLLIN;
+		fds[n].revents = 0;
+		n++;
+	}
+	/* A window being emulated: the worker's page requests wake the loop. */
+	if (c->emb && n < max && emburst_fd(c->emb) >= 0) {
+		fds[n].fd = emburst_fd(c->emb);
 		fds[n].events = POLLIN;
 		fds[n].revents = 0;
 		n++;
@@ -983,6 +576,18 @@ static void on_values(struct collector *c, const struct perf_rec *r, struct addr
 	cvalues_sample(c->values, r->tid, r->time, image, off, regs);
 }
 
+/* Emulated bursts: the windows wait for their thread's next samples. */
+static void on_burst_sample(struct collector *c, struct ccpu *cc, const struct perf_rec *r)
+{
+	uint64_t perf[CVALUES_PERF_NREGS], regs[VALUES_NREGS];
+	bool user = r->u.sample.user && values_regs(&c->fmt, r, perf);
+
+	if (user)
+		cvalues_from_perf(perf, regs);
+	emburst_sample(c->emb, (unsigned)(cc - c->cpu), (uint32_t)r->tid, r->time, user,
+		       r->u.sample.ip, user ? regs : NULL, &c->procs);
+}
+
 static void on_sample(struct collector *c, struct ccpu *cc, const struct perf_rec *r,
 		      const void *rec, size_t len)
 {
@@ -1014,7 +619,9 @@ static void on_sample(struct collector *c, struct ccpu *cc, const struct perf_re
 	}
 	if (c->values && v - 1 == c->values_ev)
 		on_values(c, r, as);
-	if (c->bursts && as && r->u.sample.user) {
+	if (c->emb && v - 1 == c->values_ev)
+		on_burst_sample(c, cc, r);
+	if ((c->bursts || c->emb) && as && r->u.sample.user) {
 		c->burst_pid = (pid_t)r->pid;
 		c->burst_tid = (pid_t)r->tid;
 	}
@@ -1145,17 +752,6 @@ static void drain(struct collector *c)
 	c->drains++;
 }
 
-static void redraw_periods(struct collector *c)
-{
-	for (size_t i = 0; i < c->n_ev; i++) {
-		if (c->ev[i].freq)
-			continue;
-		for (size_t k = 0; k < c->ncpu; k++)
-			if (c->cpu[k].fd && c->cpu[k].fd[i] >= 0)
-				perf_set_period(c->cpu[k].fd[i], draw_period(c, &c->ev[i]));
-	}
-}
-
 static void update_rates(struct collector *c, int64_t now)
 {
 	double secs = (double)(now - c->window_start) / 1e9;
@@ -1179,40 +775,59 @@ static int write_values(struct collector *c, int64_t now, bool force)
 
 	int r = 0;
 
-	if ((!c->values && !c->bursts) || !c->store.seq)
+	if ((!c->values && !c->bursts && !c->emb) || !c->store.seq)
 		return 0;
-	if (!force && now < c->next_values_write && !(c->values && cvalues_pressed(c->values)))
+	if (!force && now < c->next_values_write && !(c->values && cvalues_pressed(c->values)) &&
+	    !(c->emb && emburst_pressed(c->emb)))
 		return 0;
 	c->next_values_write = now + (interval > 0 ? interval : NS_PER_SEC);
 	if (c->values && cvalues_write(c->values, c->db, c->store.seq, &c->procs))
 		r = -1;
 	if (c->bursts && bursts_write(c->bursts, c->db, c->store.seq))
 		r = -1;
+	if (c->emb && emburst_write(c->emb, c->db, c->store.seq, &c->procs))
+		r = -1;
 	return r;
+}
+
+/* The tracer of whichever kind of bursts runs. */
+static const struct tracer *burst_tracer(const struct collector *c)
+{
+	return c->bursts ? &c->bursts->tracer : c->emb ? &c->emb->tracer : NULL;
 }
 
 /* --bursts: one on the thread last sampled, when the budget allows. */
 static void maybe_burst(struct collector *c, int64_t now)
 {
-	if (!c->bursts || !c->burst_tid || !c->store.seq || c->bursts->reaped ||
-	    !bursts_due(c->bursts, now))
+	const struct tracer *t = burst_tracer(c);
+
+	if (c->emb)
+		emburst_poll(c->emb, &c->procs, now);
+	if (!t || !c->burst_tid || !c->store.seq || t->reaped)
 		return;
-	bursts_run(c->bursts, c->burst_pid, c->burst_tid, &c->procs, now);
+	if (c->bursts && bursts_due(c->bursts, now))
+		bursts_run(c->bursts, c->burst_pid, c->burst_tid, &c->procs, now);
+	else if (c->emb && emburst_due(c->emb, now))
+		emburst_run(c->emb, c->burst_pid, c->burst_tid, &c->procs);
+	else
+		return;
 	c->burst_tid = 0;
 }
 
 bool collector_child_reaped(struct collector *c, int *status)
 {
-	if (!c->bursts || !c->bursts->reaped)
+	const struct tracer *t = burst_tracer(c);
+
+	if (!t || !t->reaped)
 		return false;
-	*status = c->bursts->reaped_status;
+	*status = t->reaped_status;
 	return true;
 }
 
 int64_t collector_tick(struct collector *c, int64_t now)
 {
 	if (now >= c->next_redraw) {
-		redraw_periods(c);
+		collector_redraw_periods(c);
 		c->next_redraw = now + COLLECT_REDRAW_NS;
 	}
 	if (!c->next_drain)
@@ -1230,7 +845,7 @@ int64_t collector_tick(struct collector *c, int64_t now)
 	store_tick(&c->store, now);
 	if (c->cg && callchain_due(c->cg, now, c->opt.store.write_interval_ns))
 		callchain_write(c->cg, false);
-	if ((c->values || c->bursts) && !c->next_values_write)
+	if ((c->values || c->bursts || c->emb) && !c->next_values_write)
 		c->next_values_write = now + c->opt.store.write_interval_ns;
 	maybe_burst(c, now);
 	write_values(c, now, false);
@@ -1264,13 +879,17 @@ int collector_new_epoch(struct collector *c, const char *label)
 		return errorf("the stacks of epoch %" PRIu32 " could not be written; staying in it",
 			      c->store.seq);
 	/* The old epoch's values go to it; if they cannot, they are lost (reported). */
-	if ((c->values || c->bursts) &&
+	if ((c->values || c->bursts || c->emb) &&
 	    (store_flush(&c->store) || write_values(c, time_monotonic_ns(), true))) {
 		if (c->values)
 			cvalues_clear(c->values);
 		if (c->bursts)
 			bursts_clear(c->bursts);
+		if (c->emb)
+			emburst_clear(c->emb);
 	}
+	if (c->emb)
+		emburst_new_epoch(c->emb);
 	collector_calibrate(c);
 	c->calib_base_taken = false;
 	if (store_new_epoch(&c->store, label))
@@ -1331,6 +950,20 @@ void collector_summary(struct collector *c, struct collect_summary *s)
 		s->bursts = c->bursts->st.bursts;
 		s->burst_steps = c->bursts->st.steps;
 		s->burst_share = el > 0 ? (double)c->bursts->st.ns / (double)el : 0;
+	}
+	if (c->emb) {
+		struct emburst_report r;
+
+		emburst_report(c->emb, c->started, &r);
+		s->burst_emulated = true;
+		s->bursts = r.bursts;
+		s->burst_steps = r.insns;
+		s->burst_share = r.share;
+		memcpy(s->burst_ends, r.ends, sizeof(s->burst_ends));
+		s->burst_lost = r.lost;
+		s->windows = r.windows;
+		s->windows_tried = r.windows_tried;
+		snprintf(s->burst_end_names, sizeof(s->burst_end_names), "%s", r.end_names);
 	}
 	s->calib_cycles = c->calib.intervals ? c->calib.cycles : 0;
 	s->calib_mhz = c->calib.mhz;

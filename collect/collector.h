@@ -31,6 +31,7 @@
 #include "collect/store.h"
 #include "core/cli.h"
 #include "core/event.h"
+#include "db/paths.h"
 #include "db/upkeep.h"
 
 struct strbuf;
@@ -72,7 +73,11 @@ struct collect_options {
 	struct callchain_opts callgraph;    /* -g, --call-graph: stacks (collect/callchain.h) */
 	bool ring_pages_given;      /* --ring-pages was used */
 	bool values;                /* --values: registers with each sample (collect/values.h) */
-	double burst_budget;        /* --bursts: share of the time in bursts (collect/burst.h); 0: off */
+	double burst_budget;        /* --bursts: share of the time in bursts; 0: off */
+	bool burst_step;            /* --bursts=step: single steps (collect/burst.h), else emulated
+				       (collect/emburst.h) */
+	uint32_t burst_limit;       /* --burst-limit: instructions an emulated burst follows (0: default) */
+	uint32_t burst_deadline_ms; /* --burst-deadline: the worker's answer awaited (0: default) */
 	size_t values_bytes;        /* memory cap of the value tables */
 	char **per_process;         /* image paths with per-process profiles */
 	size_t n_per_process;
@@ -102,6 +107,8 @@ enum {
 	COLLECT_OPT_THREADS,
 	COLLECT_OPT_VALUES,
 	COLLECT_OPT_BURSTS,
+	COLLECT_OPT_BURST_LIMIT,
+	COLLECT_OPT_BURST_DEADLINE,
 };
 int collect_option(struct collect_options *o, int opt, const char *arg);
 /* 0 if label can name a new epoch (db/meta.h), else -1 after saying why. */
@@ -128,11 +135,14 @@ int collect_cli_option(const struct cli_option *opt, const char *arg);
 	COLLECT_OPT_(0, "values", (o), NULL,                                                 \
 		     "record the registers with each user sample: value profiles\n"          \
 		     "(dcpicalc --values, dcpivals)", COLLECT_OPT_VALUES, 0),                \
-	COLLECT_OPT_(0, "bursts", (o), "PCT",                                                \
-		     "now and then follow a sampled thread for a few hundred\n"             \
-		     "instructions (ptrace single steps), at most PCT% of the time\n"       \
-		     "(default 5): branch outcomes, store/load conflicts",                   \
-		     COLLECT_OPT_BURSTS, CLI_OPTARG),                                       \
+	COLLECT_OPT_(0, "bursts", (o), "[step,]PCT",                                         \
+		     "now and then follow a sampled thread for thousands of\n"            \
+		     "instructions in an emulator (step: a few hundred ptrace single\n"    \
+		     "steps), at most PCT% of the time (default 5): paths, branch\n"      \
+		     "outcomes, written values, store/load conflicts, instructions\n"     \
+		     "per sample period", COLLECT_OPT_BURSTS, CLI_OPTARG),                  \
+	COLLECT_OPT_(0, "burst-limit", (o), "N", NULL, COLLECT_OPT_BURST_LIMIT, CLI_HIDDEN), \
+	COLLECT_OPT_(0, "burst-deadline", (o), "MS", NULL, COLLECT_OPT_BURST_DEADLINE, CLI_HIDDEN), \
 	COLLECT_OPT_(0, "ring-pages", (o), "N", "ring buffer pages per CPU (default: 64)",    \
 		     COLLECT_OPT_RING_PAGES, 0),                                            \
 	COLLECT_OPT_('g', NULL, (o), NULL, "record the call stack of every sample (--call-graph dwarf)", \
@@ -237,8 +247,13 @@ struct collect_summary {
 	uint64_t value_samples;     /* --values: samples whose registers were aggregated */
 	uint64_t value_pairs;       /* ... of them paired with the thread's previous sample */
 	uint64_t value_dropped;     /* ... not aggregated (memory cap) */
-	uint64_t bursts, burst_steps;       /* --bursts: taken, instructions stepped */
+	uint64_t bursts, burst_steps;       /* --bursts: taken, instructions followed */
 	double burst_share;                 /* ... the share of the run's time they took */
+	bool burst_emulated;                /* the figures below are valid */
+	uint64_t burst_ends[PATHS_END__COUNT];  /* emulated bursts by why they ended */
+	uint64_t burst_lost;                /* ...lost (the worker failed) */
+	uint64_t windows, windows_tried;    /* windows matched, emulated */
+	char burst_end_names[160];          /* "vmovdqu64 12, pclmulqdq 3" */
 	double calib_cycles;        /* this run's calibration: cycles per sample (0: none) */
 	double calib_mhz;           /* ... the loop's clock */
 	int64_t calib_ns;           /* ... and its cost (CPU time) */

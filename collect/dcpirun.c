@@ -153,6 +153,28 @@ static void begin_epoch(struct run *r, struct collector *c, struct db *db)
 		die("cannot start an epoch in '%s'", r->dir);
 }
 
+/*
+ * Emulated bursts: how many, how far, which ended early (before the limit
+ * or a system call) and at which instructions, the windows matched.
+ */
+static void burst_summary(const struct collect_summary *s)
+{
+	uint64_t early = 0;
+
+	for (int i = 0; i < PATHS_END__COUNT; i++)
+		if (i != PATHS_END_LIMIT && i != PATHS_END_SYSCALL)
+			early += s->burst_ends[i];
+	fprintf(stderr, ", %" PRIu64 " bursts of %" PRIu64 " instructions (%.1f%% of the time; "
+		"%.1f%% ended early", s->bursts, s->burst_steps, 100 * s->burst_share,
+		s->bursts ? 100.0 * (double)early / (double)s->bursts : 0.0);
+	if (*s->burst_end_names)
+		fprintf(stderr, ", at %s", s->burst_end_names);
+	if (s->burst_lost)
+		fprintf(stderr, "; %" PRIu64 " LOST", s->burst_lost);
+	fprintf(stderr, "; %" PRIu64 " of %" PRIu64 " windows matched)", s->windows,
+		s->windows_tried);
+}
+
 static void summary(struct run *r, struct collector *c, unsigned snapshots)
 {
 	struct collect_summary s;
@@ -179,9 +201,11 @@ static void summary(struct run *r, struct collector *c, unsigned snapshots)
 	if (r->opt.values)
 		fprintf(stderr, ", %" PRIu64 " value samples (%" PRIu64 " paired%s)", s.value_samples,
 			s.value_pairs, s.value_dropped ? ", some DROPPED at the memory cap" : "");
-	if (r->opt.burst_budget > 0)
+	if (r->opt.burst_budget > 0 && !s.burst_emulated)
 		fprintf(stderr, ", %" PRIu64 " bursts of %" PRIu64 " steps (%.1f%% of the time)",
 			s.bursts, s.burst_steps, 100 * s.burst_share);
+	if (s.burst_emulated)
+		burst_summary(&s);
 	if (s.calib_cycles > 0)
 		fprintf(stderr, ", 1 sample = %.0f cycles (calibrated in %.0f ms)", s.calib_cycles,
 			(double)s.calib_ns / 1e6);

@@ -223,6 +223,8 @@ static void text_report(struct collector *c, const struct status *s, struct strb
 			    bs->bursts, bs->steps, el > 0 ? 100 * (double)bs->ns / el : 0,
 			    100 * c->bursts->budget, bs->refused, bs->syscalls, bs->signals, bs->written);
 	}
+	if (c->emb)
+		emburst_status_text(c->emb, c->started, o);
 	strbuf_addf(o, "processes: %" PRIu64 " forks, %" PRIu64 " execs, %" PRIu64 " exits, %" PRIu64
 		    " mmaps, %zu images; records %" PRIu64 " (%" PRIu64 " malformed, %" PRIu64
 		    " out of order)\n",
@@ -350,6 +352,7 @@ static void json_report(struct collector *c, const struct status *s, FILE *f)
 										   : c->started));
 
 		json_key(&w, "bursts"), json_object_begin(&w);
+		json_key(&w, "mode"), json_string(&w, "step");
 		json_key(&w, "bursts"), json_u64(&w, bs->bursts);
 		json_key(&w, "steps"), json_u64(&w, bs->steps);
 		json_key(&w, "time_share"), json_double(&w, el > 0 ? (double)bs->ns / el : 0, 6);
@@ -359,8 +362,13 @@ static void json_report(struct collector *c, const struct status *s, FILE *f)
 		json_key(&w, "refused"), json_u64(&w, bs->refused);
 		json_key(&w, "syscalls"), json_u64(&w, bs->syscalls);
 		json_key(&w, "signals"), json_u64(&w, bs->signals);
-		json_key(&w, "gone"), json_u64(&w, bs->gone);
+		json_key(&w, "gone"), json_u64(&w, c->bursts->tracer.gone);
 		json_key(&w, "written"), json_u64(&w, bs->written);
+		json_object_end(&w);
+	}
+	if (c->emb) {
+		json_key(&w, "bursts"), json_object_begin(&w);
+		emburst_status_json(c->emb, c->started, &w);
 		json_object_end(&w);
 	}
 	json_key(&w, "images"), json_u64(&w, c->procs.n_images);

@@ -13,12 +13,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
-#include <linux/audit.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
 #include <poll.h>
-#include <pwd.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stddef.h>
@@ -27,13 +22,13 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "collect/sandbox.h"
 #include "core/die.h"
 #include "core/endian.h"
 #include "core/strbuf.h"
@@ -48,8 +43,7 @@
 enum { KIND_FILE = 1, KIND_VDSO = 2 };
 
 struct unwind_worker {
-	pid_t pid;
-	int fd;
+	struct sandbox sb;              /* the worker process and its socket */
 	uint32_t seq;
 	unsigned starts;
 	bool gave_up;
@@ -69,91 +63,17 @@ static void on_sigbus(int sig)
 	siglongjmp(bus_jump, 1);
 }
 
-static void close_others(int keep)
-{
-	if (keep != 3) {
-		if (dup2(keep, 3) < 0)
-			_exit(1);
-		close(keep);
-	}
-	if (syscall(SYS_close_range, 4u, ~0u, 0u)) {
-		long max = sysconf(_SC_OPEN_MAX);
-
-		for (long fd = 4; fd < (max > 0 && max < 65536 ? max : 65536); fd++)
-			close((int)fd);
-	}
-}
-
-static void drop_privileges(void)
-{
-	uid_t uid = 65534;
-	gid_t gid = 65534;
-	struct passwd *pw;
-
-	if (geteuid() != 0)
-		return;
-	if ((pw = getpwnam("nobody"))) {
-		uid = pw->pw_uid;
-		gid = pw->pw_gid;
-	}
-	if (setgroups(0, NULL) || setresgid(gid, gid, gid) || setresuid(uid, uid, uid) ||
-	    geteuid() == 0 || getuid() == 0)
-		_exit(1);
-}
-
-#define ALLOW(nr) BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, 1), \
-		  BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)
-
 /*
- * What the worker may do from now on: read its socket and the files it is
- * sent, allocate memory, answer, exit.  Anything else kills it.
+ * What the worker may do once sealed: read its socket and the files it is
+ * sent, allocate memory, answer, exit.
  */
-static void sandbox(void)
-{
-	struct sock_filter f[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-		ALLOW(SYS_read), ALLOW(SYS_recvmsg), ALLOW(SYS_sendto), ALLOW(SYS_write),
-		ALLOW(SYS_close), ALLOW(SYS_fstat), ALLOW(SYS_newfstatat), ALLOW(SYS_mmap),
-		ALLOW(SYS_munmap), ALLOW(SYS_mremap), ALLOW(SYS_brk), ALLOW(SYS_madvise),
-		ALLOW(SYS_rt_sigreturn), ALLOW(SYS_rt_sigprocmask), ALLOW(SYS_exit),
-		ALLOW(SYS_exit_group), ALLOW(SYS_futex), ALLOW(SYS_getpid), ALLOW(SYS_gettid),
-		ALLOW(SYS_tgkill), ALLOW(SYS_restart_syscall), ALLOW(SYS_lseek),
-		/* glibc's qsort sizes its buffer by the machine's memory; malloc may seed */
-		ALLOW(SYS_sysinfo), ALLOW(SYS_getrandom),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
-	};
-	struct sock_fprog prog = { (unsigned short)ARRAY_SIZE(f), f };
-
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) || prctl(PR_SET_DUMPABLE, 0, 0, 0, 0))
-		_exit(1);
-#if defined(__SANITIZE_ADDRESS__)
-	/* The sanitizers' runtime makes system calls of its own. */
-	(void)prog;
-#else
-	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0))
-		_exit(1);
-#endif
-}
-
-static int write_all(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-
-	while (len) {
-		ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
+static const int worker_syscalls[] = {
+	SYS_read, SYS_recvmsg, SYS_sendto, SYS_write, SYS_close, SYS_fstat, SYS_newfstatat,
+	SYS_mmap, SYS_munmap, SYS_mremap, SYS_brk, SYS_madvise, SYS_rt_sigprocmask, SYS_futex,
+	SYS_getpid, SYS_gettid, SYS_tgkill, SYS_restart_syscall, SYS_lseek,
+	/* glibc's qsort sizes its buffer by the machine's memory; malloc may seed */
+	SYS_sysinfo, SYS_getrandom,
+};
 
 static void reply(int sock, uint32_t seq, uint32_t status, const void *data, size_t len)
 {
@@ -163,7 +83,7 @@ static void reply(int sock, uint32_t seq, uint32_t status, const void *data, siz
 	put_le32(h + 4, seq);
 	put_le32(h + 8, status);
 	put_le32(h + 12, (uint32_t)len);
-	if (write_all(sock, h, sizeof(h)) || write_all(sock, data, len))
+	if (sandbox_send_all(sock, h, sizeof(h)) || sandbox_send_all(sock, data, len))
 		_exit(0);
 }
 
@@ -240,23 +160,15 @@ static int receive(int sock, uint32_t *seq, int *fd)
 	return (int)get_le32(h + 8);
 }
 
-static _Noreturn void worker_main(int sock, pid_t parent)
+static void worker_main(int sock, void *ctx)
 {
 	struct sigaction sa;
 
-	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-	/* Its own name in ps and top, and for whoever accounts for its CPU. */
-	prctl(PR_SET_NAME, "dcpi-unwind", 0, 0, 0);
-	if (getppid() != parent)
-		_exit(0);
-	close_others(sock);
-	sock = 3;
-	drop_privileges();
+	(void)ctx;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_sigbus;
 	sigaction(SIGBUS, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
-	sandbox();
+	sandbox_seal(worker_syscalls, ARRAY_SIZE(worker_syscalls));
 	for (;;) {
 		const uint8_t *vdso;
 		size_t vdso_len;
@@ -280,24 +192,8 @@ static _Noreturn void worker_main(int sock, pid_t parent)
 
 static int start_worker(struct unwind_worker *w)
 {
-	pid_t parent = getpid();
-	int sv[2];
-
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+	if (sandbox_spawn(&w->sb, "dcpi-unwind", worker_main, NULL))
 		return -1;
-	fflush(NULL);
-	w->pid = fork();
-	if (w->pid < 0) {
-		close(sv[0]);
-		close(sv[1]);
-		return -1;
-	}
-	if (!w->pid) {
-		close(sv[0]);
-		worker_main(sv[1], parent);
-	}
-	close(sv[1]);
-	w->fd = sv[0];
 	w->starts++;
 	return 0;
 }
@@ -306,7 +202,7 @@ struct unwind_worker *unwind_worker_start(void)
 {
 	struct unwind_worker *w = XNEW(struct unwind_worker);
 
-	w->fd = -1;
+	w->sb.fd = -1;
 	strbuf_init(&w->in, 0);
 	if (start_worker(w)) {
 		warning_errno("cannot start the unwinding worker");
@@ -318,22 +214,7 @@ struct unwind_worker *unwind_worker_start(void)
 
 static void kill_worker(struct unwind_worker *w)
 {
-	int status = 0;
-
-	if (w->fd >= 0)
-		close(w->fd);
-	w->fd = -1;
-	if (w->pid > 0) {
-		/* Say why it died if it did by itself (the sandbox's SIGSYS, a crash). */
-		if (waitpid(w->pid, &status, WNOHANG) == w->pid && WIFSIGNALED(status))
-			warning("the unwinding worker died of signal %d (%s)", WTERMSIG(status),
-				strsignal(WTERMSIG(status)));
-		else
-			kill(w->pid, SIGKILL);
-		while (waitpid(w->pid, NULL, 0) < 0 && errno == EINTR)
-			;
-	}
-	w->pid = 0;
+	sandbox_stop(&w->sb, "the unwinding worker");
 }
 
 void unwind_worker_stop(struct unwind_worker *w)
@@ -370,7 +251,7 @@ static int send_request(struct unwind_worker *w, int kind, int fd, uint32_t *seq
 		memcpy(CMSG_DATA(cm), &fd, sizeof(int));
 	}
 	do
-		n = sendmsg(w->fd, &m, MSG_NOSIGNAL);
+		n = sendmsg(w->sb.fd, &m, MSG_NOSIGNAL);
 	while (n < 0 && errno == EINTR);
 	*seq = w->seq;
 	return n == (ssize_t)sizeof(h) ? 0 : -1;
@@ -393,7 +274,7 @@ static void fail_all(struct unwind_worker *w, unwind_reply_fn fn, void *ctx, con
 
 int unwind_worker_request(struct unwind_worker *w, int fd, uint32_t *seq)
 {
-	if (w->fd < 0 && (w->gave_up || w->starts >= MAX_STARTS || start_worker(w))) {
+	if (w->sb.fd < 0 && (w->gave_up || w->starts >= MAX_STARTS || start_worker(w))) {
 		w->gave_up = true;
 		return -1;
 	}
@@ -453,7 +334,7 @@ static int read_some(struct unwind_worker *w)
 		ssize_t n;
 
 		strbuf_grow(&w->in, 65536);
-		n = recv(w->fd, w->in.buf + w->in.len, w->in.alloc - w->in.len - 1, MSG_DONTWAIT);
+		n = recv(w->sb.fd, w->in.buf + w->in.len, w->in.alloc - w->in.len - 1, MSG_DONTWAIT);
 		if (n > 0) {
 			strbuf_setlen(&w->in, w->in.len + (size_t)n);
 			continue;
@@ -493,7 +374,7 @@ int unwind_worker_poll(struct unwind_worker *w, uint32_t seq, int64_t deadline,
 		if (!seq || !is_pending(w, seq))
 			return 0;
 		{
-			struct pollfd pfd = { w->fd, POLLIN, 0 };
+			struct pollfd pfd = { w->sb.fd, POLLIN, 0 };
 			int64_t left = deadline - time_monotonic_ns();
 
 			if (left <= 0)
@@ -507,7 +388,7 @@ int unwind_worker_poll(struct unwind_worker *w, uint32_t seq, int64_t deadline,
 
 int unwind_worker_fd(const struct unwind_worker *w)
 {
-	return w && w->n_pending ? w->fd : -1;
+	return w && w->n_pending ? w->sb.fd : -1;
 }
 
 size_t unwind_worker_pending(const struct unwind_worker *w)

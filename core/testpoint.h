@@ -26,6 +26,10 @@
  *   prune-after-rename    retention moved one more epoch aside (db/upkeep.c)
  *   prune-after-unlink    one more moved epoch is deleted
  *   gc-after-unlink       one more unused binary snapshot is deleted
+ *   emulate-stopped       a burst's thread is stopped and its state read, the
+ *                         emulating worker not asked yet (collect/emburst.c)
+ *   emulate-burst         the emulating worker has a burst to follow, not
+ *                         begun (collect/emu-worker.c; in the worker)
  */
 #ifndef DCPI_CORE_TESTPOINT_H
 #define DCPI_CORE_TESTPOINT_H

@@ -11,6 +11,7 @@
 #ifndef DCPI_CORE_VARINT_H
 #define DCPI_CORE_VARINT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -27,6 +28,30 @@ size_t varint_len(uint64_t v);
  * and returns 0.  Returns -1 (leaving *p unchanged) on malformed input.
  */
 int varint_decode(const uint8_t **p, const uint8_t *end, uint64_t *v);
+
+/*
+ * A reader of a buffer of varints that remembers the first failure, so a
+ * decoder reads a record's fields in a row and checks once:
+ *
+ *   struct varint_reader r = VARINT_READER(buf, len);
+ *   uint64_t a = varint_next(&r), b = varint_next(&r);
+ *   if (r.bad) ...                 // truncated or malformed
+ */
+struct varint_reader {
+	const uint8_t *p, *end;
+	bool bad;
+};
+#define VARINT_READER(buf, len) { (const uint8_t *)(buf), (const uint8_t *)(buf) + (len), false }
+
+/* The next value; 0 once the input is bad (r->bad then stays set). */
+uint64_t varint_next(struct varint_reader *r);
+/* The next n bytes (NULL, r->bad set, if fewer are left). */
+const uint8_t *varint_next_bytes(struct varint_reader *r, size_t n);
+/* Bytes not read yet. */
+static inline size_t varint_left(const struct varint_reader *r)
+{
+	return (size_t)(r->end - r->p);
+}
 
 struct strbuf;
 

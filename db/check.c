@@ -9,6 +9,7 @@
 #include "db/db-int.h"
 #include "db/db.h"
 #include "db/fsio.h"
+#include "db/paths.h"
 #include "db/stacks.h"
 #include "db/textrec.h"
 #include "db/values.h"
@@ -86,11 +87,25 @@ static int check_bursts(const void *payload, size_t len, uint32_t count, uint16_
 	return r;
 }
 
+static int check_paths(const void *payload, size_t len, uint32_t count, uint16_t flags,
+		       const char **why)
+{
+	struct paths_profile p;
+	int r;
+
+	(void)flags;
+	paths_profile_init(&p);
+	r = paths_decode(payload, len, count, &p, why);
+	paths_profile_release(&p);
+	return r;
+}
+
 const struct db_blob_kind db_blob_kinds[] = {
 	{ WATCH_MAGIC, "stopwatch results", WATCH_FILE, WATCH_VERSION, check_watch },
 	{ STACKS_MAGIC, "stack table", STACKS_NAME "-*", STACKS_VERSION, check_stacks },
 	{ VALUES_MAGIC, "value profile", "*.values", VALUES_VERSION, check_values },
 	{ BURSTS_MAGIC, "burst traces", BURSTS_FILE, BURSTS_VERSION, check_bursts },
+	{ PATHS_MAGIC, "path profile", "*" PATHS_SUFFIX, PATHS_VERSION, check_paths },
 	{ NULL, NULL, NULL, 0, NULL }
 };
 

@@ -120,6 +120,18 @@ struct values_rec *values_profile_add(struct values_profile *p, uint64_t offset)
 	return r;
 }
 
+struct values_rec *values_profile_add_regs(struct values_profile *p, uint64_t offset,
+					   uint32_t mask)
+{
+	unsigned caps[VALUES_NREGS];
+	struct values_rec *r = append(p, offset);
+
+	for (unsigned k = 0; k < VALUES_NREGS; k++)
+		caps[k] = mask >> k & 1 ? VALUES_CAP : 0;
+	rec_room(r, caps);
+	return r;
+}
+
 static int by_offset(const void *a, const void *b)
 {
 	const struct values_rec *x = a, *y = b;

@@ -123,6 +123,12 @@ void values_profile_release(struct values_profile *p);
  * values_profile_sort().
  */
 struct values_rec *values_profile_add(struct values_profile *p, uint64_t offset);
+/*
+ * The same with room only in the lists of the registers in mask (a writer
+ * that knows which registers it will count: an instruction's written ones).
+ */
+struct values_rec *values_profile_add_regs(struct values_profile *p, uint64_t offset,
+					   uint32_t mask);
 /* Sorts by offset (offsets must be distinct). */
 void values_profile_sort(struct values_profile *p);
 /* The record at offset (binary search on a sorted profile), or NULL. */

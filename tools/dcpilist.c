@@ -34,7 +34,8 @@ static int list(const char *spec, const char *image, bool source, bool blocks, b
 	if (listing_build(&l, &t.view, &ref, &lo))
 		return -1;
 	if (values) {
-		valprof_build(&vp, &l, epoch_view_values(&t.view, ref.image));
+		valprof_build(&vp, &l, epoch_view_values(&t.view, ref.image),
+			      &epoch_view_paths(&t.view, ref.image)->values);
 		if (!vp.present)
 			warning("the epoch has no value profile of this image (record with --values)");
 		l.values = &vp;

@@ -8,7 +8,7 @@
  *   calc-accuracy -d DB [-E EPOCH] --callgrind FILE [--callgrind FILE...]
  *                 [--scale X] [--period-cycles P | --mhz M]
  *                 [--schedule auto|cold|pred|loop] [--no-flow]
- *                 [--min-samples N] [--label NAME] [--csv FILE] [--procs]
+ *                 [--min-samples N] [--label NAME] [--csv FILE] [--procs] [--rates]
  *
  * Callgrind output (--dump-instr=yes --collect-jumps=yes --compress-pos=no
  * --compress-strings=no) gives, under ob= headers, cost lines "ADDR LINE
@@ -23,6 +23,14 @@
  * as the paper weights by CYCLES samples; edges by their true executions.
  * An image of the epoch is compared when callgrind saw an object with the
  * same path (or, failing that, the same file name).
+ *
+ * With paths (dcpirun --bursts): the share of the samples in procedures
+ * matched windows ran (and in those whose scale the windows of their own
+ * region gave); --rates prints, for each procedure with such a scale, the
+ * instructions per sample the windows measured against callgrind's (its
+ * instructions over its time samples); --counted NAME=INSNS does the same
+ * for a procedure callgrind did not run whose instructions are known
+ * (calc-calib's loop: 6 an iteration), per profiled run.
  */
 #include "config.h"
 
@@ -139,6 +147,7 @@ struct tally {
 	double under, over;        /* > 15% low / high */
 	double bucket[NB];         /* |error| buckets; last: no truth (never ran) */
 	double procs;
+	double win_any, win_own;   /* samples in procedures windows ran; ... scaled by their own */
 };
 
 static void tally_add(struct tally *t, double w, double est, double truth, enum calc_conf conf)
@@ -193,11 +202,12 @@ static void tally_print(const char *label, const struct tally *t, const struct t
 	double o = t->over_conf[1] + t->over_conf[2] + t->over_conf[3] + t->over_conf[0];
 
 	printf("%-22s %8.0f %5.1f%% %5.1f%% %5.1f%%  >15%%: %4.1f%% (low %4.1f%% of them, %2.0f%% under)"
-	       "  high-conf %4.1f%% ok %5.1f%%  edges<=10%% %5.1f%%\n",
+	       "  high-conf %4.1f%% ok %5.1f%%  edges<=10%% %5.1f%%  windows %5.1f%% own %5.1f%%"
+	       "  edge-execs %.4g\n",
 	       label, t->w, pc(t->within[0], t->w), pc(t->within[1], t->w), pc(t->within[2], t->w),
 	       pc(o, t->w), pc(t->over_conf[1] + t->over_conf[0], o), pc(t->under, o),
 	       pc(t->conf_w[3], t->w), pc(t->conf_within15[3], t->conf_w[3]),
-	       pc(e->within[1], e->w));
+	       pc(e->within[1], e->w), pc(t->win_any, t->w), pc(t->win_own, t->w), e->w);
 }
 
 /* ---- comparison ----------------------------------------------------------------------- */
@@ -206,7 +216,7 @@ struct args {
 	const char *db, *epoch, *label, *csv;
 	double scale;
 	uint64_t min_samples;
-	bool procs;
+	bool procs, rates;
 	struct calc_opts co;
 	struct est_params est;
 };
@@ -312,8 +322,28 @@ static bool ran(const struct calc *c, const struct object *ob)
 	return false;
 }
 
+/* The instructions per sample matched windows measured against callgrind's. */
+static void print_rate(const struct calc *c, const struct object *ob, double scale)
+{
+	double truth = 0, s = (double)c->list.totals[c->time_event];
+
+	for (size_t i = 0; i < c->n_insns; i++)
+		truth += truth_of(ob, c->insns[i].insn->addr, scale);
+	if (!(s > 0) || !(truth > 0))
+		return;
+	double w = c->pscale.cand[CALC_PSCALE_WINDOWS] / s;
+
+	printf("  rate %-22.22s %6.1f windows (%s): %9.0f instructions a sample, callgrind %9.0f: %+6.1f%%",
+	       c->list.ref.proc->name, c->pscale.windows, c->pscale.own ? "own" : "image's", w, truth / s,
+	       100 * (w / (truth / s) - 1));
+	if (c->pscale.cand_error[CALC_PSCALE_WINDOWS] < 0)
+		printf(" (left out)\n");
+	else
+		printf(" (+-%.1f%%)\n", 100 * c->pscale.cand_error[CALC_PSCALE_WINDOWS]);
+}
+
 static void compare(const struct calc *c, const struct object *ob, double scale, struct tally *t,
-		    struct tally *e, bool procs)
+		    struct tally *e, bool procs, bool rates)
 {
 	struct tally pt = { 0 }, pe = { 0 };
 
@@ -321,6 +351,8 @@ static void compare(const struct calc *c, const struct object *ob, double scale,
 		not_comparable += c->summary.samples;
 		return;
 	}
+	if (rates && c->pscale.cand[CALC_PSCALE_WINDOWS] > 0)
+		print_rate(c, ob, scale);
 	for (size_t i = 0; i < c->n_insns; i++) {
 		const struct calc_insn *ci = &c->insns[i];
 
@@ -335,6 +367,10 @@ static void compare(const struct calc *c, const struct object *ob, double scale,
 			tally_add(&pe, tr, c->edges[k].execs, tr, c->edges[k].conf);
 	}
 	pt.procs = 1;
+	if (c->paths.wfollowed)
+		pt.win_any = pt.w;
+	if (c->pscale.cand[CALC_PSCALE_WINDOWS] > 0 && c->pscale.own)
+		pt.win_own = pt.w;
 	if (procs) {
 		char label[64];
 
@@ -372,7 +408,7 @@ static void run_image(struct epoch_view *v, size_t i, const struct object *ob, s
 			continue;
 		if (calc_build(&c, v, &ref, &a->co))
 			continue;
-		compare(&c, ob, a->scale, &t, &e, a->procs);
+		compare(&c, ob, a->scale, &t, &e, a->procs, a->rates);
 		calc_release(&c);
 	}
 	procprof_release(&pp);
@@ -429,10 +465,45 @@ static double calibrated_period(struct epoch_view *v, const char *spec, double r
 	return cycles * runs / s;
 }
 
+/* --counted NAME=INSNS: the windows' instructions per sample in NAME against INSNS x runs. */
+static void counted_rate(struct epoch_view *v, const char *spec, double runs, const struct calc_opts *co)
+{
+	char name[128];
+	double insns;
+	struct procprof_opts po = PROCPROF_OPTS_INIT;
+	struct procprof pp;
+
+	if (sscanf(spec, "%127[^=]=%lf", name, &insns) != 2)
+		die("bad --counted '%s' (want NAME=INSTRUCTIONS)", spec);
+	po.quiet = true;
+	if (procprof_build(&pp, v, &po))
+		die("cannot read the epoch");
+	for (size_t r = 0; r < pp.n_rows; r++) {
+		struct proc_ref ref = { pp.rows[r].image, pp.rows[r].proc };
+		struct calc c;
+		double s;
+
+		if (!pp.rows[r].proc || strcmp(pp.rows[r].name, name) || calc_build(&c, v, &ref, co))
+			continue;
+		s = (double)c.list.totals[c.time_event];
+		double w = c.pscale.cand[CALC_PSCALE_WINDOWS] / s;
+
+		if (w > 0)
+			printf("  rate %-22.22s %6.1f windows (%s): %9.0f instructions a sample, counted %9.0f:"
+			       " %+6.1f%%\n", name, c.pscale.windows, c.pscale.own ? "own" : "image's",
+			       w, insns * runs / s, 100 * (w / (insns * runs / s) - 1));
+		else
+			printf("  rate %-22.22s no window\n", name);
+		calc_release(&c);
+	}
+	procprof_release(&pp);
+}
+
 static const char usage[] =
 	"usage: calc-accuracy -d DB [-E EPOCH] --callgrind FILE... [--scale X]\n"
 	"                     [--period-cycles P | --mhz M] [--schedule MODE] [--flow]\n"
-	"                     [--min-samples N] [--label NAME] [--csv FILE] [--procs]\n";
+	"                     [--min-samples N] [--label NAME] [--csv FILE] [--procs] [--rates]\n"
+	"                     [--calibrate NAME=CYCLES] [--counted NAME=INSTRUCTIONS]\n";
 
 static void parse_sched(const char *s, struct calc_opts *co)
 {
@@ -457,8 +528,9 @@ static void parse_est(const char *s, struct est_params *p)
 	else if (!strcmp(k, "repair")) p->repair = v;
 	else if (!strcmp(k, "burst")) p->burst = v != 0;
 	else if (!strcmp(k, "measure")) p->measure = v != 0;
-	else if (!strcmp(k, "branches")) p->branches = v != 0;
-	else if (!strcmp(k, "steps")) p->steps = v != 0;
+	else if (!strcmp(k, "paths")) p->paths = v != 0;
+	else if (!strcmp(k, "paths_fallback")) p->paths_fallback = (int)v;
+	else if (!strcmp(k, "paths_kappa")) p->paths_kappa = v;
 	else die("unknown --est knob '%s'", k);
 }
 
@@ -478,17 +550,19 @@ int main(int argc, char **argv)
 		{ "label", required_argument, NULL, 'l' },
 		{ "csv", required_argument, NULL, 'C' },
 		{ "procs", no_argument, NULL, 'p' },
+		{ "rates", no_argument, NULL, 'R' },
 		{ "est", required_argument, NULL, 'e' },
 		{ "dump", required_argument, NULL, 'D' },
 		{ "calibrate", required_argument, NULL, 'K' },
+		{ "counted", required_argument, NULL, 'N' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct est_params ep = EST_PARAMS_INIT;
-	struct args a = { NULL, NULL, NULL, NULL, 1, 20, false, CALC_OPTS_INIT, ep };
+	struct args a = { NULL, NULL, NULL, NULL, 1, 20, false, false, CALC_OPTS_INIT, ep };
 	struct tally t = { 0 }, e = { 0 };
 	struct epoch_view view;
 	struct db *db;
-	const char *calibrate = NULL;
+	const char *calibrate = NULL, *counted = NULL;
 	int c;
 
 	cli_init(argc, argv);
@@ -507,9 +581,13 @@ int main(int argc, char **argv)
 		case 'l': a.label = optarg; break;
 		case 'C': a.csv = optarg; break;
 		case 'p': a.procs = true; break;
+		case 'R': a.rates = true; break;
 		case 'e': parse_est(optarg, &a.est); break;
 		case 'K':
 			calibrate = optarg;
+			break;
+		case 'N':
+			counted = optarg;
 			break;
 		case 'D':
 			if (!(dump = fopen(optarg, "w")))
@@ -529,6 +607,8 @@ int main(int argc, char **argv)
 		return 1;
 	if (calibrate)
 		a.co.period_cycles = calibrated_period(&view, calibrate, a.scale);
+	if (counted)
+		counted_rate(&view, counted, a.scale, &a.co);
 	for (size_t i = 0; i < view.n_images; i++) {
 		const struct object *ob = object_for(view.images[i].rec->path);
 

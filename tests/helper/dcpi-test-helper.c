@@ -19,6 +19,15 @@
  *                          "image KEY KIND BUILD-ID PATH" for each image, then
  *                          "sample KEY EVENT PID OFFSET COUNT" for each offset
  *                          of each profile (PID 0: all processes; hex offsets)
+ *   paths DIR [EPOCH]      print an epoch's path profiles (db/paths.h): its totals
+ *                          ("summary NAME VALUE" for each), then for each image
+ *                          with one "paths KEY PATH" and its records, offsets hex:
+ *                          "totals BURSTS INSNS DETAILED WINDOWS WINDOW_INSNS",
+ *                          "block OFF BYTES INSNS COUNT WCOUNT",
+ *                          "edge FROM TO|elsewhere COUNT",
+ *                          "value OFF SAMPLES REG=VALUE:COUNT...",
+ *                          "conflict LOAD STORE KIND COUNT", "stop OFF REASON
+ *                          COUNT", "window B1 B2|elsewhere INSNS HERE NS"
  *   stacks DIR [EPOCH]     print an epoch's stack table, one line per sample:
  *                          "stack EVENT COUNT TGID TID COMM END KEY+0xOFF..."
  *                          (frames from the sampled one outwards)
@@ -58,6 +67,8 @@
 #include "core/xalloc.h"
 #include "db/binaries.h"
 #include "db/db.h"
+#include "db/meta.h"
+#include "db/paths.h"
 #include "db/stacks.h"
 #include "unwind/utable.h"
 #include "db/values.h"
@@ -666,6 +677,94 @@ static int cmd_dump(const char *dir, const char *epoch)
 	return bad;
 }
 
+/* ---- path profiles ---------------------------------------------------------- */
+
+static void print_offset(uint64_t v)
+{
+	if (v == PATHS_ELSEWHERE)
+		printf(" elsewhere");
+	else
+		printf(" 0x%" PRIx64, v);
+}
+
+static void print_paths(const struct paths_profile *p)
+{
+	printf("totals %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", p->bursts,
+	       p->insns, p->detailed, p->windows, p->window_insns);
+	for (size_t i = 0; i < p->n_blocks; i++)
+		printf("block 0x%" PRIx64 " %" PRIu32 " %" PRIu32 " %" PRIu64 " %" PRIu64 "\n",
+		       p->blocks[i].offset, p->blocks[i].bytes, p->blocks[i].insns, p->blocks[i].count,
+		       p->blocks[i].wcount);
+	for (size_t i = 0; i < p->n_edges; i++) {
+		printf("edge 0x%" PRIx64, p->edges[i].from);
+		print_offset(p->edges[i].to);
+		printf(" %" PRIu64 "\n", p->edges[i].count);
+	}
+	for (size_t i = 0; i < p->values.n; i++) {
+		const struct values_rec *r = &p->values.v[i];
+
+		printf("value 0x%" PRIx64 " %" PRIu64, r->offset, r->samples);
+		for (unsigned k = 0; k < VALUES_NREGS; k++)
+			for (size_t j = 0; (r->mask >> k & 1) && j < r->h[k].n; j++)
+				printf(" %s=0x%" PRIx64 ":%.0f", values_reg_name(k), r->h[k].e[j].value,
+				       hotlist_estimate(&r->h[k], j));
+		printf("\n");
+	}
+	for (size_t i = 0; i < p->n_conflicts; i++)
+		printf("conflict 0x%" PRIx64 " 0x%" PRIx64 " %s %" PRIu64 "\n", p->conflicts[i].load,
+		       p->conflicts[i].store, paths_conflict_name(p->conflicts[i].kind),
+		       p->conflicts[i].count);
+	for (size_t i = 0; i < p->n_stops; i++)
+		printf("stop 0x%" PRIx64 " %s %" PRIu64 "\n", p->stops[i].offset,
+		       paths_end_name(p->stops[i].reason), p->stops[i].count);
+	for (size_t i = 0; i < p->n_win; i++) {
+		printf("window 0x%" PRIx64, p->win[i].b1);
+		print_offset(p->win[i].b2);
+		printf(" %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", p->win[i].insns, p->win[i].here,
+		       p->win[i].ns);
+	}
+}
+
+static void print_summary(const struct epoch_meta *m)
+{
+	for (size_t i = 0; i < m->n_counters; i++)
+		if (!strncmp(m->counters[i].name, "paths_", 6))
+			printf("summary %s %" PRIu64 "\n", m->counters[i].name + 6, m->counters[i].value);
+}
+
+static int cmd_paths(const char *dir, const char *epoch)
+{
+	struct db *db = db_open(dir, DB_READ);
+	struct image_index idx;
+	struct epoch_meta m;
+	uint32_t seq;
+	int bad = 0;
+
+	if (!db || db_epoch_resolve(db, epoch, &seq) || db_images_load(db, seq, &idx))
+		return 1;
+	epoch_meta_init(&m);
+	if (db_meta_load(db, seq, &m))
+		bad = 1;
+	print_summary(&m);
+	epoch_meta_release(&m);
+	for (size_t i = 0; i < idx.n; i++) {
+		struct paths_profile p;
+		int r;
+
+		paths_profile_init(&p);
+		if ((r = db_paths_load(db, seq, idx.v[i].key, &p)) < 0)
+			bad = 1;
+		if (!r) {
+			printf("paths %s %s\n", idx.v[i].key, idx.v[i].path);
+			print_paths(&p);
+		}
+		paths_profile_release(&p);
+	}
+	image_index_release(&idx);
+	db_close(db);
+	return bad;
+}
+
 /* ---- stacks, unwind tables ------------------------------------------------ */
 
 static int cmd_stacks(const char *dir, const char *epoch)
@@ -745,6 +844,8 @@ int main(int argc, char **argv)
 		return cmd_synth(argv[2], argv[3], argv[4]);
 	if ((argc == 3 || argc == 4) && !strcmp(argv[1], "dump"))
 		return cmd_dump(argv[2], argc == 4 ? argv[3] : NULL);
+	if ((argc == 3 || argc == 4) && !strcmp(argv[1], "paths"))
+		return cmd_paths(argv[2], argc == 4 ? argv[3] : "latest");
 	if ((argc == 3 || argc == 4) && !strcmp(argv[1], "stacks"))
 		return cmd_stacks(argv[2], argc == 4 ? argv[3] : NULL);
 	if ((argc == 3 || argc == 4) && !strcmp(argv[1], "utable"))

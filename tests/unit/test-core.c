@@ -70,6 +70,28 @@ static void varint_rejects_malformed(void **state)
 	assert_int_equal(varint_len(300), 2);
 }
 
+/* The reader keeps its first failure: fields read in a row, checked once. */
+static void varint_reader_remembers_failure(void **state)
+{
+	static const uint8_t buf[] = { 0x05, 0xac, 0x02, 'a', 'b', 0x80 };
+	struct varint_reader r = VARINT_READER(buf, sizeof(buf));
+	const uint8_t *bytes;
+
+	(void)state;
+	assert_true(varint_next(&r) == 5 && varint_next(&r) == 300);
+	bytes = varint_next_bytes(&r, 2);
+	assert_non_null(bytes);
+	assert_memory_equal(bytes, "ab", 2);
+	assert_false(r.bad);
+	assert_int_equal(varint_left(&r), 1);
+	assert_true(varint_next(&r) == 0 && r.bad);     /* truncated */
+	assert_true(varint_next(&r) == 0 && r.bad);     /* and stays so */
+	assert_null(varint_next_bytes(&r, 0));
+	r = (struct varint_reader)VARINT_READER(buf, 1);
+	assert_null(varint_next_bytes(&r, 2));
+	assert_true(r.bad);
+}
+
 static void cursor_reads(void **state)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -509,6 +531,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(varint_round_trip),
 		cmocka_unit_test(varint_rejects_malformed),
+		cmocka_unit_test(varint_reader_remembers_failure),
 		cmocka_unit_test(cursor_reads),
 		cmocka_unit_test(crc32c_known_values),
 		cmocka_unit_test(strbuf_basics),

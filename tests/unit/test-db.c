@@ -24,6 +24,8 @@
 #include "db/bursts.h"
 #include "db/db.h"
 #include "db/fsio.h"
+#include "db/meta.h"
+#include "db/paths.h"
 #include "db/textrec.h"
 #include "db/values.h"
 
@@ -923,6 +925,229 @@ static void db_bursts_files(void **state)
 	free(path);
 }
 
+/* ---- path profiles ------------------------------------------------------------------- */
+
+/* A profile with every kind of record, some of them repeated. */
+static void make_paths(struct paths_profile *p, uint64_t base, unsigned windows)
+{
+	struct hotlist_rng rng = HOTLIST_RNG_INIT(3);
+
+	paths_profile_init(p);
+	p->bursts = 3;
+	p->insns = 3000;
+	p->detailed = 300;
+	for (unsigned rep = 0; rep < 2; rep++) {
+		paths_add_block(p, base + 0x40, 17, 6, 100, 7);
+		paths_add_block(p, base, 9, 3, 50, 0);
+		paths_add_block(p, base, 12, 4, 1, 0);      /* the same start, cut elsewhere */
+		paths_add_block(p, base + 0x80, 4, 1, 0, 3);
+		paths_add_edge(p, base + 0x4c, base + 0x40, 90);
+		paths_add_edge(p, base + 0x4c, base + 0x51, 10);
+		paths_add_edge(p, base + 0x6, PATHS_ELSEWHERE, 1);
+		paths_add_conflict(p, base + 0x44, base + 0x40, PATHS_STORE_FORWARD, 25);
+		paths_add_conflict(p, base + 0x44, base + 0x1040, PATHS_ALIAS_4K, 2);
+		paths_add_stop(p, base + 0x80, PATHS_END_UNSUPPORTED, 2);
+		paths_add_stop(p, base + 0x40, PATHS_END_LIMIT, 1);
+	}
+	for (unsigned i = 0; i < 3; i++) {
+		struct values_rec *r = values_profile_add(&p->values, base + 0x44 + 4 * (2 - i));
+		uint64_t regs[VALUES_NREGS] = { 0 };
+
+		for (uint64_t k = 0; k < 10; k++) {
+			regs[VREG_RCX] = k < 9 ? 0x5eed : k;
+			values_rec_sample(r, regs, 1u << VREG_RCX, &rng);
+		}
+	}
+	for (unsigned i = 0; i < windows; i++) {
+		struct paths_window w = { base + 0x44, i % 2 ? PATHS_ELSEWHERE : base + 0x48,
+					  1000 + i, 900 + i, 100000 };
+
+		paths_add_window(p, &w, &rng);
+	}
+	paths_profile_normalize(p);
+}
+
+static void paths_normalize_round_trip_and_damage(void **state)
+{
+	struct paths_profile p, q;
+	struct strbuf sb = STRBUF_INIT, sb2 = STRBUF_INIT;
+	const char *why;
+	uint32_t n;
+
+	(void)state;
+	make_paths(&p, 0x1000, 5);
+	/* Repeats were added up, lists sorted by key. */
+	assert_int_equal(p.n_blocks, 4);
+	assert_true(p.blocks[0].offset == 0x1000 && p.blocks[0].bytes == 9 && p.blocks[0].count == 100);
+	assert_true(p.blocks[1].offset == 0x1000 && p.blocks[1].bytes == 12);
+	assert_true(p.blocks[2].count == 200 && p.blocks[2].wcount == 14);
+	assert_int_equal(p.n_edges, 3);
+	assert_true(p.edges[0].to == PATHS_ELSEWHERE && p.edges[1].to == 0x1040 &&
+		    p.edges[1].count == 180);
+	assert_int_equal(p.n_conflicts, 2);
+	assert_true(p.conflicts[0].kind == PATHS_STORE_FORWARD && p.conflicts[0].count == 50);
+	assert_int_equal(p.n_stops, 2);
+	assert_true(p.stops[0].offset == 0x1040 && p.stops[1].reason == PATHS_END_UNSUPPORTED);
+	assert_true(p.values.v[0].offset == 0x1044 && p.windows == 5 && p.n_win == 5);
+	/* Lookups. */
+	assert_int_equal(paths_blocks_lower_bound(&p, 0x1001), 2);
+	assert_int_equal(paths_edges_lower_bound(&p, 0x104c), 1);
+	assert_int_equal(paths_conflicts_lower_bound(&p, 0x1045), 2);
+	assert_int_equal(paths_stops_lower_bound(&p, 0), 0);
+	/* Round trip. */
+	n = paths_encode(&p, &sb);
+	assert_int_equal(n, 4);
+	paths_profile_init(&q);
+	assert_int_equal(paths_decode(sb.buf, sb.len, n, &q, &why), 0);
+	assert_int_equal(q.n_blocks, 4);
+	assert_true(q.edges[0].to == PATHS_ELSEWHERE && q.win[1].b2 == PATHS_ELSEWHERE);
+	paths_encode(&q, &sb2);
+	assert_int_equal(sb2.len, sb.len);
+	assert_memory_equal(sb2.buf, sb.buf, sb.len);
+	/* Every truncation is refused; so is a wrong count and a trailing byte. */
+	for (size_t len = 0; len < sb.len; len++)
+		assert_int_equal(paths_decode(sb.buf, len, n, &q, &why), -1);
+	assert_int_equal(q.n_blocks, 0);
+	assert_int_equal(paths_decode(sb.buf, sb.len, n + 1, &q, &why), -1);
+	assert_string_equal(why, "block count differs from the header's");
+	strbuf_addch(&sb, 0);
+	assert_int_equal(paths_decode(sb.buf, sb.len, n, &q, &why), -1);
+	assert_string_equal(why, "trailing bytes");
+	/* More in detail than followed. */
+	strbuf_reset(&sb);
+	p.detailed = p.insns + 1;
+	paths_encode(&p, &sb);
+	assert_int_equal(paths_decode(sb.buf, sb.len, n, &q, &why), -1);
+	assert_string_equal(why, "more instructions in detail than followed");
+	paths_profile_release(&p);
+	paths_profile_release(&q);
+	strbuf_release(&sb);
+	strbuf_release(&sb2);
+}
+
+static void paths_rejects_bad_records(void **state)
+{
+	static const struct {
+		uint8_t b[24];
+		size_t len;
+		uint32_t count;
+		const char *why;
+	} bad[] = {
+		/* header; 1 block: offset, bytes, insns, count, wcount */
+		{ { 0, 0, 0, 1, 0x10, 0, 1, 1, 0 }, 9, 1, "bad block size" },
+		{ { 0, 0, 0, 1, 0x10, 2, 3, 1, 0 }, 9, 1, "bad block size" },
+		{ { 0, 0, 0, 1, 0x10, 2, 1, 0, 0 }, 9, 1, "block never executed" },
+		{ { 0, 0, 0, 2, 0x10, 2, 1, 1, 0, 0, 2, 1, 1, 0 }, 14, 2, "blocks not in order" },
+		/* no blocks; 1 edge never taken */
+		{ { 0, 0, 0, 0, 1, 0x10, 0, 0 }, 8, 0, "edge never taken" },
+		/* no blocks, edges; a conflict of kind 2 */
+		{ { 0, 0, 0, 0, 0, 1, 0x10, 0, 2, 1 }, 10, 0, "bad conflict" },
+		/* a stop for reason 6 */
+		{ { 0, 0, 0, 0, 0, 0, 1, 0x10, 6, 1 }, 10, 0, "bad stop" },
+		/* 1 window matched, 2 kept */
+		{ { 0, 0, 0, 0, 0, 0, 0, 1, 5, 2, 1, 0, 5, 1, 0, 1, 0, 5, 1, 0 }, 20, 0,
+		  "more windows kept than allowed or matched" },
+		/* a window with more here than in all */
+		{ { 0, 0, 0, 0, 0, 0, 0, 1, 5, 1, 1, 0, 5, 6, 0 }, 15, 0, "bad window" },
+		/* a window kept with more instructions than all matched */
+		{ { 0, 0, 0, 0, 0, 0, 0, 1, 4, 1, 1, 0, 5, 1, 0, 0, 0 }, 17, 0,
+		  "windows kept hold more instructions than all" },
+	};
+	struct paths_profile q;
+	const char *why;
+
+	(void)state;
+	paths_profile_init(&q);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(paths_decode(bad[i].b, bad[i].len, bad[i].count, &q, &why), -1);
+		assert_string_equal(why, bad[i].why);
+	}
+}
+
+/* Merging: counts add up; windows stay a bounded sample, their totals exact. */
+static void paths_merge_bounds_windows(void **state)
+{
+	struct paths_profile a, b;
+	struct hotlist_rng rng = HOTLIST_RNG_INIT(9);
+	uint64_t insns;
+
+	(void)state;
+	make_paths(&a, 0x1000, PATHS_KEEP_WINDOWS + 100);
+	make_paths(&b, 0x1000, 3 * PATHS_KEEP_WINDOWS);
+	assert_true(a.n_win == PATHS_KEEP_WINDOWS && a.windows == PATHS_KEEP_WINDOWS + 100);
+	insns = a.window_insns + b.window_insns;
+	paths_merge(&a, &b, &rng);
+	assert_int_equal(a.n_win, PATHS_KEEP_WINDOWS);
+	assert_true(a.windows == 4 * PATHS_KEEP_WINDOWS + 100 && a.window_insns == insns);
+	assert_true(a.bursts == 6 && a.insns == 6000);
+	assert_int_equal(a.n_blocks, 4);
+	assert_true(a.blocks[2].count == 400);
+	assert_int_equal(a.values.n, 3);
+	assert_true(a.values.v[0].samples == 20 && a.values.v[0].h[VREG_RCX].e[0].count == 18);
+	paths_merge(&a, &b, &rng);  /* again: still normalized and bounded */
+	assert_int_equal(a.n_edges, 3);
+	assert_int_equal(a.n_win, PATHS_KEEP_WINDOWS);
+	paths_profile_release(&a);
+	paths_profile_release(&b);
+}
+
+static void db_paths_files_and_summary(void **state)
+{
+	char *path, *file;
+	struct db *db = new_db(&path);
+	struct paths_profile p, q;
+	struct paths_summary s, t;
+	struct epoch_meta m;
+	uint32_t seq = new_epoch(db, NULL);
+
+	(void)state;
+	make_paths(&p, 0x2000, 2);
+	paths_profile_init(&q);
+	assert_int_equal(db_paths_load(db, seq, "cafe", &q), 1);
+	assert_int_equal(db_paths_merge(db, seq, "cafe", &p), 0);
+	assert_int_equal(db_paths_merge(db, seq, "cafe", &p), 0);
+	assert_int_equal(db_paths_load(db, seq, "cafe", &q), 0);
+	assert_true(q.blocks[0].count == 200 && q.windows == 4 && q.n_win == 4);
+	/* A payload the decoder refuses: reported, then set aside by the next writer. */
+	{
+		struct strbuf sb = STRBUF_INIT;
+
+		paths_encode(&p, &sb);
+		assert_int_equal(db_blob_store(db, seq, "cafe.paths", PATHS_MAGIC, PATHS_VERSION, 0,
+					       (uint32_t)p.n_blocks + 1, sb.buf, sb.len), 0);
+		strbuf_release(&sb);
+	}
+	reported = 0;
+	assert_int_equal(db_paths_load(db, seq, "cafe", &q), -1);
+	assert_int_equal(reported, 1);
+	assert_int_equal(db_paths_merge(db, seq, "cafe", &p), 0);
+	assert_int_equal(db_paths_load(db, seq, "cafe", &q), 0);
+	assert_true(q.blocks[0].count == 100);
+	file = xasprintf("%s/000001/cafe.paths.corrupt", path);
+	assert_int_equal(access(file, F_OK), 0);
+	free(file);
+	/* The epoch's totals go through the meta's counters. */
+	memset(&s, 0, sizeof(s));
+	s.bursts = 7, s.insns = 70000, s.ends[PATHS_END_UNSUPPORTED] = 2, s.lost = 1;
+	s.windows = 3, s.window_insns = 3e6, s.misses[PATHS_MISS_NO_MATCH] = 4;
+	epoch_meta_init(&m);
+	paths_summary_to_meta(&s, &m);
+	assert_true(epoch_meta_counter(&m, "paths_end_unsupported") == 2);
+	assert_true(epoch_meta_counter(&m, "paths_miss_no_match") == 4);
+	paths_summary_add(&s, &s);
+	paths_summary_to_meta(&s, &m);
+	paths_summary_from_meta(&m, &t);
+	assert_memory_equal(&s, &t, sizeof(s));
+	assert_string_equal(paths_end_name(PATHS_END_SYSCALL), "syscall");
+	assert_string_equal(paths_miss_name(PATHS_MISS_SAMPLES), "samples");
+	assert_null(paths_end_name(PATHS_END__COUNT));
+	epoch_meta_release(&m);
+	paths_profile_release(&p);
+	paths_profile_release(&q);
+	db_close(db);
+	free(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -950,6 +1175,10 @@ int main(void)
 		cmocka_unit_test(db_values_files),
 		cmocka_unit_test(bursts_round_trip_and_damage),
 		cmocka_unit_test(db_bursts_files),
+		cmocka_unit_test(paths_normalize_round_trip_and_damage),
+		cmocka_unit_test(paths_rejects_bad_records),
+		cmocka_unit_test(paths_merge_bounds_windows),
+		cmocka_unit_test(db_paths_files_and_summary),
 	};
 
 	set_report_routine(quiet);

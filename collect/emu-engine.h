@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * collect/emu-engine.h - following a thread in an emulator (unicorn 2,
+ * QEMU's x86-64 translator), in the unprivileged worker: a burst from a
+ * stopped thread's state, and a window from where a burst ended through
+ * the state of two later samples (collect/emu-proto.h says what goes in
+ * and out).
+ *
+ * Memory comes from a pager, page by page, as the emulated code touches it
+ * (the worker's pager asks the collector, which reads the stopped process;
+ * a test's pager reads its own memory).  Guest memory lives in 2 MiB
+ * chunks mapped into the engine from host memory kept inaccessible until
+ * a page is first touched: the fault (SIGSEGV in the worker) fetches it.
+ * Mapping a region in unicorn costs a re-render of its memory map (about
+ * 200 us a call, measured), so a page at a time would cost more than the
+ * emulation; a chunk is mapped once.  Stores change only this copy.
+ *
+ * An engine serves one address space (its `space` identity): translations
+ * and chunks are kept from one burst to the next, the pages themselves are
+ * fetched again (code pages are compared, and their translations dropped
+ * if they changed).  A burst:
+ *   - in detail for its first `detail` instructions (a hook on every
+ *     instruction and memory access): the values each instruction writes,
+ *     load/store conflicts, raw steps;
+ *   - then by blocks only (a hook per translation block, the instructions
+ *     in a block counted once with capstone): the path;
+ *   - until the limit, the time cap, a system call, an instruction the
+ *     emulator lacks (popcnt and pclmulqdq, which unicorn 2.0.1 refuses,
+ *     are done here), a page that cannot be read, or a fault.
+ */
+#ifndef DCPI_COLLECT_EMU_ENGINE_H
+#define DCPI_COLLECT_EMU_ENGINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "collect/emu-proto.h"
+
+struct emu_engine;
+
+/*
+ * Where pages come from: fetch(ctx, addr, n) must call emu_engine_fill()
+ * for each of the n pages (data NULL: unreadable) before it returns, and
+ * return 0; -1 if it cannot (the burst then ends as unreadable).  It may
+ * be called from a signal handler (a fault in guest memory).
+ */
+struct emu_pager {
+	int (*fetch)(void *ctx, struct emu_engine *e, const uint64_t *addr, size_t n);
+	void *ctx;
+};
+
+/* Guest memory an engine holds at most (pages filled in one burst or window). */
+#define EMU_MAX_PAGES 16384
+
+/* Installs the fault handler (once per process); -1 if it cannot. */
+int emu_engine_setup(void);
+
+/* A new engine for address space `space`; NULL if unicorn cannot start. */
+struct emu_engine *emu_engine_new(uint64_t space, const struct emu_pager *pager);
+void emu_engine_free(struct emu_engine *e);
+uint64_t emu_engine_space(const struct emu_engine *e);
+/* Gives a fresh engine (never used) its address space. */
+void emu_engine_bind(struct emu_engine *e, uint64_t space);
+
+/* The pager's answer for one page. */
+void emu_engine_fill(struct emu_engine *e, uint64_t addr, const uint8_t *data);
+
+/*
+ * Follows req's state; fills out (its lists allocated: emu_result_release).
+ * If req->keep and the burst ended at its limit or time cap (between two
+ * blocks, where the emulation may go on), the engine keeps where it
+ * stopped, its registers and pages, for emu_engine_window() (out->kept):
+ * later bursts may run meanwhile.
+ */
+void emu_engine_burst(struct emu_engine *e, const struct emu_burst_req *req,
+		      struct emu_result *out);
+
+/* True if a burst is kept for a window; forgets it. */
+bool emu_engine_kept(const struct emu_engine *e);
+void emu_engine_drop_kept(struct emu_engine *e);
+
+/*
+ * Goes on from where a kept burst stopped until the state of req->b1, then
+ * of req->b2 (every general register, rip and the arithmetic flags equal),
+ * counting the instructions between them and the blocks run.
+ */
+void emu_engine_window(struct emu_engine *e, const struct emu_window_req *req,
+		       struct emu_window_result *out);
+
+#endif

@@ -1,0 +1,544 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "config.h"
+#include "collect/emu-proto.h"
+#include "core/endian.h"
+#include "core/strbuf.h"
+#include "core/varint.h"
+#include "core/xalloc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- framing --------------------------------------------------------------------------- */
+
+void emu_msg_begin(struct strbuf *out, uint32_t magic, enum emu_msg type, uint32_t seq)
+{
+	uint8_t h[EMU_HEADER_SIZE];
+
+	put_le32(h, magic);
+	put_le32(h + 4, (uint32_t)type);
+	put_le32(h + 8, seq);
+	put_le32(h + 12, 0);
+	strbuf_add(out, h, sizeof(h));
+}
+
+void emu_msg_finish(struct strbuf *out, size_t start)
+{
+	put_le32((uint8_t *)out->buf + start + 12, (uint32_t)(out->len - start - EMU_HEADER_SIZE));
+}
+
+int emu_header_decode(const void *buf, uint32_t magic, struct emu_header *h)
+{
+	const uint8_t *b = buf;
+
+	h->magic = get_le32(b);
+	h->type = get_le32(b + 4);
+	h->seq = get_le32(b + 8);
+	h->len = get_le32(b + 12);
+	return h->magic == magic && h->len <= EMU_MAX_PAYLOAD ? 0 : -1;
+}
+
+static void put(struct strbuf *out, uint64_t v)
+{
+	strbuf_add_varint(out, v);
+}
+
+/* A short printable word (a mnemonic): its length, then its bytes. */
+static void put_word(struct strbuf *out, const char *w)
+{
+	size_t n = strlen(w);
+
+	put(out, n);
+	strbuf_add(out, w, n);
+}
+
+static int get_word(struct varint_reader *r, char *w, size_t size)
+{
+	uint64_t n = varint_next(r);
+	const uint8_t *b = varint_next_bytes(r, r->bad || n >= size ? SIZE_MAX : (size_t)n);
+
+	if (!b)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		if (b[i] < 0x21 || b[i] > 0x7e)
+			return -1;
+	memcpy(w, b, (size_t)n);
+	w[n] = '\0';
+	return 0;
+}
+
+/* A list's length: at most max, and one record per min_bytes of what is left. */
+static size_t list_len(struct varint_reader *r, size_t max, size_t min_bytes)
+{
+	uint64_t n = varint_next(r);
+
+	if (n > max || n > varint_left(r) / min_bytes)
+		r->bad = true;
+	return r->bad ? 0 : (size_t)n;
+}
+
+static bool is_bool(uint64_t v)
+{
+	return v <= 1;
+}
+
+#define FAIL(msg) do { *why = (msg); goto bad; } while (0)
+
+/* ---- the state --------------------------------------------------------------------- */
+
+static void put_regs(struct strbuf *out, const uint64_t *regs)
+{
+	for (unsigned k = 0; k < VALUES_NREGS; k++)
+		put(out, regs[k]);
+}
+
+static void get_regs(struct varint_reader *r, uint64_t *regs)
+{
+	for (unsigned k = 0; k < VALUES_NREGS; k++)
+		regs[k] = varint_next(r);
+}
+
+static void put_state(struct strbuf *out, const struct emu_state *s)
+{
+	put(out, s->rip);
+	put_regs(out, s->regs);
+	put(out, s->fs_base), put(out, s->gs_base);
+	strbuf_add(out, s->xmm, sizeof(s->xmm));
+	put(out, s->mxcsr), put(out, s->fcw), put(out, s->fsw), put(out, s->ftw);
+	strbuf_add(out, s->st, sizeof(s->st));
+}
+
+static int get_state(struct varint_reader *r, struct emu_state *s)
+{
+	const uint8_t *b;
+	uint64_t mxcsr, fcw, fsw, ftw;
+
+	s->rip = varint_next(r);
+	get_regs(r, s->regs);
+	s->fs_base = varint_next(r);
+	s->gs_base = varint_next(r);
+	if ((b = varint_next_bytes(r, sizeof(s->xmm))))
+		memcpy(s->xmm, b, sizeof(s->xmm));
+	mxcsr = varint_next(r), fcw = varint_next(r), fsw = varint_next(r), ftw = varint_next(r);
+	if ((b = varint_next_bytes(r, sizeof(s->st))))
+		memcpy(s->st, b, sizeof(s->st));
+	if (r->bad || mxcsr > UINT32_MAX || fcw > UINT16_MAX || fsw > UINT16_MAX || ftw > UINT8_MAX ||
+	    s->rip >= EMU_USER_END)
+		return -1;
+	s->mxcsr = (uint32_t)mxcsr;
+	s->fcw = (uint16_t)fcw;
+	s->fsw = (uint16_t)fsw;
+	s->ftw = (uint8_t)ftw;
+	return 0;
+}
+
+/* ---- collector to worker ------------------------------------------------------------ */
+
+void emu_encode_burst(struct strbuf *out, uint32_t seq, const struct emu_burst_req *r)
+{
+	size_t start = out->len;
+
+	emu_msg_begin(out, EMU_REQ_MAGIC, EMU_MSG_BURST, seq);
+	put(out, r->space);
+	put_state(out, &r->st);
+	put(out, r->limit), put(out, r->detail), put(out, r->trace), put(out, r->time_us);
+	put(out, r->keep);
+	emu_msg_finish(out, start);
+}
+
+int emu_decode_burst(const void *payload, size_t len, struct emu_burst_req *r, const char **why)
+{
+	struct varint_reader rd = VARINT_READER(payload, len);
+	uint64_t limit, detail, trace, time_us, keep;
+
+	memset(r, 0, sizeof(*r));
+	r->space = varint_next(&rd);
+	if (get_state(&rd, &r->st))
+		FAIL("bad state");
+	limit = varint_next(&rd), detail = varint_next(&rd), trace = varint_next(&rd);
+	time_us = varint_next(&rd), keep = varint_next(&rd);
+	if (rd.bad)
+		FAIL("truncated burst");
+	if (!limit || limit > EMU_MAX_LIMIT || detail > limit || trace > detail ||
+	    trace > EMU_MAX_TRACE || !time_us || time_us > 10000000 || !is_bool(keep))
+		FAIL("bad burst limits");
+	if (rd.p != rd.end)
+		FAIL("trailing bytes");
+	r->limit = (uint32_t)limit;
+	r->detail = (uint32_t)detail;
+	r->trace = (uint32_t)trace;
+	r->time_us = (uint32_t)time_us;
+	r->keep = keep;
+	return 0;
+bad:
+	return -1;
+}
+
+void emu_encode_pages(struct strbuf *out, uint32_t seq, const struct emu_page *p, size_t n)
+{
+	size_t start = out->len;
+
+	emu_msg_begin(out, EMU_REQ_MAGIC, EMU_MSG_PAGES, seq);
+	put(out, n);
+	for (size_t i = 0; i < n; i++) {
+		put(out, p[i].addr / EMU_PAGE_SIZE);
+		put(out, p[i].ok);
+		if (p[i].ok)
+			strbuf_add(out, p[i].data, EMU_PAGE_SIZE);
+	}
+	emu_msg_finish(out, start);
+}
+
+int emu_decode_pages(const void *payload, size_t len, struct emu_page *p, size_t max, size_t *n,
+		     const char **why)
+{
+	struct varint_reader rd = VARINT_READER(payload, len);
+	size_t count = list_len(&rd, max, 2);
+
+	*n = 0;
+	if (rd.bad)
+		FAIL("bad page count");
+	for (size_t i = 0; i < count; i++) {
+		uint64_t page = varint_next(&rd), ok = varint_next(&rd);
+
+		if (rd.bad || page >= EMU_USER_END / EMU_PAGE_SIZE || !is_bool(ok))
+			FAIL("bad page");
+		p[i].addr = page * EMU_PAGE_SIZE;
+		p[i].ok = ok;
+		p[i].data = ok ? varint_next_bytes(&rd, EMU_PAGE_SIZE) : NULL;
+		if (rd.bad)
+			FAIL("truncated page");
+	}
+	if (rd.p != rd.end)
+		FAIL("trailing bytes");
+	*n = count;
+	return 0;
+bad:
+	return -1;
+}
+
+static void put_point(struct strbuf *out, const struct emu_point *p)
+{
+	put(out, p->rip);
+	put_regs(out, p->regs);
+}
+
+static void get_point(struct varint_reader *r, struct emu_point *p)
+{
+	p->rip = varint_next(r);
+	get_regs(r, p->regs);
+	if (p->rip >= EMU_USER_END)
+		r->bad = true;
+}
+
+void emu_encode_window(struct strbuf *out, uint32_t seq, const struct emu_window_req *r)
+{
+	size_t start = out->len;
+
+	emu_msg_begin(out, EMU_REQ_MAGIC, EMU_MSG_WINDOW, seq);
+	put_point(out, &r->b1);
+	put_point(out, &r->b2);
+	put(out, r->limit), put(out, r->time_us);
+	emu_msg_finish(out, start);
+}
+
+int emu_decode_window(const void *payload, size_t len, struct emu_window_req *r,
+		      const char **why)
+{
+	struct varint_reader rd = VARINT_READER(payload, len);
+	uint64_t time_us;
+
+	memset(r, 0, sizeof(*r));
+	get_point(&rd, &r->b1);
+	get_point(&rd, &r->b2);
+	r->limit = varint_next(&rd);
+	time_us = varint_next(&rd);
+	if (rd.bad)
+		FAIL("truncated window");
+	if (!r->limit || !time_us || time_us > 10000000)
+		FAIL("bad window limits");
+	if (rd.p != rd.end)
+		FAIL("trailing bytes");
+	r->time_us = (uint32_t)time_us;
+	return 0;
+bad:
+	return -1;
+}
+
+void emu_encode_drop(struct strbuf *out, uint32_t seq)
+{
+	size_t start = out->len;
+
+	emu_msg_begin(out, EMU_REQ_MAGIC, EMU_MSG_DROP, seq);
+	emu_msg_finish(out, start);
+}
+
+/* ---- worker to collector ------------------------------------------------------------ */
+
+void emu_encode_page_req(struct strbuf *out, uint32_t seq, const uint64_t *addr, size_t n)
+{
+	size_t start = out->len;
+
+	emu_msg_begin(out, EMU_REP_MAGIC, EMU_MSG_PAGE_REQ, seq);
+	put(out, n);
+	for (size_t i = 0; i < n; i++)
+		put(out, addr[i] / EMU_PAGE_SIZE);
+	emu_msg_finish(out, start);
+}
+
+int emu_decode_page_req(const void *payload, size_t len, uint64_t *addr, size_t max, size_t *n,
+			const char **why)
+{
+	struct varint_reader rd = VARINT_READER(payload, len);
+	size_t count = list_len(&rd, max, 1);
+
+	*n = 0;
+	if (rd.bad || !count)
+		FAIL("bad page count");
+	for (size_t i = 0; i < count; i++) {
+		uint64_t page = varint_next(&rd);
+
+		if (rd.bad || page >= EMU_USER_END / EMU_PAGE_SIZE)
+			FAIL("bad page");
+		addr[i] = page * EMU_PAGE_SIZE;
+	}
+	if (rd.p != rd.end)
+		FAIL("trailing bytes");
+	*n = count;
+	return 0;
+bad:
+	return -1;
+}
+
+static void put_blocks(struct strbuf *out, const struct emu_block_rec *b, size_t n)
+{
+	put(out, n);
+	for (size_t i = 0; i < n; i++)
+		put(out, b[i].pc), put(out, b[i].bytes), put(out, b[i].insns), put(out, b[i].count);
+}
+
+/* Reads a block list into *b; the instructions they hold (saturating) into *insns. */
+static int get_blocks(struct varint_reader *r, struct emu_block_rec **b, size_t *n,
+		      uint64_t *insns)
+{
+	size_t count = list_len(r, EMU_MAX_RECORDS, 4);
+
+	*insns = 0;
+	*b = xcalloc(count ? count : 1, sizeof(**b));
+	for (size_t i = 0; i < count && !r->bad; i++) {
+		struct emu_block_rec *x = &(*b)[i];
+		uint64_t bytes, ins;
+
+		x->pc = varint_next(r), bytes = varint_next(r), ins = varint_next(r);
+		x->count = varint_next(r);
+		if (r->bad || x->pc >= EMU_USER_END || !bytes || bytes > PATHS_MAX_BLOCK_BYTES ||
+		    !ins || ins > bytes || !x->count)
+			return -1;
+		x->bytes = (uint32_t)bytes;
+		x->insns = (uint32_t)ins;
+		*insns = x->count > (UINT64_MAX - *insns) / ins ? UINT64_MAX : *insns + x->count * ins;
+		*n = i + 1;
+	}
+	return r->bad ? -1 : 0;
+}
+
+void emu_encode_result(struct strbuf *out, uint32_t seq, const struct emu_result *r)
+{
+	size_t start = out->len;
+
+	emu_msg_begin(out, EMU_REP_MAGIC, EMU_MSG_RESULT, seq);
+	put(out, r->end), put(out, r->end_pc);
+	put_word(out, r->mnemonic);
+	put(out, r->insns), put(out, r->detailed), put(out, r->pages), put(out, r->kept);
+	put_blocks(out, r->blocks, r->n_blocks);
+	put(out, r->n_edges);
+	for (size_t i = 0; i < r->n_edges; i++)
+		put(out, r->edges[i].from), put(out, r->edges[i].to), put(out, r->edges[i].count);
+	put(out, r->n_insn);
+	for (size_t i = 0; i < r->n_insn; i++)
+		put(out, r->insn[i].pc), put(out, r->insn[i].execs);
+	put(out, r->n_values);
+	for (size_t i = 0; i < r->n_values; i++) {
+		const struct emu_value_rec *v = &r->values[i];
+
+		put(out, v->pc), put(out, v->reg), put(out, v->value), put(out, v->count);
+	}
+	put(out, r->n_conflicts);
+	for (size_t i = 0; i < r->n_conflicts; i++) {
+		const struct emu_conflict_rec *c = &r->conflicts[i];
+
+		put(out, c->load), put(out, c->store), put(out, c->kind), put(out, c->count);
+	}
+	put(out, r->n_steps);
+	for (size_t i = 0; i < r->n_steps; i++) {
+		put(out, r->steps[i].pc);
+		put_regs(out, r->steps[i].regs);
+	}
+	emu_msg_finish(out, start);
+}
+
+void emu_result_release(struct emu_result *r)
+{
+	free(r->blocks);
+	free(r->edges);
+	free(r->insn);
+	free(r->values);
+	free(r->conflicts);
+	free(r->steps);
+	memset(r, 0, sizeof(*r));
+}
+
+static int get_edges(struct varint_reader *rd, struct emu_result *r)
+{
+	size_t n = list_len(rd, EMU_MAX_RECORDS, 3);
+
+	r->edges = xcalloc(n ? n : 1, sizeof(*r->edges));
+	for (size_t i = 0; i < n && !rd->bad; i++) {
+		struct emu_edge_rec *e = &r->edges[i];
+
+		e->from = varint_next(rd), e->to = varint_next(rd), e->count = varint_next(rd);
+		if (rd->bad || e->from >= EMU_USER_END || e->to >= EMU_USER_END || !e->count)
+			return -1;
+		r->n_edges = i + 1;
+	}
+	return rd->bad ? -1 : 0;
+}
+
+static int get_detail(struct varint_reader *rd, struct emu_result *r)
+{
+	size_t n = list_len(rd, EMU_MAX_RECORDS, 2);
+
+	r->insn = xcalloc(n ? n : 1, sizeof(*r->insn));
+	for (size_t i = 0; i < n && !rd->bad; i++) {
+		r->insn[i].pc = varint_next(rd), r->insn[i].execs = varint_next(rd);
+		if (rd->bad || r->insn[i].pc >= EMU_USER_END || !r->insn[i].execs)
+			return -1;
+		r->n_insn = i + 1;
+	}
+	n = list_len(rd, EMU_MAX_RECORDS, 4);
+	r->values = xcalloc(n ? n : 1, sizeof(*r->values));
+	for (size_t i = 0; i < n && !rd->bad; i++) {
+		struct emu_value_rec *v = &r->values[i];
+		uint64_t reg;
+
+		v->pc = varint_next(rd), reg = varint_next(rd), v->value = varint_next(rd);
+		v->count = varint_next(rd);
+		if (rd->bad || v->pc >= EMU_USER_END || reg >= VREG_RFLAGS || !v->count)
+			return -1;
+		v->reg = (uint8_t)reg;
+		r->n_values = i + 1;
+	}
+	n = list_len(rd, EMU_MAX_RECORDS, 4);
+	r->conflicts = xcalloc(n ? n : 1, sizeof(*r->conflicts));
+	for (size_t i = 0; i < n && !rd->bad; i++) {
+		struct emu_conflict_rec *c = &r->conflicts[i];
+		uint64_t kind;
+
+		c->load = varint_next(rd), c->store = varint_next(rd), kind = varint_next(rd);
+		c->count = varint_next(rd);
+		if (rd->bad || c->load >= EMU_USER_END || c->store >= EMU_USER_END ||
+		    kind >= PATHS_CONFLICT__COUNT || !c->count)
+			return -1;
+		c->kind = (uint8_t)kind;
+		r->n_conflicts = i + 1;
+	}
+	return rd->bad ? -1 : 0;
+}
+
+static int get_steps(struct varint_reader *rd, struct emu_result *r)
+{
+	size_t n = list_len(rd, EMU_MAX_TRACE, 1 + VALUES_NREGS);
+
+	r->steps = xcalloc(n ? n : 1, sizeof(*r->steps));
+	for (size_t i = 0; i < n && !rd->bad; i++) {
+		r->steps[i].pc = varint_next(rd);
+		get_regs(rd, r->steps[i].regs);
+		if (rd->bad || r->steps[i].pc >= EMU_USER_END)
+			return -1;
+		r->n_steps = i + 1;
+	}
+	return rd->bad ? -1 : 0;
+}
+
+int emu_decode_result(const void *payload, size_t len, struct emu_result *r, const char **why)
+{
+	struct varint_reader rd = VARINT_READER(payload, len);
+	uint64_t end, kept, held;
+
+	memset(r, 0, sizeof(*r));
+	end = varint_next(&rd), r->end_pc = varint_next(&rd);
+	if (rd.bad || end >= PATHS_END__COUNT || r->end_pc >= EMU_USER_END)
+		FAIL("bad end");
+	r->end = (uint8_t)end;
+	if (get_word(&rd, r->mnemonic, sizeof(r->mnemonic)))
+		FAIL("bad mnemonic");
+	r->insns = varint_next(&rd), r->detailed = varint_next(&rd), r->pages = varint_next(&rd);
+	kept = varint_next(&rd);
+	if (rd.bad || !is_bool(kept) || r->detailed > r->insns)
+		FAIL("bad totals");
+	r->kept = kept;
+	if (get_blocks(&rd, &r->blocks, &r->n_blocks, &held))
+		FAIL("bad block");
+	if (r->insns > held)
+		FAIL("more instructions than its blocks hold");
+	if (get_edges(&rd, r))
+		FAIL("bad edge");
+	if (get_detail(&rd, r))
+		FAIL("bad detail");
+	if (get_steps(&rd, r))
+		FAIL("bad step");
+	if (r->n_steps > r->detailed)
+		FAIL("more steps than followed in detail");
+	if (rd.p != rd.end)
+		FAIL("trailing bytes");
+	return 0;
+bad:
+	emu_result_release(r);
+	return -1;
+}
+
+void emu_encode_window_result(struct strbuf *out, uint32_t seq, const struct emu_window_result *r)
+{
+	size_t start = out->len;
+
+	emu_msg_begin(out, EMU_REP_MAGIC, EMU_MSG_WINDOW_RESULT, seq);
+	put(out, r->matched), put(out, r->miss), put(out, r->to_b1), put(out, r->insns);
+	put(out, r->end_pc);
+	put_word(out, r->mnemonic);
+	put_blocks(out, r->blocks, r->n_blocks);
+	emu_msg_finish(out, start);
+}
+
+void emu_window_result_release(struct emu_window_result *r)
+{
+	free(r->blocks);
+	memset(r, 0, sizeof(*r));
+}
+
+int emu_decode_window_result(const void *payload, size_t len, struct emu_window_result *r,
+			     const char **why)
+{
+	struct varint_reader rd = VARINT_READER(payload, len);
+	uint64_t matched, miss, held;
+
+	memset(r, 0, sizeof(*r));
+	matched = varint_next(&rd), miss = varint_next(&rd);
+	r->to_b1 = varint_next(&rd), r->insns = varint_next(&rd), r->end_pc = varint_next(&rd);
+	if (rd.bad || !is_bool(matched) || miss >= PATHS_MISS__COUNT || r->end_pc >= EMU_USER_END ||
+	    (matched && (miss || !r->insns)))
+		FAIL("bad window result");
+	r->matched = matched;
+	r->miss = (uint8_t)miss;
+	if (get_word(&rd, r->mnemonic, sizeof(r->mnemonic)))
+		FAIL("bad mnemonic");
+	if (get_blocks(&rd, &r->blocks, &r->n_blocks, &held))
+		FAIL("bad block");
+	if (r->matched && r->insns > held + PATHS_MAX_BLOCK_BYTES)
+		FAIL("more instructions than its blocks hold");
+	if (rd.p != rd.end)
+		FAIL("trailing bytes");
+	return 0;
+bad:
+	emu_window_result_release(r);
+	return -1;
+}

@@ -1,0 +1,216 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * collect/emu-proto.h - what the collector and its emulating worker
+ * (collect/emu-worker.h) say to each other, as pure encoders and decoders.
+ *
+ *   collector (root, the tracer)              worker (nobody, seccomp, unicorn)
+ *     BURST: a stopped thread's state  ---->   follows it in an emulator
+ *     PAGES: the pages asked for       ---->
+ *                                      <----   PAGE_REQ: pages it needs
+ *                                      <----   RESULT: the path, values, conflicts, the end
+ *     WINDOW: two later samples' state ---->   goes on from the burst's end to them
+ *                                      <----   WINDOW_RESULT: instructions between them
+ *     DROP: forget the kept window     ---->
+ *
+ * Every message is a 16-byte header (magic, type, sequence number, payload
+ * length, little-endian) and a payload of varints (pages: their 4096 bytes
+ * raw).  Both directions are bounded and validated: the worker runs another
+ * program's code, so what it sends is untrusted input to the root
+ * collector; what the collector sends is checked too.  Both decoders are
+ * fuzzed (tests/fuzz/fuzz-emu-reply, fuzz-emu-request).
+ */
+#ifndef DCPI_COLLECT_EMU_PROTO_H
+#define DCPI_COLLECT_EMU_PROTO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "db/paths.h"
+#include "db/values.h"
+
+struct strbuf;
+
+#define EMU_REQ_MAGIC 0x51756d45u       /* "EmuQ": collector to worker */
+#define EMU_REP_MAGIC 0x50756d45u       /* "EmuP": worker to collector */
+#define EMU_HEADER_SIZE 16
+#define EMU_PAGE_SIZE 4096
+/* The largest payload either side accepts. */
+#define EMU_MAX_PAYLOAD ((size_t)16 << 20)
+/* Pages one request may ask for. */
+#define EMU_MAX_PAGE_REQ 256
+/* The most records of each kind a result may hold. */
+#define EMU_MAX_RECORDS 65536
+/* The longest burst the collector asks for; steps of a raw trace at most. */
+#define EMU_MAX_LIMIT (1u << 24)
+#define EMU_MAX_TRACE 4096
+/* User addresses end here (x86-64, 4-level page tables... and 5-level). */
+#define EMU_USER_END ((uint64_t)1 << 56)
+
+enum emu_msg {
+	EMU_MSG_BURST = 1,
+	EMU_MSG_PAGES,
+	EMU_MSG_WINDOW,
+	EMU_MSG_DROP,
+	EMU_MSG_PAGE_REQ = 16,
+	EMU_MSG_RESULT,
+	EMU_MSG_WINDOW_RESULT,
+};
+
+struct emu_header {
+	uint32_t magic, type, seq, len;
+};
+
+/* Appends a header to out; its length is fixed up by emu_msg_finish(). */
+void emu_msg_begin(struct strbuf *out, uint32_t magic, enum emu_msg type, uint32_t seq);
+/* Sets the length of the message that starts at out->buf + start. */
+void emu_msg_finish(struct strbuf *out, size_t start);
+/*
+ * Reads a header from buf (at least EMU_HEADER_SIZE bytes): 0, or -1 if its
+ * magic is not magic or its length is over EMU_MAX_PAYLOAD.
+ */
+int emu_header_decode(const void *buf, uint32_t magic, struct emu_header *h);
+
+/* A thread's user state, as ptrace gives it. */
+struct emu_state {
+	uint64_t rip;
+	uint64_t regs[VALUES_NREGS];    /* db/values.h order: 16 general registers, rflags */
+	uint64_t fs_base, gs_base;
+	uint8_t xmm[16][16];
+	uint32_t mxcsr;
+	uint16_t fcw, fsw;
+	uint8_t ftw;                    /* the abridged tag byte (FXSAVE's): bit i, st(i) in use */
+	uint8_t st[8][10];              /* x87 registers, 80 bits each */
+};
+
+/* ---- collector to worker ------------------------------------------------------------ */
+
+struct emu_burst_req {
+	uint64_t space;         /* the address space's identity: the worker's caches follow it */
+	struct emu_state st;
+	uint32_t limit;         /* instructions to follow at most (1..EMU_MAX_LIMIT) */
+	uint32_t detail;        /* of them, followed in detail (values, addresses) */
+	uint32_t trace;         /* raw steps wanted back (<= detail, <= EMU_MAX_TRACE) */
+	uint32_t time_us;       /* the time cap: the worker's CPU (EMU_WALL_FACTOR times on the clock) */
+	bool keep;              /* keep the engine where the burst ends, for a window */
+};
+
+struct emu_page {
+	uint64_t addr;          /* page-aligned */
+	bool ok;                /* readable: data holds its bytes */
+	const uint8_t *data;    /* EMU_PAGE_SIZE bytes (into the message), NULL if !ok */
+};
+
+/* A sample's user state: where it was and its registers (values order). */
+struct emu_point {
+	uint64_t rip;
+	uint64_t regs[VALUES_NREGS];
+};
+
+struct emu_window_req {
+	struct emu_point b1, b2;
+	uint64_t limit;         /* instructions from the burst's end to B2 at most */
+	uint32_t time_us;       /* as a burst's */
+};
+
+/* A run's cap on the clock: this many times its cap on the worker's CPU time. */
+#define EMU_WALL_FACTOR 4
+
+void emu_encode_burst(struct strbuf *out, uint32_t seq, const struct emu_burst_req *r);
+/* Pages: n of them, data of the readable ones copied in. */
+void emu_encode_pages(struct strbuf *out, uint32_t seq, const struct emu_page *p, size_t n);
+void emu_encode_window(struct strbuf *out, uint32_t seq, const struct emu_window_req *r);
+void emu_encode_drop(struct strbuf *out, uint32_t seq);
+
+int emu_decode_burst(const void *payload, size_t len, struct emu_burst_req *r, const char **why);
+/* Fills p (room for max) with the pages; their data points into payload. */
+int emu_decode_pages(const void *payload, size_t len, struct emu_page *p, size_t max, size_t *n,
+		     const char **why);
+int emu_decode_window(const void *payload, size_t len, struct emu_window_req *r,
+		      const char **why);
+
+/* ---- worker to collector ------------------------------------------------------------ */
+
+struct emu_block_rec {
+	uint64_t pc;
+	uint32_t bytes, insns;
+	uint64_t count;
+};
+
+struct emu_edge_rec {
+	uint64_t from;          /* pc of a block's last instruction */
+	uint64_t to;            /* pc of the next block */
+	uint64_t count;
+};
+
+struct emu_insn_rec {           /* an instruction followed in detail */
+	uint64_t pc;
+	uint64_t execs;
+};
+
+struct emu_value_rec {          /* a value an instruction wrote */
+	uint64_t pc;
+	uint8_t reg;            /* enum values_reg, a general register */
+	uint64_t value;
+	uint64_t count;
+};
+
+struct emu_conflict_rec {
+	uint64_t load, store;   /* pcs */
+	uint8_t kind;           /* enum paths_conflict_kind */
+	uint64_t count;
+};
+
+struct emu_step {               /* a raw step: where, and the registers before */
+	uint64_t pc;
+	uint64_t regs[VALUES_NREGS];
+};
+
+struct emu_result {
+	uint8_t end;            /* enum paths_end */
+	uint64_t end_pc;        /* the instruction not followed, or the next one */
+	char mnemonic[32];      /* of an instruction the emulator lacks ("" if none) */
+	uint64_t insns;         /* instructions followed */
+	uint64_t detailed;      /* of them, in detail */
+	uint64_t pages;         /* pages it read */
+	bool kept;              /* the engine waits for a window */
+	struct emu_block_rec *blocks;
+	size_t n_blocks;
+	struct emu_edge_rec *edges;
+	size_t n_edges;
+	struct emu_insn_rec *insn;
+	size_t n_insn;
+	struct emu_value_rec *values;
+	size_t n_values;
+	struct emu_conflict_rec *conflicts;
+	size_t n_conflicts;
+	struct emu_step *steps;
+	size_t n_steps;
+};
+
+struct emu_window_result {
+	bool matched;
+	uint8_t miss;           /* enum paths_miss when not matched */
+	uint64_t to_b1;         /* instructions from the burst's end to B1 */
+	uint64_t insns;         /* from B1 to B2 */
+	uint64_t end_pc;
+	char mnemonic[32];
+	struct emu_block_rec *blocks;   /* executions between B1 and B2 */
+	size_t n_blocks;
+};
+
+void emu_encode_page_req(struct strbuf *out, uint32_t seq, const uint64_t *addr, size_t n);
+void emu_encode_result(struct strbuf *out, uint32_t seq, const struct emu_result *r);
+void emu_encode_window_result(struct strbuf *out, uint32_t seq, const struct emu_window_result *r);
+
+int emu_decode_page_req(const void *payload, size_t len, uint64_t *addr, size_t max, size_t *n,
+			const char **why);
+/* Fills r (its lists allocated: emu_result_release); 0, or -1 with *why (r then empty). */
+int emu_decode_result(const void *payload, size_t len, struct emu_result *r, const char **why);
+int emu_decode_window_result(const void *payload, size_t len, struct emu_window_result *r,
+			     const char **why);
+
+void emu_result_release(struct emu_result *r);
+void emu_window_result_release(struct emu_window_result *r);
+
+#endif

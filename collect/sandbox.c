@@ -1,0 +1,256 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "config.h"
+#include "collect/sandbox.h"
+#include "core/die.h"
+#include "core/xalloc.h"
+
+#include <errno.h>
+#include <grp.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* The worker's socket becomes descriptor 3; every other one is closed. */
+static void close_others(int keep)
+{
+	if (keep != 3) {
+		if (dup2(keep, 3) < 0)
+			_exit(1);
+		close(keep);
+	}
+	if (syscall(SYS_close_range, 4u, ~0u, 0u)) {
+		long max = sysconf(_SC_OPEN_MAX);
+
+		for (long fd = 4; fd < (max > 0 && max < 65536 ? max : 65536); fd++)
+			close((int)fd);
+	}
+}
+
+static void drop_privileges(void)
+{
+	uid_t uid = 65534;
+	gid_t gid = 65534;
+	struct passwd *pw;
+
+	if (geteuid() != 0)
+		return;
+	if ((pw = getpwnam("nobody"))) {
+		uid = pw->pw_uid;
+		gid = pw->pw_gid;
+	}
+	if (setgroups(0, NULL) || setresgid(gid, gid, gid) || setresuid(uid, uid, uid) ||
+	    geteuid() == 0 || getuid() == 0)
+		_exit(1);
+}
+
+int sandbox_spawn(struct sandbox *s, const char *name, void (*main)(int sock, void *ctx),
+		  void *ctx)
+{
+	pid_t parent = getpid();
+	int sv[2];
+
+	s->pid = 0;
+	s->fd = -1;
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+		return -1;
+	fflush(NULL);
+	s->pid = fork();
+	if (s->pid < 0) {
+		int err = errno;
+
+		close(sv[0]);
+		close(sv[1]);
+		s->pid = 0;
+		errno = err;
+		return -1;
+	}
+	if (!s->pid) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+		/* Its own name in ps and top, and for whoever accounts for its CPU. */
+		prctl(PR_SET_NAME, name, 0, 0, 0);
+		if (getppid() != parent)
+			_exit(0);
+		close(sv[0]);
+		close_others(sv[1]);
+		drop_privileges();
+		signal(SIGPIPE, SIG_IGN);
+		main(3, ctx);
+		_exit(0);
+	}
+	close(sv[1]);
+	s->fd = sv[0];
+	return 0;
+}
+
+void sandbox_seal(const int *allowed, size_t n)
+{
+	static const int always[] = { SYS_exit, SYS_exit_group, SYS_rt_sigreturn };
+	size_t total = n + ARRAY_SIZE(always), k = 0;
+	struct sock_filter *f = xcalloc(4 + 2 * total + 1, sizeof(*f));
+	struct sock_fprog prog;
+
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+					      offsetof(struct seccomp_data, arch));
+	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0);
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS);
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+					      offsetof(struct seccomp_data, nr));
+	for (size_t i = 0; i < total; i++) {
+		int nr = i < n ? allowed[i] : always[i - n];
+
+		f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)nr, 0, 1);
+		f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	}
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS);
+	prog.len = (unsigned short)k;
+	prog.filter = f;
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) || prctl(PR_SET_DUMPABLE, 0, 0, 0, 0))
+		_exit(1);
+#if defined(__SANITIZE_ADDRESS__)
+	/* The sanitizers' runtime makes system calls of its own. */
+	(void)prog;
+#else
+	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0))
+		_exit(1);
+#endif
+	free(f);
+}
+
+int sandbox_send_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int sandbox_recv_all(int fd, void *buf, size_t len)
+{
+	uint8_t *p = buf;
+
+	while (len) {
+		ssize_t n = recv(fd, p, len, MSG_WAITALL);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int sandbox_send_fd(int fd, const void *buf, size_t len, int pass)
+{
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(sizeof(int))];
+	} u;
+	struct iovec iov = { (void *)buf, len };
+	struct msghdr m;
+	struct cmsghdr *c;
+	ssize_t n;
+
+	if (pass < 0 || !len)
+		return sandbox_send_all(fd, buf, len);
+	memset(&u, 0, sizeof(u));
+	memset(&m, 0, sizeof(m));
+	m.msg_iov = &iov;
+	m.msg_iovlen = 1;
+	m.msg_control = u.b;
+	m.msg_controllen = sizeof(u.b);
+	c = CMSG_FIRSTHDR(&m);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &pass, sizeof(int));
+	do
+		n = sendmsg(fd, &m, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	if (n <= 0)
+		return -1;
+	return sandbox_send_all(fd, (const char *)buf + n, len - (size_t)n);
+}
+
+int sandbox_recv_fd(int fd, void *buf, size_t len, int *passed)
+{
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(4 * sizeof(int))];
+	} u;
+	struct iovec iov = { buf, len };
+	struct msghdr m;
+	ssize_t n;
+
+	*passed = -1;
+	if (!len)
+		return 0;
+	memset(&m, 0, sizeof(m));
+	m.msg_iov = &iov;
+	m.msg_iovlen = 1;
+	m.msg_control = u.b;
+	m.msg_controllen = sizeof(u.b);
+	do
+		n = recvmsg(fd, &m, MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR);
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
+		size_t k = c->cmsg_len > CMSG_LEN(0) ? (c->cmsg_len - CMSG_LEN(0)) / sizeof(int) : 0;
+
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		for (size_t i = 0; i < k; i++) {
+			int got;
+
+			memcpy(&got, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+			if (*passed < 0)
+				*passed = got;
+			else
+				close(got);
+		}
+	}
+	if (n <= 0)
+		return -1;
+	return sandbox_recv_all(fd, (uint8_t *)buf + n, len - (size_t)n);
+}
+
+void sandbox_stop(struct sandbox *s, const char *what)
+{
+	int status = 0;
+
+	if (s->fd >= 0)
+		close(s->fd);
+	s->fd = -1;
+	if (s->pid > 0) {
+		/* Say why it died if it did by itself (the sandbox's SIGSYS, a crash). */
+		if (waitpid(s->pid, &status, WNOHANG) == s->pid && WIFSIGNALED(status))
+			warning("%s died of signal %d (%s)", what, WTERMSIG(status),
+				strsignal(WTERMSIG(status)));
+		else
+			kill(s->pid, SIGKILL);
+		while (waitpid(s->pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+	s->pid = 0;
+}
