@@ -6,6 +6,7 @@
 #include "core/utf8.h"
 #include "core/xalloc.h"
 #include "tui/job.h"
+#include "tui/view.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -50,16 +51,16 @@ void epochs_data_free(void *data)
 	free(ed);
 }
 
-static void epochs_key(const struct tui_env *env, const void *req, struct strbuf *key)
+static void epochs_key(const struct source_env *env, const void *req, struct strbuf *key)
 {
 }
 
-static void epochs_title(const struct tui_env *env, const void *req, struct strbuf *title)
+static void epochs_title(const struct source_env *env, const void *req, struct strbuf *title)
 {
 	strbuf_addstr(title, "reading the epochs");
 }
 
-static void *epochs_arg(const struct tui_env *env, const void *req)
+static void *epochs_arg(const struct source_env *env, const void *req)
 {
 	return env->db;
 }
@@ -73,9 +74,9 @@ const struct tui_source epochs_source = {
 	.free_result = epochs_data_free,
 };
 
-const struct epochs_data *data_epochs(struct tui *t, struct view *waiter)
+const struct epochs_data *data_epochs(struct sources *s, struct view *waiter)
 {
-	return tui_load(t, &epochs_source, NULL, waiter);
+	return source_load(s, &epochs_source, NULL, waiter);
 }
 
 const struct db_epoch *epochs_data_find(const struct epochs_data *ed, uint32_t seq)
@@ -84,6 +85,25 @@ const struct db_epoch *epochs_data_find(const struct epochs_data *ed, uint32_t s
 		if (ed->list.v[i].seq == seq)
 			return &ed->list.v[i];
 	return NULL;
+}
+
+void epochs_data_complete(const struct epochs_data *ed, struct candidates *c)
+{
+	char num[32];
+
+	candidates_add(c, "latest");
+	for (size_t i = 0; ed && i < ed->list.n; i++) {
+		const struct db_epoch *e = &ed->list.v[i];
+
+		snprintf(num, sizeof(num), "%" PRIu32, e->seq);
+		candidates_add(c, num);
+		if (e->meta_ok && e->meta.label)
+			candidates_add(c, e->meta.label);
+		if (i + 1 < ed->list.n) {
+			snprintf(num, sizeof(num), "latest~%zu", ed->list.n - 1 - i);
+			candidates_add(c, num);
+		}
+	}
 }
 
 /* ---- images ------------------------------------------------------------ */
@@ -258,17 +278,17 @@ void images_data_free(void *data)
 	free(id);
 }
 
-static void images_key(const struct tui_env *env, const void *req, struct strbuf *key)
+static void images_key(const struct source_env *env, const void *req, struct strbuf *key)
 {
 	strbuf_addf(key, "%" PRIu32, *(const uint32_t *)req);
 }
 
-static void images_title(const struct tui_env *env, const void *req, struct strbuf *title)
+static void images_title(const struct source_env *env, const void *req, struct strbuf *title)
 {
 	strbuf_addf(title, "reading the images of epoch %" PRIu32, *(const uint32_t *)req);
 }
 
-static void *images_arg(const struct tui_env *env, const void *req)
+static void *images_arg(const struct source_env *env, const void *req)
 {
 	struct data_arg *arg = XNEW(struct data_arg);
 
@@ -288,9 +308,9 @@ const struct tui_source images_source = {
 	.free_result = images_data_free,
 };
 
-const struct images_data *data_images(struct tui *t, uint32_t seq, struct view *waiter)
+const struct images_data *data_images(struct sources *s, uint32_t seq, struct view *waiter)
 {
-	return seq ? tui_load(t, &images_source, &seq, waiter) : NULL;
+	return seq ? source_load(s, &images_source, &seq, waiter) : NULL;
 }
 
 int data_default_event(const bool events[EVENT__COUNT])

@@ -21,8 +21,9 @@
 #include "disasm/image.h"
 #include "tui/source.h"
 
+struct candidates;
 struct job;
-struct tui;
+struct sources;
 struct view;
 
 /* ---- epochs ------------------------------------------------------------ */
@@ -39,10 +40,13 @@ void epochs_data_free(void *data);
 
 extern const struct tui_source epochs_source;  /* req: NULL */
 /* The epochs of the database, or NULL while loading (waiter waits). */
-const struct epochs_data *data_epochs(struct tui *t, struct view *waiter);
+const struct epochs_data *data_epochs(struct sources *s, struct view *waiter);
 
 /* The epoch with this number (ed may be NULL), or NULL. */
 const struct db_epoch *epochs_data_find(const struct epochs_data *ed, uint32_t seq);
+
+/* Adds the names of epochs (ed may be NULL) to completion candidates: latest, numbers, labels, latest~N. */
+void epochs_data_complete(const struct epochs_data *ed, struct candidates *c);
 
 /* ---- images ------------------------------------------------------------ */
 
@@ -114,7 +118,7 @@ void images_data_free(void *data);
 
 extern const struct tui_source images_source;  /* req: const uint32_t *, the epoch */
 /* The images of epoch seq, or NULL while loading (waiter waits). */
-const struct images_data *data_images(struct tui *t, uint32_t seq, struct view *waiter);
+const struct images_data *data_images(struct sources *s, uint32_t seq, struct view *waiter);
 
 /* The first event in preferred order (cycles, clock, then the others) that ed has, or -1. */
 int data_default_event(const bool events[EVENT__COUNT]);

@@ -18,6 +18,11 @@ struct job *job_current(void)
 	return current_job;
 }
 
+const char *job_last_message(const struct job *job, const char *dflt)
+{
+	return job->n_msgs ? job->msgs[job->n_msgs - 1].text : dflt;
+}
+
 void job_add_message(struct job *job, enum report_level level, const char *text)
 {
 	ALLOC_GROW(job->msgs, job->n_msgs + 1, job->alloc_msgs);

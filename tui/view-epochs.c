@@ -346,7 +346,7 @@ static void epochs_reload(struct view *v)
 	struct epochs_view *ev = EV(v);
 	const struct epoch_row *cur = table_row(v->table, v->pos);
 	uint32_t seq = cur ? cur->e->seq : tui_epoch(v->tui);
-	const struct epochs_data *ed = data_epochs(v->tui, v);
+	const struct epochs_data *ed = data_epochs(v->src, v);
 
 	v->empty = tui_has_db(v->tui) ? "(no epochs)" : "(no database: R rereads it)";
 	table_set_rows(&ev->table, NULL, 0);
@@ -401,7 +401,7 @@ static enum view_result epochs_request(struct view *v, enum request req, const c
 		if (!r)
 			return VIEW_PASS;
 		tui_set_epoch(v->tui, r->e->seq);
-		tui_request(v->tui, REQ_VIEW_IMAGES, NULL, false);
+		tui_show_view(v->tui, "images");
 		return VIEW_DONE;
 	case REQ_MARK:
 		if (!r)
@@ -452,7 +452,7 @@ static int epochs_goto(struct view *v, const char *what)
 static void epochs_complete(struct view *v, enum arg_kind kind, struct candidates *c)
 {
 	if (kind == ARG_GOTO)
-		tui_complete(v->tui, ARG_EPOCH, c);
+		epochs_data_complete(EV(v)->ed, c);
 }
 
 /* ---- the details pane: how the selected epoch was sampled --------------------- */

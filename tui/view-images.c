@@ -146,7 +146,7 @@ static void images_reload(struct view *v)
 	struct images_view *iv = IV(v);
 	const struct image_row *cur = table_row(v->table, v->pos);
 	char *key = cur ? xstrdup(cur->key) : NULL;
-	const struct images_data *id = data_images(v->tui, v->loc.epoch, v);
+	const struct images_data *id = data_images(v->src, v->loc.epoch, v);
 
 	table_set_rows(&iv->table, NULL, 0);
 	iv->id = id;
@@ -173,6 +173,8 @@ static int images_open(struct view *v)
 {
 	struct images_view *iv = IV(v);
 
+	if (!v->loc.epoch)
+		return errorf("no epoch to show the images of");
 	table_init(&iv->table, v);
 	iv->table.filter_text = images_filter_text;
 	iv->table.updated = images_updated;
@@ -269,7 +271,7 @@ static void images_complete(struct view *v, enum arg_kind kind, struct candidate
 		return;
 	for (size_t i = 0; i < iv->id->n; i++)
 		candidates_add(c, iv->id->rows[i].base);
-	procs_complete_names(v->tui, v->loc.epoch, c);
+	procs_complete_names(v->src, v->loc.epoch, c);
 }
 
 /* ---- the details pane: the selected image's record ------------------------- */
