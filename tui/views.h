@@ -69,7 +69,8 @@ enum view_opener {
 	_(X, callers, NONE, "", "", "")                                                     \
 	_(X, help, TOGGLE, "view-help", "? <F1>", "Show this help")                         \
 	_(X, messages, TOGGLE, "messages", "M", "Show the messages of this session")         \
-	_(X, stopwatch, OPEN, "view-stopwatch", "W", "Show the dcpiwatch results")
+	_(X, stopwatch, OPEN, "view-stopwatch", "W", "Show the dcpiwatch results")          \
+	_(X, values, OPEN, "view-values", "U", "Show the semi-invariant values")
 
 #define VIEW_DECLARE_(X, name, opener, command, keys, help) \
 	extern const struct view_ops name##_view_ops;
