@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "config.h"
 #include "db/db.h"
-#include "db/blob.h"
+#include "db/db-int.h"
 #include "db/fsio.h"
 #include "db/textrec.h"
 #include "core/die.h"
@@ -27,13 +27,7 @@
 #define FORMAT_TEXT "dcpi-db 1\n"
 #define LOCK_NAME "lock"
 #define CURRENT_NAME "current"
-#define META_NAME "meta"
-#define IMAGES_NAME "images"
-#define PROFILE_SUFFIX ".prof"
-#define CORRUPT_SUFFIX ".corrupt"
 #define PROFILE_MAX_SIZE ((size_t)1 << 30)
-#define BINARIES_NAME "binaries"
-#define UNWIND_NAME "unwind"
 
 const char *db_default_path(const char *opt)
 {
@@ -54,17 +48,13 @@ const char *db_default_path(const char *opt)
  */
 static bool dir_is_empty(int dirfd)
 {
-	int fd = dup(dirfd);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	int fd;
+	DIR *d = fsio_opendir_at(dirfd, ".", &fd);
 	struct dirent *de;
 	bool empty = true;
 
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
+	if (!d)
 		return false;
-	}
-	rewinddir(d);
 	while ((de = readdir(d)))
 		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..") &&
 		    strcmp(de->d_name, LOCK_NAME) &&
@@ -219,7 +209,7 @@ static int clean_temps(struct db *db)
 	}
 	free(seqs);
 	for (int i = 0; i < 2; i++) {
-		const char *dir = i ? UNWIND_NAME : BINARIES_NAME;
+		const char *dir = i ? DB_UNWIND_DIR : DB_BINARIES_DIR;
 
 		fd = openat(db->dirfd, dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (fd >= 0) {
@@ -282,16 +272,15 @@ void db_close(struct db *db)
 	free(db);
 }
 
-static bool sync_enabled(const struct db *db)
+bool db_sync_enabled(const struct db *db)
 {
 	return !(db->flags & DB_NOSYNC);
 }
 
-static int need_writer(struct db *db)
+void db_need_writer(struct db *db)
 {
 	if (!(db->flags & DB_WRITE))
 		BUG("write to database '%s' opened read-only", db->path);
-	return 0;
 }
 
 /* ---- epochs ----------------------------------------------------------- */
@@ -332,19 +321,15 @@ static int cmp_u32(const void *a, const void *b)
 
 int db_epoch_seqs(struct db *db, uint32_t **seqs, size_t *n)
 {
-	int fd = dup(db->dirfd);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	int fd;
+	DIR *d = fsio_opendir_at(db->dirfd, ".", &fd);
 	struct dirent *de;
 	size_t alloc = 0;
 
 	*seqs = NULL;
 	*n = 0;
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
+	if (!d)
 		return errorf_errno("cannot read database '%s'", db->path);
-	}
-	rewinddir(d);
 	while ((de = readdir(d))) {
 		uint32_t seq;
 
@@ -359,7 +344,7 @@ int db_epoch_seqs(struct db *db, uint32_t **seqs, size_t *n)
 	return 0;
 }
 
-static int open_epoch(struct db *db, uint32_t seq)
+int db_open_epoch(struct db *db, uint32_t seq)
 {
 	char name[16];
 	int fd;
@@ -374,28 +359,61 @@ static int open_epoch(struct db *db, uint32_t seq)
 	return fd;
 }
 
-int db_meta_load(struct db *db, uint32_t seq, struct epoch_meta *meta)
+int db_epoch_read(struct db *db, uint32_t seq, const char *name, size_t max, struct strbuf *out)
+{
+	char *what;
+	int fd, r;
+
+	if ((fd = db_open_epoch(db, seq)) < 0)
+		return -1;
+	what = db_epoch_file_path(db, seq, name);
+	r = fsio_read_at(fd, name, what, max, out);
+	close(fd);
+	free(what);
+	return r;
+}
+
+/*
+ * Reads epoch seq's text file name and parses it into out: 0; if it does
+ * not exist, 1 or (required) -1; -1 (reported: "PATH: WHY") if it does not
+ * parse.
+ */
+static int load_text(struct db *db, uint32_t seq, const char *name, bool required,
+		     int (*parse)(const char *buf, size_t len, void *out, const char **why),
+		     void *out)
 {
 	struct strbuf sb = STRBUF_INIT;
-	char *what = db_epoch_file_path(db, seq, META_NAME);
+	char *what = db_epoch_file_path(db, seq, name);
 	const char *why;
-	int fd = open_epoch(db, seq), r = -1;
+	int r = db_epoch_read(db, seq, name, TEXTREC_MAX_SIZE, &sb);
 
-	epoch_meta_init(meta);
-	if (fd < 0)
-		goto out;
-	r = fsio_read_at(fd, META_NAME, what, TEXTREC_MAX_SIZE, &sb);
-	if (r == 1)
+	if (r == 1 && required)
 		r = errorf("%s: missing", what);
-	else if (!r && epoch_meta_parse(sb.buf, sb.len, meta, &why))
+	else if (!r && parse(sb.buf, sb.len, out, &why))
 		r = errorf("%s: %s", what, why);
-	else if (!r && meta->seq != seq)
-		r = errorf("%s: belongs to epoch %" PRIu32 ", not %" PRIu32, what, meta->seq, seq),
-		epoch_meta_release(meta);
-	close(fd);
-out:
 	free(what);
 	strbuf_release(&sb);
+	return r;
+}
+
+static int parse_meta(const char *buf, size_t len, void *meta, const char **why)
+{
+	return epoch_meta_parse(buf, len, meta, why);
+}
+
+int db_meta_load(struct db *db, uint32_t seq, struct epoch_meta *meta)
+{
+	int r;
+
+	epoch_meta_init(meta);
+	r = load_text(db, seq, META_NAME, true, parse_meta, meta);
+	if (!r && meta->seq != seq) {
+		char *what = db_epoch_file_path(db, seq, META_NAME);
+
+		r = errorf("%s: belongs to epoch %" PRIu32 ", not %" PRIu32, what, meta->seq, seq);
+		epoch_meta_release(meta);
+		free(what);
+	}
 	return r;
 }
 
@@ -406,7 +424,7 @@ static int store_meta_at(struct db *db, int fd, const struct epoch_meta *meta)
 	int r;
 
 	epoch_meta_format(meta, &sb);
-	r = fsio_write_atomic(fd, META_NAME, what, sb.buf, sb.len, sync_enabled(db));
+	r = fsio_write_atomic(fd, META_NAME, what, sb.buf, sb.len, db_sync_enabled(db));
 	strbuf_release(&sb);
 	free(what);
 	return r;
@@ -416,8 +434,8 @@ int db_meta_store(struct db *db, const struct epoch_meta *meta)
 {
 	int fd, r;
 
-	need_writer(db);
-	if ((fd = open_epoch(db, meta->seq)) < 0)
+	db_need_writer(db);
+	if ((fd = db_open_epoch(db, meta->seq)) < 0)
 		return -1;
 	r = store_meta_at(db, fd, meta);
 	close(fd);
@@ -550,7 +568,7 @@ static int store_current(struct db *db, uint32_t seq)
 	textrec_begin(&sb, CURRENT_MAGIC, 1);
 	strbuf_addf(&sb, "epoch %" PRIu32 "\n", seq);
 	textrec_finish(&sb);
-	r = fsio_write_atomic(db->dirfd, CURRENT_NAME, what, sb.buf, sb.len, sync_enabled(db));
+	r = fsio_write_atomic(db->dirfd, CURRENT_NAME, what, sb.buf, sb.len, db_sync_enabled(db));
 	strbuf_release(&sb);
 	return r;
 }
@@ -560,7 +578,7 @@ int db_epoch_close(struct db *db, uint32_t seq, int64_t end_ns)
 	struct epoch_meta m;
 	int r;
 
-	need_writer(db);
+	db_need_writer(db);
 	if (db_meta_load(db, seq, &m))
 		return -1;
 	m.end_ns = end_ns ? end_ns : time_now_ns();
@@ -580,7 +598,7 @@ int db_epoch_create(struct db *db, struct epoch_meta *meta)
 	size_t n;
 	int fd = -1, r = -1;
 
-	need_writer(db);
+	db_need_writer(db);
 	if (meta->label && !epoch_label_valid(meta->label))
 		return errorf("invalid epoch label '%s' (1-64 characters, no spaces, not a "
 			      "number, not starting with 'latest')", meta->label);
@@ -617,7 +635,7 @@ int db_epoch_create(struct db *db, struct epoch_meta *meta)
 	if (store_meta_at(db, fd, meta))
 		goto out;
 	image_index_format(&empty, &sb);
-	if (fsio_write_atomic(fd, IMAGES_NAME, IMAGES_NAME, sb.buf, sb.len, sync_enabled(db)))
+	if (fsio_write_atomic(fd, IMAGES_NAME, IMAGES_NAME, sb.buf, sb.len, db_sync_enabled(db)))
 		goto out;
 	epoch_dirname(next, name, sizeof(name));
 	TEST_POINT("epoch-before-rename");
@@ -626,7 +644,7 @@ int db_epoch_create(struct db *db, struct epoch_meta *meta)
 		goto out;
 	}
 	tmp[0] = '\0';
-	if (sync_enabled(db) && fsio_fsync_dir(db->dirfd, db->path))
+	if (db_sync_enabled(db) && fsio_fsync_dir(db->dirfd, db->path))
 		goto out;
 	r = store_current(db, next);
 out:
@@ -640,25 +658,18 @@ out:
 
 /* ---- images ----------------------------------------------------------- */
 
+static int parse_images(const char *buf, size_t len, void *idx, const char **why)
+{
+	return image_index_parse(buf, len, idx, why);
+}
+
 int db_images_load(struct db *db, uint32_t seq, struct image_index *idx)
 {
-	struct strbuf sb = STRBUF_INIT;
-	char *what = db_epoch_file_path(db, seq, IMAGES_NAME);
-	const char *why;
-	int fd = open_epoch(db, seq), r = -1;
+	int r;
 
 	image_index_init(idx);
-	if (fd >= 0) {
-		r = fsio_read_at(fd, IMAGES_NAME, what, TEXTREC_MAX_SIZE, &sb);
-		if (r == 1)
-			r = 0;
-		else if (!r && image_index_parse(sb.buf, sb.len, idx, &why))
-			r = errorf("%s: %s", what, why);
-		close(fd);
-	}
-	free(what);
-	strbuf_release(&sb);
-	return r;
+	r = load_text(db, seq, IMAGES_NAME, false, parse_images, idx);
+	return r == 1 ? 0 : r;
 }
 
 int db_images_store(struct db *db, uint32_t seq, const struct image_index *idx)
@@ -667,12 +678,12 @@ int db_images_store(struct db *db, uint32_t seq, const struct image_index *idx)
 	char *what;
 	int fd, r;
 
-	need_writer(db);
-	if ((fd = open_epoch(db, seq)) < 0)
+	db_need_writer(db);
+	if ((fd = db_open_epoch(db, seq)) < 0)
 		return -1;
 	what = db_epoch_file_path(db, seq, IMAGES_NAME);
 	image_index_format(idx, &sb);
-	r = fsio_write_atomic(fd, IMAGES_NAME, what, sb.buf, sb.len, sync_enabled(db));
+	r = fsio_write_atomic(fd, IMAGES_NAME, what, sb.buf, sb.len, db_sync_enabled(db));
 	close(fd);
 	free(what);
 	strbuf_release(&sb);
@@ -753,14 +764,15 @@ static int cmp_profile_id(const void *a, const void *b)
 	return x->pid < y->pid ? -1 : x->pid > y->pid;
 }
 
-int db_profiles_list(struct db *db, uint32_t seq, struct db_profile_id **ids, size_t *n)
+int db_epoch_names(struct db *db, uint32_t seq, bool (*keep)(const char *name, const void *ctx),
+		   const void *ctx, char ***names, size_t *n)
 {
-	int fd = open_epoch(db, seq);
-	DIR *d;
-	struct dirent *de;
+	int fd = db_open_epoch(db, seq);
 	size_t alloc = 0;
+	struct dirent *de;
+	DIR *d;
 
-	*ids = NULL;
+	*names = NULL;
 	*n = 0;
 	if (fd < 0)
 		return -1;
@@ -769,14 +781,36 @@ int db_profiles_list(struct db *db, uint32_t seq, struct db_profile_id **ids, si
 		return errorf_errno("cannot read epoch %" PRIu32 " of '%s'", seq, db->path);
 	}
 	while ((de = readdir(d))) {
-		struct db_profile_id id;
-
-		if (!db_profile_name_parse(de->d_name, &id))
+		if (!keep(de->d_name, ctx))
 			continue;
-		ALLOC_GROW(*ids, *n + 1, alloc);
-		(*ids)[(*n)++] = id;
+		ALLOC_GROW(*names, *n + 1, alloc);
+		(*names)[(*n)++] = xstrdup(de->d_name);
 	}
 	closedir(d);
+	return 0;
+}
+
+static bool profile_name(const char *name, const void *ctx)
+{
+	struct db_profile_id id;
+
+	return db_profile_name_parse(name, &id);
+}
+
+int db_profiles_list(struct db *db, uint32_t seq, struct db_profile_id **ids, size_t *n)
+{
+	char **names;
+
+	*ids = NULL;
+	if (db_epoch_names(db, seq, profile_name, NULL, &names, n))
+		return -1;
+	if (*n)
+		*ids = xcalloc(*n, sizeof(**ids));
+	for (size_t i = 0; i < *n; i++) {
+		db_profile_name_parse(names[i], &(*ids)[i]);
+		free(names[i]);
+	}
+	free(names);
 	if (*n)
 		qsort(*ids, *n, sizeof(**ids), cmp_profile_id);
 	return 0;
@@ -799,15 +833,12 @@ static int load_profile(struct db *db, uint32_t seq, const struct db_profile_id 
 	struct profile_header h;
 	char name[128], *what;
 	const char *why;
-	int fd, r;
+	int r;
 
 	p->n = 0;
-	if ((fd = open_epoch(db, seq)) < 0)
-		return -1;
 	db_profile_name(id, name, sizeof(name));
+	r = db_epoch_read(db, seq, name, PROFILE_MAX_SIZE, &sb);
 	what = db_epoch_file_path(db, seq, name);
-	r = fsio_read_at(fd, name, what, PROFILE_MAX_SIZE, &sb);
-	close(fd);
 	if (!r && (profile_decode(sb.buf, sb.len, &h, p, &why) ||
 		   check_header_matches(&h, id, &why))) {
 		p->n = 0;
@@ -837,7 +868,7 @@ int db_profile_stat(struct db *db, uint32_t seq, const struct db_profile_id *id,
 	ssize_t n;
 	int dfd, fd, r = -1;
 
-	if ((dfd = open_epoch(db, seq)) < 0)
+	if ((dfd = db_open_epoch(db, seq)) < 0)
 		return -1;
 	db_profile_name(id, name, sizeof(name));
 	what = db_epoch_file_path(db, seq, name);
@@ -874,7 +905,7 @@ static int store_profile(struct db *db, uint32_t seq, const struct db_profile_id
 	char name[128], *what;
 	int fd, r;
 
-	if ((fd = open_epoch(db, seq)) < 0)
+	if ((fd = db_open_epoch(db, seq)) < 0)
 		return -1;
 	memset(&h, 0, sizeof(h));
 	strcpy(h.key, id->key);
@@ -884,7 +915,7 @@ static int store_profile(struct db *db, uint32_t seq, const struct db_profile_id
 	profile_encode(p, &h, &sb);
 	db_profile_name(id, name, sizeof(name));
 	what = db_epoch_file_path(db, seq, name);
-	r = fsio_write_atomic(fd, name, what, sb.buf, sb.len, sync_enabled(db));
+	r = fsio_write_atomic(fd, name, what, sb.buf, sb.len, db_sync_enabled(db));
 	close(fd);
 	free(what);
 	strbuf_release(&sb);
@@ -894,7 +925,7 @@ static int store_profile(struct db *db, uint32_t seq, const struct db_profile_id
 int db_profile_store(struct db *db, uint32_t seq, const struct db_profile_id *id,
 		     const struct profile *p)
 {
-	need_writer(db);
+	db_need_writer(db);
 	if (!profile_is_normalized(p))
 		BUG("db_profile_store: profile not normalised");
 	return store_profile(db, seq, id, p);
@@ -905,8 +936,8 @@ int db_file_quarantine(struct db *db, uint32_t seq, const char *name)
 	char bad[160];
 	int fd, r = 0;
 
-	need_writer(db);
-	if ((fd = open_epoch(db, seq)) < 0)
+	db_need_writer(db);
+	if ((fd = db_open_epoch(db, seq)) < 0)
 		return -1;
 	snprintf(bad, sizeof(bad), "%s" CORRUPT_SUFFIX, name);
 	if (renameat(fd, name, fd, bad))
@@ -915,7 +946,7 @@ int db_file_quarantine(struct db *db, uint32_t seq, const char *name)
 	else
 		warning("moved corrupt file to '%s/%06" PRIu32 "/%s'; what it held is lost",
 			db->path, seq, bad);
-	if (!r && sync_enabled(db))
+	if (!r && db_sync_enabled(db))
 		r = fsio_fsync_dir(fd, db->path);
 	close(fd);
 	return r;
@@ -936,7 +967,7 @@ int db_profile_merge(struct db *db, uint32_t seq, const struct db_profile_id *id
 	struct profile cur = PROFILE_INIT;
 	int r;
 
-	need_writer(db);
+	db_need_writer(db);
 	if (!profile_is_normalized(add))
 		BUG("db_profile_merge: profile not normalised");
 	r = load_profile(db, seq, id, &cur);
@@ -989,245 +1020,4 @@ int db_image_totals_progress(struct db *db, uint32_t seq, struct db_image_totals
 	}
 	free(ids);
 	return 0;
-}
-
-/* ---- auxiliary files -------------------------------------------------- */
-
-bool db_aux_name_valid(const char *name)
-{
-	size_t n = strlen(name);
-	static const char ok[] =
-		"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-";
-
-	if (!n || n > 100 || name[0] == '.' || strspn(name, ok) != n)
-		return false;
-	if (!strcmp(name, META_NAME) || !strcmp(name, IMAGES_NAME))
-		return false;
-	if ((n > 5 && !strcmp(name + n - 5, PROFILE_SUFFIX)) ||
-	    (n > 8 && !strcmp(name + n - 8, CORRUPT_SUFFIX)))
-		return false;
-	return true;
-}
-
-int db_aux_store(struct db *db, uint32_t seq, const char *name, const void *data, size_t len)
-{
-	char *what;
-	int fd, r;
-
-	need_writer(db);
-	if (!db_aux_name_valid(name))
-		return errorf("invalid auxiliary file name '%s'", name);
-	if ((fd = open_epoch(db, seq)) < 0)
-		return -1;
-	what = db_epoch_file_path(db, seq, name);
-	r = fsio_write_atomic(fd, name, what, data, len, sync_enabled(db));
-	close(fd);
-	free(what);
-	return r;
-}
-
-int db_aux_list(struct db *db, uint32_t seq, const char *prefix, char ***names, size_t *n)
-{
-	int fd = open_epoch(db, seq);
-	size_t alloc = 0, plen = strlen(prefix);
-	struct dirent *de;
-	DIR *d;
-
-	*names = NULL;
-	*n = 0;
-	if (fd < 0)
-		return -1;
-	if (!(d = fdopendir(fd))) {
-		close(fd);
-		return errorf_errno("cannot read epoch %" PRIu32 " of '%s'", seq, db->path);
-	}
-	while ((de = readdir(d))) {
-		if (strncmp(de->d_name, prefix, plen) || !db_aux_name_valid(de->d_name))
-			continue;
-		ALLOC_GROW(*names, *n + 1, alloc);
-		(*names)[(*n)++] = xstrdup(de->d_name);
-	}
-	closedir(d);
-	return 0;
-}
-
-int db_aux_remove(struct db *db, uint32_t seq, const char *name)
-{
-	int fd, r = 0;
-
-	need_writer(db);
-	if (!db_aux_name_valid(name))
-		return errorf("invalid auxiliary file name '%s'", name);
-	if ((fd = open_epoch(db, seq)) < 0)
-		return -1;
-	if (unlinkat(fd, name, 0) && errno != ENOENT)
-		r = errorf_errno("cannot remove '%s' from epoch %" PRIu32, name, seq);
-	close(fd);
-	return r;
-}
-
-int db_aux_load(struct db *db, uint32_t seq, const char *name, size_t max, struct strbuf *out)
-{
-	char *what;
-	int fd, r;
-
-	if (!db_aux_name_valid(name))
-		return errorf("invalid auxiliary file name '%s'", name);
-	if ((fd = open_epoch(db, seq)) < 0)
-		return -1;
-	what = db_epoch_file_path(db, seq, name);
-	r = fsio_read_at(fd, name, what, max, out);
-	close(fd);
-	free(what);
-	return r;
-}
-
-/* ---- binary snapshots ------------------------------------------------- */
-
-bool db_binary_name_valid(const char *hex)
-{
-	size_t n = strlen(hex);
-
-	return n >= 2 && n <= 2 * IMAGE_BUILD_ID_MAX && n % 2 == 0 &&
-	       strspn(hex, "0123456789abcdef") == n;
-}
-
-/* The directory dir (binaries/, unwind/) of the database, made if create. */
-static int open_subdir(struct db *db, const char *dir, bool create)
-{
-	int fd;
-
-	if (create && mkdirat(db->dirfd, dir, FSIO_DIR_MODE) && errno != EEXIST)
-		return errorf_errno("cannot create '%s/%s'", db->path, dir);
-	fd = openat(db->dirfd, dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0 && (create || errno != ENOENT))
-		errorf_errno("cannot open '%s/%s'", db->path, dir);
-	return fd;
-}
-
-static int open_binaries(struct db *db, bool create)
-{
-	return open_subdir(db, BINARIES_NAME, create);
-}
-
-bool db_binary_exists(struct db *db, const char *hex)
-{
-	struct stat st;
-	int fd;
-	bool r;
-
-	if (!db_binary_name_valid(hex) || (fd = open_binaries(db, false)) < 0)
-		return false;
-	r = !fstatat(fd, hex, &st, AT_SYMLINK_NOFOLLOW) && S_ISREG(st.st_mode);
-	close(fd);
-	return r;
-}
-
-char *db_binary_path(struct db *db, const char *hex)
-{
-	return db_binary_exists(db, hex) ? xasprintf("%s/binaries/%s", db->path, hex) : NULL;
-}
-
-static int binary_store(struct db *db, const char *hex, const void *data, int src, uint64_t len)
-{
-	char *what;
-	int fd, r;
-
-	need_writer(db);
-	if (!db_binary_name_valid(hex))
-		return errorf("invalid build-id '%s'", hex);
-	if (db_binary_exists(db, hex))
-		return 0;
-	if ((fd = open_binaries(db, true)) < 0)
-		return -1;
-	what = xasprintf("%s/%s/%s", db->path, BINARIES_NAME, hex);
-	r = src >= 0 ? fsio_copy_atomic(fd, hex, what, src, len, sync_enabled(db)) :
-		       fsio_write_atomic(fd, hex, what, data, (size_t)len, sync_enabled(db));
-	/* The new directory entry of binaries/ itself must survive a crash too. */
-	if (!r && sync_enabled(db))
-		r = fsio_fsync_dir(db->dirfd, db->path);
-	close(fd);
-	free(what);
-	return r;
-}
-
-int db_binary_store(struct db *db, const char *hex, const void *data, size_t len)
-{
-	return binary_store(db, hex, data, -1, len);
-}
-
-int db_binary_store_fd(struct db *db, const char *hex, int fd, uint64_t len)
-{
-	return binary_store(db, hex, NULL, fd, len);
-}
-
-/* ---- cached unwind tables --------------------------------------------- */
-
-
-int db_unwind_store(struct db *db, const char *hex, const void *data, size_t len)
-{
-	struct strbuf blob = STRBUF_INIT;
-	char *what;
-	int fd, r;
-
-	need_writer(db);
-	if (!db_binary_name_valid(hex))
-		return errorf("invalid build-id '%s'", hex);
-	if ((fd = open_subdir(db, UNWIND_NAME, true)) < 0)
-		return -1;
-	blob_encode(DB_UNWIND_MAGIC, DB_UNWIND_VERSION, 0, 0, data, len, &blob);
-	what = xasprintf("%s/%s/%s", db->path, UNWIND_NAME, hex);
-	r = fsio_write_atomic(fd, hex, what, blob.buf, blob.len, sync_enabled(db));
-	if (!r && sync_enabled(db))
-		r = fsio_fsync_dir(db->dirfd, db->path);
-	close(fd);
-	free(what);
-	strbuf_release(&blob);
-	return r;
-}
-
-int db_unwind_load(struct db *db, const char *hex, struct strbuf *out)
-{
-	struct strbuf buf = STRBUF_INIT;
-	struct blob_header h;
-	const void *payload;
-	const char *why;
-	char *what;
-	int fd, r;
-
-	strbuf_reset(out);
-	if (!db_binary_name_valid(hex))
-		return 1;
-	if ((fd = open_subdir(db, UNWIND_NAME, false)) < 0)
-		return errno == ENOENT ? 1 : -1;
-	what = xasprintf("%s/%s/%s", db->path, UNWIND_NAME, hex);
-	r = fsio_read_at(fd, hex, what, BLOB_MAX_SIZE, &buf);
-	if (!r && blob_decode(buf.buf, buf.len, DB_UNWIND_MAGIC, DB_UNWIND_VERSION, &h, &payload,
-			      &why)) {
-		warning("%s: %s (the table is made again)", what, why);
-		r = -1;
-	} else if (!r) {
-		strbuf_add(out, payload, (size_t)h.payload_size);
-	}
-	close(fd);
-	free(what);
-	strbuf_release(&buf);
-	return r;
-}
-
-int db_binary_open(struct db *db, const char *hex)
-{
-	int dfd, fd;
-
-	if (!db_binary_name_valid(hex)) {
-		errno = EINVAL;
-		return errorf("invalid build-id '%s'", hex);
-	}
-	if ((dfd = open_binaries(db, false)) < 0)
-		return -1;
-	fd = openat(dfd, hex, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0 && errno != ENOENT)
-		errorf_errno("cannot open '%s/%s/%s'", db->path, BINARIES_NAME, hex);
-	close(dfd);
-	return fd;
 }

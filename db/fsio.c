@@ -37,58 +37,61 @@ static bool fault_hits(enum fsio_fault kind)
 	return true;
 }
 
+int fsio_read_quiet(int dirfd, const char *name, size_t max, struct strbuf *out,
+		    enum fsio_read_error *err, uint64_t *size)
+{
+	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK), saved, r = -1;
+	struct stat st;
+
+	strbuf_reset(out);
+	if (fd < 0 && errno == ENOENT)
+		return 1;
+	if (fd < 0)
+		*err = errno == ELOOP ? FSIO_READ_SYMLINK : FSIO_READ_OPEN;
+	else if (fstat(fd, &st))
+		*err = FSIO_READ_STAT;
+	else if (!S_ISREG(st.st_mode))
+		*err = FSIO_READ_NOT_REGULAR;
+	else if ((*size = (uint64_t)st.st_size) > max)
+		*err = FSIO_READ_TOO_LARGE;
+	else if (strbuf_grow(out, (size_t)st.st_size + 1), strbuf_read_fd(out, fd, max))
+		*err = errno == EFBIG ? FSIO_READ_GREW : FSIO_READ_READ;
+	else
+		r = 0;
+	saved = errno;
+	if (fd >= 0)
+		close(fd);
+	if (r)
+		strbuf_reset(out);
+	errno = saved;
+	return r;
+}
+
 int fsio_read_at(int dirfd, const char *name, const char *what, size_t max, struct strbuf *out)
 {
-	struct stat st;
-	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	enum fsio_read_error err;
+	uint64_t size = 0;
+	int r = fsio_read_quiet(dirfd, name, max, out, &err, &size);
 
-	strbuf_reset(out);
-	if (fd < 0) {
-		if (errno == ENOENT)
-			return 1;
-		if (errno == ELOOP)
-			return errorf("%s: is a symbolic link; refusing to read it", what);
+	if (r >= 0)
+		return r;
+	switch (err) {
+	case FSIO_READ_SYMLINK:
+		return errorf("%s: is a symbolic link; refusing to read it", what);
+	case FSIO_READ_OPEN:
 		return errorf_errno("cannot open '%s'", what);
+	case FSIO_READ_STAT:
+		return errorf_errno("cannot stat '%s'", what);
+	case FSIO_READ_NOT_REGULAR:
+		return errorf("%s: not a regular file", what);
+	case FSIO_READ_TOO_LARGE:
+		return errorf("%s: file too large (%lld bytes)", what, (long long)size);
+	case FSIO_READ_GREW:
+		return errorf("%s: file too large", what);
+	case FSIO_READ_READ:
+		break;
 	}
-	if (fstat(fd, &st)) {
-		errorf_errno("cannot stat '%s'", what);
-		goto fail;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		errorf("%s: not a regular file", what);
-		goto fail;
-	}
-	if ((uint64_t)st.st_size > max) {
-		errorf("%s: file too large (%lld bytes)", what, (long long)st.st_size);
-		goto fail;
-	}
-	strbuf_grow(out, (size_t)st.st_size);
-	for (;;) {
-		ssize_t n;
-
-		strbuf_grow(out, 4096);
-		n = read(fd, out->buf + out->len, out->alloc - out->len - 1);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			errorf_errno("cannot read '%s'", what);
-			goto fail;
-		}
-		if (!n)
-			break;
-		out->len += (size_t)n;
-		if (out->len > max) {
-			errorf("%s: file too large", what);
-			goto fail;
-		}
-	}
-	out->buf[out->len] = '\0';
-	close(fd);
-	return 0;
-fail:
-	close(fd);
-	strbuf_reset(out);
-	return -1;
+	return errorf_errno("cannot read '%s'", what);
 }
 
 static int write_all(int fd, const void *data, size_t len)
@@ -256,20 +259,30 @@ int fsio_remove_tree(int dirfd, const char *name)
 	return remove_tree_at(dirfd, name);
 }
 
+DIR *fsio_opendir_at(int dirfd, const char *name, int *fd)
+{
+	DIR *d;
+	int err;
+
+	*fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (*fd < 0)
+		return NULL;
+	if (!(d = fdopendir(*fd))) {
+		err = errno;
+		close(*fd);
+		errno = err;
+	}
+	return d;
+}
+
 static int remove_tree_at(int dirfd, const char *name)
 {
-	int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	DIR *d;
 	struct dirent *de;
-	int ret = 0;
+	int fd, ret = 0;
+	DIR *d = fsio_opendir_at(dirfd, name, &fd);
 
-	if (fd < 0)
+	if (!d)
 		return -1;
-	d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return -1;
-	}
 	while ((de = readdir(d))) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
@@ -284,19 +297,12 @@ static int remove_tree_at(int dirfd, const char *name)
 
 int fsio_remove_temps(int dirfd, const char *what)
 {
-	int fd = dup(dirfd);
-	DIR *d;
 	struct dirent *de;
-	int ret = 0;
+	int fd, ret = 0;
+	DIR *d = fsio_opendir_at(dirfd, ".", &fd);
 
-	if (fd < 0)
+	if (!d)
 		return errorf_errno("cannot read directory '%s'", what);
-	d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return errorf_errno("cannot read directory '%s'", what);
-	}
-	rewinddir(d);
 	while ((de = readdir(d))) {
 		if (strncmp(de->d_name, FSIO_TMP_PREFIX, strlen(FSIO_TMP_PREFIX)))
 			continue;
