@@ -157,6 +157,13 @@ void job_yield(struct job *job);
 /* The text of the last message job reported (while it ran), or dflt. */
 const char *job_last_message(const struct job *job, const char *dflt);
 
+/*
+ * In a thread a run function started to share its work (and joins before
+ * it returns): what the thread reports goes to job, as the run function's
+ * own messages do.  NULL: leaves it.
+ */
+void job_enter(struct job *job);
+
 /* The job running on this thread, or NULL (report routines use it). */
 struct job *job_current(void);
 /* Records a message in job (called by the report routine). */

@@ -24,6 +24,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+/* The CPU time of the process so far, every thread. */
+static int64_t process_cpu_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts))
+		return 0;
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
 
 /* The session the report routine talks to (it gets no context). */
 static struct tui *report_tui;
@@ -78,6 +89,7 @@ int tui_init(struct tui *t, const struct tui_options *opt)
 	memset(t, 0, sizeof(*t));
 	t->opt = *opt;
 	t->timing.start_ns = time_monotonic_ns();
+	t->timing.start_cpu_ns = process_cpu_ns();
 	sources_init(&t->src, opt->sync_jobs);
 	if (opt->event >= 0) {
 		t->src.env.event = opt->event;
@@ -157,8 +169,10 @@ static void note_paint(struct tui *t, int64_t key_start)
 
 	if (!t->timing.first_paint_ns)
 		t->timing.first_paint_ns = now - t->timing.start_ns;
-	if (!t->timing.first_screen_ns && all_loaded(t))
+	if (!t->timing.first_screen_ns && all_loaded(t)) {
 		t->timing.first_screen_ns = now - t->timing.start_ns;
+		t->timing.first_screen_cpu_ns = process_cpu_ns() - t->timing.start_cpu_ns;
+	}
 	if (key_start) {
 		size_t alloc = t->timing.alloc_keys;
 
@@ -179,8 +193,9 @@ static void write_timing(struct tui *t)
 		errorf_errno("cannot write '%s'", t->opt.timing);
 		return;
 	}
-	fprintf(f, "first_paint_ns %" PRId64 "\nfirst_screen_ns %" PRId64 "\n",
-		t->timing.first_paint_ns, t->timing.first_screen_ns);
+	fprintf(f, "first_paint_ns %" PRId64 "\nfirst_screen_ns %" PRId64 "\n"
+		"first_screen_cpu_ns %" PRId64 "\n", t->timing.first_paint_ns,
+		t->timing.first_screen_ns, t->timing.first_screen_cpu_ns);
 	for (size_t i = 0; i < t->timing.n_keys; i++)
 		fprintf(f, "key_ns %" PRId64 "\nsettle_ns %" PRId64 "\n", t->timing.key_ns[i],
 			t->timing.settle_ns[i]);

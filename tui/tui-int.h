@@ -50,8 +50,10 @@ struct tui_options {
 /* Timings for benchmarks ($DCPI_TUI_TIMING). */
 struct tui_timing {
 	int64_t start_ns;         /* tui_init */
+	int64_t start_cpu_ns;     /* the process's CPU time then (every thread) */
 	int64_t first_paint_ns;   /* first screen drawn (maybe still loading) */
 	int64_t first_screen_ns;  /* first screen with every view loaded */
+	int64_t first_screen_cpu_ns; /* ... and the CPU time it took (a busy machine's measure) */
 	int64_t *key_ns;          /* per script key: handling to redrawn screen */
 	int64_t *settle_ns;       /* ... to the screen with the background work done too */
 	size_t n_keys, alloc_keys;
