@@ -271,8 +271,12 @@ static void row_set_path(struct image_row *row, const char *path)
 	row->base = slash && slash[1] ? slash + 1 : row->path;
 }
 
-/* One row per index entry, plus one per key that has profiles but no entry. */
-static void build_rows(struct images_data *id, const struct db_image_totals *tot, size_t n_tot)
+/*
+ * One row per index entry, plus one per key that has profiles but no entry;
+ * bad[i]: a profile of tot[i] could not be read (not counted).
+ */
+static void build_rows(struct images_data *id, const struct db_image_totals *tot,
+		       const bool *bad, size_t n_tot)
 {
 	size_t alloc = 0;
 
@@ -301,6 +305,10 @@ static void build_rows(struct images_data *id, const struct db_image_totals *tot
 			snprintf(name, sizeof(name), "[%s]", tot[i].key);
 			row_set_path(row, name);
 		}
+		if (bad[i] && !row->damaged) {
+			row->damaged = true;
+			id->n_damaged++;
+		}
 		for (int e = 0; e < EVENT__COUNT; e++) {
 			row->samples[e] = tot[i].samples[e];
 			id->total[e] += tot[i].samples[e];
@@ -327,6 +335,7 @@ struct totals_work {
 	const struct db_profile_id *ids;
 	size_t n;
 	uint64_t *total;             /* per profile */
+	bool *bad;                   /* per profile: unreadable or corrupt */
 	struct job *chunks;          /* per chunk: what it reported */
 	atomic_size_t next;          /* the next chunk to read */
 	struct job *job;
@@ -343,8 +352,12 @@ static void read_chunks(struct totals_work *w)
 		for (size_t i = c * TOTALS_CHUNK; i < end; i++) {
 			struct profile_header h;
 
-			if (!w->ids[i].per_pid && !db_profile_stat(w->db, w->seq, &w->ids[i], &h))
+			if (w->ids[i].per_pid)
+				continue;
+			if (!db_profile_stat(w->db, w->seq, &w->ids[i], &h))
 				w->total[i] = h.total;
+			else
+				w->bad[i] = true;
 		}
 	}
 	job_enter(NULL);
@@ -356,12 +369,17 @@ static void *totals_thread(void *p)
 	return NULL;
 }
 
-/* One entry per image key of the aggregate profiles, as db_image_totals() makes them. */
-static void totals_by_key(const struct totals_work *w, struct db_image_totals **v, size_t *n)
+/*
+ * One entry per image key of the aggregate profiles, as db_image_totals()
+ * makes them; (*bad)[k]: a profile of key k could not be read.
+ */
+static void totals_by_key(const struct totals_work *w, struct db_image_totals **v, bool **bad,
+			  size_t *n)
 {
-	size_t alloc = 0;
+	size_t alloc = 0, bad_alloc = 0;
 
 	*v = NULL;
+	*bad = NULL;
 	*n = 0;
 	for (size_t i = 0; i < w->n; i++) {
 		if (w->ids[i].per_pid)
@@ -370,9 +388,12 @@ static void totals_by_key(const struct totals_work *w, struct db_image_totals **
 			ALLOC_GROW(*v, *n + 1, alloc);
 			memset(&(*v)[*n], 0, sizeof(**v));
 			strcpy((*v)[*n].key, w->ids[i].key);
+			ALLOC_GROW(*bad, *n + 1, bad_alloc);
+			(*bad)[*n] = false;
 			(*n)++;
 		}
 		(*v)[*n - 1].samples[w->ids[i].event] += w->total[i];
+		(*bad)[*n - 1] |= w->bad[i];
 	}
 }
 
@@ -395,6 +416,7 @@ void data_load_images(struct job *job)
 	struct totals_work w = { .db = arg->db, .seq = arg->seq, .job = job };
 	struct db_profile_id *ids = NULL;
 	struct db_image_totals *tot = NULL;
+	bool *bad = NULL;
 	pthread_t threads[TOTALS_THREADS];
 	size_t n_tot = 0, n_chunks, started = 0;
 
@@ -407,6 +429,7 @@ void data_load_images(struct job *job)
 	w.ids = ids;
 	n_chunks = (w.n + TOTALS_CHUNK - 1) / TOTALS_CHUNK;
 	w.total = xcalloc(w.n ? w.n : 1, sizeof(*w.total));
+	w.bad = xcalloc(w.n ? w.n : 1, sizeof(*w.bad));
 	w.chunks = xcalloc(n_chunks ? n_chunks : 1, sizeof(*w.chunks));
 	atomic_init(&w.next, 0);
 	for (; n_chunks > 1 && started < TOTALS_THREADS; started++)
@@ -421,10 +444,12 @@ void data_load_images(struct job *job)
 	for (size_t t = 0; t < started; t++)
 		pthread_join(threads[t], NULL);
 	replay(&w, n_chunks);
-	totals_by_key(&w, &tot, &n_tot);
-	build_rows(id, tot, n_tot);
+	totals_by_key(&w, &tot, &bad, &n_tot);
+	build_rows(id, tot, bad, n_tot);
 	free(tot);
+	free(bad);
 	free(w.total);
+	free(w.bad);
 	free(w.chunks);
 	free(ids);
 	if (!id->index_ok)

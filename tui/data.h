@@ -114,6 +114,7 @@ struct image_row {
 	/* what the check of its binary found: BINARY_CHECKING until it is done */
 	enum binary_status status;
 	struct binary_check bin;
+	bool damaged;                    /* a profile of it is unreadable: its samples are partial */
 	char *path;                      /* terminal-safe (display_safe) */
 	const char *base;                /* the last component of path */
 };
@@ -125,7 +126,8 @@ struct images_data {
 	struct image_index index;
 	struct image_row *rows;
 	size_t n;
-	uint64_t total[EVENT__COUNT];
+	uint64_t total[EVENT__COUNT];    /* partial if n_damaged */
+	size_t n_damaged;                /* rows with a damaged profile (not counted) */
 	bool events[EVENT__COUNT];       /* in the meta, or with samples */
 	bool index_ok;                   /* false: the image index is unreadable */
 	bool checked;                    /* the rows have their binaries' status */

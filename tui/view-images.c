@@ -41,6 +41,12 @@ static enum binary_status status_of(const struct images_view *iv, const struct i
 	return binaries_status(iv->id, iv->checks, (size_t)(r - iv->id->rows));
 }
 
+/* The status shown: "damaged" (a profile unreadable, its samples partial) before the binary's. */
+static const char *status_name(const struct images_view *iv, const struct image_row *r)
+{
+	return r->damaged ? "damaged" : binary_status_name(status_of(iv, r));
+}
+
 /* ---- cells ------------------------------------------------------------- */
 
 static void cell_status(void *ctx, const struct table_column *col, const void *row, size_t pos,
@@ -50,7 +56,8 @@ static void cell_status(void *ctx, const struct table_column *col, const void *r
 					     STYLE_WARNING, STYLE_DIM };
 	enum binary_status s = status_of(col->data, row);
 
-	draw_field(d, styles[s], binary_status_name(s), width, ALIGN_LEFT);
+	draw_field(d, ROW(row)->damaged ? STYLE_WARNING : styles[s], status_name(col->data, row),
+		   width, ALIGN_LEFT);
 }
 
 static void cell_path(void *ctx, const struct table_column *col, const void *row, size_t pos,
@@ -63,7 +70,9 @@ static void cell_path(void *ctx, const struct table_column *col, const void *row
 
 static int cmp_status(const struct table_column *c, const void *a, const void *b)
 {
-	return table_cmp_u64(status_of(c->data, a), status_of(c->data, b));
+	int r = table_cmp_u64(ROW(a)->damaged, ROW(b)->damaged);
+
+	return r ? r : table_cmp_u64(status_of(c->data, a), status_of(c->data, b));
 }
 
 static int cmp_path(const struct table_column *c, const void *a, const void *b)
@@ -86,8 +95,8 @@ static int status_width(const struct images_view *iv)
 	int w = 7;
 
 	for (size_t i = 0; i < iv->id->n; i++)
-		if ((int)strlen(binary_status_name(status_of(iv, &iv->id->rows[i]))) > w)
-			w = (int)strlen(binary_status_name(status_of(iv, &iv->id->rows[i])));
+		if ((int)strlen(status_name(iv, &iv->id->rows[i])) > w)
+			w = (int)strlen(status_name(iv, &iv->id->rows[i]));
 	return w;
 }
 
@@ -134,8 +143,7 @@ static void images_filter_text(void *ctx, const void *row, struct strbuf *out)
 {
 	const struct image_row *r = row;
 
-	strbuf_addf(out, "%s %s %s", r->path, r->key,
-		    binary_status_name(status_of(IV((struct view *)ctx), r)));
+	strbuf_addf(out, "%s %s %s", r->path, r->key, status_name(IV((struct view *)ctx), r));
 }
 
 static void select_key(struct view *v, const char *key)
@@ -228,8 +236,11 @@ static void images_title(struct view *v, struct strbuf *sb)
 	if (v->lines != iv->id->n)
 		strbuf_addf(sb, ", %zu shown", v->lines);
 	if (iv->samples.event >= 0)
-		strbuf_addf(sb, ", %" PRIu64 " %s samples", iv->id->total[iv->samples.event],
+		strbuf_addf(sb, ", %s%" PRIu64 " %s samples", iv->id->n_damaged ? "partial " : "",
+			    iv->id->total[iv->samples.event],
 			    event_name((enum dcpi_event)iv->samples.event));
+	if (iv->id->n_damaged)
+		strbuf_addf(sb, " (%zu damaged)", iv->id->n_damaged);
 }
 
 static bool matches(const struct image_row *r, const char *what, int how)
@@ -376,12 +387,17 @@ static void describe_binary(const struct images_view *iv, const struct image_row
 static void describe_samples(const struct images_view *iv, const struct image_row *r,
 			     struct strbuf *sb)
 {
+	size_t start;
+
+	if (r->damaged)
+		strbuf_addstr(sb, "damaged (a profile unreadable, not counted): ");
+	start = sb->len;
 	for (int e = 0; e < EVENT__COUNT; e++) {
 		uint64_t total = iv->id->total[e];
 
 		if (!iv->id->events[e])
 			continue;
-		strbuf_addf(sb, "%s%s %" PRIu64 " (%.1f%%)", sb->len ? ", " : "",
+		strbuf_addf(sb, "%s%s %" PRIu64 " (%.1f%%)", sb->len > start ? ", " : "",
 			    event_name((enum dcpi_event)e), r->samples[e],
 			    total ? 100.0 * (double)r->samples[e] / (double)total : 0.0);
 	}
@@ -430,8 +446,10 @@ const struct view_ops images_view_ops = {
 		  "shares of the current event (:event NAME).  status: ok (the binary is the one\n"
 		  "profiled: same build-id, else same size and mtime), missing, rebuilt (it\n"
 		  "changed since), unreadable (not ELF, no permission), - (not a file: kernel,\n"
-		  "vdso, anonymous code).  :sort name sorts by file name;\n"
-		  "p shows the selected image's record and binary in a pane.",
+		  "vdso, anonymous code), damaged (a profile of it is unreadable: its samples\n"
+		  "are not counted and the title says the totals are partial).\n"
+		  ":sort name sorts by file name; p shows the selected image's record and\n"
+		  "binary in a pane.",
 	.priv_size = sizeof(struct images_view),
 	.open = images_open,
 	.close = images_close,
