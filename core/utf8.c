@@ -96,12 +96,14 @@ int strbuf_add_unescaped(struct strbuf *sb, const char *s, size_t len)
 	const char *end = s + len;
 
 	while (s < end) {
+		const char *bs = memchr(s, '\\', (size_t)(end - s));
 		int hi, lo;
 
-		if (*s != '\\') {
-			strbuf_addch(sb, *s++);
-			continue;
-		}
+		/* the text up to the next escape at once (most tokens have none) */
+		strbuf_add(sb, s, (size_t)((bs ? bs : end) - s));
+		if (!bs)
+			break;
+		s = bs;
 		if (++s >= end)
 			return -1;
 		switch (*s) {

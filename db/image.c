@@ -86,11 +86,11 @@ int image_parse_build_id(struct db_image *img, const char *hex)
 
 	if (!n || n % 2 || n / 2 > IMAGE_BUILD_ID_MAX || strspn(hex, "0123456789abcdefABCDEF") != n)
 		return -1;
-	for (size_t i = 0; i < n / 2; i++) {
-		unsigned v;
+	/* hex digits only (checked above): no sscanf for each byte of 10,000 lines */
+	for (size_t i = 0; i < n; i++) {
+		unsigned c = (unsigned char)hex[i], v = c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10;
 
-		sscanf(hex + 2 * i, "%2x", &v);
-		img->build_id[i] = (uint8_t)v;
+		img->build_id[i / 2] = (uint8_t)(i % 2 ? img->build_id[i / 2] << 4 | v : v);
 	}
 	img->build_id_len = (unsigned)(n / 2);
 	return 0;

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * tui/command.c - the requests that belong to the session rather than to a
- * view: switching views and epochs, search, the prompt, dumps, reload.
+ * tui/command.c - keys, commands and requests (tui/command.h): what the
+ * current view does not handle belongs to the session: the views of
+ * VIEW_INFO, epochs, events, search, the prompt, dumps, reload.
  */
 #include "config.h"
-#include "tui/session.h"
+#include "tui/command.h"
 
 #include "core/die.h"
 #include "core/event.h"
@@ -12,49 +13,47 @@
 #include "core/xalloc.h"
 #include "db/db.h"
 #include "tui/data.h"
-#include "tui/data-proc.h"
 #include "tui/display.h"
 #include "tui/prompt.h"
 #include "tui/table.h"
+#include "tui/tui-int.h"
 #include "tui/views.h"
 
-#include <ctype.h>
+#include <curses.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Shows the view of ops: back to it if it is on the stack, else opened on top. */
-static void show_view(struct tui *t, const struct view_ops *ops)
+/*
+ * A view's request (VIEW_INFO): shows it (back to it if it is on the stack),
+ * opens one more on top, or toggles it (closed if it is on top).
+ */
+static void open_view(struct tui *t, const struct request_info *info)
 {
-	struct view_loc loc = { .epoch = t->epoch };
-
-	for (size_t i = t->depth; i-- > 0;) {
-		if (t->stack[i]->ops == ops) {
-			tui_pop_to(t, i + 1);
-			return;
-		}
-	}
-	tui_push(t, ops, &loc);
-}
-
-/* Opens the view of ops on top, or closes it if it is on top already (help). */
-static void toggle_view(struct tui *t, const struct view_ops *ops)
-{
-	struct view_loc loc = { .epoch = t->epoch };
 	struct view *v = tui_view(t);
 
-	if (v && v->ops == ops && t->depth > 1)
-		tui_pop_to(t, t->depth - 1);
-	else
-		tui_push(t, ops, &loc);
+	switch (info->opener) {
+	case VIEW_SHOW:
+		tui_show_view(t, info->view);
+		break;
+	case VIEW_TOGGLE:
+		if (v && !strcmp(v->ops->name, info->view) && t->depth > 1) {
+			tui_pop_to(t, t->depth - 1);
+			break;
+		}
+		/* fall through */
+	case VIEW_OPEN:
+		tui_open_view(t, info->view, &(struct view_loc){ .epoch = t->epoch });
+		break;
+	}
 }
 
 static int resolve_epoch(struct tui *t, const char *name, uint32_t *seq)
 {
-	if (!t->db)
+	if (!t->src.env.db)
 		return errorf("no database is open ('%s')", t->db_path);
-	return db_epoch_resolve(t->db, name, seq);
+	return db_epoch_resolve(t->src.env.db, name, seq);
 }
 
 static void do_epoch(struct tui *t, const char *arg)
@@ -93,7 +92,7 @@ static void do_normalize(struct tui *t, const char *arg)
 	bool period;
 
 	if (!arg || !*arg)
-		period = !t->norm_period;
+		period = !t->src.env.norm_period;
 	else if (!strcmp(arg, "period"))
 		period = true;
 	else if (!strcmp(arg, "total"))
@@ -102,7 +101,7 @@ static void do_normalize(struct tui *t, const char *arg)
 		errorf("unknown normalisation '%s' (total or period)", arg);
 		return;
 	}
-	if (period != t->norm_period)
+	if (period != t->src.env.norm_period)
 		tui_set_norm_period(t, period);
 	tui_info(t, period ? "diffs compare time: samples times their period, for runs of the same work"
 		 : "diffs compare shares: samples over each epoch's total");
@@ -229,38 +228,6 @@ static void do_resize(struct tui *t, const char *arg)
 	display_set_size(t, cols, lines);
 }
 
-static void reload(struct tui *t)
-{
-	uint32_t seq;
-
-	if (!t->db && !(t->db = db_open(t->db_path, DB_READ)))
-		return;
-	jobs_invalidate(&t->jobs);
-	data_ctx_invalidate(t->data);
-	if (!t->epoch && !db_epoch_resolve(t->db, NULL, &seq))
-		t->epoch = seq;
-	for (size_t i = 0; i < t->depth; i++) {
-		struct view *v = t->stack[i];
-
-		if ((v->ops->flags & VIEW_FOLLOWS_EPOCH) && !v->loc.epoch)
-			v->loc.epoch = t->epoch;
-		view_wait(v, NULL);
-		if (v->ops->reload)
-			v->ops->reload(v);
-	}
-	t->dirty_views = true;
-	tui_info(t, "reread the database");
-}
-
-static void show_images(struct tui *t)
-{
-	if (!t->epoch) {
-		errorf("no epoch to show the images of");
-		return;
-	}
-	show_view(t, &images_view_ops);
-}
-
 /* Requests that change what is shown. */
 static bool view_requests(struct tui *t, enum request req, const char *arg)
 {
@@ -278,24 +245,6 @@ static bool view_requests(struct tui *t, enum request req, const char *arg)
 		break;
 	case REQ_QUIT:
 		t->quit = true;
-		break;
-	case REQ_VIEW_EPOCHS:
-		show_view(t, &epochs_view_ops);
-		break;
-	case REQ_VIEW_IMAGES:
-		show_images(t);
-		break;
-	case REQ_VIEW_PROCEDURES:
-		tui_open_view(t, "procedures", &(struct view_loc){ .epoch = t->epoch });
-		break;
-	case REQ_VIEW_HELP:
-		toggle_view(t, &help_view_ops);
-		break;
-	case REQ_VIEW_MESSAGES:
-		toggle_view(t, &messages_view_ops);
-		break;
-	case REQ_VIEW_STOPWATCH:
-		tui_open_view(t, "stopwatch", &(struct view_loc){ .epoch = t->epoch });
 		break;
 	case REQ_GOTO:
 		errorf("nothing to go to in the %s view", v ? v->ops->name : "empty");
@@ -321,8 +270,12 @@ static bool view_requests(struct tui *t, enum request req, const char *arg)
 	return true;
 }
 
-void tui_session_request(struct tui *t, enum request req, const char *arg)
+static void session_request(struct tui *t, enum request req, const char *arg)
 {
+	if (request_info(req)->view) {
+		open_view(t, request_info(req));
+		return;
+	}
 	if (view_requests(t, req, arg))
 		return;
 	switch (req) {
@@ -330,7 +283,8 @@ void tui_session_request(struct tui *t, enum request req, const char *arg)
 		display_clear(t);
 		break;
 	case REQ_RELOAD:
-		reload(t);
+		if (!tui_reload(t))
+			tui_info(t, "reread the database");
 		break;
 	case REQ_SEARCH:
 		set_search(t, arg);
@@ -353,8 +307,8 @@ void tui_session_request(struct tui *t, enum request req, const char *arg)
 		do_normalize(t, arg);
 		break;
 	case REQ_FORCE:
-		tui_set_force(t, !t->force);
-		tui_info(t, t->force ? "using binaries that changed since profiling (:force again stops)"
+		tui_set_force(t, !t->src.env.force);
+		tui_info(t, t->src.env.force ? "using binaries that changed since profiling (:force again stops)"
 			 : "no longer using binaries that changed since profiling");
 		break;
 	case REQ_PROMPT:
@@ -375,27 +329,104 @@ void tui_session_request(struct tui *t, enum request req, const char *arg)
 	}
 }
 
-/* ---- completion ------------------------------------------------------------- */
+/* ---- keys and commands ------------------------------------------------------------------ */
 
-static void complete_epochs(struct tui *t, struct candidates *c)
+void tui_key(struct tui *t, int key)
 {
-	const struct epochs_data *ed = tui_peek(t, &epochs_source, NULL);
-	char num[32];
+	enum request req;
 
-	candidates_add(c, "latest");
-	for (size_t i = 0; ed && i < ed->list.n; i++) {
-		const struct db_epoch *e = &ed->list.v[i];
+	key = key_normalize(key);
+	if (key == KEY_RESIZE) {
+		display_layout(t);
+		return;
+	}
+	tui_status_clear(t);
+	req = key_request(key);
+	if (req == REQ_NONE) {
+		struct strbuf sb = STRBUF_INIT;
 
-		snprintf(num, sizeof(num), "%" PRIu32, e->seq);
-		candidates_add(c, num);
-		if (e->meta_ok && e->meta.label)
-			candidates_add(c, e->meta.label);
-		if (i + 1 < ed->list.n) {
-			snprintf(num, sizeof(num), "latest~%zu", ed->list.n - 1 - i);
-			candidates_add(c, num);
+		key_describe(key, &sb);
+		errorf("no request is bound to '%s' (? shows the keys)", sb.buf);
+		strbuf_release(&sb);
+		return;
+	}
+	tui_request(t, req, NULL, true);
+}
+
+void tui_command(struct tui *t, const char *line)
+{
+	struct strbuf name = STRBUF_INIT, arg = STRBUF_INIT;
+	size_t n;
+	enum request req;
+
+	line += strspn(line, " \t");
+	if (!*line)
+		return;
+	n = strcspn(line, " \t");
+	strbuf_add(&name, line, n);
+	line += n;
+	line += strspn(line, " \t");
+	strbuf_addstr(&arg, line);
+	strbuf_rtrim(&arg);
+	req = request_lookup(name.buf);
+	if (req == REQ_NONE)
+		errorf("unknown command ':%s' (? shows the commands)", name.buf);
+	else
+		tui_request(t, req, arg.len ? arg.buf : NULL, false);
+	strbuf_release(&name);
+	strbuf_release(&arg);
+}
+
+/* Arguments a key cannot supply: the prompt asks for them. */
+static bool key_needs_prompt(enum arg_kind kind)
+{
+	return kind != ARG_NONE && kind != ARG_EPOCH_PAIR && kind != ARG_NORM;
+}
+
+static bool arg_required(enum arg_kind kind)
+{
+	return kind != ARG_NONE && kind != ARG_EPOCH_PAIR && kind != ARG_OPT_TEXT &&
+	       kind != ARG_NORM;
+}
+
+static void prompt_for(struct tui *t, const struct request_info *info)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	if (info->req == REQ_SEARCH) {
+		session_request(t, REQ_PROMPT, "/");
+		return;
+	}
+	strbuf_addf(&sb, "%s ", info->name);
+	session_request(t, REQ_PROMPT, sb.buf);
+	strbuf_release(&sb);
+}
+
+void tui_request(struct tui *t, enum request req, const char *arg, bool from_key)
+{
+	const struct request_info *info = request_info(req);
+	struct view *v = tui_view(t);
+
+	if (!arg || !*arg) {
+		arg = NULL;
+		if (from_key && key_needs_prompt(info->arg)) {
+			prompt_for(t, info);
+			return;
+		}
+		if (arg_required(info->arg)) {
+			errorf("':%s' needs an argument", info->name);
+			return;
 		}
 	}
+	if (v && v->ops->request && v->ops->request(v, req, arg) == VIEW_DONE)
+		return;
+	if (v && view_request(v, req, arg) == VIEW_DONE)
+		return;
+	session_request(t, req, arg);
 }
+
+
+/* ---- completion ------------------------------------------------------------- */
 
 void tui_complete(struct tui *t, enum arg_kind kind, struct candidates *c)
 {
@@ -404,7 +435,7 @@ void tui_complete(struct tui *t, enum arg_kind kind, struct candidates *c)
 	switch (kind) {
 	case ARG_EPOCH:
 	case ARG_EPOCH_PAIR:
-		complete_epochs(t, c);
+		epochs_data_complete(source_peek(&t->src, &epochs_source, NULL), c);
 		break;
 	case ARG_EVENT:
 		for (int e = 0; e < EVENT__COUNT; e++)

@@ -9,7 +9,7 @@
 #include "core/strbuf.h"
 #include "core/utf8.h"
 #include "core/xalloc.h"
-#include "tui/data-proc.h"
+#include "tui/data-epoch.h"
 #include "tui/job.h"
 
 #include <inttypes.h>
@@ -17,7 +17,7 @@
 #include <string.h>
 
 struct callers_arg {
-	struct tui_env env;
+	struct source_env env;
 	struct callers_req req;
 };
 
@@ -39,7 +39,7 @@ static void callers_free(void *data)
 static void fail(struct job *job, struct callers_data *cd, const char *dflt)
 {
 	cd->status = job->status = -1;
-	cd->error = display_safe(job->n_msgs ? job->msgs[job->n_msgs - 1].text : dflt);
+	cd->error = display_safe(job_last_message(job, dflt));
 }
 
 static void callers_run(struct job *job)
@@ -70,19 +70,19 @@ static void callers_run(struct job *job)
 	}
 }
 
-static void callers_key(const struct tui_env *env, const void *req, struct strbuf *key)
+static void callers_key(const struct source_env *env, const void *req, struct strbuf *key)
 {
 	const struct callers_req *r = req;
 
 	strbuf_addf(key, "%" PRIu32 "/%d/%d", r->seq, env->force, r->event);
 }
 
-static void callers_title(const struct tui_env *env, const void *req, struct strbuf *title)
+static void callers_title(const struct source_env *env, const void *req, struct strbuf *title)
 {
 	strbuf_addstr(title, "reading the stacks of the epoch");
 }
 
-static void *callers_arg(const struct tui_env *env, const void *req)
+static void *callers_arg(const struct source_env *env, const void *req)
 {
 	struct callers_arg *a = XNEW(struct callers_arg);
 
@@ -101,10 +101,10 @@ const struct tui_source callers_source = {
 	.free_result = callers_free,
 };
 
-const struct callers_data *data_callers(struct tui *t, uint32_t seq, int event,
+const struct callers_data *data_callers(struct sources *s, uint32_t seq, int event,
 					struct view *waiter)
 {
-	return seq ? tui_load(t, &callers_source, &(struct callers_req){ seq, event }, waiter) : NULL;
+	return seq ? source_load(s, &callers_source, &(struct callers_req){ seq, event }, waiter) : NULL;
 }
 
 const char *callers_node_key(const struct callers_data *cd, uint32_t node)

@@ -8,7 +8,7 @@
  *   callers_source   "callgraph/SEQ/F/EVENT"   struct callers_data  (data_callers())
  *
  * Built on the worker thread from the epoch view the procedure views share
- * (tui/data-proc.h: data_epoch_get), whose reference it keeps: the node
+ * (tui/data-epoch.h: data_epoch_get), whose reference it keeps: the node
  * names point into it.  Read-only once loaded.
  */
 #ifndef DCPI_TUI_DATA_CALLERS_H
@@ -21,7 +21,7 @@
 #include "tui/source.h"
 
 struct shared_epoch;
-struct tui;
+struct sources;
 struct view;
 
 struct callers_data {
@@ -41,7 +41,7 @@ struct callers_req {
 extern const struct tui_source callers_source;
 
 /* The call graph of epoch seq for event (-1: the first), or NULL while it loads. */
-const struct callers_data *data_callers(struct tui *t, uint32_t seq, int event,
+const struct callers_data *data_callers(struct sources *s, uint32_t seq, int event,
 					struct view *waiter);
 
 /*

@@ -148,7 +148,7 @@ static enum dcpi_event pick_event(struct diff_epochs *de, int event)
 static void failed(struct job *job, struct diff_data *dd, const char *dflt)
 {
 	dd->status = job->status = -1;
-	dd->error = display_safe(job->n_msgs ? job->msgs[job->n_msgs - 1].text : dflt);
+	dd->error = display_safe(job_last_message(job, dflt));
 }
 
 void data_load_diff(struct job *job)
@@ -191,7 +191,7 @@ void data_load_diff(struct job *job)
 
 /* ---- the data source (tui/source.h) ------------------------------------------------- */
 
-static void diff_key(const struct tui_env *env, const void *req, struct strbuf *key)
+static void diff_key(const struct source_env *env, const void *req, struct strbuf *key)
 {
 	const struct diff_req *r = req;
 
@@ -201,14 +201,14 @@ static void diff_key(const struct tui_env *env, const void *req, struct strbuf *
 		strbuf_addf(key, "/%s", r->procedure);
 }
 
-static void diff_title(const struct tui_env *env, const void *req, struct strbuf *title)
+static void diff_title(const struct source_env *env, const void *req, struct strbuf *title)
 {
 	const struct diff_req *r = req;
 
 	strbuf_addf(title, "comparing epochs %" PRIu32 " and %" PRIu32, r->a, r->b);
 }
 
-static void *diff_arg_new(const struct tui_env *env, const void *req)
+static void *diff_arg_new(const struct source_env *env, const void *req)
 {
 	const struct diff_req *r = req;
 	struct diff_arg *arg = XNEW(struct diff_arg);
@@ -229,10 +229,10 @@ const struct tui_source diff_source = {
 	.free_result = diff_data_free,
 };
 
-const struct diff_data *data_diff(struct tui *t, uint32_t a, uint32_t b, const char *procedure,
+const struct diff_data *data_diff(struct sources *s, uint32_t a, uint32_t b, const char *procedure,
 				  struct view *waiter)
 {
 	if (!a || !b)
 		return NULL;
-	return tui_load(t, &diff_source, &(struct diff_req){ a, b, procedure }, waiter);
+	return source_load(s, &diff_source, &(struct diff_req){ a, b, procedure }, waiter);
 }

@@ -70,7 +70,7 @@ struct diff_req {
 
 /* The job's argument: the request (procedure owned) and the session's state. */
 struct diff_arg {
-	struct tui_env env;
+	struct source_env env;
 	struct diff_req req;
 };
 extern const struct tui_source diff_source;
@@ -78,7 +78,7 @@ extern const struct tui_source diff_source;
  * Epochs a and b compared as dcpidiff compares them, for the session's
  * event, :force and :normalize; NULL while loading (waiter waits).
  */
-const struct diff_data *data_diff(struct tui *t, uint32_t a, uint32_t b, const char *procedure,
+const struct diff_data *data_diff(struct sources *s, uint32_t a, uint32_t b, const char *procedure,
 				  struct view *waiter);
 
 

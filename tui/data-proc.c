@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * tui/data-proc.c - procedures and listings for the analysis views, on
- * epoch views shared between jobs (see tui/data-proc.h).
+ * epoch views shared between jobs (tui/data-epoch.h).
  */
 #include "config.h"
 #include "tui/data-proc.h"
@@ -16,136 +16,9 @@
 #include "tui/view.h"
 
 #include <inttypes.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-struct data_ctx {
-	pthread_mutex_t lock;           /* guards epochs, n, alloc and stale flags */
-	struct shared_epoch **epochs;
-	size_t n, alloc;
-	unsigned generation;            /* bumped by data_ctx_invalidate() */
-	struct srcfiles src;            /* worker only */
-	char *debug_dir;
-};
-
-struct data_ctx *data_ctx_new(const struct data_ctx_opts *opts)
-{
-	struct data_ctx *ctx = XNEW(struct data_ctx);
-
-	pthread_mutex_init(&ctx->lock, NULL);
-	srcfiles_init(&ctx->src);
-	if (opts && opts->debug_dir)
-		ctx->debug_dir = xstrdup(opts->debug_dir);
-	for (size_t i = 0; opts && i < opts->n_substitutions; i++)
-		if (srcfiles_add_subst(&ctx->src, opts->substitutions[i]))
-			errorf("bad substitution '%s' (want FROM=TO)", opts->substitutions[i]);
-	return ctx;
-}
-
-static void epoch_close(struct shared_epoch *se)
-{
-	epoch_view_release(&se->view);
-	free(se->error);
-	free(se);
-}
-
-void data_ctx_free(struct data_ctx *ctx)
-{
-	if (!ctx)
-		return;
-	for (size_t i = 0; i < ctx->n; i++)
-		epoch_close(ctx->epochs[i]);
-	free(ctx->epochs);
-	srcfiles_release(&ctx->src);
-	free(ctx->debug_dir);
-	pthread_mutex_destroy(&ctx->lock);
-	free(ctx);
-}
-
-void data_ctx_invalidate(struct data_ctx *ctx)
-{
-	pthread_mutex_lock(&ctx->lock);
-	ctx->generation++;
-	for (size_t i = 0; i < ctx->n; i++) {
-		if (!ctx->epochs[i]->stale) {
-			ctx->epochs[i]->stale = true;
-			atomic_fetch_sub(&ctx->epochs[i]->refs, 1); /* the cache's own */
-		}
-	}
-	pthread_mutex_unlock(&ctx->lock);
-}
-
-void shared_epoch_put(struct shared_epoch *se)
-{
-	if (se)
-		atomic_fetch_sub(&se->refs, 1);
-}
-
-/* The text of the last message the running job reported, or a default. */
-static char *last_message(struct job *job, const char *dflt)
-{
-	return xstrdup(job->n_msgs ? job->msgs[job->n_msgs - 1].text : dflt);
-}
-
-/* Worker: closes the stale epoch views nothing uses any more.  Lock held. */
-static void sweep(struct data_ctx *ctx)
-{
-	size_t kept = 0;
-
-	for (size_t i = 0; i < ctx->n; i++) {
-		struct shared_epoch *se = ctx->epochs[i];
-
-		if (se->stale && atomic_load(&se->refs) <= 0)
-			epoch_close(se);
-		else
-			ctx->epochs[kept++] = se;
-	}
-	ctx->n = kept;
-}
-
-struct shared_epoch *data_epoch_get(struct data_ctx *ctx, struct job *job, struct db *db,
-				    uint32_t seq, bool force)
-{
-	struct epoch_view_opts o = { .force = force, .debug_dir = ctx->debug_dir };
-	struct shared_epoch *se;
-	unsigned generation;
-	char name[16];
-
-	pthread_mutex_lock(&ctx->lock);
-	generation = ctx->generation;
-	sweep(ctx);
-	for (size_t i = 0; i < ctx->n; i++) {
-		se = ctx->epochs[i];
-		if (!se->stale && se->db == db && se->seq == seq && se->force == force) {
-			atomic_fetch_add(&se->refs, 1);
-			pthread_mutex_unlock(&ctx->lock);
-			return se;
-		}
-	}
-	pthread_mutex_unlock(&ctx->lock);
-
-	se = XNEW(struct shared_epoch);
-	atomic_init(&se->refs, 2); /* the cache's and the caller's */
-	se->db = db;
-	se->seq = seq;
-	se->force = force;
-	snprintf(name, sizeof(name), "%" PRIu32, seq);
-	if ((se->status = epoch_view_open(&se->view, db, name, &o)))
-		se->error = last_message(job, "cannot open the epoch");
-
-	pthread_mutex_lock(&ctx->lock);
-	/* invalidated while it opened: what it read may be old, do not share it */
-	if (generation != ctx->generation) {
-		se->stale = true;
-		atomic_fetch_sub(&se->refs, 1);
-	}
-	ALLOC_GROW(ctx->epochs, ctx->n + 1, ctx->alloc);
-	ctx->epochs[ctx->n++] = se;
-	pthread_mutex_unlock(&ctx->lock);
-	return se;
-}
 
 /* ---- procedures ------------------------------------------------------------ */
 
@@ -271,7 +144,7 @@ void data_load_procs(struct job *job)
 	po.by = (enum procprof_by)arg->req.by;
 	if (procprof_build(&pd->pp, v, &po)) {
 		pd->status = job->status = -1;
-		pd->error = last_message(job, "cannot list the procedures");
+		pd->error = xstrdup(job_last_message(job, "cannot list the procedures"));
 		return;
 	}
 	pd->n = pd->pp.n_rows;
@@ -317,7 +190,7 @@ struct procs_calc_arg *procs_calc_arg_new(const struct procs_data *pd)
 	struct procs_calc *res = XNEW(struct procs_calc);
 
 	a->se = pd->se;
-	atomic_fetch_add(&a->se->refs, 1);
+	shared_epoch_get(a->se);
 	a->n = pd->n;
 	a->refs = xcalloc(pd->n ? pd->n : 1, sizeof(*a->refs));
 	res->n = pd->n;
@@ -550,8 +423,8 @@ static void find_source(struct proc_data *pd, struct data_ctx *ctx)
 
 		if (!line)
 			continue;
-		srcfiles_line(&ctx->src, line->file, pd->c.list.comp_dir, line->line);
-		found = srcfiles_found_path(&ctx->src, line->file, pd->c.list.comp_dir);
+		srcfiles_line(data_ctx_srcfiles(ctx), line->file, pd->c.list.comp_dir, line->line);
+		found = srcfiles_found_path(data_ctx_srcfiles(ctx), line->file, pd->c.list.comp_dir);
 		pd->src_file = tidy_path(found ? found : line->file);
 		return;
 	}
@@ -561,7 +434,7 @@ static void proc_failed(struct job *job, struct proc_data *pd, struct epoch_view
 			const char *image)
 {
 	pd->status = job->status = -1;
-	pd->error = last_message(job, "cannot show the procedure");
+	pd->error = xstrdup(job_last_message(job, "cannot show the procedure"));
 	pd->need_force = changed_binary(v, image);
 }
 
@@ -623,7 +496,7 @@ static int find(struct job *job, struct proc_data *pd, struct epoch_view *v,
 	errorf("%s", sb.buf);
 	strbuf_release(&sb);
 	pd->status = job->status = -1;
-	pd->error = last_message(job, "cannot find the procedure");
+	pd->error = xstrdup(job_last_message(job, "cannot find the procedure"));
 	/* not found (not ambiguous): a changed binary might have had it */
 	pd->need_force = pd->lookup.kind != LOOKUP_AMBIGUOUS &&
 			 changed_binary(v, arg->req.image ? arg->req.image
@@ -652,7 +525,7 @@ void data_load_proc(struct job *job)
 	if (find(job, pd, v, arg, &ref))
 		return;
 	co.source = true;
-	co.src = &arg->env.analysis->src;
+	co.src = data_ctx_srcfiles(arg->env.analysis);
 	if (calc_build(&pd->c, v, &ref, &co)) {
 		calc_release(&pd->c);
 		proc_failed(job, pd, v, v->images[ref.image].rec->key);
@@ -672,21 +545,21 @@ void data_load_proc(struct job *job)
 
 /* ---- the data sources (tui/source.h) ---------------------------------------------- */
 
-static void procs_key(const struct tui_env *env, const void *req, struct strbuf *key)
+static void procs_key(const struct source_env *env, const void *req, struct strbuf *key)
 {
 	const struct procs_req *r = req;
 
 	strbuf_addf(key, "%" PRIu32 "/%d/%s/%d", r->seq, env->force, r->image ? r->image : "*", r->by);
 }
 
-static void procs_title(const struct tui_env *env, const void *req, struct strbuf *title)
+static void procs_title(const struct source_env *env, const void *req, struct strbuf *title)
 {
 	const struct procs_req *r = req;
 
 	strbuf_addf(title, "reading the procedures of %s", r->image ? "an image" : "every image");
 }
 
-static void *procs_arg(const struct tui_env *env, const void *req)
+static void *procs_arg(const struct source_env *env, const void *req)
 {
 	const struct procs_req *r = req;
 	struct procs_arg *arg = XNEW(struct procs_arg);
@@ -707,20 +580,20 @@ const struct tui_source procs_source = {
 	.free_result = procs_data_free,
 };
 
-const struct procs_data *data_procs(struct tui *t, uint32_t seq, const char *image,
+const struct procs_data *data_procs(struct sources *s, uint32_t seq, const char *image,
 				    struct view *waiter)
 {
-	return data_procs_by(t, seq, image, PROCPROF_BY_IMAGE, waiter);
+	return data_procs_by(s, seq, image, PROCPROF_BY_IMAGE, waiter);
 }
 
-const struct procs_data *data_procs_by(struct tui *t, uint32_t seq, const char *image, int by,
+const struct procs_data *data_procs_by(struct sources *s, uint32_t seq, const char *image, int by,
 				       struct view *waiter)
 {
-	return seq ? tui_load(t, &procs_source, &(struct procs_req){ seq, image, by }, waiter) : NULL;
+	return seq ? source_load(s, &procs_source, &(struct procs_req){ seq, image, by }, waiter) : NULL;
 }
 
 /* The analysis of every row: req is the procs_data analysed. */
-static void calc_key(const struct tui_env *env, const void *req, struct strbuf *key)
+static void calc_key(const struct source_env *env, const void *req, struct strbuf *key)
 {
 	const struct procs_data *pd = req;
 
@@ -728,14 +601,14 @@ static void calc_key(const struct tui_env *env, const void *req, struct strbuf *
 		    pd->by);
 }
 
-static void calc_title(const struct tui_env *env, const void *req, struct strbuf *title)
+static void calc_title(const struct source_env *env, const void *req, struct strbuf *title)
 {
 	const struct procs_data *pd = req;
 
 	strbuf_addf(title, "analysing the procedures of %s", pd->image ? "the image" : "every image");
 }
 
-static void *calc_arg(const struct tui_env *env, const void *req)
+static void *calc_arg(const struct source_env *env, const void *req)
 {
 	return procs_calc_arg_new(req);
 }
@@ -756,16 +629,16 @@ const struct tui_source procs_calc_source = {
 	.partial = calc_partial,
 };
 
-const struct procs_calc *data_procs_calc(struct tui *t, const struct procs_data *pd,
+const struct procs_calc *data_procs_calc(struct sources *s, const struct procs_data *pd,
 					 struct view *waiter, bool *complete)
 {
 	*complete = false;
 	if (!pd || pd->status)
 		return NULL;
-	return tui_load_partial(t, &procs_calc_source, pd, waiter, complete);
+	return source_load_partial(s, &procs_calc_source, pd, waiter, complete);
 }
 
-static void proc_key(const struct tui_env *env, const void *req, struct strbuf *key)
+static void proc_key(const struct source_env *env, const void *req, struct strbuf *key)
 {
 	const struct proc_req *r = req;
 
@@ -773,7 +646,7 @@ static void proc_key(const struct tui_env *env, const void *req, struct strbuf *
 		    r->spec);
 }
 
-static void proc_title(const struct tui_env *env, const void *req, struct strbuf *title)
+static void proc_title(const struct source_env *env, const void *req, struct strbuf *title)
 {
 	char *safe = display_safe(((const struct proc_req *)req)->spec);
 
@@ -781,7 +654,7 @@ static void proc_title(const struct tui_env *env, const void *req, struct strbuf
 	free(safe);
 }
 
-static void *proc_arg(const struct tui_env *env, const void *req)
+static void *proc_arg(const struct source_env *env, const void *req)
 {
 	const struct proc_req *r = req;
 	struct proc_arg *arg = XNEW(struct proc_arg);
@@ -803,10 +676,10 @@ const struct tui_source proc_source = {
 	.free_result = proc_data_free,
 };
 
-const struct proc_data *data_proc(struct tui *t, uint32_t seq, const char *image,
+const struct proc_data *data_proc(struct sources *s, uint32_t seq, const char *image,
 				  const char *spec, struct view *waiter)
 {
-	return seq ? tui_load(t, &proc_source, &(struct proc_req){ seq, image, spec }, waiter) : NULL;
+	return seq ? source_load(s, &proc_source, &(struct proc_req){ seq, image, spec }, waiter) : NULL;
 }
 
 static void add_proc_names(const void *result, void *data)
@@ -818,12 +691,10 @@ static void add_proc_names(const void *result, void *data)
 			candidates_add(data, pd->rows[r].name);
 }
 
-void procs_complete_names(struct tui *t, uint32_t seq, struct candidates *c)
+void procs_complete_names(struct sources *s, uint32_t seq, struct candidates *c)
 {
-	struct tui_env env;
 	char prefix[48];
 
-	tui_env(t, &env);
-	snprintf(prefix, sizeof(prefix), "%" PRIu32 "/%d/", seq, env.force);
-	tui_foreach_loaded(t, &procs_source, prefix, add_proc_names, c);
+	snprintf(prefix, sizeof(prefix), "%" PRIu32 "/%d/", seq, s->env.force);
+	source_foreach_loaded(s, &procs_source, prefix, add_proc_names, c);
 }

@@ -3,7 +3,8 @@
  * tui/data-proc.h - what the procedure views show, built on worker threads
  * with the same library calls as dcpiprof, dcpilist and dcpicalc
  * (analysis/procprof.h, lookup.h, listing.h, calc.h), so that
- * dcpi-tui and the tools never disagree.
+ * dcpi-tui and the tools never disagree, on the epoch views the analysis
+ * sources share (tui/data-epoch.h).
  *
  * Sources (tui/source.h) and their keys (tui/job.h caches each result for
  * the session):
@@ -15,17 +16,6 @@
  * tools' --force, dcpi-tui's :force), else 0; IMAGE is an image key or "*"
  * for every image; BY the grouping by process (enum procprof_by, 0: none);
  * SPEC is what analysis/lookup.h takes (a name or 0xADDRESS).
- *
- * Sharing and threads.  Both results are built on one struct epoch_view
- * per (database, epoch, force), opened by the first job that needs it and
- * shared by every later one (images, symbols and DWARF are read once).  An
- * epoch view changes as it is used (images open lazily), so only the
- * worker thread ever calls into it; results keep what the views read in
- * their own memory, or in memory the epoch view never changes again
- * (procedure names, image records, a listing's CFG), and hold a reference
- * that keeps the epoch view alive.  The main thread only drops references;
- * epoch views are closed by the worker (when a job finds them unused and
- * stale) or by data_ctx_free().
  */
 #ifndef DCPI_TUI_DATA_PROC_H
 #define DCPI_TUI_DATA_PROC_H
@@ -41,46 +31,11 @@
 #include "analysis/listing.h"
 #include "analysis/lookup.h"
 #include "analysis/procprof.h"
+#include "tui/data-epoch.h"
 #include "tui/source.h"
 
 struct candidates;
 struct job;
-struct data_ctx;
-
-/* One epoch opened for the analysis views, shared (see above). */
-struct shared_epoch {
-	atomic_int refs;
-	struct db *db;
-	uint32_t seq;
-	bool force;
-	bool stale;              /* after data_ctx_invalidate(): not handed out again */
-	int status;              /* epoch_view_open(): 0, or -1 (reported) */
-	char *error;             /* what it reported, or NULL */
-	struct epoch_view view;
-};
-
-struct data_ctx_opts {
-	const char *debug_dir;            /* NULL: $DCPI_DEBUG_DIR, else /usr/lib/debug */
-	const char *const *substitutions; /* "FROM=TO" source path substitutions */
-	size_t n_substitutions;
-};
-
-/* The analysis context of a session; -1-free: bad substitutions are reported and skipped. */
-struct data_ctx *data_ctx_new(const struct data_ctx_opts *opts);
-/* Closes every epoch view; call when no job runs any more (after jobs_release()). */
-void data_ctx_free(struct data_ctx *ctx);
-/* Main thread (reload): epoch views opened so far are not reused. */
-void data_ctx_invalidate(struct data_ctx *ctx);
-
-/* Drops a reference (any thread). */
-void shared_epoch_put(struct shared_epoch *se);
-
-/*
- * Worker thread: the epoch view of (db, seq, force), shared, with a
- * reference for the caller (status and error say if it could not be opened).
- */
-struct shared_epoch *data_epoch_get(struct data_ctx *ctx, struct job *job, struct db *db,
-				    uint32_t seq, bool force);
 
 /* ---- procedures ---------------------------------------------------------- */
 
@@ -143,7 +98,7 @@ struct procs_req {
 
 /* The job's argument: the request (image owned) and the session's state. */
 struct procs_arg {
-	struct tui_env env;
+	struct source_env env;
 	struct procs_req req;
 };
 
@@ -157,16 +112,16 @@ extern const struct tui_source procs_source;
  * The procedures of epoch seq, of one image (its key) or all (NULL), or
  * NULL while loading (waiter waits).  Honours the session's :force.
  */
-const struct procs_data *data_procs(struct tui *t, uint32_t seq, const char *image,
+const struct procs_data *data_procs(struct sources *s, uint32_t seq, const char *image,
 				    struct view *waiter);
 /* The same grouped by process (by: enum procprof_by; PROCPROF_BY_IMAGE: as data_procs). */
-const struct procs_data *data_procs_by(struct tui *t, uint32_t seq, const char *image, int by,
+const struct procs_data *data_procs_by(struct sources *s, uint32_t seq, const char *image, int by,
 				       struct view *waiter);
 /*
  * Adds the procedure names of epoch seq the session has loaded (every
  * image's, or any one image's) to completion candidates.
  */
-void procs_complete_names(struct tui *t, uint32_t seq, struct candidates *c);
+void procs_complete_names(struct sources *s, uint32_t seq, struct candidates *c);
 
 /* ---- every procedure analysed (background) ------------------------------- */
 
@@ -209,7 +164,7 @@ extern const struct tui_source procs_calc_source;  /* req: the struct procs_data
  * its `done` are final), and *complete says whether it has finished.
  * waiter is reloaded when it has.  NULL if pd cannot be analysed.
  */
-const struct procs_calc *data_procs_calc(struct tui *t, const struct procs_data *pd,
+const struct procs_calc *data_procs_calc(struct sources *s, const struct procs_data *pd,
 					 struct view *waiter, bool *complete);
 
 /* The image path and key of a row. */
@@ -259,7 +214,7 @@ struct proc_req {
 
 /* The job's argument: the request (strings owned) and the session's state. */
 struct proc_arg {
-	struct tui_env env;
+	struct source_env env;
 	struct proc_req req;
 };
 
@@ -270,7 +225,7 @@ void proc_data_free(void *data);
 
 extern const struct tui_source proc_source;
 /* One procedure of epoch seq, or NULL while loading (waiter waits).  Honours :force. */
-const struct proc_data *data_proc(struct tui *t, uint32_t seq, const char *image,
+const struct proc_data *data_proc(struct sources *s, uint32_t seq, const char *image,
 				  const char *spec, struct view *waiter);
 
 #endif

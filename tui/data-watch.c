@@ -22,20 +22,20 @@ struct watch_arg {
 	uint32_t seq;
 };
 
-static void watch_key(const struct tui_env *env, const void *req, struct strbuf *key)
+static void watch_key(const struct source_env *env, const void *req, struct strbuf *key)
 {
 	(void)env;
 	strbuf_addf(key, "%" PRIu32, ((const struct watch_req *)req)->seq);
 }
 
-static void watch_title(const struct tui_env *env, const void *req, struct strbuf *title)
+static void watch_title(const struct source_env *env, const void *req, struct strbuf *title)
 {
 	(void)env;
 	strbuf_addf(title, "reading the stopwatch results of epoch %" PRIu32,
 		    ((const struct watch_req *)req)->seq);
 }
 
-static void *watch_arg_new(const struct tui_env *env, const void *req)
+static void *watch_arg_new(const struct source_env *env, const void *req)
 {
 	struct watch_arg *arg = xcalloc(1, sizeof(*arg));
 
@@ -82,9 +82,9 @@ const struct tui_source watch_source = {
 	.free_result = watch_data_free,
 };
 
-const struct watch_data *data_watch(struct tui *t, uint32_t seq, struct view *waiter)
+const struct watch_data *data_watch(struct sources *s, uint32_t seq, struct view *waiter)
 {
 	if (!seq)
 		return NULL;
-	return tui_load(t, &watch_source, &(struct watch_req){ seq }, waiter);
+	return source_load(s, &watch_source, &(struct watch_req){ seq }, waiter);
 }

@@ -24,6 +24,6 @@ struct watch_data {
 extern const struct tui_source watch_source;
 
 /* The results of epoch seq, or NULL while they load (waiter is reloaded then). */
-const struct watch_data *data_watch(struct tui *t, uint32_t seq, struct view *waiter);
+const struct watch_data *data_watch(struct sources *s, uint32_t seq, struct view *waiter);
 
 #endif

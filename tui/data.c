@@ -6,8 +6,10 @@
 #include "core/utf8.h"
 #include "core/xalloc.h"
 #include "tui/job.h"
+#include "tui/view.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,14 +28,9 @@ void data_load_epochs(struct job *job)
 		job->status = -1;
 		return;
 	}
-	ed->n_images = xcalloc(ed->list.n ? ed->list.n : 1, sizeof(*ed->n_images));
-	for (size_t i = 0; i < ed->list.n && !job_cancelled(job); i++) {
+	for (size_t i = 0; i < ed->list.n; i++) {
 		struct db_epoch *e = &ed->list.v[i];
-		struct image_index idx = IMAGE_INDEX_INIT;
 
-		job_progress(job, i, ed->list.n);
-		ed->n_images[i] = db_images_load(db, e->seq, &idx) ? SIZE_MAX : idx.n;
-		image_index_release(&idx);
 		for (size_t k = 0; e->meta_ok && k < e->meta.n_events; k++)
 			ed->events[e->meta.events[k].event] = true;
 	}
@@ -46,20 +43,19 @@ void epochs_data_free(void *data)
 	if (!ed)
 		return;
 	db_epoch_list_release(&ed->list);
-	free(ed->n_images);
 	free(ed);
 }
 
-static void epochs_key(const struct tui_env *env, const void *req, struct strbuf *key)
+static void epochs_key(const struct source_env *env, const void *req, struct strbuf *key)
 {
 }
 
-static void epochs_title(const struct tui_env *env, const void *req, struct strbuf *title)
+static void epochs_title(const struct source_env *env, const void *req, struct strbuf *title)
 {
 	strbuf_addstr(title, "reading the epochs");
 }
 
-static void *epochs_arg(const struct tui_env *env, const void *req)
+static void *epochs_arg(const struct source_env *env, const void *req)
 {
 	return env->db;
 }
@@ -73,9 +69,9 @@ const struct tui_source epochs_source = {
 	.free_result = epochs_data_free,
 };
 
-const struct epochs_data *data_epochs(struct tui *t, struct view *waiter)
+const struct epochs_data *data_epochs(struct sources *s, struct view *waiter)
 {
-	return tui_load(t, &epochs_source, NULL, waiter);
+	return source_load(s, &epochs_source, NULL, waiter);
 }
 
 const struct db_epoch *epochs_data_find(const struct epochs_data *ed, uint32_t seq)
@@ -86,11 +82,134 @@ const struct db_epoch *epochs_data_find(const struct epochs_data *ed, uint32_t s
 	return NULL;
 }
 
+/* The counting job's argument: the epochs (numbers), counted from the last. */
+struct counts_arg {
+	struct db *db;                   /* not owned */
+	uint32_t *seqs;
+	size_t n, done;                  /* epochs, and how many are counted (from the last) */
+	struct epoch_counts *res;        /* owned: the result is the argument's */
+};
+
+static void counts_arg_free(void *p)
+{
+	struct counts_arg *a = p;
+
+	if (!a)
+		return;
+	free(a->seqs);
+	free(a->res->n_images);
+	free((void *)a->res->ready);
+	free(a->res);
+	free(a);
+}
+
+static void count_images(struct job *job)
+{
+	struct counts_arg *a = job->arg;
+
+	for (; a->done < a->n; a->done++) {
+		size_t i = a->n - 1 - a->done;
+		struct image_index idx = IMAGE_INDEX_INIT;
+
+		if (job_cancelled(job))
+			return;
+		if (job_should_yield(job)) {
+			job_yield(job);
+			return;
+		}
+		if (a->done % 16 == 0)
+			job_progress(job, a->done, a->n);
+		a->res->n_images[i] = db_images_load(a->db, a->seqs[i], &idx) ? SIZE_MAX : idx.n;
+		image_index_release(&idx);
+		atomic_store_explicit(&a->res->ready[i], 1, memory_order_release);
+	}
+	job->result = a->res;
+	job->status = 0;
+}
+
+static const void *counts_partial(const struct job *job)
+{
+	return ((const struct counts_arg *)job->arg)->res;
+}
+
+static void counts_key(const struct source_env *env, const void *req, struct strbuf *key)
+{
+}
+
+static void counts_title(const struct source_env *env, const void *req, struct strbuf *title)
+{
+	strbuf_addstr(title, "counting the images of every epoch");
+}
+
+static void *counts_arg_new(const struct source_env *env, const void *req)
+{
+	const struct epochs_data *ed = req;
+	struct counts_arg *a = XNEW(struct counts_arg);
+
+	a->db = env->db;
+	a->n = ed->list.n;
+	a->seqs = xcalloc(a->n ? a->n : 1, sizeof(*a->seqs));
+	for (size_t i = 0; i < a->n; i++)
+		a->seqs[i] = ed->list.v[i].seq;
+	a->res = XNEW(struct epoch_counts);
+	a->res->n = a->n;
+	a->res->n_images = xcalloc(a->n ? a->n : 1, sizeof(*a->res->n_images));
+	a->res->ready = xcalloc(a->n ? a->n : 1, sizeof(*a->res->ready));
+	return a;
+}
+
+static const struct tui_source counts_source = {
+	.name = "counts",
+	.background = true,
+	.key = counts_key,
+	.title = counts_title,
+	.arg = counts_arg_new,
+	.free_arg = counts_arg_free,
+	.run = count_images,
+	.partial = counts_partial,
+};
+
+const struct epoch_counts *data_epoch_counts(struct sources *s, const struct epochs_data *ed,
+					     struct view *waiter, bool *complete)
+{
+	*complete = false;
+	return ed ? source_load_partial(s, &counts_source, ed, waiter, complete) : NULL;
+}
+
+bool epoch_counts_get(const struct epoch_counts *counts, size_t i, size_t *n_images)
+{
+	if (!counts || i >= counts->n ||
+	    !atomic_load_explicit(&counts->ready[i], memory_order_acquire))
+		return false;
+	*n_images = counts->n_images[i];
+	return true;
+}
+
+void epochs_data_complete(const struct epochs_data *ed, struct candidates *c)
+{
+	char num[32];
+
+	candidates_add(c, "latest");
+	for (size_t i = 0; ed && i < ed->list.n; i++) {
+		const struct db_epoch *e = &ed->list.v[i];
+
+		snprintf(num, sizeof(num), "%" PRIu32, e->seq);
+		candidates_add(c, num);
+		if (e->meta_ok && e->meta.label)
+			candidates_add(c, e->meta.label);
+		if (i + 1 < ed->list.n) {
+			snprintf(num, sizeof(num), "latest~%zu", ed->list.n - 1 - i);
+			candidates_add(c, num);
+		}
+	}
+}
+
 /* ---- images ------------------------------------------------------------ */
 
 const char *binary_status_name(enum binary_status s)
 {
-	static const char *const names[] = { "-", "ok", "missing", "rebuilt", "unreadable" };
+	static const char *const names[] = { "-", "ok", "missing", "rebuilt", "unreadable",
+					     "..." };
 
 	return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
 }
@@ -152,8 +271,12 @@ static void row_set_path(struct image_row *row, const char *path)
 	row->base = slash && slash[1] ? slash + 1 : row->path;
 }
 
-/* One row per index entry, plus one per key that has profiles but no entry. */
-static void build_rows(struct images_data *id, const struct db_image_totals *tot, size_t n_tot)
+/*
+ * One row per index entry, plus one per key that has profiles but no entry;
+ * bad[i]: a profile of tot[i] could not be read (not counted).
+ */
+static void build_rows(struct images_data *id, const struct db_image_totals *tot,
+		       const bool *bad, size_t n_tot)
 {
 	size_t alloc = 0;
 
@@ -162,6 +285,7 @@ static void build_rows(struct images_data *id, const struct db_image_totals *tot
 		memset(&id->rows[id->n], 0, sizeof(*id->rows));
 		strcpy(id->rows[id->n].key, id->index.v[i].key);
 		id->rows[id->n].img = &id->index.v[i];
+		id->rows[id->n].status = id->index.v[i].kind == IMAGE_FILE ? BINARY_CHECKING : BINARY_NA;
 		row_set_path(&id->rows[id->n], id->index.v[i].path);
 		id->n++;
 	}
@@ -181,6 +305,10 @@ static void build_rows(struct images_data *id, const struct db_image_totals *tot
 			snprintf(name, sizeof(name), "[%s]", tot[i].key);
 			row_set_path(row, name);
 		}
+		if (bad[i] && !row->damaged) {
+			row->damaged = true;
+			id->n_damaged++;
+		}
 		for (int e = 0; e < EVENT__COUNT; e++) {
 			row->samples[e] = tot[i].samples[e];
 			id->total[e] += tot[i].samples[e];
@@ -190,31 +318,94 @@ static void build_rows(struct images_data *id, const struct db_image_totals *tot
 	}
 }
 
-/* Progress and cancellation of db_image_totals_progress(): on a cold cache of
- * a big epoch the totals are the slow part (one small read per profile). */
-static int totals_progress(void *ctx, size_t done, size_t total)
-{
-	struct job *job = ctx;
+/*
+ * The totals of a big epoch: one small read per profile (10,000 on a
+ * server), the first screen's slow part.  Read by helper threads while the
+ * job thread reads the metadata and the image index, then by it too, a
+ * chunk of profiles at a time; what each chunk reports is kept apart
+ * (chunk c's messages in a job of its own) and said in the order of the
+ * profiles, as one thread would have said it.
+ */
+#define TOTALS_CHUNK 256
+#define TOTALS_THREADS 2
 
-	job_progress(job, done, total);
-	return job_cancelled(job);
+struct totals_work {
+	struct db *db;
+	uint32_t seq;
+	const struct db_profile_id *ids;
+	size_t n;
+	uint64_t *total;             /* per profile */
+	bool *bad;                   /* per profile: unreadable or corrupt */
+	struct job *chunks;          /* per chunk: what it reported */
+	atomic_size_t next;          /* the next chunk to read */
+	struct job *job;
+};
+
+static void read_chunks(struct totals_work *w)
+{
+	size_t c;
+
+	while ((c = atomic_fetch_add(&w->next, 1)) * TOTALS_CHUNK < w->n && !job_cancelled(w->job)) {
+		size_t end = (c + 1) * TOTALS_CHUNK < w->n ? (c + 1) * TOTALS_CHUNK : w->n;
+
+		job_enter(&w->chunks[c]);
+		for (size_t i = c * TOTALS_CHUNK; i < end; i++) {
+			struct profile_header h;
+
+			if (w->ids[i].per_pid)
+				continue;
+			if (!db_profile_stat(w->db, w->seq, &w->ids[i], &h))
+				w->total[i] = h.total;
+			else
+				w->bad[i] = true;
+		}
+	}
+	job_enter(NULL);
 }
 
-/* The binary status of every row, as disasm verifies it. */
-static void check_binaries(struct job *job, const struct data_arg *arg, struct images_data *id)
+static void *totals_thread(void *p)
 {
-	struct image_opts o;
+	read_chunks(p);
+	return NULL;
+}
 
-	memset(&o, 0, sizeof(o));
-	o.db = arg->db;
-	o.seq = arg->seq;
-	o.kernel_release = id->meta_ok ? id->meta.kernel : NULL;
-	o.debug_dir = arg->debug_dir;
-	for (size_t i = 0; i < id->n && !job_cancelled(job); i++) {
-		if (i % 64 == 0)
-			job_progress(job, i, id->n);
-		if (id->rows[i].img)
-			id->rows[i].status = image_check_binary(id->rows[i].img, &o, &id->rows[i].bin);
+/*
+ * One entry per image key of the aggregate profiles, as db_image_totals()
+ * makes them; (*bad)[k]: a profile of key k could not be read.
+ */
+static void totals_by_key(const struct totals_work *w, struct db_image_totals **v, bool **bad,
+			  size_t *n)
+{
+	size_t alloc = 0, bad_alloc = 0;
+
+	*v = NULL;
+	*bad = NULL;
+	*n = 0;
+	for (size_t i = 0; i < w->n; i++) {
+		if (w->ids[i].per_pid)
+			continue;
+		if (!*n || strcmp((*v)[*n - 1].key, w->ids[i].key)) {
+			ALLOC_GROW(*v, *n + 1, alloc);
+			memset(&(*v)[*n], 0, sizeof(**v));
+			strcpy((*v)[*n].key, w->ids[i].key);
+			ALLOC_GROW(*bad, *n + 1, bad_alloc);
+			(*bad)[*n] = false;
+			(*n)++;
+		}
+		(*v)[*n - 1].samples[w->ids[i].event] += w->total[i];
+		(*bad)[*n - 1] |= w->bad[i];
+	}
+}
+
+/* The chunks' messages, in order, as the job's own. */
+static void replay(struct totals_work *w, size_t n_chunks)
+{
+	for (size_t c = 0; c < n_chunks; c++) {
+		for (size_t m = 0; m < w->chunks[c].n_msgs; m++) {
+			job_add_message(w->job, w->chunks[c].msgs[m].level, w->chunks[c].msgs[m].text);
+			free(w->chunks[c].msgs[m].text);
+		}
+		free(w->chunks[c].msgs);
 	}
 }
 
@@ -222,22 +413,45 @@ void data_load_images(struct job *job)
 {
 	struct data_arg *arg = job->arg;
 	struct images_data *id = XNEW(struct images_data);
+	struct totals_work w = { .db = arg->db, .seq = arg->seq, .job = job };
+	struct db_profile_id *ids = NULL;
 	struct db_image_totals *tot = NULL;
-	size_t n_tot = 0;
+	bool *bad = NULL;
+	pthread_t threads[TOTALS_THREADS];
+	size_t n_tot = 0, n_chunks, started = 0;
 
 	job->result = id;
 	id->seq = arg->seq;
 	epoch_meta_init(&id->meta);
 	image_index_init(&id->index);
+	if (db_profiles_list(arg->db, arg->seq, &ids, &w.n))
+		job->status = -1;
+	w.ids = ids;
+	n_chunks = (w.n + TOTALS_CHUNK - 1) / TOTALS_CHUNK;
+	w.total = xcalloc(w.n ? w.n : 1, sizeof(*w.total));
+	w.bad = xcalloc(w.n ? w.n : 1, sizeof(*w.bad));
+	w.chunks = xcalloc(n_chunks ? n_chunks : 1, sizeof(*w.chunks));
+	atomic_init(&w.next, 0);
+	for (; n_chunks > 1 && started < TOTALS_THREADS; started++)
+		if (pthread_create(&threads[started], NULL, totals_thread, &w))
+			break;
 	id->meta_ok = db_meta_load(arg->db, arg->seq, &id->meta) == 0;
 	for (size_t k = 0; id->meta_ok && k < id->meta.n_events; k++)
 		id->events[id->meta.events[k].event] = true;
 	id->index_ok = db_images_load(arg->db, arg->seq, &id->index) == 0;
-	if (db_image_totals_progress(arg->db, arg->seq, &tot, &n_tot, totals_progress, job))
-		job->status = -1;
-	build_rows(id, tot, n_tot);
+	read_chunks(&w);
+	job_enter(job);
+	for (size_t t = 0; t < started; t++)
+		pthread_join(threads[t], NULL);
+	replay(&w, n_chunks);
+	totals_by_key(&w, &tot, &bad, &n_tot);
+	build_rows(id, tot, bad, n_tot);
 	free(tot);
-	check_binaries(job, arg, id);
+	free(bad);
+	free(w.total);
+	free(w.bad);
+	free(w.chunks);
+	free(ids);
 	if (!id->index_ok)
 		job->status = -1;
 }
@@ -258,17 +472,17 @@ void images_data_free(void *data)
 	free(id);
 }
 
-static void images_key(const struct tui_env *env, const void *req, struct strbuf *key)
+static void images_key(const struct source_env *env, const void *req, struct strbuf *key)
 {
 	strbuf_addf(key, "%" PRIu32, *(const uint32_t *)req);
 }
 
-static void images_title(const struct tui_env *env, const void *req, struct strbuf *title)
+static void images_title(const struct source_env *env, const void *req, struct strbuf *title)
 {
 	strbuf_addf(title, "reading the images of epoch %" PRIu32, *(const uint32_t *)req);
 }
 
-static void *images_arg(const struct tui_env *env, const void *req)
+static void *images_arg(const struct source_env *env, const void *req)
 {
 	struct data_arg *arg = XNEW(struct data_arg);
 
@@ -288,9 +502,187 @@ const struct tui_source images_source = {
 	.free_result = images_data_free,
 };
 
-const struct images_data *data_images(struct tui *t, uint32_t seq, struct view *waiter)
+const struct images_data *data_images(struct sources *s, uint32_t seq, struct view *waiter)
 {
-	return seq ? tui_load(t, &images_source, &seq, waiter) : NULL;
+	return seq ? source_load(s, &images_source, &seq, waiter) : NULL;
+}
+
+/* ---- binaries, verified in the background --------------------------------------- */
+
+/* The job's argument: the records to verify (copies), in the order to verify them. */
+struct checks_arg {
+	struct db *db;                   /* not owned */
+	uint32_t seq;
+	char *debug_dir, *kernel;
+	struct db_image *recs;           /* per row (path owned; kind IMAGE_NONE: nothing to check) */
+	size_t *order;                   /* rows, most samples first */
+	size_t n, next;                  /* rows, and where to resume after a yield */
+	struct binary_checks *res;       /* owned; the job's result once done */
+};
+
+static void checks_free(struct binary_checks *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->n; i++)
+		binary_check_release(&c->v[i]);
+	free(c->v);
+	free((void *)c->ready);
+	free(c);
+}
+
+static void checks_arg_free(void *p)
+{
+	struct checks_arg *a = p;
+
+	if (!a)
+		return;
+	for (size_t i = 0; i < a->n; i++)
+		free(a->recs[i].path);
+	free(a->recs);
+	free(a->order);
+	free(a->debug_dir);
+	free(a->kernel);
+	checks_free(a->res);
+	free(a);
+}
+
+static void run_checks(struct job *job)
+{
+	struct checks_arg *a = job->arg;
+	struct image_opts o;
+
+	memset(&o, 0, sizeof(o));
+	o.db = a->db;
+	o.seq = a->seq;
+	o.kernel_release = a->kernel;
+	o.debug_dir = a->debug_dir;
+	for (; a->next < a->n; a->next++) {
+		size_t i = a->order[a->next];
+
+		if (job_cancelled(job))
+			return;
+		if (job_should_yield(job)) {
+			job_yield(job);
+			return;
+		}
+		if (a->next % 64 == 0)
+			job_progress(job, a->next, a->n);
+		if (a->recs[i].kind == IMAGE_FILE)
+			image_check_binary(&a->recs[i], &o, &a->res->v[i]);
+		atomic_store_explicit(&a->res->ready[i], 1, memory_order_release);
+		atomic_fetch_add(&a->res->n_done, 1);
+	}
+	job->result = a->res;  /* still the argument's: freed with it */
+	job->status = 0;
+}
+
+static const void *checks_partial(const struct job *job)
+{
+	return ((const struct checks_arg *)job->arg)->res;
+}
+
+static void checks_key(const struct source_env *env, const void *req, struct strbuf *key)
+{
+	strbuf_addf(key, "%" PRIu32, ((const struct images_data *)req)->seq);
+}
+
+static void checks_title(const struct source_env *env, const void *req, struct strbuf *title)
+{
+	strbuf_addf(title, "verifying the binaries of epoch %" PRIu32,
+		    ((const struct images_data *)req)->seq);
+}
+
+static int hotter_row(const void *x, const void *y, void *ctx)
+{
+	const struct images_data *id = ctx;
+	const struct image_row *a = &id->rows[*(const size_t *)x];
+	const struct image_row *b = &id->rows[*(const size_t *)y];
+	uint64_t sa = 0, sb = 0;
+
+	for (int e = 0; e < EVENT__COUNT; e++) {
+		sa += a->samples[e];
+		sb += b->samples[e];
+	}
+	if (sa != sb)
+		return sa > sb ? -1 : 1;
+	return *(const size_t *)x < *(const size_t *)y ? -1 : 1;
+}
+
+static void *checks_arg_new(const struct source_env *env, const void *req)
+{
+	const struct images_data *id = req;
+	struct checks_arg *a = XNEW(struct checks_arg);
+
+	a->db = env->db;
+	a->seq = id->seq;
+	a->debug_dir = env->debug_dir ? xstrdup(env->debug_dir) : NULL;
+	a->kernel = id->meta_ok && id->meta.kernel ? xstrdup(id->meta.kernel) : NULL;
+	a->n = id->n;
+	a->recs = xcalloc(a->n ? a->n : 1, sizeof(*a->recs));
+	a->order = xcalloc(a->n ? a->n : 1, sizeof(*a->order));
+	for (size_t i = 0; i < a->n; i++) {
+		a->order[i] = i;
+		if (!id->rows[i].img)
+			continue;
+		a->recs[i] = *id->rows[i].img;
+		a->recs[i].path = xstrdup(id->rows[i].img->path ? id->rows[i].img->path : "");
+	}
+	/* most samples first: what the view shows first is verified first */
+	qsort_r(a->order, a->n, sizeof(*a->order), hotter_row, (void *)id);
+	a->res = XNEW(struct binary_checks);
+	a->res->n = a->n;
+	a->res->v = xcalloc(a->n ? a->n : 1, sizeof(*a->res->v));
+	a->res->ready = xcalloc(a->n ? a->n : 1, sizeof(*a->res->ready));
+	return a;
+}
+
+static const struct tui_source binaries_source = {
+	.name = "binaries",
+	.background = true,
+	.key = checks_key,
+	.title = checks_title,
+	.arg = checks_arg_new,
+	.free_arg = checks_arg_free,
+	.run = run_checks,
+	.partial = checks_partial,
+};
+
+const struct binary_checks *data_binaries(struct sources *s, const struct images_data *id,
+					  struct view *waiter, bool *complete)
+{
+	const struct binary_checks *c;
+	struct images_data *own = (struct images_data *)id;
+
+	*complete = false;
+	if (!id || id->checked) {
+		*complete = true;
+		return NULL;
+	}
+	c = source_load_partial(s, &binaries_source, id, waiter, complete);
+	if (!*complete || !c)
+		return c;
+	/* the main thread owns the rows once loaded: they take the statuses */
+	for (size_t i = 0; i < id->n && i < c->n; i++) {
+		if (!id->rows[i].img)
+			continue;
+		own->rows[i].status = c->v[i].status;
+		own->rows[i].bin = c->v[i];
+		memset(&c->v[i], 0, sizeof(c->v[i]));
+	}
+	own->checked = true;
+	return NULL;
+}
+
+enum binary_status binaries_status(const struct images_data *id,
+				   const struct binary_checks *checks, size_t i)
+{
+	if (id->checked || !id->rows[i].img || id->rows[i].status != BINARY_CHECKING)
+		return id->rows[i].status;
+	if (checks && i < checks->n &&
+	    atomic_load_explicit(&checks->ready[i], memory_order_acquire))
+		return checks->v[i].status;
+	return BINARY_CHECKING;
 }
 
 int data_default_event(const bool events[EVENT__COUNT])

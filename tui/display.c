@@ -10,7 +10,7 @@
 #include "core/xalloc.h"
 #include "present/draw.h"
 #include "tui/table.h"
-#include "tui/session.h"
+#include "tui/tui-int.h"
 #include "tui/view.h"
 
 #include <curses.h>
@@ -167,6 +167,7 @@ int display_open(struct tui *t)
 	curs_set(0);
 	set_escdelay(25);
 	disp->ascii = t->opt.ascii || !locale_is_utf8();
+	t->ascii = disp->ascii;
 	setup_styles(disp, !t->opt.no_color);
 	display_layout(t);
 	return 0;
@@ -195,11 +196,6 @@ void display_emergency(void)
 {
 	if (open_display && !isendwin())
 		endwin();
-}
-
-bool display_ascii(const struct tui *t)
-{
-	return !t->disp || t->disp->ascii;
 }
 
 static bool too_small(void)
@@ -275,8 +271,8 @@ static void draw_topbar(struct tui *t)
 		strbuf_addf(&sb, " %s epoch ", sep);
 		tui_epoch_name(t, t->epoch, &sb);
 	}
-	if (t->event >= 0)
-		strbuf_addf(&sb, " %s %s", sep, event_name((enum dcpi_event)t->event));
+	if (t->src.env.event >= 0)
+		strbuf_addf(&sb, " %s %s", sep, event_name((enum dcpi_event)t->src.env.event));
 	for (size_t i = 0; i < t->depth; i++)
 		strbuf_addf(&path, "%s%s", i ? glyph_text(GLYPH_BREADCRUMB, flags_of(t)) : "",
 			    t->stack[i]->ops->name);
@@ -295,9 +291,9 @@ static void draw_empty(struct tui *t, struct view *v, int y)
 
 	if (v->pending) {
 		strbuf_addstr(&sb, "  loading");
-		if (jobs_busy(&t->jobs)) {
+		if (jobs_busy(&t->src.jobs)) {
 			strbuf_addstr(&sb, ": ");
-			jobs_describe(&t->jobs, &sb);
+			jobs_describe(&t->src.jobs, &sb);
 		}
 		strbuf_addstr(&sb, glyph_text(GLYPH_ELLIPSIS, flags_of(t)));
 	} else if (v->table && v->table->n_rows && v->table->filter) {
@@ -407,8 +403,8 @@ static void draw_status(struct tui *t)
 		strbuf_addstr(&sb, t->status);
 		if (t->status_more)
 			strbuf_addf(&sb, " (+%zu more: M)", t->status_more);
-	} else if (jobs_busy(&t->jobs)) {
-		jobs_describe(&t->jobs, &sb);
+	} else if (jobs_busy(&t->src.jobs)) {
+		jobs_describe(&t->src.jobs, &sb);
 		strbuf_addstr(&sb, glyph_text(GLYPH_ELLIPSIS, flags_of(t)));
 	}
 	draw_init_window(&d, stdscr, LINES - 1, COLS, flags_of(t));

@@ -24,15 +24,15 @@
 struct draw;
 struct tui;
 
-/* Sets up the terminal (or /dev/null when headless); -1 (reported) if it cannot. */
+/*
+ * Sets up the terminal (or /dev/null when headless), and t->ascii: whether
+ * it can show UTF-8 (locale, --ascii); -1 (reported) if it cannot.
+ */
 int display_open(struct tui *t);
 /* Restores the terminal. */
 void display_close(struct tui *t);
 /* Restores the terminal on a fatal error (safe to call at any time). */
 void display_emergency(void);
-
-/* True if the display can only show ASCII (locale or --ascii). */
-bool display_ascii(const struct tui *t);
 
 /* Draws everything from the session state and updates the screen. */
 void display_redraw(struct tui *t);

@@ -12,18 +12,32 @@
 #include <unistd.h>
 
 static _Thread_local struct job *current_job;
+/* Messages may come from a job's helper threads at once (job_enter()). */
+static pthread_mutex_t messages_lock = PTHREAD_MUTEX_INITIALIZER;
 
 struct job *job_current(void)
 {
 	return current_job;
 }
 
+void job_enter(struct job *job)
+{
+	current_job = job;
+}
+
+const char *job_last_message(const struct job *job, const char *dflt)
+{
+	return job->n_msgs ? job->msgs[job->n_msgs - 1].text : dflt;
+}
+
 void job_add_message(struct job *job, enum report_level level, const char *text)
 {
+	pthread_mutex_lock(&messages_lock);
 	ALLOC_GROW(job->msgs, job->n_msgs + 1, job->alloc_msgs);
 	job->msgs[job->n_msgs].level = level;
 	job->msgs[job->n_msgs].text = xstrdup(text);
 	job->n_msgs++;
+	pthread_mutex_unlock(&messages_lock);
 }
 
 void job_progress(struct job *job, uint64_t done, uint64_t total)

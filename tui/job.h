@@ -8,7 +8,7 @@
  * and redrawing.  A job is named by a cache key ("images/3"); its result
  * stays in the cache for the rest of the session (or until
  * jobs_invalidate()), so asking again is free.  Views do not call this
- * directly: they ask a data source (tui/source.h: tui_load()), which finds
+ * directly: they ask a data source (tui/source.h: source_load()), which finds
  * the job or submits it; they show the job's progress meanwhile and are
  * told when it is done (tui.c calls the views' reload op).
  *
@@ -153,6 +153,16 @@ bool job_cancelled(struct job *job);
 bool job_should_yield(struct job *job);
 /* In a background run function: run me again after them (then return). */
 void job_yield(struct job *job);
+
+/* The text of the last message job reported (while it ran), or dflt. */
+const char *job_last_message(const struct job *job, const char *dflt);
+
+/*
+ * In a thread a run function started to share its work (and joins before
+ * it returns): what the thread reports goes to job, as the run function's
+ * own messages do.  NULL: leaves it.
+ */
+void job_enter(struct job *job);
 
 /* The job running on this thread, or NULL (report routines use it). */
 struct job *job_current(void);

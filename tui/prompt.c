@@ -8,7 +8,8 @@
 #include "tui/display.h"
 #include "tui/request.h"
 #include "tui/script.h"
-#include "tui/session.h"
+#include "tui/tui-int.h"
+#include "tui/view.h"
 
 #include <curses.h>
 #include <errno.h>
@@ -30,6 +31,7 @@
 /* Readline's callbacks take no context: the state of the one open prompt. */
 static struct {
 	struct tui *t;
+	struct prompt_hooks hooks;
 	bool done, cancelled;
 	char *line;
 	char pend[8];          /* the rest of a key's byte sequence */
@@ -85,11 +87,6 @@ static char *history_path(const char *name)
 	free(base);
 	free(dir);
 	return path;
-}
-
-const char *prompt_history_file(void)
-{
-	return P.hist[0].file;
 }
 
 /* Makes history h (0: commands, 1: searches) readline's. */
@@ -180,13 +177,13 @@ static int script_byte(void)
 	struct tui *t = P.t;
 	const struct script_item *it;
 
-	jobs_wait_idle(&t->jobs);
+	jobs_wait_idle(&t->src.jobs);
 	tui_collect(t);
 	it = script_next(t->script);
 	if (!it)
 		return CTRL_('g');
 	if (it->kind == SCRIPT_COMMAND) {
-		tui_command(t, it->command);
+		P.hooks.command(t, it->command);
 		if (t->quit)
 			return CTRL_('g');
 		redisplay();
@@ -210,7 +207,7 @@ static int terminal_byte(void)
 		redisplay();
 	c = display_getbyte(t, 0);
 	if (c == ERR) {
-		display_wait(t, jobs_wake_fd(&t->jobs), jobs_busy(&t->jobs) ? 100 : -1);
+		display_wait(t, jobs_wake_fd(&t->src.jobs), jobs_busy(&t->src.jobs) ? 100 : -1);
 		c = display_getbyte(t, 0);
 	}
 	if (c == ERR) {
@@ -363,7 +360,7 @@ static char **complete_fn(const char *text, int start, int end)
 			rl_attempted_completion_over = 0;
 			return NULL;
 		}
-		tui_complete(P.t, kind, &cands);
+		P.hooks.complete(P.t, kind, &cands);
 	}
 	matches = cands.n ? rl_completion_matches(text, cand_generator) : NULL;
 	candidates_release(&cands);
@@ -384,9 +381,10 @@ static void display_matches(char **matches, int n, int max)
 
 /* ---- the prompt ----------------------------------------------------------- */
 
-void prompt_init(struct tui *t)
+void prompt_init(struct tui *t, const struct prompt_hooks *hooks)
 {
 	P.t = t;
+	P.hooks = *hooks;
 	P.devnull_out = fopen("/dev/null", "w");
 	P.devnull_in = fopen("/dev/null", "r");
 	rl_readline_name = "dcpi-tui";

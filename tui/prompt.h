@@ -21,10 +21,21 @@
 #ifndef DCPI_TUI_PROMPT_H
 #define DCPI_TUI_PROMPT_H
 
+#include "tui/request.h"
+
+struct candidates;
 struct tui;
 
+/* What the prompt asks of the session it runs in. */
+struct prompt_hooks {
+	/* Runs a command line of a script while the prompt is open (to dump it). */
+	void (*command)(struct tui *t, const char *line);
+	/* Adds the completion candidates of an argument of kind. */
+	void (*complete)(struct tui *t, enum arg_kind kind, struct candidates *c);
+};
+
 /* Sets readline up and loads the history. */
-void prompt_init(struct tui *t);
+void prompt_init(struct tui *t, const struct prompt_hooks *hooks);
 /* Trims the history file. */
 void prompt_release(struct tui *t);
 
@@ -34,8 +45,5 @@ void prompt_release(struct tui *t);
  * prompt was cancelled or the script ended.
  */
 char *prompt_read(struct tui *t, const char *prompt, const char *initial);
-
-/* The command history file, or NULL if there is none (no HOME). */
-const char *prompt_history_file(void);
 
 #endif

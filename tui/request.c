@@ -11,10 +11,13 @@
 
 static const struct request_info requests[] = {
 #define REQ_GROUP_(title) /* groups are attached below */
-#define REQ_ROW_(id, name, keys, arg, help) { REQ_##id, name, keys, ARG_##arg, help, NULL },
-	REQ_INFO(REQ_GROUP_, REQ_ROW_)
+#define REQ_ROW_(id, name, keys, arg, help) { REQ_##id, name, keys, ARG_##arg, help, NULL, NULL, 0 },
+#define REQ_ROW_VIEW_(name, opener, command, keys, help) \
+	{ REQ_VIEW_##name, command, keys, ARG_NONE, help, NULL, #name, VIEW_##opener },
+	REQ_INFO(REQ_GROUP_, REQ_ROW_, REQ_ROW_VIEW_)
 #undef REQ_GROUP_
 #undef REQ_ROW_
+#undef REQ_ROW_VIEW_
 };
 
 /*
@@ -29,9 +32,11 @@ struct group_mark {
 static const struct group_mark group_marks[] = {
 #define REQ_GROUP_(title) { true, title },
 #define REQ_ROW_(id, name, keys, arg, help) { false, name },
-	REQ_INFO(REQ_GROUP_, REQ_ROW_)
+#define REQ_ROW_VIEW_(name, opener, command, keys, help) { false, command },
+	REQ_INFO(REQ_GROUP_, REQ_ROW_, REQ_ROW_VIEW_)
 #undef REQ_GROUP_
 #undef REQ_ROW_
+#undef REQ_ROW_VIEW_
 };
 
 static const char *group_of(size_t index)
@@ -67,24 +72,16 @@ const struct request_info *request_info(enum request req)
 	return &table[req - 1];
 }
 
-static const struct {
-	const char *alias;
-	enum request req;
-} aliases[] = {
-	{ "q", REQ_QUIT },
-	{ "help", REQ_VIEW_HELP },
-	{ "epochs", REQ_VIEW_EPOCHS },
-	{ "images", REQ_VIEW_IMAGES },
-};
-
 enum request request_lookup(const char *name)
 {
 	for (enum request r = REQ_NONE + 1; r < REQ__COUNT; r++)
 		if (!strcmp(request_info(r)->name, name))
 			return r;
-	for (size_t i = 0; i < ARRAY_SIZE(aliases); i++)
-		if (!strcmp(aliases[i].alias, name))
-			return aliases[i].req;
+	if (!strcmp(name, "q"))
+		return REQ_QUIT;
+	for (enum request r = REQ_NONE + 1; r < REQ__COUNT; r++)
+		if (request_info(r)->view && !strcmp(request_info(r)->view, name))
+			return r;
 	return REQ_NONE;
 }
 

@@ -17,6 +17,10 @@
  *     arg   the argument kind (enum arg_kind without ARG_): what the
  *           command needs and what the prompt completes
  *     help  one line for the help view
+ *   VIEW(name, opener, command, keys, help)
+ *           the request that opens a view, from its line in VIEW_INFO
+ *           (tui/views.h): REQ_VIEW_name, taking no argument; the session
+ *           opens the view as opener says
  *
  * A request that needs an argument and is invoked by a key opens the prompt
  * with ":name " filled in.  Views see requests, never keys.
@@ -26,6 +30,8 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+
+#include "tui/views.h"
 
 struct strbuf;
 
@@ -44,7 +50,15 @@ enum arg_kind {
 	ARG_NORM,       /* total or period, or none (the other one) */
 };
 
-#define REQ_INFO(GROUP, REQ)                                                              \
+/* The views' requests (VIEW_INFO lines but those with opener NONE), as VIEW entries. */
+#define REQ_VIEW_(V, name, opener, command, keys, help) \
+	REQ_VIEW_##opener(V, name, opener, command, keys, help)
+#define REQ_VIEW_NONE(V, name, opener, command, keys, help)
+#define REQ_VIEW_SHOW(V, name, opener, command, keys, help) V(name, opener, command, keys, help)
+#define REQ_VIEW_OPEN REQ_VIEW_SHOW
+#define REQ_VIEW_TOGGLE REQ_VIEW_SHOW
+
+#define REQ_INFO(GROUP, REQ, VIEW)                                                        \
 	GROUP("Moving around")                                                            \
 	REQ(MOVE_UP, "move-up", "k <Up>", NONE, "Move the cursor up one line")            \
 	REQ(MOVE_DOWN, "move-down", "j <Down>", NONE, "Move the cursor down one line")    \
@@ -63,12 +77,7 @@ enum arg_kind {
 	REQ(BACK, "back", "q <Backspace> <Esc>", NONE,                                    \
 	    "Go back (from the first view: quit)")                       \
 	REQ(QUIT, "quit", "Q", NONE, "Quit dcpi-tui")                                     \
-	REQ(VIEW_EPOCHS, "view-epochs", "E", NONE, "Show the epochs")                     \
-	REQ(VIEW_IMAGES, "view-images", "I", NONE, "Show the images of the current epoch") \
-	REQ(VIEW_PROCEDURES, "view-procedures", "P", NONE, "Show the procedures of all images") \
-	REQ(VIEW_HELP, "view-help", "? <F1>", NONE, "Show this help")                     \
-	REQ(VIEW_MESSAGES, "messages", "M", NONE, "Show the messages of this session")    \
-	REQ(VIEW_STOPWATCH, "view-stopwatch", "W", NONE, "Show the dcpiwatch results")     \
+	VIEW_INFO(REQ_VIEW_, VIEW)                                                        \
 	REQ(TOGGLE_PANE, "toggle-pane", "p", NONE, "Show or hide the details pane")       \
 	REQ(REFRESH, "refresh", "<C-l>", NONE, "Redraw the screen")                       \
 	REQ(RELOAD, "reload", "R", NONE, "Reread the database")  \
@@ -111,9 +120,11 @@ enum arg_kind {
 enum request {
 	REQ_NONE = 0,
 #define REQ_ENUM_(id, name, keys, arg, help) REQ_##id,
+#define REQ_ENUM_VIEW_(name, opener, command, keys, help) REQ_VIEW_##name,
 #define REQ_GROUP_IGNORE_(title)
-	REQ_INFO(REQ_GROUP_IGNORE_, REQ_ENUM_)
+	REQ_INFO(REQ_GROUP_IGNORE_, REQ_ENUM_, REQ_ENUM_VIEW_)
 #undef REQ_ENUM_
+#undef REQ_ENUM_VIEW_
 	REQ__COUNT
 };
 
@@ -124,12 +135,17 @@ struct request_info {
 	enum arg_kind arg;
 	const char *help;
 	const char *group;
+	const char *view;          /* a view's request: the view (VIEW_INFO's name), else NULL */
+	enum view_opener opener;   /* ... and how it opens it */
 };
 
 /* The table entry of req (BUG() on REQ_NONE or out of range). */
 const struct request_info *request_info(enum request req);
 
-/* The request with this command name (or alias, such as "q"), or REQ_NONE. */
+/*
+ * The request with this command name, or alias: "q", and the name of a view
+ * for its request (":help", ":epochs"); REQ_NONE if none.
+ */
 enum request request_lookup(const char *name);
 
 /* Calls fn for every request in table order (for help and completion). */

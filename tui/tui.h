@@ -1,16 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * tui/tui.h - what views see of a dcpi-tui session (the session itself, its
- * state and its loop, is tui/session.h: tui.c, command.c, prompt.c,
- * display.c).
+ * tui/tui.h - what views see of a dcpi-tui session (its state is
+ * tui/tui-int.h, its loop tui/session.h).
  *
  * Views use the functions below to reach the session: to open other views
- * (tui_push, tui_open_view), to change the session's epoch or event, and
- * to say things in the status line
- * (tui_info; errors go through errorf() like everywhere in dcpi and end up
- * in the status line and the messages view, because the session installs
- * a report routine: nothing a view reports ever kills the UI).  Data comes
- * from data sources (tui/source.h: tui_load()), one per kind of data.
+ * (tui_push, tui_open_view, tui_show_view), to change the session's epoch
+ * or event, and to say things in the status line (tui_info; errors go
+ * through errorf() like everywhere in dcpi and end up in the status line
+ * and the messages view, because the session installs a report routine:
+ * nothing a view reports ever kills the UI).  Data comes from data sources
+ * through v->src (tui/source.h: source_load()), one per kind of data.
+ * Nothing here calls back into the views but their ops.
  */
 #ifndef DCPI_TUI_TUI_H
 #define DCPI_TUI_TUI_H
@@ -42,6 +42,12 @@ int tui_push(struct tui *t, const struct view_ops *ops, const struct view_loc *l
  * not available") and -1 returned.
  */
 int tui_open_view(struct tui *t, const char *name, const struct view_loc *loc);
+
+/*
+ * Shows the view called name: back to it if it is on the stack, else
+ * opened on top at the current epoch.
+ */
+int tui_show_view(struct tui *t, const char *name);
 
 /* The registered view called name, or NULL. */
 const struct view_ops *tui_view_ops(const char *name);
@@ -96,13 +102,5 @@ struct tui_message {
 };
 /* The warnings and errors of the session (*n), and how many were not kept. */
 const struct tui_message *tui_messages(const struct tui *t, size_t *n, size_t *dropped);
-
-/*
- * Runs request req with arg (NULL: none).  from_key: invoked by a key, so a
- * missing argument opens the prompt instead of being an error.
- */
-void tui_request(struct tui *t, enum request req, const char *arg, bool from_key);
-/* Completion candidates for arg kind (prompt). */
-void tui_complete(struct tui *t, enum arg_kind kind, struct candidates *c);
 
 #endif

@@ -73,7 +73,7 @@ static void build(struct callers_view *cv)
 static void callers_reload(struct view *v)
 {
 	struct callers_view *cv = CV(v);
-	const struct callers_data *cd = data_callers(v->tui, v->loc.epoch, tui_event(v->tui), v);
+	const struct callers_data *cd = data_callers(v->src, v->loc.epoch, tui_event(v->tui), v);
 	uint32_t node;
 
 	cv->n = 0;

@@ -212,9 +212,9 @@ static void dproc_reload(struct view *v)
 	if (at)
 		pv->keep = at;
 	/* jobs run in order: waiting for the last one asked waits for all three */
-	pv->dd = data_diff(t, v->loc.epoch, v->loc.epoch_b, v->loc.procedure, v);
-	pv->pa = data_proc(t, v->loc.epoch, NULL, v->loc.procedure, v);
-	pv->pb = data_proc(t, v->loc.epoch_b, NULL, v->loc.procedure, v);
+	pv->dd = data_diff(v->src, v->loc.epoch, v->loc.epoch_b, v->loc.procedure, v);
+	pv->pa = data_proc(v->src, v->loc.epoch, NULL, v->loc.procedure, v);
+	pv->pb = data_proc(v->src, v->loc.epoch_b, NULL, v->loc.procedure, v);
 	pv->ca = calc_of(pv->pa);
 	pv->cb = calc_of(pv->pb);
 	v->empty = tui_has_db(t) ? "(nothing to compare)" : "(no database)";

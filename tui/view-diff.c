@@ -254,7 +254,7 @@ static void diff_reload(struct view *v)
 
 	remember_cursor(v);
 	table_set_rows(&dv->table, NULL, 0);
-	dd = data_diff(v->tui, v->loc.epoch, v->loc.epoch_b, NULL, v);
+	dd = data_diff(v->src, v->loc.epoch, v->loc.epoch_b, NULL, v);
 	dv->dd = dd;
 	v->empty = tui_has_db(v->tui) ? "(no samples in either epoch)" : "(no database)";
 	if (!dd || dd->status) {

@@ -22,12 +22,13 @@
 
 struct epoch_row {
 	const struct db_epoch *e;
-	size_t n_images;       /* SIZE_MAX: unreadable */
+	size_t index;          /* in the epochs data */
 	char *label;           /* terminal-safe, or NULL */
 };
 
 struct epochs_view {
 	const struct epochs_data *ed;
+	const struct epoch_counts *counts; /* the images of every epoch, as far as counted */
 	struct epoch_row *rows;
 	size_t n_rows;
 	struct table table;
@@ -158,15 +159,23 @@ static void cell_lost(void *ctx, const struct table_column *col, const void *row
 		   ALIGN_RIGHT);
 }
 
+/* The images of an epoch; false while they are being counted. */
+static bool images_of(const struct view *v, const struct epoch_row *r, size_t *n)
+{
+	return epoch_counts_get(EV(v)->counts, r->index, n);
+}
+
 static void cell_images(void *ctx, const struct table_column *col, const void *row, size_t pos,
 			struct draw *d, int width)
 {
-	const struct epoch_row *r = row;
+	size_t n;
 
-	if (r->n_images == SIZE_MAX)
+	if (!images_of(ctx, row, &n))
+		draw_field(d, STYLE_DIM, "...", width, ALIGN_RIGHT);
+	else if (n == SIZE_MAX)
 		draw_field(d, STYLE_ERROR, "?", width, ALIGN_RIGHT);
 	else
-		draw_count(d, true, r->n_images, width);
+		draw_count(d, true, n, width);
 }
 
 /* ---- comparisons -------------------------------------------------------- */
@@ -228,7 +237,11 @@ static int cmp_lost(const struct table_column *c, const void *a, const void *b)
 
 static int cmp_images(const struct table_column *c, const void *a, const void *b)
 {
-	return table_cmp_u64(ROW(a)->n_images, ROW(b)->n_images);
+	size_t x = 0, y = 0;
+
+	images_of(c->data, a, &x);
+	images_of(c->data, b, &y);
+	return table_cmp_u64(x, y);
 }
 
 /* ---- building -------------------------------------------------------------- */
@@ -275,7 +288,7 @@ static void build_columns(struct view *v)
 						    .width = 1, .align = ALIGN_RIGHT, .numeric = true,
 						    .cmp = cmp_lost, .cell = cell_lost });
 	table_add_column(t, &(struct table_column){ .name = "images", .width = 1,
-						    .align = ALIGN_RIGHT, .numeric = true,
+						    .align = ALIGN_RIGHT, .numeric = true, .data = v,
 						    .cmp = cmp_images, .cell = cell_images });
 }
 
@@ -317,7 +330,7 @@ static void build_rows(struct view *v)
 		struct epoch_row *r = &ev->rows[i];
 
 		r->e = &ev->ed->list.v[i];
-		r->n_images = ev->ed->n_images[i];
+		r->index = i;
 		if (r->e->meta_ok && r->e->meta.label)
 			r->label = display_safe(r->e->meta.label);
 		if (r->e->meta_ok && !same_day(&r->e->meta))
@@ -346,16 +359,20 @@ static void epochs_reload(struct view *v)
 	struct epochs_view *ev = EV(v);
 	const struct epoch_row *cur = table_row(v->table, v->pos);
 	uint32_t seq = cur ? cur->e->seq : tui_epoch(v->tui);
-	const struct epochs_data *ed = data_epochs(v->tui, v);
+	const struct epochs_data *ed = data_epochs(v->src, v);
+	bool counted;
 
 	v->empty = tui_has_db(v->tui) ? "(no epochs)" : "(no database: R rereads it)";
 	table_set_rows(&ev->table, NULL, 0);
 	free_rows(ev);
 	ev->ed = ed;
+	ev->counts = NULL;
 	if (!ed) {
 		view_set_lines(v, 0);
 		return;
 	}
+	/* counted in the background: reloaded when they are */
+	ev->counts = data_epoch_counts(v->src, ed, v, &counted);
 	build_rows(v);
 	build_columns(v);
 	if (ev->table.sort < 0)
@@ -401,7 +418,7 @@ static enum view_result epochs_request(struct view *v, enum request req, const c
 		if (!r)
 			return VIEW_PASS;
 		tui_set_epoch(v->tui, r->e->seq);
-		tui_request(v->tui, REQ_VIEW_IMAGES, NULL, false);
+		tui_show_view(v->tui, "images");
 		return VIEW_DONE;
 	case REQ_MARK:
 		if (!r)
@@ -452,7 +469,7 @@ static int epochs_goto(struct view *v, const char *what)
 static void epochs_complete(struct view *v, enum arg_kind kind, struct candidates *c)
 {
 	if (kind == ARG_GOTO)
-		tui_complete(v->tui, ARG_EPOCH, c);
+		epochs_data_complete(EV(v)->ed, c);
 }
 
 /* ---- the details pane: how the selected epoch was sampled --------------------- */

@@ -77,23 +77,16 @@ static void add_text(struct help_view *hv, const char *text)
 
 static void add_legends(struct help_view *hv)
 {
-	static const char *const names[] = {
-#define VIEW_NAME_(name) #name,
-		VIEW_INFO(VIEW_NAME_)
-#undef VIEW_NAME_
+	static const struct view_ops *const views[] = {
+#define VIEW_OPS_(X, name, opener, command, keys, help) &name##_view_ops,
+		VIEW_INFO(VIEW_OPS_, )
+#undef VIEW_OPS_
 	};
 
-	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
-		char *name = xstrdup(names[i]);
-		const struct view_ops *ops;
+	for (size_t i = 0; i < ARRAY_SIZE(views); i++) {
+		const struct view_ops *ops = views[i];
 
-		for (char *p = name; *p; p++) /* diff_procedure is called diff-procedure */
-			if (*p == '_')
-				*p = '-';
-		ops = tui_view_ops(name);
-		free(name);
-
-		if (!ops || !ops->legend)
+		if (!ops->legend)
 			continue;
 		add_line(hv, HELP_BLANK, NULL, NULL, NULL);
 		add_line(hv, HELP_SECTION, NULL, NULL, xasprintf("The %s view", ops->name));

@@ -22,6 +22,7 @@
 
 struct images_view {
 	const struct images_data *id;
+	const struct binary_checks *checks; /* while the binaries are verified, else NULL */
 	struct table table;
 	struct table_samples samples;  /* the event the columns were built for, cum% */
 };
@@ -34,16 +35,29 @@ static uint64_t samples(const void *row, int ev)
 	return ROW(row)->samples[ev];
 }
 
+/* What the check of the row's binary found, BINARY_CHECKING while it runs. */
+static enum binary_status status_of(const struct images_view *iv, const struct image_row *r)
+{
+	return binaries_status(iv->id, iv->checks, (size_t)(r - iv->id->rows));
+}
+
+/* The status shown: "damaged" (a profile unreadable, its samples partial) before the binary's. */
+static const char *status_name(const struct images_view *iv, const struct image_row *r)
+{
+	return r->damaged ? "damaged" : binary_status_name(status_of(iv, r));
+}
+
 /* ---- cells ------------------------------------------------------------- */
 
 static void cell_status(void *ctx, const struct table_column *col, const void *row, size_t pos,
 			struct draw *d, int width)
 {
 	static const enum style styles[] = { STYLE_DIM, STYLE_OK, STYLE_MISSING, STYLE_REBUILT,
-					     STYLE_WARNING };
-	enum binary_status s = ROW(row)->status;
+					     STYLE_WARNING, STYLE_DIM };
+	enum binary_status s = status_of(col->data, row);
 
-	draw_field(d, styles[s], binary_status_name(s), width, ALIGN_LEFT);
+	draw_field(d, ROW(row)->damaged ? STYLE_WARNING : styles[s], status_name(col->data, row),
+		   width, ALIGN_LEFT);
 }
 
 static void cell_path(void *ctx, const struct table_column *col, const void *row, size_t pos,
@@ -56,7 +70,9 @@ static void cell_path(void *ctx, const struct table_column *col, const void *row
 
 static int cmp_status(const struct table_column *c, const void *a, const void *b)
 {
-	return table_cmp_u64(ROW(a)->status, ROW(b)->status);
+	int r = table_cmp_u64(ROW(a)->damaged, ROW(b)->damaged);
+
+	return r ? r : table_cmp_u64(status_of(c->data, a), status_of(c->data, b));
 }
 
 static int cmp_path(const struct table_column *c, const void *a, const void *b)
@@ -79,8 +95,8 @@ static int status_width(const struct images_view *iv)
 	int w = 7;
 
 	for (size_t i = 0; i < iv->id->n; i++)
-		if ((int)strlen(binary_status_name(iv->id->rows[i].status)) > w)
-			w = (int)strlen(binary_status_name(iv->id->rows[i].status));
+		if ((int)strlen(status_name(iv, &iv->id->rows[i])) > w)
+			w = (int)strlen(status_name(iv, &iv->id->rows[i]));
 	return w;
 }
 
@@ -109,7 +125,7 @@ static void build_columns(struct view *v)
 	table_clear_columns(t);
 	table_add_sample_columns(t, &iv->samples, events, n, widths);
 	table_add_column(t, &(struct table_column){ .name = "status", .width = status_width(iv),
-						    .cmp = cmp_status, .cell = cell_status });
+						    .data = iv, .cmp = cmp_status, .cell = cell_status });
 	table_add_column(t, &(struct table_column){ .name = "path", .min = 12,
 						    .align = ALIGN_LEFT_TAIL, .cmp = cmp_path,
 						    .cell = cell_path });
@@ -127,7 +143,7 @@ static void images_filter_text(void *ctx, const void *row, struct strbuf *out)
 {
 	const struct image_row *r = row;
 
-	strbuf_addf(out, "%s %s %s", r->path, r->key, binary_status_name(r->status));
+	strbuf_addf(out, "%s %s %s", r->path, r->key, status_name(IV((struct view *)ctx), r));
 }
 
 static void select_key(struct view *v, const char *key)
@@ -146,16 +162,21 @@ static void images_reload(struct view *v)
 	struct images_view *iv = IV(v);
 	const struct image_row *cur = table_row(v->table, v->pos);
 	char *key = cur ? xstrdup(cur->key) : NULL;
-	const struct images_data *id = data_images(v->tui, v->loc.epoch, v);
+	const struct images_data *id = data_images(v->src, v->loc.epoch, v);
+
+	bool checked;
 
 	table_set_rows(&iv->table, NULL, 0);
 	iv->id = id;
+	iv->checks = NULL;
 	v->empty = tui_has_db(v->tui) ? "(no images in this epoch)" : "(no database)";
 	if (!id) {
 		view_set_lines(v, 0);
 		free(key);
 		return;
 	}
+	/* the binaries are verified in the background: reloaded when they are */
+	iv->checks = data_binaries(v->src, id, v, &checked);
 	if (!id->index_ok)
 		v->empty = "(the image index of this epoch is unreadable)";
 	tui_default_event(v->tui, id->events);
@@ -173,6 +194,8 @@ static int images_open(struct view *v)
 {
 	struct images_view *iv = IV(v);
 
+	if (!v->loc.epoch)
+		return errorf("no epoch to show the images of");
 	table_init(&iv->table, v);
 	iv->table.filter_text = images_filter_text;
 	iv->table.updated = images_updated;
@@ -213,8 +236,11 @@ static void images_title(struct view *v, struct strbuf *sb)
 	if (v->lines != iv->id->n)
 		strbuf_addf(sb, ", %zu shown", v->lines);
 	if (iv->samples.event >= 0)
-		strbuf_addf(sb, ", %" PRIu64 " %s samples", iv->id->total[iv->samples.event],
+		strbuf_addf(sb, ", %s%" PRIu64 " %s samples", iv->id->n_damaged ? "partial " : "",
+			    iv->id->total[iv->samples.event],
 			    event_name((enum dcpi_event)iv->samples.event));
+	if (iv->id->n_damaged)
+		strbuf_addf(sb, " (%zu damaged)", iv->id->n_damaged);
 }
 
 static bool matches(const struct image_row *r, const char *what, int how)
@@ -269,7 +295,7 @@ static void images_complete(struct view *v, enum arg_kind kind, struct candidate
 		return;
 	for (size_t i = 0; i < iv->id->n; i++)
 		candidates_add(c, iv->id->rows[i].base);
-	procs_complete_names(v->tui, v->loc.epoch, c);
+	procs_complete_names(v->src, v->loc.epoch, c);
 }
 
 /* ---- the details pane: the selected image's record ------------------------- */
@@ -302,18 +328,36 @@ static void describe_record(const struct image_row *r, struct strbuf *sb)
 		add_file_state(sb, img->size, img->mtime_ns);
 }
 
+/* What the check of the row's binary found (NULL: not verified yet). */
+static const struct binary_check *check_of(const struct images_view *iv, const struct image_row *r)
+{
+	size_t i = (size_t)(r - iv->id->rows);
+
+	if (iv->id->checked || !r->img || r->status != BINARY_CHECKING)
+		return &r->bin;
+	if (iv->checks && status_of(iv, r) != BINARY_CHECKING)
+		return &iv->checks->v[i];
+	return NULL;
+}
+
 /* What the file is like now, as the report tools see it. */
-static void describe_binary(const struct image_row *r, struct strbuf *sb)
+static void describe_binary(const struct images_view *iv, const struct image_row *r,
+			    struct strbuf *sb)
 {
 	const struct db_image *img = r->img;
+	const struct binary_check *bin = check_of(iv, r);
 
-	switch (r->status) {
+	if (!bin) {
+		strbuf_addstr(sb, "not verified yet (the binaries are verified in the background)");
+		return;
+	}
+	switch (bin->status) {
 	case BINARY_NA:
 		strbuf_addf(sb, "not a file (%s)", img ? image_kind_name(img->kind) : "no record");
 		return;
 	case BINARY_OK:
-		if (r->bin.used)
-			strbuf_addf(sb, "ok: the database's copy %s", r->bin.used);
+		if (bin->used)
+			strbuf_addf(sb, "ok: the database's copy %s", bin->used);
 		else
 			strbuf_addstr(sb, img->build_id_len ? "ok: same build-id"
 				      : img->size || img->mtime_ns ? "ok: same size and mtime"
@@ -322,8 +366,8 @@ static void describe_binary(const struct image_row *r, struct strbuf *sb)
 	case BINARY_REBUILT:
 		strbuf_addstr(sb, "rebuilt: ");
 		/* without a build-id, what differs is the size or mtime */
-		if (!img->build_id_len && r->bin.stat_ok) {
-			add_file_state(sb, r->bin.size, r->bin.mtime_ns);
+		if (!img->build_id_len && bin->stat_ok) {
+			add_file_state(sb, bin->size, bin->mtime_ns);
 			strbuf_addstr(sb, " now");
 			return;
 		}
@@ -334,19 +378,26 @@ static void describe_binary(const struct image_row *r, struct strbuf *sb)
 	case BINARY_UNREADABLE:
 		strbuf_addstr(sb, "unreadable: ");
 		break;
+	case BINARY_CHECKING:
+		break;
 	}
-	strbuf_addstr(sb, r->bin.why ? r->bin.why : "?");
+	strbuf_addstr(sb, bin->why ? bin->why : "?");
 }
 
 static void describe_samples(const struct images_view *iv, const struct image_row *r,
 			     struct strbuf *sb)
 {
+	size_t start;
+
+	if (r->damaged)
+		strbuf_addstr(sb, "damaged (a profile unreadable, not counted): ");
+	start = sb->len;
 	for (int e = 0; e < EVENT__COUNT; e++) {
 		uint64_t total = iv->id->total[e];
 
 		if (!iv->id->events[e])
 			continue;
-		strbuf_addf(sb, "%s%s %" PRIu64 " (%.1f%%)", sb->len ? ", " : "",
+		strbuf_addf(sb, "%s%s %" PRIu64 " (%.1f%%)", sb->len > start ? ", " : "",
 			    event_name((enum dcpi_event)e), r->samples[e],
 			    total ? 100.0 * (double)r->samples[e] / (double)total : 0.0);
 	}
@@ -378,7 +429,7 @@ static void images_draw_pane(struct view *v, size_t line, struct draw *d)
 		describe_record(r, &sb);
 		break;
 	case PANE_BINARY:
-		describe_binary(r, &sb);
+		describe_binary(IV(v), r, &sb);
 		break;
 	case PANE_SAMPLES:
 		describe_samples(IV(v), r, &sb);
@@ -395,8 +446,10 @@ const struct view_ops images_view_ops = {
 		  "shares of the current event (:event NAME).  status: ok (the binary is the one\n"
 		  "profiled: same build-id, else same size and mtime), missing, rebuilt (it\n"
 		  "changed since), unreadable (not ELF, no permission), - (not a file: kernel,\n"
-		  "vdso, anonymous code).  :sort name sorts by file name;\n"
-		  "p shows the selected image's record and binary in a pane.",
+		  "vdso, anonymous code), damaged (a profile of it is unreadable: its samples\n"
+		  "are not counted and the title says the totals are partial).\n"
+		  ":sort name sorts by file name; p shows the selected image's record and\n"
+		  "binary in a pane.",
 	.priv_size = sizeof(struct images_view),
 	.open = images_open,
 	.close = images_close,

@@ -361,7 +361,7 @@ static void proc_reload(struct view *v)
 	if (at)
 		pv->keep = at;
 	follow_epoch(v);
-	pd = data_proc(v->tui, v->loc.epoch, pv->image, pv->spec, v);
+	pd = data_proc(v->src, v->loc.epoch, pv->image, pv->spec, v);
 	pv->pd = pd;
 	v->empty = tui_has_db(v->tui) ? "(no procedure)" : "(no database)";
 	if (pd && !pd->status) {
@@ -951,7 +951,7 @@ static void proc_complete(struct view *v, enum arg_kind kind, struct candidates 
 		return;
 	for (size_t i = 0; i < pd->n_names; i++)
 		candidates_add(c, pd->names[i]);
-	procs_complete_names(v->tui, v->loc.epoch, c);
+	procs_complete_names(v->src, v->loc.epoch, c);
 }
 
 static void proc_title(struct view *v, struct strbuf *sb)

@@ -291,7 +291,7 @@ static void load_analysis(struct view *v)
 
 	if (!has_time_event(pd))
 		return;
-	pv->calc = data_procs_calc(v->tui, pd, v, &pv->calc_complete);
+	pv->calc = data_procs_calc(v->src, pd, v, &pv->calc_complete);
 	if (!pv->calc || !pv->calc_complete || pd->analysed)
 		return;
 	for (size_t i = 0; i < pd->n && i < pv->calc->n; i++)
@@ -303,7 +303,7 @@ static void procs_reload(struct view *v)
 {
 	struct procs_view *pv = PV(v);
 	const struct proc_row *cur = table_row(v->table, v->pos);
-	const struct procs_data *pd = data_procs_by(v->tui, v->loc.epoch, v->loc.image, pv->by, v);
+	const struct procs_data *pd = data_procs_by(v->src, v->loc.epoch, v->loc.image, pv->by, v);
 
 	if (cur) {
 		free(pv->keep.name);
@@ -488,7 +488,7 @@ static void procs_complete(struct view *v, enum arg_kind kind, struct candidates
 	for (size_t i = 0; i < pd->n; i++)
 		if (pd->rows[i].pr->proc)
 			candidates_add(c, pd->rows[i].name);
-	procs_complete_names(v->tui, v->loc.epoch, c);
+	procs_complete_names(v->src, v->loc.epoch, c);
 }
 
 /* ---- the details pane: the selected procedure ------------------------------ */

@@ -72,7 +72,7 @@ static void stopwatch_reload(struct view *v)
 	struct sw_view *sv = SV(v);
 
 	sv->n = 0;
-	sv->wd = data_watch(v->tui, v->loc.epoch, v);
+	sv->wd = data_watch(v->src, v->loc.epoch, v);
 	if (!sv->wd) {
 		v->empty = "(reading the stopwatch results...)";
 	} else if (sv->wd->status) {

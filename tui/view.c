@@ -80,12 +80,14 @@ static void texts_free(struct view *v);
 
 /* ---- lifecycle ----------------------------------------------------------- */
 
-struct view *view_new(struct tui *tui, const struct view_ops *ops, const struct view_loc *loc)
+struct view *view_new(struct tui *tui, struct sources *src, const struct view_ops *ops,
+		      const struct view_loc *loc)
 {
 	struct view *v = XNEW(struct view);
 
 	v->ops = ops;
 	v->tui = tui;
+	v->src = src;
 	v->height = 1;
 	v->width = 80;
 	v->empty = "(nothing to show)";

@@ -21,9 +21,10 @@
  * Views open each other by name through tui_open_view() (tui/tui.h); the
  * registry and the recipe for a new view are in tui/views.h.
  *
- * Data comes from data sources (tui/source.h): open and reload ask with
- * tui_load(), which starts a job if the data is not cached and makes the
- * view wait; the session calls reload again when the job is done.
+ * Data comes from data sources (tui/source.h): open and reload ask
+ * v->src with source_load(), which starts a job if the data is not cached
+ * and makes the view wait; the session calls reload again when the job is
+ * done.
  */
 #ifndef DCPI_TUI_VIEW_H
 #define DCPI_TUI_VIEW_H
@@ -37,6 +38,7 @@
 #include "present/draw.h"
 #include "tui/request.h"
 
+struct sources;
 struct strbuf;
 struct table;
 struct u64map;
@@ -123,7 +125,8 @@ struct view_ops {
 
 struct view {
 	const struct view_ops *ops;
-	struct tui *tui;
+	struct tui *tui;      /* the session (tui/tui.h) */
+	struct sources *src;  /* the session's data (tui/source.h) */
 	struct view_loc loc;
 	void *priv;
 	struct table *table;  /* a table view's table (owned by priv) */
@@ -143,7 +146,8 @@ struct view {
  * Creates a view of ops at loc and opens it; NULL (after reporting) if it
  * cannot be opened.
  */
-struct view *view_new(struct tui *tui, const struct view_ops *ops, const struct view_loc *loc);
+struct view *view_new(struct tui *tui, struct sources *src, const struct view_ops *ops,
+		      const struct view_loc *loc);
 void view_free(struct view *v);
 
 /* Sets the number of lines, keeping the cursor and offset in range. */

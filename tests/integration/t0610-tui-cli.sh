@@ -99,6 +99,17 @@ test_expect_success 'a directory that is not a database is reported, not fatal' 
 	test_grep "not a dcpi database" out.screen
 '
 
+test_expect_success 'a damaged profile: its image says damaged, the totals say partial' '
+	cp -r db damaged &&
+	prof=$(ls damaged/000001/*.prof | head -n 1) &&
+	truncate -s $(( $(stat -c %s "$prof") - 4 )) "$prof" &&
+	tui_run "p
+:save-display out.screen" damaged &&
+	test_grep " damaged  */bin/true" out.screen &&
+	test_grep "damaged (a profile unreadable, not counted)" out.screen &&
+	test_grep "1 image, partial 0 cycles samples (1 damaged)" out.screen
+'
+
 test_expect_success 'a script that ends inside the prompt cancels it' '
 	tui_run "<:>filter nothing-matches" db &&
 	tui_run "<:>sort path

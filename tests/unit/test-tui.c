@@ -201,7 +201,7 @@ static void keys_are_bound_once(void **state)
 	assert_int_equal(key_request(KEY_DOWN), REQ_MOVE_DOWN);
 	assert_int_equal(key_request('\n'), REQ_ENTER);
 	assert_int_equal(key_request(127), REQ_BACK);
-	assert_int_equal(key_request('?'), REQ_VIEW_HELP);
+	assert_int_equal(key_request('?'), REQ_VIEW_help);
 	assert_int_equal(key_request('x'), REQ_SWAP);
 	assert_int_equal(key_request(']'), REQ_NEXT_STALL);
 	assert_int_equal(key_request('z'), REQ_NONE);
@@ -432,7 +432,7 @@ static const struct view_ops words_ops = { .name = "words", .open = words_open,
 static void view_moves_and_searches(void **state)
 {
 	struct view_loc loc = { .epoch = 3 };
-	struct view *v = view_new(NULL, &words_ops, &loc);
+	struct view *v = view_new(NULL, NULL, &words_ops, &loc);
 	struct view_pattern pat;
 	bool wrapped;
 	FILE *f;
