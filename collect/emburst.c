@@ -83,7 +83,8 @@ struct emburst *emburst_new(double budget, uint32_t limit, pid_t watch, uint64_t
 	e->win = XNEW(struct emburst_window);
 	e->win->pidfd = -1;
 	burst_set_init(&e->raw);
-	if (!(e->worker = emu_worker_start())) {
+	/* dcpirun (a command it watches) lends its processes' memory; dcpid never. */
+	if (!(e->worker = emu_worker_start(watch > 0))) {
 		emburst_free(e);
 		return NULL;
 	}

@@ -278,6 +278,7 @@ enum { IDLE, BURST, WINDOW };
 struct emu_worker {
 	struct sandbox sb;
 	bool gave_up;
+	bool lend_memory;               /* requests go with the process's memory */
 	uint32_t seq;
 	int busy;                       /* IDLE, BURST or WINDOW */
 	pid_t pid;                      /* the process pages come from */
@@ -308,10 +309,11 @@ static int spawn(struct emu_worker *w)
 	return 0;
 }
 
-struct emu_worker *emu_worker_start(void)
+struct emu_worker *emu_worker_start(bool lend_memory)
 {
 	struct emu_worker *w = XNEW(struct emu_worker);
 
+	w->lend_memory = lend_memory;
 	w->sb.fd = -1;
 	w->pidfd = -1;
 	strbuf_init(&w->in, 0);
@@ -388,7 +390,7 @@ static bool exited(int pidfd)
  * needs (what it could ask for page by page anyway, of the process it
  * follows only; the descriptor is closed with the answer).  Checked alive
  * after the open, so that it is that process and not another with its pid.
- * Without it (the open failed), the worker asks for pages.
+ * Without it (not lent, or the open failed), the worker asks for pages.
  */
 static int send_with_mem(struct emu_worker *w, pid_t pid, int pidfd)
 {
@@ -396,7 +398,7 @@ static int send_with_mem(struct emu_worker *w, pid_t pid, int pidfd)
 	int mem, r;
 
 	snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
-	mem = open(path, O_RDONLY | O_CLOEXEC);
+	mem = w->lend_memory ? open(path, O_RDONLY | O_CLOEXEC) : -1;
 	if (mem >= 0 && exited(pidfd)) {
 		close(mem);
 		mem = -1;

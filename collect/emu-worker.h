@@ -17,9 +17,14 @@
  * it), and a crash in the emulator (hostile code meeting a QEMU bug) must
  * cost bursts, not call stacks.
  *
- * The worker never gets access to the traced process: the collector reads
- * the pages it asks for (only of the process being followed, while its
- * pidfd says it lives) and sends them.  What the worker sends is decoded
+ * Under dcpid the worker never gets access to the traced process: the
+ * collector reads the pages it asks for (only of the process being
+ * followed, while its pidfd says it lives) and sends them.  Under dcpirun,
+ * whose followed processes are the ones its invoker started, a request may
+ * lend the worker that process's /proc/PID/mem, read-only, closed with the
+ * answer (a round trip a page waited for a CPU on a loaded host); a worker
+ * taken over by hostile code could keep it, and so read, for as long as
+ * the process lives, what its own invoker could read anyway.  What the worker sends is decoded
  * as untrusted input.  A worker that dies, hangs past a deadline or sends
  * garbage is killed; the request is lost (counted) and the next one starts
  * a new worker, EMU_WORKER_MAX_STARTS times at most.
@@ -45,8 +50,12 @@ struct emu_worker_stats {
 
 struct emu_worker;
 
-/* Starts the worker; NULL (with a warning) if it cannot. */
-struct emu_worker *emu_worker_start(void);
+/*
+ * Starts the worker; NULL (with a warning) if it cannot.  lend_memory: the
+ * followed processes' memory goes with each request (dcpirun only; never
+ * a system-wide daemon's, whose processes are anyone's).
+ */
+struct emu_worker *emu_worker_start(bool lend_memory);
 void emu_worker_stop(struct emu_worker *w);
 
 /* False once the worker failed too often to be started again. */
