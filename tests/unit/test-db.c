@@ -15,7 +15,9 @@
 #include <fcntl.h>
 #include <cmocka.h>
 
+#include "core/crc32c.h"
 #include "core/die.h"
+#include "core/endian.h"
 #include "core/strbuf.h"
 #include "core/xalloc.h"
 #include "db/blob.h"
@@ -579,6 +581,16 @@ static void blob_round_trip_and_damage(void **state)
 	copy[sb.len] = 0;
 	assert_int_equal(blob_decode(copy, sb.len + 1, NULL, 0, &h, &payload, &why), -1);
 	assert_string_equal(why, "trailing bytes");
+	/* a magic the encoder cannot write ("DCPIS\0A\0", checksums right) is refused */
+	memcpy(copy, sb.buf, sb.len);
+	memcpy(copy, "DCPIS\0A\0", 8);
+	put_le32(copy + 28, crc32c(0, copy, 28));
+	assert_false(blob_sniff(copy, sb.len));
+	assert_int_equal(blob_decode(copy, sb.len, NULL, 0, &h, &payload, &why), -1);
+	assert_string_equal(why, "bad magic");
+	memcpy(copy, "DCPItest", 8);
+	put_le32(copy + 28, crc32c(0, copy, 28));
+	assert_int_equal(blob_decode(copy, sb.len, NULL, 0, &h, &payload, &why), -1);
 	free(copy);
 	strbuf_release(&sb);
 }
