@@ -5,6 +5,7 @@
 #include "core/die.h"
 #include "core/endian.h"
 #include "core/strbuf.h"
+#include "db/damage.h"
 #include "db/db.h"
 
 #include <stdlib.h>
@@ -105,7 +106,6 @@ int db_blob_load(struct db *db, uint32_t seq, const char *name, const char *magi
 {
 	const void *payload;
 	const char *why;
-	char *what;
 	int r;
 
 	strbuf_reset(buf);
@@ -114,9 +114,7 @@ int db_blob_load(struct db *db, uint32_t seq, const char *name, const char *magi
 		return r;
 	if (!blob_decode(buf->buf, buf->len, magic, max_version, h, &payload, &why))
 		return 0;
-	what = db_epoch_file_path(db, seq, name);
-	errorf("%s: %s", what, why);
-	free(what);
+	db_damage(db, DB_DAMAGED, seq, name, "%s", why);
 	return -2;
 }
 

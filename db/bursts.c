@@ -6,6 +6,7 @@
 #include "core/varint.h"
 #include "core/xalloc.h"
 #include "db/blob.h"
+#include "db/damage.h"
 #include "db/db.h"
 
 #include <stdio.h>
@@ -247,13 +248,8 @@ int db_bursts_load(struct db *db, uint32_t seq, struct burst_set *out)
 		strbuf_release(&buf);
 		return r > 0 ? 1 : -1;
 	}
-	if (bursts_decode(buf.buf + BLOB_HEADER_SIZE, h.payload_size, h.count, out, &why)) {
-		char *path = db_epoch_file_path(db, seq, BURSTS_FILE);
-
-		errorf("invalid burst traces '%s': %s", path, why);
-		free(path);
-		r = -1;
-	}
+	if (bursts_decode(buf.buf + BLOB_HEADER_SIZE, h.payload_size, h.count, out, &why))
+		r = db_damage(db, DB_DAMAGED, seq, BURSTS_FILE, "invalid burst traces: %s", why);
 	strbuf_release(&buf);
 	return r;
 }

@@ -2,6 +2,7 @@
 #include "config.h"
 #include "db/db.h"
 #include "db/blob.h"
+#include "db/damage.h"
 #include "db/fsio.h"
 #include "db/textrec.h"
 #include "core/die.h"
@@ -278,6 +279,7 @@ void db_close(struct db *db)
 		close(db->lockfd);
 	if (db->dirfd >= 0)
 		close(db->dirfd);
+	db_damage_release(db);
 	free(db->path);
 	free(db);
 }
@@ -374,27 +376,46 @@ static int open_epoch(struct db *db, uint32_t seq)
 	return fd;
 }
 
+/*
+ * Reads epoch file `name` whole (at most max bytes) into out.  Returns 0;
+ * 1 if it is absent (no message); -1 if there is no such epoch (reported)
+ * or the file cannot be read (reported and recorded as damaged,
+ * db/damage.h).
+ */
+static int read_epoch_file(struct db *db, uint32_t seq, const char *name, size_t max,
+			   struct strbuf *out)
+{
+	int fd = open_epoch(db, seq), r;
+	char *why;
+
+	strbuf_reset(out);
+	if (fd < 0)
+		return -1;
+	r = fsio_read_at_why(fd, name, max, out, &why);
+	close(fd);
+	if (r < 0) {
+		db_damage(db, DB_DAMAGED, seq, name, "%s", why);
+		free(why);
+	}
+	return r;
+}
+
 int db_meta_load(struct db *db, uint32_t seq, struct epoch_meta *meta)
 {
 	struct strbuf sb = STRBUF_INIT;
-	char *what = db_epoch_file_path(db, seq, META_NAME);
 	const char *why;
-	int fd = open_epoch(db, seq), r = -1;
+	int r;
 
 	epoch_meta_init(meta);
-	if (fd < 0)
-		goto out;
-	r = fsio_read_at(fd, META_NAME, what, TEXTREC_MAX_SIZE, &sb);
+	r = read_epoch_file(db, seq, META_NAME, TEXTREC_MAX_SIZE, &sb);
 	if (r == 1)
-		r = errorf("%s: missing", what);
+		r = db_damage(db, DB_MISSING, seq, META_NAME, "missing");
 	else if (!r && epoch_meta_parse(sb.buf, sb.len, meta, &why))
-		r = errorf("%s: %s", what, why);
+		r = db_damage(db, DB_DAMAGED, seq, META_NAME, "%s", why);
 	else if (!r && meta->seq != seq)
-		r = errorf("%s: belongs to epoch %" PRIu32 ", not %" PRIu32, what, meta->seq, seq),
+		r = db_damage(db, DB_DAMAGED, seq, META_NAME,
+			      "belongs to epoch %" PRIu32 ", not %" PRIu32, meta->seq, seq),
 		epoch_meta_release(meta);
-	close(fd);
-out:
-	free(what);
 	strbuf_release(&sb);
 	return r;
 }
@@ -643,20 +664,15 @@ out:
 int db_images_load(struct db *db, uint32_t seq, struct image_index *idx)
 {
 	struct strbuf sb = STRBUF_INIT;
-	char *what = db_epoch_file_path(db, seq, IMAGES_NAME);
 	const char *why;
-	int fd = open_epoch(db, seq), r = -1;
+	int r;
 
 	image_index_init(idx);
-	if (fd >= 0) {
-		r = fsio_read_at(fd, IMAGES_NAME, what, TEXTREC_MAX_SIZE, &sb);
-		if (r == 1)
-			r = 0;
-		else if (!r && image_index_parse(sb.buf, sb.len, idx, &why))
-			r = errorf("%s: %s", what, why);
-		close(fd);
-	}
-	free(what);
+	r = read_epoch_file(db, seq, IMAGES_NAME, TEXTREC_MAX_SIZE, &sb);
+	if (r == 1)
+		r = 0;
+	else if (!r && image_index_parse(sb.buf, sb.len, idx, &why))
+		r = db_damage(db, DB_DAMAGED, seq, IMAGES_NAME, "%s", why);
 	strbuf_release(&sb);
 	return r;
 }
@@ -797,24 +813,19 @@ static int load_profile(struct db *db, uint32_t seq, const struct db_profile_id 
 {
 	struct strbuf sb = STRBUF_INIT;
 	struct profile_header h;
-	char name[128], *what;
+	char name[128];
 	const char *why;
-	int fd, r;
+	int r;
 
 	p->n = 0;
-	if ((fd = open_epoch(db, seq)) < 0)
-		return -1;
 	db_profile_name(id, name, sizeof(name));
-	what = db_epoch_file_path(db, seq, name);
-	r = fsio_read_at(fd, name, what, PROFILE_MAX_SIZE, &sb);
-	close(fd);
+	r = read_epoch_file(db, seq, name, PROFILE_MAX_SIZE, &sb);
 	if (!r && (profile_decode(sb.buf, sb.len, &h, p, &why) ||
 		   check_header_matches(&h, id, &why))) {
 		p->n = 0;
-		errorf("%s: corrupt profile: %s", what, why);
+		db_damage(db, DB_DAMAGED, seq, name, "corrupt profile: %s", why);
 		r = -2;
 	}
-	free(what);
 	strbuf_release(&sb);
 	return r;
 }
@@ -831,7 +842,7 @@ int db_profile_stat(struct db *db, uint32_t seq, const struct db_profile_id *id,
 		    struct profile_header *hdr)
 {
 	unsigned char buf[PROFILE_HEADER_SIZE];
-	char name[128], *what;
+	char name[128];
 	const char *why;
 	struct stat st;
 	ssize_t n;
@@ -840,29 +851,31 @@ int db_profile_stat(struct db *db, uint32_t seq, const struct db_profile_id *id,
 	if ((dfd = open_epoch(db, seq)) < 0)
 		return -1;
 	db_profile_name(id, name, sizeof(name));
-	what = db_epoch_file_path(db, seq, name);
 	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 	close(dfd);
 	if (fd < 0) {
-		r = errno == ENOENT ? 1 : errorf_errno("cannot open '%s'", what);
-		goto out;
+		if (errno == ENOENT)
+			r = 1;
+		else if (errno == ELOOP)
+			db_damage(db, DB_DAMAGED, seq, name, "is a symbolic link; refusing to read it");
+		else
+			db_damage(db, DB_DAMAGED, seq, name, "cannot open: %s", strerror(errno));
+		return r;
 	}
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
-		errorf("%s: not a regular file", what);
+		db_damage(db, DB_DAMAGED, seq, name, "not a regular file");
 	else if ((n = pread(fd, buf, sizeof(buf), 0)) < 0)
-		errorf_errno("cannot read '%s'", what);
+		db_damage(db, DB_DAMAGED, seq, name, "cannot read: %s", strerror(errno));
 	else if (profile_decode_header(buf, (size_t)n, hdr, &why) ||
 		 check_header_matches(hdr, id, &why))
-		errorf("%s: corrupt profile: %s", what, why);
+		db_damage(db, DB_DAMAGED, seq, name, "corrupt profile: %s", why);
 	else if ((uint64_t)st.st_size != PROFILE_HEADER_SIZE + hdr->payload_size)
-		errorf("%s: corrupt profile: %s", what,
-		       (uint64_t)st.st_size < PROFILE_HEADER_SIZE + hdr->payload_size ?
-		       "truncated payload" : "trailing bytes after payload");
+		db_damage(db, DB_DAMAGED, seq, name, "corrupt profile: %s",
+			  (uint64_t)st.st_size < PROFILE_HEADER_SIZE + hdr->payload_size ?
+			  "truncated payload" : "trailing bytes after payload");
 	else
 		r = 0;
 	close(fd);
-out:
-	free(what);
 	return r;
 }
 
@@ -1068,18 +1081,9 @@ int db_aux_remove(struct db *db, uint32_t seq, const char *name)
 
 int db_aux_load(struct db *db, uint32_t seq, const char *name, size_t max, struct strbuf *out)
 {
-	char *what;
-	int fd, r;
-
 	if (!db_aux_name_valid(name))
 		return errorf("invalid auxiliary file name '%s'", name);
-	if ((fd = open_epoch(db, seq)) < 0)
-		return -1;
-	what = db_epoch_file_path(db, seq, name);
-	r = fsio_read_at(fd, name, what, max, out);
-	close(fd);
-	free(what);
-	return r;
+	return read_epoch_file(db, seq, name, max, out);
 }
 
 /* ---- binary snapshots ------------------------------------------------- */

@@ -26,6 +26,7 @@
 #include "db/profile.h"
 
 struct strbuf;
+struct db_damage_log;
 
 enum db_open_flags {
 	DB_READ = 0,
@@ -40,6 +41,7 @@ struct db {
 	int dirfd;
 	int lockfd;    /* -1 unless opened for writing */
 	unsigned flags;
+	struct db_damage_log *damage; /* what readers found damaged (db/damage.h) */
 };
 
 /* The database directory: opt if set, else $DCPI_DB, else "dcpi.db". */

@@ -37,29 +37,32 @@ static bool fault_hits(enum fsio_fault kind)
 	return true;
 }
 
-int fsio_read_at(int dirfd, const char *name, const char *what, size_t max, struct strbuf *out)
+int fsio_read_at_why(int dirfd, const char *name, size_t max, struct strbuf *out, char **why)
 {
 	struct stat st;
 	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 
 	strbuf_reset(out);
+	*why = NULL;
 	if (fd < 0) {
 		if (errno == ENOENT)
 			return 1;
 		if (errno == ELOOP)
-			return errorf("%s: is a symbolic link; refusing to read it", what);
-		return errorf_errno("cannot open '%s'", what);
+			*why = xstrdup("is a symbolic link; refusing to read it");
+		else
+			*why = xasprintf("cannot open: %s", strerror(errno));
+		return -1;
 	}
 	if (fstat(fd, &st)) {
-		errorf_errno("cannot stat '%s'", what);
+		*why = xasprintf("cannot stat: %s", strerror(errno));
 		goto fail;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		errorf("%s: not a regular file", what);
+		*why = xstrdup("not a regular file");
 		goto fail;
 	}
 	if ((uint64_t)st.st_size > max) {
-		errorf("%s: file too large (%lld bytes)", what, (long long)st.st_size);
+		*why = xasprintf("file too large (%lld bytes)", (long long)st.st_size);
 		goto fail;
 	}
 	strbuf_grow(out, (size_t)st.st_size);
@@ -71,14 +74,14 @@ int fsio_read_at(int dirfd, const char *name, const char *what, size_t max, stru
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			errorf_errno("cannot read '%s'", what);
+			*why = xasprintf("cannot read: %s", strerror(errno));
 			goto fail;
 		}
 		if (!n)
 			break;
 		out->len += (size_t)n;
 		if (out->len > max) {
-			errorf("%s: file too large", what);
+			*why = xstrdup("file too large");
 			goto fail;
 		}
 	}
@@ -89,6 +92,18 @@ fail:
 	close(fd);
 	strbuf_reset(out);
 	return -1;
+}
+
+int fsio_read_at(int dirfd, const char *name, const char *what, size_t max, struct strbuf *out)
+{
+	char *why;
+	int r = fsio_read_at_why(dirfd, name, max, out, &why);
+
+	if (r < 0) {
+		errorf("%s: %s", what, why);
+		free(why);
+	}
+	return r;
 }
 
 static int write_all(int fd, const void *data, size_t len)

@@ -17,6 +17,7 @@
 #include "core/varint.h"
 #include "core/xalloc.h"
 #include "db/blob.h"
+#include "db/damage.h"
 #include "db/db.h"
 #include "db/image.h"
 
@@ -776,10 +777,7 @@ static int load_part(struct db *db, uint32_t seq, const char *name, struct stack
 
 	if (!r && stack_table_decode(&part, buf.buf + BLOB_HEADER_SIZE, h.payload_size, h.count,
 				     &why)) {
-		char *what = db_epoch_file_path(db, seq, name);
-
-		errorf("%s: invalid stack table: %s", what, why);
-		free(what);
+		db_damage(db, DB_DAMAGED, seq, name, "invalid stack table: %s", why);
 		r = -2;
 	} else if (!r) {
 		stack_table_merge(t, &part);

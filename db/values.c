@@ -6,6 +6,7 @@
 #include "core/varint.h"
 #include "core/xalloc.h"
 #include "db/blob.h"
+#include "db/damage.h"
 #include "db/db.h"
 
 #include <stdio.h>
@@ -500,13 +501,8 @@ int db_values_load(struct db *db, uint32_t seq, const char *key, struct values_p
 		strbuf_release(&buf);
 		return r > 0 ? 1 : -1;
 	}
-	if (values_decode(buf.buf + BLOB_HEADER_SIZE, h.payload_size, h.count, out, &why)) {
-		char *path = db_epoch_file_path(db, seq, name);
-
-		errorf("invalid value profile '%s': %s", path, why);
-		free(path);
-		r = -1;
-	}
+	if (values_decode(buf.buf + BLOB_HEADER_SIZE, h.payload_size, h.count, out, &why))
+		r = db_damage(db, DB_DAMAGED, seq, name, "invalid value profile: %s", why);
 	strbuf_release(&buf);
 	return r;
 }

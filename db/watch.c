@@ -15,6 +15,7 @@
 #include "core/varint.h"
 #include "core/xalloc.h"
 #include "db/blob.h"
+#include "db/damage.h"
 #include "db/db.h"
 #include "db/image.h"
 #include "db/watch.h"
@@ -525,10 +526,10 @@ int db_watch_load(struct db *db, uint32_t seq, struct watch_set *s)
 	int r = db_blob_load(db, seq, WATCH_FILE, WATCH_MAGIC, WATCH_VERSION, &buf, &h);
 
 	if (!r && h.flags) {
-		r = errorf("epoch %u: stopwatch results '%s': unknown flags %#x", seq, WATCH_FILE,
-			   h.flags);
+		r = db_damage(db, DB_DAMAGED, seq, WATCH_FILE,
+			      "invalid stopwatch results: unknown flags %#x", h.flags);
 	} else if (!r && watch_decode(buf.buf + BLOB_HEADER_SIZE, h.payload_size, h.count, s, &why)) {
-		r = errorf("epoch %u: invalid stopwatch results '%s': %s", seq, WATCH_FILE, why);
+		r = db_damage(db, DB_DAMAGED, seq, WATCH_FILE, "invalid stopwatch results: %s", why);
 	}
 	strbuf_release(&buf);
 	if (!r)
