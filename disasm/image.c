@@ -22,12 +22,12 @@
 #include "core/u64map.h"
 #include "core/xalloc.h"
 #include "db/db.h"
+#include "db/symfile.h"
 #include "disasm/decode.h"
 #include "disasm/elffile.h"
 #include "disasm/elfsyms.h"
 #include "disasm/textsyms.h"
 
-#define AUX_MAX (256u << 20)    /* kallsyms and perf maps: at most 256 MiB */
 #define NORETURN_DEPTH 6
 
 /* The direct jump targets of a code fragment outside procedures jump into (a .cold part). */
@@ -368,8 +368,10 @@ static int load_aux_syms(struct image *img, const char *name,
 		set_state(img, IMAGE_MISSING, xasprintf("no %s to name its samples", name));
 		return 0;
 	}
-	r = db_aux_load(p->opts.db, p->opts.seq, name, AUX_MAX, &sb);
-	if (r == 1) {
+	r = db_symfile_load(p->opts.db, p->opts.seq, name, &sb);
+	if (r == DB_SYMFILE_UNVERIFIED)
+		r = 0;  /* an older dcpi's plain copy: used, and reported as unverified */
+	if (r == DB_SYMFILE_ABSENT) {
 		proctab_finish(&p->procs, NULL, NULL);
 		set_state(img, IMAGE_MISSING, xasprintf("epoch %u has no %s", p->opts.seq, name));
 		r = 0;

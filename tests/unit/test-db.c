@@ -22,8 +22,10 @@
 #include "core/xalloc.h"
 #include "db/blob.h"
 #include "db/bursts.h"
+#include "db/damage.h"
 #include "db/db.h"
 #include "db/fsio.h"
+#include "db/symfile.h"
 #include "db/textrec.h"
 #include "db/values.h"
 
@@ -444,7 +446,25 @@ static void db_corrupt_profile_is_reported_and_quarantined(void **state)
 	reported = 0;
 	assert_int_equal(db_profile_load(db, seq, &id, &got), -1);
 	assert_int_equal(db_profile_stat(db, seq, &id, &h), -1);
-	assert_int_equal(reported, 2);
+	/* the same damage found twice is said once, and recorded for the reports */
+	assert_int_equal(reported, 1);
+	{
+		const struct db_damage **v;
+		const struct db_damage *d;
+
+		assert_int_equal(db_damage_list(db, 0, 0, &v), 1);
+		assert_int_equal(v[0]->kind, DB_DAMAGED);
+		assert_int_equal(v[0]->seq, seq);
+		assert_string_equal(v[0]->name, "beef.cycles.prof");
+		assert_string_equal(v[0]->key, "beef");
+		assert_string_equal(v[0]->why, "corrupt profile: truncated payload");
+		free(v);
+		assert_true(db_damage_partial(db, seq));
+		assert_false(db_damage_partial(db, seq + 1));
+		d = db_damage_of_image(db, seq, "beef");
+		assert_non_null(d);
+		assert_null(db_damage_of_image(db, seq, "feed"));
+	}
 	/* A merge keeps the bad file aside and goes on. */
 	assert_int_equal(db_profile_merge(db, seq, &id, &a), 0);
 	assert_int_equal(access(bad, F_OK), 0);
@@ -542,6 +562,70 @@ static void db_aux_files(void **state)
 	assert_int_equal(db_aux_load(db, seq, "kallsyms", 100, &sb), 0);
 	assert_string_equal(sb.buf, "ffff t x\n");
 	assert_int_equal(db_aux_load(db, seq, "perf-1.map", 100, &sb), 1);
+	strbuf_release(&sb);
+	db_close(db);
+	free(path);
+}
+
+/*
+ * Symbol files: kept in their container, every change to them caught; an
+ * older dcpi's plain copy read as unverified; a malformed kallsyms refused.
+ */
+static void db_symbol_files(void **state)
+{
+	static const char ks[] = "ffffffff81000000 T _stext\nffffffff81000100 t do_work\n";
+	char *path, *file;
+	struct db *db = new_db(&path);
+	struct strbuf sb = STRBUF_INIT;
+	uint32_t seq = new_epoch(db, NULL);
+	const struct db_damage **v;
+	FILE *f;
+
+	assert_int_equal(symfile_kind_for_name("kallsyms"), SYMFILE_KALLSYMS);
+	assert_int_equal(symfile_kind_for_name("perf-12.map"), SYMFILE_JITMAP);
+	assert_int_equal(symfile_kind_for_name("stacks-1"), -1);
+	assert_int_equal(symfile_count_lines("a\nb", 3), 2);
+	assert_int_equal(symfile_count_lines("", 0), 0);
+	assert_int_equal(db_symfile_load(db, seq, "kallsyms", &sb), DB_SYMFILE_ABSENT);
+	assert_int_equal(db_symfile_store(db, seq, "kallsyms", ks, strlen(ks)), 0);
+	assert_int_equal(db_symfile_load(db, seq, "kallsyms", &sb), 0);
+	assert_string_equal(sb.buf, ks);
+	assert_int_equal(db_symfile_store(db, seq, "perf-7.map", "1000 10 jit", 11), 0);
+	assert_int_equal(db_symfile_load(db, seq, "perf-7.map", &sb), 0);
+	assert_memory_equal(sb.buf, "1000 10 jit", 11);
+	assert_int_equal(db_damage_list(db, 0, 0, &v), 0);
+	free(v);
+	/* a symbol renamed in place: the checksum catches it */
+	file = xasprintf("%s/000001/kallsyms", path);
+	f = fopen(file, "r+");
+	assert_non_null(f);
+	assert_int_equal(fseek(f, BLOB_HEADER_SIZE + 20, SEEK_SET), 0);
+	assert_int_equal(fputc('Q', f), 'Q');
+	fclose(f);
+	reported = 0;
+	assert_int_equal(db_symfile_load(db, seq, "kallsyms", &sb), -1);
+	assert_int_equal(reported, 1);
+	assert_int_equal(sb.len, 0);
+	assert_non_null(db_damage_of_image(db, seq, "kernel"));
+	assert_non_null(db_damage_of_image(db, seq, "mod-abc"));
+	assert_true(db_damage_partial(db, seq));
+	/* the plain text an older dcpi wrote: read, unverified */
+	f = fopen(file, "w");
+	assert_non_null(f);
+	fputs(ks, f);
+	fclose(f);
+	db_damage_forget(db, seq);
+	assert_false(db_damage_partial(db, seq));
+	assert_int_equal(db_symfile_load(db, seq, "kallsyms", &sb), DB_SYMFILE_UNVERIFIED);
+	assert_string_equal(sb.buf, ks);
+	assert_int_equal(db_damage_list(db, seq, 1u << DB_UNVERIFIED, &v), 1);
+	assert_int_equal(v[0]->kind, DB_UNVERIFIED);
+	free(v);
+	assert_false(db_damage_partial(db, seq));
+	/* a container around lines that are not kallsyms lines */
+	assert_int_equal(db_symfile_store(db, seq, "kallsyms", "garbage\n", 8), 0);
+	assert_int_equal(db_symfile_load(db, seq, "kallsyms", &sb), -1);
+	free(file);
 	strbuf_release(&sb);
 	db_close(db);
 	free(path);
@@ -952,6 +1036,7 @@ int main(void)
 		cmocka_unit_test(db_fsync_failure_keeps_old_file),
 		cmocka_unit_test(db_cleans_orphaned_temps),
 		cmocka_unit_test(db_aux_files),
+		cmocka_unit_test(db_symbol_files),
 		cmocka_unit_test(blob_round_trip_and_damage),
 		cmocka_unit_test(db_blob_files),
 		cmocka_unit_test(values_round_trip_and_damage),
