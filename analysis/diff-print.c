@@ -453,6 +453,7 @@ int diff_print_json(const struct diff *d, FILE *out, size_t max_rows)
 	for (size_t i = 0; i < n; i++)
 		json_row(d, &d->rows[i], image_level, &w);
 	json_array_end(&w);
+	pset_damage_json(d->sets, d->n_sets, &w);
 	json_object_end(&w);
 	return json_finish(&w);
 }

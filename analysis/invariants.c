@@ -203,5 +203,6 @@ void invariants_json(const struct invariants *inv, const struct epoch_view *v,
 		json_object_end(w);
 	}
 	json_array_end(w);
+	db_damage_json(&v->db, 1, w);
 	json_object_end(w);
 }

@@ -480,6 +480,7 @@ int listing_print_json(const struct listing *l, FILE *out, unsigned flags)
 	}
 	json_insns(&w, l);
 	json_blocks(&w, l);
+	db_damage_json(&l->view->db, 1, &w);
 	json_object_end(&w);
 	return json_finish(&w);
 }

@@ -339,6 +339,7 @@ int setstats_print_json(const struct setstats *st, FILE *out, size_t max_rows)
 	for (size_t i = 0; i < n; i++)
 		json_row(st, &st->v[i], &w);
 	json_array_end(&w);
+	pset_damage_json(st->sets, st->n_sets, &w);
 	json_object_end(&w);
 	return json_finish(&w);
 }

@@ -48,8 +48,11 @@ void watch_hist_line_draw(struct draw *d, const struct watch_rec *r, unsigned k,
 			  int width);
 /* True if two records measure the same thing (function, or interval). */
 bool watch_same_target(const struct watch_rec *a, const struct watch_rec *b);
-/* Writes them as JSON; returns 0, or -1 on a write error. */
-int watch_report_json(FILE *out, const struct watch_set *s);
+/*
+ * Writes them as JSON, with what they were made without when read from
+ * db (NULL: a live run): returns 0, or -1 on a write error.
+ */
+int watch_report_json(FILE *out, const struct watch_set *s, struct db *db);
 
 /* A time in ns with three significant digits and a unit: "212 us", "1.05 ms". */
 void strbuf_add_ns(struct strbuf *sb, double ns);

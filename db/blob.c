@@ -5,6 +5,7 @@
 #include "core/die.h"
 #include "core/endian.h"
 #include "core/strbuf.h"
+#include "db/check.h"
 #include "db/damage.h"
 #include "db/db.h"
 
@@ -104,6 +105,7 @@ int db_blob_store(struct db *db, uint32_t seq, const char *name, const char *mag
 int db_blob_load(struct db *db, uint32_t seq, const char *name, const char *magic,
 		 uint16_t max_version, struct strbuf *buf, struct blob_header *h)
 {
+	const struct db_blob_kind *kind;
 	const void *payload;
 	const char *why;
 	int r;
@@ -114,7 +116,8 @@ int db_blob_load(struct db *db, uint32_t seq, const char *name, const char *magi
 		return r;
 	if (!blob_decode(buf->buf, buf->len, magic, max_version, h, &payload, &why))
 		return 0;
-	db_damage(db, DB_DAMAGED, seq, name, "%s", why);
+	kind = magic ? db_blob_kind_for_magic(magic) : NULL;
+	db_damage(db, DB_DAMAGED, seq, name, "corrupt %s: %s", kind ? kind->what : "blob", why);
 	return -2;
 }
 

@@ -819,11 +819,10 @@ int db_stacks_load(struct db *db, uint32_t seq, struct stack_table *t)
 	stack_table_init(t);
 	if (list_parts(db, seq, &p))
 		return -1;
+	/* a damaged file is reported and recorded (db/damage.h); the rest is the table */
 	r = load_set(db, seq, &p, t, false, &found);
 	parts_release(&p);
-	if (r)
-		return -1;
-	return found ? 0 : 1;
+	return found || r ? 0 : 1;
 }
 
 static int store_part(struct db *db, uint32_t seq, const char *name, const struct stack_table *t)

@@ -107,12 +107,10 @@ int db_symfile_load(struct db *db, uint32_t seq, const char *name, struct strbuf
 		strbuf_release(&buf);
 		return DB_SYMFILE_UNVERIFIED;
 	}
-	if (blob_decode(buf.buf, buf.len, magic_of(kind), SYMFILE_VERSION, &h, &payload, &why)) {
-		r = db_damage(db, DB_DAMAGED, seq, name, "%s", why);
-	} else if (h.flags) {
-		r = db_damage(db, DB_DAMAGED, seq, name, "unknown flags %#x", h.flags);
-	} else if (symfile_check(kind, payload, h.payload_size, h.count, &why)) {
-		r = db_damage(db, DB_DAMAGED, seq, name, "invalid %s: %s",
+	if (blob_decode(buf.buf, buf.len, magic_of(kind), SYMFILE_VERSION, &h, &payload, &why) ||
+	    (h.flags && (why = "unknown flags")) ||
+	    symfile_check(kind, payload, h.payload_size, h.count, &why)) {
+		r = db_damage(db, DB_DAMAGED, seq, name, "corrupt %s: %s",
 			      kind == SYMFILE_KALLSYMS ? "kernel symbols" : "JIT symbol map", why);
 	} else {
 		strbuf_add(out, payload, h.payload_size);

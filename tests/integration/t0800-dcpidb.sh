@@ -87,7 +87,10 @@ test_expect_success 'a forged kallsyms fails the check and is not believed' '
 	rm -rf bad && cp -a pristine bad && forge_kallsyms bad &&
 	! cmp -s pristine/000001/kallsyms bad/000001/kallsyms &&
 	test_must_fail dcpidb -d bad check >check.out 2>&1 && cat check.out &&
-	grep -F "error   000001/kallsyms: corrupt kernel symbols: bad payload checksum" check.out
+	grep -F "error   000001/kallsyms: corrupt kernel symbols: bad payload checksum" check.out &&
+	test_expect_code 2 dcpiprof -d bad -E 1 >prof.out 2>prof.err &&
+	grep "^  damaged  bad/000001/kallsyms: corrupt kernel symbols" prof.out &&
+	! grep " Q[A-Za-z0-9_.]*  *\[kernel.kallsyms\]" prof.out
 '
 
 test_expect_success 'a plain kallsyms of an older dcpi is read, unverified' '
@@ -97,7 +100,8 @@ test_expect_success 'a plain kallsyms of an older dcpi is read, unverified' '
 	dcpidb -d old check >check.out 2>&1 && cat check.out &&
 	grep -F "warning 000001/kallsyms: no checksum (written by an older dcpi)" check.out &&
 	dcpiprof -d old -E 1 >prof.out 2>prof.err && cat prof.err &&
-	grep -F "unverified" prof.out && grep -F "unverified" prof.err
+	grep -A1 "^Unverified: " prof.out | grep "old/000001/kallsyms" &&
+	grep -F "unverified" prof.err
 '
 
 test_expect_success 'what readers ignore is a warning, what writers leave a note' '
