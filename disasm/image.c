@@ -150,12 +150,39 @@ static char *snapshot_path(const struct image *img)
 	return path;
 }
 
+#define DELETED_SUFFIX " (deleted)"
+
+/*
+ * The length of path without the " (deleted)" the kernel gives a mapping
+ * whose file was unlinked, or 0 if it has none.
+ */
+static size_t deleted_path_len(const char *path)
+{
+	size_t n = strlen(path), k = strlen(DELETED_SUFFIX);
+
+	return n > k && !strcmp(path + n - k, DELETED_SUFFIX) ? n - k : 0;
+}
+
 static void open_file(struct image *img)
 {
 	struct image_private *p = img->priv;
 	char *snap = snapshot_path(img), *err = NULL, *why;
 	const char *path = snap ? snap : img->rec.path;
+	size_t deleted = deleted_path_len(img->rec.path);
 
+	/*
+	 * A file deleted while it ran: the kernel named it "PATH (deleted)",
+	 * no file has that name, and PATH, if there is one now, is another
+	 * file.  Only the snapshot can stand for it.
+	 */
+	if (deleted) {
+		img->deleted = xasprintf("%.*s, deleted since; %s", (int)deleted, img->rec.path,
+					 snap ? "snapshot kept" : "no snapshot");
+		if (!snap) {
+			set_state(img, IMAGE_MISSING, xstrdup(img->deleted));
+			return;
+		}
+	}
 	if (access(path, F_OK)) {
 		set_state(img, IMAGE_MISSING,
 			  xasprintf("cannot open '%s': %s", path, strerror(errno)));
@@ -284,6 +311,7 @@ void image_free(struct image *img)
 	free(p);
 	free(img->rec.path);
 	free(img->why);
+	free(img->deleted);
 	free(img->bin_path);
 	free(img->dbg_path);
 	free(img->syms_why);

@@ -131,6 +131,20 @@ test_expect_success 'missing binary: one row for the image, a warning, exit 0' '
 	dcpiprof -d missing -i | grep "/nonexistent/prog" >/dev/null
 '
 
+# The kernel names a mapping whose file was unlinked "PATH (deleted)": no
+# file has that name, and PATH, if any, is another file.  Named from the
+# database's snapshot, else said to be gone; the made-up path never opened.
+test_expect_success 'a binary deleted while it ran: the snapshot, or said so' '
+	fixture deleted "image auto path=$O2\\x20(deleted) buildid=$BID" "$(shapes_profile "$BID")" &&
+	dcpiprof -d deleted >out 2>err && cat err &&
+	test_grep "\[no binary\]" out &&
+	test_grep "warning: $O2, deleted since; no snapshot" err &&
+	! grep -q "cannot open" err &&
+	mkdir -p deleted/binaries && cp "$O2" deleted/binaries/$BID &&
+	dcpiprof -d deleted >out 2>err && cat err &&
+	grep -q " nested_loops  *$O2 (deleted)$" out && test ! -s err
+'
+
 test_expect_success 'rebuilt binary: reported, not named unless --force' '
 	fixture changed "image auto path=$NOPIE buildid=$BID" "$(shapes_profile "$BID")" &&
 	dcpiprof -d changed >out 2>err &&
