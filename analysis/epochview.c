@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "core/die.h"
+#include "core/strbuf.h"
 #include "core/utf8.h"
 #include "core/xalloc.h"
 
@@ -265,6 +266,48 @@ const char *epoch_view_event_label(const struct epoch_view *v, enum dcpi_event e
 	return buf;
 }
 
+static bool any_samples(const struct ev_image *e)
+{
+	for (int k = 0; k < EVENT__COUNT; k++)
+		if (e->samples[k])
+			return true;
+	return false;
+}
+
+/*
+ * Anonymous memory without a JIT map is common (a JIT that writes none,
+ * code copied to the heap): said once for the epoch, naming the processes
+ * whose samples it left unnamed.
+ */
+static void warn_no_jit_maps(struct epoch_view *v)
+{
+	struct strbuf pids = STRBUF_INIT;
+	uint64_t samples = 0;
+	size_t n = 0;
+
+	for (size_t k = 0; k < v->n_images; k++) {
+		struct ev_image *e = &v->images[k];
+		struct image *img;
+
+		if (e->rec->kind != IMAGE_ANON || !any_samples(e))
+			continue;
+		img = epoch_view_image(v, k);
+		image_load_procs(img);
+		if (img->state != IMAGE_MISSING || img->syms_why)
+			continue;
+		e->warned = true;
+		for (int ev = 0; ev < EVENT__COUNT; ev++)
+			samples += e->samples[ev];
+		if (n++ < 4)
+			strbuf_addf(&pids, "%s%s", n > 1 ? ", " : "", e->rec->key + 5);
+	}
+	if (n)
+		warning("epoch %" PRIu32 ": %" PRIu64 " samples in anonymous memory of pid %s%s have "
+			"no JIT map (perf-PID.map) to name them", v->seq, samples, pids.buf,
+			n > 4 ? " and others" : "");
+	strbuf_release(&pids);
+}
+
 void epoch_view_warn_image(struct epoch_view *v, size_t i)
 {
 	struct ev_image *e = &v->images[i];
@@ -273,8 +316,12 @@ void epoch_view_warn_image(struct epoch_view *v, size_t i)
 	char *safe;
 
 	if (e->warned || !why || img->state == IMAGE_NOTHING ||
-	    (img->state == IMAGE_NAMES_ONLY && !img->syms_why))
+	    (img->state == IMAGE_NAMES_ONLY && !img->syms_why) || !any_samples(e))
 		return;
+	if (e->rec->kind == IMAGE_ANON && img->state == IMAGE_MISSING && !img->syms_why) {
+		warn_no_jit_maps(v);
+		return;
+	}
 	e->warned = true;
 	safe = display_safe(why);
 	warning("%s", safe);

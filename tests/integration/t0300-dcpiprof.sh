@@ -185,6 +185,22 @@ test_expect_success 'JIT code: names from perf-PID.map' '
 	grep -q "\[unknown\]" out
 '
 
+# Anonymous memory without a JIT map is common: one warning for the epoch,
+# naming the processes whose samples it leaves unnamed; none for anonymous
+# memory without samples.
+test_expect_success 'no JIT map: said once per epoch, when it has samples' '
+	fixture nomap "image anon-4242 kind=anon path=[anon:4242]\\x20node" \
+		"image anon-4343 kind=anon path=[anon:4343]\\x20node" \
+		"image anon-4444 kind=anon path=[anon:4444]\\x20node" \
+		"profile anon-4242 cycles" "0x7f0000001010 9" \
+		"profile anon-4343 imiss" "0x7f0000002010 2" &&
+	dcpiprof -d nomap >out 2>err && cat err &&
+	test $(grep -c "warning" err) = 1 &&
+	test_grep "warning: epoch 1: 11 samples in anonymous memory of pid 4242, 4343 have no JIT map" err &&
+	dcpistats -d nomap 1 1 >out 2>err && cat err &&
+	test $(grep -c "warning" err) = 1
+'
+
 test_expect_success 'the unknown image' '
 	fixture unknown "image unknown kind=unknown path=[unknown]" \
 		"profile unknown cycles" "0x1234 2" &&
