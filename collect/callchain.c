@@ -1005,6 +1005,11 @@ static void status_figures(const struct callchain *cg, struct callchain_stats *s
 			*user += s->ends[i];
 }
 
+pid_t callchain_worker_pid(const struct callchain *cg)
+{
+	return cg->worker ? unwind_worker_pid(cg->worker) : 0;
+}
+
 void callchain_status(const struct callchain *cg, struct strbuf *out)
 {
 	struct callchain_stats s;
