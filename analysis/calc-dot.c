@@ -42,7 +42,7 @@ static void dot_string(FILE *out, const char *s)
 	fputc('"', out);
 }
 
-int calc_print_dot(const struct calc *c, FILE *out)
+int calc_dot(const struct calc *c, FILE *out)
 {
 	const struct cfg *cfg = &c->list.cfg;
 	struct strbuf sb = STRBUF_INIT;

@@ -11,6 +11,6 @@
 #include "analysis/calc.h"
 
 /* Writes the Graphviz graph of the CFG (blocks with frequency, CPI, confidence). */
-int calc_print_dot(const struct calc *c, FILE *out);
+int calc_dot(const struct calc *c, FILE *out);
 
 #endif

@@ -20,6 +20,7 @@
 #include "core/utf8.h"
 #include "core/xalloc.h"
 #include "db/meta.h"
+#include "disasm/decode.h"
 
 #define TEXT_WIDTH 40       /* instruction text column */
 #define BUBBLE_LINES_MAX 6  /* half-cycle lines before a stall is drawn scaled */
@@ -87,6 +88,20 @@ void calc_format_fraction(double cycles, double n, double cpi, char *buf, size_t
 	}
 	calc_format_count(cycles, num, sizeof(num));
 	snprintf(buf, size, "%s/%s = %.2fCPI", num, den, cpi);
+}
+
+void calc_column_widths(const struct calc *c, int *samples_w, int *cpi_w)
+{
+	char buf[32];
+
+	for (size_t i = 0; i < c->n_insns; i++) {
+		calc_format_samples(&c->insns[i], buf, sizeof(buf));
+		if ((int)strlen(buf) > *samples_w)
+			*samples_w = (int)strlen(buf);
+		calc_format_cycles(c->insns[i].cpi, buf, sizeof(buf));
+		if ((int)strlen(buf) > *cpi_w)
+			*cpi_w = (int)strlen(buf);
+	}
 }
 
 enum style calc_conf_style(enum calc_conf c)
@@ -167,6 +182,86 @@ void calc_describe_stall(const struct calc *c, size_t i, struct strbuf *sb)
 		calc_format_cycles(bb.static_cycles, cy, sizeof(cy));
 		strbuf_addf(sb, ", static %s %c", cy, bb.static_letter);
 	}
+}
+
+void calc_describe_block(const struct calc *c, size_t b, struct strbuf *sb)
+{
+	const struct cfg *cfg = &c->list.cfg;
+	const struct cfg_block *blk = &cfg->blocks[b];
+	char f[32], ex[32];
+
+	calc_format_count(c->blocks[b].freq, f, sizeof(f));
+	calc_format_execs(c->blocks[b].execs, ex, sizeof(ex));
+	strbuf_addf(sb, "%zu: freq %s, execs %s, confidence %s (%s); class %d, %u instructions; to ",
+		    b, f, ex, calc_conf_name(c->blocks[b].conf), calc_how_name(c->blocks[b].how),
+		    blk->cls, blk->n_insns);
+	for (uint32_t k = 0; k < blk->n_succ; k++) {
+		const struct cfg_edge *e = &cfg->edges[cfg->succ[blk->succ + k]];
+
+		if (k)
+			strbuf_addstr(sb, ", ");
+		if (e->to == cfg->exit)
+			strbuf_addf(sb, "outside (%s)", cfg_edge_kind_name(e->kind));
+		else
+			strbuf_addf(sb, "%u (%s)", e->to, cfg_edge_kind_name(e->kind));
+	}
+	if (!blk->n_succ)
+		strbuf_addstr(sb, "nowhere");
+}
+
+void calc_describe_insn(const struct calc *c, size_t i, struct strbuf *sb)
+{
+	const struct listing_insn *li = &c->list.insns[i];
+
+	strbuf_addf(sb, "0x%" PRIx64 " (%u bytes, %s)", li->insn->addr, li->insn->len,
+		    insn_kind_name(li->insn->kind));
+	if (li->line) {
+		const char *slash = strrchr(li->line->file, '/');
+		char *f = display_safe(slash ? slash + 1 : li->line->file);
+
+		strbuf_addf(sb, ", %s:%" PRIu32, f, li->line->line);
+		free(f);
+	}
+	if (li->inl) {
+		char *n = display_safe(li->inl->name);
+
+		strbuf_addf(sb, ", inlined %s", n);
+		free(n);
+	}
+	strbuf_addstr(sb, "; ");
+	calc_describe_stall(c, i, sb);
+}
+
+void calc_describe_proc(const struct calc *c, struct strbuf *sb)
+{
+	const struct listing *l = &c->list;
+	char *name = display_safe(l->ref.proc->name);
+
+	strbuf_addf(sb, "%s 0x%" PRIx64 "-0x%" PRIx64 ", %zu classes; model %s", name,
+		    l->ref.proc->start, l->ref.proc->end, l->cfg.n_classes, c->model->name);
+	if (l->cfg.flags & CFG_MISSING_EDGES)
+		strbuf_addf(sb, "; missing edges: %s", l->cfg.missing_why ? l->cfg.missing_why : "?");
+	free(name);
+}
+
+void calc_describe_samples(const struct calc *c, const uint64_t *epoch_totals, struct strbuf *sb)
+{
+	const struct listing *l = &c->list;
+
+	for (size_t k = 0; k < l->n_events; k++) {
+		enum dcpi_event e = l->events[k];
+
+		strbuf_addf(sb, "%s%s %" PRIu64, k ? ", " : "", event_name(e), l->totals[e]);
+		if (epoch_totals[e])
+			strbuf_addf(sb, " (%.2f%%)", 100.0 * (double)l->totals[e] / (double)epoch_totals[e]);
+		if (l->stray[e])
+			strbuf_addf(sb, " [%" PRIu64 " not at an instruction start]", l->stray[e]);
+	}
+	if (!l->n_events)
+		strbuf_addstr(sb, "none in this epoch");
+	if (c->period > 0)
+		strbuf_addf(sb, "; 1 sample = %.0f cycles", c->period);
+	strbuf_addf(sb, ", skid %d", c->skid);
 }
 
 /* ---- the Figure 2 listing as lines ------------------------------------------------------ */
@@ -447,6 +542,48 @@ void calc_draw_bubble(const struct calc *c, const struct calc_line *l, struct dr
 		draw_text(d, st, l->middle ? " " : "   ");
 		draw_printf(d, STYLE_DIM, "(%c = %s)", l->legend, letter_meaning(l->legend));
 	}
+}
+
+/* "best-case 6/9 = 0.67CPI", as dcpicalc writes a block's cycles. */
+static void draw_fraction(struct draw *d, enum style st, const char *what, double cycles,
+			  unsigned n)
+{
+	char buf[64];
+
+	calc_format_fraction(cycles, n, n ? cycles / n : 0, buf, sizeof(buf));
+	draw_printf(d, cycles < 0 ? STYLE_DIM : st, "%s %s", what, buf);
+}
+
+void calc_draw_block_brief(const struct calc *c, size_t b, struct draw *d)
+{
+	const struct calc_block *cb = &c->blocks[b];
+	char f[32], ex[32], letter[2] = { calc_conf_letter(cb->conf), 0 };
+	bool slow = cb->cycles >= 0 && cb->cycles > cb->best_cycles + 0.5 * cb->n_insns;
+
+	calc_format_count(cb->freq, f, sizeof(f));
+	calc_format_execs(cb->execs, ex, sizeof(ex));
+	draw_text(d, calc_conf_style(cb->conf), letter);
+	draw_printf(d, STYLE_BLOCK, " freq %s  execs %s", f, ex);
+	draw_text(d, STYLE_NORMAL, "  ");
+	draw_fraction(d, STYLE_NORMAL, "best-case", cb->best_cycles, cb->n_insns);
+	draw_text(d, STYLE_NORMAL, "  ");
+	draw_fraction(d, slow ? STYLE_WORSE : STYLE_NORMAL, "actual", cb->cycles, cb->n_insns);
+}
+
+void calc_draw_causes(const struct calc_insn *ci, struct draw *d)
+{
+	if (ci->n_causes) {
+		draw_space(d, STYLE_NORMAL, 2);
+		draw_glyph(d, STYLE_BUBBLE, GLYPH_ARROW_LEFT);
+		draw_space(d, STYLE_NORMAL, 1);
+		for (size_t k = 0; k < ci->n_causes; k++) {
+			if (k)
+				draw_text(d, STYLE_DIM, ",");
+			draw_printf(d, STYLE_TARGET, "%" PRIx64, ci->causes[k].addr);
+		}
+	}
+	if (calc_unmeasured_note(ci))
+		draw_printf(d, STYLE_DIM, "  %s", calc_unmeasured_note(ci));
 }
 
 static void insn_line(const struct calc *c, size_t i, struct draw *d)

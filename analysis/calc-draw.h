@@ -96,6 +96,15 @@ void calc_draw_line(const struct calc *c, const struct calc_line *l, struct draw
  * middle line of a long stall, the legend ("(d = D-cache miss)", dim).
  */
 void calc_draw_bubble(const struct calc *c, const struct calc_line *l, struct draw *d);
+/*
+ * A block's analysis in brief, as dcpi-tui's procedure view draws it under
+ * the block: "L freq 80  execs 2.08e+07  best-case 1/3 = 0.33CPI  actual
+ * 1/3 = 0.33CPI" (the confidence letter in its style, actual in the worse
+ * style when half a cycle an instruction above the best case).
+ */
+void calc_draw_block_brief(const struct calc *c, size_t b, struct draw *d);
+/* An instruction's culprit addresses, "  <- 401050,401060", and why it has no samples. */
+void calc_draw_causes(const struct calc_insn *ci, struct draw *d);
 /* The plain text of line l (what dcpicalc prints), appended to sb. */
 void calc_line_text(const struct calc *c, const struct calc_line *l, struct strbuf *sb);
 /* Draws the whole listing (calc_render, flags as there), a line after another. */
@@ -114,6 +123,12 @@ void calc_format_samples(const struct calc_insn *ci, char *buf, size_t size);
  * cpi the ratio to print; "?/9 = ? CPI" when cycles are unknown (< 0).
  */
 void calc_format_fraction(double cycles, double n, double cpi, char *buf, size_t size);
+
+/*
+ * Widens *samples_w and *cpi_w to c's widest Samples and CPI entries
+ * (calc_format_samples(), calc_format_cycles()): columns that fit them all.
+ */
+void calc_column_widths(const struct calc *c, int *samples_w, int *cpi_w);
 
 /* The style of a confidence level (high, medium, low; dim without an estimate). */
 enum style calc_conf_style(enum calc_conf c);
@@ -139,8 +154,28 @@ bool calc_bubble_of(const struct calc *c, size_t i, struct calc_bubble *out);
 void calc_legend(struct strbuf *sb);
 /* Appends "r register dependency, d D-cache miss": the reasons of a cause's what bits. */
 void calc_describe_reasons(unsigned what, struct strbuf *sb);
+/*
+ * Appends "NAME 0xSTART-0xEND, 12 classes; model znver4" (and why edges
+ * are missing): the procedure in a line.
+ */
+void calc_describe_proc(const struct calc *c, struct strbuf *sb);
+/*
+ * Appends "cycles 6600 (12.50%), imiss 40; 1 sample = 100000 cycles, skid 1":
+ * the samples of each event and their share of the epoch's (epoch_totals).
+ */
+void calc_describe_samples(const struct calc *c, const uint64_t *epoch_totals, struct strbuf *sb);
 /* Appends "3.1cy per execution (best 0.5cy), dynamic 2.5cy du, static 0.8cy r". */
 void calc_describe_stall(const struct calc *c, size_t i, struct strbuf *sb);
+/*
+ * Appends "4: freq 80, execs 2.08e+07, confidence low (samples); class 4,
+ * 9 instructions; to 5 (taken), 6 (fallthrough)": block b in a line.
+ */
+void calc_describe_block(const struct calc *c, size_t b, struct strbuf *sb);
+/*
+ * Appends "0x401083 (4 bytes, other), prog.c:31, inlined f; " and the
+ * stall (calc_describe_stall()): instruction i in a line.
+ */
+void calc_describe_insn(const struct calc *c, size_t i, struct strbuf *sb);
 
 /* ---- the summary ---------------------------------------------------------------- */
 

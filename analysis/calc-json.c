@@ -69,7 +69,7 @@ static void json_insn(struct json_writer *w, const struct calc *c, const struct 
 	json_key(w, "block");
 	json_i64(w, ci->block);
 	json_key(w, "samples");
-	listing_json_samples(w, &c->list, ci->raw);
+	listing_samples_json(&c->list, w, ci->raw);
 	json_key(w, "attributed");
 	if (ci->flags & CALC_I_UNMEASURED)
 		json_null(w);
@@ -282,14 +282,7 @@ void calc_json(const struct calc *c, struct json_writer *w)
 	json_object_begin(w);
 	json_key(w, "name");
 	json_string(w, l->ref.proc->name);
-	json_key(w, "image");
-	json_string(w, l->img->rec.path);
-	json_key(w, "start");
-	json_hex(w, l->ref.proc->start);
-	json_key(w, "end");
-	json_hex(w, l->ref.proc->end);
-	json_key(w, "missing_edges");
-	json_bool(w, l->cfg.flags & CFG_MISSING_EDGES);
+	listing_where_json(l, w);
 	json_key(w, "model");
 	json_string(w, c->model->name);
 	json_key(w, "model_exact");
@@ -324,7 +317,7 @@ void calc_json(const struct calc *c, struct json_writer *w)
 	json_key(w, "measured");
 	json_array_begin(w);
 	for (size_t k = 0; k < c->n_measured; k++)
-		measure_json(&c->measured[k], &c->list, w);
+		measure_json(&c->measured[k], w, &c->list);
 	json_array_end(w);
 	json_object_end(w);
 }

@@ -18,7 +18,7 @@
  *   struct callgraph_opts o = CALLGRAPH_OPTS_INIT;
  *   o.event = EVENT_CYCLES;
  *   if (callgraph_build(&g, &sv, &o) == 0) {
- *           callgraph_print_text(&g, stdout, NULL, 0);
+ *           callgraph_draw(&g, &draw, NULL, 0);
  *           callgraph_release(&g);
  *   }
  */

@@ -51,18 +51,6 @@ static const char *method_sentence(enum diff_method m)
 	}
 }
 
-/* Draws text line by line (the explanations hold newlines). */
-static void draw_lines(struct draw *dr, enum style st, const char *text)
-{
-	while (*text) {
-		size_t n = strcspn(text, "\n");
-
-		draw_textn(dr, st, text, n);
-		draw_eol(dr);
-		text += n + (text[n] == '\n');
-	}
-}
-
 static void how(const struct diff *d, struct draw *dr)
 {
 	bool multi = d->n_a > 1 || d->n_b > 1;
@@ -419,41 +407,38 @@ static void json_settings(const struct diff *d, struct json_writer *w)
 	json_double(w, d->opts.min_delta, 6);
 }
 
-int diff_print_json(const struct diff *d, FILE *out, size_t max_rows)
+void diff_json(const struct diff *d, struct json_writer *w, size_t max_rows)
 {
 	size_t n = max_rows && max_rows < d->n_rows ? max_rows : d->n_rows;
 	bool image_level = d->rows_src.level == PSET_IMAGES;
-	struct json_writer w;
 
-	json_init(&w, out, true);
-	json_object_begin(&w);
-	json_settings(d, &w);
-	json_side(d, &w, "a", d->side_a, d->n_a, d->total_a);
-	json_side(d, &w, "b", d->side_b, d->n_b, d->total_b);
-	json_key(&w, "notes");
-	json_array_begin(&w);
+	json_object_begin(w);
+	json_settings(d, w);
+	json_side(d, w, "a", d->side_a, d->n_a, d->total_a);
+	json_side(d, w, "b", d->side_b, d->n_b, d->total_b);
+	json_key(w, "notes");
+	json_array_begin(w);
 	for (size_t i = 0; i < d->rows_src.n_notes; i++)
-		json_string(&w, d->rows_src.notes[i]);
-	json_array_end(&w);
-	json_key(&w, "procedure");
+		json_string(w, d->rows_src.notes[i]);
+	json_array_end(w);
+	json_key(w, "procedure");
 	if (d->has_proc)
-		json_row(d, &d->proc, false, &w);
+		json_row(d, &d->proc, false, w);
 	else
-		json_null(&w);
-	json_key(&w, "aligned");
-	json_bool(&w, d->has_proc && !d->unaligned);
-	json_key(&w, "unaligned");
-	json_string(&w, d->unaligned);
-	json_key(&w, "significant");
-	json_u64(&w, d->n_significant);
-	json_key(&w, "tested");
-	json_u64(&w, d->n_tested);
-	json_key(&w, "rows");
-	json_array_begin(&w);
+		json_null(w);
+	json_key(w, "aligned");
+	json_bool(w, d->has_proc && !d->unaligned);
+	json_key(w, "unaligned");
+	json_string(w, d->unaligned);
+	json_key(w, "significant");
+	json_u64(w, d->n_significant);
+	json_key(w, "tested");
+	json_u64(w, d->n_tested);
+	json_key(w, "rows");
+	json_array_begin(w);
 	for (size_t i = 0; i < n; i++)
-		json_row(d, &d->rows[i], image_level, &w);
-	json_array_end(&w);
-	pset_damage_json(d->sets, d->n_sets, &w);
-	json_object_end(&w);
-	return json_finish(&w);
+		json_row(d, &d->rows[i], image_level, w);
+	json_array_end(w);
+	pset_damage_json(d->sets, d->n_sets, w);
+	json_object_end(w);
 }

@@ -64,7 +64,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #include "analysis/pset.h"
 #include "present/draw.h"
@@ -207,7 +206,8 @@ void diff_format_ratio(double ratio, char *buf, size_t size);
 /* How a row's change looks: dim within noise, worse (a larger share) or better. */
 enum style diff_row_style(const struct diff_row *r);
 
-/* The same as JSON: every row (max_rows 0: all).  -1 on a write error. */
-int diff_print_json(const struct diff *d, FILE *out, size_t max_rows);
+/* The same as JSON (dcpidiff --json), one object: every row (max_rows 0: all). */
+struct json_writer;
+void diff_json(const struct diff *d, struct json_writer *w, size_t max_rows);
 
 #endif

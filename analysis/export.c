@@ -87,7 +87,7 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int export_folded(const struct stack_view *sv, const struct export_opts *o, FILE *out)
+int export_folded(const struct stack_view *sv, FILE *out, const struct export_opts *o)
 {
 	struct strtab lines = { NULL, 0, 0, IDMAP_INIT };
 	uint64_t *counts = NULL;
@@ -493,7 +493,7 @@ static int gzip(const struct strbuf *in, struct strbuf *out)
 	return r == Z_STREAM_END ? 0 : errorf("cannot compress the profile (zlib error %d)", r);
 }
 
-int export_pprof(const struct stack_view *sv, const struct export_opts *o, struct strbuf *out)
+int export_pprof(const struct stack_view *sv, struct strbuf *out, const struct export_opts *o)
 {
 	struct pprof p;
 	size_t ni = sv->view->n_images;

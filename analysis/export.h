@@ -39,12 +39,12 @@ struct export_opts {
 };
 
 /* Writes the folded stacks to out.  Returns -1 on a write error. */
-int export_folded(const struct stack_view *sv, const struct export_opts *o, FILE *out);
+int export_folded(const struct stack_view *sv, FILE *out, const struct export_opts *o);
 
 /*
  * Appends the gzipped profile.proto to out.  Returns 0, or -1 (reported)
  * if compression failed.
  */
-int export_pprof(const struct stack_view *sv, const struct export_opts *o, struct strbuf *out);
+int export_pprof(const struct stack_view *sv, struct strbuf *out, const struct export_opts *o);
 
 #endif

@@ -56,11 +56,11 @@ enum est_method {
 	EST_NONE,          /* nothing to estimate from (no issue point, no sample) */
 	EST_CLUSTER,       /* a cluster of small ratios */
 	EST_SUM,           /* the sum ratio over the class (few samples) */
-	EST_INSTRUCTIONS,  /* counted by the instructions event (calc.c), not estimated */
+	EST_INSTRUCTIONS,  /* counted by the instructions event (calc-est.c), not estimated */
 	EST_BURST,         /* a miss-bound chain: the rest of the iteration retires in bursts
-			      (calc.c burst_estimate) */
+			      (calc-est.c burst_estimate) */
 	EST_MEASURED,      /* counted from a loop's induction register (measure.h), not estimated */
-	EST_BRANCHES,      /* a branch's outcomes in bursts times its block's value (calc.c) */
+	EST_BRANCHES,      /* a branch's outcomes in bursts times its block's value (calc-burst.c) */
 };
 
 struct est_result {
@@ -86,12 +86,12 @@ struct est_params {
 	bool pairs;            /* also single groups and pairs of adjacent groups */
 	bool dep_windows;      /* also dependence windows */
 	double trim;           /* keep cluster windows within this of F (or 3 Poisson deviations) */
-	/* beyond the estimator of one class (calc.c; docs/analysis.md) */
+	/* beyond the estimator of one class (calc-*.c; docs/analysis.md) */
 	double repair;         /* freq_repair's tolerance (0.15); 0: no repair */
-	bool burst;            /* miss-bound pointer chases: the burst estimate (calc.c) */
+	bool burst;            /* miss-bound pointer chases: the burst estimate (calc-est.c) */
 	bool measure;          /* counts measured from value profiles (measure.h) */
 	bool branches;         /* branch outcomes from bursts (burstview.h) */
-	bool steps;            /* classes scaled from their steps in bursts (calc.c; off:
+	bool steps;            /* classes scaled from their steps in bursts (calc-burst.c; off:
 				  no gain measured, docs/analysis.md) */
 };
 

@@ -131,7 +131,7 @@ static const char *image_name(const struct epoch_view *v, size_t i)
 	return slash ? slash + 1 : path;
 }
 
-void invariants_draw(const struct invariants *inv, const struct epoch_view *v, struct draw *d)
+void invariants_draw(const struct invariants *inv, struct draw *d, const struct epoch_view *v)
 {
 	draw_printf(d, STYLE_TITLE, "Semi-invariant instructions of epoch %" PRIu32
 		    " (most common value >= %.0f%%, >= %" PRIu64 " value samples), hottest first",
@@ -176,8 +176,8 @@ void invariants_draw(const struct invariants *inv, const struct epoch_view *v, s
 	}
 }
 
-void invariants_json(const struct invariants *inv, const struct epoch_view *v,
-		     struct json_writer *w)
+void invariants_json(const struct invariants *inv, struct json_writer *w,
+		     const struct epoch_view *v)
 {
 	json_object_begin(w);
 	json_key(w, "epoch"), json_u64(w, inv->seq);

@@ -10,7 +10,7 @@
  *   struct invariants inv;
  *   struct invariants_opts o = INVARIANTS_OPTS_INIT;
  *   invariants_build(&inv, &view, &o);
- *   invariants_draw(&inv, &view, &draw);        // or invariants_json()
+ *   invariants_draw(&inv, &draw, &view);        // or invariants_json()
  *   invariants_release(&inv);
  */
 #ifndef DCPI_ANALYSIS_INVARIANTS_H
@@ -61,10 +61,10 @@ int invariants_build(struct invariants *inv, struct epoch_view *v,
 void invariants_release(struct invariants *inv);
 
 /* The report dcpivals prints: a title, column heads, a row per instruction, or "(none)". */
-void invariants_draw(const struct invariants *inv, const struct epoch_view *v, struct draw *d);
+void invariants_draw(const struct invariants *inv, struct draw *d, const struct epoch_view *v);
 
 /* The same as one JSON object (dcpivals --json). */
-void invariants_json(const struct invariants *inv, const struct epoch_view *v,
-		     struct json_writer *w);
+void invariants_json(const struct invariants *inv, struct json_writer *w,
+		     const struct epoch_view *v);
 
 #endif

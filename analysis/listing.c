@@ -17,6 +17,7 @@
 #include "core/strbuf.h"
 #include "core/utf8.h"
 #include "core/xalloc.h"
+#include "disasm/insntext.h"
 #include "disasm/decode.h"
 #include "disasm/srcfile.h"
 
@@ -149,6 +150,16 @@ void listing_release(struct listing *l)
 	memset(l, 0, sizeof(*l));
 }
 
+long listing_insn_holding(const struct listing *l, uint64_t addr)
+{
+	long i = cfg_insn_at(&l->cfg, addr);
+
+	for (size_t k = 0; i < 0 && k < l->n_insns; k++)
+		if (addr >= l->insns[k].insn->addr && addr < l->insns[k].insn->addr + l->insns[k].insn->len)
+			i = (long)k;
+	return i;
+}
+
 /* ---- text --------------------------------------------------------------------- */
 
 static void block_line(const struct listing *l, long b, struct draw *d)
@@ -161,22 +172,50 @@ static void block_line(const struct listing *l, long b, struct draw *d)
 		draw_text(d, STYLE_WARNING, ", unreachable");
 	if (blk->flags & CFG_BLOCK_NO_EXIT)
 		draw_text(d, STYLE_WARNING, ", never exits");
-	draw_text(d, STYLE_BLOCK, "; from");
-	if (!blk->n_pred)
-		draw_text(d, STYLE_BLOCK, b == (long)cfg->entry ? " entry" : " nowhere");
-	else if (b == (long)cfg->entry)
-		draw_text(d, STYLE_BLOCK, " entry,");
+	draw_text(d, STYLE_BLOCK, "; ");
+	listing_draw_preds(l, d, (size_t)b, STYLE_BLOCK);
+	draw_eol(d);
+}
+
+void listing_draw_preds(const struct listing *l, struct draw *d, size_t b, enum style st)
+{
+	const struct cfg *cfg = &l->cfg;
+	const struct cfg_block *blk = &cfg->blocks[b];
+
+	draw_text(d, st, "from ");
+	if (b == cfg->entry)
+		draw_text(d, st, "entry");
+	else if (!blk->n_pred)
+		draw_text(d, st, "nowhere");
 	for (uint32_t k = 0; k < blk->n_pred; k++) {
 		const struct cfg_edge *e = &cfg->edges[cfg->pred[blk->pred + k]];
 
+		if (k || b == cfg->entry)
+			draw_text(d, st, ", ");
 		if (e->from == cfg->exit)
-			draw_printf(d, STYLE_BLOCK, "%s outside (%s)", k ? "," : "",
-				    cfg_edge_kind_name(e->kind));
+			draw_printf(d, st, "outside (%s)", cfg_edge_kind_name(e->kind));
+		else if (e->kind == CFG_FALLTHROUGH)
+			draw_printf(d, st, "%u", e->from);
 		else
-			draw_printf(d, STYLE_BLOCK, "%s %u (%s)", k ? "," : "", e->from,
-				    cfg_edge_kind_name(e->kind));
+			draw_printf(d, st, "%u (%s)", e->from, cfg_edge_kind_name(e->kind));
 	}
-	draw_eol(d);
+}
+
+void listing_draw_insn(const struct insn *in, struct draw *d)
+{
+	static const enum style styles[] = {
+		[INSN_PART_MNEMONIC] = STYLE_MNEMONIC, [INSN_PART_REGISTER] = STYLE_REGISTER,
+		[INSN_PART_IMMEDIATE] = STYLE_IMMEDIATE, [INSN_PART_SIZE] = STYLE_DIM,
+		[INSN_PART_TARGET] = STYLE_TARGET, [INSN_PART_OTHER] = STYLE_NORMAL,
+	};
+	struct insn_part p[INSN_PARTS_MAX];
+	size_t n = insn_parts(in, p, INSN_PARTS_MAX);
+
+	for (size_t k = 0; k < n; k++) {
+		draw_textn(d, styles[p[k].kind], in->text + p[k].off, p[k].len);
+		if (p[k].kind == INSN_PART_MNEMONIC && k + 1 < n && p[k].len < 7)
+			draw_space(d, STYLE_NORMAL, (int)(7 - p[k].len));
+	}
 }
 
 void listing_draw_title(const struct listing *l, struct draw *d)
@@ -359,7 +398,7 @@ void listing_draw(const struct listing *l, struct draw *d, unsigned flags)
 
 /* ---- JSON ---------------------------------------------------------------------- */
 
-void listing_json_samples(struct json_writer *w, const struct listing *l, const uint64_t *s)
+void listing_samples_json(const struct listing *l, struct json_writer *w, const uint64_t *s)
 {
 	json_object_begin(w);
 	for (size_t c = 0; c < l->n_events; c++) {
@@ -388,7 +427,7 @@ static void json_insns(struct json_writer *w, const struct listing *l)
 		json_key(w, "block");
 		json_i64(w, li->block);
 		json_key(w, "samples");
-		listing_json_samples(w, l, li->samples);
+		listing_samples_json(l, w, li->samples);
 		if (li->line) {
 			json_key(w, "file");
 			json_string(w, li->line->file);
@@ -450,37 +489,38 @@ static void json_blocks(struct json_writer *w, const struct listing *l)
 	json_array_end(w);
 }
 
-int listing_print_json(const struct listing *l, FILE *out, unsigned flags)
+void listing_where_json(const struct listing *l, struct json_writer *w)
 {
-	struct json_writer w;
+	json_key(w, "image");
+	json_string(w, l->img->rec.path);
+	json_key(w, "start");
+	json_hex(w, l->ref.proc->start);
+	json_key(w, "end");
+	json_hex(w, l->ref.proc->end);
+	json_key(w, "missing_edges");
+	json_bool(w, (l->cfg.flags & CFG_MISSING_EDGES) != 0);
+}
 
-	json_init(&w, out, true);
-	json_object_begin(&w);
-	json_key(&w, "epoch");
-	json_u64(&w, l->view->seq);
-	json_key(&w, "procedure");
-	json_string(&w, l->ref.proc->name);
-	json_key(&w, "symbol");
-	json_string(&w, l->ref.proc->sym);
-	json_key(&w, "image");
-	json_string(&w, l->img->rec.path);
-	json_key(&w, "start");
-	json_hex(&w, l->ref.proc->start);
-	json_key(&w, "end");
-	json_hex(&w, l->ref.proc->end);
-	json_key(&w, "missing_edges");
-	json_bool(&w, (l->cfg.flags & CFG_MISSING_EDGES) != 0);
-	json_key(&w, "samples");
-	listing_json_samples(&w, l, l->totals);
-	json_key(&w, "stray_samples");
-	listing_json_samples(&w, l, l->stray);
+void listing_json(const struct listing *l, struct json_writer *w, unsigned flags)
+{
+	json_object_begin(w);
+	json_key(w, "epoch");
+	json_u64(w, l->view->seq);
+	json_key(w, "procedure");
+	json_string(w, l->ref.proc->name);
+	json_key(w, "symbol");
+	json_string(w, l->ref.proc->sym);
+	listing_where_json(l, w);
+	json_key(w, "samples");
+	listing_samples_json(l, w, l->totals);
+	json_key(w, "stray_samples");
+	listing_samples_json(l, w, l->stray);
 	if (flags & LISTING_SOURCE) {
-		json_key(&w, "source_unavailable");
-		json_string(&w, l->src_why);
+		json_key(w, "source_unavailable");
+		json_string(w, l->src_why);
 	}
-	json_insns(&w, l);
-	json_blocks(&w, l);
-	db_damage_json(&l->view->db, 1, &w);
-	json_object_end(&w);
-	return json_finish(&w);
+	json_insns(w, l);
+	json_blocks(w, l);
+	db_damage_json(&l->view->db, 1, w);
+	json_object_end(w);
 }

@@ -31,7 +31,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #include "analysis/epochview.h"
 #include "analysis/lookup.h"
@@ -87,6 +86,9 @@ int listing_build(struct listing *l, struct epoch_view *v, const struct proc_ref
 		  const struct listing_opts *o);
 void listing_release(struct listing *l);
 
+/* The instruction whose bytes hold addr (its index), or -1. */
+long listing_insn_holding(const struct listing *l, uint64_t addr);
+
 enum listing_print_flags {
 	LISTING_SOURCE = (1 << 0),      /* interleave source lines */
 	LISTING_BLOCKS = (1 << 1),      /* a line before each basic block: its class and edges */
@@ -107,6 +109,20 @@ void listing_draw_title(const struct listing *l, struct draw *d);
 void listing_draw_range(const struct listing *l, struct draw *d, size_t n_insns, size_t n_blocks);
 void listing_draw_forced(const struct listing *l, struct draw *d);
 void listing_draw_source(const struct listing_insn *li, struct draw *d);
+/*
+ * An instruction's text in colour, from what the decoder knows of it
+ * (disasm/insntext.h): mnemonic, registers, immediates, size keywords
+ * dim, a direct branch's target; the mnemonic padded to 7 columns.
+ * dcpi-tui's procedure views.
+ */
+void listing_draw_insn(const struct insn *in, struct draw *d);
+/*
+ * Where block b is entered from, in style st: "from entry, 1 (taken), 4,
+ * outside (reentry)", or "from nowhere" (a fallthrough is the number
+ * alone: it is how a block is entered unless something else says).
+ * dcpilist -b and dcpi-tui's block headers.
+ */
+void listing_draw_preds(const struct listing *l, struct draw *d, size_t b, enum style st);
 
 /*
  * A line of source as every report and view shows it: tabs expanded to 8
@@ -117,9 +133,12 @@ char *listing_source_text(const char *text);
 
 struct json_writer;
 /* Writes samples per event of the listing's columns as a JSON object ("cycles": 12, ...). */
-void listing_json_samples(struct json_writer *w, const struct listing *l, const uint64_t *s);
+void listing_samples_json(const struct listing *l, struct json_writer *w, const uint64_t *s);
 
-/* Writes it as JSON (instructions, blocks with classes, edges); -1 on a write error. */
-int listing_print_json(const struct listing *l, FILE *out, unsigned flags);
+/* The keys image, start, end and missing_edges: where the procedure is (dcpilist, dcpicalc). */
+void listing_where_json(const struct listing *l, struct json_writer *w);
+
+/* The listing as JSON (dcpilist --json: instructions, blocks with classes, edges): one object. */
+void listing_json(const struct listing *l, struct json_writer *w, unsigned flags);
 
 #endif

@@ -126,17 +126,28 @@ static void search(struct epoch_view *v, const char *what, const char *f1, const
 		by_base_name(v, what, f1, f2, f);
 }
 
+const char *proc_spec_image(const struct epoch_view *v, const char *spec, size_t *name_len)
+{
+	const char *at = strrchr(spec, '@');
+
+	if (!at || !at[1] || at == spec || !any_image(v, at + 1))
+		return NULL;
+	*name_len = (size_t)(at - spec);
+	return at + 1;
+}
+
 size_t proc_lookup_all(struct epoch_view *v, const char *spec, const char *image,
 		       struct proc_ref **out)
 {
 	struct found f = { NULL, 0, 0 };
-	const char *at = strrchr(spec, '@');
+	const char *at;
+	size_t len;
 
 	search(v, spec, image, NULL, &f);
-	if (!f.n && at && at[1] && at > spec && any_image(v, at + 1)) {
-		char *name = xstrndup(spec, (size_t)(at - spec));
+	if (!f.n && (at = proc_spec_image(v, spec, &len))) {
+		char *name = xstrndup(spec, len);
 
-		search(v, name, image, at + 1, &f);
+		search(v, name, image, at, &f);
 		free(name);
 	}
 	*out = f.v;
@@ -167,8 +178,14 @@ void proc_ref_describe(const struct epoch_view *v, const struct proc_ref *ref, s
 	free(path);
 }
 
-/* Why images that could hold the procedure have no names ("; 'X' cannot be named: ..."). */
-static void unnamed_images(struct epoch_view *v, const char *image, struct strbuf *sb)
+static void add_part(char ***v, size_t *n, char *s)
+{
+	*v = xreallocarray(*v, *n + 1, sizeof(**v));
+	(*v)[(*n)++] = s;
+}
+
+/* Why images that could hold the procedure have no names ("'X' cannot be named: ..."). */
+static void unnamed_images(struct epoch_view *v, const char *image, struct lookup_failure *f)
 {
 	size_t shown = 0;
 
@@ -187,9 +204,9 @@ static void unnamed_images(struct epoch_view *v, const char *image, struct strbu
 			continue;
 		path = display_safe(img->rec.path);
 		safe = display_safe(why);
-		strbuf_addf(sb, "; '%s' cannot be named: %s", path, safe);
-		if (img->state == IMAGE_CHANGED)
-			strbuf_addstr(sb, " (--force uses it anyway)");
+		add_part(&f->clauses, &f->n_clauses,
+			 xasprintf("'%s' cannot be named: %s%s", path, safe,
+				   img->state == IMAGE_CHANGED ? " (--force uses it anyway)" : ""));
 		free(path);
 		free(safe);
 		shown++;
@@ -210,45 +227,101 @@ static int by_samples(const void *a, const void *b)
 				    : (x->proc->start < y->proc->start ? -1 : 1);
 }
 
-int proc_lookup(struct epoch_view *v, const char *spec, const char *image, struct proc_ref *out)
+/* The candidates of an ambiguous spec, hottest first: how to name each one. */
+static void candidates(struct epoch_view *v, struct proc_ref *refs, size_t n,
+		       struct lookup_failure *f)
+{
+	enum dcpi_event ev = v->n_events ? v->events[0] : EVENT_CYCLES;
+	struct strbuf sb = STRBUF_INIT;
+
+	sort_view = v;
+	qsort(refs, n, sizeof(*refs), by_samples);
+	sort_view = NULL;
+	add_part(&f->clauses, &f->n_clauses, xstrdup("say NAME@IMAGE or give an address:"));
+	for (size_t i = 0; i < n && i < 20; i++) {
+		strbuf_reset(&sb);
+		proc_ref_describe(v, &refs[i], &sb);
+		strbuf_addf(&sb, ", %" PRIu64 " %s samples", proc_ref_samples(v, &refs[i], ev),
+			    event_name(ev));
+		add_part(&f->items, &f->n_items, strbuf_detach(&sb, NULL));
+	}
+	if (n > 20)
+		add_part(&f->items, &f->n_items, xasprintf("... and %zu more", n - 20));
+	strbuf_release(&sb);
+}
+
+int proc_lookup_why(struct epoch_view *v, const char *spec, const char *image,
+		    struct proc_ref *out, struct lookup_failure *f)
 {
 	struct proc_ref *refs;
 	size_t n = proc_lookup_all(v, spec, image, &refs);
-	struct strbuf sb = STRBUF_INIT;
 	char *safe = display_safe(spec);
-	enum dcpi_event ev = v->n_events ? v->events[0] : EVENT_CYCLES;
-	int r = 0;
 
+	memset(f, 0, sizeof(*f));
 	if (n == 1) {
 		*out = refs[0];
-	} else if (!n) {
-		if (image && !any_image(v, image)) {
-			char *si = display_safe(image);
+	} else if (!n && image && !any_image(v, image)) {
+		char *si = display_safe(image);
 
-			r = errorf("no image '%s' in epoch %" PRIu32, si, v->seq);
-			free(si);
-		} else {
-			unnamed_images(v, image, &sb);
-			r = errorf("no procedure '%s' in epoch %" PRIu32 "%s%s", safe, v->seq,
-				   image ? " in that image" : "", sb.buf);
-		}
+		f->kind = LOOKUP_NO_IMAGE;
+		f->what = xasprintf("no image '%s' in epoch %" PRIu32, si, v->seq);
+		free(si);
+	} else if (!n) {
+		f->kind = LOOKUP_NO_PROC;
+		f->what = xasprintf("no procedure '%s' in epoch %" PRIu32 "%s", safe, v->seq,
+				    image ? " in that image" : "");
+		unnamed_images(v, image, f);
 	} else {
-		sort_view = v;
-		qsort(refs, n, sizeof(*refs), by_samples);
-		sort_view = NULL;
-		for (size_t i = 0; i < n && i < 20; i++) {
-			strbuf_addstr(&sb, "\n  ");
-			proc_ref_describe(v, &refs[i], &sb);
-			strbuf_addf(&sb, ", %" PRIu64 " %s samples", proc_ref_samples(v, &refs[i], ev),
-				    event_name(ev));
-		}
-		if (n > 20)
-			strbuf_addf(&sb, "\n  ... and %zu more", n - 20);
-		r = errorf("'%s' is ambiguous (%zu procedures); say NAME@IMAGE or give an address:%s",
-			   safe, n, sb.buf);
+		f->kind = LOOKUP_AMBIGUOUS;
+		f->what = xasprintf("'%s' is ambiguous (%zu procedures)", safe, n);
+		candidates(v, refs, n, f);
 	}
-	strbuf_release(&sb);
 	free(safe);
 	free(refs);
+	return f->kind == LOOKUP_FOUND ? 0 : -1;
+}
+
+void lookup_failure_text(const struct lookup_failure *f, struct strbuf *sb)
+{
+	strbuf_addstr(sb, f->what ? f->what : "");
+	for (size_t k = 0; k < f->n_clauses; k++)
+		strbuf_addf(sb, "; %s", f->clauses[k]);
+	for (size_t k = 0; k < f->n_items; k++)
+		strbuf_addf(sb, "\n  %s", f->items[k]);
+}
+
+void lookup_failure_lines(const struct lookup_failure *f, struct strbuf *sb)
+{
+	strbuf_addf(sb, "%s%s\n", f->what ? f->what : "", f->n_clauses ? ";" : "");
+	for (size_t k = 0; k < f->n_clauses; k++)
+		strbuf_addf(sb, "%s%s\n", f->clauses[k], k + 1 < f->n_clauses ? ";" : "");
+	for (size_t k = 0; k < f->n_items; k++)
+		strbuf_addf(sb, "%s\n", f->items[k]);
+}
+
+void lookup_failure_release(struct lookup_failure *f)
+{
+	for (size_t k = 0; k < f->n_clauses; k++)
+		free(f->clauses[k]);
+	for (size_t k = 0; k < f->n_items; k++)
+		free(f->items[k]);
+	free(f->clauses);
+	free(f->items);
+	free(f->what);
+	memset(f, 0, sizeof(*f));
+}
+
+int proc_lookup(struct epoch_view *v, const char *spec, const char *image, struct proc_ref *out)
+{
+	struct lookup_failure f;
+	struct strbuf sb = STRBUF_INIT;
+	int r = 0;
+
+	if (proc_lookup_why(v, spec, image, out, &f)) {
+		lookup_failure_text(&f, &sb);
+		r = errorf("%s", sb.buf);
+	}
+	strbuf_release(&sb);
+	lookup_failure_release(&f);
 	return r;
 }

@@ -24,6 +24,13 @@ struct proc_ref {
 };
 
 /*
+ * The IMAGE of a NAME@IMAGE spec (after its last '@') when NAME is not
+ * empty and IMAGE names an image of the epoch, with NAME's length in
+ * *name_len; else NULL (spec is a name, or an address, as it stands).
+ */
+const char *proc_spec_image(const struct epoch_view *v, const char *spec, size_t *name_len);
+
+/*
  * Finds every procedure matching spec, restricted to images matching image
  * (may be NULL; an "@IMAGE" in spec restricts further).  *out is allocated
  * (caller frees).  Returns the number found.
@@ -38,8 +45,41 @@ size_t proc_lookup_all(struct epoch_view *v, const char *spec, const char *image
  */
 int proc_lookup(struct epoch_view *v, const char *spec, const char *image, struct proc_ref *out);
 
-/* Appends "NAME@IMAGE (0xADDR)" for ref: how to name it unambiguously. */
+/*
+ * Why a lookup found no single procedure, in parts, for views that lay
+ * them out: what went wrong, the clauses that say why or what to do, and
+ * the candidates, a line each.  All terminal-safe.
+ */
+enum lookup_failure_kind {
+	LOOKUP_FOUND,       /* exactly one: no failure */
+	LOOKUP_NO_IMAGE,    /* the image it was restricted to is not in the epoch */
+	LOOKUP_NO_PROC,     /* nothing by that name (clauses: images that have no names) */
+	LOOKUP_AMBIGUOUS,   /* several (a clause on how to choose; items: the candidates) */
+};
+
+struct lookup_failure {
+	enum lookup_failure_kind kind;
+	char *what;         /* "no procedure 'x' in epoch 1", "'x' is ambiguous (2 procedures)" */
+	char **clauses;     /* "'bin/gone' cannot be named: why", "say NAME@IMAGE or give an address:" */
+	size_t n_clauses;
+	char **items;       /* "x@bin/prog (0x401060), 4130 cycles samples", ..., "... and 3 more" */
+	size_t n_items;
+};
+
+/*
+ * proc_lookup() without reporting: returns 0 with *out set, or -1 with *f
+ * saying why (released with lookup_failure_release(), also on success).
+ */
+int proc_lookup_why(struct epoch_view *v, const char *spec, const char *image,
+		    struct proc_ref *out, struct lookup_failure *f);
+/* The message proc_lookup() reports: what; clause; clause, then "\n  item" for each item. */
 struct strbuf;
+void lookup_failure_text(const struct lookup_failure *f, struct strbuf *sb);
+/* The same a part a line ("what;", "clause;", ..., "clause", "item", ...), for views. */
+void lookup_failure_lines(const struct lookup_failure *f, struct strbuf *sb);
+void lookup_failure_release(struct lookup_failure *f);
+
+/* Appends "NAME@IMAGE (0xADDR)" for ref: how to name it unambiguously. */
 void proc_ref_describe(const struct epoch_view *v, const struct proc_ref *ref, struct strbuf *sb);
 
 /* The samples of ev inside the procedure (from the image's profile). */

@@ -539,7 +539,7 @@ void measure_describe(const struct measure *m, const struct listing *l, struct s
 	strbuf_addch(sb, ')');
 }
 
-void measure_json(const struct measure *m, const struct listing *l, struct json_writer *w)
+void measure_json(const struct measure *m, struct json_writer *w, const struct listing *l)
 {
 	json_object_begin(w);
 	json_key(w, "block"), json_i64(w, m->block);

@@ -86,6 +86,6 @@ struct json_writer;
 void measure_describe(const struct measure *m, const struct listing *l, struct strbuf *sb);
 
 /* Writes m as a JSON object (block, addr, reg, step, execs, per_period, pairs, good, bad). */
-void measure_json(const struct measure *m, const struct listing *l, struct json_writer *w);
+void measure_json(const struct measure *m, struct json_writer *w, const struct listing *l);
 
 #endif

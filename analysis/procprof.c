@@ -484,87 +484,84 @@ void procprof_draw(const struct procprof *pp, struct draw *d, size_t max_rows)
 
 /* ---- JSON ------------------------------------------------------------------- */
 
-int procprof_print_json(const struct procprof *pp, FILE *out, size_t max_rows)
+void procprof_json(const struct procprof *pp, struct json_writer *w, size_t max_rows)
 {
 	const struct epoch_view *v = pp->view;
 	size_t n = max_rows && max_rows < pp->n_rows ? max_rows : pp->n_rows;
-	struct json_writer w;
 
-	json_init(&w, out, true);
-	json_object_begin(&w);
-	json_key(&w, "epoch");
-	json_u64(&w, v->seq);
-	json_key(&w, "label");
-	json_string(&w, v->meta_ok ? v->meta.label : NULL);
-	json_key(&w, "by_image");
-	json_bool(&w, pp->by_image);
-	json_key(&w, "by");
-	json_string(&w, procprof_by_name(pp->by));
-	json_key(&w, "events");
-	json_array_begin(&w);
+	json_object_begin(w);
+	json_key(w, "epoch");
+	json_u64(w, v->seq);
+	json_key(w, "label");
+	json_string(w, v->meta_ok ? v->meta.label : NULL);
+	json_key(w, "by_image");
+	json_bool(w, pp->by_image);
+	json_key(w, "by");
+	json_string(w, procprof_by_name(pp->by));
+	json_key(w, "events");
+	json_array_begin(w);
 	for (size_t c = 0; c < pp->n_events; c++) {
 		enum dcpi_event ev = pp->events[c];
 		const struct epoch_event *e = v->meta_ok ? epoch_meta_event(&v->meta, ev) : NULL;
 
-		json_object_begin(&w);
-		json_key(&w, "name");
-		json_string(&w, event_name(ev));
-		json_key(&w, "used");
-		json_string(&w, event_name(e ? e->used : ev));
-		json_key(&w, "total");
-		json_u64(&w, pp->totals[ev]);
-		json_key(&w, "unread");
-		json_u64(&w, v->unread[ev]);
-		json_object_end(&w);
+		json_object_begin(w);
+		json_key(w, "name");
+		json_string(w, event_name(ev));
+		json_key(w, "used");
+		json_string(w, event_name(e ? e->used : ev));
+		json_key(w, "total");
+		json_u64(w, pp->totals[ev]);
+		json_key(w, "unread");
+		json_u64(w, v->unread[ev]);
+		json_object_end(w);
 	}
-	json_array_end(&w);
-	json_key(&w, "rows");
-	json_array_begin(&w);
+	json_array_end(w);
+	json_key(w, "rows");
+	json_array_begin(w);
 	for (size_t i = 0; i < n; i++) {
 		const struct procprof_row *row = &pp->rows[i];
 
-		json_object_begin(&w);
+		json_object_begin(w);
 		if (pp->by != PROCPROF_BY_IMAGE) {
 			if (pp->by != PROCPROF_BY_COMM) {
-				json_key(&w, procprof_by_name(pp->by));
-				json_u64(&w, row->id);
+				json_key(w, procprof_by_name(pp->by));
+				json_u64(w, row->id);
 			}
-			json_key(&w, "comm");
-			json_string(&w, row->comm);
+			json_key(w, "comm");
+			json_string(w, row->comm);
 		}
 		if (!pp->by_image) {
-			json_key(&w, "procedure");
-			json_string(&w, row->name);
-			json_key(&w, "start");
+			json_key(w, "procedure");
+			json_string(w, row->name);
+			json_key(w, "start");
 			if (row->proc)
-				json_hex(&w, row->start);
+				json_hex(w, row->start);
 			else
-				json_null(&w);
+				json_null(w);
 		}
-		json_key(&w, "image");
-		json_string(&w, procprof_image_path(pp, row));
-		json_key(&w, "image_key");
-		json_string(&w, v->images[row->image].rec->key);
-		json_key(&w, "samples");
-		json_object_begin(&w);
+		json_key(w, "image");
+		json_string(w, procprof_image_path(pp, row));
+		json_key(w, "image_key");
+		json_string(w, v->images[row->image].rec->key);
+		json_key(w, "samples");
+		json_object_begin(w);
 		for (size_t c = 0; c < pp->n_events; c++) {
-			json_key(&w, event_name(pp->events[c]));
-			json_u64(&w, row->samples[pp->events[c]]);
+			json_key(w, event_name(pp->events[c]));
+			json_u64(w, row->samples[pp->events[c]]);
 		}
-		json_object_end(&w);
-		json_key(&w, "percent");
-		json_object_begin(&w);
+		json_object_end(w);
+		json_key(w, "percent");
+		json_object_begin(w);
 		for (size_t c = 0; c < pp->n_events; c++) {
-			json_key(&w, event_name(pp->events[c]));
-			json_double(&w, procprof_percent(pp, row, c), 6);
+			json_key(w, event_name(pp->events[c]));
+			json_double(w, procprof_percent(pp, row, c), 6);
 		}
-		json_object_end(&w);
-		json_key(&w, "cum_percent");
-		json_double(&w, row->cum_percent, 6);
-		json_object_end(&w);
+		json_object_end(w);
+		json_key(w, "cum_percent");
+		json_double(w, row->cum_percent, 6);
+		json_object_end(w);
 	}
-	json_array_end(&w);
-	db_damage_json(&v->db, 1, &w);
-	json_object_end(&w);
-	return json_finish(&w);
+	json_array_end(w);
+	db_damage_json(&v->db, 1, w);
+	json_object_end(w);
 }

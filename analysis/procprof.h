@@ -35,7 +35,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #include "analysis/epochview.h"
 #include "present/draw.h"
@@ -119,7 +118,8 @@ const char *procprof_image_path(const struct procprof *pp, const struct procprof
  */
 void procprof_draw(const struct procprof *pp, struct draw *d, size_t max_rows);
 
-/* Writes the report as JSON (dcpiprof --json); -1 on a write error. */
-int procprof_print_json(const struct procprof *pp, FILE *out, size_t max_rows);
+/* The report as JSON (dcpiprof --json): one object. */
+struct json_writer;
+void procprof_json(const struct procprof *pp, struct json_writer *w, size_t max_rows);
 
 #endif

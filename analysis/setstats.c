@@ -16,6 +16,7 @@
 #include "core/strbuf.h"
 #include "core/utf8.h"
 #include "core/xalloc.h"
+#include "present/draw.h"
 
 static int cmp_rows(const void *a, const void *b)
 {
@@ -211,12 +212,11 @@ static void row_line(const struct setstats *st, const struct setstats_row *r, st
 	free(image);
 }
 
-int setstats_print_text(const struct setstats *st, FILE *out, size_t max_rows)
+void setstats_draw(const struct setstats *st, struct draw *d, size_t max_rows)
 {
 	size_t n = max_rows && max_rows < st->n ? max_rows : st->n;
 	struct strbuf sb = STRBUF_INIT;
 	struct widths w = measure(st, n);
-	int r;
 
 	header(st, &sb);
 	subject(st, &sb);
@@ -233,10 +233,8 @@ int setstats_print_text(const struct setstats *st, FILE *out, size_t max_rows)
 	if (st->n_hidden)
 		strbuf_addf(&sb, "(%zu rows below %.2f%% of the samples left out: --all shows them)\n",
 			    st->n_hidden, st->min_sum_pct);
-	fwrite(sb.buf, 1, sb.len, out);
-	r = fflush(out) || ferror(out) ? -1 : 0;
+	draw_lines(d, STYLE_NORMAL, sb.buf);
 	strbuf_release(&sb);
-	return r;
 }
 
 /* ---- JSON ------------------------------------------------------------------ */
@@ -307,39 +305,36 @@ static void json_row(const struct setstats *st, const struct setstats_row *r,
 	json_object_end(w);
 }
 
-int setstats_print_json(const struct setstats *st, FILE *out, size_t max_rows)
+void setstats_json(const struct setstats *st, struct json_writer *w, size_t max_rows)
 {
 	size_t n = max_rows && max_rows < st->n ? max_rows : st->n;
-	struct json_writer w;
 
-	json_init(&w, out, true);
-	json_object_begin(&w);
-	json_key(&w, "event");
-	json_string(&w, event_name(st->rows.event));
-	json_key(&w, "used");
-	json_string(&w, event_name(pset_event_used(st->sets, st->n_sets, st->rows.event)));
-	json_key(&w, "level");
-	json_string(&w, pset_level_name(st->rows.level));
-	json_key(&w, "normalize");
-	json_string(&w, pset_norm_name(st->norm));
-	json_key(&w, "procedure");
-	json_string(&w, st->rows.proc ? st->rows.proc->name : NULL);
-	json_key(&w, "unaligned");
-	json_string(&w, st->rows.unaligned);
-	json_sets(st, &w);
-	json_key(&w, "total");
-	json_double(&w, st->total, 12);
-	json_key(&w, "notes");
-	json_array_begin(&w);
+	json_object_begin(w);
+	json_key(w, "event");
+	json_string(w, event_name(st->rows.event));
+	json_key(w, "used");
+	json_string(w, event_name(pset_event_used(st->sets, st->n_sets, st->rows.event)));
+	json_key(w, "level");
+	json_string(w, pset_level_name(st->rows.level));
+	json_key(w, "normalize");
+	json_string(w, pset_norm_name(st->norm));
+	json_key(w, "procedure");
+	json_string(w, st->rows.proc ? st->rows.proc->name : NULL);
+	json_key(w, "unaligned");
+	json_string(w, st->rows.unaligned);
+	json_sets(st, w);
+	json_key(w, "total");
+	json_double(w, st->total, 12);
+	json_key(w, "notes");
+	json_array_begin(w);
 	for (size_t i = 0; i < st->rows.n_notes; i++)
-		json_string(&w, st->rows.notes[i]);
-	json_array_end(&w);
-	json_key(&w, "rows");
-	json_array_begin(&w);
+		json_string(w, st->rows.notes[i]);
+	json_array_end(w);
+	json_key(w, "rows");
+	json_array_begin(w);
 	for (size_t i = 0; i < n; i++)
-		json_row(st, &st->v[i], &w);
-	json_array_end(&w);
-	pset_damage_json(st->sets, st->n_sets, &w);
-	json_object_end(&w);
-	return json_finish(&w);
+		json_row(st, &st->v[i], w);
+	json_array_end(w);
+	pset_damage_json(st->sets, st->n_sets, w);
+	json_object_end(w);
 }

@@ -25,7 +25,6 @@
 #define DCPI_CORE_ANALYSIS_SETSTATS_H
 
 #include <stddef.h>
-#include <stdio.h>
 
 #include "analysis/pset.h"
 #include "analysis/stats.h"
@@ -72,13 +71,15 @@ int setstats_build(struct setstats *st, struct pset *const *sets, size_t n,
 void setstats_release(struct setstats *st);
 
 /*
- * Writes the report as dcpistats prints it (Figure 3: the sets' totals,
- * then range%, sum, sum%, N, mean, std-dev, min, max, name, image per row).
- * max_rows 0 means all.  -1 on a write error.
+ * Draws the report as dcpistats prints it (present/draw.h, a line after
+ * another; Figure 3: the sets' totals, then range%, sum, sum%, N, mean,
+ * std-dev, min, max, name, image per row).  max_rows 0 means all.
  */
-int setstats_print_text(const struct setstats *st, FILE *out, size_t max_rows);
+struct draw;
+void setstats_draw(const struct setstats *st, struct draw *d, size_t max_rows);
 
-/* The same as JSON (with every set's value per row); -1 on a write error. */
-int setstats_print_json(const struct setstats *st, FILE *out, size_t max_rows);
+/* The same as JSON (dcpistats --json, with every set's value per row): one object. */
+struct json_writer;
+void setstats_json(const struct setstats *st, struct json_writer *w, size_t max_rows);
 
 #endif

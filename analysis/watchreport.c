@@ -59,7 +59,7 @@ void watch_header_draw(struct draw *d)
 		    "calls", "open", "unwound", "mean", "min", "max", "stddev", "on-cpu");
 }
 
-void watch_row_draw(struct draw *d, const struct watch_rec *r, const char *label)
+void watch_row_draw(const struct watch_rec *r, struct draw *d, const char *label)
 {
 	const struct watch_stat *w = &r->wall;
 
@@ -78,7 +78,7 @@ void watch_row_draw(struct draw *d, const struct watch_rec *r, const char *label
 	ns_field(d, STYLE_NORMAL, r->cpu.mean, r->cpu.n, 10);
 }
 
-void watch_event_draw(struct draw *d, const struct watch_rec *r, unsigned i)
+void watch_event_draw(const struct watch_rec *r, struct draw *d, unsigned i)
 {
 	const struct watch_stat *st = &r->ev[i].st;
 
@@ -89,11 +89,11 @@ void watch_event_draw(struct draw *d, const struct watch_rec *r, unsigned i)
 		    watch_stat_stddev(st), st->mean * (double)st->n);
 }
 
-void watch_events_draw(struct draw *d, const struct watch_rec *r)
+void watch_events_draw(const struct watch_rec *r, struct draw *d)
 {
 	for (unsigned i = 0; i < r->nevents; i++)
 		if (r->ev[i].st.n) {
-			watch_event_draw(d, r, i);
+			watch_event_draw(r, d, i);
 			draw_eol(d);
 		}
 }
@@ -121,7 +121,7 @@ void watch_hist_header_draw(struct draw *d)
 	draw_printf(d, STYLE_HEADER, "%-22s %10s", "wall time", "calls");
 }
 
-void watch_hist_line_draw(struct draw *d, const struct watch_rec *r, unsigned k, uint64_t max,
+void watch_hist_line_draw(const struct watch_rec *r, struct draw *d, unsigned k, uint64_t max,
 			  int width)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -139,7 +139,7 @@ void watch_hist_line_draw(struct draw *d, const struct watch_rec *r, unsigned k,
 	strbuf_release(&sb);
 }
 
-void watch_hist_draw(struct draw *d, const struct watch_rec *r, int width)
+void watch_hist_draw(const struct watch_rec *r, struct draw *d, int width)
 {
 	unsigned lo, hi;
 	uint64_t max;
@@ -149,7 +149,7 @@ void watch_hist_draw(struct draw *d, const struct watch_rec *r, int width)
 	watch_hist_header_draw(d);
 	draw_eol(d);
 	for (unsigned k = lo; k <= hi; k++) {
-		watch_hist_line_draw(d, r, k, max, width);
+		watch_hist_line_draw(r, d, k, max, width);
 		draw_eol(d);
 	}
 }
@@ -160,7 +160,7 @@ bool watch_same_target(const struct watch_rec *a, const struct watch_rec *b)
 	       !strcmp(a->key_b, b->key_b) && a->offset_b == b->offset_b;
 }
 
-void watch_report_draw(struct draw *d, const struct watch_set *s, const struct watch_report_opts *o)
+void watch_report_draw(const struct watch_set *s, struct draw *d, const struct watch_report_opts *o)
 {
 	struct watch_set fn = WATCH_SET_INIT, th = WATCH_SET_INIT;
 
@@ -171,7 +171,7 @@ void watch_report_draw(struct draw *d, const struct watch_set *s, const struct w
 	for (size_t i = 0; i < fn.n; i++) {
 		const struct watch_rec *r = &fn.v[i];
 
-		watch_row_draw(d, r, r->name);
+		watch_row_draw(r, d, r->name);
 		draw_eol(d);
 		if (o->threads || o->processes)
 			for (size_t k = 0; k < th.n; k++) {
@@ -185,12 +185,12 @@ void watch_report_draw(struct draw *d, const struct watch_set *s, const struct w
 				else
 					snprintf(label, sizeof(label), "  %" PRIu32 " %s", th.v[k].pid,
 						 th.v[k].comm);
-				watch_row_draw(d, &th.v[k], label);
+				watch_row_draw(&th.v[k], d, label);
 				draw_eol(d);
 			}
-		watch_events_draw(d, r);
+		watch_events_draw(r, d);
 		if (o->histograms)
-			watch_hist_draw(d, r, 40);
+			watch_hist_draw(r, d, 40);
 	}
 	watch_set_release(&fn);
 	watch_set_release(&th);
@@ -251,53 +251,50 @@ static void json_counts(struct json_writer *w, const struct watch_rec *r)
 	json_object_end(w);
 }
 
-int watch_report_json(FILE *out, const struct watch_set *s, struct db *db)
+void watch_report_json(const struct watch_set *s, struct db *db, struct json_writer *w)
 {
 	struct watch_set fn = WATCH_SET_INIT, th = WATCH_SET_INIT;
-	struct json_writer w;
 
 	watch_set_group(s, WATCH_BY_FUNCTION, &fn);
 	watch_set_group(s, WATCH_BY_THREAD, &th);
-	json_init(&w, out, true);
-	json_object_begin(&w);
-	json_key(&w, "functions");
-	json_array_begin(&w);
+	json_object_begin(w);
+	json_key(w, "functions");
+	json_array_begin(w);
 	for (size_t i = 0; i < fn.n; i++) {
 		const struct watch_rec *r = &fn.v[i];
 
-		json_object_begin(&w);
-		json_key(&w, "function");
-		json_string(&w, r->name);
-		json_key(&w, "kind");
-		json_string(&w, r->kind == WATCH_BETWEEN ? "between" : "function");
-		json_key(&w, "image");
-		json_string(&w, r->path);
-		json_key(&w, "offset");
-		json_hex(&w, r->offset);
-		json_counts(&w, r);
-		json_key(&w, "threads");
-		json_array_begin(&w);
+		json_object_begin(w);
+		json_key(w, "function");
+		json_string(w, r->name);
+		json_key(w, "kind");
+		json_string(w, r->kind == WATCH_BETWEEN ? "between" : "function");
+		json_key(w, "image");
+		json_string(w, r->path);
+		json_key(w, "offset");
+		json_hex(w, r->offset);
+		json_counts(w, r);
+		json_key(w, "threads");
+		json_array_begin(w);
 		for (size_t k = 0; k < th.n; k++) {
 			if (!watch_same_target(&th.v[k], r) || !th.v[k].tid)
 				continue;
-			json_object_begin(&w);
-			json_key(&w, "pid");
-			json_u64(&w, th.v[k].pid);
-			json_key(&w, "tid");
-			json_u64(&w, th.v[k].tid);
-			json_key(&w, "comm");
-			json_string(&w, th.v[k].comm);
-			json_counts(&w, &th.v[k]);
-			json_object_end(&w);
+			json_object_begin(w);
+			json_key(w, "pid");
+			json_u64(w, th.v[k].pid);
+			json_key(w, "tid");
+			json_u64(w, th.v[k].tid);
+			json_key(w, "comm");
+			json_string(w, th.v[k].comm);
+			json_counts(w, &th.v[k]);
+			json_object_end(w);
 		}
-		json_array_end(&w);
-		json_object_end(&w);
+		json_array_end(w);
+		json_object_end(w);
 	}
-	json_array_end(&w);
+	json_array_end(w);
 	if (db)
-		db_damage_json(&db, 1, &w);
-	json_object_end(&w);
+		db_damage_json(&db, 1, w);
+	json_object_end(w);
 	watch_set_release(&fn);
 	watch_set_release(&th);
-	return json_finish(&w);
 }

@@ -235,6 +235,7 @@ static void set_text(struct insn *out, const cs_insn *ci)
 	size_t len = 0;
 
 	text_append(out->text, &len, ci->mnemonic);
+	out->mnem_len = (uint8_t)len;
 	if (ci->op_str[0]) {
 		text_append(out->text, &len, " ");
 		text_append(out->text, &len, ci->op_str);
@@ -248,6 +249,7 @@ static void set_invalid(struct insn *out, const uint8_t *code, uint64_t addr)
 	out->len = 1;
 	out->kind = INSN_INVALID;
 	snprintf(out->text, sizeof(out->text), "(bad) .byte 0x%02x", code[0]);
+	out->mnem_len = 5;
 }
 
 static void add_opkind(struct insn *out, enum insn_opkind k)

@@ -102,6 +102,7 @@ struct insn {
 	uint8_t nops;           /* number of operands */
 	uint8_t opsize;         /* size in bytes of the widest register/memory operand */
 	uint16_t flags;         /* enum insn_flags */
+	uint8_t mnem_len;       /* the mnemonic's length in text, prefixes included ("rep stosq") */
 	struct regset reads;    /* registers read, including implicit ones and address registers */
 	struct regset writes;   /* registers written, including implicit ones */
 	char text[INSN_TEXT_MAX]; /* "mov rax, qword ptr [rbx + 8]" (Intel syntax) */

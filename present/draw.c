@@ -202,6 +202,28 @@ int draw_text(struct draw *d, enum style st, const char *s)
 	return draw_textn(d, st, s, strlen(s));
 }
 
+void draw_lines(struct draw *d, enum style st, const char *text)
+{
+	while (*text) {
+		size_t n = strcspn(text, "\n");
+
+		draw_textn(d, st, text, n);
+		draw_eol(d);
+		text += n + (text[n] == '\n');
+	}
+}
+
+size_t draw_wrap(const char *s, size_t len, size_t width)
+{
+	size_t cut = width;
+
+	if (len <= width)
+		return len;
+	while (cut > width / 2 && s[cut] != ' ')
+		cut--;
+	return s[cut] == ' ' ? cut : width;
+}
+
 int draw_printf(struct draw *d, enum style st, const char *fmt, ...)
 {
 	char small[256];

@@ -209,6 +209,19 @@ int draw_textn(struct draw *d, enum style st, const char *s, size_t len);
 int draw_printf(struct draw *d, enum style st, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/*
+ * Draws text that holds newlines, a line per line, each ended with
+ * draw_eol() (the last one too, when text does not end with a newline).
+ */
+void draw_lines(struct draw *d, enum style st, const char *text);
+
+/*
+ * Where to break the first line of s (len bytes) to make it at most width
+ * bytes: at its last space past half the width, else at width (a word too
+ * long is cut).  len if it fits.
+ */
+size_t draw_wrap(const char *s, size_t len, size_t width);
+
 /* Draws n spaces (in style st). */
 void draw_space(struct draw *d, enum style st, int n);
 

@@ -35,6 +35,10 @@
 # What a test starts, it stops, on every path:
 #   test_register_pid PID WHAT a daemon or server the test started: killed
 #                              at the end if still alive (on every path)
+#   test_at_end CMD            a command (eval'd) that puts back what the
+#                              script set up for all its tests (a tmux
+#                              server, a package): run once at the end, on
+#                              every path, before "nothing left running"
 #   Every process a test starts carries DCPI_TEST_SCRIPT (and, under make
 #   check, DCPI_TEST_BUILDDIR) in its environment.  test_done adds a last
 #   test, "nothing left running": any such process still alive is named,
@@ -93,6 +97,7 @@ in_test_shell() {
 test_cleanup() {
 	in_test_shell || return 0
 	cd /
+	test_run_at_end
 	test_stop_registered quiet
 	test_kill_leftovers >/dev/null
 	test_load_stop
@@ -175,6 +180,7 @@ test_skip() {
 test_done() {
 	local left
 	test_load_stop
+	test_run_at_end
 	# A daemon still registered here is one a failed test could not stop.
 	test_stop_registered
 	left=$(test_kill_leftovers)
@@ -286,6 +292,20 @@ test_register_pid() {
 	echo "$1 ${2:-process}" >>"$TEST_PIDS"
 }
 
+test_at_end_cmds=()
+test_at_end() {
+	test_at_end_cmds+=("$1")
+}
+
+# Runs the test_at_end commands (once), in the order they were given.
+test_run_at_end() {
+	local c
+	for c in "${test_at_end_cmds[@]}"; do
+		(cd "$TEST_DIR" 2>/dev/null || cd /; eval "$c") </dev/null || true
+	done
+	test_at_end_cmds=()
+}
+
 # Kills the registered processes still alive.  Unless quiet, says so: a
 # test that passed should have stopped what it started.
 test_stop_registered() {
@@ -293,7 +313,7 @@ test_stop_registered() {
 	[ -s "$TEST_PIDS" ] || return 0
 	while read -r pid what; do
 		kill -0 "$pid" 2>/dev/null || continue
-		[ "$1" = quiet ] || echo "# killing $what (pid $pid): still running at the end"
+		[ "${1:-}" = quiet ] || echo "# killing $what (pid $pid): still running at the end"
 		kill_tree "$pid"
 	done <"$TEST_PIDS"
 	: >"$TEST_PIDS"

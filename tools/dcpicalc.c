@@ -67,7 +67,7 @@ static int emit(struct out *o, const struct calc *c)
 		summary(c);
 		break;
 	case OUT_DOT:
-		r = calc_print_dot(c, stdout);
+		r = calc_dot(c, stdout);
 		break;
 	case OUT_JSON:
 		calc_json(c, &o->jw);

@@ -70,8 +70,10 @@ static int report(struct diff *d, bool swap, int sort, bool all, uint64_t rows)
 		diff_swap(d);
 	if (sort >= 0)
 		diff_sort(d, sort ? DIFF_SORT_ADDRESS : DIFF_SORT_VERDICT);
-	if (t.json)
-		return diff_print_json(d, stdout, rows);
+	if (t.json) {
+		diff_json(d, &t.jw, rows);
+		return json_finish(&t.jw);
+	}
 	diff_draw(d, &t.out, all ? DIFF_PRINT_ALL : 0, rows);
 	return 0;
 }

@@ -34,9 +34,9 @@ static int write_out(const struct args *a, const struct stack_view *sv, const st
 	if (a->output && !(out = fopen(a->output, "we")))
 		return errorf_errno("cannot create '%s'", a->output);
 	if (a->format == 1) {
-		r = export_folded(sv, o, out);
+		r = export_folded(sv, out, o);
 	} else {
-		r = export_pprof(sv, o, &sb);
+		r = export_pprof(sv, &sb, o);
 		if (!r && fwrite(sb.buf, 1, sb.len, out) != sb.len)
 			r = -1;
 	}

@@ -39,10 +39,12 @@ static int list(const char *spec, const char *image, bool source, bool blocks, b
 			warning("the epoch has no value profile of this image (record with --values)");
 		l.values = &vp;
 	}
-	if (t.json)
-		r = listing_print_json(&l, stdout, flags);
-	else
+	if (t.json) {
+		listing_json(&l, &t.jw, flags);
+		r = json_finish(&t.jw);
+	} else {
 		listing_draw(&l, &t.out, flags);
+	}
 	if (values)
 		valprof_release(&vp);
 	listing_release(&l);

@@ -53,10 +53,12 @@ int main(int argc, char **argv)
 	po.n_images = (size_t)(argc - first);
 	if ((r = procprof_build(&pp, &t.view, &po)))
 		return tool_finish(&t, r);
-	if (t.json)
-		r = procprof_print_json(&pp, stdout, rows);
-	else
+	if (t.json) {
+		procprof_json(&pp, &t.jw, rows);
+		r = json_finish(&t.jw);
+	} else {
 		procprof_draw(&pp, &t.out, rows);
+	}
 	procprof_release(&pp);
 	return tool_finish(&t, r);
 }

@@ -24,7 +24,7 @@ int main(int argc, char **argv)
 	int level = PSET_PROCEDURES;
 	bool all = false;
 	uint64_t rows = 0;
-	int first, r;
+	int first, r = 0;
 	const struct cli_option options[] = {
 		TOOL_OPT_DB(&t),
 		OPT_EVENT(&t.events, "the event (default: the first set's first event)"),
@@ -64,7 +64,12 @@ int main(int argc, char **argv)
 	if (!(sets = tool_open_sets(&t, argv + first, (size_t)(argc - first))) ||
 	    setstats_build(&st, sets, t.n_sets, &so))
 		return tool_finish(&t, -1);
-	r = t.json ? setstats_print_json(&st, stdout, rows) : setstats_print_text(&st, stdout, rows);
+	if (t.json) {
+		setstats_json(&st, &t.jw, rows);
+		r = json_finish(&t.jw);
+	} else {
+		setstats_draw(&st, &t.out, rows);
+	}
 	setstats_release(&st);
 	return tool_finish(&t, r);
 }

@@ -48,13 +48,10 @@ int main(int argc, char **argv)
 	o.min_share = (double)pct / 100;
 	invariants_build(&inv, &t.view, &o);
 	if (t.json) {
-		struct json_writer w;
-
-		json_init(&w, stdout, true);
-		invariants_json(&inv, &t.view, &w);
-		json_finish(&w);  /* a write error is reported by tool_finish() */
+		invariants_json(&inv, &t.jw, &t.view);
+		json_finish(&t.jw);  /* a write error is reported by tool_finish() */
 	} else {
-		invariants_draw(&inv, &t.view, &t.out);
+		invariants_draw(&inv, &t.out, &t.view);
 	}
 	invariants_release(&inv);
 	return tool_finish(&t, 0);

@@ -25,6 +25,7 @@
 #include "analysis/watchreport.h"
 #include "core/cli.h"
 #include "core/die.h"
+#include "core/json.h"
 #include "core/spawn.h"
 #include "core/timeutil.h"
 #include "core/xalloc.h"
@@ -304,12 +305,16 @@ static void print(struct watch *w, const struct watch_set *set, struct db *db, i
 	struct draw d;
 
 	if (w->json) {
-		if (watch_report_json(stdout, set, db))
+		struct json_writer jw;
+
+		json_init(&jw, stdout, true);
+		watch_report_json(set, db, &jw);
+		if (json_finish(&jw))
 			*failed = 1;
 		return;
 	}
 	draw_init_file(&d, stdout, DRAW_UTF8 | (cli_use_color(w->color, stdout) ? DRAW_COLOR : 0));
-	watch_report_draw(&d, set, &ro);
+	watch_report_draw(set, &d, &ro);
 	if (db)
 		incomplete_draw(&db, 1, &d, NULL);
 	if (draw_file_finish(&d))

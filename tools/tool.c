@@ -52,6 +52,7 @@ static void finish_setup(struct tool *t)
 	t->sets.db_path = t->db_path;
 	t->sets.view_opts = t->binaries;
 	draw_init_file(&t->out, stdout, cli_use_color(t->color, stdout) ? DRAW_COLOR : 0);
+	json_init(&t->jw, stdout, true);
 }
 
 void tool_init(struct tool *t)

@@ -23,7 +23,8 @@
  *                   .options = options, .max_args = -1 };
  *           int first = tool_start(&t, argc, argv, &cmd, TOOL_EPOCH);
  *
- *           ... build from &t.view; draw into &t.out, or JSON to stdout if t.json ...
+ *           ... build from &t.view; NAME_draw(&x, &t.out), or if t.json
+ *               NAME_json(&x, &t.jw) and r = json_finish(&t.jw) ...
  *           return tool_finish(&t, r);
  *   }
  *
@@ -40,6 +41,7 @@
 #include "analysis/epochview.h"
 #include "analysis/pset.h"
 #include "core/cli.h"
+#include "core/json.h"
 #include "disasm/srcfile.h"
 #include "present/draw.h"
 
@@ -63,6 +65,8 @@ struct tool {
 	size_t n_sets;
 	/* text output: stdout, coloured as --color says (tool_start()) */
 	struct draw out;
+	/* JSON output (--json): stdout, indented; the tool ends its document with json_finish() */
+	struct json_writer jw;
 	/*
 	 * How tool_finish() says what a text report was made without: NULL,
 	 * lines after the report; a prefix, each line starting with it (the

@@ -463,6 +463,7 @@ void proc_data_free(void *data)
 	calc_release(&pd->c);
 	free(pd->names);
 	free(pd->error);
+	lookup_failure_release(&pd->lookup);
 	free(pd->name);
 	free(pd->image_path);
 	free(pd->warning);
@@ -564,17 +565,6 @@ static void proc_failed(struct job *job, struct proc_data *pd, struct epoch_view
 	pd->need_force = changed_binary(v, image);
 }
 
-/* The IMAGE of a NAME@IMAGE spec if it names an image of the epoch, else NULL. */
-static const char *spec_image(struct epoch_view *v, const char *spec)
-{
-	const char *at = strrchr(spec, '@');
-
-	for (size_t i = 0; at && i < v->n_images; i++)
-		if (epoch_view_image_matches(v, i, at + 1))
-			return at + 1;
-	return NULL;
-}
-
 /*
  * NAME@IMAGE found in IMAGE alone, without reading the symbols of every
  * other image first as proc_lookup() does (it tries the whole spec as a
@@ -583,14 +573,14 @@ static const char *spec_image(struct epoch_view *v, const char *spec)
  */
 static bool one_in_image(struct epoch_view *v, const char *spec, struct proc_ref *ref)
 {
-	const char *image = spec_image(v, spec);
+	size_t len, n;
+	const char *image = proc_spec_image(v, spec, &len);
 	struct proc_ref *refs;
 	char *name;
-	size_t n;
 
 	if (!image)
 		return false;
-	name = xstrndup(spec, (size_t)(image - 1 - spec));
+	name = xstrndup(spec, len);
 	n = proc_lookup_all(v, name, image, &refs);
 	if (n == 1)
 		*ref = refs[0];
@@ -622,19 +612,22 @@ static void index_bubbles(struct proc_data *pd)
 static int find(struct job *job, struct proc_data *pd, struct epoch_view *v,
 		const struct proc_arg *arg, struct proc_ref *ref)
 {
-	struct proc_ref *refs;
-	size_t n;
+	struct strbuf sb = STRBUF_INIT;
+	size_t len;
 
 	if (!arg->req.image && one_in_image(v, arg->req.spec, ref))
 		return 0;
-	if (!proc_lookup(v, arg->req.spec, arg->req.image, ref))
+	if (!proc_lookup_why(v, arg->req.spec, arg->req.image, ref, &pd->lookup))
 		return 0;
-	n = proc_lookup_all(v, arg->req.spec, arg->req.image, &refs);
-	free(refs);
+	lookup_failure_text(&pd->lookup, &sb);
+	errorf("%s", sb.buf);
+	strbuf_release(&sb);
 	pd->status = job->status = -1;
 	pd->error = last_message(job, "cannot find the procedure");
 	/* not found (not ambiguous): a changed binary might have had it */
-	pd->need_force = !n && changed_binary(v, arg->req.image ? arg->req.image : spec_image(v, arg->req.spec));
+	pd->need_force = pd->lookup.kind != LOOKUP_AMBIGUOUS &&
+			 changed_binary(v, arg->req.image ? arg->req.image
+						      : proc_spec_image(v, arg->req.spec, &len));
 	return -1;
 }
 

@@ -39,6 +39,7 @@
 #include "analysis/calc-draw.h"
 #include "analysis/epochview.h"
 #include "analysis/listing.h"
+#include "analysis/lookup.h"
 #include "analysis/procprof.h"
 #include "tui/source.h"
 
@@ -232,6 +233,7 @@ struct proc_data {
 	struct shared_epoch *se;
 	int status;               /* 0, or -1: not found or refused (error says why) */
 	char *error;              /* the message reported, terminal-safe */
+	struct lookup_failure lookup; /* why it was not found, in parts (kind LOOKUP_FOUND: it was) */
 	bool need_force;          /* refused because a binary changed: :force would help */
 	struct calc c;            /* valid when status is 0 (c.list: the listing) */
 	struct calc_lines render; /* dcpicalc's lines of c (CALC_RENDER_NO_HEADER) */

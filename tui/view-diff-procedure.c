@@ -22,7 +22,6 @@
 #include "core/xalloc.h"
 #include "tui/data-diff.h"
 #include "tui/data-proc.h"
-#include "tui/insntext.h"
 #include "tui/table.h"
 #include "tui/tui.h"
 
@@ -319,25 +318,13 @@ static void draw_insn(struct view *v, const struct diff_vrow *vr, struct draw *d
 	draw_cpis(d, ia >= 0 ? pv->ca->insns[ia].cpi : -1, ib >= 0 ? pv->cb->insns[ib].cpi : -1);
 	draw_verdict(v, r, d);
 	draw_space(d, STYLE_NORMAL, 1);
-	if (r->text) {
-		struct insn_span sp[INSN_SPANS_MAX];
-		size_t n = insn_text_spans(r->text, false, sp, INSN_SPANS_MAX);
+	if (ib >= 0 || ia >= 0) {
+		/* the instruction as decoded (B's, else A's), as the procedure view shows it */
+		listing_draw_insn(ib >= 0 ? pv->cb->insns[ib].insn : pv->ca->insns[ia].insn, d);
+	} else if (r->text) {
 		char *safe = display_safe(r->text);
 
-		/* the spans of the raw text index the safe one only when nothing was escaped */
-		if (!strcmp(safe, r->text)) {
-			for (size_t k = 0; k < n; k++) {
-				draw_textn(d, sp[k].kind == SPAN_MNEMONIC ? STYLE_MNEMONIC
-					   : sp[k].kind == SPAN_REGISTER ? STYLE_REGISTER
-					   : sp[k].kind == SPAN_IMMEDIATE ? STYLE_IMMEDIATE : STYLE_NORMAL,
-					   r->text + sp[k].off, sp[k].len);
-				/* mnemonics padded as in the procedure view */
-				if (sp[k].kind == SPAN_MNEMONIC && k + 1 < n && sp[k].len < 7)
-					draw_space(d, STYLE_NORMAL, (int)(7 - sp[k].len));
-			}
-		} else {
-			draw_text(d, STYLE_NORMAL, safe);
-		}
+		draw_text(d, STYLE_NORMAL, safe);
 		free(safe);
 	} else {
 		draw_text(d, STYLE_DIM, vr->name);

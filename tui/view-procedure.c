@@ -16,7 +16,8 @@
  * puts the cursor on loc.address when it is set.  When the listing is
  * refused (a missing or rebuilt binary, a kernel image, an unknown or
  * ambiguous name) the lines say why, and :force is suggested where it
- * would help.
+ * would help.  Where the keys go (stalls, culprits, hot blocks, branches)
+ * is analysis/calc-nav.h's; this file lays out lines, draws and dispatches.
  */
 #include "config.h"
 #include "tui/view.h"
@@ -26,10 +27,10 @@
 #include "core/xalloc.h"
 #include "analysis/calc.h"
 #include "analysis/calc-draw.h"
+#include "analysis/calc-nav.h"
 #include "analysis/lookup.h"
 #include "disasm/decode.h"
 #include "tui/data-proc.h"
-#include "tui/insntext.h"
 #include "tui/table.h"
 #include "tui/tui.h"
 
@@ -69,7 +70,7 @@ struct proc_view {
 	size_t n_cols;
 	int aw, sw[EVENT__COUNT];  /* column widths: address, samples */
 	int tw, cw;                /* column widths: samples after skid, CPI */
-	uint64_t *block_samples;   /* per block, current event */
+	struct calc_hot hot;       /* per block its samples of the current event, hottest first */
 	size_t *block_line;        /* per block: its header line */
 	size_t *insn_line;         /* per instruction: its line */
 	char **msgs;               /* PL_MESSAGE lines */
@@ -130,16 +131,12 @@ static void free_msgs(struct proc_view *pv)
 	pv->n_msgs = 0;
 }
 
-static void add_msg(struct proc_view *pv, const char *s, size_t len)
+/* Adds a line of message text (taken over). */
+static void add_msg(struct proc_view *pv, char *s)
 {
 	pv->msgs = xreallocarray(pv->msgs, pv->n_msgs + 1, sizeof(*pv->msgs));
-	pv->msgs[pv->n_msgs] = xstrndup(s, len);
+	pv->msgs[pv->n_msgs] = s;
 	add_line(pv, PL_MESSAGE, pv->n_msgs++);
-}
-
-static void add_msg0(struct proc_view *pv, const char *s)
-{
-	add_msg(pv, s, strlen(s));
 }
 
 /* The width messages are wrapped at (fixed, so that dumps do not depend on the screen). */
@@ -148,63 +145,42 @@ static void add_msg0(struct proc_view *pv, const char *s)
 /* Adds one line of a message, wrapped at spaces; continuations are indented. */
 static void add_wrapped(struct proc_view *pv, const char *s, size_t len)
 {
-	bool first = true;
+	for (bool first = true; first || len; first = false) {
+		size_t cut = draw_wrap(s, len, MSG_WIDTH - (first ? 0 : 4));
 
-	while (len > MSG_WIDTH - (first ? 0 : 4)) {
-		size_t max = MSG_WIDTH - (first ? 0 : 4), cut = max;
-
-		while (cut > max / 2 && s[cut] != ' ')
-			cut--;
-		if (s[cut] != ' ')
-			cut = max;
-		if (first) {
-			add_msg(pv, s, cut);
-		} else {
-			char *t = xasprintf("    %.*s", (int)cut, s);
-
-			add_msg0(pv, t);
-			free(t);
-		}
-		first = false;
-		while (cut < len && s[cut] == ' ')
-			cut++;
-		s += cut;
-		len -= cut;
-	}
-	if (first) {
-		add_msg(pv, s, len);
-	} else {
-		char *t = xasprintf("    %.*s", (int)len, s);
-
-		add_msg0(pv, t);
-		free(t);
+		add_msg(pv, xasprintf("%s%.*s", first ? "" : "    ", (int)cut, s));
+		for (s += cut, len -= cut; len && *s == ' '; s++, len--)
+			;
 	}
 }
 
 /*
- * Why there is no listing: the message reported, a line per line and per
- * "; " clause (lookup.h lists the images that cannot be named that way).
+ * Why there is no listing: a failed lookup a part a line (lookup.h), any
+ * other message a line per line.
  */
 static void build_message(struct proc_view *pv, const struct proc_data *pd)
 {
+	struct strbuf sb = STRBUF_INIT;
 	const char *s = pd->error ? pd->error : "cannot show the procedure";
 
-	add_msg(pv, "", 0);
+	if (pd->lookup.kind != LOOKUP_FOUND) {
+		lookup_failure_lines(&pd->lookup, &sb);
+		s = sb.buf;
+	}
+	add_msg(pv, xstrdup(""));
 	while (*s) {
-		size_t nl = strcspn(s, "\n"), n = nl;
-		const char *semi = strstr(s, "; ");
+		size_t n = strcspn(s, "\n");
 
-		if (semi && (size_t)(semi - s) < nl)
-			n = (size_t)(semi - s) + 1;
 		add_wrapped(pv, s, n);
 		s += n;
 		while (*s == ' ' || *s == '\n')
 			s++;
 	}
+	strbuf_release(&sb);
 	if (pd->need_force) {
-		add_msg(pv, "", 0);
-		add_msg0(pv, "A binary that could hold it changed since it was profiled, so its code");
-		add_msg0(pv, "may not be what ran: :force uses it anyway (as the tools' --force).");
+		add_msg(pv, xstrdup(""));
+		add_msg(pv, xstrdup("A binary that could hold it changed since it was profiled, so its code"));
+		add_msg(pv, xstrdup("may not be what ran: :force uses it anyway (as the tools' --force)."));
 	}
 }
 
@@ -238,23 +214,6 @@ static void build_listing(struct proc_view *pv, const struct listing *l)
 	}
 }
 
-/* Widths of the analysis columns: samples after skid ("attr"), CPI. */
-static void measure_calc(struct proc_view *pv, const struct calc *c)
-{
-	char buf[32];
-
-	pv->tw = 4;
-	pv->cw = 3;
-	for (size_t i = 0; i < c->n_insns; i++) {
-		calc_format_samples(&c->insns[i], buf, sizeof(buf));
-		if ((int)strlen(buf) > pv->tw)
-			pv->tw = (int)strlen(buf);
-		calc_format_cycles(c->insns[i].cpi, buf, sizeof(buf));
-		if ((int)strlen(buf) > pv->cw)
-			pv->cw = (int)strlen(buf);
-	}
-}
-
 /* Column widths and the samples of each block for the current event. */
 static void measure(struct proc_view *pv, const struct listing *l)
 {
@@ -273,12 +232,11 @@ static void measure(struct proc_view *pv, const struct listing *l)
 
 		pv->sw[c] = draw_digits(l->totals[pv->cols[c]]) > w ? draw_digits(l->totals[pv->cols[c]]) : w;
 	}
-	measure_calc(pv, &pv->pd->c);
-	pv->block_samples = xcalloc(l->cfg.n_blocks ? l->cfg.n_blocks : 1,
-				    sizeof(*pv->block_samples));
-	for (size_t i = 0; i < l->n_insns; i++)
-		if (l->insns[i].block >= 0)
-			pv->block_samples[l->insns[i].block] += current_samples(pv, &l->insns[i]);
+	pv->tw = 4; /* "attr": samples after skid */
+	pv->cw = 3; /* "CPI" */
+	calc_column_widths(&pv->pd->c, &pv->tw, &pv->cw);
+	if (pv->event >= 0)
+		calc_hot_build(&pv->hot, &pv->pd->c, (enum dcpi_event)pv->event);
 }
 
 static void clear_lines(struct proc_view *pv)
@@ -286,9 +244,8 @@ static void clear_lines(struct proc_view *pv)
 	pv->n = 0;
 	free(pv->block_line);
 	free(pv->insn_line);
-	free(pv->block_samples);
+	calc_hot_release(&pv->hot);
 	pv->block_line = pv->insn_line = NULL;
-	pv->block_samples = NULL;
 	free_msgs(pv);
 }
 
@@ -323,20 +280,9 @@ static uint64_t line_address(const struct view *v, size_t line)
 static long address_line(const struct view *v, uint64_t addr)
 {
 	const struct listing *l = listing_of(v);
-	long i;
+	long i = l ? listing_insn_holding(l, addr) : -1;
 
-	if (!l)
-		return -1;
-	if ((i = cfg_insn_at(&l->cfg, addr)) < 0) {
-		for (size_t k = 0; k < l->n_insns; k++) {
-			const struct insn *in = l->insns[k].insn;
-
-			if (addr >= in->addr && addr < in->addr + in->len)
-				return (long)PRV(v)->insn_line[k];
-		}
-		return -1;
-	}
-	return (long)PRV(v)->insn_line[i];
+	return i < 0 ? -1 : (long)PRV(v)->insn_line[i];
 }
 
 /*
@@ -468,21 +414,10 @@ static void proc_close(struct view *v)
 static void draw_insn_text(struct draw *d, const struct insn *in, const char *target_name,
 			   const struct listing *l)
 {
-	struct insn_span sp[INSN_SPANS_MAX];
 	bool direct = in->target && (in->kind == INSN_JUMP || in->kind == INSN_CJUMP ||
 				     in->kind == INSN_CALL);
-	size_t n = insn_text_spans(in->text, direct, sp, INSN_SPANS_MAX);
-	static const enum style styles[] = {
-		[SPAN_MNEMONIC] = STYLE_MNEMONIC, [SPAN_REGISTER] = STYLE_REGISTER,
-		[SPAN_IMMEDIATE] = STYLE_IMMEDIATE, [SPAN_SIZE] = STYLE_DIM,
-		[SPAN_TARGET] = STYLE_TARGET, [SPAN_OTHER] = STYLE_NORMAL,
-	};
 
-	for (size_t k = 0; k < n; k++) {
-		draw_textn(d, styles[sp[k].kind], in->text + sp[k].off, sp[k].len);
-		if (sp[k].kind == SPAN_MNEMONIC && k + 1 < n && sp[k].len < 7)
-			draw_space(d, STYLE_NORMAL, (int)(7 - sp[k].len));
-	}
+	listing_draw_insn(in, d);
 	if (!direct)
 		return;
 	if (target_name) {
@@ -520,23 +455,6 @@ static void draw_calc_columns(struct proc_view *pv, const struct calc_insn *ci, 
 	draw_text(d, calc_conf_style(ci->conf), buf);
 }
 
-/* The culprit addresses (Enter or c goes there) and dcpicalc's note. */
-static void draw_culprits(const struct calc_insn *ci, struct draw *d)
-{
-	if (ci->n_causes) {
-		draw_space(d, STYLE_NORMAL, 2);
-		draw_glyph(d, STYLE_BUBBLE, GLYPH_ARROW_LEFT);
-		draw_space(d, STYLE_NORMAL, 1);
-		for (size_t k = 0; k < ci->n_causes; k++) {
-			if (k)
-				draw_text(d, STYLE_DIM, ",");
-			draw_printf(d, STYLE_TARGET, "%" PRIx64, ci->causes[k].addr);
-		}
-	}
-	if (calc_unmeasured_note(ci))
-		draw_printf(d, STYLE_DIM, "  %s", calc_unmeasured_note(ci));
-}
-
 static void draw_insn(struct view *v, const struct listing_insn *li, size_t i, struct draw *d)
 {
 	struct proc_view *pv = PRV(v);
@@ -565,33 +483,10 @@ static void draw_insn(struct view *v, const struct listing_insn *li, size_t i, s
 	draw_calc_columns(pv, &pv->pd->c.insns[i], i, d);
 	draw_space(d, STYLE_NORMAL, 2);
 	draw_insn_text(d, li->insn, pv->pd->targets[i].name, &pv->pd->c.list);
-	draw_culprits(&pv->pd->c.insns[i], d);
+	calc_draw_causes(&pv->pd->c.insns[i], d);
 	if (pv->values && i < pv->pd->c.vals.n && pv->pd->c.vals.insns[i].n) {
 		draw_space(d, STYLE_NORMAL, 2);
 		valprof_draw(&pv->pd->c.vals.insns[i], d);
-	}
-}
-
-/* "from entry, 1 (taken), outside (reentry)" */
-static void describe_preds(const struct cfg *cfg, size_t b, struct strbuf *sb)
-{
-	const struct cfg_block *blk = &cfg->blocks[b];
-
-	if (b == cfg->entry)
-		strbuf_addstr(sb, "entry");
-	else if (!blk->n_pred)
-		strbuf_addstr(sb, "nowhere");
-	for (uint32_t k = 0; k < blk->n_pred; k++) {
-		const struct cfg_edge *e = &cfg->edges[cfg->pred[blk->pred + k]];
-
-		if (sb->len)
-			strbuf_addstr(sb, ", ");
-		if (e->from == cfg->exit)
-			strbuf_addf(sb, "outside (%s)", cfg_edge_kind_name(e->kind));
-		else if (e->kind == CFG_FALLTHROUGH)
-			strbuf_addf(sb, "%u", e->from);
-		else
-			strbuf_addf(sb, "%u (%s)", e->from, cfg_edge_kind_name(e->kind));
 	}
 }
 
@@ -600,16 +495,15 @@ static void draw_block(struct view *v, size_t b, struct draw *d)
 	struct proc_view *pv = PRV(v);
 	const struct cfg *cfg = &pv->pd->c.list.cfg;
 	const struct cfg_block *blk = &cfg->blocks[b];
-	uint64_t total = proc_total(pv), n = pv->block_samples[b];
-	struct strbuf sb = STRBUF_INIT;
+	uint64_t total = proc_total(pv), n = pv->event >= 0 ? pv->hot.samples[b] : 0;
 
 	draw_glyph(d, STYLE_BLOCK, GLYPH_HLINE);
 	draw_glyph(d, STYLE_BLOCK, GLYPH_HLINE);
 	draw_printf(d, STYLE_BLOCK, " block %zu ", b);
 	draw_printf(d, STYLE_DIM, "0x%" PRIx64 "-0x%" PRIx64 " class %d", blk->start, blk->end,
 		    blk->cls);
-	describe_preds(cfg, b, &sb);
-	draw_printf(d, STYLE_DIM, " from %s", sb.buf);
+	draw_space(d, STYLE_DIM, 1);
+	listing_draw_preds(&pv->pd->c.list, d, b, STYLE_DIM);
 	if (blk->flags & CFG_BLOCK_UNREACHABLE)
 		draw_text(d, STYLE_WARNING, " unreachable");
 	if (blk->flags & CFG_BLOCK_NO_EXIT)
@@ -621,35 +515,13 @@ static void draw_block(struct view *v, size_t b, struct draw *d)
 		if (total)
 			draw_printf(d, share_style(n, total), " %.1f%%", 100.0 * (double)n / (double)total);
 	}
-	strbuf_release(&sb);
-}
-
-/* "best-case 6/9 = 0.67CPI", as dcpicalc writes a block's cycles. */
-static void draw_fraction(struct draw *d, enum style st, const char *what, double cycles,
-			  unsigned n)
-{
-	char buf[64];
-
-	calc_format_fraction(cycles, n, n ? cycles / n : 0, buf, sizeof(buf));
-	draw_printf(d, cycles < 0 ? STYLE_DIM : st, "%s %s", what, buf);
 }
 
 /* A block's analysis: frequency, executions, confidence, best-case and actual CPI. */
 static void draw_block_calc(struct view *v, size_t b, struct draw *d)
 {
-	const struct calc_block *cb = &PRV(v)->pd->c.blocks[b];
-	char f[32], ex[32], letter[2] = { calc_conf_letter(cb->conf), 0 };
-	bool slow = cb->cycles >= 0 && cb->cycles > cb->best_cycles + 0.5 * cb->n_insns;
-
-	calc_format_count(cb->freq, f, sizeof(f));
-	calc_format_execs(cb->execs, ex, sizeof(ex));
 	draw_space(d, STYLE_NORMAL, 3);
-	draw_text(d, calc_conf_style(cb->conf), letter);
-	draw_printf(d, STYLE_BLOCK, " freq %s  execs %s", f, ex);
-	draw_text(d, STYLE_NORMAL, "  ");
-	draw_fraction(d, STYLE_NORMAL, "best-case", cb->best_cycles, cb->n_insns);
-	draw_text(d, STYLE_NORMAL, "  ");
-	draw_fraction(d, slow ? STYLE_WORSE : STYLE_NORMAL, "actual", cb->cycles, cb->n_insns);
+	calc_draw_block_brief(&PRV(v)->pd->c, b, d);
 }
 
 static int text_indent(const struct proc_view *pv)
@@ -786,70 +658,47 @@ static void jump_to_line(struct view *v, size_t line)
 	view_move_to(v, line);
 }
 
-static void follow_switch(struct view *v, const struct listing_insn *li)
-{
-	const struct cfg *cfg = &PRV(v)->pd->c.list.cfg;
-	const struct cfg_block *blk = &cfg->blocks[li->block];
-	struct strbuf sb = STRBUF_INIT;
-	size_t n = 0;
-
-	for (uint32_t k = 0; k < blk->n_succ; k++) {
-		const struct cfg_edge *e = &cfg->edges[cfg->succ[blk->succ + k]];
-
-		if (e->kind == CFG_SWITCH && n++ < 12)
-			strbuf_addf(&sb, "%s%u", n > 1 ? ", " : "", e->to);
-	}
-	if (n)
-		tui_info(v->tui, "jump table to block%s %s%s (:goto 0xADDRESS follows one)",
-			 n == 1 ? "" : "s", sb.buf, n > 12 ? ", ..." : "");
-	else
-		tui_info(v->tui, "indirect jump: its targets are not known");
-	strbuf_release(&sb);
-}
-
 /* Enter on an instruction: follow its branch or call. */
 static void follow(struct view *v, size_t i)
 {
 	struct proc_view *pv = PRV(v);
-	const struct listing *l = &pv->pd->c.list;
-	const struct insn *in = l->insns[i].insn;
+	const struct calc *c = &pv->pd->c;
+	struct strbuf sb = STRBUF_INIT;
 	char spec[32];
+	uint64_t to = 0;
 	long line;
 
-	switch (in->kind) {
-	case INSN_JUMP:
-	case INSN_CJUMP:
-	case INSN_CALL:
+	switch (calc_nav_branch(c, i, &to)) {
+	case CALC_GO_BLOCK:
+		if ((line = address_line(v, to)) < 0)
+			errorf("0x%" PRIx64 " is not the start of an instruction of this procedure", to);
+		else
+			jump_to_line(v, (size_t)line);
 		break;
-	case INSN_IJUMP:
-		follow_switch(v, &l->insns[i]);
-		return;
-	case INSN_ICALL:
+	case CALC_GO_PROC:
+		snprintf(spec, sizeof(spec), "0x%" PRIx64, to);
+		tui_push(v->tui, v->ops, &(struct view_loc){ .epoch = v->loc.epoch,
+			.image = (char *)pv->pd->image_key, .procedure = spec, .address = to });
+		break;
+	case CALC_GO_SWITCH:
+		if (calc_nav_switch_text(c, i, &sb))
+			strbuf_addstr(&sb, " (:goto 0xADDRESS follows one)");
+		tui_info(v->tui, "%s", sb.buf);
+		break;
+	case CALC_GO_ICALL:
 		tui_info(v->tui, "indirect call: its target is not known");
-		return;
-	case INSN_RET:
+		break;
+	case CALC_GO_RET:
 		tui_info(v->tui, "return: back (q) goes to where you came from");
-		return;
-	default:
-		tui_info(v->tui, "Enter follows branches and calls; this instruction is neither");
-		return;
-	}
-	if (!in->target) {
+		break;
+	case CALC_GO_UNKNOWN:
 		tui_info(v->tui, "the target of this branch is not known");
-		return;
+		break;
+	case CALC_GO_NONE:
+		tui_info(v->tui, "Enter follows branches and calls; this instruction is neither");
+		break;
 	}
-	if (in->kind != INSN_CALL && in->target >= l->cfg.start && in->target < l->cfg.end) {
-		if ((line = address_line(v, in->target)) < 0) {
-			errorf("0x%" PRIx64 " is not the start of an instruction of this procedure",
-			       in->target);
-			return;
-		}
-		jump_to_line(v, (size_t)line);
-		return;
-	}
-	snprintf(spec, sizeof(spec), "0x%" PRIx64, in->target);
-	tui_push(v->tui, v->ops, &(struct view_loc){ .epoch = v->loc.epoch,
-		.image = (char *)pv->pd->image_key, .procedure = spec, .address = in->target });
+	strbuf_release(&sb);
 }
 
 /* ---- stalls and culprits ------------------------------------------------------- */
@@ -873,39 +722,27 @@ static void next_stall(struct view *v, int dir)
 {
 	struct proc_view *pv = PRV(v);
 	const struct calc *c = calc_of(v);
-	long cur = line_insn(v, v->pos), n;
+	long cur = line_insn(v, v->pos), i;
 	struct strbuf sb = STRBUF_INIT;
-	size_t stalls = 0;
+	bool wrapped;
 
 	if (!c)
 		return;
-	n = (long)c->n_insns;
-	for (long i = 0; i < n; i++)
-		stalls += pv->pd->bubble_n[i] > 0;
-	if (!stalls) {
+	if (cur < 0) {
+		uint64_t a = line_address(v, v->pos);
+		long at = a ? calc_insn_at(c, a) : -1;
+
+		/* on a block header: its first instruction counts as the next */
+		cur = at < 0 ? (dir > 0 ? -1 : (long)c->n_insns) : (dir > 0 ? at - 1 : at);
+	}
+	if ((i = calc_nav_stall(c, cur, dir, &wrapped)) < 0) {
 		errorf("no stalls in this procedure%s", c->has_time ? "" : " (no time samples)");
 		return;
 	}
-	if (cur < 0) {
-		uint64_t a = line_address(v, v->pos);
-		long i = a ? calc_insn_at(c, a) : -1;
-
-		/* on a block header: its first instruction counts as the next */
-		cur = i < 0 ? (dir > 0 ? -1 : n) : (dir > 0 ? i - 1 : i);
-	}
-	for (long k = 1; k <= n; k++) {
-		long i = ((cur + dir * k) % n + n) % n;
-
-		if (!pv->pd->bubble_n[i])
-			continue;
-		jump_to_line(v, pv->insn_line[i]);
-		strbuf_addf(&sb, "stall at %" PRIx64 ": ", c->insns[i].insn->addr);
-		calc_describe_stall(c, (size_t)i, &sb);
-		strbuf_addf(&sb, "%s; %s", (dir > 0 ? i <= cur : i >= cur) ? " (wrapped)" : "",
-			    c->insns[i].n_causes ? "c: its culprit" : "] [: next, previous");
-		tui_info(v->tui, "%s", sb.buf);
-		break;
-	}
+	jump_to_line(v, pv->insn_line[i]);
+	calc_nav_stall_text(c, (size_t)i, &sb);
+	tui_info(v->tui, "%s%s; %s", sb.buf, wrapped ? " (wrapped)" : "",
+		 c->insns[i].n_causes ? "c: its culprit" : "] [: next, previous");
 	strbuf_release(&sb);
 }
 
@@ -918,7 +755,7 @@ static void culprit(struct view *v)
 	struct proc_view *pv = PRV(v);
 	const struct calc *c = calc_of(v);
 	long i = line_insn(v, v->pos), line;
-	const struct calc_insn *ci;
+	const struct calc_cause *x;
 	struct strbuf sb = STRBUF_INIT;
 	size_t k = 0;
 
@@ -928,39 +765,29 @@ static void culprit(struct view *v)
 		i = pv->culprit_of;
 		k = pv->culprit_k + 1;
 	}
-	if (i < 0 || !c->insns[i].n_causes) {
+	if (i < 0 || !(x = calc_nav_culprit(c, (size_t)i, &k))) {
 		errorf("no culprit here: put the cursor on a stalled instruction (] finds one)");
 		return;
 	}
-	ci = &c->insns[i];
-	k %= ci->n_causes;
-	if ((line = address_line(v, ci->causes[k].addr)) < 0) {
-		errorf("the culprit %" PRIx64 " is not an instruction of this procedure",
-		       ci->causes[k].addr);
+	if ((line = address_line(v, x->addr)) < 0) {
+		errorf("the culprit %" PRIx64 " is not an instruction of this procedure", x->addr);
 		return;
 	}
 	jump_to_line(v, (size_t)line);
 	pv->culprit_of = i;
 	pv->culprit_k = k;
 	pv->culprit_line = v->pos;
-	strbuf_addf(&sb, "culprit %zu of %zu of the stall at %" PRIx64 ": %" PRIx64 " (",
-		    k + 1, ci->n_causes, ci->insn->addr, ci->causes[k].addr);
-	calc_describe_reasons(ci->causes[k].what, &sb);
-	strbuf_addf(&sb, ")%s", ci->n_causes > 1 ? "; c again: the next" : "");
-	tui_info(v->tui, "%s; back (q) returns", sb.buf);
+	calc_nav_culprit_text(c, (size_t)i, k, &sb);
+	tui_info(v->tui, "%s%s; back (q) returns", sb.buf,
+		 c->insns[i].n_causes > 1 ? "; c again: the next" : "");
 	strbuf_release(&sb);
-}
-
-static bool branches(const struct insn *in)
-{
-	return in->kind == INSN_JUMP || in->kind == INSN_CJUMP || in->kind == INSN_CALL ||
-	       in->kind == INSN_IJUMP || in->kind == INSN_ICALL || in->kind == INSN_RET;
 }
 
 static void enter(struct view *v)
 {
 	struct proc_view *pv = PRV(v);
 	const struct pline *pl;
+	uint64_t to;
 
 	if (v->pos >= pv->n || !listing_of(v)) {
 		tui_info(v->tui, "nothing to open here");
@@ -969,7 +796,7 @@ static void enter(struct view *v)
 	pl = &pv->lines[v->pos];
 	if (pl->kind == PL_BUBBLE ||
 	    (pl->kind == PL_INSN && pv->pd->c.insns[pl->idx].n_causes &&
-	     !branches(pv->pd->c.insns[pl->idx].insn)))
+	     calc_nav_branch(&pv->pd->c, pl->idx, &to) == CALC_GO_NONE))
 		culprit(v);
 	else if (pl->kind == PL_INSN)
 		follow(v, pl->idx);
@@ -992,49 +819,25 @@ static bool go_back(struct view *v)
 	return false;
 }
 
-static int cmp_rank(const void *a, const void *b, void *arg)
-{
-	const uint64_t *s = arg;
-	size_t x = *(const size_t *)a, y = *(const size_t *)b;
-
-	if (s[x] != s[y])
-		return s[x] > s[y] ? -1 : 1;
-	return (x > y) - (x < y);
-}
-
 /* H: the hottest block, or the next one down from where the cursor is. */
 static void hottest(struct view *v)
 {
 	struct proc_view *pv = PRV(v);
 	const struct listing *l = listing_of(v);
-	size_t *rank, n = 0, cur_block = SIZE_MAX, pick;
-	uint64_t total = proc_total(pv);
+	struct strbuf sb = STRBUF_INIT;
+	uint64_t a;
 
-	if (!l || pv->event < 0 || !total) {
+	if (!l || pv->event < 0 || !pv->hot.n) {
 		errorf("no %s samples in this procedure",
 		       pv->event >= 0 ? event_name((enum dcpi_event)pv->event) : "");
 		return;
 	}
-	rank = xcalloc(l->cfg.n_blocks, sizeof(*rank));
-	for (size_t b = 0; b < l->cfg.n_blocks; b++)
-		if (pv->block_samples[b])
-			rank[n++] = b;
-	qsort_r(rank, n, sizeof(*rank), cmp_rank, pv->block_samples);
-	if (v->pos < pv->n) {
-		uint64_t a = line_address(v, v->pos);
-		long b = a ? cfg_block_at(&l->cfg, a) : -1;
-
-		cur_block = b >= 0 ? (size_t)b : SIZE_MAX;
-	}
-	pick = pv->hot_rank < n && rank[pv->hot_rank] == cur_block ? (pv->hot_rank + 1) % n : 0;
-	pv->hot_rank = pick;
-	view_move_to(v, pv->block_line[rank[pick]]);
-	tui_info(v->tui, "%s block: %zu, %" PRIu64 " %s samples (%.1f%%)%s",
-		 pick ? "next hottest" : "hottest", rank[pick], pv->block_samples[rank[pick]],
-		 event_name((enum dcpi_event)pv->event),
-		 100.0 * (double)pv->block_samples[rank[pick]] / (double)total,
-		 n > 1 ? "; H again: the next" : "");
-	free(rank);
+	a = v->pos < pv->n ? line_address(v, v->pos) : 0;
+	pv->hot_rank = calc_hot_next(&pv->hot, pv->hot_rank, a ? cfg_block_at(&l->cfg, a) : -1);
+	view_move_to(v, pv->block_line[pv->hot.rank[pv->hot_rank]]);
+	calc_hot_text(&pv->hot, pv->hot_rank, &sb);
+	tui_info(v->tui, "%s%s", sb.buf, pv->hot.n > 1 ? "; H again: the next" : "");
+	strbuf_release(&sb);
 }
 
 static void toggle_source(struct view *v)
@@ -1200,95 +1003,17 @@ static size_t proc_pane_lines(struct view *v)
 	return listing_of(v) ? PANE__LINES : 0;
 }
 
-static void pane_proc(const struct proc_data *pd, struct strbuf *sb)
-{
-	const struct listing *l = &pd->c.list;
-
-	strbuf_addf(sb, "%s 0x%" PRIx64 "-0x%" PRIx64 ", %zu classes; model %s", pd->name,
-		    l->ref.proc->start, l->ref.proc->end, l->cfg.n_classes, pd->c.model->name);
-	if (l->cfg.flags & CFG_MISSING_EDGES)
-		strbuf_addf(sb, "; missing edges: %s", l->cfg.missing_why ? l->cfg.missing_why : "?");
-}
-
-static void pane_samples(const struct proc_data *pd, struct strbuf *sb)
-{
-	const struct listing *l = &pd->c.list;
-
-	for (size_t c = 0; c < l->n_events; c++) {
-		enum dcpi_event e = l->events[c];
-
-		strbuf_addf(sb, "%s%s %" PRIu64, c ? ", " : "", event_name(e), l->totals[e]);
-		if (pd->epoch_totals[e])
-			strbuf_addf(sb, " (%.2f%%)",
-				    100.0 * (double)l->totals[e] / (double)pd->epoch_totals[e]);
-		if (l->stray[e])
-			strbuf_addf(sb, " [%" PRIu64 " not at an instruction start]", l->stray[e]);
-	}
-	if (!l->n_events)
-		strbuf_addstr(sb, "none in this epoch");
-	if (pd->c.period > 0)
-		strbuf_addf(sb, "; 1 sample = %.0f cycles", pd->c.period);
-	strbuf_addf(sb, ", skid %d", pd->c.skid);
-}
-
-static void pane_block(struct view *v, struct strbuf *sb)
+/* The cursor's block and instruction. */
+static void pane_cursor(struct view *v, bool block, struct strbuf *sb)
 {
 	const struct calc *c = &PRV(v)->pd->c;
-	const struct cfg *cfg = &c->list.cfg;
 	uint64_t a = line_address(v, v->pos);
-	long b = a ? cfg_block_at(cfg, a) : -1;
-	const struct cfg_block *blk;
-	char f[32], ex[32];
+	long k = !a ? -1 : block ? cfg_block_at(&c->list.cfg, a) : cfg_insn_at(&c->list.cfg, a);
 
-	if (b < 0)
-		return;
-	blk = &cfg->blocks[b];
-	calc_format_count(c->blocks[b].freq, f, sizeof(f));
-	calc_format_execs(c->blocks[b].execs, ex, sizeof(ex));
-	strbuf_addf(sb, "%ld: freq %s, execs %s, confidence %s (%s); class %d, %u instructions; to ",
-		    b, f, ex, calc_conf_name(c->blocks[b].conf), calc_how_name(c->blocks[b].how),
-		    blk->cls, blk->n_insns);
-	for (uint32_t k = 0; k < blk->n_succ; k++) {
-		const struct cfg_edge *e = &cfg->edges[cfg->succ[blk->succ + k]];
-
-		if (k)
-			strbuf_addstr(sb, ", ");
-		if (e->to == cfg->exit)
-			strbuf_addf(sb, "outside (%s)", cfg_edge_kind_name(e->kind));
-		else
-			strbuf_addf(sb, "%u (%s)", e->to, cfg_edge_kind_name(e->kind));
-	}
-	if (!blk->n_succ)
-		strbuf_addstr(sb, "nowhere");
-}
-
-static void pane_line(struct view *v, struct strbuf *sb)
-{
-	struct proc_view *pv = PRV(v);
-	const struct listing *l = &pv->pd->c.list;
-	uint64_t a = line_address(v, v->pos);
-	long i = a ? cfg_insn_at(&l->cfg, a) : -1;
-	const struct listing_insn *li;
-
-	if (i < 0)
-		return;
-	li = &l->insns[i];
-	strbuf_addf(sb, "0x%" PRIx64 " (%u bytes, %s)", li->insn->addr, li->insn->len,
-		    insn_kind_name(li->insn->kind));
-	if (li->line) {
-		char *f = display_safe(file_base(li->line->file));
-
-		strbuf_addf(sb, ", %s:%" PRIu32, f, li->line->line);
-		free(f);
-	}
-	if (li->inl) {
-		char *n = display_safe(li->inl->name);
-
-		strbuf_addf(sb, ", inlined %s", n);
-		free(n);
-	}
-	strbuf_addstr(sb, "; ");
-	calc_describe_stall(&pv->pd->c, (size_t)i, sb);
+	if (k >= 0 && block)
+		calc_describe_block(c, (size_t)k, sb);
+	else if (k >= 0)
+		calc_describe_insn(c, (size_t)k, sb);
 }
 
 static void proc_draw_pane(struct view *v, size_t line, struct draw *d)
@@ -1308,10 +1033,10 @@ static void proc_draw_pane(struct view *v, size_t line, struct draw *d)
 		return;
 	}
 	switch (line) {
-	case PANE_PROC: pane_proc(pd, &sb); break;
-	case PANE_SAMPLES: pane_samples(pd, &sb); break;
-	case PANE_BLOCK: pane_block(v, &sb); break;
-	case PANE_LINE: pane_line(v, &sb); break;
+	case PANE_PROC: calc_describe_proc(c, &sb); break;
+	case PANE_SAMPLES: calc_describe_samples(c, pd->epoch_totals, &sb); break;
+	case PANE_BLOCK: pane_cursor(v, true, &sb); break;
+	case PANE_LINE: pane_cursor(v, false, &sb); break;
 	case PANE_IMAGE:
 		strbuf_addf(&sb, "%s (key %s)", pd->image_path, pd->image_key);
 		if (pd->warning)

@@ -103,21 +103,21 @@ static void stopwatch_draw(struct view *v, size_t line, struct draw *d)
 
 	switch (l->kind) {
 	case SW_FUNCTION:
-		watch_row_draw(d, l->r, l->r->name);
+		watch_row_draw(l->r, d, l->r->name);
 		break;
 	case SW_THREAD:
 		snprintf(label, sizeof(label), "  %" PRIu32 "/%" PRIu32 " %s", l->r->pid, l->r->tid,
 			 l->r->comm);
-		watch_row_draw(d, l->r, label);
+		watch_row_draw(l->r, d, label);
 		break;
 	case SW_EVENT:
-		watch_event_draw(d, l->r, l->k);
+		watch_event_draw(l->r, d, l->k);
 		break;
 	case SW_HIST_HEAD:
 		watch_hist_header_draw(d);
 		break;
 	case SW_HIST:
-		watch_hist_line_draw(d, l->r, l->k, l->max, 40);
+		watch_hist_line_draw(l->r, d, l->k, l->max, 40);
 		break;
 	case SW_BLANK:
 		break;

@@ -5,13 +5,15 @@
  * taken as noreturn (bit 1); the rest is machine code at 0x1000, which is
  * also what jump tables read.  Decodes it linearly, builds the CFG of the
  * whole buffer as one procedure, computes the classes, and checks the
- * invariants of both.
+ * invariants of both, and that each instruction's text parts
+ * (disasm/insntext.h) cover its text in order.
  */
 #include "config.h"
 #include "tests/fuzz/fuzz.h"
 #include "core/die.h"
 #include "disasm/cfg.h"
 #include "disasm/decode.h"
+#include "disasm/insntext.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +43,20 @@ static bool noreturn(void *ctx, const struct insn *call)
 	return b->noreturn && (call->target & 1);
 }
 
+static void check_parts(const struct insn *in)
+{
+	struct insn_part p[INSN_PARTS_MAX];
+	size_t n = insn_parts(in, p, INSN_PARTS_MAX), end = 0;
+
+	for (size_t k = 0; k < n; k++) {
+		if (p[k].off != end || !p[k].len)
+			abort();
+		end += p[k].len;
+	}
+	if (end != strlen(in->text))
+		abort();
+}
+
 static void check_insns(const struct insn *v, size_t n, size_t size)
 {
 	uint64_t at = BASE;
@@ -49,6 +65,7 @@ static void check_insns(const struct insn *v, size_t n, size_t size)
 		if (v[i].addr != at || !v[i].len || v[i].len > 15 || !v[i].text[0] ||
 		    strlen(v[i].text) >= INSN_TEXT_MAX)
 			abort();
+		check_parts(&v[i]);
 		at += v[i].len;
 	}
 	if (at != BASE + size)

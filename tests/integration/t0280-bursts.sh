@@ -17,10 +17,13 @@ W=$top_builddir/tests/workloads
 SOCK=$TEST_DIR/ctl/dcpid.sock
 
 # The address (hex, no 0x) of the first instruction of FUNCTION matching PATTERN.
+# awk reads to the end: leaving early would kill objdump with SIGPIPE, which
+# pipefail makes a failure.
 insn_addr() { # BINARY FUNCTION PATTERN
 	objdump -d --no-show-raw-insn "$1" | awk -v f="<$2>:" -v p="$3" '
-		$2 == f { on = 1; next } on && /^$/ { exit }
-		on && $0 ~ p { sub(/:.*/, "", $1); print $1; exit }'
+		done { next }
+		$2 == f { on = 1; next } on && /^$/ { done = 1; next }
+		on && $0 ~ p { sub(/:.*/, "", $1); print $1; done = 1 }'
 }
 
 test_expect_success 'dcpirun --bursts: bursts within their budget, in the summary' '

@@ -12,7 +12,7 @@ require_sampling
 W=$top_builddir/tests/workloads
 SOCK=$TEST_DIR/ctl/dcpid.sock
 ctl() { dcpictl --socket "$SOCK" "$@"; }
-trap 'in_test_shell && stop_daemons; test_cleanup' EXIT
+test_at_end stop_daemons
 
 start_dcpid() {
 	local i
@@ -129,6 +129,7 @@ load() {
 
 test_expect_success 'kill -9 while flushing stacks: readable, never going back, no worker left' '
 	load & loadpid=$!
+	test_register_pid $loadpid load
 	prev=0 ok=0
 	for i in 1 2 3 4; do
 		start_dcpid --write-interval 0 || break
@@ -143,7 +144,7 @@ test_expect_success 'kill -9 while flushing stacks: readable, never going back, 
 		[ "$n" -ge "$prev" ] || { echo "round $i: went back from $prev"; break; }
 		prev=$n ok=$i
 	done
-	kill $loadpid; wait $loadpid 2>/dev/null
+	kill_tree $loadpid; wait $loadpid 2>/dev/null
 	test "$ok" = 4 && test "$prev" -gt 0
 '
 

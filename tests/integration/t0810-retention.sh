@@ -19,7 +19,7 @@ ctl() { dcpictl --socket "$SOCK" "$@"; }
 start_dcpid() { # DB ARGS...: dcpid in the foreground; waits (bounded) for its socket
 	local db=$1 i
 	shift
-	dcpid -f -d "$db" --socket "$SOCK" -F 200 --no-calibrate "$@" >dcpid.out 2>dcpid.err &
+	dcpid -f -d "$db" --socket "$SOCK" -F 200 --no-calibrate "$@" >dcpid.out 2>>dcpid.err &
 	echo $! >dcpid.pid
 	test_register_pid $! dcpid
 	for i in $(seq 300); do
@@ -103,7 +103,8 @@ test_expect_success 'a reload prunes within one flush; new epochs push old ones 
 	first=$(json_field s.json removed_epochs) &&
 	for e in one two three; do
 		$top_builddir/tests/workloads/wl-three >/dev/null && ctl epoch $e >/dev/null &&
-		ctl flush >/dev/null && test "$(du -sB1 db | cut -f1)" -le $limit || exit 1
+		ctl flush >/dev/null && test "$(du -sB1 db | cut -f1)" -le $limit ||
+			{ echo "epoch $e: dcpid said:"; tail -n 20 dcpid.err; exit 1; }
 	done &&
 	ctl status --json >s.json &&
 	test "$(json_field s.json removed_epochs)" -gt "$first" &&

@@ -18,7 +18,7 @@ mkdir -p "$HOME"
 tmux_socket="$TEST_DIR/tmux.sock"
 TMUX_SESSION=${TMUX_SESSION:-tui}
 tm() { tmux -S "$tmux_socket" "$@"; }
-trap 'in_test_shell && tm kill-server 2>/dev/null; test_cleanup' EXIT
+test_at_end 'tm kill-server 2>/dev/null'
 
 # pane_poll TRIES TEST-COMMAND...: captures the pane until the command succeeds.
 pane_poll() {

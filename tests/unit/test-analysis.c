@@ -24,6 +24,7 @@
 #include "analysis/calc-dot.h"
 #include "analysis/calc-draw.h"
 #include "analysis/calc-json.h"
+#include "analysis/calc-nav.h"
 #include "analysis/culprit.h"
 #include "analysis/flow.h"
 #include "analysis/freq.h"
@@ -1353,8 +1354,91 @@ static void calc_reports_render(void **state)
 	json_init(&w, f, false);
 	calc_json(&c, &w);
 	assert_int_equal(json_finish(&w), 0);
-	assert_int_equal(calc_print_dot(&c, f), 0);
+	assert_int_equal(calc_dot(&c, f), 0);
 	fclose(f);
+	calc_release(&c);
+	epoch_meta_release(&sy.meta);
+}
+
+/* Stalls, culprits, hot blocks and branches, one after another (calc-nav.h). */
+static void calc_navigation(void **state)
+{
+	struct est_params par = EST_PARAMS_INIT;
+	struct calc_opts o = CALC_OPTS_INIT;
+	const struct calc_cause *x;
+	struct strbuf sb = STRBUF_INIT;
+	struct calc_hot h;
+	struct synth sy;
+	struct calc c;
+	uint64_t to = 0;
+	size_t k = 0, n_stalls = 0;
+	long add, last = -1, i;
+	bool wrapped;
+
+	(void)state;
+	par.window = 0;
+	par.pairs = true;
+	o.est = &par;
+	synth_calc(&sy, &c, mul_loop, sizeof(mul_loop), 2500, &o, 0x1006, 10);
+	add = calc_insn_at(&c, 0x1006);
+	assert_true(calc_nav_stalled(&c, (size_t)add));
+	assert_false(calc_nav_stalled(&c, 0));
+	for (size_t j = 0; j < c.n_insns; j++)
+		if (calc_nav_stalled(&c, j)) {
+			n_stalls++;
+			last = (long)j;
+		}
+	/* forward from before the first: each stall in turn, then around */
+	i = calc_nav_stall(&c, -1, 1, &wrapped);
+	assert_true(i >= 0 && !wrapped);
+	for (size_t s = 1; s < n_stalls; s++) {
+		long next = calc_nav_stall(&c, i, 1, &wrapped);
+
+		assert_true(next > i && !wrapped);
+		i = next;
+	}
+	assert_int_equal(i, last);
+	assert_true(calc_nav_stall(&c, last, 1, &wrapped) >= 0 && wrapped);
+	/* back from after the last: the last */
+	assert_int_equal(calc_nav_stall(&c, (long)c.n_insns, -1, &wrapped), last);
+	assert_false(wrapped);
+	calc_nav_stall_text(&c, (size_t)add, &sb);
+	assert_true(!strncmp(sb.buf, "stall at 1006: ", 15));
+	/* a stall with two culprits: they are visited in turn, and around */
+	free(c.insns[add].causes);
+	c.insns[add].causes = xcalloc(2, sizeof(*c.insns[add].causes));
+	c.insns[add].causes[0] = (struct calc_cause){ 0x1002, CALC_CAUSE_STATIC(CALC_STATIC_DEP) };
+	c.insns[add].causes[1] = (struct calc_cause){ 0x1000, CALC_CAUSE_CULPRIT(CULPRIT_DCACHE) };
+	c.insns[add].n_causes = 2;
+	x = calc_nav_culprit(&c, (size_t)add, &k);
+	assert_true(x && x->addr == 0x1002 && k == 0);
+	k = 1;
+	x = calc_nav_culprit(&c, (size_t)add, &k);
+	assert_true(x && x->addr == 0x1000 && k == 1);
+	k = 2;
+	x = calc_nav_culprit(&c, (size_t)add, &k);
+	assert_true(x && x->addr == 0x1002 && k == 0);
+	assert_null(calc_nav_culprit(&c, 0, &k));
+	strbuf_reset(&sb);
+	calc_nav_culprit_text(&c, (size_t)add, 1, &sb);
+	assert_string_equal(sb.buf, "culprit 2 of 2 of the stall at 1006: 1000 (d D-cache miss)");
+	/* the loop is the hottest block; H from it goes down, from elsewhere to it */
+	calc_hot_build(&h, &c, EVENT_CYCLES);
+	assert_true(h.n >= 1);
+	assert_int_equal(h.rank[0], 1);
+	assert_int_equal(h.total, c.list.totals[EVENT_CYCLES]);
+	assert_int_equal(calc_hot_next(&h, 0, -1), 0);
+	assert_int_equal(calc_hot_next(&h, 0, 1), h.n > 1 ? 1 : 0);
+	strbuf_reset(&sb);
+	calc_hot_text(&h, 0, &sb);
+	assert_true(!strncmp(sb.buf, "hottest block: 1, ", 18));
+	calc_hot_release(&h);
+	/* branches: the loop's jne goes back to its head; ret and xor go nowhere */
+	assert_int_equal(calc_nav_branch(&c, (size_t)calc_insn_at(&c, 0x100c), &to), CALC_GO_BLOCK);
+	assert_int_equal(to, 0x1002);
+	assert_int_equal(calc_nav_branch(&c, (size_t)calc_insn_at(&c, 0x100e), &to), CALC_GO_RET);
+	assert_int_equal(calc_nav_branch(&c, 0, &to), CALC_GO_NONE);
+	strbuf_release(&sb);
 	calc_release(&c);
 	epoch_meta_release(&sy.meta);
 }
@@ -1417,6 +1501,7 @@ int main(void)
 		cmocka_unit_test(calc_reports_dynamic_stall),
 		cmocka_unit_test(calc_counts_with_instructions),
 		cmocka_unit_test(calc_reports_render),
+		cmocka_unit_test(calc_navigation),
 		cmocka_unit_test(calc_schedule_modes),
 		cmocka_unit_test(calc_burst_estimate),
 		cmocka_unit_test(calc_loop_of_blocks),

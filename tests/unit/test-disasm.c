@@ -3,7 +3,7 @@
  * Unit tests of disasm/: the decoder (x86-64 and aarch64), .eh_frame
  * parsing, procedure tables, kallsyms and perf maps, ELF images (build-id,
  * offsets, symbols of stripped and unstripped builds, PLT names, debug
- * files), the vdso, and DWARF lines.  The test programs are
+ * files), the vdso, DWARF lines, and the parts of an instruction's text.  The test programs are
  * tests/programs/shapes-* (built by make check with fixed flags).
  */
 #include "config.h"
@@ -21,12 +21,14 @@
 #include <cmocka.h>
 
 #include "core/die.h"
+#include "core/strbuf.h"
 #include "core/xalloc.h"
 #include "disasm/decode.h"
 #include "disasm/dwarf.h"
 #include "disasm/ehframe.h"
 #include "disasm/elffile.h"
 #include "disasm/image.h"
+#include "disasm/insntext.h"
 #include "disasm/proctab.h"
 #include "disasm/textsyms.h"
 
@@ -233,6 +235,70 @@ static void decode_x86_details(void **state)
 	n = unhex("e80000", b);
 	assert_int_equal(decode_one(d, b, n, 0x1000, &in), 1);
 	assert_int_equal(in.kind, INSN_INVALID);
+	decoder_free(d);
+}
+
+/*
+ * The parts of the instruction decoded from hex at addr, as "kind:text|..."
+ * (M mnemonic, R register, I immediate, S size, T target, . other).
+ */
+static char *parts_of(struct decoder *d, const char *hex, uint64_t addr, size_t max)
+{
+	static const char kinds[] = { 'M', 'R', 'I', 'S', 'T', '.' };
+	struct insn_part p[INSN_PARTS_MAX];
+	struct strbuf sb = STRBUF_INIT;
+	uint8_t b[16];
+	size_t nb = unhex(hex, b), n, end = 0;
+	struct insn in;
+
+	decode_one(d, b, nb, addr, &in);
+	n = insn_parts(&in, p, max);
+	for (size_t k = 0; k < n; k++) {
+		assert_int_equal(p[k].off, end); /* they cover the text, in order */
+		end = p[k].off + p[k].len;
+		strbuf_addf(&sb, "%c:%.*s|", kinds[p[k].kind], (int)p[k].len, in.text + p[k].off);
+	}
+	assert_int_equal(end, strlen(in.text));
+	return strbuf_detach(&sb, NULL);
+}
+
+static void expect_parts(struct decoder *d, const char *hex, uint64_t addr, size_t max,
+			 const char *want)
+{
+	char *got = parts_of(d, hex, addr, max);
+
+	assert_string_equal(got, want);
+	free(got);
+}
+
+static void insn_text_parts(void **state)
+{
+	struct decoder *d = decoder_new(ARCH_X86_64);
+
+	expect_parts(d, "488b4308", 0x1000, INSN_PARTS_MAX,
+		     "M:mov|.: |R:rax|.:, |S:qword|.: |S:ptr|.: [|R:rbx|.: + |I:8|.:]|");
+	/* the immediate of a direct branch is its target */
+	expect_parts(d, "7534", 0x401100, INSN_PARTS_MAX, "M:jne|.: |T:0x401136|");
+	/* prefixes are the decoder's mnemonic */
+	expect_parts(d, "f348ab", 0x1000, INSN_PARTS_MAX,
+		     "M:rep stosq|.: |S:qword|.: |S:ptr|.: [|R:rdi|.:], |R:rax|");
+	expect_parts(d, "f00fb10d2f000000", 0x1000, INSN_PARTS_MAX,
+		     "M:lock cmpxchg|.: |S:dword|.: |S:ptr|.: [|R:rip|.: + |I:0x2f|.:], |R:ecx|");
+	expect_parts(d, "c3", 0x1000, INSN_PARTS_MAX, "M:ret|");
+	expect_parts(d, "c5f458448ee0", 0x1000, INSN_PARTS_MAX,
+		     "M:vaddps|.: |R:ymm0|.:, |R:ymm1|.:, |S:ymmword|.: |S:ptr|.: [|R:rsi|.: + |R:rcx|"
+		     ".:*|I:4|.: - |I:0x20|.:]|");
+	/* a negative immediate is one */
+	expect_parts(d, "4883c480", 0x1000, INSN_PARTS_MAX, "M:add|.: |R:rsp|.:, |I:-0x80|");
+	/* bytes that do not decode */
+	expect_parts(d, "0f0b0f", 0x1000, INSN_PARTS_MAX, "M:ud2|");
+	expect_parts(d, "e80000", 0x1000, INSN_PARTS_MAX, "M:(bad)|.: .byte 0xe8|");
+	/* too many parts: the last one takes the rest */
+	expect_parts(d, "4801d8", 0x1000, 3, "M:add|.: |.:rax, rbx|");
+	decoder_free(d);
+	d = decoder_new(ARCH_AARCH64);
+	expect_parts(d, "200440f9", 0x1000, INSN_PARTS_MAX, "M:ldr|.: |R:x0|.:, [|R:x1|.:, #|I:8|.:]|");
+	expect_parts(d, "04000014", 0x1000, INSN_PARTS_MAX, "M:b|.: #|T:0x1010|");
 	decoder_free(d);
 }
 
@@ -721,6 +787,7 @@ int main(void)
 		cmocka_unit_test(decode_x86),
 		cmocka_unit_test(decode_x86_details),
 		cmocka_unit_test(decode_aarch64),
+		cmocka_unit_test(insn_text_parts),
 		cmocka_unit_test(ehframe),
 		cmocka_unit_test(proctab_rules),
 		cmocka_unit_test(kallsyms_and_perfmap),

@@ -25,7 +25,6 @@
 #include "core/xalloc.h"
 #include "tui/data-diff.h"
 #include "present/draw.h"
-#include "tui/insntext.h"
 #include "tui/job.h"
 #include "tui/request.h"
 #include "tui/script.h"
@@ -748,52 +747,7 @@ static void diff_ratios(void **state)
 	assert_string_equal(buf, "1234x");
 }
 
-/* ---- instruction text and completion candidates ---------------------------- */
-
-/* The spans of text as "kind:text|..." (M mnemonic, R register, I immediate, S size, T target, .). */
-static char *spans(const char *text, bool branch, size_t max)
-{
-	static const char kinds[] = { 'M', 'R', 'I', 'S', 'T', '.' };
-	struct insn_span sp[INSN_SPANS_MAX];
-	struct strbuf sb = STRBUF_INIT;
-	size_t n = insn_text_spans(text, branch, sp, max), end = 0;
-
-	for (size_t k = 0; k < n; k++) {
-		assert_int_equal(sp[k].off, end); /* they cover the text, in order */
-		end = sp[k].off + sp[k].len;
-		strbuf_addf(&sb, "%c:%.*s|", kinds[sp[k].kind], (int)sp[k].len, text + sp[k].off);
-	}
-	assert_int_equal(end, strlen(text));
-	return strbuf_detach(&sb, NULL);
-}
-
-static void expect_spans(const char *text, bool branch, size_t max, const char *want)
-{
-	char *got = spans(text, branch, max);
-
-	assert_string_equal(got, want);
-	free(got);
-}
-
-static void insn_text_is_split(void **state)
-{
-	expect_spans("mov rax, qword ptr [rbx + 8]", false, INSN_SPANS_MAX,
-		     "M:mov|.: |R:rax|.:, |S:qword|.: |S:ptr|.: [|R:rbx|.: + |I:8|.:]|");
-	expect_spans("jne 0x401136", true, INSN_SPANS_MAX, "M:jne|.: |T:0x401136|");
-	expect_spans("rep stosq qword ptr [rdi], rax", false, INSN_SPANS_MAX,
-		     "M:rep stosq|.: |S:qword|.: |S:ptr|.: [|R:rdi|.:], |R:rax|");
-	expect_spans("lock cmpxchg dword ptr [rip + 0x2f], ecx", false, INSN_SPANS_MAX,
-		     "M:lock cmpxchg|.: |S:dword|.: |S:ptr|.: [|R:rip|.: + |I:0x2f|.:], |R:ecx|");
-	expect_spans("ret", false, INSN_SPANS_MAX, "M:ret|");
-	expect_spans("rep", false, INSN_SPANS_MAX, "M:rep|");
-	expect_spans("vaddps ymm0, ymm1, ymmword ptr [rsi + rcx*4 - 0x20]", false, INSN_SPANS_MAX,
-		     "M:vaddps|.: |R:ymm0|.:, |R:ymm1|.:, |S:ymmword|.: |S:ptr|.: [|R:rsi|.: + |R:rcx|"
-		     ".:*|I:4|.: - |I:0x20|.:]|");
-	/* Too many spans: the last one takes the rest. */
-	expect_spans("add rax, rbx", false, 3, "M:add|.: |.:rax, rbx|");
-	assert_int_equal(insn_text_mnemonic_len("repne scasb al, byte ptr [rdi]"), 11);
-	assert_int_equal(insn_text_mnemonic_len(""), 0);
-}
+/* ---- completion candidates ------------------------------------------------- */
 
 static void candidates_dedup(void **state)
 {
@@ -830,7 +784,6 @@ int main(void)
 		cmocka_unit_test(jobs_run_inline),
 		cmocka_unit_test(jobs_background_yields),
 		cmocka_unit_test(diff_ratios),
-		cmocka_unit_test(insn_text_is_split),
 		cmocka_unit_test(candidates_dedup),
 	};
 
