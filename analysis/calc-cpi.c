@@ -72,7 +72,8 @@ static void insn_figures(struct calc_work *w, size_t i, const struct culprit_ctx
 	 * is sampled in the kernel) or a guess for bytes the decoder could not
 	 * follow.  Where the samples say it took less, what it took is its
 	 * best case, so that the best case of its block and procedure never
-	 * rests on the guess (issue 10: read, best-case CPI 31.5, CPI 0.5).
+	 * rests on the guess (read once showed a best-case CPI of 31.5 at a CPI
+	 * of 0.5).
 	 */
 	if ((ci->flags & CALC_I_UNCERTAIN) && ci->cpi < ci->m) {
 		ci->m = ci->cpi;

@@ -170,7 +170,7 @@ static void row_line(const struct diff *d, const struct diff_row *r, struct cols
 	free(image);
 }
 
-static struct cols measure(const struct diff *d, unsigned flags)
+static struct cols diff_widths(const struct diff *d, unsigned flags)
 {
 	struct cols c = { 7, 9, 4, d->n_a > 1 || d->n_b > 1, d->rows_src.level == PSET_INSTRUCTIONS };
 
@@ -276,7 +276,7 @@ static void rows(const struct diff *d, struct cols c, unsigned flags, size_t max
 
 void diff_draw(const struct diff *d, struct draw *dr, unsigned flags, size_t max_rows)
 {
-	struct cols c = measure(d, flags);
+	struct cols c = diff_widths(d, flags);
 
 	header(d, dr);
 	if (d->has_proc)

@@ -133,18 +133,17 @@ static const char *image_name(const struct epoch_view *v, size_t i)
 
 void invariants_draw(const struct invariants *inv, struct draw *d, const struct epoch_view *v)
 {
+	static const struct draw_col head[] = {
+		{ "Samples", 8, ALIGN_RIGHT }, { "Procedure", 28, ALIGN_LEFT },
+		{ "Image", 12, ALIGN_LEFT }, { "Instruction", 34, ALIGN_LEFT },
+	};
+
 	draw_printf(d, STYLE_TITLE, "Semi-invariant instructions of epoch %" PRIu32
 		    " (most common value >= %.0f%%, >= %" PRIu64 " value samples), hottest first",
 		    inv->seq, 100 * inv->opts.min_share, inv->opts.min_samples);
 	draw_eol(d);
 	draw_eol(d);
-	draw_field(d, STYLE_HEADER, "Samples", 8, ALIGN_RIGHT);
-	draw_space(d, STYLE_NORMAL, 2);
-	draw_field(d, STYLE_HEADER, "Procedure", 28, ALIGN_LEFT);
-	draw_space(d, STYLE_NORMAL, 2);
-	draw_field(d, STYLE_HEADER, "Image", 12, ALIGN_LEFT);
-	draw_space(d, STYLE_NORMAL, 2);
-	draw_field(d, STYLE_HEADER, "Instruction", 34, ALIGN_LEFT);
+	draw_columns(d, STYLE_HEADER, head, ARRAY_SIZE(head), STYLE_NORMAL, 2);
 	draw_space(d, STYLE_NORMAL, 2);
 	draw_text(d, STYLE_HEADER, "Values");
 	draw_eol(d);

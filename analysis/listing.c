@@ -6,7 +6,7 @@
 #include "config.h"
 
 #include "analysis/listing.h"
-#include "analysis/valprof.h"
+#include "analysis/valinsn.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -323,7 +323,7 @@ static void source_line(const struct listing_insn *li, struct draw *d)
 }
 
 /* Column widths: the address, and each event's (its label or its total). */
-static int measure(const struct listing *l, size_t *w)
+static int listing_widths(const struct listing *l, size_t *w)
 {
 	int aw = 4;
 	char label[40];
@@ -375,7 +375,7 @@ void listing_draw(const struct listing *l, struct draw *d, unsigned flags)
 		draw_eol(d);
 	}
 	draw_eol(d);
-	aw = measure(l, w);
+	aw = listing_widths(l, w);
 	draw_printf(d, STYLE_HEADER, "  %*s", aw, "Addr");
 	for (size_t c = 0; c < l->n_events; c++)
 		draw_printf(d, STYLE_HEADER, "  %*s", (int)w[c],
@@ -416,27 +416,19 @@ static void json_insns(struct json_writer *w, const struct listing *l)
 		const struct listing_insn *li = &l->insns[i];
 
 		json_object_begin(w);
-		json_key(w, "address");
-		json_hex(w, li->insn->addr);
-		json_key(w, "length");
-		json_u64(w, li->insn->len);
-		json_key(w, "text");
-		json_string(w, li->insn->text);
-		json_key(w, "kind");
-		json_string(w, insn_kind_name(li->insn->kind));
-		json_key(w, "block");
-		json_i64(w, li->block);
+		json_key(w, "address"), json_hex(w, li->insn->addr);
+		json_key(w, "length"), json_u64(w, li->insn->len);
+		json_key(w, "text"), json_string(w, li->insn->text);
+		json_key(w, "kind"), json_string(w, insn_kind_name(li->insn->kind));
+		json_key(w, "block"), json_i64(w, li->block);
 		json_key(w, "samples");
 		listing_samples_json(l, w, li->samples);
 		if (li->line) {
-			json_key(w, "file");
-			json_string(w, li->line->file);
-			json_key(w, "line");
-			json_u64(w, li->line->line);
+			json_key(w, "file"), json_string(w, li->line->file);
+			json_key(w, "line"), json_u64(w, li->line->line);
 		}
 		if (li->inl) {
-			json_key(w, "inlined");
-			json_string(w, li->inl->name);
+			json_key(w, "inlined"), json_string(w, li->inl->name);
 		}
 		if (l->values && i < l->values->n) {
 			json_key(w, "values");
@@ -457,18 +449,12 @@ static void json_blocks(struct json_writer *w, const struct listing *l)
 		const struct cfg_block *blk = &cfg->blocks[b];
 
 		json_object_begin(w);
-		json_key(w, "index");
-		json_u64(w, b);
-		json_key(w, "start");
-		json_hex(w, blk->start);
-		json_key(w, "end");
-		json_hex(w, blk->end);
-		json_key(w, "class");
-		json_i64(w, blk->cls);
-		json_key(w, "exit");
-		json_bool(w, b == cfg->exit);
-		json_key(w, "reachable");
-		json_bool(w, !(blk->flags & CFG_BLOCK_UNREACHABLE));
+		json_key(w, "index"), json_u64(w, b);
+		json_key(w, "start"), json_hex(w, blk->start);
+		json_key(w, "end"), json_hex(w, blk->end);
+		json_key(w, "class"), json_i64(w, blk->cls);
+		json_key(w, "exit"), json_bool(w, b == cfg->exit);
+		json_key(w, "reachable"), json_bool(w, !(blk->flags & CFG_BLOCK_UNREACHABLE));
 		json_object_end(w);
 	}
 	json_array_end(w);
@@ -476,14 +462,10 @@ static void json_blocks(struct json_writer *w, const struct listing *l)
 	json_array_begin(w);
 	for (size_t e = 0; e < cfg->n_edges; e++) {
 		json_object_begin(w);
-		json_key(w, "from");
-		json_u64(w, cfg->edges[e].from);
-		json_key(w, "to");
-		json_u64(w, cfg->edges[e].to);
-		json_key(w, "kind");
-		json_string(w, cfg_edge_kind_name(cfg->edges[e].kind));
-		json_key(w, "class");
-		json_i64(w, cfg->edges[e].cls);
+		json_key(w, "from"), json_u64(w, cfg->edges[e].from);
+		json_key(w, "to"), json_u64(w, cfg->edges[e].to);
+		json_key(w, "kind"), json_string(w, cfg_edge_kind_name(cfg->edges[e].kind));
+		json_key(w, "class"), json_i64(w, cfg->edges[e].cls);
 		json_object_end(w);
 	}
 	json_array_end(w);
@@ -491,34 +473,25 @@ static void json_blocks(struct json_writer *w, const struct listing *l)
 
 void listing_where_json(const struct listing *l, struct json_writer *w)
 {
-	json_key(w, "image");
-	json_string(w, l->img->rec.path);
-	json_key(w, "start");
-	json_hex(w, l->ref.proc->start);
-	json_key(w, "end");
-	json_hex(w, l->ref.proc->end);
-	json_key(w, "missing_edges");
-	json_bool(w, (l->cfg.flags & CFG_MISSING_EDGES) != 0);
+	json_key(w, "image"), json_string(w, l->img->rec.path);
+	json_key(w, "start"), json_hex(w, l->ref.proc->start);
+	json_key(w, "end"), json_hex(w, l->ref.proc->end);
+	json_key(w, "missing_edges"), json_bool(w, (l->cfg.flags & CFG_MISSING_EDGES) != 0);
 }
 
 void listing_json(const struct listing *l, struct json_writer *w, unsigned flags)
 {
 	json_object_begin(w);
-	json_key(w, "epoch");
-	json_u64(w, l->view->seq);
-	json_key(w, "procedure");
-	json_string(w, l->ref.proc->name);
-	json_key(w, "symbol");
-	json_string(w, l->ref.proc->sym);
+	json_key(w, "epoch"), json_u64(w, l->view->seq);
+	json_key(w, "procedure"), json_string(w, l->ref.proc->name);
+	json_key(w, "symbol"), json_string(w, l->ref.proc->sym);
 	listing_where_json(l, w);
 	json_key(w, "samples");
 	listing_samples_json(l, w, l->totals);
 	json_key(w, "stray_samples");
 	listing_samples_json(l, w, l->stray);
-	if (flags & LISTING_SOURCE) {
-		json_key(w, "source_unavailable");
-		json_string(w, l->src_why);
-	}
+	if (flags & LISTING_SOURCE)
+		json_key(w, "source_unavailable"), json_string(w, l->src_why);
 	json_insns(w, l);
 	json_blocks(w, l);
 	db_damage_json(&l->view->db, 1, w);

@@ -181,7 +181,7 @@ static int fmt_width(double v)
 	return snprintf(buf, sizeof(buf), "%.2f", v);
 }
 
-static struct widths measure(const struct setstats *st, size_t n)
+static struct widths stats_widths(const struct setstats *st, size_t n)
 {
 	struct widths w = { 7, 6 };
 
@@ -216,7 +216,7 @@ void setstats_draw(const struct setstats *st, struct draw *d, size_t max_rows)
 {
 	size_t n = max_rows && max_rows < st->n ? max_rows : st->n;
 	struct strbuf sb = STRBUF_INIT;
-	struct widths w = measure(st, n);
+	struct widths w = stats_widths(st, n);
 
 	header(st, &sb);
 	subject(st, &sb);

@@ -1,9 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "config.h"
 #include "analysis/valprof.h"
-#include "core/json.h"
-#include "present/draw.h"
-#include "core/strbuf.h"
 #include "core/xalloc.h"
 #include "disasm/decode.h"
 
@@ -256,72 +253,4 @@ void valprof_build(struct valprof *vp, const struct listing *l, const struct val
 		if ((in->flags & (INSN_F_LOAD | INSN_F_STORE)) && !(in->flags & INSN_F_PREFETCH))
 			address(&vp->insns[i], l, prof, i, &ops);
 	}
-}
-
-void valprof_release(struct valprof *vp)
-{
-	free(vp->insns);
-	memset(vp, 0, sizeof(*vp));
-}
-
-void valprof_draw(const struct valprof_insn *vi, struct draw *d)
-{
-	for (unsigned k = 0; k < vi->n; k++) {
-		const struct valprof_item *it = &vi->it[k];
-
-		if (k)
-			draw_space(d, STYLE_NORMAL, 2);
-		draw_text(d, it->address ? STYLE_LABEL : STYLE_REGISTER, it->name);
-		draw_text(d, STYLE_NORMAL, ":");
-		for (unsigned j = 0; j < it->n; j++) {
-			if (j)
-				draw_space(d, STYLE_NORMAL, 1);
-			draw_printf(d, it->v[j].share >= VALPROF_INVARIANT ? STYLE_HOT : STYLE_NORMAL,
-				    "(%s%.1f%%", it->lower_bound ? ">=" : "", 100 * it->v[j].share);
-			draw_printf(d, STYLE_IMMEDIATE, " 0x%llx", (unsigned long long)it->v[j].value);
-			draw_text(d, STYLE_NORMAL, ")");
-		}
-	}
-}
-
-void valprof_format(const struct valprof_insn *vi, struct strbuf *sb)
-{
-	struct draw d;
-
-	draw_init_text(&d, sb, DRAW_UNBOUNDED, DRAW_UTF8);
-	valprof_draw(vi, &d);
-}
-
-void valprof_json(const struct valprof_insn *vi, struct json_writer *w)
-{
-	json_array_begin(w);
-	for (unsigned k = 0; k < vi->n; k++) {
-		const struct valprof_item *it = &vi->it[k];
-
-		for (unsigned j = 0; j < it->n; j++) {
-			char hex[24];
-
-			snprintf(hex, sizeof(hex), "0x%llx", (unsigned long long)it->v[j].value);
-			json_object_begin(w);
-			json_key(w, "reg"), json_string(w, it->name);
-			json_key(w, "value"), json_string(w, hex);
-			json_key(w, "share"), json_double(w, it->v[j].share, 4);
-			json_key(w, "samples"), json_u64(w, it->samples);
-			if (it->lower_bound)
-				json_key(w, "lower_bound"), json_bool(w, true);
-			json_object_end(w);
-		}
-	}
-	json_array_end(w);
-}
-
-const struct valprof_item *valprof_invariant(const struct valprof_insn *vi, double min_share)
-{
-	const struct valprof_item *best = NULL;
-
-	for (unsigned k = 0; k < vi->n; k++)
-		if (vi->it[k].n && vi->it[k].v[0].share >= min_share &&
-		    (!best || vi->it[k].v[0].share > best->v[0].share))
-			best = &vi->it[k];
-	return best;
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * analysis/valprof.h - a procedure's value profile, instruction by
- * instruction, as the reports show it (seed 004, slide 15):
+ * instruction (analysis/valinsn.h: as the reports show it; seed 004,
+ * slide 15), built from its listing:
  *
  *   ldq ra, -16(t12)        ra:(98.94% 0xff...ff) (0.53% ...)
  *
@@ -37,44 +38,11 @@
 #include <stdint.h>
 
 #include "analysis/listing.h"
+#include "analysis/valinsn.h"
 #include "db/values.h"
 
-struct strbuf;
-struct json_writer;
-struct draw;
-
-#define VALPROF_SHOW 3      /* values shown per register */
-#define VALPROF_ITEMS 4     /* registers (and the address) shown per instruction */
-/* A register's (or address's) most common value at least this share: semi-invariant. */
-#define VALPROF_INVARIANT 0.90
 /* Fewer value samples than this at an instruction: its values are not shown. */
 #define VALPROF_MIN_SAMPLES 8
-
-struct valprof_value {
-	uint64_t value;
-	double share;           /* of the item's value samples, 0..1 */
-};
-
-struct valprof_item {
-	char name[8];           /* "rax" ... "r15", or "addr" */
-	bool address;           /* the memory address the instruction accesses */
-	bool lower_bound;       /* an address of two registers: shares are at least these */
-	uint64_t samples;       /* value samples the shares are of */
-	unsigned n;             /* values shown, most common first */
-	struct valprof_value v[VALPROF_SHOW];
-};
-
-struct valprof_insn {
-	unsigned n;
-	struct valprof_item it[VALPROF_ITEMS];
-};
-
-struct valprof {
-	struct valprof_insn *insns;   /* one per listing instruction (same index) */
-	size_t n;
-	bool present;                 /* the image has a value profile in this epoch */
-	uint64_t samples;             /* value samples in the procedure's range */
-};
 
 /*
  * Builds the values of listing l's instructions from prof (the image's
@@ -82,7 +50,6 @@ struct valprof {
  * Instructions are decoded again for their memory operands.
  */
 void valprof_build(struct valprof *vp, const struct listing *l, const struct values_profile *prof);
-void valprof_release(struct valprof *vp);
 
 /*
  * The value profile's register (enum values_reg) of a general-purpose
@@ -93,26 +60,5 @@ int valprof_vreg(unsigned dreg);
 /* The record of the instruction at address addr of l's image, or NULL. */
 const struct values_rec *valprof_rec_at(const struct listing *l, const struct values_profile *prof,
 					uint64_t addr);
-
-/*
- * Draws "rax:(95.0% 0x5eed5eed) (0.4% 0x7)  addr:(>=90.0% 0x601040)" as
- * styled segments (present/draw.h): what every view of values shows.
- */
-void valprof_draw(const struct valprof_insn *vi, struct draw *d);
-/* The same appended to sb as plain text. */
-void valprof_format(const struct valprof_insn *vi, struct strbuf *sb);
-
-/*
- * Writes the instruction's "values" array: one object per value shown,
- * {"reg": "rax", "value": "0x5eed5eed", "share": 0.95, "samples": 120}
- * ("reg" is "addr" for the address, with "lower_bound": true when it is).
- */
-void valprof_json(const struct valprof_insn *vi, struct json_writer *w);
-
-/*
- * The item of vi whose most common value has the largest share, if that
- * share is at least min_share; NULL otherwise.
- */
-const struct valprof_item *valprof_invariant(const struct valprof_insn *vi, double min_share);
 
 #endif

@@ -203,31 +203,21 @@ static void json_stat(struct json_writer *w, const char *key, const struct watch
 {
 	json_key(w, key);
 	json_object_begin(w);
-	json_key(w, "min");
-	json_u64(w, st->min);
-	json_key(w, "max");
-	json_u64(w, st->max);
-	json_key(w, "mean");
-	json_double(w, st->mean, 12);
-	json_key(w, "stddev");
-	json_double(w, watch_stat_stddev(st), 12);
-	if (total) {
-		json_key(w, "total");
-		json_double(w, st->mean * (double)st->n, 15);
-	}
+	json_key(w, "min"), json_u64(w, st->min);
+	json_key(w, "max"), json_u64(w, st->max);
+	json_key(w, "mean"), json_double(w, st->mean, 12);
+	json_key(w, "stddev"), json_double(w, watch_stat_stddev(st), 12);
+	if (total)
+		json_key(w, "total"), json_double(w, st->mean * (double)st->n, 15);
 	json_object_end(w);
 }
 
 static void json_counts(struct json_writer *w, const struct watch_rec *r)
 {
-	json_key(w, "calls");
-	json_u64(w, r->calls);
-	json_key(w, "open");
-	json_u64(w, r->open);
-	json_key(w, "unwound");
-	json_u64(w, r->unwound);
-	json_key(w, "timed");
-	json_u64(w, r->wall.n);
+	json_key(w, "calls"), json_u64(w, r->calls);
+	json_key(w, "open"), json_u64(w, r->open);
+	json_key(w, "unwound"), json_u64(w, r->unwound);
+	json_key(w, "timed"), json_u64(w, r->wall.n);
 	json_stat(w, "wall_ns", &r->wall, false);
 	json_stat(w, "cpu_ns", &r->cpu, false);
 	json_key(w, "histogram");
@@ -235,12 +225,9 @@ static void json_counts(struct json_writer *w, const struct watch_rec *r)
 	for (unsigned k = 0; k < WATCH_HIST; k++)
 		if (r->hist[k]) {
 			json_object_begin(w);
-			json_key(w, "from_ns");
-			json_u64(w, bucket_lo(k));
-			json_key(w, "to_ns");
-			json_u64(w, bucket_hi(k));
-			json_key(w, "count");
-			json_u64(w, r->hist[k]);
+			json_key(w, "from_ns"), json_u64(w, bucket_lo(k));
+			json_key(w, "to_ns"), json_u64(w, bucket_hi(k));
+			json_key(w, "count"), json_u64(w, r->hist[k]);
 			json_object_end(w);
 		}
 	json_array_end(w);
@@ -264,14 +251,10 @@ void watch_report_json(const struct watch_set *s, struct db *db, struct json_wri
 		const struct watch_rec *r = &fn.v[i];
 
 		json_object_begin(w);
-		json_key(w, "function");
-		json_string(w, r->name);
-		json_key(w, "kind");
-		json_string(w, r->kind == WATCH_BETWEEN ? "between" : "function");
-		json_key(w, "image");
-		json_string(w, r->path);
-		json_key(w, "offset");
-		json_hex(w, r->offset);
+		json_key(w, "function"), json_string(w, r->name);
+		json_key(w, "kind"), json_string(w, r->kind == WATCH_BETWEEN ? "between" : "function");
+		json_key(w, "image"), json_string(w, r->path);
+		json_key(w, "offset"), json_hex(w, r->offset);
 		json_counts(w, r);
 		json_key(w, "threads");
 		json_array_begin(w);
@@ -279,12 +262,9 @@ void watch_report_json(const struct watch_set *s, struct db *db, struct json_wri
 			if (!watch_same_target(&th.v[k], r) || !th.v[k].tid)
 				continue;
 			json_object_begin(w);
-			json_key(w, "pid");
-			json_u64(w, th.v[k].pid);
-			json_key(w, "tid");
-			json_u64(w, th.v[k].tid);
-			json_key(w, "comm");
-			json_string(w, th.v[k].comm);
+			json_key(w, "pid"), json_u64(w, th.v[k].pid);
+			json_key(w, "tid"), json_u64(w, th.v[k].tid);
+			json_key(w, "comm"), json_string(w, th.v[k].comm);
 			json_counts(w, &th.v[k]);
 			json_object_end(w);
 		}

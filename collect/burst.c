@@ -119,7 +119,7 @@ static void resolve(struct bursts *b, struct procs *procs, struct addr_space *as
 		st->offset = pc;
 		return;
 	}
-	st->image = burst_set_key(&b->set, procs_image(procs, image)->img.key);
+	st->image = burst_set_key(&b->set, procs_cimage(procs, image)->img.key);
 	st->offset = off;
 }
 

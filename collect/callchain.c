@@ -28,6 +28,7 @@
 #include "core/strbuf.h"
 #include "core/timeutil.h"
 #include "core/xalloc.h"
+#include "db/binaries.h"
 #include "db/db.h"
 #include "db/image.h"
 #include "db/meta.h"
@@ -283,7 +284,7 @@ static void on_reply(void *ctx, uint32_t seq, struct utable *t, const char *why)
 	}
 	*u64map_slot(&cg->seq_image, seq) = 0;
 	ct = ctable(cg, (uint32_t)(v - 1));
-	img = &procs_image(cg->procs, (uint32_t)(v - 1))->img;
+	img = &procs_cimage(cg->procs, (uint32_t)(v - 1))->img;
 	ct->state = T_FAILED;
 	if (!t) {
 		cg->stats.table_failures++;
@@ -370,10 +371,10 @@ static void cache_table(struct callchain *cg, const struct db_image *img, const 
 }
 
 /* Sends the request for image's table (QUEUED or UNKNOWN -> PENDING or FAILED). */
-static void request(struct callchain *cg, uint32_t image)
+static void ask_table(struct callchain *cg, uint32_t image)
 {
 	struct ctable *ct = ctable(cg, image);
-	const struct db_image *img = &procs_image(cg->procs, image)->img;
+	const struct db_image *img = &procs_cimage(cg->procs, image)->img;
 	int fd = -1;
 
 	if (cached_table(cg, image, img))
@@ -403,14 +404,14 @@ static void pump(struct callchain *cg)
 			if (ctable(cg, cg->queue[k])->misses > ctable(cg, cg->queue[best])->misses)
 				best = k;
 		if (ctable(cg, cg->queue[best])->state == T_QUEUED)
-			request(cg, cg->queue[best]);
+			ask_table(cg, cg->queue[best]);
 		cg->queue[best] = cg->queue[--cg->n_queue];
 	}
 }
 
 static bool wants_table(const struct callchain *cg, uint32_t image)
 {
-	enum image_kind kind = procs_image(cg->procs, image)->img.kind;
+	enum image_kind kind = procs_cimage(cg->procs, image)->img.kind;
 
 	return cg->worker && (kind == IMAGE_FILE || kind == IMAGE_VDSO);
 }
@@ -476,7 +477,7 @@ static struct ctable *table_of(struct callchain *cg, uint32_t image, uint32_t pi
 		if (!ct->pid)
 			ct->pid = pid;
 		if (cg->max_wait_ns) {
-			request(cg, image);
+			ask_table(cg, image);
 		} else {
 			ct->misses++;
 			prefetch(cg, image, pid);
@@ -527,7 +528,7 @@ static const struct utable *find_table(void *ctx, uint64_t pc, uint64_t *offset,
 	f->unmapped |= !*mapped;
 	if (!*mapped)
 		return NULL;
-	kind = procs_image(f->cg->procs, image)->img.kind;
+	kind = procs_cimage(f->cg->procs, image)->img.kind;
 	if (kind != IMAGE_FILE && kind != IMAGE_VDSO)
 		return NULL;
 	ct = table_of(f->cg, image, f->as->pid);
@@ -559,7 +560,7 @@ static uint32_t st_image(struct callchain *cg, uint32_t image)
 	uint64_t *slot = u64map_slot(&cg->image_map, image);
 
 	if (!*slot)
-		*slot = (uint64_t)stack_table_image(&cg->st, procs_image(cg->procs, image)->img.key) + 1;
+		*slot = (uint64_t)stack_table_image(&cg->st, procs_cimage(cg->procs, image)->img.key) + 1;
 	return (uint32_t)(*slot - 1);
 }
 
@@ -936,7 +937,7 @@ static void cache_tables(struct callchain *cg)
 
 		if (!ct->cache_pending || ct->state != T_READY)
 			continue;
-		img = &procs_image(cg->procs, i)->img;
+		img = &procs_cimage(cg->procs, i)->img;
 		if (!image_index_find(&cg->store->index, img->key))
 			continue;
 		ct->cache_pending = false;

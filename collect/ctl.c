@@ -234,25 +234,6 @@ static int send_all(int fd, const char *buf, size_t len)
 	return 0;
 }
 
-static int read_reply(int fd, struct strbuf *sb)
-{
-	for (;;) {
-		ssize_t n;
-
-		strbuf_grow(sb, 4096);
-		n = read(fd, sb->buf + sb->len, sb->alloc - sb->len - 1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -1;
-		if (!n)
-			return 0;
-		strbuf_setlen(sb, sb->len + (size_t)n);
-		if (sb->len > (16u << 20))
-			return -1;
-	}
-}
-
 int ctl_call(const char *path, const struct ctl_request *req, FILE *out, int timeout_ms)
 {
 	struct sockaddr_un sa;
@@ -274,7 +255,7 @@ int ctl_call(const char *path, const struct ctl_request *req, FILE *out, int tim
 
 		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	}
-	if (send_all(fd, line, (size_t)n) || read_reply(fd, &sb)) {
+	if (send_all(fd, line, (size_t)n) || strbuf_read_fd(&sb, fd, 16u << 20)) {
 		errorf_errno("no answer from dcpid at '%s'", path);
 		goto out;
 	}

@@ -2,6 +2,7 @@
 #include "config.h"
 #include "collect/kallsyms.h"
 #include "core/die.h"
+#include "core/search.h"
 #include "core/strbuf.h"
 #include "core/xalloc.h"
 
@@ -55,11 +56,16 @@ struct tail_line {
 	size_t off, len;        /* in the tail's text */
 };
 
+/* A wanted address's symbol (floor) and the one after it (next), as far as known. */
+struct sym_bounds {
+	uint64_t floor, next;
+	bool has_floor, has_next;
+};
+
 struct pass {
 	const uint64_t *x;      /* the wanted addresses, sorted */
 	size_t n, i;            /* the next one not yet placed in the sorted part */
-	uint64_t *floor, *next; /* per address: the sorted part's symbol and the one after */
-	bool *has_floor, *has_next;
+	struct sym_bounds *b;       /* per address */
 	struct strbuf *out;
 
 	/* The sorted part: the current group (one address) of lines. */
@@ -96,17 +102,17 @@ static void close_group(struct pass *p, bool has_a, uint64_t a)
 	for (; p->i < p->n && (!has_a || p->x[p->i] < a); p->i++) {
 		if (p->x[p->i] < p->g) {
 			/* Below the first symbol: no floor here, but this one is above. */
-			p->next[p->i] = p->g;
-			p->has_next[p->i] = true;
+			p->b[p->i].next = p->g;
+			p->b[p->i].has_next = true;
 			below = true;
 			continue;
 		}
 		wanted = true;
-		p->floor[p->i] = p->g;
-		p->has_floor[p->i] = true;
+		p->b[p->i].floor = p->g;
+		p->b[p->i].has_floor = true;
 		if (has_a) {
-			p->next[p->i] = a;
-			p->has_next[p->i] = true;
+			p->b[p->i].next = a;
+			p->b[p->i].has_next = true;
 		}
 	}
 	if (wanted && !p->g_emit) {
@@ -168,16 +174,8 @@ static int cmp_u64(const void *a, const void *b)
 /* The index of the greatest element <= x, or n if none. */
 static size_t floor_index(const uint64_t *v, size_t n, uint64_t x)
 {
-	size_t lo = 0, hi = n;
+	size_t lo = LOWER_BOUND(n, k, v[k] <= x);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (v[mid] <= x)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	return lo ? lo - 1 : n;
 }
 
@@ -215,22 +213,22 @@ static void finish_tail(struct pass *p)
 	for (size_t k = 0; k < p->n; k++) {
 		size_t j = floor_index(t, nt, p->x[k]), above;
 
-		if (j < nt && (!p->has_floor[k] || t[j] > p->floor[k])) {
-			p->floor[k] = t[j];
-			p->has_floor[k] = true;
+		if (j < nt && (!p->b[k].has_floor || t[j] > p->b[k].floor)) {
+			p->b[k].floor = t[j];
+			p->b[k].has_floor = true;
 		}
-		if (!p->has_floor[k])
+		if (!p->b[k].has_floor)
 			continue;
-		j = floor_index(t, nt, p->floor[k]);
+		j = floor_index(t, nt, p->b[k].floor);
 		above = j == nt ? 0 : j + 1;
-		if (above < nt && (!p->has_next[k] || t[above] < p->next[k])) {
-			p->next[k] = t[above];
-			p->has_next[k] = true;
+		if (above < nt && (!p->b[k].has_next || t[above] < p->b[k].next)) {
+			p->b[k].next = t[above];
+			p->b[k].has_next = true;
 		}
-		want[nwant++] = p->floor[k];
-		if (p->has_next[k])
-			want[nwant++] = p->next[k];
-		if (p->first_held && p->has_next[k] && p->next[k] == p->first_addr) {
+		want[nwant++] = p->b[k].floor;
+		if (p->b[k].has_next)
+			want[nwant++] = p->b[k].next;
+		if (p->first_held && p->b[k].has_next && p->b[k].next == p->first_addr) {
 			strbuf_add(p->out, p->first.buf, p->first.len);
 			p->first_held = false;
 		}
@@ -246,16 +244,8 @@ static void finish_tail(struct pass *p)
 
 bool kallsyms_covered(const struct kallsyms_range *r, size_t n, uint64_t addr)
 {
-	size_t lo = 0, hi = n;
+	size_t lo = LOWER_BOUND(n, k, r[k].start <= addr);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (r[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	return lo && addr < r[lo - 1].end;
 }
 
@@ -265,12 +255,12 @@ static void collect_ranges(const struct pass *p, struct kallsyms_range **ranges,
 	size_t alloc = 0;
 
 	for (size_t k = 0; k < p->n; k++) {
-		if (!p->has_floor[k] || !p->has_next[k] ||
-		    (*nranges && (*ranges)[*nranges - 1].start == p->floor[k]))
+		if (!p->b[k].has_floor || !p->b[k].has_next ||
+		    (*nranges && (*ranges)[*nranges - 1].start == p->b[k].floor))
 			continue;
 		ALLOC_GROW(*ranges, *nranges + 1, alloc);
-		(*ranges)[*nranges].start = p->floor[k];
-		(*ranges)[*nranges].end = p->next[k];
+		(*ranges)[*nranges].start = p->b[k].floor;
+		(*ranges)[*nranges].end = p->b[k].next;
 		(*nranges)++;
 	}
 }
@@ -327,10 +317,7 @@ int kallsyms_subset_fd(int fd, const uint64_t *addrs, size_t n, struct strbuf *o
 		*ranges = NULL;
 		*nranges = 0;
 	}
-	p.floor = xcalloc(n + 1, sizeof(*p.floor));
-	p.next = xcalloc(n + 1, sizeof(*p.next));
-	p.has_floor = xcalloc(n + 1, sizeof(*p.has_floor));
-	p.has_next = xcalloc(n + 1, sizeof(*p.has_next));
+	p.b = xcalloc(n + 1, sizeof(*p.b));
 	strbuf_init(&p.group, 0);
 	strbuf_init(&p.first, 0);
 	strbuf_init(&p.tail_text, 0);
@@ -348,10 +335,7 @@ int kallsyms_subset_fd(int fd, const uint64_t *addrs, size_t n, struct strbuf *o
 	}
 	if (ret)
 		strbuf_setlen(out, out0);
-	free(p.floor);
-	free(p.next);
-	free(p.has_floor);
-	free(p.has_next);
+	free(p.b);
 	free(p.tail);
 	strbuf_release(&p.group);
 	strbuf_release(&p.first);

@@ -253,13 +253,6 @@ static unsigned char *ring_data(const struct perf_ring *r)
 	return r->data;
 }
 
-bool perf_ring_pending(const struct perf_ring *r)
-{
-	struct perf_event_mmap_page *m = meta_page(r);
-
-	return __atomic_load_n(&m->data_head, __ATOMIC_ACQUIRE) != m->data_tail;
-}
-
 /* Copies len bytes at ring position pos (which may wrap) into dst. */
 static void ring_copy(const struct perf_ring *r, uint64_t pos, void *dst, size_t len)
 {

@@ -106,9 +106,6 @@ typedef void (*perf_record_fn)(void *ctx, int cpu, const struct perf_event_heade
  */
 size_t perf_ring_read(struct perf_ring *r, perf_record_fn fn, void *ctx, uint64_t *garbled);
 
-/* True if the ring holds unread data. */
-bool perf_ring_pending(const struct perf_ring *r);
-
 /* Sets a new sampling period (PERF_EVENT_IOC_PERIOD). */
 int perf_set_period(int fd, uint64_t period);
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "config.h"
 #include "collect/perfrec.h"
+#include "core/cursor.h"
 
 #include <linux/perf_event.h>
 #include <string.h>
@@ -9,21 +10,6 @@
 #define TRAILER_SIZE 24
 /* A sample: identifier, ip, pid, tid, time, period. */
 #define SAMPLE_BODY 40
-
-struct cursor {
-	const unsigned char *p;
-	size_t left;
-};
-
-static int take(struct cursor *c, void *dst, size_t n)
-{
-	if (c->left < n)
-		return -1;
-	memcpy(dst, c->p, n);
-	c->p += n;
-	c->left -= n;
-	return 0;
-}
 
 static uint64_t u64_at(const unsigned char *p)
 {
@@ -38,15 +24,15 @@ static int trailer(struct cursor *c, struct perf_rec *out)
 {
 	const unsigned char *t;
 
-	if (c->left < TRAILER_SIZE)
+	if (cursor_left(c) < TRAILER_SIZE)
 		return -1;
-	t = c->p + c->left - TRAILER_SIZE;
+	t = c->end - TRAILER_SIZE;
 	memcpy(&out->pid, t, 4);
 	memcpy(&out->tid, t + 4, 4);
 	out->time = u64_at(t + 8);
 	out->id = u64_at(t + 16);
 	out->has_id = true;
-	c->left -= TRAILER_SIZE;
+	c->end -= TRAILER_SIZE;
 	return 0;
 }
 
@@ -55,9 +41,9 @@ static const char *string(struct cursor *c)
 {
 	const char *s = (const char *)c->p;
 
-	if (!c->left || !memchr(s, '\0', c->left))
+	if (!cursor_left(c) || !memchr(s, '\0', cursor_left(c)))
 		return NULL;
-	c->left = 0;
+	c->p = c->end;
 	return s;
 }
 
@@ -68,27 +54,25 @@ static int parse_optional(struct cursor *c, const struct perf_rec_format *fmt,
 	uint64_t n, skip;
 
 	if (fmt->sample_type & PERF_SAMPLE_CALLCHAIN) {
-		if (take(c, &n, 8) || n > c->left / 8)
+		if (cursor_copy(c, &n, 8) || n > cursor_left(c) / 8)
 			return -1;
 		c->p += n * 8;
-		c->left -= n * 8;
 	}
 	if (fmt->sample_type & PERF_SAMPLE_REGS_USER) {
-		if (take(c, &out->u.sample.regs_abi, 8))
+		if (cursor_copy(c, &out->u.sample.regs_abi, 8))
 			return -1;
 		if (out->u.sample.regs_abi != PERF_SAMPLE_REGS_ABI_NONE) {
 			n = (uint64_t)__builtin_popcountll(fmt->regs_user);
-			if (take(c, out->u.sample.regs, n * 8))
+			if (cursor_copy(c, out->u.sample.regs, n * 8))
 				return -1;
 			out->u.sample.n_regs = (unsigned)n;
 		}
 	}
 	if (fmt->sample_type & PERF_SAMPLE_STACK_USER) {
-		if (take(c, &n, 8) || n > c->left)
+		if (cursor_copy(c, &n, 8) || n > cursor_left(c))
 			return -1;
 		c->p += n;
-		c->left -= n;
-		if (n && take(c, &skip, 8))
+		if (n && cursor_copy(c, &skip, 8))
 			return -1;
 	}
 	return 0;
@@ -99,7 +83,7 @@ static int parse_sample(struct cursor *c, uint16_t misc, const struct perf_rec_f
 {
 	unsigned mode = misc & PERF_RECORD_MISC_CPUMODE_MASK;
 
-	if (c->left < SAMPLE_BODY)
+	if (cursor_left(c) < SAMPLE_BODY)
 		return -1;
 	out->id = u64_at(c->p);
 	out->u.sample.ip = u64_at(c->p + 8);
@@ -111,7 +95,6 @@ static int parse_sample(struct cursor *c, uint16_t misc, const struct perf_rec_f
 	out->u.sample.user = mode == PERF_RECORD_MISC_USER;
 	out->has_id = true;
 	c->p += SAMPLE_BODY;
-	c->left -= SAMPLE_BODY;
 	return parse_optional(c, fmt, out);
 }
 
@@ -120,13 +103,13 @@ static int parse_mmap(struct cursor *c, uint32_t type, uint16_t misc, struct per
 	unsigned char u[24];
 	uint32_t pid, tid;
 
-	if (trailer(c, out) || take(c, &pid, 4) || take(c, &tid, 4) ||
-	    take(c, &out->u.mmap.start, 8) || take(c, &out->u.mmap.len, 8) ||
-	    take(c, &out->u.mmap.pgoff, 8))
+	if (trailer(c, out) || cursor_copy(c, &pid, 4) || cursor_copy(c, &tid, 4) ||
+	    cursor_copy(c, &out->u.mmap.start, 8) || cursor_copy(c, &out->u.mmap.len, 8) ||
+	    cursor_copy(c, &out->u.mmap.pgoff, 8))
 		return -1;
 	if (type == PERF_RECORD_MMAP2) {
-		if (take(c, u, sizeof(u)) || take(c, &out->u.mmap.prot, 4) ||
-		    take(c, &out->u.mmap.flags, 4))
+		if (cursor_copy(c, u, sizeof(u)) || cursor_copy(c, &out->u.mmap.prot, 4) ||
+		    cursor_copy(c, &out->u.mmap.flags, 4))
 			return -1;
 		if (misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
 			out->u.mmap.has_build_id = true;
@@ -150,7 +133,7 @@ static int parse_comm(struct cursor *c, uint16_t misc, struct perf_rec *out)
 {
 	uint32_t pid, tid;
 
-	if (trailer(c, out) || take(c, &pid, 4) || take(c, &tid, 4))
+	if (trailer(c, out) || cursor_copy(c, &pid, 4) || cursor_copy(c, &tid, 4))
 		return -1;
 	out->pid = pid;
 	out->tid = tid;
@@ -162,8 +145,8 @@ static int parse_task(struct cursor *c, struct perf_rec *out)
 {
 	uint64_t time;
 
-	if (trailer(c, out) || take(c, &out->u.task.pid, 4) || take(c, &out->u.task.ppid, 4) ||
-	    take(c, &out->u.task.tid, 4) || take(c, &out->u.task.ptid, 4) || take(c, &time, 8))
+	if (trailer(c, out) || cursor_copy(c, &out->u.task.pid, 4) || cursor_copy(c, &out->u.task.ppid, 4) ||
+	    cursor_copy(c, &out->u.task.tid, 4) || cursor_copy(c, &out->u.task.ptid, 4) || cursor_copy(c, &time, 8))
 		return -1;
 	out->pid = out->u.task.pid;
 	out->tid = out->u.task.tid;
@@ -193,18 +176,18 @@ static int parse_body(struct cursor *c, uint32_t type, uint16_t misc,
 		return parse_task(c, out);
 	case PERF_RECORD_LOST:
 		out->kind = PERF_REC_LOST;
-		return trailer(c, out) || take(c, skip, 8) || take(c, &out->u.lost.lost, 8);
+		return trailer(c, out) || cursor_copy(c, skip, 8) || cursor_copy(c, &out->u.lost.lost, 8);
 	case PERF_RECORD_LOST_SAMPLES:
 		out->kind = PERF_REC_LOST_SAMPLES;
-		return trailer(c, out) || take(c, &out->u.lost.lost, 8);
+		return trailer(c, out) || cursor_copy(c, &out->u.lost.lost, 8);
 	case PERF_RECORD_THROTTLE:
 	case PERF_RECORD_UNTHROTTLE:
 		out->kind = type == PERF_RECORD_THROTTLE ? PERF_REC_THROTTLE : PERF_REC_UNTHROTTLE;
-		return trailer(c, out) || take(c, skip, 24);
+		return trailer(c, out) || cursor_copy(c, skip, 24);
 	default:
 		out->kind = PERF_REC_OTHER;
 		/* Records without sample_id (e.g. FINISHED_ROUND) have no time. */
-		if (type < PERF_RECORD_MAX && c->left >= TRAILER_SIZE)
+		if (type < PERF_RECORD_MAX && cursor_left(c) >= TRAILER_SIZE)
 			trailer(c, out);
 		return 0;
 	}
@@ -247,8 +230,7 @@ int perf_rec_parse_fmt(const void *rec, size_t len, const struct perf_rec_format
 	}
 	out->type = h.type;
 	out->misc = h.misc;
-	c.p = (const unsigned char *)rec + sizeof(h);
-	c.left = len - sizeof(h);
+	c = (struct cursor)CURSOR_INIT((const uint8_t *)rec + sizeof(h), len - sizeof(h));
 	if (parse_body(&c, h.type, h.misc, fmt, out)) {
 		*why = "truncated or malformed record";
 		return -1;

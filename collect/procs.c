@@ -3,6 +3,7 @@
 #include "collect/procs.h"
 #include "core/die.h"
 #include "core/hash.h"
+#include "core/search.h"
 #include "core/strbuf.h"
 #include "core/xalloc.h"
 
@@ -282,17 +283,7 @@ void procs_exit(struct procs *p, uint32_t pid)
 /* Index of the first mapping ending after addr. */
 static size_t first_after(const struct addr_space *as, uint64_t addr)
 {
-	size_t lo = 0, hi = as->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (as->maps[mid].end <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return LOWER_BOUND(as->n, k, as->maps[k].end <= addr);
 }
 
 static void insert_at(struct addr_space *as, size_t i, const struct mapping *m)

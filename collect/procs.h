@@ -89,7 +89,7 @@ void procs_release(struct procs *p);
 
 /* The image with this record's key, added if new (img is copied). */
 uint32_t procs_intern(struct procs *p, const struct db_image *img);
-static inline struct cimage *procs_image(struct procs *p, uint32_t i)
+static inline struct cimage *procs_cimage(struct procs *p, uint32_t i)
 {
 	return &p->images[i];
 }

@@ -136,15 +136,8 @@ static void scan_text(struct procs *p, int fd, uint32_t pid)
 	struct strbuf sb = STRBUF_INIT;
 	char *line, *save = NULL;
 
-	for (;;) {
-		ssize_t n;
-
-		strbuf_grow(&sb, 65536);
-		n = read(fd, sb.buf + sb.len, sb.alloc - sb.len - 1);
-		if (n <= 0 || sb.len > (64u << 20))
-			break;
-		strbuf_setlen(&sb, sb.len + (size_t)n);
-	}
+	/* What could not be read (an error, more than 64 MiB) is not scanned. */
+	strbuf_read_fd(&sb, fd, 64u << 20);
 	for (line = strtok_r(sb.buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
 		scan_line(p, pid, line);
 	strbuf_release(&sb);

@@ -15,6 +15,7 @@
 #include "core/die.h"
 #include "core/strbuf.h"
 #include "core/xalloc.h"
+#include "db/binaries.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -25,8 +26,7 @@
 
 static int read_file(const char *path, size_t max, struct strbuf *out, struct stat *st)
 {
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	ssize_t n;
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC), r;
 
 	if (fd < 0)
 		return -1;
@@ -35,14 +35,9 @@ static int read_file(const char *path, size_t max, struct strbuf *out, struct st
 		return -1;
 	}
 	strbuf_grow(out, (size_t)st->st_size + 1);
-	while ((n = read(fd, out->buf + out->len, out->alloc - out->len - 1)) > 0) {
-		strbuf_setlen(out, out->len + (size_t)n);
-		if (out->len > max)
-			break;
-		strbuf_grow(out, 65536);
-	}
+	r = strbuf_read_fd(out, fd, max);
 	close(fd);
-	return n < 0 || out->len > max ? -1 : 0;
+	return r;
 }
 
 /* True if data holds the GNU build-id note of img. */

@@ -118,7 +118,7 @@ static void mark_indexed(struct store *s)
 		/* Interning may move the image array: index it afterwards. */
 		uint32_t k = procs_intern(s->procs, &s->index.v[i]);
 
-		procs_image(s->procs, k)->store_gen = s->gen;
+		procs_cimage(s->procs, k)->store_gen = s->gen;
 	}
 }
 
@@ -211,8 +211,8 @@ static uint64_t table_key(uint32_t image, unsigned event, bool per_pid, uint32_t
 	       (pid & 0x7ffffff);
 }
 
-static struct ptable *table(struct store *s, uint32_t image, unsigned event, bool per_pid,
-			    uint32_t pid)
+static struct ptable *table_for(struct store *s, uint32_t image, unsigned event, bool per_pid,
+				uint32_t pid)
 {
 	uint64_t *slot = u64map_slot(&s->lookup, table_key(image, event, per_pid, pid));
 	struct ptable *t;
@@ -233,7 +233,7 @@ static struct ptable *table(struct store *s, uint32_t image, unsigned event, boo
 /* Puts a newly sampled image into the epoch's index (stored before its profiles). */
 static void index_image(struct store *s, uint32_t image)
 {
-	struct cimage *ci = procs_image(s->procs, image);
+	struct cimage *ci = procs_cimage(s->procs, image);
 
 	if (ci->store_gen == s->gen)
 		return;
@@ -272,7 +272,7 @@ void store_note_frame(struct store *s, uint32_t image, uint64_t offset)
 void store_add(struct store *s, uint32_t image, unsigned event, uint32_t pid, uint64_t offset,
 	       uint64_t count)
 {
-	struct ptable *t = table(s, image, event, false, 0);
+	struct ptable *t = table_for(s, image, event, false, 0);
 
 	if (s->entries >= s->cfg.max_entries && !u64map_get(&t->counts, offset, &(uint64_t){ 0 })) {
 		s->st.dropped += count;
@@ -280,8 +280,8 @@ void store_add(struct store *s, uint32_t image, unsigned event, uint32_t pid, ui
 	}
 	store_note_frame(s, image, offset);
 	add_to(s, t, offset, count);
-	if (pid && procs_image(s->procs, image)->per_process)
-		add_to(s, table(s, image, event, true, pid), offset, count);
+	if (pid && procs_cimage(s->procs, image)->per_process)
+		add_to(s, table_for(s, image, event, true, pid), offset, count);
 }
 
 /* ---- writing ------------------------------------------------------------- */
@@ -406,7 +406,6 @@ static void store_perf_map(struct store *s, uint32_t pid)
 	struct strbuf sb = STRBUF_INIT;
 	char path[64], name[64];
 	struct stat st;
-	ssize_t n;
 	int fd;
 
 	snprintf(path, sizeof(path), "/tmp/perf-%" PRIu32 ".map", pid);
@@ -418,10 +417,8 @@ static void store_perf_map(struct store *s, uint32_t pid)
 		return;
 	}
 	strbuf_grow(&sb, (size_t)st.st_size + 1);
-	while (sb.len < PERF_MAP_MAX && (n = read(fd, sb.buf + sb.len, sb.alloc - sb.len - 1)) > 0) {
-		strbuf_setlen(&sb, sb.len + (size_t)n);
-		strbuf_grow(&sb, 4096);
-	}
+	/* A map that grew past the limit, or failed to read, is kept as far as it was read. */
+	strbuf_read_fd(&sb, fd, PERF_MAP_MAX);
 	close(fd);
 	snprintf(name, sizeof(name), "perf-%" PRIu32 ".map", pid);
 	if (!db_symfile_store(s->db, s->seq, name, sb.buf, sb.len))
@@ -442,7 +439,7 @@ static void build_profile(const struct ptable *t, struct profile *p)
 /* Writes one table; on success it is clean and empty. */
 static int write_table(struct store *s, struct ptable *t, int64_t now)
 {
-	struct cimage *ci = procs_image(s->procs, t->image);
+	struct cimage *ci = procs_cimage(s->procs, t->image);
 	struct db_profile_id id;
 	struct profile p;
 	int r;
@@ -585,16 +582,6 @@ int store_new_epoch(struct store *s, const char *label)
 uint64_t store_base_counter(const struct store *s, const char *name)
 {
 	return epoch_meta_counter(&s->base, name);
-}
-
-uint64_t store_samples(const struct store *s, unsigned ev)
-{
-	uint64_t n = s->written[ev];
-
-	for (size_t i = 0; i < s->n; i++)
-		if (!s->t[i].per_pid && s->t[i].event == ev)
-			n += s->t[i].total;
-	return n;
 }
 
 size_t store_bytes(const struct store *s)

@@ -154,9 +154,6 @@ int store_new_epoch(struct store *s, const char *label);
 /* The value of a counter the epoch had before this run (see base). */
 uint64_t store_base_counter(const struct store *s, const char *name);
 
-/* Samples on disk in this epoch for ev, plus those pending in memory. */
-uint64_t store_samples(const struct store *s, unsigned ev);
-
 /* Approximate bytes of memory held. */
 size_t store_bytes(const struct store *s);
 

@@ -278,7 +278,7 @@ static _Noreturn void worker_main(int sock, pid_t parent)
 
 /* ---- the collector's side ------------------------------------------------------------ */
 
-static int spawn(struct unwind_worker *w)
+static int start_worker(struct unwind_worker *w)
 {
 	pid_t parent = getpid();
 	int sv[2];
@@ -308,7 +308,7 @@ struct unwind_worker *unwind_worker_start(void)
 
 	w->fd = -1;
 	strbuf_init(&w->in, 0);
-	if (spawn(w)) {
+	if (start_worker(w)) {
 		warning_errno("cannot start the unwinding worker");
 		free(w);
 		return NULL;
@@ -349,11 +349,6 @@ void unwind_worker_stop(struct unwind_worker *w)
 pid_t unwind_worker_pid(const struct unwind_worker *w)
 {
 	return w ? w->pid : 0;
-}
-
-unsigned unwind_worker_starts(const struct unwind_worker *w)
-{
-	return w ? w->starts : 0;
 }
 
 static int send_request(struct unwind_worker *w, int kind, int fd, uint32_t *seq)
@@ -403,7 +398,7 @@ static void fail_all(struct unwind_worker *w, unwind_reply_fn fn, void *ctx, con
 
 int unwind_worker_request(struct unwind_worker *w, int fd, uint32_t *seq)
 {
-	if (w->fd < 0 && (w->gave_up || w->starts >= MAX_STARTS || spawn(w))) {
+	if (w->fd < 0 && (w->gave_up || w->starts >= MAX_STARTS || start_worker(w))) {
 		w->gave_up = true;
 		return -1;
 	}

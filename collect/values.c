@@ -204,7 +204,7 @@ int cvalues_write(struct cvalues *v, struct db *db, uint32_t seq, struct procs *
 
 	for (size_t i = 0; i < v->n_img; i++) {
 		struct cvalues_image *ci = &v->img[i];
-		const char *key = procs_image(procs, ci->image)->img.key;
+		const char *key = procs_cimage(procs, ci->image)->img.key;
 		uint64_t samples;
 
 		if (!ci->prof.n)

@@ -555,7 +555,6 @@ static int read_config(const char *path, struct strbuf *out)
 {
 	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 	struct stat st;
-	ssize_t n;
 	int r = -1;
 
 	if (fd < 0) {
@@ -571,14 +570,9 @@ static int read_config(const char *path, struct strbuf *out)
 		errorf("configuration file '%s' is too large", path);
 	else if (!trusted(&st, "file", path) && !trusted_dirs(path))
 		r = 0;
-	strbuf_grow(out, CONFIG_MAX_SIZE + 1);
-	while (!r && (n = read(fd, out->buf + out->len, CONFIG_MAX_SIZE + 1 - out->len)) != 0) {
-		if (n < 0 && errno != EINTR)
-			r = errorf_errno("cannot read '%s'", path);
-		else if (n > 0 && (out->len += (size_t)n) > CONFIG_MAX_SIZE)
-			r = errorf("configuration file '%s' is too large", path);
-	}
-	out->buf[out->len < CONFIG_MAX_SIZE ? out->len : CONFIG_MAX_SIZE] = '\0';
+	if (!r && strbuf_read_fd(out, fd, CONFIG_MAX_SIZE))
+		r = errno == EFBIG ? errorf("configuration file '%s' is too large", path)
+				   : errorf_errno("cannot read '%s'", path);
 	close(fd);
 	return r;
 }

@@ -5,38 +5,28 @@
 
 #include <string.h>
 
-static const struct {
-	const char *name;
-	const char *description;
-} events[EVENT__COUNT] = {
-	[EVENT_CYCLES] = { "cycles", "processor cycles (falls back to clock without a PMU)" },
-	[EVENT_IMISS] = { "imiss", "instruction cache misses" },
-	[EVENT_DMISS] = { "dmiss", "data cache misses" },
-	[EVENT_BRANCHMP] = { "branchmp", "branch mispredictions" },
-	[EVENT_DTLBMISS] = { "dtlbmiss", "data TLB misses" },
-	[EVENT_ITLBMISS] = { "itlbmiss", "instruction TLB misses" },
-	[EVENT_INSTRUCTIONS] = { "instructions", "instructions retired" },
-	[EVENT_CLOCK] = { "clock", "the kernel's cpu-clock timer" },
+static const char *const names[EVENT__COUNT] = {
+	[EVENT_CYCLES] = "cycles",
+	[EVENT_IMISS] = "imiss",
+	[EVENT_DMISS] = "dmiss",
+	[EVENT_BRANCHMP] = "branchmp",
+	[EVENT_DTLBMISS] = "dtlbmiss",
+	[EVENT_ITLBMISS] = "itlbmiss",
+	[EVENT_INSTRUCTIONS] = "instructions",
+	[EVENT_CLOCK] = "clock",
 };
 
 const char *event_name(enum dcpi_event ev)
 {
 	if ((unsigned)ev >= EVENT__COUNT)
 		BUG("bad event %d", (int)ev);
-	return events[ev].name;
-}
-
-const char *event_description(enum dcpi_event ev)
-{
-	if ((unsigned)ev >= EVENT__COUNT)
-		BUG("bad event %d", (int)ev);
-	return events[ev].description;
+	return names[ev];
 }
 
 int event_lookup(const char *name)
 {
 	for (int i = 0; i < EVENT__COUNT; i++)
-		if (!strcmp(events[i].name, name))
+		if (!strcmp(names[i], name))
 			return i;
 	return -1;
 }

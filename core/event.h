@@ -14,14 +14,14 @@
 #include <stdbool.h>
 
 enum dcpi_event {
-	EVENT_CYCLES,
-	EVENT_IMISS,
-	EVENT_DMISS,
-	EVENT_BRANCHMP,
-	EVENT_DTLBMISS,
-	EVENT_ITLBMISS,
-	EVENT_INSTRUCTIONS,
-	EVENT_CLOCK,
+	EVENT_CYCLES,           /* processor cycles (falls back to clock without a PMU) */
+	EVENT_IMISS,            /* instruction cache misses */
+	EVENT_DMISS,            /* data cache misses */
+	EVENT_BRANCHMP,         /* branch mispredictions */
+	EVENT_DTLBMISS,         /* data TLB misses */
+	EVENT_ITLBMISS,         /* instruction TLB misses */
+	EVENT_INSTRUCTIONS,     /* instructions retired */
+	EVENT_CLOCK,            /* the kernel's cpu-clock timer */
 	EVENT__COUNT
 };
 
@@ -30,8 +30,6 @@ enum dcpi_event {
 
 /* "cycles", "imiss", ...; BUG() on an out-of-range value. */
 const char *event_name(enum dcpi_event ev);
-/* A one-line description for --help and the TUI legend. */
-const char *event_description(enum dcpi_event ev);
 /* The event with this name, or -1. */
 int event_lookup(const char *name);
 /* True for events whose samples measure time (cycles, clock). */

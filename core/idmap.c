@@ -12,11 +12,6 @@
 #include "core/die.h"
 #include "core/xalloc.h"
 
-void idmap_init(struct idmap *m)
-{
-	memset(m, 0, sizeof(*m));
-}
-
 void idmap_release(struct idmap *m)
 {
 	u64map_release(&m->head);

@@ -29,7 +29,6 @@ struct idmap {
 
 #define IDMAP_INIT { U64MAP_INIT, NULL, 0, 0 }
 
-void idmap_init(struct idmap *m);
 void idmap_release(struct idmap *m);
 /* Forgets every item, keeping the storage. */
 void idmap_clear(struct idmap *m);

@@ -5,9 +5,11 @@
 #include "core/die.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 char strbuf_slopbuf[1];
 
@@ -138,4 +140,32 @@ void strbuf_add_size(struct strbuf *sb, uint64_t bytes)
 		u++;
 	}
 	strbuf_addf(sb, v < 10 ? "%.2f %s" : v < 100 ? "%.1f %s" : "%.0f %s", v, units[u]);
+}
+
+int strbuf_read_fd(struct strbuf *sb, int fd, size_t max)
+{
+	size_t start = sb->len;
+
+	for (;;) {
+		/* Room for one byte past max, to tell a file of max bytes from a longer one. */
+		size_t want = max - (sb->len - start), room;
+		ssize_t n;
+
+		if (want < SIZE_MAX)
+			want++;
+		if (sb->len + 1 >= sb->alloc)
+			strbuf_grow(sb, want < 8192 ? want : 8192);
+		room = sb->alloc - sb->len - 1;
+		n = read(fd, sb->buf + sb->len, room < want ? room : want);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n ? -1 : 0;
+		strbuf_setlen(sb, sb->len + (size_t)n);
+		if (sb->len - start > max) {
+			strbuf_setlen(sb, start + max);
+			errno = EFBIG;
+			return -1;
+		}
+	}
 }

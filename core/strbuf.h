@@ -45,4 +45,15 @@ void strbuf_add_size(struct strbuf *sb, uint64_t bytes);
 /* Removes trailing whitespace. */
 void strbuf_rtrim(struct strbuf *sb);
 
+/*
+ * Appends what fd holds, up to its end (after git's strbuf_read): a read
+ * that a signal interrupted is retried.  At most max bytes are appended.
+ * Returns 0 at the end of the file; -1 with errno set if a read fails (EAGAIN
+ * on a timed-out socket), and -1 with errno EFBIG if fd holds more than max
+ * bytes.  On failure sb keeps what was read: at most max bytes, the first.
+ * sb grows as it fills; a caller that knows the size (fstat) grows sb by
+ * the size plus one first, so that the read meeting the end needs no more.
+ */
+int strbuf_read_fd(struct strbuf *sb, int fd, size_t max);
+
 #endif

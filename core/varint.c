@@ -59,3 +59,9 @@ void strbuf_add_varint(struct strbuf *sb, uint64_t v)
 
 	strbuf_add(sb, b, varint_encode(v, b));
 }
+
+void strbuf_add_varint_string(struct strbuf *sb, const char *s, size_t len)
+{
+	strbuf_add_varint(sb, len);
+	strbuf_add(sb, s, len);
+}

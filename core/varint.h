@@ -33,6 +33,9 @@ struct strbuf;
 /* Appends v's encoding to sb. */
 void strbuf_add_varint(struct strbuf *sb, uint64_t v);
 
+/* Appends a string as cursor_string (core/cursor.h) reads it: len, then the bytes. */
+void strbuf_add_varint_string(struct strbuf *sb, const char *s, size_t len);
+
 /*
  * Zigzag: a difference modulo 2^64 (a signed number) as an unsigned one
  * that is small when the difference is small either way: 0, -1, 1, -2 ->

@@ -5,11 +5,7 @@
 #include "core/die.h"
 #include "core/endian.h"
 #include "core/strbuf.h"
-#include "db/check.h"
-#include "db/damage.h"
-#include "db/db.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 enum {
@@ -87,67 +83,4 @@ int blob_decode(const void *buf, size_t len, const char *magic, uint16_t max_ver
 		return *why = "bad payload checksum", -1;
 	*payload = b + BLOB_HEADER_SIZE;
 	return 0;
-}
-
-int db_blob_store(struct db *db, uint32_t seq, const char *name, const char *magic,
-		  uint16_t version, uint16_t flags, uint32_t count, const void *payload,
-		  size_t len)
-{
-	struct strbuf sb = STRBUF_INIT;
-	int r;
-
-	blob_encode(magic, version, flags, count, payload, len, &sb);
-	r = db_aux_store(db, seq, name, sb.buf, sb.len);
-	strbuf_release(&sb);
-	return r;
-}
-
-int db_blob_load(struct db *db, uint32_t seq, const char *name, const char *magic,
-		 uint16_t max_version, struct strbuf *buf, struct blob_header *h)
-{
-	const struct db_blob_kind *kind;
-	const void *payload;
-	const char *why;
-	int r;
-
-	strbuf_reset(buf);
-	r = db_aux_load(db, seq, name, BLOB_MAX_SIZE, buf);
-	if (r)
-		return r;
-	if (!blob_decode(buf->buf, buf->len, magic, max_version, h, &payload, &why))
-		return 0;
-	kind = magic ? db_blob_kind_for_magic(magic) : NULL;
-	db_damage(db, DB_DAMAGED, seq, name, "corrupt %s: %s", kind ? kind->what : "blob", why);
-	return -2;
-}
-
-int db_blob_quarantine(struct db *db, uint32_t seq, const char *name)
-{
-	return db_file_quarantine(db, seq, name);
-}
-
-int db_blob_merge(struct db *db, uint32_t seq, const char *name, const char *magic,
-		  uint16_t version, uint16_t flags, blob_merge_fn merge, void *ctx)
-{
-	struct strbuf old = STRBUF_INIT, out = STRBUF_INIT;
-	struct blob_header h;
-	uint32_t count = 0;
-	int r;
-
-	r = db_blob_load(db, seq, name, magic, version, &old, &h);
-	if (r == -2)
-		r = db_blob_quarantine(db, seq, name) ? -1 : 1;
-	if (r < 0)
-		goto out;
-	if (r == 1)
-		r = merge(ctx, NULL, 0, NULL, &out, &count);
-	else
-		r = merge(ctx, old.buf + BLOB_HEADER_SIZE, old.len - BLOB_HEADER_SIZE, &h, &out,
-			  &count);
-	if (!r)
-		r = db_blob_store(db, seq, name, magic, version, flags, count, out.buf, out.len);
-out:
-	strbuf_release(&old);
-	strbuf_release(&out);
-	return r;
 }

@@ -11,10 +11,8 @@
  * sees is exactly what a writer wrote, whole.  A checker that does not know
  * a kind can still verify the container (blob_decode with magic NULL).
  *
- * The encode/decode functions are pure (no I/O).  db_blob_store/_load/_merge
- * go through the database: atomic durable replacement, the writer lock, and
- * the quarantine of a file that fails validation when a writer merges into
- * it (NAME.corrupt, as for profiles).
+ * The codec is pure (no I/O): the database's files of this form are
+ * db/blobfile.h's.
  */
 #ifndef DCPI_DB_BLOB_H
 #define DCPI_DB_BLOB_H
@@ -23,7 +21,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct db;
 struct strbuf;
 
 #define BLOB_HEADER_SIZE 32
@@ -65,42 +62,5 @@ int blob_decode(const void *buf, size_t len, const char *magic, uint16_t max_ver
 
 /* True if buf starts like a blob of any kind ("DCPI" and a valid header CRC). */
 bool blob_sniff(const void *buf, size_t len);
-
-/*
- * Writer: stores a blob as epoch file `name` (a valid auxiliary file name,
- * db_aux_name_valid) atomically and durably.
- */
-int db_blob_store(struct db *db, uint32_t seq, const char *name, const char *magic,
-		  uint16_t version, uint16_t flags, uint32_t count, const void *payload,
-		  size_t len);
-
-/*
- * Reads and validates epoch file `name` into buf (replaced); on success h
- * describes it and the payload is buf->buf + BLOB_HEADER_SIZE.  Returns 0;
- * 1 if the file does not exist (no message); -1 on an I/O error (reported);
- * -2 if the file is invalid (reported, naming the file and why).
- */
-int db_blob_load(struct db *db, uint32_t seq, const char *name, const char *magic,
-		 uint16_t max_version, struct strbuf *buf, struct blob_header *h);
-
-/*
- * Writer: moves an invalid epoch file aside (NAME.corrupt) with a warning,
- * so that a merge can start afresh; what it held is lost, and said so.
- */
-int db_blob_quarantine(struct db *db, uint32_t seq, const char *name);
-
-/*
- * Writer: read-modify-write of a blob under the writer lock.  Loads `name`
- * (an invalid file is quarantined and treated as absent), calls
- * merge(ctx, old_payload, old_len, old_header, out) with old_payload NULL
- * when there was none; merge appends the new payload to out, sets *count,
- * and returns 0 (or -1 with a message, which aborts and leaves the file
- * untouched).  The result is stored atomically with the given version and
- * flags.
- */
-typedef int (*blob_merge_fn)(void *ctx, const void *old_payload, size_t old_len,
-			     const struct blob_header *old, struct strbuf *out, uint32_t *count);
-int db_blob_merge(struct db *db, uint32_t seq, const char *name, const char *magic,
-		  uint16_t version, uint16_t flags, blob_merge_fn merge, void *ctx);
 
 #endif

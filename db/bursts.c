@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "config.h"
 #include "db/bursts.h"
+#include "core/cursor.h"
 #include "core/die.h"
 #include "core/strbuf.h"
 #include "core/varint.h"
 #include "core/xalloc.h"
 #include "db/blob.h"
-#include "db/damage.h"
+#include "db/blobfile.h"
 #include "db/db.h"
 
 #include <stdio.h>
@@ -102,12 +103,8 @@ uint32_t bursts_encode(const struct burst_set *s, struct strbuf *out)
 {
 	strbuf_add_varint(out, s->seen);
 	strbuf_add_varint(out, s->n_keys);
-	for (size_t k = 0; k < s->n_keys; k++) {
-		size_t len = strlen(s->keys[k]);
-
-		strbuf_add_varint(out, len);
-		strbuf_add(out, s->keys[k], len);
-	}
+	for (size_t k = 0; k < s->n_keys; k++)
+		strbuf_add_varint_string(out, s->keys[k], strlen(s->keys[k]));
 	for (size_t i = 0; i < s->n; i++) {
 		const struct burst_trace *t = &s->v[i];
 		uint64_t prev_off = 0, prev[VALUES_NREGS] = { 0 };
@@ -138,15 +135,6 @@ uint32_t bursts_encode(const struct burst_set *s, struct strbuf *out)
 	return (uint32_t)s->n;
 }
 
-struct cursor {
-	const uint8_t *p, *end;
-};
-
-static int get(struct cursor *c, uint64_t *v)
-{
-	return varint_decode(&c->p, c->end, v);
-}
-
 static bool key_ok(const uint8_t *k, size_t len)
 {
 	if (!len || len > KEY_MAX)
@@ -165,25 +153,25 @@ static bool key_ok(const uint8_t *k, size_t len)
 int bursts_decode(const void *payload, size_t len, uint32_t count, struct burst_set *out,
 		  const char **why)
 {
-	struct cursor c = { payload, (const uint8_t *)payload + len };
+	struct cursor c = CURSOR_INIT(payload, len);
 	uint64_t n_keys;
 
 	burst_set_release(out);
-	if (get(&c, &out->seen) || get(&c, &n_keys))
+	if (cursor_varint(&c, &out->seen) || cursor_varint(&c, &n_keys))
 		FAIL("truncated header");
 	if (n_keys > 1u << 20)
 		FAIL("too many image keys");
 	for (uint64_t k = 0; k < n_keys; k++) {
 		uint64_t klen;
+		const uint8_t *k_at;
 		char key[KEY_MAX + 1];
 
-		if (get(&c, &klen) || klen > (uint64_t)(c.end - c.p))
+		if (cursor_varint(&c, &klen) || cursor_bytes(&c, klen, &k_at))
 			FAIL("truncated image key");
-		if (!key_ok(c.p, (size_t)klen))
+		if (!key_ok(k_at, (size_t)klen))
 			FAIL("bad image key");
-		memcpy(key, c.p, (size_t)klen);
+		memcpy(key, k_at, (size_t)klen);
 		key[klen] = '\0';
-		c.p += klen;
 		if (burst_set_key(out, key) != k)
 			FAIL("image key twice");
 	}
@@ -193,7 +181,7 @@ int bursts_decode(const void *payload, size_t len, uint32_t count, struct burst_
 		uint64_t tid, n, prev_off = 0, prev[VALUES_NREGS] = { 0 };
 		struct burst_trace *t;
 
-		if (get(&c, &tid) || get(&c, &n))
+		if (cursor_varint(&c, &tid) || cursor_varint(&c, &n))
 			FAIL("truncated burst");
 		if (tid > UINT32_MAX || !n || n > BURSTS_MAX_STEPS)
 			FAIL("bad burst");
@@ -203,7 +191,7 @@ int bursts_decode(const void *payload, size_t len, uint32_t count, struct burst_
 			struct burst_step *st = &t->steps[k];
 			uint64_t img, z, mask;
 
-			if (get(&c, &img) || get(&c, &z) || get(&c, &mask))
+			if (cursor_varint(&c, &img) || cursor_varint(&c, &z) || cursor_varint(&c, &mask))
 				FAIL("truncated step");
 			if (img > n_keys)
 				FAIL("bad image index");
@@ -214,7 +202,7 @@ int bursts_decode(const void *payload, size_t len, uint32_t count, struct burst_
 			prev_off = st->offset;
 			for (unsigned r = 0; r < VALUES_NREGS; r++) {
 				if (mask & (1u << r)) {
-					if (get(&c, &z))
+					if (cursor_varint(&c, &z))
 						FAIL("truncated step");
 					if (!z)
 						FAIL("register listed as changed but not");
@@ -235,23 +223,17 @@ bad:
 
 /* ---- the database ------------------------------------------------------------------------ */
 
+static const struct blob_kind kind = { BURSTS_MAGIC, BURSTS_VERSION, "burst traces" };
+
+static int decode_cb(void *out, const void *payload, size_t len, uint32_t count, const char **why)
+{
+	return bursts_decode(payload, len, count, out, why);
+}
+
 int db_bursts_load(struct db *db, uint32_t seq, struct burst_set *out)
 {
-	struct strbuf buf = STRBUF_INIT;
-	struct blob_header h;
-	const char *why;
-	int r;
-
 	burst_set_release(out);
-	r = db_blob_load(db, seq, BURSTS_FILE, BURSTS_MAGIC, BURSTS_VERSION, &buf, &h);
-	if (r) {
-		strbuf_release(&buf);
-		return r > 0 ? 1 : -1;
-	}
-	if (bursts_decode(buf.buf + BLOB_HEADER_SIZE, h.payload_size, h.count, out, &why))
-		r = db_damage(db, DB_DAMAGED, seq, BURSTS_FILE, "invalid burst traces: %s", why);
-	strbuf_release(&buf);
-	return r;
+	return db_blob_read(db, seq, BURSTS_FILE, &kind, decode_cb, out);
 }
 
 struct merge_ctx {
@@ -282,18 +264,6 @@ static int merge_cb(void *ctx, const void *old_payload, size_t old_len,
 int db_bursts_merge(struct db *db, uint32_t seq, const struct burst_set *add)
 {
 	struct merge_ctx m = { add, (uint64_t)seq * 0x9E3779B97F4A7C15ull ^ add->seen, NULL };
-	int r;
 
-	r = db_blob_merge(db, seq, BURSTS_FILE, BURSTS_MAGIC, BURSTS_VERSION, 0, merge_cb, &m);
-	if (r && m.invalid) {
-		char *path = db_epoch_file_path(db, seq, BURSTS_FILE);
-
-		warning("burst traces '%s': %s", path, m.invalid);
-		free(path);
-		m.invalid = NULL;
-		if (db_blob_quarantine(db, seq, BURSTS_FILE))
-			return -1;
-		r = db_blob_merge(db, seq, BURSTS_FILE, BURSTS_MAGIC, BURSTS_VERSION, 0, merge_cb, &m);
-	}
-	return r;
+	return db_blob_update(db, seq, BURSTS_FILE, &kind, 0, merge_cb, &m, &m.invalid);
 }

@@ -2,8 +2,11 @@
 /* The database checker (db/check.h): dcpidb check. */
 #include "config.h"
 #include "db/check.h"
+#include "db/auxfile.h"
+#include "db/binaries.h"
 #include "db/blob.h"
 #include "db/bursts.h"
+#include "db/db-int.h"
 #include "db/db.h"
 #include "db/fsio.h"
 #include "db/stacks.h"
@@ -151,8 +154,6 @@ const char *db_check_severity_name(enum db_check_severity s)
 
 /* ---- findings and reading ------------------------------------------------------- */
 
-#define BINARIES_NAME "binaries"
-#define UNWIND_NAME "unwind"
 #define PROFILE_MAX ((size_t)1 << 30)
 
 struct checker {
@@ -190,49 +191,25 @@ find(struct checker *k, enum db_check_severity s, const char *path, const char *
 static int read_file(struct checker *k, int dirfd, const char *name, const char *path,
 		     size_t max, struct strbuf *out)
 {
-	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-	struct stat st;
-	ssize_t n;
+	enum fsio_read_error err;
+	uint64_t size = 0;
+	int r = fsio_read_quiet(dirfd, name, max, out, &err, &size);
 
-	strbuf_reset(out);
-	if (fd < 0) {
-		if (errno == ENOENT)
-			return 1;
-		if (errno == ELOOP)
-			find(k, DB_CHECK_ERROR, path, "is a symbolic link (readers refuse it)");
-		else
-			find(k, DB_CHECK_ERROR, path, "cannot open: %s", strerror(errno));
-		return -1;
-	}
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+	if (r >= 0)
+		return r;
+	if (err == FSIO_READ_SYMLINK)
+		find(k, DB_CHECK_ERROR, path, "is a symbolic link (readers refuse it)");
+	else if (err == FSIO_READ_OPEN)
+		find(k, DB_CHECK_ERROR, path, "cannot open: %s", strerror(errno));
+	else if (err == FSIO_READ_STAT || err == FSIO_READ_NOT_REGULAR)
 		find(k, DB_CHECK_ERROR, path, "not a regular file");
-		goto fail;
-	}
-	if ((uint64_t)st.st_size > max) {
-		find(k, DB_CHECK_ERROR, path, "too large (%lld bytes; readers take at most %zu)",
-		     (long long)st.st_size, max);
-		goto fail;
-	}
-	strbuf_grow(out, (size_t)st.st_size + 1);
-	while ((n = read(fd, out->buf + out->len, out->alloc - out->len - 1)) != 0) {
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			find(k, DB_CHECK_ERROR, path, "cannot read: %s", strerror(errno));
-			goto fail;
-		}
-		strbuf_setlen(out, out->len + (size_t)n);
-		if (out->len > max) {
-			find(k, DB_CHECK_ERROR, path, "grew while being read");
-			goto fail;
-		}
-		strbuf_grow(out, 65536);
-	}
-	close(fd);
-	return 0;
-fail:
-	close(fd);
-	strbuf_reset(out);
+	else if (err == FSIO_READ_TOO_LARGE)
+		find(k, DB_CHECK_ERROR, path, "too large (%llu bytes; readers take at most %zu)",
+		     (unsigned long long)size, max);
+	else if (err == FSIO_READ_GREW)
+		find(k, DB_CHECK_ERROR, path, "grew while being read");
+	else
+		find(k, DB_CHECK_ERROR, path, "cannot read: %s", strerror(errno));
 	return -1;
 }
 
@@ -244,18 +221,15 @@ static int cmp_str(const void *a, const void *b)
 /* The names in a directory, sorted (caller frees each and the array); NULL on error. */
 static char **list_dir(int dirfd, size_t *n)
 {
-	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	int fd;
+	DIR *d = fsio_opendir_at(dirfd, ".", &fd);
 	struct dirent *de;
 	char **v;
 	size_t alloc = 1;
 
 	*n = 0;
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
+	if (!d)
 		return NULL;
-	}
 	v = xcalloc(1, sizeof(*v));
 	while ((de = readdir(d))) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
@@ -780,7 +754,7 @@ int db_check(struct db *db, unsigned flags, db_check_fn fn, void *ctx, struct db
 			   !strcmp(name, "lock")) {
 			have_current |= !strcmp(name, "current");
 			check_top_file(&k, name, &buf, &current);
-		} else if (strcmp(name, BINARIES_NAME) && strcmp(name, UNWIND_NAME)) {
+		} else if (strcmp(name, DB_BINARIES_DIR) && strcmp(name, DB_UNWIND_DIR)) {
 			find(&k, DB_CHECK_WARNING, name, "not part of a dcpi database (readers ignore it)");
 		}
 	}
@@ -797,8 +771,8 @@ int db_check(struct db *db, unsigned flags, db_check_fn fn, void *ctx, struct db
 			find(&k, DB_CHECK_WARNING, "current", "names epoch %" PRIu32 ", which does not "
 			     "exist (a writer starts a new one)", current);
 	}
-	check_by_build_id(&k, BINARIES_NAME, "snapshot", check_snapshot);
-	check_by_build_id(&k, UNWIND_NAME, "cached unwind table", check_unwind_table);
+	check_by_build_id(&k, DB_BINARIES_DIR, "snapshot", check_snapshot);
+	check_by_build_id(&k, DB_UNWIND_DIR, "cached unwind table", check_unwind_table);
 	for (size_t i = 0; i < k.n_used; i++)
 		free(k.used[i]);
 	free(k.used);

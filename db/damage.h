@@ -7,9 +7,10 @@
  * exit status says the data was partial (docs/dcpi.7, "EXIT STATUS").
  *
  * Every reader in db/ that refuses a file, or misses one the epoch needs,
- * reports it through db_damage(): the message (errorf for damaged and
- * missing files, a warning for unverified ones) and a record in the
- * database handle's log.  Records are kept until db_close(), never moved
+ * reports it through db_damage() (db/db.h: the handle keeps the log): the
+ * message (errorf for damaged and missing files, a warning for unverified
+ * ones) and a record in the database handle's log.  This file reads the
+ * log.  Records are kept until db_close(), never moved
  * (the pointers db_damage_list() hands out stay valid); a file found
  * damaged in the same way again is neither reported nor recorded again,
  * and lists name each file once.
@@ -30,36 +31,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct db;
+#include "db/db.h"
+
 struct json_writer;
-
-enum db_damage_kind {
-	DB_DAMAGED = 1,   /* failed validation (or could not be read): what it held is not used */
-	DB_MISSING,       /* a file the epoch needs is absent (meta; an index for its profiles...) */
-	DB_UNVERIFIED,    /* read, but it carries no checksum (written by an older dcpi) */
-};
-
-struct db_damage {
-	enum db_damage_kind kind;
-	uint32_t seq;        /* the epoch the file is in; 0 for a file of the database itself */
-	const char *name;    /* its name in the epoch: "KEY.cycles.prof", "meta", "stacks-2" */
-	const char *path;    /* as messages name it: "DIR/000002/KEY.cycles.prof" */
-	const char *key;     /* the image whose file it is (profiles, value profiles), or NULL */
-	const char *why;     /* "corrupt profile: bad payload checksum", "missing" */
-};
 
 /* "damaged", "missing", "unverified". */
 const char *db_damage_kind_name(enum db_damage_kind kind);
-
-/*
- * Reports epoch file `name` of epoch seq as kind, why being a printf
- * format ("corrupt profile: %s"): the message "PATH: WHY" (an error, or
- * for DB_UNVERIFIED a warning) and a record.  A file already recorded with
- * the same kind and reason is neither reported nor recorded again.  Returns -1, so
- * that readers can `return db_damage(...)`.
- */
-int db_damage(struct db *db, enum db_damage_kind kind, uint32_t seq, const char *name,
-	      const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
 /*
  * The records of epoch seq (0: of every epoch) with the kinds in kinds
@@ -95,15 +72,5 @@ void db_damage_forget(struct db *db, uint32_t seq);
  * empty "incomplete": made from complete data).
  */
 void db_damage_json(struct db *const *dbs, size_t n, struct json_writer *w);
-
-/*
- * The number of errors db_damage() reported in this process (every
- * database): the report tools tell a report from partial data (exit 2)
- * from a failure (exit 1) by comparing it with error_count().
- */
-unsigned db_damage_errors(void);
-
-/* For db_close(): frees a handle's log. */
-void db_damage_release(struct db *db);
 
 #endif

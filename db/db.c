@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "config.h"
 #include "db/db.h"
-#include "db/blob.h"
-#include "db/damage.h"
+#include "db/db-int.h"
 #include "db/fsio.h"
 #include "db/textrec.h"
 #include "core/die.h"
@@ -12,6 +11,8 @@
 #include "core/xalloc.h"
 
 #include <ctype.h>
+#include <pthread.h>
+#include <stdarg.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -28,13 +29,7 @@
 #define FORMAT_TEXT "dcpi-db 1\n"
 #define LOCK_NAME "lock"
 #define CURRENT_NAME "current"
-#define META_NAME "meta"
-#define IMAGES_NAME "images"
-#define PROFILE_SUFFIX ".prof"
-#define CORRUPT_SUFFIX ".corrupt"
 #define PROFILE_MAX_SIZE ((size_t)1 << 30)
-#define BINARIES_NAME "binaries"
-#define UNWIND_NAME "unwind"
 
 const char *db_default_path(const char *opt)
 {
@@ -55,17 +50,13 @@ const char *db_default_path(const char *opt)
  */
 static bool dir_is_empty(int dirfd)
 {
-	int fd = dup(dirfd);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	int fd;
+	DIR *d = fsio_opendir_at(dirfd, ".", &fd);
 	struct dirent *de;
 	bool empty = true;
 
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
+	if (!d)
 		return false;
-	}
-	rewinddir(d);
 	while ((de = readdir(d)))
 		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..") &&
 		    strcmp(de->d_name, LOCK_NAME) &&
@@ -220,7 +211,7 @@ static int clean_temps(struct db *db)
 	}
 	free(seqs);
 	for (int i = 0; i < 2; i++) {
-		const char *dir = i ? UNWIND_NAME : BINARIES_NAME;
+		const char *dir = i ? DB_UNWIND_DIR : DB_BINARIES_DIR;
 
 		fd = openat(db->dirfd, dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (fd >= 0) {
@@ -230,6 +221,114 @@ static int clean_temps(struct db *db)
 		}
 	}
 	return ret;
+}
+
+/* ---- what readers found damaged --------------------------------------- */
+
+static pthread_mutex_t damage_lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned damage_errors;  /* under damage_lock */
+
+struct db_damage_log *db_damage_log(struct db *db)
+{
+	struct db_damage_log *log;
+
+	pthread_mutex_lock(&damage_lock);
+	if (!db->damage) {
+		db->damage = XNEW(struct db_damage_log);
+		pthread_mutex_init(&db->damage->lock, NULL);
+	}
+	log = db->damage;
+	pthread_mutex_unlock(&damage_lock);
+	return log;
+}
+
+/* The image an epoch file belongs to, by its name (allocated), or NULL. */
+static char *key_of(const char *name)
+{
+	struct db_profile_id id;
+	size_t n = strlen(name);
+
+	if (db_profile_name_parse(name, &id))
+		return xstrdup(id.key);
+	if (n > 7 && !strcmp(name + n - 7, ".values"))
+		return xstrndup(name, n - 7);
+	if (n > 9 && !strncmp(name, "perf-", 5) && !strcmp(name + n - 4, ".map"))
+		return xasprintf("anon-%.*s", (int)(n - 9), name + 5);
+	return NULL;
+}
+
+int db_damage(struct db *db, enum db_damage_kind kind, uint32_t seq, const char *name,
+	      const char *fmt, ...)
+{
+	struct db_damage_log *log = db_damage_log(db);
+	struct strbuf why = STRBUF_INIT;
+	struct db_damage_entry *e;
+	va_list ap;
+
+	va_start(ap, fmt);
+	strbuf_vaddf(&why, fmt, ap);
+	va_end(ap);
+	pthread_mutex_lock(&log->lock);
+	for (size_t i = 0; i < log->n; i++) {
+		e = log->v[i];
+		if (!e->forgotten && e->d.kind == kind && e->d.seq == seq &&
+		    !strcmp(e->d.name, name) && !strcmp(e->d.why, why.buf)) {
+			pthread_mutex_unlock(&log->lock);
+			strbuf_release(&why);
+			return -1;
+		}
+	}
+	e = XNEW(struct db_damage_entry);
+	e->d.kind = kind;
+	e->d.seq = seq;
+	e->d.name = xstrdup(name);
+	e->d.path = seq ? db_epoch_file_path(db, seq, name) : xasprintf("%s/%s", db->path, name);
+	e->d.key = key_of(name);
+	e->d.why = strbuf_detach(&why, NULL);
+	ALLOC_GROW(log->v, log->n + 1, log->alloc);
+	log->v[log->n++] = e;
+	pthread_mutex_unlock(&log->lock);
+	if (kind == DB_UNVERIFIED) {
+		warning("%s: %s", e->d.path, e->d.why);
+	} else {
+		pthread_mutex_lock(&damage_lock);
+		damage_errors++;
+		pthread_mutex_unlock(&damage_lock);
+		errorf("%s: %s", e->d.path, e->d.why);
+	}
+	return -1;
+}
+
+unsigned db_damage_errors(void)
+{
+	unsigned n;
+
+	pthread_mutex_lock(&damage_lock);
+	n = damage_errors;
+	pthread_mutex_unlock(&damage_lock);
+	return n;
+}
+
+/* For db_close(). */
+static void damage_release(struct db *db)
+{
+	struct db_damage_log *log = db->damage;
+
+	if (!log)
+		return;
+	for (size_t i = 0; i < log->n; i++) {
+		struct db_damage_entry *e = log->v[i];
+
+		free((char *)e->d.name);
+		free((char *)e->d.path);
+		free((char *)e->d.key);
+		free((char *)e->d.why);
+		free(e);
+	}
+	free(log->v);
+	pthread_mutex_destroy(&log->lock);
+	free(log);
+	db->damage = NULL;
 }
 
 struct db *db_open(const char *path, unsigned flags)
@@ -279,21 +378,20 @@ void db_close(struct db *db)
 		close(db->lockfd);
 	if (db->dirfd >= 0)
 		close(db->dirfd);
-	db_damage_release(db);
+	damage_release(db);
 	free(db->path);
 	free(db);
 }
 
-static bool sync_enabled(const struct db *db)
+bool db_sync_enabled(const struct db *db)
 {
 	return !(db->flags & DB_NOSYNC);
 }
 
-static int need_writer(struct db *db)
+void db_need_writer(struct db *db)
 {
 	if (!(db->flags & DB_WRITE))
 		BUG("write to database '%s' opened read-only", db->path);
-	return 0;
 }
 
 /* ---- epochs ----------------------------------------------------------- */
@@ -334,19 +432,15 @@ static int cmp_u32(const void *a, const void *b)
 
 int db_epoch_seqs(struct db *db, uint32_t **seqs, size_t *n)
 {
-	int fd = dup(db->dirfd);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	int fd;
+	DIR *d = fsio_opendir_at(db->dirfd, ".", &fd);
 	struct dirent *de;
 	size_t alloc = 0;
 
 	*seqs = NULL;
 	*n = 0;
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
+	if (!d)
 		return errorf_errno("cannot read database '%s'", db->path);
-	}
-	rewinddir(d);
 	while ((de = readdir(d))) {
 		uint32_t seq;
 
@@ -361,7 +455,7 @@ int db_epoch_seqs(struct db *db, uint32_t **seqs, size_t *n)
 	return 0;
 }
 
-static int open_epoch(struct db *db, uint32_t seq)
+int db_open_epoch(struct db *db, uint32_t seq)
 {
 	char name[16];
 	int fd;
@@ -376,20 +470,13 @@ static int open_epoch(struct db *db, uint32_t seq)
 	return fd;
 }
 
-/*
- * Reads epoch file `name` whole (at most max bytes) into out.  Returns 0;
- * 1 if it is absent (no message); -1 if there is no such epoch (reported)
- * or the file cannot be read (reported and recorded as damaged,
- * db/damage.h).
- */
-static int read_epoch_file(struct db *db, uint32_t seq, const char *name, size_t max,
-			   struct strbuf *out)
+int db_epoch_read(struct db *db, uint32_t seq, const char *name, size_t max, struct strbuf *out)
 {
-	int fd = open_epoch(db, seq), r;
 	char *why;
+	int fd, r;
 
 	strbuf_reset(out);
-	if (fd < 0)
+	if ((fd = db_open_epoch(db, seq)) < 0)
 		return -1;
 	r = fsio_read_at_why(fd, name, max, out, &why);
 	close(fd);
@@ -400,23 +487,43 @@ static int read_epoch_file(struct db *db, uint32_t seq, const char *name, size_t
 	return r;
 }
 
-int db_meta_load(struct db *db, uint32_t seq, struct epoch_meta *meta)
+/*
+ * Reads epoch seq's text file name and parses it into out: 0; if it does
+ * not exist, 1 or (required) -1 (recorded as missing); -1 (reported and
+ * recorded as damaged, db/damage.h: "PATH: WHY") if it does not parse.
+ */
+static int load_text(struct db *db, uint32_t seq, const char *name, bool required,
+		     int (*parse)(const char *buf, size_t len, void *out, const char **why),
+		     void *out)
 {
 	struct strbuf sb = STRBUF_INIT;
 	const char *why;
+	int r = db_epoch_read(db, seq, name, TEXTREC_MAX_SIZE, &sb);
+
+	if (r == 1 && required)
+		r = db_damage(db, DB_MISSING, seq, name, "missing");
+	else if (!r && parse(sb.buf, sb.len, out, &why))
+		r = db_damage(db, DB_DAMAGED, seq, name, "%s", why);
+	strbuf_release(&sb);
+	return r;
+}
+
+static int parse_meta(const char *buf, size_t len, void *meta, const char **why)
+{
+	return epoch_meta_parse(buf, len, meta, why);
+}
+
+int db_meta_load(struct db *db, uint32_t seq, struct epoch_meta *meta)
+{
 	int r;
 
 	epoch_meta_init(meta);
-	r = read_epoch_file(db, seq, META_NAME, TEXTREC_MAX_SIZE, &sb);
-	if (r == 1)
-		r = db_damage(db, DB_MISSING, seq, META_NAME, "missing");
-	else if (!r && epoch_meta_parse(sb.buf, sb.len, meta, &why))
-		r = db_damage(db, DB_DAMAGED, seq, META_NAME, "%s", why);
-	else if (!r && meta->seq != seq)
+	r = load_text(db, seq, META_NAME, true, parse_meta, meta);
+	if (!r && meta->seq != seq) {
 		r = db_damage(db, DB_DAMAGED, seq, META_NAME,
-			      "belongs to epoch %" PRIu32 ", not %" PRIu32, meta->seq, seq),
+			      "belongs to epoch %" PRIu32 ", not %" PRIu32, meta->seq, seq);
 		epoch_meta_release(meta);
-	strbuf_release(&sb);
+	}
 	return r;
 }
 
@@ -427,7 +534,7 @@ static int store_meta_at(struct db *db, int fd, const struct epoch_meta *meta)
 	int r;
 
 	epoch_meta_format(meta, &sb);
-	r = fsio_write_atomic(fd, META_NAME, what, sb.buf, sb.len, sync_enabled(db));
+	r = fsio_write_atomic(fd, META_NAME, what, sb.buf, sb.len, db_sync_enabled(db));
 	strbuf_release(&sb);
 	free(what);
 	return r;
@@ -437,8 +544,8 @@ int db_meta_store(struct db *db, const struct epoch_meta *meta)
 {
 	int fd, r;
 
-	need_writer(db);
-	if ((fd = open_epoch(db, meta->seq)) < 0)
+	db_need_writer(db);
+	if ((fd = db_open_epoch(db, meta->seq)) < 0)
 		return -1;
 	r = store_meta_at(db, fd, meta);
 	close(fd);
@@ -571,7 +678,7 @@ static int store_current(struct db *db, uint32_t seq)
 	textrec_begin(&sb, CURRENT_MAGIC, 1);
 	strbuf_addf(&sb, "epoch %" PRIu32 "\n", seq);
 	textrec_finish(&sb);
-	r = fsio_write_atomic(db->dirfd, CURRENT_NAME, what, sb.buf, sb.len, sync_enabled(db));
+	r = fsio_write_atomic(db->dirfd, CURRENT_NAME, what, sb.buf, sb.len, db_sync_enabled(db));
 	strbuf_release(&sb);
 	return r;
 }
@@ -581,7 +688,7 @@ int db_epoch_close(struct db *db, uint32_t seq, int64_t end_ns)
 	struct epoch_meta m;
 	int r;
 
-	need_writer(db);
+	db_need_writer(db);
 	if (db_meta_load(db, seq, &m))
 		return -1;
 	m.end_ns = end_ns ? end_ns : time_now_ns();
@@ -601,7 +708,7 @@ int db_epoch_create(struct db *db, struct epoch_meta *meta)
 	size_t n;
 	int fd = -1, r = -1;
 
-	need_writer(db);
+	db_need_writer(db);
 	if (meta->label && !epoch_label_valid(meta->label))
 		return errorf("invalid epoch label '%s' (1-64 characters, no spaces, not a "
 			      "number, not starting with 'latest')", meta->label);
@@ -638,7 +745,7 @@ int db_epoch_create(struct db *db, struct epoch_meta *meta)
 	if (store_meta_at(db, fd, meta))
 		goto out;
 	image_index_format(&empty, &sb);
-	if (fsio_write_atomic(fd, IMAGES_NAME, IMAGES_NAME, sb.buf, sb.len, sync_enabled(db)))
+	if (fsio_write_atomic(fd, IMAGES_NAME, IMAGES_NAME, sb.buf, sb.len, db_sync_enabled(db)))
 		goto out;
 	epoch_dirname(next, name, sizeof(name));
 	TEST_POINT("epoch-before-rename");
@@ -647,7 +754,7 @@ int db_epoch_create(struct db *db, struct epoch_meta *meta)
 		goto out;
 	}
 	tmp[0] = '\0';
-	if (sync_enabled(db) && fsio_fsync_dir(db->dirfd, db->path))
+	if (db_sync_enabled(db) && fsio_fsync_dir(db->dirfd, db->path))
 		goto out;
 	r = store_current(db, next);
 out:
@@ -661,20 +768,18 @@ out:
 
 /* ---- images ----------------------------------------------------------- */
 
+static int parse_images(const char *buf, size_t len, void *idx, const char **why)
+{
+	return image_index_parse(buf, len, idx, why);
+}
+
 int db_images_load(struct db *db, uint32_t seq, struct image_index *idx)
 {
-	struct strbuf sb = STRBUF_INIT;
-	const char *why;
 	int r;
 
 	image_index_init(idx);
-	r = read_epoch_file(db, seq, IMAGES_NAME, TEXTREC_MAX_SIZE, &sb);
-	if (r == 1)
-		r = 0;
-	else if (!r && image_index_parse(sb.buf, sb.len, idx, &why))
-		r = db_damage(db, DB_DAMAGED, seq, IMAGES_NAME, "%s", why);
-	strbuf_release(&sb);
-	return r;
+	r = load_text(db, seq, IMAGES_NAME, false, parse_images, idx);
+	return r == 1 ? 0 : r;
 }
 
 int db_images_store(struct db *db, uint32_t seq, const struct image_index *idx)
@@ -683,12 +788,12 @@ int db_images_store(struct db *db, uint32_t seq, const struct image_index *idx)
 	char *what;
 	int fd, r;
 
-	need_writer(db);
-	if ((fd = open_epoch(db, seq)) < 0)
+	db_need_writer(db);
+	if ((fd = db_open_epoch(db, seq)) < 0)
 		return -1;
 	what = db_epoch_file_path(db, seq, IMAGES_NAME);
 	image_index_format(idx, &sb);
-	r = fsio_write_atomic(fd, IMAGES_NAME, what, sb.buf, sb.len, sync_enabled(db));
+	r = fsio_write_atomic(fd, IMAGES_NAME, what, sb.buf, sb.len, db_sync_enabled(db));
 	close(fd);
 	free(what);
 	strbuf_release(&sb);
@@ -769,14 +874,15 @@ static int cmp_profile_id(const void *a, const void *b)
 	return x->pid < y->pid ? -1 : x->pid > y->pid;
 }
 
-int db_profiles_list(struct db *db, uint32_t seq, struct db_profile_id **ids, size_t *n)
+int db_epoch_names(struct db *db, uint32_t seq, bool (*keep)(const char *name, const void *ctx),
+		   const void *ctx, char ***names, size_t *n)
 {
-	int fd = open_epoch(db, seq);
-	DIR *d;
-	struct dirent *de;
+	int fd = db_open_epoch(db, seq);
 	size_t alloc = 0;
+	struct dirent *de;
+	DIR *d;
 
-	*ids = NULL;
+	*names = NULL;
 	*n = 0;
 	if (fd < 0)
 		return -1;
@@ -785,14 +891,36 @@ int db_profiles_list(struct db *db, uint32_t seq, struct db_profile_id **ids, si
 		return errorf_errno("cannot read epoch %" PRIu32 " of '%s'", seq, db->path);
 	}
 	while ((de = readdir(d))) {
-		struct db_profile_id id;
-
-		if (!db_profile_name_parse(de->d_name, &id))
+		if (!keep(de->d_name, ctx))
 			continue;
-		ALLOC_GROW(*ids, *n + 1, alloc);
-		(*ids)[(*n)++] = id;
+		ALLOC_GROW(*names, *n + 1, alloc);
+		(*names)[(*n)++] = xstrdup(de->d_name);
 	}
 	closedir(d);
+	return 0;
+}
+
+static bool profile_name(const char *name, const void *ctx)
+{
+	struct db_profile_id id;
+
+	return db_profile_name_parse(name, &id);
+}
+
+int db_profiles_list(struct db *db, uint32_t seq, struct db_profile_id **ids, size_t *n)
+{
+	char **names;
+
+	*ids = NULL;
+	if (db_epoch_names(db, seq, profile_name, NULL, &names, n))
+		return -1;
+	if (*n)
+		*ids = xcalloc(*n, sizeof(**ids));
+	for (size_t i = 0; i < *n; i++) {
+		db_profile_name_parse(names[i], &(*ids)[i]);
+		free(names[i]);
+	}
+	free(names);
 	if (*n)
 		qsort(*ids, *n, sizeof(**ids), cmp_profile_id);
 	return 0;
@@ -819,7 +947,7 @@ static int load_profile(struct db *db, uint32_t seq, const struct db_profile_id 
 
 	p->n = 0;
 	db_profile_name(id, name, sizeof(name));
-	r = read_epoch_file(db, seq, name, PROFILE_MAX_SIZE, &sb);
+	r = db_epoch_read(db, seq, name, PROFILE_MAX_SIZE, &sb);
 	if (!r && (profile_decode(sb.buf, sb.len, &h, p, &why) ||
 		   check_header_matches(&h, id, &why))) {
 		p->n = 0;
@@ -848,7 +976,7 @@ int db_profile_stat(struct db *db, uint32_t seq, const struct db_profile_id *id,
 	ssize_t n;
 	int dfd, fd, r = -1;
 
-	if ((dfd = open_epoch(db, seq)) < 0)
+	if ((dfd = db_open_epoch(db, seq)) < 0)
 		return -1;
 	db_profile_name(id, name, sizeof(name));
 	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
@@ -887,7 +1015,7 @@ static int store_profile(struct db *db, uint32_t seq, const struct db_profile_id
 	char name[128], *what;
 	int fd, r;
 
-	if ((fd = open_epoch(db, seq)) < 0)
+	if ((fd = db_open_epoch(db, seq)) < 0)
 		return -1;
 	memset(&h, 0, sizeof(h));
 	strcpy(h.key, id->key);
@@ -897,7 +1025,7 @@ static int store_profile(struct db *db, uint32_t seq, const struct db_profile_id
 	profile_encode(p, &h, &sb);
 	db_profile_name(id, name, sizeof(name));
 	what = db_epoch_file_path(db, seq, name);
-	r = fsio_write_atomic(fd, name, what, sb.buf, sb.len, sync_enabled(db));
+	r = fsio_write_atomic(fd, name, what, sb.buf, sb.len, db_sync_enabled(db));
 	close(fd);
 	free(what);
 	strbuf_release(&sb);
@@ -907,7 +1035,7 @@ static int store_profile(struct db *db, uint32_t seq, const struct db_profile_id
 int db_profile_store(struct db *db, uint32_t seq, const struct db_profile_id *id,
 		     const struct profile *p)
 {
-	need_writer(db);
+	db_need_writer(db);
 	if (!profile_is_normalized(p))
 		BUG("db_profile_store: profile not normalised");
 	return store_profile(db, seq, id, p);
@@ -918,8 +1046,8 @@ int db_file_quarantine(struct db *db, uint32_t seq, const char *name)
 	char bad[160];
 	int fd, r = 0;
 
-	need_writer(db);
-	if ((fd = open_epoch(db, seq)) < 0)
+	db_need_writer(db);
+	if ((fd = db_open_epoch(db, seq)) < 0)
 		return -1;
 	snprintf(bad, sizeof(bad), "%s" CORRUPT_SUFFIX, name);
 	if (renameat(fd, name, fd, bad))
@@ -928,7 +1056,7 @@ int db_file_quarantine(struct db *db, uint32_t seq, const char *name)
 	else
 		warning("moved corrupt file to '%s/%06" PRIu32 "/%s'; what it held is lost",
 			db->path, seq, bad);
-	if (!r && sync_enabled(db))
+	if (!r && db_sync_enabled(db))
 		r = fsio_fsync_dir(fd, db->path);
 	close(fd);
 	return r;
@@ -949,7 +1077,7 @@ int db_profile_merge(struct db *db, uint32_t seq, const struct db_profile_id *id
 	struct profile cur = PROFILE_INIT;
 	int r;
 
-	need_writer(db);
+	db_need_writer(db);
 	if (!profile_is_normalized(add))
 		BUG("db_profile_merge: profile not normalised");
 	r = load_profile(db, seq, id, &cur);
@@ -1002,236 +1130,4 @@ int db_image_totals_progress(struct db *db, uint32_t seq, struct db_image_totals
 	}
 	free(ids);
 	return 0;
-}
-
-/* ---- auxiliary files -------------------------------------------------- */
-
-bool db_aux_name_valid(const char *name)
-{
-	size_t n = strlen(name);
-	static const char ok[] =
-		"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-";
-
-	if (!n || n > 100 || name[0] == '.' || strspn(name, ok) != n)
-		return false;
-	if (!strcmp(name, META_NAME) || !strcmp(name, IMAGES_NAME))
-		return false;
-	if ((n > 5 && !strcmp(name + n - 5, PROFILE_SUFFIX)) ||
-	    (n > 8 && !strcmp(name + n - 8, CORRUPT_SUFFIX)))
-		return false;
-	return true;
-}
-
-int db_aux_store(struct db *db, uint32_t seq, const char *name, const void *data, size_t len)
-{
-	char *what;
-	int fd, r;
-
-	need_writer(db);
-	if (!db_aux_name_valid(name))
-		return errorf("invalid auxiliary file name '%s'", name);
-	if ((fd = open_epoch(db, seq)) < 0)
-		return -1;
-	what = db_epoch_file_path(db, seq, name);
-	r = fsio_write_atomic(fd, name, what, data, len, sync_enabled(db));
-	close(fd);
-	free(what);
-	return r;
-}
-
-int db_aux_list(struct db *db, uint32_t seq, const char *prefix, char ***names, size_t *n)
-{
-	int fd = open_epoch(db, seq);
-	size_t alloc = 0, plen = strlen(prefix);
-	struct dirent *de;
-	DIR *d;
-
-	*names = NULL;
-	*n = 0;
-	if (fd < 0)
-		return -1;
-	if (!(d = fdopendir(fd))) {
-		close(fd);
-		return errorf_errno("cannot read epoch %" PRIu32 " of '%s'", seq, db->path);
-	}
-	while ((de = readdir(d))) {
-		if (strncmp(de->d_name, prefix, plen) || !db_aux_name_valid(de->d_name))
-			continue;
-		ALLOC_GROW(*names, *n + 1, alloc);
-		(*names)[(*n)++] = xstrdup(de->d_name);
-	}
-	closedir(d);
-	return 0;
-}
-
-int db_aux_remove(struct db *db, uint32_t seq, const char *name)
-{
-	int fd, r = 0;
-
-	need_writer(db);
-	if (!db_aux_name_valid(name))
-		return errorf("invalid auxiliary file name '%s'", name);
-	if ((fd = open_epoch(db, seq)) < 0)
-		return -1;
-	if (unlinkat(fd, name, 0) && errno != ENOENT)
-		r = errorf_errno("cannot remove '%s' from epoch %" PRIu32, name, seq);
-	close(fd);
-	return r;
-}
-
-int db_aux_load(struct db *db, uint32_t seq, const char *name, size_t max, struct strbuf *out)
-{
-	if (!db_aux_name_valid(name))
-		return errorf("invalid auxiliary file name '%s'", name);
-	return read_epoch_file(db, seq, name, max, out);
-}
-
-/* ---- binary snapshots ------------------------------------------------- */
-
-bool db_binary_name_valid(const char *hex)
-{
-	size_t n = strlen(hex);
-
-	return n >= 2 && n <= 2 * IMAGE_BUILD_ID_MAX && n % 2 == 0 &&
-	       strspn(hex, "0123456789abcdef") == n;
-}
-
-/* The directory dir (binaries/, unwind/) of the database, made if create. */
-static int open_subdir(struct db *db, const char *dir, bool create)
-{
-	int fd;
-
-	if (create && mkdirat(db->dirfd, dir, FSIO_DIR_MODE) && errno != EEXIST)
-		return errorf_errno("cannot create '%s/%s'", db->path, dir);
-	fd = openat(db->dirfd, dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0 && (create || errno != ENOENT))
-		errorf_errno("cannot open '%s/%s'", db->path, dir);
-	return fd;
-}
-
-static int open_binaries(struct db *db, bool create)
-{
-	return open_subdir(db, BINARIES_NAME, create);
-}
-
-bool db_binary_exists(struct db *db, const char *hex)
-{
-	struct stat st;
-	int fd;
-	bool r;
-
-	if (!db_binary_name_valid(hex) || (fd = open_binaries(db, false)) < 0)
-		return false;
-	r = !fstatat(fd, hex, &st, AT_SYMLINK_NOFOLLOW) && S_ISREG(st.st_mode);
-	close(fd);
-	return r;
-}
-
-char *db_binary_path(struct db *db, const char *hex)
-{
-	return db_binary_exists(db, hex) ? xasprintf("%s/binaries/%s", db->path, hex) : NULL;
-}
-
-static int binary_store(struct db *db, const char *hex, const void *data, int src, uint64_t len)
-{
-	char *what;
-	int fd, r;
-
-	need_writer(db);
-	if (!db_binary_name_valid(hex))
-		return errorf("invalid build-id '%s'", hex);
-	if (db_binary_exists(db, hex))
-		return 0;
-	if ((fd = open_binaries(db, true)) < 0)
-		return -1;
-	what = xasprintf("%s/%s/%s", db->path, BINARIES_NAME, hex);
-	r = src >= 0 ? fsio_copy_atomic(fd, hex, what, src, len, sync_enabled(db)) :
-		       fsio_write_atomic(fd, hex, what, data, (size_t)len, sync_enabled(db));
-	/* The new directory entry of binaries/ itself must survive a crash too. */
-	if (!r && sync_enabled(db))
-		r = fsio_fsync_dir(db->dirfd, db->path);
-	close(fd);
-	free(what);
-	return r;
-}
-
-int db_binary_store(struct db *db, const char *hex, const void *data, size_t len)
-{
-	return binary_store(db, hex, data, -1, len);
-}
-
-int db_binary_store_fd(struct db *db, const char *hex, int fd, uint64_t len)
-{
-	return binary_store(db, hex, NULL, fd, len);
-}
-
-/* ---- cached unwind tables --------------------------------------------- */
-
-
-int db_unwind_store(struct db *db, const char *hex, const void *data, size_t len)
-{
-	struct strbuf blob = STRBUF_INIT;
-	char *what;
-	int fd, r;
-
-	need_writer(db);
-	if (!db_binary_name_valid(hex))
-		return errorf("invalid build-id '%s'", hex);
-	if ((fd = open_subdir(db, UNWIND_NAME, true)) < 0)
-		return -1;
-	blob_encode(DB_UNWIND_MAGIC, DB_UNWIND_VERSION, 0, 0, data, len, &blob);
-	what = xasprintf("%s/%s/%s", db->path, UNWIND_NAME, hex);
-	r = fsio_write_atomic(fd, hex, what, blob.buf, blob.len, sync_enabled(db));
-	if (!r && sync_enabled(db))
-		r = fsio_fsync_dir(db->dirfd, db->path);
-	close(fd);
-	free(what);
-	strbuf_release(&blob);
-	return r;
-}
-
-int db_unwind_load(struct db *db, const char *hex, struct strbuf *out)
-{
-	struct strbuf buf = STRBUF_INIT;
-	struct blob_header h;
-	const void *payload;
-	const char *why;
-	char *what;
-	int fd, r;
-
-	strbuf_reset(out);
-	if (!db_binary_name_valid(hex))
-		return 1;
-	if ((fd = open_subdir(db, UNWIND_NAME, false)) < 0)
-		return errno == ENOENT ? 1 : -1;
-	what = xasprintf("%s/%s/%s", db->path, UNWIND_NAME, hex);
-	r = fsio_read_at(fd, hex, what, BLOB_MAX_SIZE, &buf);
-	if (!r && blob_decode(buf.buf, buf.len, DB_UNWIND_MAGIC, DB_UNWIND_VERSION, &h, &payload,
-			      &why)) {
-		warning("%s: %s (the table is made again)", what, why);
-		r = -1;
-	} else if (!r) {
-		strbuf_add(out, payload, (size_t)h.payload_size);
-	}
-	close(fd);
-	free(what);
-	strbuf_release(&buf);
-	return r;
-}
-
-int db_binary_open(struct db *db, const char *hex)
-{
-	int dfd, fd;
-
-	if (!db_binary_name_valid(hex)) {
-		errno = EINVAL;
-		return errorf("invalid build-id '%s'", hex);
-	}
-	if ((dfd = open_binaries(db, false)) < 0)
-		return -1;
-	fd = openat(dfd, hex, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0 && errno != ENOENT)
-		errorf_errno("cannot open '%s/%s/%s'", db->path, BINARIES_NAME, hex);
-	close(dfd);
-	return fd;
 }

@@ -44,6 +44,40 @@ struct db {
 	struct db_damage_log *damage; /* what readers found damaged (db/damage.h) */
 };
 
+/* ---- what readers found damaged (db/damage.h reads the log) ------------ */
+
+enum db_damage_kind {
+	DB_DAMAGED = 1,   /* failed validation (or could not be read): what it held is not used */
+	DB_MISSING,       /* a file the epoch needs is absent (meta; an index for its profiles...) */
+	DB_UNVERIFIED,    /* read, but it carries no checksum (written by an older dcpi) */
+};
+
+struct db_damage {
+	enum db_damage_kind kind;
+	uint32_t seq;        /* the epoch the file is in; 0 for a file of the database itself */
+	const char *name;    /* its name in the epoch: "KEY.cycles.prof", "meta", "stacks-2" */
+	const char *path;    /* as messages name it: "DIR/000002/KEY.cycles.prof" */
+	const char *key;     /* the image whose file it is (profiles, value profiles), or NULL */
+	const char *why;     /* "corrupt profile: bad payload checksum", "missing" */
+};
+
+/*
+ * Reports epoch file `name` of epoch seq as kind, why being a printf
+ * format ("corrupt profile: %s"): the message "PATH: WHY" (an error, or
+ * for DB_UNVERIFIED a warning) and a record.  A file already recorded with
+ * the same kind and reason is neither reported nor recorded again.  Returns -1, so
+ * that readers can `return db_damage(...)`.
+ */
+int db_damage(struct db *db, enum db_damage_kind kind, uint32_t seq, const char *name,
+	      const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/*
+ * The number of errors db_damage() reported in this process (every
+ * database): the report tools tell a report from partial data (exit 2)
+ * from a failure (exit 1) by comparing it with error_count().
+ */
+unsigned db_damage_errors(void);
+
 /* The database directory: opt if set, else $DCPI_DB, else "dcpi.db". */
 const char *db_default_path(const char *opt);
 
@@ -181,73 +215,11 @@ typedef int (*db_progress_fn)(void *ctx, size_t done, size_t total);
 int db_image_totals_progress(struct db *db, uint32_t seq, struct db_image_totals **v, size_t *n,
 			     db_progress_fn progress, void *ctx);
 
-/* ---- auxiliary epoch files (kallsyms, perf-PID.map) ------------------- */
-
-/* True if name is a valid auxiliary file name ([A-Za-z0-9_-][A-Za-z0-9._-]*, not .prof). */
-bool db_aux_name_valid(const char *name);
-/* Writer: stores an auxiliary file in an epoch. */
-int db_aux_store(struct db *db, uint32_t seq, const char *name, const void *data, size_t len);
-/* Reads an auxiliary file (at most max bytes); 1 if absent. */
-int db_aux_load(struct db *db, uint32_t seq, const char *name, size_t max, struct strbuf *out);
-/* The names of an epoch's auxiliary files starting with prefix (allocated; free each and *names). */
-int db_aux_list(struct db *db, uint32_t seq, const char *prefix, char ***names, size_t *n);
-/* Writer: removes an auxiliary file of an epoch (no error if it is gone already). */
-int db_aux_remove(struct db *db, uint32_t seq, const char *name);
 /*
  * Writer: moves epoch file `name` aside as NAME.corrupt (kept for
  * inspection, ignored by readers) with a warning that what it held is lost.
  */
 int db_file_quarantine(struct db *db, uint32_t seq, const char *name);
-
-/* ---- binary snapshots (binaries/BUILD-ID) ---------------------------- */
-
-/*
- * Snapshots of profiled executables, named by their build-id in lowercase
- * hex, so that a rebuild does not orphan an old profile (dcpirun stores
- * them; readers may use them when the file at an image's path has another
- * build-id).  Shared by all epochs.
- */
-
-/* True if hex is a valid snapshot name (2-64 lowercase hex digits, even). */
-bool db_binary_name_valid(const char *hex);
-/* True if the database holds a snapshot of this build-id. */
-bool db_binary_exists(struct db *db, const char *hex);
-/*
- * Writer: stores data as the snapshot of build-id hex (atomically, like
- * every file).  An existing snapshot is kept: same build-id, same code.
- */
-int db_binary_store(struct db *db, const char *hex, const void *data, size_t len);
-/* The same with the first len bytes of the open file fd (copied in the kernel). */
-int db_binary_store_fd(struct db *db, const char *hex, int fd, uint64_t len);
-/*
- * Opens the snapshot of build-id hex for reading.  Returns an fd, or -1:
- * with errno ENOENT (not reported) if there is none, else reported.
- */
-int db_binary_open(struct db *db, const char *hex);
-/*
- * The path of the snapshot of build-id hex ("DIR/binaries/HEX", newly
- * allocated) for libraries that open files by name (libelf, libdwarf), or
- * NULL if the database holds none.
- */
-char *db_binary_path(struct db *db, const char *hex);
-
-/*
- * Cached unwind tables (DIR/unwind/HEX): the collector's table of the
- * binary with build-id hex (unwind/utable.h's wire form) in a blob, so that
- * the next run, or dcpid after a restart, need not make it again.  A cache:
- * a missing or damaged one is made again; `dcpidb gc` removes those no
- * epoch uses.  The database never reads the wire form itself.
- */
-#define DB_UNWIND_MAGIC "DCPIUTAB"
-#define DB_UNWIND_VERSION 1
-/* Writer: stores the table of build-id hex (atomically, like every file). */
-int db_unwind_store(struct db *db, const char *hex, const void *data, size_t len);
-/*
- * Reads the table of build-id hex into out (replaced).  Returns 0; 1 if
- * there is none (no message); -1 if it cannot be read or is damaged
- * (reported, as a warning).
- */
-int db_unwind_load(struct db *db, const char *hex, struct strbuf *out);
 
 /* The display path of a file in an epoch ("DIR/000001/NAME"), for messages. */
 char *db_epoch_file_path(struct db *db, uint32_t seq, const char *name);

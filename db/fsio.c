@@ -37,61 +37,69 @@ static bool fault_hits(enum fsio_fault kind)
 	return true;
 }
 
+int fsio_read_quiet(int dirfd, const char *name, size_t max, struct strbuf *out,
+		    enum fsio_read_error *err, uint64_t *size)
+{
+	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK), saved, r = -1;
+	struct stat st;
+
+	strbuf_reset(out);
+	if (fd < 0 && errno == ENOENT)
+		return 1;
+	if (fd < 0)
+		*err = errno == ELOOP ? FSIO_READ_SYMLINK : FSIO_READ_OPEN;
+	else if (fstat(fd, &st))
+		*err = FSIO_READ_STAT;
+	else if (!S_ISREG(st.st_mode))
+		*err = FSIO_READ_NOT_REGULAR;
+	else if ((*size = (uint64_t)st.st_size) > max)
+		*err = FSIO_READ_TOO_LARGE;
+	else if (strbuf_grow(out, (size_t)st.st_size + 1), strbuf_read_fd(out, fd, max))
+		*err = errno == EFBIG ? FSIO_READ_GREW : FSIO_READ_READ;
+	else
+		r = 0;
+	saved = errno;
+	if (fd >= 0)
+		close(fd);
+	if (r)
+		strbuf_reset(out);
+	errno = saved;
+	return r;
+}
+
 int fsio_read_at_why(int dirfd, const char *name, size_t max, struct strbuf *out, char **why)
 {
-	struct stat st;
-	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	enum fsio_read_error err;
+	uint64_t size = 0;
+	int r = fsio_read_quiet(dirfd, name, max, out, &err, &size);
 
-	strbuf_reset(out);
 	*why = NULL;
-	if (fd < 0) {
-		if (errno == ENOENT)
-			return 1;
-		if (errno == ELOOP)
-			*why = xstrdup("is a symbolic link; refusing to read it");
-		else
-			*why = xasprintf("cannot open: %s", strerror(errno));
-		return -1;
-	}
-	if (fstat(fd, &st)) {
+	if (r >= 0)
+		return r;
+	switch (err) {
+	case FSIO_READ_SYMLINK:
+		*why = xstrdup("is a symbolic link; refusing to read it");
+		break;
+	case FSIO_READ_OPEN:
+		*why = xasprintf("cannot open: %s", strerror(errno));
+		break;
+	case FSIO_READ_STAT:
 		*why = xasprintf("cannot stat: %s", strerror(errno));
-		goto fail;
-	}
-	if (!S_ISREG(st.st_mode)) {
+		break;
+	case FSIO_READ_NOT_REGULAR:
 		*why = xstrdup("not a regular file");
-		goto fail;
+		break;
+	case FSIO_READ_TOO_LARGE:
+		*why = xasprintf("file too large (%llu bytes)", (unsigned long long)size);
+		break;
+	case FSIO_READ_GREW:
+		*why = xstrdup("file too large");
+		break;
+	case FSIO_READ_READ:
+		*why = xasprintf("cannot read: %s", strerror(errno));
+		break;
 	}
-	if ((uint64_t)st.st_size > max) {
-		*why = xasprintf("file too large (%lld bytes)", (long long)st.st_size);
-		goto fail;
-	}
-	strbuf_grow(out, (size_t)st.st_size);
-	for (;;) {
-		ssize_t n;
-
-		strbuf_grow(out, 4096);
-		n = read(fd, out->buf + out->len, out->alloc - out->len - 1);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			*why = xasprintf("cannot read: %s", strerror(errno));
-			goto fail;
-		}
-		if (!n)
-			break;
-		out->len += (size_t)n;
-		if (out->len > max) {
-			*why = xstrdup("file too large");
-			goto fail;
-		}
-	}
-	out->buf[out->len] = '\0';
-	close(fd);
-	return 0;
-fail:
-	close(fd);
-	strbuf_reset(out);
-	return -1;
+	return r;
 }
 
 int fsio_read_at(int dirfd, const char *name, const char *what, size_t max, struct strbuf *out)
@@ -271,20 +279,30 @@ int fsio_remove_tree(int dirfd, const char *name)
 	return remove_tree_at(dirfd, name);
 }
 
+DIR *fsio_opendir_at(int dirfd, const char *name, int *fd)
+{
+	DIR *d;
+	int err;
+
+	*fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (*fd < 0)
+		return NULL;
+	if (!(d = fdopendir(*fd))) {
+		err = errno;
+		close(*fd);
+		errno = err;
+	}
+	return d;
+}
+
 static int remove_tree_at(int dirfd, const char *name)
 {
-	int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	DIR *d;
 	struct dirent *de;
-	int ret = 0;
+	int fd, ret = 0;
+	DIR *d = fsio_opendir_at(dirfd, name, &fd);
 
-	if (fd < 0)
+	if (!d)
 		return -1;
-	d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return -1;
-	}
 	while ((de = readdir(d))) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
@@ -299,19 +317,12 @@ static int remove_tree_at(int dirfd, const char *name)
 
 int fsio_remove_temps(int dirfd, const char *what)
 {
-	int fd = dup(dirfd);
-	DIR *d;
 	struct dirent *de;
-	int ret = 0;
+	int fd, ret = 0;
+	DIR *d = fsio_opendir_at(dirfd, ".", &fd);
 
-	if (fd < 0)
+	if (!d)
 		return errorf_errno("cannot read directory '%s'", what);
-	d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return errorf_errno("cannot read directory '%s'", what);
-	}
-	rewinddir(d);
 	while ((de = readdir(d))) {
 		if (strncmp(de->d_name, FSIO_TMP_PREFIX, strlen(FSIO_TMP_PREFIX)))
 			continue;

@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <dirent.h>
 #include <sys/types.h>
 
 struct strbuf;
@@ -31,6 +32,34 @@ struct strbuf;
 int fsio_read_at(int dirfd, const char *name, const char *what, size_t max, struct strbuf *out);
 /* The same without a message: on -1, *why says what failed (allocated). */
 int fsio_read_at_why(int dirfd, const char *name, size_t max, struct strbuf *out, char **why);
+
+/*
+ * The directory name under dirfd ("." for dirfd's own, read from its start)
+ * opened for readdir, never through a symbolic link; *fd is its descriptor
+ * (for the *at calls), closed by closedir().  NULL with errno, nothing
+ * reported, nothing left open.
+ */
+DIR *fsio_opendir_at(int dirfd, const char *name, int *fd);
+
+/* Why fsio_read_quiet failed. */
+enum fsio_read_error {
+	FSIO_READ_SYMLINK,      /* readers refuse symbolic links */
+	FSIO_READ_OPEN,         /* open failed: errno */
+	FSIO_READ_STAT,         /* fstat failed: errno */
+	FSIO_READ_NOT_REGULAR,
+	FSIO_READ_TOO_LARGE,    /* larger than max: *size */
+	FSIO_READ_GREW,         /* grew past max while being read */
+	FSIO_READ_READ,         /* read failed: errno */
+};
+
+/*
+ * fsio_read_at without a message, for callers that report in their own
+ * words (the checker): returns 0; 1 if the file does not exist; -1 with
+ * *err (and errno, *size: the file's size, as it says).  out holds the file
+ * only on success.
+ */
+int fsio_read_quiet(int dirfd, const char *name, size_t max, struct strbuf *out,
+		    enum fsio_read_error *err, uint64_t *size);
 
 /*
  * Replaces `name` atomically with data: writes a new temp file in the same

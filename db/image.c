@@ -4,6 +4,7 @@
 #include "db/textrec.h"
 #include "core/die.h"
 #include "core/hash.h"
+#include "core/search.h"
 #include "core/strbuf.h"
 #include "core/xalloc.h"
 
@@ -112,17 +113,7 @@ void image_index_release(struct image_index *idx)
 /* Index of the first record with key >= key. */
 static size_t lower_bound(const struct image_index *idx, const char *key)
 {
-	size_t lo = 0, hi = idx->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (strcmp(idx->v[mid].key, key) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return LOWER_BOUND(idx->n, k, strcmp(idx->v[k].key, key) < 0);
 }
 
 struct db_image *image_index_find(const struct image_index *idx, const char *key)

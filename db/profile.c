@@ -4,6 +4,7 @@
 #include "core/crc32c.h"
 #include "core/endian.h"
 #include "core/die.h"
+#include "core/search.h"
 #include "core/strbuf.h"
 #include "core/varint.h"
 #include "core/xalloc.h"
@@ -115,17 +116,7 @@ int profile_merge(struct profile *dst, const struct profile *add)
 
 size_t profile_lower_bound(const struct profile *p, uint64_t off)
 {
-	size_t lo = 0, hi = p->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (p->v[mid].offset < off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return LOWER_BOUND(p->n, k, p->v[k].offset < off);
 }
 
 uint64_t profile_get(const struct profile *p, uint64_t offset)

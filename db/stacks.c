@@ -11,12 +11,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/cursor.h"
 #include "core/die.h"
 #include "core/hash.h"
 #include "core/strbuf.h"
 #include "core/varint.h"
 #include "core/xalloc.h"
+#include "db/auxfile.h"
 #include "db/blob.h"
+#include "db/blobfile.h"
 #include "db/damage.h"
 #include "db/db.h"
 #include "db/image.h"
@@ -267,7 +270,8 @@ void stack_table_merge(struct stack_table *dst, const struct stack_table *src)
 
 /* ---- the canonical order ----------------------------------------------------- */
 
-struct order {
+/* A table in its canonical order (the one it is encoded in): each kind of item renumbered. */
+struct canon {
 	const struct stack_table *t;
 	uint32_t *image, *comm, *frame, *stack, *thread;        /* old -> new */
 	uint32_t *by_image, *by_comm, *by_frame, *by_stack, *by_thread, *by_sample; /* new -> old */
@@ -275,14 +279,14 @@ struct order {
 
 static int cmp_image(const void *a, const void *b, void *ctx)
 {
-	const struct order *o = ctx;
+	const struct canon *o = ctx;
 
 	return strcmp(o->t->images[*(const uint32_t *)a], o->t->images[*(const uint32_t *)b]);
 }
 
 static int cmp_comm(const void *a, const void *b, void *ctx)
 {
-	const struct order *o = ctx;
+	const struct canon *o = ctx;
 
 	return strcmp(o->t->comms[*(const uint32_t *)a], o->t->comms[*(const uint32_t *)b]);
 }
@@ -291,7 +295,7 @@ static int cmp_comm(const void *a, const void *b, void *ctx)
 
 static int cmp_frame(const void *a, const void *b, void *ctx)
 {
-	const struct order *o = ctx;
+	const struct canon *o = ctx;
 	const struct stack_frame *x = &o->t->frames[*(const uint32_t *)a];
 	const struct stack_frame *y = &o->t->frames[*(const uint32_t *)b];
 
@@ -300,7 +304,7 @@ static int cmp_frame(const void *a, const void *b, void *ctx)
 	return CMP(x->offset, y->offset);
 }
 
-static int cmp_stack_recs(const struct order *o, const struct stack_rec *x,
+static int cmp_stack_recs(const struct canon *o, const struct stack_rec *x,
 			  const struct stack_rec *y)
 {
 	if (x->depth != y->depth)
@@ -316,7 +320,7 @@ static int cmp_stack_recs(const struct order *o, const struct stack_rec *x,
 
 static int cmp_stack(const void *a, const void *b, void *ctx)
 {
-	const struct order *o = ctx;
+	const struct canon *o = ctx;
 
 	return cmp_stack_recs(o, &o->t->stacks[*(const uint32_t *)a],
 			      &o->t->stacks[*(const uint32_t *)b]);
@@ -324,7 +328,7 @@ static int cmp_stack(const void *a, const void *b, void *ctx)
 
 static int cmp_thread(const void *a, const void *b, void *ctx)
 {
-	const struct order *o = ctx;
+	const struct canon *o = ctx;
 	const struct stack_thread *x = &o->t->threads[*(const uint32_t *)a];
 	const struct stack_thread *y = &o->t->threads[*(const uint32_t *)b];
 
@@ -337,7 +341,7 @@ static int cmp_thread(const void *a, const void *b, void *ctx)
 
 static int cmp_sample(const void *a, const void *b, void *ctx)
 {
-	const struct order *o = ctx;
+	const struct canon *o = ctx;
 	const struct stack_sample *x = &o->t->samples[*(const uint32_t *)a];
 	const struct stack_sample *y = &o->t->samples[*(const uint32_t *)b];
 
@@ -349,7 +353,7 @@ static int cmp_sample(const void *a, const void *b, void *ctx)
 }
 
 /* Sorts 0..n-1 by cmp into *by (new -> old) and fills *map (old -> new). */
-static void sort_ids(size_t n, int (*cmp)(const void *, const void *, void *), struct order *o,
+static void sort_ids(size_t n, int (*cmp)(const void *, const void *, void *), struct canon *o,
 		     uint32_t **by, uint32_t **map)
 {
 	*by = xmalloc((n + 1) * sizeof(**by));
@@ -363,7 +367,7 @@ static void sort_ids(size_t n, int (*cmp)(const void *, const void *, void *), s
 		(*map)[(*by)[i]] = (uint32_t)i;
 }
 
-static void order_build(struct order *o, const struct stack_table *t)
+static void canon_build(struct canon *o, const struct stack_table *t)
 {
 	memset(o, 0, sizeof(*o));
 	o->t = t;
@@ -375,7 +379,7 @@ static void order_build(struct order *o, const struct stack_table *t)
 	sort_ids(t->n_samples, cmp_sample, o, &o->by_sample, NULL);
 }
 
-static void order_release(struct order *o)
+static void canon_release(struct canon *o)
 {
 	free(o->image);
 	free(o->comm);
@@ -392,147 +396,96 @@ static void order_release(struct order *o)
 
 /* ---- encoding ------------------------------------------------------------------ */
 
-static void put_varint(struct strbuf *out, uint64_t v)
+/* Strings in their canonical order (by: new -> old): the count, then each. */
+static void encode_strings(struct strbuf *out, char *const *v, const uint32_t *by, size_t n)
 {
-	uint8_t b[VARINT_MAX];
-
-	strbuf_add(out, b, varint_encode(v, b));
+	strbuf_add_varint(out, n);
+	for (size_t i = 0; i < n; i++)
+		strbuf_add_varint_string(out, v[by[i]], strlen(v[by[i]]));
 }
 
-static void put_string(struct strbuf *out, const char *s)
-{
-	size_t n = strlen(s);
-
-	put_varint(out, n);
-	strbuf_add(out, s, n);
-}
-
-static void encode_frames(const struct order *o, struct strbuf *out)
+static void encode_frames(const struct canon *o, struct strbuf *out)
 {
 	const struct stack_table *t = o->t;
 	uint32_t prev_image = 0;
 	uint64_t prev_off = 0;
 
-	put_varint(out, t->n_frames);
+	strbuf_add_varint(out, t->n_frames);
 	for (size_t i = 0; i < t->n_frames; i++) {
 		const struct stack_frame *f = &t->frames[o->by_frame[i]];
 		uint32_t image = o->image[f->image];
 
-		put_varint(out, image - prev_image);
-		put_varint(out, i && image == prev_image ? f->offset - prev_off : f->offset);
+		strbuf_add_varint(out, image - prev_image);
+		strbuf_add_varint(out, i && image == prev_image ? f->offset - prev_off : f->offset);
 		prev_image = image;
 		prev_off = f->offset;
 	}
 }
 
-static void encode_stacks(const struct order *o, struct strbuf *out)
+static void encode_stacks(const struct canon *o, struct strbuf *out)
 {
 	const struct stack_table *t = o->t;
 
-	put_varint(out, t->n_stacks);
+	strbuf_add_varint(out, t->n_stacks);
 	for (size_t i = 0; i < t->n_stacks; i++) {
 		const struct stack_rec *s = &t->stacks[o->by_stack[i]];
 
-		put_varint(out, s->depth);
+		strbuf_add_varint(out, s->depth);
 		strbuf_addch(out, s->end);
 		for (uint32_t k = 0; k < s->depth; k++)
-			put_varint(out, o->frame[t->ids[s->first + k]]);
+			strbuf_add_varint(out, o->frame[t->ids[s->first + k]]);
 	}
 }
 
-static void encode_samples(const struct order *o, struct strbuf *out)
+static void encode_samples(const struct canon *o, struct strbuf *out)
 {
 	const struct stack_table *t = o->t;
 	uint32_t prev = 0;
 
-	put_varint(out, t->n_samples);
+	strbuf_add_varint(out, t->n_samples);
 	for (size_t i = 0; i < t->n_samples; i++) {
 		const struct stack_sample *s = &t->samples[o->by_sample[i]];
 		uint32_t stack = o->stack[s->stack];
 
-		put_varint(out, stack - prev);
-		put_varint(out, o->thread[s->thread]);
-		put_varint(out, s->event);
-		put_varint(out, s->count);
+		strbuf_add_varint(out, stack - prev);
+		strbuf_add_varint(out, o->thread[s->thread]);
+		strbuf_add_varint(out, s->event);
+		strbuf_add_varint(out, s->count);
 		prev = stack;
 	}
 }
 
 void stack_table_encode(const struct stack_table *t, struct strbuf *out, uint32_t *count)
 {
-	struct order o;
+	struct canon o;
 
-	order_build(&o, t);
-	put_varint(out, t->n_images);
-	for (size_t i = 0; i < t->n_images; i++)
-		put_string(out, t->images[o.by_image[i]]);
-	put_varint(out, t->n_comms);
-	for (size_t i = 0; i < t->n_comms; i++)
-		put_string(out, t->comms[o.by_comm[i]]);
+	canon_build(&o, t);
+	encode_strings(out, t->images, o.by_image, t->n_images);
+	encode_strings(out, t->comms, o.by_comm, t->n_comms);
 	encode_frames(&o, out);
-	put_varint(out, t->n_threads);
+	strbuf_add_varint(out, t->n_threads);
 	for (size_t i = 0; i < t->n_threads; i++) {
 		const struct stack_thread *th = &t->threads[o.by_thread[i]];
 
-		put_varint(out, th->tgid);
-		put_varint(out, th->tid);
-		put_varint(out, o.comm[th->comm]);
+		strbuf_add_varint(out, th->tgid);
+		strbuf_add_varint(out, th->tid);
+		strbuf_add_varint(out, o.comm[th->comm]);
 	}
 	encode_stacks(&o, out);
 	encode_samples(&o, out);
 	*count = t->n_samples > UINT32_MAX ? UINT32_MAX : (uint32_t)t->n_samples;
-	order_release(&o);
+	canon_release(&o);
 }
 
 /* ---- decoding ---------------------------------------------------------------------- */
 
-struct dec {
-	const uint8_t *p, *end;
-	const char *why;
-};
-
-static int get(struct dec *d, uint64_t *v, uint64_t max, const char *what)
-{
-	if (d->why)
-		return -1;
-	if (varint_decode(&d->p, d->end, v)) {
-		d->why = "truncated or malformed number";
-		return -1;
-	}
-	if (*v > max) {
-		d->why = what;
-		return -1;
-	}
-	return 0;
-}
-
 /* A count of items each at least min_bytes long: bounded by what is left. */
-static int get_count(struct dec *d, uint64_t *n, size_t min_bytes)
+static int get_count(struct cursor *d, uint64_t *n, size_t min_bytes)
 {
-	return get(d, n, (uint64_t)(d->end - d->p) / min_bytes, "count larger than the payload");
+	return cursor_varint_max(d, n, cursor_left(d) / min_bytes, "count larger than the payload");
 }
 
-static int get_string(struct dec *d, char *buf, size_t max, const char *what)
-{
-	uint64_t n;
-
-	if (get(d, &n, max, what))
-		return -1;
-	if ((uint64_t)(d->end - d->p) < n) {
-		d->why = "truncated string";
-		return -1;
-	}
-	memcpy(buf, d->p, n);
-	buf[n] = '\0';
-	d->p += n;
-	if (strlen(buf) != n) {
-		d->why = "NUL in a string";
-		return -1;
-	}
-	return 0;
-}
-
-static int decode_strings(struct dec *d, struct stack_table *t, bool images)
+static int decode_strings(struct cursor *d, struct stack_table *t, bool images)
 {
 	char buf[64], prev[64] = "";
 	uint64_t n;
@@ -540,8 +493,13 @@ static int decode_strings(struct dec *d, struct stack_table *t, bool images)
 	if (get_count(d, &n, 1))
 		return -1;
 	for (uint64_t i = 0; i < n; i++) {
-		if (get_string(d, buf, images ? 55 : STACK_COMM_MAX, "string too long"))
+		size_t len;
+		const char *s = cursor_string(d, images ? 55 : STACK_COMM_MAX, &len);
+
+		if (!s)
 			return -1;
+		memcpy(buf, s, len);
+		buf[len] = '\0';
 		if ((images && !image_key_valid(buf)) || (i && strcmp(prev, buf) >= 0)) {
 			d->why = images ? "bad or unsorted image key" : "unsorted process names";
 			return -1;
@@ -555,15 +513,14 @@ static int decode_strings(struct dec *d, struct stack_table *t, bool images)
 	return 0;
 }
 
-static int decode_frames(struct dec *d, struct stack_table *t)
+static int decode_frames(struct cursor *d, struct stack_table *t)
 {
 	uint64_t n, image = 0, off = 0, di, v;
 
 	if (get_count(d, &n, 2))
 		return -1;
 	for (uint64_t i = 0; i < n; i++) {
-		if (get(d, &di, t->n_images, "bad frame image") ||
-		    get(d, &v, UINT64_MAX, "bad frame offset"))
+		if (cursor_varint_max(d, &di, t->n_images, "bad frame image") || cursor_varint(d, &v))
 			return -1;
 		if (image + di >= t->n_images || (i && !di && (!v || off + v < off))) {
 			d->why = "bad or unsorted frame";
@@ -578,7 +535,7 @@ static int decode_frames(struct dec *d, struct stack_table *t)
 	return d->why ? -1 : 0;
 }
 
-static int decode_threads(struct dec *d, struct stack_table *t)
+static int decode_threads(struct cursor *d, struct stack_table *t)
 {
 	uint64_t n, tgid, tid, comm;
 	struct stack_thread prev = { 0, 0, 0 };
@@ -586,8 +543,9 @@ static int decode_threads(struct dec *d, struct stack_table *t)
 	if (get_count(d, &n, 3) || n > STACK_MAX_THREADS)
 		return d->why ? -1 : (d->why = "too many threads", -1);
 	for (uint64_t i = 0; i < n; i++) {
-		if (get(d, &tgid, UINT32_MAX, "bad tgid") || get(d, &tid, UINT32_MAX, "bad tid") ||
-		    get(d, &comm, t->n_comms ? t->n_comms - 1 : 0, "bad process name") ||
+		if (cursor_varint_max(d, &tgid, UINT32_MAX, "bad tgid") ||
+		    cursor_varint_max(d, &tid, UINT32_MAX, "bad tid") ||
+		    cursor_varint_max(d, &comm, t->n_comms ? t->n_comms - 1 : 0, "bad process name") ||
 		    !t->n_comms)
 			return d->why ? -1 : (d->why = "thread without process names", -1);
 		if (i && (tgid < prev.tgid || (tgid == prev.tgid && tid < prev.tid) ||
@@ -603,11 +561,11 @@ static int decode_threads(struct dec *d, struct stack_table *t)
 	return 0;
 }
 
-static int decode_stacks(struct dec *d, struct stack_table *t)
+static int decode_stacks(struct cursor *d, struct stack_table *t)
 {
 	uint32_t frames[STACK_MAX_DEPTH];
 	uint64_t n, depth, f;
-	struct order o = { .t = t };
+	struct canon o = { .t = t };
 
 	if (get_count(d, &n, 3))
 		return -1;
@@ -618,9 +576,9 @@ static int decode_stacks(struct dec *d, struct stack_table *t)
 	for (uint64_t i = 0; i < n && !d->why; i++) {
 		uint8_t end;
 
-		if (get(d, &depth, STACK_MAX_DEPTH, "stack too deep") || !depth ||
-		    d->p >= d->end) {
-			d->why = d->why ? d->why : "empty or truncated stack";
+		if (cursor_varint_max(d, &depth, STACK_MAX_DEPTH, "stack too deep") || !depth ||
+		    !cursor_left(d)) {
+			cursor_fail(d, "empty or truncated stack");
 			break;
 		}
 		end = *d->p++;
@@ -629,7 +587,7 @@ static int decode_stacks(struct dec *d, struct stack_table *t)
 			break;
 		}
 		for (uint64_t k = 0; k < depth && !d->why; k++)
-			if (!get(d, &f, t->n_frames ? t->n_frames - 1 : 0, "bad frame number") &&
+			if (!cursor_varint_max(d, &f, t->n_frames ? t->n_frames - 1 : 0, "bad frame number") &&
 			    !t->n_frames)
 				d->why = "stack without frames";
 			else
@@ -645,7 +603,7 @@ static int decode_stacks(struct dec *d, struct stack_table *t)
 	return d->why ? -1 : 0;
 }
 
-static int decode_samples(struct dec *d, struct stack_table *t, uint32_t count)
+static int decode_samples(struct cursor *d, struct stack_table *t, uint32_t count)
 {
 	uint64_t n, ds, thread, ev, cnt, stack = 0;
 	struct stack_sample prev = { 0, 0, 0, 0 };
@@ -657,9 +615,9 @@ static int decode_samples(struct dec *d, struct stack_table *t, uint32_t count)
 		return -1;
 	}
 	for (uint64_t i = 0; i < n; i++) {
-		if (get(d, &ds, t->n_stacks, "bad stack number") ||
-		    get(d, &thread, t->n_threads, "bad thread number") ||
-		    get(d, &ev, EVENT__COUNT - 1, "bad event") || get(d, &cnt, UINT64_MAX, "bad count"))
+		if (cursor_varint_max(d, &ds, t->n_stacks, "bad stack number") ||
+		    cursor_varint_max(d, &thread, t->n_threads, "bad thread number") ||
+		    cursor_varint_max(d, &ev, EVENT__COUNT - 1, "bad event") || cursor_varint(d, &cnt))
 			return -1;
 		stack += ds;
 		if (stack >= t->n_stacks || thread >= t->n_threads || !cnt) {
@@ -680,7 +638,7 @@ static int decode_samples(struct dec *d, struct stack_table *t, uint32_t count)
 int stack_table_decode(struct stack_table *t, const void *payload, size_t len, uint32_t count,
 		       const char **why)
 {
-	struct dec d = { payload, (const uint8_t *)payload + len, NULL };
+	struct cursor d = CURSOR_INIT(payload, len);
 
 	stack_table_init(t);
 	if (decode_strings(&d, t, true) || decode_strings(&d, t, false) || decode_frames(&d, t) ||
@@ -773,7 +731,7 @@ static int load_part(struct db *db, uint32_t seq, const char *name, struct stack
 	struct stack_table part;
 	struct blob_header h;
 	const char *why;
-	int r = db_blob_load(db, seq, name, STACKS_MAGIC, STACKS_VERSION, &buf, &h);
+	int r = db_blob_load(db, seq, name, STACKS_MAGIC, STACKS_VERSION, "stack table", &buf, &h);
 
 	if (!r && stack_table_decode(&part, buf.buf + BLOB_HEADER_SIZE, h.payload_size, h.count,
 				     &why)) {

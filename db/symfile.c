@@ -2,7 +2,9 @@
 /* An epoch's symbol files in their container (db/symfile.h). */
 #include "config.h"
 #include "db/symfile.h"
+#include "db/auxfile.h"
 #include "db/blob.h"
+#include "db/blobfile.h"
 #include "db/damage.h"
 #include "db/db.h"
 #include "core/die.h"

@@ -2,6 +2,8 @@
 /* A database's upkeep: its census, retention and snapshot collection (db/upkeep.h). */
 #include "config.h"
 #include "db/upkeep.h"
+#include "db/binaries.h"
+#include "db/db-int.h"
 #include "db/db.h"
 #include "db/fsio.h"
 #include "db/textrec.h"
@@ -21,8 +23,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define BINARIES_NAME "binaries"
-#define UNWIND_NAME "unwind"
 
 /* ---- disk use --------------------------------------------------------------- */
 
@@ -51,12 +51,8 @@ static uint64_t entry_bytes(int dirfd, const char *name, int depth, uint64_t *fi
 		(*files)++;
 	if (!S_ISDIR(st.st_mode) || depth <= 0)
 		return n;
-	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0 || !(d = fdopendir(fd))) {
-		if (fd >= 0)
-			close(fd);
+	if (!(d = fsio_opendir_at(dirfd, name, &fd)))
 		return n;
-	}
 	while ((de = readdir(d)))
 		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
 			n += entry_bytes(fd, de->d_name, depth - 1, files);
@@ -67,15 +63,12 @@ static uint64_t entry_bytes(int dirfd, const char *name, int depth, uint64_t *fi
 /* Temp files directly under the directory `name` (writers' leftovers in an epoch). */
 static void count_temps(int dirfd, const char *name, struct db_census *c)
 {
-	int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	struct dirent *de;
-	DIR *d;
+	int fd;
+	DIR *d = fsio_opendir_at(dirfd, name, &fd);
 
-	if (fd < 0 || !(d = fdopendir(fd))) {
-		if (fd >= 0)
-			close(fd);
+	if (!d)
 		return;
-	}
 	while ((de = readdir(d)))
 		if (!strncmp(de->d_name, FSIO_TMP_PREFIX, strlen(FSIO_TMP_PREFIX))) {
 			c->temp_bytes += entry_bytes(fd, de->d_name, 1, NULL);
@@ -150,15 +143,12 @@ static void read_meta(struct db *db, struct db_epoch_usage *e)
 static void list_by_build_id(struct db *db, const char *dir, struct census_binary **v, size_t *n,
 			     size_t *alloc)
 {
-	int fd = openat(db->dirfd, dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	struct dirent *de;
-	DIR *d;
+	int fd;
+	DIR *d = fsio_opendir_at(db->dirfd, dir, &fd);
 
-	if (fd < 0 || !(d = fdopendir(fd))) {
-		if (fd >= 0)
-			close(fd);
+	if (!d)
 		return;
-	}
 	while ((de = readdir(d))) {
 		struct stat st;
 
@@ -178,9 +168,9 @@ static void list_by_build_id(struct db *db, const char *dir, struct census_binar
 
 static void list_binaries(struct db *db, struct db_census *c, struct census_priv *p)
 {
-	list_by_build_id(db, BINARIES_NAME, &p->bins, &p->n_bins, &p->alloc_bins);
+	list_by_build_id(db, DB_BINARIES_DIR, &p->bins, &p->n_bins, &p->alloc_bins);
 	c->n_binaries = p->n_bins;
-	list_by_build_id(db, UNWIND_NAME, &p->tabs, &p->n_tabs, &p->alloc_tabs);
+	list_by_build_id(db, DB_UNWIND_DIR, &p->tabs, &p->n_tabs, &p->alloc_tabs);
 	c->n_unwind = p->n_tabs;
 }
 
@@ -231,18 +221,15 @@ static void epoch_uses(struct db *db, struct db_census *c, struct census_priv *p
 
 int db_census_take(struct db *db, struct db_census *c)
 {
-	int fd = dup(db->dirfd);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	int fd;
+	DIR *d = fsio_opendir_at(db->dirfd, ".", &fd);
 	struct census_priv *p;
 	struct dirent *de;
 	size_t alloc = 0;
 
 	memset(c, 0, sizeof(*c));
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
+	if (!d)
 		return errorf_errno("cannot read database '%s'", db->path);
-	}
 	p = XNEW(struct census_priv);
 	memset(p, 0, sizeof(*p));
 	p->images_ok = true;
@@ -268,10 +255,10 @@ int db_census_take(struct db *db, struct db_census *c)
 			e->bytes = bytes;
 			e->files = files;
 			count_temps(db->dirfd, name, c);
-		} else if (!strcmp(name, BINARIES_NAME)) {
+		} else if (!strcmp(name, DB_BINARIES_DIR)) {
 			c->binaries_bytes = bytes;
 			count_temps(db->dirfd, name, c);
-		} else if (!strcmp(name, UNWIND_NAME)) {
+		} else if (!strcmp(name, DB_UNWIND_DIR)) {
 			c->unwind_bytes = bytes;
 			count_temps(db->dirfd, name, c);
 		} else if (!strncmp(name, FSIO_TMP_PREFIX, strlen(FSIO_TMP_PREFIX))) {
@@ -514,9 +501,9 @@ int db_binaries_gc(struct db *db, bool dry_run, struct db_prune_stats *st,
 		warning("an image index of '%s' is unreadable: keeping every binary snapshot",
 			db->path);
 		r = 1;
-	} else if (remove_unused(db, BINARIES_NAME, "", p->bins, p->n_bins, dry_run, &st->binaries,
+	} else if (remove_unused(db, DB_BINARIES_DIR, "", p->bins, p->n_bins, dry_run, &st->binaries,
 				 &st->binary_bytes, list, ctx) ||
-		   remove_unused(db, UNWIND_NAME, UNWIND_NAME "/", p->tabs, p->n_tabs, dry_run,
+		   remove_unused(db, DB_UNWIND_DIR, DB_UNWIND_DIR "/", p->tabs, p->n_tabs, dry_run,
 				 &st->unwind_tables, &st->unwind_bytes, list, ctx)) {
 		r = -1;
 	}

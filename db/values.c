@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "config.h"
 #include "db/values.h"
+#include "core/cursor.h"
 #include "core/die.h"
+#include "core/search.h"
 #include "core/strbuf.h"
 #include "core/varint.h"
 #include "core/xalloc.h"
 #include "db/blob.h"
-#include "db/damage.h"
+#include "db/blobfile.h"
 #include "db/db.h"
 
 #include <stdio.h>
@@ -135,17 +137,7 @@ void values_profile_sort(struct values_profile *p)
 
 size_t values_profile_lower_bound(const struct values_profile *p, uint64_t offset)
 {
-	size_t lo = 0, hi = p->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (p->v[mid].offset < offset)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return LOWER_BOUND(p->n, k, p->v[k].offset < offset);
 }
 
 const struct values_rec *values_profile_find(const struct values_profile *p, uint64_t offset)
@@ -267,6 +259,11 @@ void values_merge(struct values_profile *dst, const struct values_profile *src,
 
 /* ---- encoding ------------------------------------------------------------------------- */
 
+/* A register's pair sums, in their order in the file. */
+#define DELTA_SUMS(d)                                                                 \
+	{ &(d)->npos, &(d)->spos, &(d)->mpos, &(d)->mpos2,                            \
+	  &(d)->nneg, &(d)->sneg, &(d)->mneg, &(d)->mneg2 }
+
 /*
  * Values are stored as differences: a list's first value from the first
  * value of the same register's list in the last record that had one, the
@@ -313,28 +310,15 @@ uint32_t values_encode(const struct values_profile *p, struct strbuf *out)
 
 			if (!(r->pairs->mask & (1u << k)))
 				continue;
-			strbuf_add_varint(out, d->npos);
-			strbuf_add_varint(out, d->spos);
-			strbuf_add_varint(out, d->mpos);
-			strbuf_add_varint(out, d->mpos2);
-			strbuf_add_varint(out, d->nneg);
-			strbuf_add_varint(out, d->sneg);
-			strbuf_add_varint(out, d->mneg);
-			strbuf_add_varint(out, d->mneg2);
+			const uint64_t *const sums[] = DELTA_SUMS(d);
+
+			for (unsigned j = 0; j < ARRAY_SIZE(sums); j++)
+				strbuf_add_varint(out, *sums[j]);
 		}
 	}
 	if (p->n > UINT32_MAX)
 		BUG("value profile of %zu records", p->n);
 	return (uint32_t)p->n;
-}
-
-struct cursor {
-	const uint8_t *p, *end;
-};
-
-static int get(struct cursor *c, uint64_t *v)
-{
-	return varint_decode(&c->p, c->end, v);
 }
 
 #define FAIL(msg) do { *why = (msg); goto bad; } while (0)
@@ -345,7 +329,7 @@ static int get_list(struct cursor *c, struct hotlist *h, uint64_t samples, uint6
 {
 	uint64_t tau, n, prev = *prev_first;
 
-	if (get(c, &tau) || get(c, &n))
+	if (cursor_varint(c, &tau) || cursor_varint(c, &n))
 		return *why = "truncated hot list", -1;
 	if (!tau || tau > UINT32_MAX)
 		return *why = "bad hot list threshold", -1;
@@ -355,7 +339,7 @@ static int get_list(struct cursor *c, struct hotlist *h, uint64_t samples, uint6
 	for (uint64_t e = 0; e < n; e++) {
 		uint64_t z, count;
 
-		if (get(c, &z) || get(c, &count))
+		if (cursor_varint(c, &z) || cursor_varint(c, &count))
 			return *why = "truncated hot list", -1;
 		h->e[e].value = prev + varint_unzigzag(z);
 		if (!count || count > samples)
@@ -385,7 +369,7 @@ static int list_sizes(struct cursor c, uint32_t mask, unsigned *caps, const char
 		caps[k] = 0;
 		if (!(mask & (1u << k)))
 			continue;
-		if (get(&c, &tau) || get(&c, &n))
+		if (cursor_varint(&c, &tau) || cursor_varint(&c, &n))
 			return *why = "truncated hot list", -1;
 		if (n > HOTLIST_MAX)
 			return *why = "bad hot list size", -1;
@@ -393,7 +377,7 @@ static int list_sizes(struct cursor c, uint32_t mask, unsigned *caps, const char
 			return *why = "empty exact hot list", -1;
 		caps[k] = n ? (unsigned)n : 1;
 		for (uint64_t e = 0; e < 2 * n; e++)
-			if (get(&c, &skip))
+			if (cursor_varint(&c, &skip))
 				return *why = "truncated hot list", -1;
 	}
 	return 0;
@@ -404,13 +388,13 @@ static int get_pairs(struct cursor *c, struct values_rec *r, const char **why)
 	struct values_pairs *pp;
 	uint64_t n, mask;
 
-	if (get(c, &n))
+	if (cursor_varint(c, &n))
 		return *why = "truncated pairs", -1;
 	if (!n)
 		return 0;
 	pp = values_rec_pairs(r);
 	pp->n = n;
-	if (get(c, &pp->dt) || get(c, &mask))
+	if (cursor_varint(c, &pp->dt) || cursor_varint(c, &mask))
 		return *why = "truncated pairs", -1;
 	if (mask & ~(uint64_t)VALUES_ALL_REGS)
 		return *why = "bad register mask", -1;
@@ -420,9 +404,11 @@ static int get_pairs(struct cursor *c, struct values_rec *r, const char **why)
 
 		if (!(mask & (1u << k)))
 			continue;
-		if (get(c, &d->npos) || get(c, &d->spos) || get(c, &d->mpos) || get(c, &d->mpos2) ||
-		    get(c, &d->nneg) || get(c, &d->sneg) || get(c, &d->mneg) || get(c, &d->mneg2))
-			return *why = "truncated pairs", -1;
+		uint64_t *const sums[] = DELTA_SUMS(d);
+
+		for (unsigned j = 0; j < ARRAY_SIZE(sums); j++)
+			if (cursor_varint(c, sums[j]))
+				return *why = "truncated pairs", -1;
 		if (d->npos > n || d->nneg > n - d->npos || !d->npos != !d->spos ||
 		    !d->nneg != !d->sneg || !d->npos != !d->mpos || !d->nneg != !d->mneg ||
 		    (d->npos < 2 && d->mpos2) || (d->nneg < 2 && d->mneg2) ||
@@ -438,7 +424,7 @@ static int get_pairs(struct cursor *c, struct values_rec *r, const char **why)
 int values_decode(const void *payload, size_t len, uint32_t count, struct values_profile *out,
 		  const char **why)
 {
-	struct cursor c = { payload, (const uint8_t *)payload + len };
+	struct cursor c = CURSOR_INIT(payload, len);
 	uint64_t last_off = 0, prev_first[VALUES_NREGS] = { 0 };
 
 	values_profile_release(out);
@@ -447,7 +433,7 @@ int values_decode(const void *payload, size_t len, uint32_t count, struct values
 		uint64_t delta, samples, mask;
 		struct values_rec *r;
 
-		if (get(&c, &delta) || get(&c, &samples) || get(&c, &mask))
+		if (cursor_varint(&c, &delta) || cursor_varint(&c, &samples) || cursor_varint(&c, &mask))
 			FAIL("truncated record");
 		if (i && (!delta || delta > UINT64_MAX - last_off))
 			FAIL("offsets not increasing");
@@ -486,25 +472,20 @@ void values_file_name(const char *key, char *buf, size_t size)
 	snprintf(buf, size, "%s%s", key, VALUES_SUFFIX);
 }
 
+static const struct blob_kind kind = { VALUES_MAGIC, VALUES_VERSION, "value profile" };
+
+static int decode_cb(void *out, const void *payload, size_t len, uint32_t count, const char **why)
+{
+	return values_decode(payload, len, count, out, why);
+}
+
 int db_values_load(struct db *db, uint32_t seq, const char *key, struct values_profile *out)
 {
-	struct strbuf buf = STRBUF_INIT;
-	struct blob_header h;
 	char name[128];
-	const char *why;
-	int r;
 
 	values_profile_release(out);
 	values_file_name(key, name, sizeof(name));
-	r = db_blob_load(db, seq, name, VALUES_MAGIC, VALUES_VERSION, &buf, &h);
-	if (r) {
-		strbuf_release(&buf);
-		return r > 0 ? 1 : -1;
-	}
-	if (values_decode(buf.buf + BLOB_HEADER_SIZE, h.payload_size, h.count, out, &why))
-		r = db_damage(db, DB_DAMAGED, seq, name, "invalid value profile: %s", why);
-	strbuf_release(&buf);
-	return r;
+	return db_blob_read(db, seq, name, &kind, decode_cb, out);
 }
 
 struct merge_ctx {
@@ -536,21 +517,8 @@ int db_values_merge(struct db *db, uint32_t seq, const char *key, const struct v
 {
 	struct merge_ctx m = { add, 0, NULL };
 	char name[128];
-	int r;
 
 	values_file_name(key, name, sizeof(name));
 	m.seed = (uint64_t)seq * 0x9E3779B97F4A7C15ull ^ values_profile_samples(add);
-	r = db_blob_merge(db, seq, name, VALUES_MAGIC, VALUES_VERSION, 0, merge_cb, &m);
-	if (r && m.invalid) {
-		/* A sound container with a payload its decoder refuses: set it aside too. */
-		char *path = db_epoch_file_path(db, seq, name);
-
-		warning("value profile '%s': %s", path, m.invalid);
-		free(path);
-		m.invalid = NULL;
-		if (db_blob_quarantine(db, seq, name))
-			return -1;
-		r = db_blob_merge(db, seq, name, VALUES_MAGIC, VALUES_VERSION, 0, merge_cb, &m);
-	}
-	return r;
+	return db_blob_update(db, seq, name, &kind, 0, merge_cb, &m, &m.invalid);
 }

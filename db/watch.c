@@ -9,12 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/cursor.h"
 #include "core/die.h"
 #include "core/endian.h"
 #include "core/strbuf.h"
 #include "core/varint.h"
 #include "core/xalloc.h"
 #include "db/blob.h"
+#include "db/blobfile.h"
 #include "db/damage.h"
 #include "db/db.h"
 #include "db/image.h"
@@ -188,21 +190,11 @@ void watch_set_group(const struct watch_set *in, enum watch_by by, struct watch_
 
 /* ---- the payload ----------------------------------------------------------- */
 
-static void put_varint(struct strbuf *out, uint64_t v)
-{
-	uint8_t b[VARINT_MAX];
-
-	strbuf_add(out, b, varint_encode(v, b));
-}
-
 static void put_str(struct strbuf *out, const char *s)
 {
 	size_t n = strlen(s);
 
-	if (n > WATCH_STR_MAX)
-		n = WATCH_STR_MAX;
-	put_varint(out, n);
-	strbuf_add(out, s, n);
+	strbuf_add_varint_string(out, s, n < WATCH_STR_MAX ? n : WATCH_STR_MAX);
 }
 
 static void put_double(struct strbuf *out, double d)
@@ -217,9 +209,9 @@ static void put_double(struct strbuf *out, double d)
 
 static void put_stat(struct strbuf *out, const struct watch_stat *s)
 {
-	put_varint(out, s->n);
-	put_varint(out, s->min);
-	put_varint(out, s->max);
+	strbuf_add_varint(out, s->n);
+	strbuf_add_varint(out, s->min);
+	strbuf_add_varint(out, s->max);
 	put_double(out, s->mean);
 	put_double(out, s->m2);
 }
@@ -228,30 +220,30 @@ static void put_rec(struct strbuf *out, const struct watch_rec *r)
 {
 	unsigned nh = 0;
 
-	put_varint(out, r->kind);
+	strbuf_add_varint(out, r->kind);
 	put_str(out, r->key);
-	put_varint(out, r->offset);
+	strbuf_add_varint(out, r->offset);
 	put_str(out, r->key_b);
-	put_varint(out, r->offset_b);
-	put_varint(out, r->pid);
-	put_varint(out, r->tid);
+	strbuf_add_varint(out, r->offset_b);
+	strbuf_add_varint(out, r->pid);
+	strbuf_add_varint(out, r->tid);
 	put_str(out, r->name ? r->name : "");
 	put_str(out, r->path ? r->path : "");
 	put_str(out, r->comm ? r->comm : "");
-	put_varint(out, r->calls);
-	put_varint(out, r->open);
-	put_varint(out, r->unwound);
+	strbuf_add_varint(out, r->calls);
+	strbuf_add_varint(out, r->open);
+	strbuf_add_varint(out, r->unwound);
 	put_stat(out, &r->wall);
 	put_stat(out, &r->cpu);
 	for (unsigned k = 0; k < WATCH_HIST; k++)
 		nh += r->hist[k] != 0;
-	put_varint(out, nh);
+	strbuf_add_varint(out, nh);
 	for (unsigned k = 0; k < WATCH_HIST; k++)
 		if (r->hist[k]) {
-			put_varint(out, k);
-			put_varint(out, r->hist[k]);
+			strbuf_add_varint(out, k);
+			strbuf_add_varint(out, r->hist[k]);
 		}
-	put_varint(out, r->nevents);
+	strbuf_add_varint(out, r->nevents);
 	for (unsigned i = 0; i < r->nevents; i++) {
 		put_str(out, r->ev[i].name);
 		put_stat(out, &r->ev[i].st);
@@ -264,67 +256,30 @@ void watch_encode(const struct watch_set *s, struct strbuf *out)
 		put_rec(out, &s->v[i]);
 }
 
-struct reader {
-	const uint8_t *p, *end;
-	const char *why;
-};
-
-static int get_varint(struct reader *r, uint64_t *v)
-{
-	if (varint_decode(&r->p, r->end, v)) {
-		r->why = "bad varint";
-		return -1;
-	}
-	return 0;
-}
-
-static int get_small(struct reader *r, uint64_t max, uint64_t *v, const char *why)
-{
-	if (get_varint(r, v))
-		return -1;
-	if (*v > max) {
-		r->why = why;
-		return -1;
-	}
-	return 0;
-}
-
 /* A string of at most max bytes, no NUL, into a fresh allocation or buf. */
-static int get_str(struct reader *r, size_t max, char *buf, char **out)
+static int get_str(struct cursor *r, size_t max, char *buf, char **out)
 {
-	uint64_t n;
+	size_t n;
+	const char *s = cursor_string(r, max, &n);
 
-	if (get_small(r, max, &n, "string too long"))
+	if (!s)
 		return -1;
-	if ((uint64_t)(r->end - r->p) < n) {
-		r->why = "truncated string";
-		return -1;
-	}
-	if (memchr(r->p, 0, n)) {
-		r->why = "NUL in a string";
-		return -1;
-	}
-	if (out)
-		*out = xstrndup((const char *)r->p, n);
-	else {
-		memcpy(buf, r->p, n);
+	if (out) {
+		*out = xstrndup(s, n);
+	} else {
+		memcpy(buf, s, n);
 		buf[n] = 0;
 	}
-	r->p += n;
 	return 0;
 }
 
-static int get_double(struct reader *r, double *d)
+static int get_double(struct cursor *r, double *d)
 {
 	uint64_t u;
 
-	if (r->end - r->p < 8) {
-		r->why = "truncated number";
+	if (cursor_le64(r, &u))
 		return -1;
-	}
-	u = get_le64(r->p);
 	memcpy(d, &u, sizeof(*d));
-	r->p += 8;
 	if (!isfinite(*d)) {
 		r->why = "number not finite";
 		return -1;
@@ -332,9 +287,9 @@ static int get_double(struct reader *r, double *d)
 	return 0;
 }
 
-static int get_stat(struct reader *r, struct watch_stat *s)
+static int get_stat(struct cursor *r, struct watch_stat *s)
 {
-	if (get_varint(r, &s->n) || get_varint(r, &s->min) || get_varint(r, &s->max) ||
+	if (cursor_varint(r, &s->n) || cursor_varint(r, &s->min) || cursor_varint(r, &s->max) ||
 	    get_double(r, &s->mean) || get_double(r, &s->m2))
 		return -1;
 	if (!s->n && (s->min || s->max || s->mean != 0 || s->m2 != 0)) {
@@ -355,15 +310,15 @@ static bool event_name_ok(const char *s)
 	return *s && strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789-_") == strlen(s);
 }
 
-static int get_hist(struct reader *r, struct watch_rec *rec)
+static int get_hist(struct cursor *r, struct watch_rec *rec)
 {
 	uint64_t nh, k, c, sum = 0;
 	int last = -1;
 
-	if (get_small(r, WATCH_HIST, &nh, "too many histogram buckets"))
+	if (cursor_varint_max(r, &nh, WATCH_HIST, "too many histogram buckets"))
 		return -1;
 	for (uint64_t i = 0; i < nh; i++) {
-		if (get_small(r, WATCH_HIST - 1, &k, "bad histogram bucket") || get_varint(r, &c))
+		if (cursor_varint_max(r, &k, WATCH_HIST - 1, "bad histogram bucket") || cursor_varint(r, &c))
 			return -1;
 		if ((int)k <= last || !c) {
 			r->why = "histogram buckets out of order or empty";
@@ -383,11 +338,11 @@ static int get_hist(struct reader *r, struct watch_rec *rec)
 	return 0;
 }
 
-static int get_events(struct reader *r, struct watch_rec *rec)
+static int get_events(struct cursor *r, struct watch_rec *rec)
 {
 	uint64_t n;
 
-	if (get_small(r, WATCH_MAX_EVENTS, &n, "too many events"))
+	if (cursor_varint_max(r, &n, WATCH_MAX_EVENTS, "too many events"))
 		return -1;
 	rec->nevents = (unsigned)n;
 	for (unsigned i = 0; i < rec->nevents; i++) {
@@ -402,7 +357,7 @@ static int get_events(struct reader *r, struct watch_rec *rec)
 	return 0;
 }
 
-static int get_key(struct reader *r, char *key, bool may_be_empty)
+static int get_key(struct cursor *r, char *key, bool may_be_empty)
 {
 	if (get_str(r, PROFILE_KEY_MAX, key, NULL))
 		return -1;
@@ -413,32 +368,32 @@ static int get_key(struct reader *r, char *key, bool may_be_empty)
 	return 0;
 }
 
-static int get_rec(struct reader *r, struct watch_rec *rec)
+static int get_rec(struct cursor *r, struct watch_rec *rec)
 {
 	uint64_t kind, pid, tid;
 
-	if (get_small(r, WATCH_BETWEEN, &kind, "unknown record kind"))
+	if (cursor_varint_max(r, &kind, WATCH_BETWEEN, "unknown record kind"))
 		return -1;
 	if (kind != WATCH_FUNC && kind != WATCH_BETWEEN) {
 		r->why = "unknown record kind";
 		return -1;
 	}
 	rec->kind = (enum watch_kind)kind;
-	if (get_key(r, rec->key, false) || get_varint(r, &rec->offset) ||
-	    get_key(r, rec->key_b, kind == WATCH_FUNC) || get_varint(r, &rec->offset_b))
+	if (get_key(r, rec->key, false) || cursor_varint(r, &rec->offset) ||
+	    get_key(r, rec->key_b, kind == WATCH_FUNC) || cursor_varint(r, &rec->offset_b))
 		return -1;
 	if (kind == WATCH_FUNC && (*rec->key_b || rec->offset_b)) {
 		r->why = "a function record with a second point";
 		return -1;
 	}
-	if (get_small(r, UINT32_MAX, &pid, "bad pid") || get_small(r, UINT32_MAX, &tid, "bad tid"))
+	if (cursor_varint_max(r, &pid, UINT32_MAX, "bad pid") || cursor_varint_max(r, &tid, UINT32_MAX, "bad tid"))
 		return -1;
 	rec->pid = (uint32_t)pid;
 	rec->tid = (uint32_t)tid;
 	if (get_str(r, WATCH_STR_MAX, NULL, &rec->name) || get_str(r, WATCH_STR_MAX, NULL, &rec->path) ||
 	    get_str(r, WATCH_STR_MAX, NULL, &rec->comm))
 		return -1;
-	if (get_varint(r, &rec->calls) || get_varint(r, &rec->open) || get_varint(r, &rec->unwound) ||
+	if (cursor_varint(r, &rec->calls) || cursor_varint(r, &rec->open) || cursor_varint(r, &rec->unwound) ||
 	    get_stat(r, &rec->wall) || get_stat(r, &rec->cpu))
 		return -1;
 	/* Every timed call, open call and unwound call is a call. */
@@ -454,7 +409,7 @@ static int get_rec(struct reader *r, struct watch_rec *rec)
 int watch_decode(const void *payload, size_t len, uint32_t count, struct watch_set *s,
 		 const char **why)
 {
-	struct reader r = { payload, (const uint8_t *)payload + len, NULL };
+	struct cursor r = CURSOR_INIT(payload, len);
 
 	for (uint32_t i = 0; i < count; i++) {
 		struct watch_rec rec;
@@ -480,7 +435,7 @@ int watch_decode(const void *payload, size_t len, uint32_t count, struct watch_s
 struct merge_ctx {
 	const struct watch_set *add;
 	uint32_t seq;
-	bool invalid;   /* the old payload did not decode */
+	const char *invalid;    /* the old payload did not decode: why */
 };
 
 static int merge_fn(void *vctx, const void *old, size_t old_len, const struct blob_header *h,
@@ -492,9 +447,9 @@ static int merge_fn(void *vctx, const void *old, size_t old_len, const struct bl
 
 	if (old && (h->flags || watch_decode(old, old_len, h->count, &all, &why))) {
 		watch_set_release(&all);
-		ctx->invalid = true;
+		ctx->invalid = h->flags ? "unknown flags" : why;
 		return errorf("epoch %u: invalid stopwatch results '%s': %s", ctx->seq, WATCH_FILE,
-			      h->flags ? "unknown flags" : why);
+			      ctx->invalid);
 	}
 	for (size_t i = 0; i < ctx->add->n; i++)
 		watch_set_add(&all, &ctx->add->v[i]);
@@ -509,13 +464,11 @@ static int merge_fn(void *vctx, const void *old, size_t old_len, const struct bl
 
 int db_watch_merge(struct db *db, uint32_t seq, const struct watch_set *s)
 {
-	struct merge_ctx ctx = { s, seq, false };
-	int r = db_blob_merge(db, seq, WATCH_FILE, WATCH_MAGIC, WATCH_VERSION, 0, merge_fn, &ctx);
+	/* The merge reports a payload that does not decode; it is set aside without a warning. */
+	static const struct blob_kind kind = { WATCH_MAGIC, WATCH_VERSION, NULL };
+	struct merge_ctx ctx = { s, seq, NULL };
 
-	/* A sound container with a payload that does not decode: set it aside, start afresh. */
-	if (r && ctx.invalid && !db_blob_quarantine(db, seq, WATCH_FILE))
-		r = db_blob_merge(db, seq, WATCH_FILE, WATCH_MAGIC, WATCH_VERSION, 0, merge_fn, &ctx);
-	return r;
+	return db_blob_update(db, seq, WATCH_FILE, &kind, 0, merge_fn, &ctx, &ctx.invalid);
 }
 
 int db_watch_load(struct db *db, uint32_t seq, struct watch_set *s)
@@ -523,7 +476,8 @@ int db_watch_load(struct db *db, uint32_t seq, struct watch_set *s)
 	struct strbuf buf = STRBUF_INIT;
 	struct blob_header h;
 	const char *why;
-	int r = db_blob_load(db, seq, WATCH_FILE, WATCH_MAGIC, WATCH_VERSION, &buf, &h);
+	int r = db_blob_load(db, seq, WATCH_FILE, WATCH_MAGIC, WATCH_VERSION,
+			     "stopwatch results", &buf, &h);
 
 	if (!r && h.flags) {
 		r = db_damage(db, DB_DAMAGED, seq, WATCH_FILE,

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "core/die.h"
+#include "core/search.h"
 #include "core/xalloc.h"
 #include "disasm/cycleq.h"
 #include "disasm/decode.h"
@@ -32,31 +33,15 @@ const char *cfg_edge_kind_name(enum cfg_edge_kind kind)
 
 long cfg_insn_at(const struct cfg *cfg, uint64_t addr)
 {
-	size_t lo = 0, hi = cfg->n_insns;
+	size_t lo = LOWER_BOUND(cfg->n_insns, k, cfg->insns[k].addr < addr);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (cfg->insns[mid].addr < addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	return lo < cfg->n_insns && cfg->insns[lo].addr == addr ? (long)lo : -1;
 }
 
 long cfg_block_at(const struct cfg *cfg, uint64_t addr)
 {
-	size_t lo = 0, hi = cfg->exit;
+	size_t lo = LOWER_BOUND(cfg->exit, k, cfg->blocks[k].end <= addr);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (cfg->blocks[mid].end <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (lo < cfg->exit && cfg->blocks[lo].start <= addr && addr < cfg->blocks[lo].end)
 		return (long)lo;
 	return -1;
@@ -617,18 +602,10 @@ static void check_undecodable(struct cfg *cfg)
  */
 static void split_at(struct cfg *cfg, const struct cfg_env *env, uint64_t target)
 {
-	size_t lo = 0, hi = cfg->n_insns, tail;
+	size_t lo = LOWER_BOUND(cfg->n_insns, k, cfg->insns[k].addr <= target), tail;
 	struct insn pre, rest, *c;
 	uint8_t buf[16];
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (cfg->insns[mid].addr <= target)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (!lo)
 		return;
 	c = &cfg->insns[lo - 1];

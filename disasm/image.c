@@ -21,6 +21,8 @@
 #include "core/strbuf.h"
 #include "core/u64map.h"
 #include "core/xalloc.h"
+#include "db/auxfile.h"
+#include "db/binaries.h"
 #include "db/db.h"
 #include "db/symfile.h"
 #include "disasm/decode.h"

@@ -36,7 +36,7 @@ struct var {
 	uint64_t lo, hi;
 };
 
-struct store {
+struct stored {
 	struct val addr;
 	unsigned size;
 	struct val value;
@@ -47,7 +47,7 @@ struct eval {
 	int n_vars;
 	struct val regs[NGPR];
 	bool reg_set[NGPR];
-	struct store stores[MAX_STORES];
+	struct stored stores[MAX_STORES];
 	int n_stores;
 	bool cmp_valid;
 	struct val cmp_val;
@@ -209,7 +209,7 @@ static struct val address(struct eval *e, const struct insn *in, const struct in
 	return a;
 }
 
-static struct val load(struct eval *e, struct val a, unsigned size)
+static struct val load_mem(struct eval *e, struct val a, unsigned size)
 {
 	int v;
 
@@ -237,7 +237,7 @@ static struct val load(struct eval *e, struct val a, unsigned size)
 	return of_var(v);
 }
 
-static void store(struct eval *e, struct val a, unsigned size, struct val value)
+static void store_mem(struct eval *e, struct val a, unsigned size, struct val value)
 {
 	if (!a.known) {
 		e->n_stores = 0;  /* a store anywhere: forget what memory held */
@@ -261,7 +261,7 @@ static struct val operand(struct eval *e, const struct insn *in, const struct in
 	switch (op->kind) {
 	case OPK_REG: return get_reg(e, op->reg);
 	case OPK_IMM: return konst(op->imm, false);
-	case OPK_MEM: return load(e, address(e, in, op), op->size ? op->size : 8);
+	case OPK_MEM: return load_mem(e, address(e, in, op), op->size ? op->size : 8);
 	default: return UNKNOWN;
 	}
 }
@@ -348,7 +348,7 @@ static void step(struct eval *e, const struct insn *in, const struct insn_ops *o
 		e->cmp_valid = false;
 	if (o->n == 2 && o->op[0].kind == OPK_MEM &&
 	    (in->cs_id == X86_INS_MOV || in->cs_id == X86_INS_MOVABS)) {
-		store(e, address(e, in, &o->op[0]), o->op[0].size, operand(e, in, &o->op[1]));
+		store_mem(e, address(e, in, &o->op[0]), o->op[0].size, operand(e, in, &o->op[1]));
 		return;
 	}
 	if (in->cs_id == X86_INS_XCHG && o->n == 2 && o->op[0].kind == OPK_REG &&
@@ -502,7 +502,7 @@ enum jumptab_result jumptab_analyse(const struct insn *w, const struct insn_ops 
 			free(e);
 			return JT_TAIL;  /* jmp [rip + slot]: through the GOT */
 		}
-		t = load(e, address(e, jmp, &jops->op[0]), 8);
+		t = load_mem(e, address(e, jmp, &jops->op[0]), 8);
 	} else if (jops->op[0].kind == OPK_REG) {
 		t = get_reg(e, jops->op[0].reg);
 	} else {

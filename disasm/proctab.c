@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/die.h"
+#include "core/search.h"
 #include "core/xalloc.h"
 #include "disasm/demangle.h"
 
@@ -224,16 +225,8 @@ static void fix_ends(struct proc *v, size_t n, uint64_t (*limit)(void *, uint64_
 
 static const struct proc *find_in(const struct proc *v, size_t n, uint64_t addr)
 {
-	size_t lo = 0, hi = n;
+	size_t lo = LOWER_BOUND(n, k, v[k].end <= addr);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (v[mid].end <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	return lo < n && v[lo].start <= addr ? &v[lo] : NULL;
 }
 
@@ -337,17 +330,7 @@ const struct proc *proctab_find(const struct proctab *t, uint64_t addr)
 
 size_t proctab_lower_bound(const struct proctab *t, uint64_t addr)
 {
-	size_t lo = 0, hi = t->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->v[mid].end <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return LOWER_BOUND(t->n, k, t->v[k].end <= addr);
 }
 
 static int name_cmp(const void *a, const void *b)
@@ -391,19 +374,11 @@ static void build_names(struct proctab *t)
 
 size_t proctab_by_name(struct proctab *t, const char *name, const struct proc **out, size_t max)
 {
-	size_t lo = 0, hi, found = 0;
+	size_t lo, found = 0;
 
 	if (!t->names && t->n)
 		build_names(t);
-	hi = t->n_names;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (strcmp(t->names[mid].name, name) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = LOWER_BOUND(t->n_names, k, strcmp(t->names[k].name, name) < 0);
 	for (size_t i = lo; i < t->n_names && !strcmp(t->names[i].name, name); i++) {
 		if (found < max)
 			out[found] = &t->v[t->names[i].proc];

@@ -9,6 +9,7 @@
 #include <capstone/capstone.h>
 #include <string.h>
 
+#include "core/search.h"
 #include "core/xalloc.h"
 #include "db/meta.h"
 #include "model/model.h"
@@ -67,17 +68,7 @@ static int key_cmp(const struct model_entry *e, unsigned id, unsigned opsig, uns
 static size_t lower_bound(const struct model_table *t, unsigned id, unsigned opsig,
 			  unsigned opsize)
 {
-	size_t lo = 0, hi = t->n_entries;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (key_cmp(&t->entries[mid], id, opsig, opsize) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return LOWER_BOUND(t->n_entries, k, key_cmp(&t->entries[k], id, opsig, opsize) < 0);
 }
 
 const struct model_entry *model_table_find(const struct model_table *t, unsigned cs_id,

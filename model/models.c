@@ -217,72 +217,56 @@ static const struct cpu_model znver3 = {
 	.mispredict_penalty = 13,   /* [SOG19h] 2.8 */
 };
 
+/*
+ * Skylake's machine facts (skylake), which the fallback (generic_x86_64)
+ * shares: the smaller of the known buffer sizes, the fusion rules every
+ * recent x86 core has.
+ */
+#define SKYLAKE_FACTS                                                                     \
+	.arch = ARCH_X86_64,                                                              \
+	.table = &model_table_skylake,                                                    \
+	.dispatch_width = 4,        /* [Intel] (LLVM says 6: its decode width) */         \
+	.retire_width = 4,          /* [Intel], per thread */                             \
+	.rob_size = 224,            /* [LLVM-SKL] */                                      \
+	.taken_per_cycle = 1,                                                             \
+	.fusion = FUSION_INTEL_SNB, /* [corsix] */                                        \
+	.move_elimination = true,                                                         \
+	.stack_engine = true,                                                             \
+	.microfusion = true,        /* llvm-mca counts unfused-domain uops */             \
+	.load_latency = 4,          /* [Intel] simple addressing; LLVM uses 5 */          \
+	.scaled_index_latency = 1,  /* [Intel] 5 with an index (4 only for base + small disp) */ \
+	.vec_load_latency = 6,                                                            \
+	.table_load_bias = 1,       /* llvm-mca-14 skylake: mov r64,[m] = 5 */            \
+	.store_forward_latency = 5,                                                       \
+	.lock_latency = 18,                                                               \
+	.loads_per_cycle = 2,                                                             \
+	.stores_per_cycle = 1,                                                            \
+	.load_queue = 72,                                                                 \
+	.store_queue = 56,                                                                \
+	.cache_line = 64,                                                                 \
+	.int_dividers = 1,                                                                \
+	.int_multipliers = 1,                                                             \
+	.fp_dividers = 1,                                                                 \
+	.mispredict_penalty = 14    /* [LLVM-SKL] */
+
 static const struct cpu_model skylake = {
 	.name = "skylake",
 	.description = "Intel Skylake family (Skylake, Kaby/Coffee/Comet Lake, Skylake-SP)",
 	.provenance = "llvm-mca-14 -mcpu=skylake table; machine facts from Intel's optimization "
 		      "manual and LLVM's Skylake model",
-	.arch = ARCH_X86_64,
-	.table = &model_table_skylake,
-	.dispatch_width = 4,        /* [Intel] (LLVM says 6: its decode width) */
-	.retire_width = 4,          /* [Intel], per thread */
-	.rob_size = 224,            /* [LLVM-SKL] */
-	.taken_per_cycle = 1,
-	.fusion = FUSION_INTEL_SNB, /* [corsix] */
-	.move_elimination = true,
-	.stack_engine = true,
-	.microfusion = true,        /* llvm-mca counts unfused-domain uops */
-	.load_latency = 4,          /* [Intel] simple addressing; LLVM uses 5 */
-	.scaled_index_latency = 1,  /* [Intel] 5 with an index (4 only for base + small disp) */
-	.vec_load_latency = 6,
-	.table_load_bias = 1,       /* llvm-mca-14 skylake: mov r64,[m] = 5 */
-	.store_forward_latency = 5,
-	.lock_latency = 18,
-	.loads_per_cycle = 2,
-	.stores_per_cycle = 1,
-	.load_queue = 72,
-	.store_queue = 56,
-	.cache_line = 64,
-	.int_dividers = 1,
-	.int_multipliers = 1,
-	.fp_dividers = 1,
-	.mispredict_penalty = 14,   /* [LLVM-SKL] */
+	SKYLAKE_FACTS,
 };
 
 /*
- * The fallback: a 4-wide core with the Skylake table, the fusion rules every
- * recent x86 core shares, and the smaller of the known buffer sizes.
+ * The fallback: a 4-wide core with the Skylake table and Skylake's machine
+ * facts (the scaled-index latency is both vendors').
  */
 static const struct cpu_model generic_x86_64 = {
 	.name = "generic-x86-64",
 	.description = "generic modern x86-64 core (4-wide, Skylake-like timings)",
 	.provenance = "llvm-mca-14 -mcpu=skylake table; conservative machine facts common to "
 		      "the known models",
-	.arch = ARCH_X86_64,
-	.table = &model_table_skylake,
-	.dispatch_width = 4,
-	.retire_width = 4,
-	.rob_size = 224,
-	.taken_per_cycle = 1,
-	.fusion = FUSION_INTEL_SNB,
-	.move_elimination = true,
-	.stack_engine = true,
-	.microfusion = true,
-	.load_latency = 4,
-	.scaled_index_latency = 1,  /* both vendors' */
-	.vec_load_latency = 6,
-	.table_load_bias = 1,
-	.store_forward_latency = 5,
-	.lock_latency = 18,
-	.loads_per_cycle = 2,
-	.stores_per_cycle = 1,
-	.load_queue = 72,
-	.store_queue = 56,
-	.cache_line = 64,
-	.int_dividers = 1,
-	.int_multipliers = 1,
-	.fp_dividers = 1,
-	.mispredict_penalty = 14,
+	SKYLAKE_FACTS,
 };
 
 const struct cpu_model *const cpu_models[] = {

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "core/die.h"
+#include "core/search.h"
 #include "core/strbuf.h"
 #include "core/xalloc.h"
 #include "model/sched.h"
@@ -423,16 +424,8 @@ static void bind_max(struct bind *b, int t, enum sched_reason why, unsigned reg,
 static int unit_free(const struct unit *u, int from, int len, int *holder)
 {
 	int t = from;
-	size_t lo = 0, hi = u->n;
+	size_t lo = LOWER_BOUND(u->n, k, u->r[k].end <= from);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (u->r[mid].end <= from)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	*holder = -1;
 	for (size_t i = lo; i < u->n; i++) {
 		const struct resv *r = &u->r[i];

@@ -145,11 +145,6 @@ static void run_add(struct run *r, const void *s, size_t len, int width)
 	r->d->vcol += width;
 }
 
-int draw_avail(const struct draw *d)
-{
-	return d->width > d->col ? d->width - d->col : 0;
-}
-
 /* Emits one character, honouring skip and width; false when the line is full. */
 static bool emit_char(struct run *r, const unsigned char *p, const struct uchar *u)
 {
@@ -296,6 +291,16 @@ void draw_field(struct draw *d, enum style st, const char *s, int width, enum dr
 	draw_textn(d, st, s, len);
 	draw_space(d, st, width - 1 - w);
 	draw_text(d, st, ell);
+}
+
+void draw_columns(struct draw *d, enum style st, const struct draw_col *cols, size_t n,
+		 enum style gap_st, int gap)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			draw_space(d, gap_st, gap);
+		draw_field(d, st, cols[i].text, cols[i].width, cols[i].align);
+	}
 }
 
 int draw_glyph(struct draw *d, enum style st, enum glyph g)

@@ -200,9 +200,6 @@ int draw_file_finish(struct draw *d);
 /* Ends the line and starts the next one (text backends write a newline). */
 void draw_eol(struct draw *d);
 
-/* Columns left on the line. */
-int draw_avail(const struct draw *d);
-
 /* Draws text, clipped; returns the columns drawn. */
 int draw_text(struct draw *d, enum style st, const char *s);
 int draw_textn(struct draw *d, enum style st, const char *s, size_t len);
@@ -230,6 +227,20 @@ void draw_space(struct draw *d, enum style st, int n);
  * ellipsis glyph where it does not fit.
  */
 void draw_field(struct draw *d, enum style st, const char *s, int width, enum draw_align align);
+
+/* A field of a row (draw_columns): its text, width and alignment. */
+struct draw_col {
+	const char *text;
+	int width;
+	enum draw_align align;
+};
+
+/*
+ * Draws n fields in style st (draw_field), with gap spaces in style gap_st
+ * between them: a row of column titles.
+ */
+void draw_columns(struct draw *d, enum style st, const struct draw_col *cols, size_t n,
+		 enum style gap_st, int gap);
 
 /* Draws a glyph (its ASCII form in ASCII mode). */
 int draw_glyph(struct draw *d, enum style st, enum glyph g);

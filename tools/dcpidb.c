@@ -34,7 +34,8 @@
 #define NS_PER_DAY (86400.0 * 1e9)
 
 static const char *db_path;
-static bool json, dry_run;
+static bool json, dry_run, quick;
+static struct db_retention retention;  /* prune's */
 
 /* ---- check ------------------------------------------------------------------------ */
 
@@ -82,7 +83,7 @@ static void check_json(struct json_writer *w, const struct db_check_stats *st, i
 	json_key(w, "notes"), json_u64(w, st->findings[DB_CHECK_NOTE]);
 }
 
-static int cmd_check(struct db *db, bool quick)
+static int cmd_check(struct db *db)
 {
 	struct db_check_stats st;
 	struct json_writer w;
@@ -299,8 +300,9 @@ static int prune_pass(struct db *db, const struct db_retention *r, struct db_pru
 	return ret;
 }
 
-static int cmd_prune(struct db *db, const struct db_retention *r)
+static int cmd_prune(struct db *db)
 {
+	const struct db_retention *r = &retention;
 	struct db_prune_stats st = { 0 };
 	struct db_prune_plan plan = { 0 };
 	uint64_t left = 0;
@@ -405,9 +407,23 @@ static struct db *open_db(unsigned flags)
 	return db;
 }
 
+/* Runs a verb on the database opened with flags: its exit status. */
+static int on_db(unsigned flags, int (*verb)(struct db *db))
+{
+	struct db *db = open_db(flags);
+	bool partial;
+	int r;
+
+	if (!db)
+		return 1;
+	r = verb(db);
+	partial = db_damage_partial(db, 0);
+	db_close(db);
+	return tool_exit_status(r, partial);
+}
+
 static int run_check(int argc, char **argv)
 {
-	bool quick = false;
 	const struct cli_option options[] = {
 		OPT_DB(&db_path),
 		OPT_BOOL(0, "quick", &quick, "do not read the binary snapshots"),
@@ -420,15 +436,9 @@ static int run_check(int argc, char **argv)
 			 "what is damaged.  Exit status 0: sound; 1: damaged (or unreadable).",
 		.options = options,
 	};
-	struct db *db;
-	int r;
 
 	verb_args(argc, argv, &cmd);
-	if (!(db = open_db(DB_READ)))
-		return 1;
-	r = cmd_check(db, quick);
-	db_close(db);
-	return r ? 1 : 0;
+	return on_db(DB_READ, cmd_check);
 }
 
 static int run_info(int argc, char **argv)
@@ -443,35 +453,26 @@ static int run_info(int argc, char **argv)
 		.about = "Lists the epochs with their sizes, the snapshots and any temporary files.",
 		.options = options,
 	};
-	struct db *db;
-	int r;
-
-	bool partial;
 
 	verb_args(argc, argv, &cmd);
-	if (!(db = open_db(DB_READ)))
-		return 1;
-	r = cmd_info(db);
-	partial = db_damage_partial(db, 0);
-	db_close(db);
-	return tool_exit_status(r, partial);
+	return on_db(DB_READ, cmd_info);
 }
 
 static int run_prune(int argc, char **argv)
 {
-	struct db_retention r = { 0 };
+	struct db_retention *r = &retention;
 	double days = 0;
 	uint64_t keep = 0;
 	const struct cli_option options[] = {
 		OPT_DB(&db_path),
 		OPT_U64(0, "keep", &keep, "N", "keep the N latest epochs (of those --label selects)",
 			1, UINT32_MAX, "number of epochs"),
-		OPT_SIZE(0, "max-size", &r.max_bytes, "SIZE",
+		OPT_SIZE(0, "max-size", &r->max_bytes, "SIZE",
 			 "remove the oldest epochs until the database fits in SIZE\n"
 			 "(bytes, or with K, M, G, T: powers of 1024)"),
 		OPT_DOUBLE(0, "older-than", &days, "DAYS", "remove epochs that ended more than DAYS ago",
 			   0, "number of days"),
-		OPT_STRING(0, "label", &r.label, "L", "only epochs labelled L (alone: all of them)"),
+		OPT_STRING(0, "label", &r->label, "L", "only epochs labelled L (alone: all of them)"),
 		OPT_BOOL('n', "dry-run", &dry_run, "say what would be removed, remove nothing"),
 		OPT_END()
 	};
@@ -482,19 +483,13 @@ static int run_prune(int argc, char **argv)
 			 "latest and the current epoch always stay.",
 		.options = options,
 	};
-	struct db *db;
-	int ret;
 
 	verb_args(argc, argv, &cmd);
-	r.keep = (uint32_t)keep;
-	r.max_age_ns = (int64_t)llround(days * NS_PER_DAY);
-	if (db_retention_empty(&r))
+	r->keep = (uint32_t)keep;
+	r->max_age_ns = (int64_t)llround(days * NS_PER_DAY);
+	if (db_retention_empty(r))
 		cli_usage_error(&cmd, "prune needs --keep, --max-size, --older-than or --label");
-	if (!(db = open_db(dry_run ? DB_READ : DB_WRITE)))
-		return 1;
-	ret = cmd_prune(db, &r);
-	db_close(db);
-	return ret ? 1 : 0;
+	return on_db(dry_run ? DB_READ : DB_WRITE, cmd_prune);
 }
 
 static int run_gc(int argc, char **argv)

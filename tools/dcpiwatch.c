@@ -349,7 +349,7 @@ static int report(struct watch *w)
 	return r;
 }
 
-static int store(struct watch *w, const struct watch_set *set)
+static int store_results(struct watch *w, const struct watch_set *set)
 {
 	const char *dir = w->dir ? w->dir : getenv("DCPI_DB");
 	struct db *db;
@@ -517,7 +517,7 @@ int main(int argc, char **argv)
 		failed = errorf_errno("cannot write '%s'", w.trace_path) ? 1 : 1;
 	watch_set_sort(&set);
 	print(&w, &set, NULL, &failed);
-	if (store(&w, &set))
+	if (store_results(&w, &set))
 		failed = 1;
 	watch_set_release(&set);
 	watch_agg_free(agg);

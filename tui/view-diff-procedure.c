@@ -151,7 +151,7 @@ static void build_aligned(struct view *v)
 	}
 }
 
-static void measure(struct dproc_view *pv)
+static void dproc_widths(struct dproc_view *pv)
 {
 	const struct diff *d = &pv->dd->de.diff;
 	char buf[32];
@@ -184,7 +184,7 @@ static void rebuild(struct view *v)
 
 	clear_lines(pv);
 	if (pv->dd && !pv->dd->status) {
-		measure(pv);
+		dproc_widths(pv);
 		add_line(pv, DL_WHOLE, 0);
 		if (pv->dd->unaligned)
 			build_unaligned(v);
@@ -390,23 +390,17 @@ static void dproc_draw(struct view *v, size_t line, struct draw *d)
 static void dproc_draw_header(struct view *v, struct draw *d)
 {
 	struct dproc_view *pv = PV(v);
+	const struct draw_col head[] = {
+		{ "address", pv->aw, ALIGN_RIGHT }, { "A", pv->wa, ALIGN_RIGHT },
+		{ "B", pv->wb, ALIGN_RIGHT }, { "delta", 7, ALIGN_RIGHT },
+		{ "CPI A", 6, ALIGN_RIGHT }, { "CPI B", 6, ALIGN_RIGHT },
+		{ "verdict", 12, ALIGN_LEFT },
+	};
 
 	if (!pv->dd || pv->dd->status)
 		return;
 	draw_space(d, STYLE_HEADER, 1);
-	draw_field(d, STYLE_HEADER, "address", pv->aw, ALIGN_RIGHT);
-	draw_space(d, STYLE_HEADER, 1);
-	draw_field(d, STYLE_HEADER, "A", pv->wa, ALIGN_RIGHT);
-	draw_space(d, STYLE_HEADER, 1);
-	draw_field(d, STYLE_HEADER, "B", pv->wb, ALIGN_RIGHT);
-	draw_space(d, STYLE_HEADER, 1);
-	draw_field(d, STYLE_HEADER, "delta", 7, ALIGN_RIGHT);
-	draw_space(d, STYLE_HEADER, 1);
-	draw_field(d, STYLE_HEADER, "CPI A", 6, ALIGN_RIGHT);
-	draw_space(d, STYLE_HEADER, 1);
-	draw_field(d, STYLE_HEADER, "CPI B", 6, ALIGN_RIGHT);
-	draw_space(d, STYLE_HEADER, 1);
-	draw_field(d, STYLE_HEADER, "verdict", 12, ALIGN_LEFT);
+	draw_columns(d, STYLE_HEADER, head, ARRAY_SIZE(head), STYLE_HEADER, 1);
 	draw_text(d, STYLE_HEADER, " instruction");
 	draw_fill(d, STYLE_HEADER);
 }

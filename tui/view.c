@@ -396,12 +396,6 @@ void view_pane_line(struct draw *d, const char *label, int width, enum style st,
 	draw_text(d, st, text);
 }
 
-void view_line_text(struct view *v, size_t line, struct strbuf *sb, unsigned flags)
-{
-	text_layout(v);
-	line_text(v, line, sb, flags);
-}
-
 int view_pattern_init(struct view_pattern *p, const char *pattern)
 {
 	int flags = REG_EXTENDED | REG_NOSUB, r;

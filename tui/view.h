@@ -170,9 +170,6 @@ void view_draw_header(struct view *v, struct draw *d);
  */
 void view_pane_line(struct draw *d, const char *label, int width, enum style st, const char *text);
 
-/* Appends the plain text of a line (unclipped, no horizontal scroll). */
-void view_line_text(struct view *v, size_t line, struct strbuf *sb, unsigned flags);
-
 /*
  * A search pattern: an extended regular expression, case-insensitive unless
  * it has an upper-case letter (smartcase).  One without special characters

@@ -8,15 +8,6 @@
 
 #include <string.h>
 
-static const char *const end_names[UNWIND__COUNT] = {
-	"complete", "no-table", "no-cfi", "truncated", "unsupported", "bad", "depth",
-};
-
-const char *unwind_end_name(enum unwind_end e)
-{
-	return (unsigned)e < UNWIND__COUNT ? end_names[e] : "?";
-}
-
 /* Reads 8 bytes at addr from the copy; false if they are not all in it. */
 static bool load(const struct unwind_stack *s, uint64_t addr, uint64_t *v)
 {

@@ -56,9 +56,6 @@ enum unwind_end {
 	UNWIND__COUNT
 };
 
-/* "complete", "no-table", "no-cfi", "truncated", "unsupported", "bad", "depth". */
-const char *unwind_end_name(enum unwind_end e);
-
 /*
  * Finds the table for pc: returns it and sets *offset to pc's file offset
  * in its binary, or returns NULL if pc's image has no table (then the walk

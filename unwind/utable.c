@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/endian.h"
+#include "core/search.h"
 #include "core/strbuf.h"
 #include "core/xalloc.h"
 #include "unwind/elfcfi.h"
@@ -280,19 +281,12 @@ int utable_build(const uint8_t *elf, size_t len, struct utable *t, const char **
 
 const struct utable_row *utable_find(const struct utable *t, uint64_t off)
 {
-	size_t lo = 0, hi = t->n;
+	size_t lo;
 
 	if (off > UINT32_MAX)
 		return NULL;
 	/* The last row with start <= off. */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->rows[mid].start <= off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = LOWER_BOUND(t->n, k, t->rows[k].start <= off);
 	if (!lo || t->rows[lo - 1].cfa == CFI_CFA_NONE)
 		return NULL;
 	return &t->rows[lo - 1];

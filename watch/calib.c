@@ -199,8 +199,8 @@ static void wait_child(struct watch_session *s, pid_t child)
 	waitpid(child, NULL, 0);
 }
 
-static int measure(struct watch_plan *plan, const struct watch_evspec *events, unsigned nevents,
-		   struct watch_bias *bias)
+static int time_stubs(struct watch_plan *plan, const struct watch_evspec *events,
+		      unsigned nevents, struct watch_bias *bias)
 {
 	struct watch_session_opts so = { plan, 0, false, nevents, events, 64 };
 	const char *names[WATCH_MAX_EVENTS];
@@ -271,7 +271,7 @@ int watch_calibrate(const struct watch_plan *plan, const struct watch_evspec *ev
 		watch_plan_release(&cp);
 		return 0;
 	}
-	r = measure(&cp, events, nevents, bias);
+	r = time_stubs(&cp, events, nevents, bias);
 	watch_plan_release(&cp);
 	if (r)
 		warning("cannot measure the probes' own cost: times include it");

@@ -219,11 +219,7 @@ static struct watch_point *add_point(struct watch_plan *plan, unsigned target, e
 
 	plan->p = xreallocarray(plan->p, plan->np + 1, sizeof(*plan->p));
 	p = &plan->p[plan->np++];
-	memset(p, 0, sizeof(*p));
-	p->target = target;
-	p->role = role;
-	p->offset = offset;
-	p->vaddr = vaddr;
+	*p = (struct watch_point){ .target = target, .role = role, .offset = offset, .vaddr = vaddr };
 	return p;
 }
 
@@ -541,6 +537,16 @@ static int add_kernel_function(struct watch_plan *plan, const char *spec)
 	return 0;
 }
 
+/* A target's (first) point: w's image and address; the target takes w's path. */
+static void target_at(struct watch_target *t, const struct where *w)
+{
+	t->path = w->path;
+	memcpy(t->key, w->key, sizeof(t->key));
+	t->offset = w->offset;
+	t->vaddr = w->vaddr;
+	t->entry_stepped = w->stepped;
+}
+
 int watch_plan_add_function(struct watch_plan *plan, const char *spec)
 {
 	struct watch_target *t;
@@ -559,11 +565,7 @@ int watch_plan_add_function(struct watch_plan *plan, const char *spec)
 	ti = (unsigned)plan->nt - 1;
 	t->kind = WATCH_FUNC;
 	t->name = w.name;
-	t->path = w.path;
-	memcpy(t->key, w.key, sizeof(t->key));
-	t->offset = w.offset;
-	t->vaddr = w.vaddr;
-	t->entry_stepped = w.stepped;
+	target_at(t, &w);
 	add_point(plan, ti, WP_ENTRY, t->offset, t->vaddr)->stepped = w.stepped;
 	plan_returns(plan, t, img, w.proc);
 	image_free(img);
@@ -592,15 +594,11 @@ int watch_plan_add_between(struct watch_plan *plan, const char *a, const char *b
 	ti = (unsigned)plan->nt - 1;
 	t->kind = WATCH_BETWEEN;
 	t->name = xasprintf("%s..%s", wa.name, wb.name);
-	t->path = wa.path;
-	memcpy(t->key, wa.key, sizeof(t->key));
-	t->offset = wa.offset;
-	t->vaddr = wa.vaddr;
+	target_at(t, &wa);
 	t->path_b = wb.path;
 	memcpy(t->key_b, wb.key, sizeof(t->key_b));
 	t->offset_b = wb.offset;
 	t->name_b = wb.name;
-	t->entry_stepped = wa.stepped;
 	free(wa.name);
 	add_point(plan, ti, WP_FROM, t->offset, t->vaddr)->stepped = wa.stepped;
 	add_point(plan, ti, WP_TO, t->offset_b, wb.vaddr)->stepped = wb.stepped;

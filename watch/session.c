@@ -48,7 +48,7 @@ static const struct {
 	const char *name, *alias;
 	uint32_t type;
 	uint64_t config;
-} known_events[] = {
+} perf_event_names[] = {
 	{ "task-clock", NULL, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK },
 	{ "page-faults", "faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS },
 	{ "minor-faults", NULL, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MIN },
@@ -72,14 +72,14 @@ int watch_evspec_lookup(const char *name, struct watch_evspec *ev)
 	struct perf_event_attr attr;
 	int fd;
 
-	for (size_t i = 0; i < sizeof(known_events) / sizeof(known_events[0]); i++) {
-		if (strcmp(name, known_events[i].name) &&
-		    (!known_events[i].alias || strcmp(name, known_events[i].alias)))
+	for (size_t i = 0; i < sizeof(perf_event_names) / sizeof(perf_event_names[0]); i++) {
+		if (strcmp(name, perf_event_names[i].name) &&
+		    (!perf_event_names[i].alias || strcmp(name, perf_event_names[i].alias)))
 			continue;
 		memset(ev, 0, sizeof(*ev));
-		snprintf(ev->name, sizeof(ev->name), "%s", known_events[i].name);
-		ev->type = known_events[i].type;
-		ev->config = known_events[i].config;
+		snprintf(ev->name, sizeof(ev->name), "%s", perf_event_names[i].name);
+		ev->type = perf_event_names[i].type;
+		ev->config = perf_event_names[i].config;
 		memset(&attr, 0, sizeof(attr));
 		attr.size = sizeof(attr);
 		attr.type = ev->type;
@@ -168,6 +168,17 @@ static void attr_sampling(struct watch_session *s, struct perf_event_attr *a)
 	a->wakeup_watermark = 16384;
 }
 
+/* The context switches, every one sampled, with the comm and task records. */
+static void attr_switches(struct watch_session *s, struct perf_event_attr *a, bool inherit)
+{
+	attr_common(a, inherit);
+	attr_sampling(s, a);
+	a->type = PERF_TYPE_SOFTWARE;
+	a->config = PERF_COUNT_SW_CONTEXT_SWITCHES;
+	a->comm = 1;
+	a->task = 1;
+}
+
 static void id_add(struct watch_session *s, int fd, enum id_role role, uint32_t index)
 {
 	uint64_t id;
@@ -181,6 +192,14 @@ static void group_add(struct group *g, int fd)
 {
 	g->fds = xreallocarray(g->fds, g->nfds + 1, sizeof(*g->fds));
 	g->fds[g->nfds++] = fd;
+}
+
+/* Closes every event of the group. */
+static void group_close(struct group *g)
+{
+	for (size_t i = 0; i < g->nfds; i++)
+		close(g->fds[i]);
+	free(g->fds);
 }
 
 static const char *point_name(const struct watch_session *s, const struct watch_point *p)
@@ -464,12 +483,7 @@ static int open_cpu(struct watch_session *s, size_t ri)
 	struct perf_event_attr a;
 	struct group g = { s->rings[ri].cpu, -1, NULL, 0 };
 
-	attr_common(&a, false);
-	attr_sampling(s, &a);
-	a.type = PERF_TYPE_SOFTWARE;
-	a.config = PERF_COUNT_SW_CONTEXT_SWITCHES;
-	a.comm = 1;
-	a.task = 1;
+	attr_switches(s, &a, false);
 	if ((g.leader = perf_open(&a, -1, g.cpu, -1)) < 0)
 		return open_error(s, "the context-switch counter", errno);
 	group_add(&g, g.leader);
@@ -480,9 +494,7 @@ static int open_cpu(struct watch_session *s, size_t ri)
 		goto fail;
 	return 0;
 fail:
-	for (size_t i = 0; i < g.nfds; i++)
-		close(g.fds[i]);
-	free(g.fds);
+	group_close(&g);
 	return -1;
 }
 
@@ -511,12 +523,7 @@ static int open_group(struct watch_session *s, pid_t pid, size_t ri)
 		group_add(&g, fd);
 		id_add(s, fd, ID_COUNTER, k + 1);
 	}
-	attr_common(&a, inherit);
-	attr_sampling(s, &a);
-	a.type = PERF_TYPE_SOFTWARE;
-	a.config = PERF_COUNT_SW_CONTEXT_SWITCHES;
-	a.comm = 1;
-	a.task = 1;
+	attr_switches(s, &a, inherit);
 	if ((fd = perf_open(&a, pid, cpu, g.leader)) < 0)
 		goto fail_switch;
 	group_add(&g, fd);
@@ -532,9 +539,7 @@ fail_event:
 fail_switch:
 	open_error(s, "the context-switch counter", errno);
 fail:
-	for (size_t i = 0; i < g.nfds; i++)
-		close(g.fds[i]);
-	free(g.fds);
+	group_close(&g);
 	return -1;
 }
 
@@ -671,11 +676,8 @@ void watch_session_free(struct watch_session *s)
 	for (size_t i = 0; i < s->nrings; i++)
 		if (s->rings[i].fd >= 0)
 			perf_ring_unmap(&s->rings[i]);
-	for (size_t i = 0; i < s->ngroups; i++) {
-		for (size_t k = 0; k < s->groups[i].nfds; k++)
-			close(s->groups[i].fds[k]);
-		free(s->groups[i].fds);
-	}
+	for (size_t i = 0; i < s->ngroups; i++)
+		group_close(&s->groups[i]);
 	free(s->groups);
 	remove_trace_events(s);
 	free(s->tracefs);

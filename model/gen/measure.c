@@ -317,7 +317,7 @@ static void loop_run(long n)
 }
 
 /* The loops of model/gen/loops.h: cycles per iteration (of 4 bodies) and per step. */
-static void measure_loops(const char *only)
+static void time_loops(const char *only)
 {
 	long n = N / 16;
 
@@ -387,7 +387,7 @@ int main(int argc, char **argv)
 		printf("%-32s %6.2f %s\n", tests[i].name, t / (n * tests[i].per_iter) / cycle,
 		       tests[i].unit);
 	}
-	measure_loops(argc > 1 ? argv[1] : NULL);
+	time_loops(argc > 1 ? argv[1] : NULL);
 	cycle = best(add_chain, N) / (N * 8.0);
 	printf("calibration again: 1 cycle = %.4f ns\n", cycle * 1e9);
 	return 0;

@@ -56,6 +56,7 @@
 #include "core/timeutil.h"
 #include "core/utf8.h"
 #include "core/xalloc.h"
+#include "db/binaries.h"
 #include "db/db.h"
 #include "db/stacks.h"
 #include "db/symfile.h"

@@ -4,7 +4,7 @@
 # moments; after each kill every file is readable and no count went backwards.
 . "$top_srcdir/tests/lib.sh"
 
-ROUNDS=${DCPI_CRASH_ROUNDS:-200}
+ROUNDS=${DCPI_CRASH_ROUNDS:-100}
 
 # Fails if a profile of $1 is missing from $2 or its total went down there.
 no_count_went_backwards() {

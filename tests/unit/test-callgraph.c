@@ -38,6 +38,7 @@
 #include "core/json.h"
 #include "core/strbuf.h"
 #include "core/xalloc.h"
+#include "db/auxfile.h"
 #include "db/db.h"
 #include "db/stacks.h"
 #include "present/draw.h"

@@ -510,7 +510,7 @@ static const char *resolve(struct procs *p, uint32_t pid, uint64_t pc, uint64_t 
 	uint32_t img;
 
 	procs_resolve(p, procs_lookup(p, pid), pc, &img, off);
-	return procs_image(p, img)->img.path;
+	return procs_cimage(p, img)->img.path;
 }
 
 static void test_procs_resolve(void **state)
@@ -571,7 +571,7 @@ static void test_procs_copy_on_write(void **state)
 	assert_int_equal(p.st.cow_copies, 1);
 	/* Old samples (by slot) still resolve to the old library... */
 	procs_resolve(&p, procs_slot_space(&p, slot), 0x1004100, &img, &off);
-	assert_string_equal(procs_image(&p, img)->img.path, "/lib/plugin-1.so");
+	assert_string_equal(procs_cimage(&p, img)->img.path, "/lib/plugin-1.so");
 	assert_true(off == 0x4100);
 	/* ...new ones to the new, and the rest of the old mapping is kept. */
 	assert_string_equal(resolve(&p, 20, 0x1004100, &off), "/lib/plugin-2.so");

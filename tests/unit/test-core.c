@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Unit tests of core/: varint, crc32c, strbuf, escaping, JSON, u64map, time, hot lists. */
+/*
+ * Unit tests of core/: varint and the byte cursor, crc32c, strbuf, binary search, escaping, JSON, u64map, time,
+ * hot lists.
+ */
 #include "config.h"
 
+#include <errno.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,11 +14,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "core/crc32c.h"
+#include "core/cursor.h"
 #include "core/hotlist.h"
 #include "core/json.h"
+#include "core/search.h"
 #include "core/strbuf.h"
 #include "core/timeutil.h"
 #include "core/u64map.h"
@@ -63,6 +70,67 @@ static void varint_rejects_malformed(void **state)
 	assert_int_equal(varint_len(300), 2);
 }
 
+static void cursor_reads(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct cursor c;
+	const uint8_t *b = NULL;
+	const char *s;
+	uint64_t v;
+	size_t len;
+
+	strbuf_add_varint(&sb, 300);
+	strbuf_add_varint_string(&sb, "abc", 3);
+	strbuf_add(&sb, "\x01\x02\x03\x04\x05\x06\x07\x08", 8);
+	strbuf_add_varint(&sb, 7);
+	strbuf_addch(&sb, 'z');
+	c = (struct cursor)CURSOR_INIT(sb.buf, sb.len);
+	assert_int_equal(cursor_varint(&c, &v), 0);
+	assert_true(v == 300);
+	s = cursor_string(&c, 3, &len);
+	assert_non_null(s);
+	assert_int_equal(len, 3);
+	assert_memory_equal(s, "abc", 3);
+	assert_int_equal(cursor_le64(&c, &v), 0);
+	assert_true(v == 0x0807060504030201ull);
+	assert_int_equal(cursor_varint_max(&c, &v, 6, "too big"), -1);
+	assert_string_equal(c.why, "too big");
+	/* Once failed, every read fails and the first reason stays. */
+	assert_int_equal(cursor_varint(&c, &v), -1);
+	assert_int_equal(cursor_fail(&c, "other"), -1);
+	assert_string_equal(c.why, "too big");
+	c.why = NULL;
+	assert_int_equal(cursor_varint_max(&c, &v, 7, "too big"), 0);
+	assert_int_equal(cursor_bytes(&c, 2, &b), -1);
+	assert_string_equal(c.why, "truncated");
+	assert_int_equal(cursor_left(&c), 1);
+	c.why = NULL;
+	assert_int_equal(cursor_bytes(&c, 1, &b), 0);
+	assert_int_equal(*b, 'z');
+	assert_ptr_equal(c.p, c.end);
+	assert_int_equal(cursor_le64(&c, &v), -1);
+	assert_string_equal(c.why, "truncated number");
+
+	/* Strings: too long, cut short, holding a NUL; the position stays. */
+	strbuf_reset(&sb);
+	strbuf_add_varint_string(&sb, "a\0b", 3);
+	c = (struct cursor)CURSOR_INIT(sb.buf, sb.len);
+	assert_null(cursor_string(&c, 2, &len));
+	assert_string_equal(c.why, "string too long");
+	assert_ptr_equal(c.p, (const uint8_t *)sb.buf);
+	c.why = NULL;
+	assert_null(cursor_string(&c, 3, &len));
+	assert_string_equal(c.why, "NUL in a string");
+	c = (struct cursor)CURSOR_INIT(sb.buf, sb.len - 1);
+	assert_null(cursor_string(&c, 3, &len));
+	assert_string_equal(c.why, "truncated string");
+	/* A malformed number. */
+	c = (struct cursor)CURSOR_INIT("\x80", 1);
+	assert_int_equal(cursor_varint(&c, &v), -1);
+	assert_string_equal(c.why, "truncated or malformed number");
+	strbuf_release(&sb);
+}
+
 static void crc32c_known_values(void **state)
 {
 	char buf[1000];
@@ -102,6 +170,86 @@ static void strbuf_basics(void **state)
 	assert_int_equal(len, 3);
 	assert_string_equal(sb.buf, "");
 	free(s);
+}
+
+/* A temporary file holding n bytes of a pattern, at its start. */
+static int pattern_file(size_t n)
+{
+	FILE *f = tmpfile();
+
+	assert_non_null(f);
+	for (size_t i = 0; i < n; i++)
+		fputc('a' + (int)(i % 26), f);
+	fflush(f);
+	rewind(f);
+	return dup(fileno(f)); /* the FILE goes, the file stays open */
+}
+
+static void strbuf_read_fd_bounds(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int fd;
+
+	/* Whole, appended after what sb held, with growth on the way. */
+	strbuf_addstr(&sb, "head:");
+	fd = pattern_file(100000);
+	assert_int_equal(strbuf_read_fd(&sb, fd, 100000), 0);
+	close(fd);
+	assert_int_equal(sb.len, 5 + 100000);
+	assert_memory_equal(sb.buf, "head:abc", 8);
+	assert_int_equal(sb.buf[5 + 99999], 'a' + 99999 % 26);
+	assert_int_equal(sb.buf[sb.len], '\0');
+
+	/* One byte too many: EFBIG, and the first max bytes kept. */
+	strbuf_reset(&sb);
+	fd = pattern_file(4097);
+	errno = 0;
+	assert_int_equal(strbuf_read_fd(&sb, fd, 4096), -1);
+	assert_int_equal(errno, EFBIG);
+	assert_int_equal(sb.len, 4096);
+	assert_int_equal(sb.buf[4096], '\0');
+	close(fd);
+
+	/* Empty, and a limit of nothing. */
+	strbuf_reset(&sb);
+	fd = pattern_file(0);
+	assert_int_equal(strbuf_read_fd(&sb, fd, 0), 0);
+	assert_int_equal(sb.len, 0);
+	close(fd);
+	fd = pattern_file(1);
+	assert_int_equal(strbuf_read_fd(&sb, fd, 0), -1);
+	assert_int_equal(errno, EFBIG);
+	assert_int_equal(sb.len, 0);
+	close(fd);
+
+	/* A read that fails says why. */
+	errno = 0;
+	assert_int_equal(strbuf_read_fd(&sb, -1, 10), -1);
+	assert_int_equal(errno, EBADF);
+	strbuf_release(&sb);
+}
+
+static void lower_bound_partition(void **state)
+{
+	static const int v[] = { 1, 3, 3, 3, 7, 9 };
+	const size_t n = sizeof(v) / sizeof(v[0]);
+	const char *names[] = { "ant", "bee", "cat" };
+
+	assert_int_equal(LOWER_BOUND(0, k, v[k] < 5), 0);
+	/* The first element >= x, for every x around and between the elements. */
+	for (int x = 0; x <= 10; x++) {
+		size_t want = 0;
+
+		while (want < n && v[want] < x)
+			want++;
+		assert_int_equal(LOWER_BOUND(n, k, v[k] < x), want);
+	}
+	/* With <=: one past the last element <= x (the run of 3s ends at 4). */
+	assert_int_equal(LOWER_BOUND(n, k, v[k] <= 3), 4);
+	assert_int_equal(LOWER_BOUND(n, k, v[k] <= 0), 0);
+	assert_int_equal(LOWER_BOUND(n, k, v[k] <= 9), n);
+	assert_int_equal(LOWER_BOUND(3, k, strcmp(names[k], "bee") < 0), 1);
+	assert_int_equal(LOWER_BOUND(3, k, strcmp(names[k], "cow") < 0), 3);
 }
 
 static void escape_round_trip(void **state)
@@ -375,8 +523,11 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(varint_round_trip),
 		cmocka_unit_test(varint_rejects_malformed),
+		cmocka_unit_test(cursor_reads),
 		cmocka_unit_test(crc32c_known_values),
 		cmocka_unit_test(strbuf_basics),
+		cmocka_unit_test(strbuf_read_fd_bounds),
+		cmocka_unit_test(lower_bound_partition),
 		cmocka_unit_test(escape_round_trip),
 		cmocka_unit_test(escape_terminal),
 		cmocka_unit_test(unescape_rejects_bad),

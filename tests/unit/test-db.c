@@ -20,7 +20,9 @@
 #include "core/endian.h"
 #include "core/strbuf.h"
 #include "core/xalloc.h"
+#include "db/auxfile.h"
 #include "db/blob.h"
+#include "db/blobfile.h"
 #include "db/bursts.h"
 #include "db/damage.h"
 #include "db/db.h"
@@ -698,10 +700,10 @@ static void db_blob_files(void **state)
 	struct blob_header h;
 	uint32_t seq = new_epoch(db, NULL);
 
-	assert_int_equal(db_blob_load(db, seq, "x.vals", "DCPITEST", 1, &sb, &h), 1);
+	assert_int_equal(db_blob_load(db, seq, "x.vals", "DCPITEST", 1, NULL, &sb, &h), 1);
 	assert_int_equal(db_blob_merge(db, seq, "x.vals", "DCPITEST", 1, 0, append_merge, "ab"), 0);
 	assert_int_equal(db_blob_merge(db, seq, "x.vals", "DCPITEST", 1, 0, append_merge, "cd"), 0);
-	assert_int_equal(db_blob_load(db, seq, "x.vals", "DCPITEST", 1, &sb, &h), 0);
+	assert_int_equal(db_blob_load(db, seq, "x.vals", "DCPITEST", 1, NULL, &sb, &h), 0);
 	assert_int_equal(h.count, 2);
 	assert_int_equal(sb.len, BLOB_HEADER_SIZE + 4);
 	assert_memory_equal(sb.buf + BLOB_HEADER_SIZE, "abcd", 4);
@@ -709,10 +711,10 @@ static void db_blob_files(void **state)
 	file = xasprintf("%s/000001/x.vals", path);
 	assert_int_equal(truncate(file, BLOB_HEADER_SIZE + 2), 0);
 	reported = 0;
-	assert_int_equal(db_blob_load(db, seq, "x.vals", "DCPITEST", 1, &sb, &h), -2);
+	assert_int_equal(db_blob_load(db, seq, "x.vals", "DCPITEST", 1, NULL, &sb, &h), -2);
 	assert_int_equal(reported, 1);
 	assert_int_equal(db_blob_merge(db, seq, "x.vals", "DCPITEST", 1, 0, append_merge, "ef"), 0);
-	assert_int_equal(db_blob_load(db, seq, "x.vals", "DCPITEST", 1, &sb, &h), 0);
+	assert_int_equal(db_blob_load(db, seq, "x.vals", "DCPITEST", 1, NULL, &sb, &h), 0);
 	assert_int_equal(h.count, 1);
 	assert_memory_equal(sb.buf + BLOB_HEADER_SIZE, "ef", 2);
 	free(file);

@@ -30,6 +30,7 @@
 #include "core/die.h"
 #include "core/strbuf.h"
 #include "core/xalloc.h"
+#include "db/auxfile.h"
 #include "db/db.h"
 
 #define assert_near(a, b, eps) assert_true(fabs((double)(a) - (double)(b)) <= (eps))
