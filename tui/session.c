@@ -275,5 +275,6 @@ int tui_run(struct tui *t)
 			tui_key(t, key);
 	}
 	write_timing(t);
-	return 0;
+	/* the database could not be opened (said on the screen): not a success */
+	return t->src.env.db ? 0 : 1;
 }

@@ -95,7 +95,7 @@ test_expect_success 'an unwritable dump is an error in the status line' '
 
 test_expect_success 'a directory that is not a database is reported, not fatal' '
 	mkdir notadb && echo x >notadb/file &&
-	tui_run ":save-display out.screen" notadb &&
+	test_must_fail tui_run ":save-display out.screen" notadb &&
 	test_grep "not a dcpi database" out.screen
 '
 
@@ -108,6 +108,18 @@ test_expect_success 'a damaged profile: its image says damaged, the totals say p
 	test_grep " damaged  */bin/true" out.screen &&
 	test_grep "damaged (a profile unreadable, not counted)" out.screen &&
 	test_grep "1 image, partial 0 cycles samples (1 damaged)" out.screen
+'
+
+# The error is on the screen until q; then the status says it, as for
+# every tool that could not open what it was given.
+test_expect_success 'no database there: the error is shown, and the status is 1 after q' '
+	mkdir empty && echo x >regular &&
+	for d in empty regular nonexistent; do
+		test_must_fail tui_run ":save-display $d.screen
+q" $d || exit 1
+		cat $d.screen | grep -i "error" || exit 1
+	done &&
+	tui_run q db
 '
 
 test_expect_success 'a script that ends inside the prompt cancels it' '
