@@ -141,7 +141,8 @@ static int by_offset(const void *a, const void *b)
 
 void values_profile_sort(struct values_profile *p)
 {
-	qsort(p->v, p->n, sizeof(*p->v), by_offset);
+	if (p->n > 1)
+		qsort(p->v, p->n, sizeof(*p->v), by_offset);
 	for (size_t i = 1; i < p->n; i++)
 		if (p->v[i].offset == p->v[i - 1].offset)
 			BUG("value profile with offset %#llx twice", (unsigned long long)p->v[i].offset);

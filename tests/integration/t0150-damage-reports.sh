@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Damage is part of the report: a real recording (stacks, values, bursts,
 # stopwatch results) has each kind of file damaged in turn (a profile, the
-# meta, the image index, kallsyms, the stacks, a value profile, the bursts,
+# meta, the image index, kallsyms, the stacks, a value profile, a path
+# profile, the raw burst traces (which no report reads),
 # the stopwatch results), and every report tool that reads it says so in
 # its own output (text: an "Incomplete:" section naming the file; JSON: the
 # "incomplete" list; pprof: a comment) and exits 2, while a tool that does
@@ -27,19 +28,21 @@ test_expect_success 'a recording with every kind of file' '
 key=$(dcpi-test-helper dump db 1 2>/dev/null | awk '$1 == "image" && $5 ~ /wl-three$/ { print $2 }')
 prof=$key.cycles.prof
 vals=$key.values
+paths=$key.paths
 
 # The kinds of file, and the tools that read each (the others must not be
 # disturbed by it).  Every report made from an epoch view reads the
 # profiles, the meta and the index, and the symbols of every image its
 # procedure lookups go through (kallsyms).
-files="$prof meta images kallsyms stacks-1 $vals bursts watch"
+files="$prof meta images kallsyms stacks-1 $vals $paths bursts watch"
 readers() { # FILE: the tools (by label) that must say it is damaged
 	case $1 in
 	*.prof|meta|images) echo "prof prof-json by-comm list list-json calc calc-json stats stats-json diff diff-json cg cg-json pprof vals vals-json" ;;
 	kallsyms) echo "prof prof-json by-comm list list-json calc calc-json stats stats-json diff diff-json cg cg-json pprof" ;;
 	stacks-*) echo "by-comm cg cg-json pprof" ;;
-	*.values) echo "list list-json calc calc-json vals vals-json" ;;
-	bursts) echo "calc calc-json" ;;
+	*.values|*.paths) echo "list list-json calc calc-json vals vals-json" ;;
+	# the raw traces kept for inspection: no report reads them (dcpidb check does)
+	bursts) ;;
 	watch) echo "cg cg-json watch watch-json" ;;
 	esac
 	case $1 in
@@ -128,6 +131,7 @@ kind_of() { # FILE: what it is, for the test's name
 	case $1 in
 	*.prof) echo "the program's profile" ;;
 	*.values) echo "the program's value profile" ;;
+	*.paths) echo "the program's path profile" ;;
 	stacks-*) echo "the stacks" ;;
 	*) echo "$1" ;;
 	esac
