@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * db/db-int.h - what the files of the database (db.c, auxfile.c, binaries.c,
- * damage.c, and the checker and upkeep) share, and nothing outside db/ uses: the
- * names in its directories, and the helpers that every access goes through.
+ * damage.c, damage-log.c, and the checker and upkeep) share, and nothing
+ * outside db/ uses: the names in its directories, and the helpers that
+ * every access goes through.
  */
 #ifndef DCPI_DB_DB_INT_H
 #define DCPI_DB_DB_INT_H
@@ -69,5 +70,8 @@ struct db_damage_log {
 
 /* The handle's log (made if it has none yet). */
 struct db_damage_log *db_damage_log(struct db *db);
+
+/* Frees the handle's log (db_close()). */
+void db_damage_release(struct db *db);
 
 #endif
