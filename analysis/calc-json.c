@@ -167,6 +167,20 @@ static void json_insn(struct json_writer *w, const struct calc *c, const struct 
 	json_object_end(w);
 }
 
+/* A block's or an edge's estimate: its frequency, executions, confidence and how. */
+static void json_estimate(struct json_writer *w, double freq, double execs, enum calc_conf conf,
+			  enum calc_how how)
+{
+	json_key(w, "freq");
+	json_num(w, freq);
+	json_key(w, "execs");
+	json_num(w, execs);
+	json_key(w, "confidence");
+	json_string(w, calc_conf_name(conf));
+	json_key(w, "how");
+	json_string(w, calc_how_name(how));
+}
+
 static void json_block(struct json_writer *w, const struct calc *c, size_t b)
 {
 	const struct calc_block *cb = &c->blocks[b];
@@ -180,14 +194,7 @@ static void json_block(struct json_writer *w, const struct calc *c, size_t b)
 	json_hex(w, cb->cfg->end);
 	json_key(w, "class");
 	json_i64(w, cb->cfg->cls);
-	json_key(w, "freq");
-	json_num(w, cb->freq);
-	json_key(w, "execs");
-	json_num(w, cb->execs);
-	json_key(w, "confidence");
-	json_string(w, calc_conf_name(cb->conf));
-	json_key(w, "how");
-	json_string(w, calc_how_name(cb->how));
+	json_estimate(w, cb->freq, cb->execs, cb->conf, cb->how);
 	json_key(w, "rel_error");
 	json_num(w, cb->est.rel_error > 0 ? cb->est.rel_error : -1);
 	json_key(w, "best_cpi");
@@ -223,14 +230,7 @@ static void json_edge(struct json_writer *w, const struct calc *c, size_t e)
 	json_string(w, cfg_edge_kind_name(ce->cfg->kind));
 	json_key(w, "site");
 	json_hex(w, ce->cfg->site);
-	json_key(w, "freq");
-	json_num(w, ce->freq);
-	json_key(w, "execs");
-	json_num(w, ce->execs);
-	json_key(w, "confidence");
-	json_string(w, calc_conf_name(ce->conf));
-	json_key(w, "how");
-	json_string(w, calc_how_name(ce->how));
+	json_estimate(w, ce->freq, ce->execs, ce->conf, ce->how);
 	json_object_end(w);
 }
 

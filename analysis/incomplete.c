@@ -39,6 +39,18 @@ static size_t gather(struct db *const *dbs, size_t n, unsigned kinds,
 	return total;
 }
 
+/* A section's heading: a blank line first unless prefixed or after another section. */
+static void heading(struct draw *d, const char *prefix, bool first, enum style style,
+		    const char *label, const char *text)
+{
+	if (first && !*prefix)
+		draw_eol(d);
+	draw_text(d, STYLE_NORMAL, prefix);
+	draw_text(d, style, label);
+	draw_text(d, STYLE_NORMAL, text);
+	draw_eol(d);
+}
+
 bool incomplete_draw(struct db *const *dbs, size_t n, struct draw *d, const char *prefix)
 {
 	const struct db_damage **v;
@@ -48,12 +60,8 @@ bool incomplete_draw(struct db *const *dbs, size_t n, struct draw *d, const char
 	if (!prefix)
 		prefix = "";
 	if (m) {
-		if (!*prefix)
-			draw_eol(d);
-		draw_text(d, STYLE_NORMAL, prefix);
-		draw_text(d, STYLE_ERROR, "Incomplete:");
-		draw_text(d, STYLE_NORMAL, " this report was made without what these files held:");
-		draw_eol(d);
+		heading(d, prefix, true, STYLE_ERROR, "Incomplete:",
+			" this report was made without what these files held:");
 		for (size_t i = 0; i < m; i++) {
 			char *path = display_safe(v[i]->path), *why = display_safe(v[i]->why);
 
@@ -67,12 +75,8 @@ bool incomplete_draw(struct db *const *dbs, size_t n, struct draw *d, const char
 	free(v);
 	m = gather(dbs, n, 1u << DB_UNVERIFIED, &v);
 	if (m) {
-		if (!partial && !*prefix)
-			draw_eol(d);
-		draw_text(d, STYLE_NORMAL, prefix);
-		draw_text(d, STYLE_WARNING, "Unverified:");
-		draw_text(d, STYLE_NORMAL, " read without a checksum (written by an older dcpi):");
-		draw_eol(d);
+		heading(d, prefix, !partial, STYLE_WARNING, "Unverified:",
+			" read without a checksum (written by an older dcpi):");
 		for (size_t i = 0; i < m; i++) {
 			char *path = display_safe(v[i]->path);
 

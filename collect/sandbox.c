@@ -128,38 +128,35 @@ void sandbox_seal(const int *allowed, size_t n)
 	free(f);
 }
 
-int sandbox_send_all(int fd, const void *buf, size_t len)
+/*
+ * Sends all len bytes of out, or receives len bytes into in (out NULL),
+ * retrying on EINTR: 0, or -1 (error, or end of file).
+ */
+static int transfer_all(int fd, const void *out, void *in, size_t len)
 {
-	const char *p = buf;
+	size_t done = 0;
 
-	while (len) {
-		ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
+	while (done < len) {
+		ssize_t n = out ? send(fd, (const uint8_t *)out + done, len - done, MSG_NOSIGNAL)
+			: recv(fd, (uint8_t *)in + done, len - done, MSG_WAITALL);
 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
 			return -1;
-		p += n;
-		len -= (size_t)n;
+		done += (size_t)n;
 	}
 	return 0;
 }
 
+int sandbox_send_all(int fd, const void *buf, size_t len)
+{
+	return transfer_all(fd, buf, NULL, len);
+}
+
 int sandbox_recv_all(int fd, void *buf, size_t len)
 {
-	uint8_t *p = buf;
-
-	while (len) {
-		ssize_t n = recv(fd, p, len, MSG_WAITALL);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
+	return transfer_all(fd, NULL, buf, len);
 }
 
 int sandbox_send_fd(int fd, const void *buf, size_t len, int pass)

@@ -2,7 +2,9 @@
 #include "config.h"
 #include "db/blobfile.h"
 #include "core/die.h"
+#include "core/hotlist.h"
 #include "core/strbuf.h"
+#include "core/xalloc.h"
 #include "db/auxfile.h"
 #include "db/damage.h"
 #include "db/db.h"
@@ -114,4 +116,49 @@ int db_blob_update(struct db *db, uint32_t seq, const char *name, const struct b
 		r = merge_kind(db, seq, name, k->magic, k->version, k->what, flags, merge, ctx);
 	}
 	return r;
+}
+
+int db_blob_type_load(struct db *db, uint32_t seq, const char *name, const struct blob_type *t,
+		      void *out)
+{
+	t->release(out);
+	return db_blob_read(db, seq, name, &t->kind, t->decode, out);
+}
+
+struct type_merge_ctx {
+	const struct blob_type *t;
+	const void *add;
+	uint64_t seed;
+	const char *invalid;        /* the old payload's decoder refused it: why */
+};
+
+static int type_merge_cb(void *ctx, const void *old_payload, size_t old_len,
+			 const struct blob_header *old, struct strbuf *out, uint32_t *count)
+{
+	struct type_merge_ctx *m = ctx;
+	const struct blob_type *t = m->t;
+	struct hotlist_rng rng = HOTLIST_RNG_INIT(m->seed);
+	void *have = xmalloc(t->size);
+	const char *why;
+	int r = 0;
+
+	t->init(have);
+	if (old_payload && t->decode(have, old_payload, old_len, old->count, &why)) {
+		m->invalid = why;
+		r = -1;
+	} else {
+		t->merge(have, m->add, &rng);
+		*count = t->encode(have, out);
+	}
+	t->release(have);
+	free(have);
+	return r;
+}
+
+int db_blob_type_merge(struct db *db, uint32_t seq, const char *name, const struct blob_type *t,
+		       const void *add, uint64_t seed)
+{
+	struct type_merge_ctx m = { t, add, seed, NULL };
+
+	return db_blob_update(db, seq, name, &t->kind, 0, type_merge_cb, &m, &m.invalid);
 }

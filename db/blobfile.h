@@ -90,4 +90,36 @@ int db_blob_read(struct db *db, uint32_t seq, const char *name, const struct blo
 int db_blob_update(struct db *db, uint32_t seq, const char *name, const struct blob_kind *k,
 		   uint16_t flags, blob_merge_fn merge, void *ctx, const char **invalid);
 
+/* ---- a kind decoded whole and merged with a seeded resampler ---------------- */
+
+struct hotlist_rng;
+
+/*
+ * A decoded type of such a kind (value profiles, path profiles, bursts):
+ * its operations on objects of size bytes.  decode replaces out (empty on
+ * failure); merge adds src into dst (both in the kind's normal form),
+ * drawing from rng; encode appends the payload and returns its count.
+ */
+struct blob_type {
+	struct blob_kind kind;
+	size_t size;
+	void (*init)(void *p);
+	void (*release)(void *p);
+	blob_decode_fn decode;
+	void (*merge)(void *dst, const void *src, struct hotlist_rng *rng);
+	uint32_t (*encode)(const void *p, struct strbuf *out);
+};
+
+/* t->release(out), then db_blob_read of file `name` into out. */
+int db_blob_type_load(struct db *db, uint32_t seq, const char *name, const struct blob_type *t,
+		      void *out);
+
+/*
+ * Writer: merges add into file `name` of type t (db_blob_update, flags 0):
+ * the old payload decoded, add merged in with an rng seeded with seed,
+ * the result encoded.  Returns 0, or -1 after reporting.
+ */
+int db_blob_type_merge(struct db *db, uint32_t seq, const char *name, const struct blob_type *t,
+		       const void *add, uint64_t seed);
+
 #endif

@@ -223,47 +223,43 @@ bad:
 
 /* ---- the database ------------------------------------------------------------------------ */
 
-static const struct blob_kind kind = { BURSTS_MAGIC, BURSTS_VERSION, "burst traces" };
+static void init_cb(void *p)
+{
+	burst_set_init(p);
+}
+
+static void release_cb(void *p)
+{
+	burst_set_release(p);
+}
 
 static int decode_cb(void *out, const void *payload, size_t len, uint32_t count, const char **why)
 {
 	return bursts_decode(payload, len, count, out, why);
 }
 
-int db_bursts_load(struct db *db, uint32_t seq, struct burst_set *out)
+static void merge_cb(void *dst, const void *src, struct hotlist_rng *rng)
 {
-	burst_set_release(out);
-	return db_blob_read(db, seq, BURSTS_FILE, &kind, decode_cb, out);
+	burst_set_merge(dst, src, BURSTS_KEEP, rng);
 }
 
-struct merge_ctx {
-	const struct burst_set *add;
-	uint64_t seed;
-	const char *invalid;
+static uint32_t encode_cb(const void *p, struct strbuf *out)
+{
+	return bursts_encode(p, out);
+}
+
+static const struct blob_type type = {
+	{ BURSTS_MAGIC, BURSTS_VERSION, "burst traces" }, sizeof(struct burst_set),
+	init_cb, release_cb, decode_cb, merge_cb, encode_cb,
 };
 
-static int merge_cb(void *ctx, const void *old_payload, size_t old_len,
-		    const struct blob_header *old, struct strbuf *out, uint32_t *count)
+int db_bursts_load(struct db *db, uint32_t seq, struct burst_set *out)
 {
-	struct merge_ctx *m = ctx;
-	struct hotlist_rng rng = HOTLIST_RNG_INIT(m->seed);
-	struct burst_set have;
-	const char *why;
-
-	burst_set_init(&have);
-	if (old_payload && bursts_decode(old_payload, old_len, old->count, &have, &why)) {
-		m->invalid = why;
-		return -1;
-	}
-	burst_set_merge(&have, m->add, BURSTS_KEEP, &rng);
-	*count = bursts_encode(&have, out);
-	burst_set_release(&have);
-	return 0;
+	return db_blob_type_load(db, seq, BURSTS_FILE, &type, out);
 }
 
 int db_bursts_merge(struct db *db, uint32_t seq, const struct burst_set *add)
 {
-	struct merge_ctx m = { add, (uint64_t)seq * 0x9E3779B97F4A7C15ull ^ add->seen, NULL };
-
-	return db_blob_update(db, seq, BURSTS_FILE, &kind, 0, merge_cb, &m, &m.invalid);
+	return db_blob_type_merge(db, seq, BURSTS_FILE, &type, add,
+				  (uint64_t)seq * 0x9E3779B97F4A7C15ull ^ add->seen);
 }

@@ -485,53 +485,49 @@ void values_file_name(const char *key, char *buf, size_t size)
 	snprintf(buf, size, "%s%s", key, VALUES_SUFFIX);
 }
 
-static const struct blob_kind kind = { VALUES_MAGIC, VALUES_VERSION, "value profile" };
+static void init_cb(void *p)
+{
+	values_profile_init(p);
+}
+
+static void release_cb(void *p)
+{
+	values_profile_release(p);
+}
 
 static int decode_cb(void *out, const void *payload, size_t len, uint32_t count, const char **why)
 {
 	return values_decode(payload, len, count, out, why);
 }
 
+static void merge_cb(void *dst, const void *src, struct hotlist_rng *rng)
+{
+	values_merge(dst, src, rng);
+}
+
+static uint32_t encode_cb(const void *p, struct strbuf *out)
+{
+	return values_encode(p, out);
+}
+
+static const struct blob_type type = {
+	{ VALUES_MAGIC, VALUES_VERSION, "value profile" }, sizeof(struct values_profile),
+	init_cb, release_cb, decode_cb, merge_cb, encode_cb,
+};
+
 int db_values_load(struct db *db, uint32_t seq, const char *key, struct values_profile *out)
 {
 	char name[128];
 
-	values_profile_release(out);
 	values_file_name(key, name, sizeof(name));
-	return db_blob_read(db, seq, name, &kind, decode_cb, out);
-}
-
-struct merge_ctx {
-	const struct values_profile *add;
-	uint64_t seed;
-	const char *invalid;        /* the old payload's decoder refused it: why */
-};
-
-static int merge_cb(void *ctx, const void *old_payload, size_t old_len,
-		    const struct blob_header *old, struct strbuf *out, uint32_t *count)
-{
-	struct merge_ctx *m = ctx;
-	struct hotlist_rng rng = HOTLIST_RNG_INIT(m->seed);
-	struct values_profile have;
-	const char *why;
-
-	values_profile_init(&have);
-	if (old_payload && values_decode(old_payload, old_len, old->count, &have, &why)) {
-		m->invalid = why;
-		return -1;
-	}
-	values_merge(&have, m->add, &rng);
-	*count = values_encode(&have, out);
-	values_profile_release(&have);
-	return 0;
+	return db_blob_type_load(db, seq, name, &type, out);
 }
 
 int db_values_merge(struct db *db, uint32_t seq, const char *key, const struct values_profile *add)
 {
-	struct merge_ctx m = { add, 0, NULL };
 	char name[128];
 
 	values_file_name(key, name, sizeof(name));
-	m.seed = (uint64_t)seq * 0x9E3779B97F4A7C15ull ^ values_profile_samples(add);
-	return db_blob_update(db, seq, name, &kind, 0, merge_cb, &m, &m.invalid);
+	return db_blob_type_merge(db, seq, name, &type, add,
+				  (uint64_t)seq * 0x9E3779B97F4A7C15ull ^ values_profile_samples(add));
 }

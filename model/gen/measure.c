@@ -72,26 +72,21 @@ static void load_chain_disp(long n)
 		__asm__ volatile(REP8("mov 8(%0), %0\n\t") : "+r"(p));
 }
 
-static void load_chain_index(long n)
-{
-	void *p = chase_cell;
-	long zero = 0;
+/* A chain of loads addressed by ADDR: %0 the pointer, %1 an index register holding 0. */
+#define LOAD_CHAIN_INDEXED(name, addr)                                                    \
+	static void name(long n)                                                          \
+	{                                                                                 \
+		void *p = chase_cell;                                                     \
+		long zero = 0;                                                            \
+                                                                                          \
+		chase_cell[0] = chase_cell;                                               \
+		for (long i = 0; i < n; i++)                                              \
+			__asm__ volatile(REP8("mov " addr ", %0\n\t") : "+r"(p) : "r"(zero)); \
+	}
 
-	chase_cell[0] = chase_cell;
-	for (long i = 0; i < n; i++)
-		__asm__ volatile(REP8("mov (%0,%1,8), %0\n\t") : "+r"(p) : "r"(zero));
-}
-
+LOAD_CHAIN_INDEXED(load_chain_index, "(%0,%1,8)")
 /* an index without scale: as fast as [r] (the scaled index costs a cycle) */
-static void load_chain_index1(long n)
-{
-	void *p = chase_cell;
-	long zero = 0;
-
-	chase_cell[0] = chase_cell;
-	for (long i = 0; i < n; i++)
-		__asm__ volatile(REP8("mov (%0,%1), %0\n\t") : "+r"(p) : "r"(zero));
-}
+LOAD_CHAIN_INDEXED(load_chain_index1, "(%0,%1)")
 
 /* store then reload the same slot: the store-to-load forwarding latency + 1 add */
 static void store_forward(long n)
