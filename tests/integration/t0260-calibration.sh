@@ -106,7 +106,7 @@ else
 		ctl quit >/dev/null &&
 		wait_exit $(cat dcpid.pid) &&
 		grep -q "^event cycles clock" sys/000001/meta &&
-		test_grep "^calibrated: 1 sample = [0-9]* cycles (loop at [0-9]* MHz, [0-9]* intervals, [0-9]* ms)$" status &&
+		test_grep "^calibrated: 1 sample = [0-9.]* cycles (loop at [0-9.]* MHz, [0-9]* intervals, [0-9]* ms)$" status &&
 		grep -q "\"cycles_per_sample\"" status.json &&
 		grep "^calib cycles [0-9.]* 500000 [0-9]* [0-9.]* addloop$" sys/000001/meta &&
 		grep "^calib cycles [0-9.]* 500000 [0-9]* [0-9.]* addloop$" sys/000002/meta &&
