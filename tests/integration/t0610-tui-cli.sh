@@ -110,6 +110,19 @@ test_expect_success 'a damaged profile: its image says damaged, the totals say p
 	test_grep "1 image, partial 0 cycles samples (1 damaged)" out.screen
 '
 
+test_expect_success 'a damaged profile: the epochs view marks the epoch its images view read' '
+	COLUMNS=120 tui_run "E
+:save-display epochs.screen
+p
+:save-display pane.screen" damaged &&
+	test_grep " 1 one .* 5\\* " epochs.screen &&
+	test_grep "1 epoch, \\*partial: 1 damaged profile in epoch 1" epochs.screen &&
+	test_grep "5 samples; its images partial: 1 damaged profile" pane.screen &&
+	tui_run "E
+:save-display epochs.screen" db &&
+	! grep -e "partial" -e "5\\*" epochs.screen
+'
+
 test_expect_success 'a script that ends inside the prompt cancels it' '
 	tui_run "<:>filter nothing-matches" db &&
 	tui_run "<:>sort path
