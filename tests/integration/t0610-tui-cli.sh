@@ -138,6 +138,12 @@ test_expect_success 'DCPI_TUI_TIMING records the first screen and every key' '
 	test $(grep -c "^key_ns [0-9]" timing) = 3
 '
 
+test_expect_success 'a timing file that cannot be written fails the session, said on stderr' '
+	test_must_fail env DCPI_TUI_TIMING=nodir/timing dcpi-tui --script q.script db \
+		</dev/null >stdout 2>stderr &&
+	test_grep "cannot write .nodir/timing." stderr
+'
+
 test_expect_success 'NO_COLOR and --no-color draw without colour pairs' '
 	NO_COLOR=1 tui_run ":save-display -a nc.screen" db &&
 	! grep -E "topbar|title|cursor" nc.screen &&
