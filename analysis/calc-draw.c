@@ -786,13 +786,75 @@ static void summary_cpis(const struct calc *c, struct draw *d)
 	draw_eol(d);
 }
 
+/* "D-cache miss or DTLB miss" (the culprits of mask), into sb. */
+static void culprit_list(unsigned mask, const char *sep, struct strbuf *sb)
+{
+	unsigned n = 0, total = 0;
+
+	for (size_t k = 0; k < CULPRIT__COUNT; k++)
+		total += !!(mask & (1u << k));
+	for (size_t k = 0; k < CULPRIT__COUNT; k++) {
+		if (!(mask & (1u << k)))
+			continue;
+		strbuf_addf(sb, "%s%s", n ? (n + 1 == total ? sep : ", ") : "",
+			    calc_culprit_name((enum calc_culprit)k));
+		n++;
+	}
+}
+
+void calc_dominant_text(const struct calc_summary *s, struct strbuf *sb)
+{
+	if (s->dominant >= 0) {
+		strbuf_addstr(sb, calc_culprit_name((enum calc_culprit)s->dominant));
+		return;
+	}
+	if (!s->candidates) {
+		strbuf_addstr(sb, "none (no dynamic stall)");
+		return;
+	}
+	strbuf_addstr(sb, "unknown: ");
+	culprit_list(s->candidates, " or ", sb);
+	if (s->candidates & (s->candidates - 1))
+		strbuf_addstr(sb, " (their ranges overlap)");
+	else
+		strbuf_addf(sb, " (low confidence: %.0f%% of the samples high, %.0f%% needed)",
+			    100 * s->high_share, 100 * CALC_DOMINANT_CONF);
+}
+
+/*
+ * An unexplained gain beyond the sampling noise: the model's best case
+ * for some instructions is more cycles than they were sampled for.  Said
+ * in words with the bound, never as a negative share.
+ */
+static void disagreement_lines(const struct calc *c, struct draw *d)
+{
+	const struct calc_summary *s = &c->summary;
+
+	if (!(s->disagreement > 0))
+		return;
+	draw_printf(d, STYLE_WARNING, "*** The model and the samples disagree by %.1f%% of the "
+		    "samples, beyond the %.1f%%", calc_summary_pct(c, s->disagreement),
+		    calc_summary_pct(c, s->noise));
+	draw_eol(d);
+	draw_text(d, STYLE_WARNING, "*** sampling noise: the model's best case is more cycles "
+		  "than were sampled, so");
+	draw_eol(d);
+	draw_text(d, STYLE_WARNING, "*** execution and static stall above are too high by that much.");
+	draw_eol(d);
+}
+
 void calc_draw_summary(const struct calc *c, struct draw *d)
 {
 	const struct calc_summary *s = &c->summary;
 	const char *rule = "*** ----------------------------------------------";
+	struct strbuf sb = STRBUF_INIT;
 
 	summary_cpis(c, d);
 	sum_text(d, STYLE_NORMAL, "***");
+	sum_text(d, STYLE_DIM, "*** Dynamic stall by culprit, each a range: from the stall only it "
+		 "can explain");
+	sum_text(d, STYLE_DIM, "*** to all it may explain (culprits may share a stall), of the "
+		 "subtotal below:");
 	for (size_t k = 0; k < CULPRIT__COUNT; k++) {
 		/* Only bursts find these: no line when they found none. */
 		if ((k == CULPRIT_STORE_FWD || k == CULPRIT_ALIAS_4K) && !(s->dyn_hi[k] > 0))
@@ -800,8 +862,6 @@ void calc_draw_summary(const struct calc *c, struct draw *d)
 		sum_line(d, STYLE_BUBBLE, calc_culprit_name((enum calc_culprit)k), "%5.1f%% to %5.1f%%",
 			 calc_summary_pct(c, s->dyn_lo[k]), calc_summary_pct(c, s->dyn_hi[k]));
 	}
-	sum_line(d, STYLE_BUBBLE, "unexplained gain", "%5.1f%% to %5.1f%%", calc_summary_pct(c, s->gain),
-		 calc_summary_pct(c, s->gain));
 	sum_text(d, STYLE_DIM, rule);
 	sum_line(d, STYLE_BUBBLE, "Subtotal dynamic", "%5.1f%%", calc_summary_pct(c, s->dynamic));
 	sum_text(d, STYLE_NORMAL, "***");
@@ -815,7 +875,8 @@ void calc_draw_summary(const struct calc *c, struct draw *d)
 	sum_line(d, STYLE_NORMAL, "Execution", "%5.1f%%", calc_summary_pct(c, s->execution));
 	if (s->unestimated > 0)
 		sum_line(d, STYLE_NORMAL, "No frequency estimate", "%5.1f%%", calc_summary_pct(c, s->unestimated));
-	sum_line(d, STYLE_NORMAL, "Net sampling error", "%5.1f%%", calc_summary_pct(c, s->net_error));
+	sum_line(d, STYLE_NORMAL, "Net sampling error", "%5.1f%%  (noise: %.1f%%)",
+		 calc_summary_pct(c, s->net_error), calc_summary_pct(c, s->noise));
 	sum_text(d, STYLE_DIM, rule);
 	sum_line(d, STYLE_NORMAL, "Total tallied", "%5.1f%%", s->samples > 0 ? 100.0 : 0);
 	draw_printf(d, STYLE_NORMAL, "*** (%.0f, %.1f%% of all samples", s->samples, tallied_share(s));
@@ -827,6 +888,11 @@ void calc_draw_summary(const struct calc *c, struct draw *d)
 	draw_printf(d, STYLE_NORMAL, "*** Confidence: %.0f%% of the samples high, %.0f%% low",
 		    100 * s->high_share, 100 * s->low_share);
 	draw_eol(d);
+	calc_dominant_text(s, &sb);
+	draw_printf(d, STYLE_NORMAL, "*** Dominant culprit: %s", sb.buf);
+	draw_eol(d);
+	strbuf_release(&sb);
+	disagreement_lines(c, d);
 }
 
 void calc_summary_text(const struct calc *c, struct strbuf *sb)
@@ -895,7 +961,7 @@ static void brief_dynamic(const struct calc *c, struct strbuf *sb)
 {
 	const struct calc_summary *s = &c->summary;
 	struct strbuf item = STRBUF_INIT;
-	bool any = false;
+	bool any = false, explained = false;
 
 	strbuf_addf(sb, "%.1f%%", calc_summary_pct(c, s->dynamic));
 	for (size_t k = 0; k < CULPRIT__COUNT; k++) {
@@ -904,11 +970,17 @@ static void brief_dynamic(const struct calc *c, struct strbuf *sb)
 			continue;
 		strbuf_addf(sb, "%s%c %s %s", any ? ", " : ": ", calc_culprit_letter((enum calc_culprit)k),
 			    calc_culprit_name((enum calc_culprit)k), item.buf);
+		/* the first range says what a range is */
+		if (!explained && strstr(item.buf, " to ")) {
+			strbuf_addstr(sb, " (the stall only it explains to all it may)");
+			explained = true;
+		}
 		any = true;
 	}
-	strbuf_reset(&item);
-	if (brief_range(c, s->gain, s->gain, &item))
-		strbuf_addf(sb, "%sunexplained gain %s", any ? ", " : ": ", item.buf);
+	if (s->disagreement > 0)
+		strbuf_addf(sb, "%sthe model and the samples disagree by %.1f%% (noise %.1f%%)",
+			    any ? "; " : ": ", calc_summary_pct(c, s->disagreement),
+			    calc_summary_pct(c, s->noise));
 	strbuf_release(&item);
 }
 

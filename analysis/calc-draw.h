@@ -182,11 +182,22 @@ void calc_describe_insn(const struct calc *c, size_t i, struct strbuf *sb);
 
 /*
  * The Figure 4 summary, drawn a line after another as dcpicalc --summary
- * prints it ("*** D-cache miss  27.9% to 27.9%"); calc_summary_text()
- * appends its text to sb.
+ * prints it ("*** D-cache miss  27.9% to 27.9%", the ranges explained
+ * above the first); calc_summary_text() appends its text to sb.  No
+ * share it shows is negative: an unexplained gain within the sampling
+ * noise is part of the net sampling error, and beyond it the summary says
+ * in words that the model and the samples disagree, and by how much.
  */
 void calc_draw_summary(const struct calc *c, struct draw *d);
 void calc_summary_text(const struct calc *c, struct strbuf *sb);
+
+/*
+ * The dominant culprit in words: "D-cache miss", "unknown: D-cache miss
+ * or DTLB miss (their ranges overlap)", "unknown: DTLB miss (low
+ * confidence: ...)", "none (no dynamic stall)" (calc_summary.dominant,
+ * candidates).
+ */
+void calc_dominant_text(const struct calc_summary *s, struct strbuf *sb);
 
 /*
  * The same summary in brief, a line per part with only the reasons that

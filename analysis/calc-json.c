@@ -285,6 +285,14 @@ static void json_summary(struct json_writer *w, const struct calc *c)
 		json_string(w, calc_culprit_key((enum calc_culprit)s->dominant));
 	else
 		json_null(w);
+	json_key(w, "dominant_candidates");
+	json_array_begin(w);
+	for (size_t k = 0; k < CULPRIT__COUNT; k++)
+		if (s->candidates & (1u << k))
+			json_string(w, calc_culprit_key((enum calc_culprit)k));
+	json_array_end(w);
+	json_pct(w, c, "noise_bound", s->noise);
+	json_pct(w, c, "disagreement", s->disagreement);
 	json_object_end(w);
 }
 

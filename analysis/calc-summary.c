@@ -59,6 +59,57 @@ static void summary_insn(struct calc *c, const struct calc_insn *ci, const struc
 		s->low_share += ci->samples;
 }
 
+/*
+ * The dynamic stall is what the samples show beyond the model's best
+ * case, net: an instruction's stall and another's gain (samples below its
+ * M: skid moves samples between neighbours, and M can be wrong) offset each
+ * other.  The subtotal is never negative, and the culprits' ranges are of
+ * it (scaled from the gross stalls they explain).  What the gains leave
+ * below zero is sampling noise when within 2 sqrt(samples) (it counts in
+ * the net sampling error), else a disagreement of the model and the
+ * samples, said in words.
+ */
+static void net_dynamic(struct calc_summary *s)
+{
+	double gross = s->dynamic - s->gain, net = s->dynamic, scale;
+
+	s->noise = s->samples > 0 ? 2 * sqrt(s->samples) : 0;
+	s->dynamic = net > 0 ? net : 0;
+	s->disagreement = net < 0 && -net > s->noise ? -net : 0;
+	scale = gross > 0 ? s->dynamic / gross : 0;
+	for (size_t k = 0; k < CULPRIT__COUNT; k++) {
+		s->dyn_lo[k] *= scale;
+		s->dyn_hi[k] *= scale;
+	}
+	s->net_error = s->samples - (s->execution + s->static_total + s->dynamic + s->unestimated) +
+		       s->disagreement;
+}
+
+/*
+ * The culprits that may lead (an upper bound at least every other's lower
+ * bound), and the dominant one when it alone can and the estimate is
+ * confident enough to say so.
+ */
+static void find_dominant(struct calc_summary *s)
+{
+	double max_lo = 0, least = 0.0005 * s->samples;  /* what shows as 0.0% is none */
+	unsigned n = 0;
+
+	for (size_t k = 0; k < CULPRIT__COUNT; k++)
+		if (s->dyn_lo[k] > max_lo)
+			max_lo = s->dyn_lo[k];
+	s->candidates = 0;
+	s->dominant = -1;
+	for (size_t k = 0; k < CULPRIT__COUNT; k++)
+		if (s->dyn_hi[k] > least && s->dyn_hi[k] >= max_lo) {
+			s->candidates |= 1u << k;
+			n++;
+			s->dominant = (int)k;
+		}
+	if (n != 1 || s->high_share < CALC_DOMINANT_CONF)
+		s->dominant = -1;
+}
+
 void calc_summarise(struct calc_work *w, double epoch_total)
 {
 	struct calc *c = w->c;
@@ -87,15 +138,12 @@ void calc_summarise(struct calc_work *w, double epoch_total)
 	s->cpi = s->insns > 0 && c->has_time ? (s->samples - s->unestimated + unmeasured) / s->insns : -1;
 	for (size_t k = 0; k < CALC_STATIC__COUNT; k++)
 		s->static_total += s->stat[k];
-	s->net_error = s->samples - (s->execution + s->static_total + s->dynamic + s->unestimated);
+	net_dynamic(s);
 	if (s->samples > 0) {
 		s->high_share /= s->samples;
 		s->low_share /= s->samples;
 	}
-	s->dominant = -1;
-	for (size_t k = 0; k < CULPRIT__COUNT; k++)
-		if (s->dyn_hi[k] > 0 && (s->dominant < 0 || s->dyn_hi[k] > s->dyn_hi[s->dominant]))
-			s->dominant = (int)k;
+	find_dominant(s);
 	for (size_t cls = 0; cls < w->cfg->n_classes; cls++) {
 		s->n_classes++;
 		s->n_estimated += w->cls_state[cls] == FREQ_ESTIMATED;
@@ -115,10 +163,17 @@ void calc_procrow(const struct calc *c, struct calc_procrow *row)
 {
 	const struct calc_summary *s = &c->summary;
 
+	int lead = s->dominant;
+
 	row->samples = s->samples;
 	row->cpi = s->cpi;
 	row->best_cpi = s->best_cpi;
 	row->dominant = s->dominant;
-	row->dominant_share = s->dominant >= 0 && s->samples > 0 ? s->dyn_hi[s->dominant] / s->samples : 0;
+	row->candidates = s->dominant >= 0 ? 0 : s->candidates;
+	/* unknown: the share of the candidate with the largest upper bound */
+	for (size_t k = 0; k < CULPRIT__COUNT && s->dominant < 0; k++)
+		if ((s->candidates & (1u << k)) && (lead < 0 || s->dyn_hi[k] > s->dyn_hi[lead]))
+			lead = (int)k;
+	row->dominant_share = lead >= 0 && s->samples > 0 ? s->dyn_hi[lead] / s->samples : 0;
 	row->high_share = s->high_share;
 }

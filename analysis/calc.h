@@ -250,17 +250,43 @@ struct calc_summary {
 	double insns;                 /* instructions executed, in freq units (sum freq x n) */
 	double best_cycles;           /* sum freq x M (samples) */
 	double best_cpi, cpi;         /* best_cycles / insns, samples / insns; < 0 unknown */
-	double dyn_lo[CULPRIT__COUNT], dyn_hi[CULPRIT__COUNT]; /* dynamic stall ranges */
-	double gain;                  /* unexplained gain (<= 0) */
-	double dynamic;               /* subtotal dynamic (stalls + gain) */
+	/* each culprit's range of the subtotal dynamic: from what it alone explains to all it may */
+	double dyn_lo[CULPRIT__COUNT], dyn_hi[CULPRIT__COUNT];
+	double gain;                  /* unexplained gain: samples below the model's M (<= 0) */
+	/*
+	 * Subtotal dynamic: the samples beyond the best case, net of the
+	 * gains (stalls at some instructions, gains at others offset each
+	 * other); never negative.
+	 */
+	double dynamic;
 	double stat[CALC_STATIC__COUNT];
 	double static_total;
 	double execution;             /* one cycle per issue point */
 	double unestimated;           /* samples of instructions without a frequency */
-	double net_error;             /* samples - (execution + static + dynamic + unestimated) */
+	/*
+	 * The sampling noise of the tally: two standard deviations of a
+	 * Poisson count of samples, 2 sqrt(samples).  Gains the stalls do not
+	 * offset are noise within it, and count in net_error; beyond it the
+	 * model and the samples disagree: disagreement is then what the gains
+	 * leave below zero (said in words, never shown as a negative share),
+	 * else 0.
+	 */
+	double noise;
+	double disagreement;
+	double net_error;             /* samples - (execution + static + dynamic + unestimated
+					 - disagreement): the deviations within noise */
 	double high_share;            /* share of samples in high-confidence estimates */
 	double low_share;             /* ... in low-confidence (or no) estimates */
-	int dominant;                 /* culprit with the largest upper bound, or -1 */
+	/*
+	 * The culprits that may lead the dynamic stall: those whose upper
+	 * bound reaches every other's lower bound (bit k: enum calc_culprit
+	 * k).  The dominant culprit is named only when one alone can lead and
+	 * the estimate is confident enough (CALC_DOMINANT_CONF of the samples
+	 * in high-confidence frequencies); else dominant is -1 and the
+	 * culprit is unknown, one of the candidates.
+	 */
+	unsigned candidates;
+	int dominant;                 /* enum calc_culprit, or -1: none, or unknown */
 	unsigned n_classes, n_estimated, n_propagated, n_flow; /* how the classes got values */
 };
 
@@ -368,11 +394,21 @@ long calc_insn_at(const struct calc *c, uint64_t addr);
 /* ---- the procedures view --------------------------------------------------------- */
 
 /* One procedure's figures for a table of procedures (dcpi-tui, dcpicalc --image). */
+/* The share of samples in high-confidence frequencies a named dominant culprit needs. */
+#define CALC_DOMINANT_CONF 0.5
+
 struct calc_procrow {
 	double samples;          /* time samples tallied */
 	double cpi, best_cpi;    /* < 0 unknown */
-	int dominant;            /* enum calc_culprit, or -1 */
-	double dominant_share;   /* its upper bound, share of the samples */
+	/*
+	 * The dominant culprit (enum calc_culprit) when the summary can name
+	 * it, else -1: then with candidates (bits of enum calc_culprit) it is
+	 * unknown, one of those ("unknown: D-cache or DTLB"), and without,
+	 * there is none (no dynamic stall).
+	 */
+	int dominant;
+	unsigned candidates;
+	double dominant_share;   /* the dominant's (or the likeliest candidate's) upper bound, share */
 	double high_share;       /* share of samples with high-confidence frequencies */
 };
 void calc_procrow(const struct calc *c, struct calc_procrow *row);

@@ -439,5 +439,6 @@ void diff_json(const struct diff *d, struct json_writer *w, size_t max_rows)
 	for (size_t i = 0; i < n; i++)
 		json_row(d, &d->rows[i], image_level, w);
 	json_array_end(w);
+	pset_damage_json(d->sets, d->n_sets, w);
 	json_object_end(w);
 }

@@ -6,12 +6,14 @@
 
 #include "analysis/epochview.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis/tracepaths.h"
 #include "core/die.h"
+#include "core/strbuf.h"
 #include "core/utf8.h"
 #include "core/xalloc.h"
 
@@ -22,24 +24,69 @@ static void add_event(struct epoch_view *v, enum dcpi_event ev)
 	for (size_t i = 0; i < v->n_events; i++)
 		if (v->events[i] == ev)
 			return;
-	if (v->totals[ev])
+	if (v->totals[ev] || v->unread[ev])
 		v->events[v->n_events++] = ev;
 }
 
-static int load_totals(struct epoch_view *v)
+/*
+ * A record for an image that profiles name and the index does not (a
+ * damaged or missing index): its kind and path from its key where the key
+ * says them, else a file whose build-id the key is (a snapshot of it may
+ * be kept) and a path saying what happened.
+ */
+static void orphan_record(struct epoch_view *v, const char *key)
+{
+	struct db_image img;
+	size_t n = strlen(key);
+
+	memset(&img, 0, sizeof(img));
+	strcpy(img.key, key);
+	img.kind = IMAGE_FILE;
+	img.path = (char *)"[not in the image index]";
+	if (!strcmp(key, "kernel")) {
+		img.kind = IMAGE_KERNEL;
+		img.path = (char *)"[kernel.kallsyms]";
+	} else if (!strcmp(key, "vdso")) {
+		img.kind = IMAGE_VDSO;
+		img.path = (char *)"[vdso]";
+	} else if (!strcmp(key, "unknown")) {
+		img.kind = IMAGE_UNKNOWN;
+		img.path = (char *)"[unknown]";
+	} else if (!strncmp(key, "anon-", 5)) {
+		img.kind = IMAGE_ANON;
+	} else if (!strncmp(key, "mod-", 4)) {
+		img.kind = IMAGE_MODULE;
+	} else if (n % 2 == 0 && strspn(key, "0123456789abcdef") == n) {
+		image_parse_build_id(&img, key);
+	}
+	image_index_put(&v->index, &img);
+}
+
+static int load_totals(struct epoch_view *v, bool index_read)
 {
 	struct db_image_totals *t;
-	size_t n;
+	size_t n, orphans = 0;
+	bool had_records = v->index.n > 0;
 
 	if (db_image_totals(v->db, v->seq, &t, &n))
 		return -1;
+	for (size_t k = 0; k < n; k++)
+		if (!image_index_find(&v->index, t[k].key)) {
+			orphan_record(v, t[k].key);
+			orphans++;
+		}
+	if (orphans && index_read)
+		db_damage(v->db, DB_MISSING, v->seq, "images",
+			  "%s: no record of %zu image%s its profiles name (their samples are "
+			  "counted, not named)", had_records ? "incomplete" : "missing or empty",
+			  orphans, orphans == 1 ? "" : "s");
+	v->n_images = v->index.n;
+	v->images = xcalloc(v->n_images ? v->n_images : 1, sizeof(*v->images));
+	for (size_t i = 0; i < v->n_images; i++)
+		v->images[i].rec = &v->index.v[i];
 	for (size_t k = 0; k < n; k++) {
-		const struct db_image *rec = image_index_find(&v->index, t[k].key);
-		size_t i;
+		size_t i = (size_t)(image_index_find(&v->index, t[k].key) - v->index.v);
 
-		if (!rec)
-			continue;  /* a profile without an image record: nothing to name it by */
-		i = (size_t)(rec - v->index.v);
 		for (int e = 0; e < EVENT__COUNT; e++) {
 			v->images[i].samples[e] += t[k].samples[e];
 			v->totals[e] += t[k].samples[e];
@@ -49,9 +96,56 @@ static int load_totals(struct epoch_view *v)
 	return 0;
 }
 
+/*
+ * Reads every profile now, so that damage is reported whatever is shown;
+ * the samples of one that cannot be read move from totals[] to unread[],
+ * and what the meta counts beyond the readable profiles is unread too.
+ */
+static void validate_profiles(struct epoch_view *v)
+{
+	for (size_t i = 0; i < v->n_images; i++) {
+		struct ev_image *im = &v->images[i];
+
+		for (int e = 0; e < EVENT__COUNT; e++) {
+			struct db_profile_id id;
+
+			if (!im->samples[e])
+				continue;
+			im->prof_state[e] = PROF_LOADED;
+			profile_init(&im->prof[e]);
+			if (!db_profile_id_set(&id, im->rec->key, (enum dcpi_event)e, false, 0) &&
+			    db_profile_load(v->db, v->seq, &id, &im->prof[e]) < 0) {
+				im->unread[e] = im->samples[e];
+				v->unread[e] += im->samples[e];
+				v->totals[e] -= im->samples[e];
+				im->samples[e] = 0;
+			}
+		}
+	}
+	for (size_t k = 0; v->meta_ok && k < v->meta.n_events; k++) {
+		const struct epoch_event *ev = &v->meta.events[k];
+		uint64_t beyond = ev->samples > v->totals[ev->event] ?
+				  ev->samples - v->totals[ev->event] : 0;
+		char name[40];
+
+		/* no profile said to be damaged: one is missing */
+		if (beyond > v->unread[ev->event] && !v->unread[ev->event] && !epoch_view_partial(v)) {
+			snprintf(name, sizeof(name), "*.%s.prof", event_name(ev->event));
+			db_damage(v->db, DB_MISSING, v->seq, name,
+				  "the meta counts %" PRIu64 " %s samples, the profiles hold %" PRIu64
+				  " (a profile was lost?)", ev->samples, event_name(ev->event),
+				  v->totals[ev->event]);
+		}
+		if (beyond > v->unread[ev->event])
+			v->unread[ev->event] = beyond;
+	}
+}
+
 int epoch_view_open(struct epoch_view *v, struct db *db, const char *epoch,
 		    const struct epoch_view_opts *opts)
 {
+	bool index_read;
+
 	memset(v, 0, sizeof(*v));
 	v->db = db;
 	if (opts)
@@ -61,24 +155,26 @@ int epoch_view_open(struct epoch_view *v, struct db *db, const char *epoch,
 	if (db_epoch_resolve(db, epoch, &v->seq))
 		return -1;
 	v->meta_ok = !db_meta_load(db, v->seq, &v->meta);
-	if (db_images_load(db, v->seq, &v->index))
+	/* a damaged index (reported) leaves the profiles to name their images */
+	index_read = !db_images_load(db, v->seq, &v->index);
+	if (load_totals(v, index_read))
 		return -1;
-	v->n_images = v->index.n;
-	v->images = xcalloc(v->n_images ? v->n_images : 1, sizeof(*v->images));
-	for (size_t i = 0; i < v->n_images; i++)
-		v->images[i].rec = &v->index.v[i];
-	if (load_totals(v))
-		return -1;
+	validate_profiles(v);
 	for (size_t i = 0; v->meta_ok && i < v->meta.n_events; i++)
 		add_event(v, v->meta.events[i].event);
 	for (int e = 0; e < EVENT__COUNT; e++)
 		add_event(v, (enum dcpi_event)e);
-	/* validate every profile now: damage is reported whatever is shown */
-	for (size_t i = 0; i < v->n_images; i++)
-		for (int e = 0; e < EVENT__COUNT; e++)
-			if (v->images[i].samples[e])
-				epoch_view_profile(v, i, (enum dcpi_event)e);
 	return 0;
+}
+
+bool epoch_view_partial(const struct epoch_view *v)
+{
+	return db_damage_partial(v->db, v->seq);
+}
+
+const struct db_damage *epoch_view_image_damage(const struct epoch_view *v, size_t i)
+{
+	return db_damage_of_image(v->db, v->seq, v->images[i].rec->key);
 }
 
 void epoch_view_release(struct epoch_view *v)
@@ -200,6 +296,48 @@ const char *epoch_view_event_label(const struct epoch_view *v, enum dcpi_event e
 	return buf;
 }
 
+static bool any_samples(const struct ev_image *e)
+{
+	for (int k = 0; k < EVENT__COUNT; k++)
+		if (e->samples[k])
+			return true;
+	return false;
+}
+
+/*
+ * Anonymous memory without a JIT map is common (a JIT that writes none,
+ * code copied to the heap): said once for the epoch, naming the processes
+ * whose samples it left unnamed.
+ */
+static void warn_no_jit_maps(struct epoch_view *v)
+{
+	struct strbuf pids = STRBUF_INIT;
+	uint64_t samples = 0;
+	size_t n = 0;
+
+	for (size_t k = 0; k < v->n_images; k++) {
+		struct ev_image *e = &v->images[k];
+		struct image *img;
+
+		if (e->rec->kind != IMAGE_ANON || !any_samples(e))
+			continue;
+		img = epoch_view_image(v, k);
+		image_load_procs(img);
+		if (img->state != IMAGE_MISSING || img->syms_why)
+			continue;
+		e->warned = true;
+		for (int ev = 0; ev < EVENT__COUNT; ev++)
+			samples += e->samples[ev];
+		if (n++ < 4)
+			strbuf_addf(&pids, "%s%s", n > 1 ? ", " : "", e->rec->key + 5);
+	}
+	if (n)
+		warning("epoch %" PRIu32 ": %" PRIu64 " samples in anonymous memory of pid %s%s have "
+			"no JIT map (perf-PID.map) to name them", v->seq, samples, pids.buf,
+			n > 4 ? " and others" : "");
+	strbuf_release(&pids);
+}
+
 void epoch_view_warn_image(struct epoch_view *v, size_t i)
 {
 	struct ev_image *e = &v->images[i];
@@ -208,8 +346,12 @@ void epoch_view_warn_image(struct epoch_view *v, size_t i)
 	char *safe;
 
 	if (e->warned || !why || img->state == IMAGE_NOTHING ||
-	    (img->state == IMAGE_NAMES_ONLY && !img->syms_why))
+	    (img->state == IMAGE_NAMES_ONLY && !img->syms_why) || !any_samples(e))
 		return;
+	if (e->rec->kind == IMAGE_ANON && img->state == IMAGE_MISSING && !img->syms_why) {
+		warn_no_jit_maps(v);
+		return;
+	}
 	e->warned = true;
 	safe = display_safe(why);
 	warning("%s", safe);

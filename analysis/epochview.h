@@ -21,8 +21,16 @@
  * Profiles are all read and validated when the view opens (they are
  * compact: a few bytes per sampled instruction), so a damaged one is
  * reported at once, by name, whatever the report then looks at; it is
- * treated as empty and the rest goes on.  Report tools exit 1 when
- * anything was reported (error_count()), after printing what they could.
+ * treated as empty and the rest goes on.  What was lost is kept as data
+ * (db/damage.h): epoch_view_partial() says whether the reports of the view
+ * are made from partial data, epoch_view_image_damage() which image's
+ * files were damaged or missing, and unread[] how many samples the epoch
+ * recorded that no readable profile holds.  A damaged or missing image
+ * index does not stop the view: the images its profiles name get records
+ * of their own (path "[not in the image index]"), so the samples are still
+ * counted, and named where a snapshot of the binary is kept.  The report
+ * tools print what they can, then say what was missing (analysis/
+ * incomplete.h) and exit 2 (docs/dcpi.7).
  * Images (binaries, symbols) are opened lazily and kept until release.
  */
 #ifndef DCPI_CORE_ANALYSIS_EPOCHVIEW_H
@@ -34,6 +42,7 @@
 
 #include "core/event.h"
 #include "db/bursts.h"
+#include "db/damage.h"
 #include "db/db.h"
 #include "db/paths.h"
 #include "db/values.h"
@@ -48,7 +57,8 @@ struct epoch_view_opts {
 
 struct ev_image {
 	const struct db_image *rec;      /* the image record (in the view's index) */
-	uint64_t samples[EVENT__COUNT];  /* all samples of this image, per event */
+	uint64_t samples[EVENT__COUNT];  /* all samples of this image, per event (readable) */
+	uint64_t unread[EVENT__COUNT];   /* samples its damaged profiles say they held (a sound header) */
 	/* private: use the accessors */
 	struct image *img;
 	struct profile prof[EVENT__COUNT];
@@ -75,7 +85,13 @@ struct epoch_view {
 	 * any other event with samples; only events with samples */
 	enum dcpi_event events[EVENT__COUNT];
 	size_t n_events;
-	uint64_t totals[EVENT__COUNT];   /* samples of all images, per event */
+	uint64_t totals[EVENT__COUNT];   /* samples of all images, per event (readable profiles) */
+	/*
+	 * Samples the epoch recorded that no readable profile holds: what its
+	 * meta counts beyond totals[], or at least what damaged profiles'
+	 * headers say they held.  Not 0 only when a file is damaged or missing.
+	 */
+	uint64_t unread[EVENT__COUNT];
 	struct epoch_view_opts opts;
 	struct burst_set bursts;         /* private: epoch_view_bursts() */
 	unsigned char bursts_state;
@@ -89,6 +105,21 @@ struct epoch_view {
 int epoch_view_open(struct epoch_view *v, struct db *db, const char *epoch,
 		    const struct epoch_view_opts *opts);
 void epoch_view_release(struct epoch_view *v);
+
+/*
+ * True if a file of the view's epoch was found damaged or missing (now or
+ * by a later load: values, bursts, kallsyms...): a report made from the
+ * view is made from partial data.
+ */
+bool epoch_view_partial(const struct epoch_view *v);
+
+/*
+ * The worst record (db/damage.h: damaged, missing, unverified) of the
+ * files of image i (its profiles, value profile, kallsyms or JIT map), or
+ * NULL if every one read so far was sound: dcpi-tui's status of the row,
+ * ->why what went wrong.  Valid until the database is closed.
+ */
+const struct db_damage *epoch_view_image_damage(const struct epoch_view *v, size_t i);
 
 /* The disasm view of image i, opened on first use (never NULL). */
 struct image *epoch_view_image(struct epoch_view *v, size_t i);

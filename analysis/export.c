@@ -452,6 +452,27 @@ static void header(struct pprof *p, uint64_t period, bool time)
 	strbuf_release(&sb);
 }
 
+/*
+ * What the profile was made without (db/damage.h), as comments ("dcpi:
+ * incomplete: damaged FILE: WHY"), after the samples have read what they
+ * needed.
+ */
+static void incomplete_comments(struct pprof *p)
+{
+	const struct db_damage **v;
+	size_t n = db_damage_list(p->sv->view->db, 0, 0, &v);
+
+	for (size_t i = 0; i < n; i++) {
+		char *c = xasprintf("dcpi: %s: %s %s: %s",
+				    v[i]->kind == DB_UNVERIFIED ? "unverified" : "incomplete",
+				    db_damage_kind_name(v[i]->kind), v[i]->path, v[i]->why);
+
+		pb_uint(&p->msg, PROFILE_COMMENT, str(p, c));
+		free(c);
+	}
+	free(v);
+}
+
 static int gzip(const struct strbuf *in, struct strbuf *out)
 {
 	z_stream z;
@@ -497,6 +518,7 @@ int export_pprof(const struct stack_view *sv, struct strbuf *out, const struct e
 	header(&p, period, time);
 	samples(&p, period);
 	mappings(&p);
+	incomplete_comments(&p);
 	for (size_t i = 0; i < p.strings.n; i++)
 		pb_string(&tail, PROFILE_STRING_TABLE, p.strings.v[i]);
 	strbuf_add(&p.msg, tail.buf, tail.len);

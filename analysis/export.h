@@ -11,7 +11,9 @@
  *            tid and comm; locations with their address (a mapping per
  *            image, file offsets laid out one image after another), the
  *            procedure and source line; functions; mappings with path and
- *            build-id; the epoch's start, duration and mean period.
+ *            build-id; the epoch's start, duration and mean period; a
+ *            comment per file the profile was made without ("dcpi:
+ *            incomplete: damaged FILE: WHY", db/damage.h).
  *   folded   Brendan Gregg's collapsed stacks ("comm;outer;...;leaf N" a
  *            line): flamegraph.pl, speedscope, inferno.  Kernel frames end
  *            in "_[k]" (flamegraph.pl colours them).

@@ -209,5 +209,6 @@ void invariants_json(const struct invariants *inv, struct json_writer *w,
 		json_object_end(w);
 	}
 	json_array_end(w);
+	db_damage_json(&v->db, 1, w);
 	json_object_end(w);
 }

@@ -512,5 +512,6 @@ void listing_json(const struct listing *l, struct json_writer *w, unsigned flags
 		json_key(w, "source_unavailable"), json_string(w, l->src_why);
 	json_insns(w, l);
 	json_blocks(w, l);
+	db_damage_json(&l->view->db, 1, w);
 	json_object_end(w);
 }

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/incomplete.h"
 #include "analysis/stackview.h"
 #include "core/die.h"
 #include "core/json.h"
@@ -272,8 +273,10 @@ int procprof_build(struct procprof *pp, struct epoch_view *v, const struct procp
 	pp->by = o->by;
 	if (set_columns(pp, o) || check_filters(pp, o))
 		return -1;
+	/* the whole the epoch recorded: damaged files' samples are not in the rows, but shares
+	 * stay shares of all the time sampled */
 	for (size_t c = 0; c < pp->n_events; c++)
-		pp->totals[pp->events[c]] = v->totals[pp->events[c]];
+		pp->totals[pp->events[c]] = v->totals[pp->events[c]] + v->unread[pp->events[c]];
 	if (o->by != PROCPROF_BY_IMAGE && process_rows(&b, o)) {
 		procprof_release(pp);
 		return -1;
@@ -361,10 +364,15 @@ static void header(const struct procprof *pp, struct draw *d)
 	draw_text(d, STYLE_SECTION, sb.buf);
 	draw_eol(d);
 	draw_text(d, STYLE_NORMAL, "Total samples for event type ");
-	for (size_t c = 0; c < pp->n_events; c++)
+	for (size_t c = 0; c < pp->n_events; c++) {
+		char note[96];
+
 		draw_printf(d, STYLE_NORMAL, "%s%s = %" PRIu64, c ? ", " : "",
 			    epoch_view_event_label(pp->view, pp->events[c], label, sizeof(label)),
 			    pp->totals[pp->events[c]]);
+		draw_text(d, STYLE_ERROR, incomplete_total_note(pp->view, pp->events[c], note,
+								 sizeof(note)));
+	}
 	if (!pp->n_events)
 		draw_text(d, STYLE_NORMAL, "(none: the epoch has no samples)");
 	draw_eol(d);
@@ -503,6 +511,8 @@ void procprof_json(const struct procprof *pp, struct json_writer *w, size_t max_
 		json_string(w, event_name(e ? e->used : ev));
 		json_key(w, "total");
 		json_u64(w, pp->totals[ev]);
+		json_key(w, "unread");
+		json_u64(w, v->unread[ev]);
 		json_object_end(w);
 	}
 	json_array_end(w);
@@ -552,5 +562,6 @@ void procprof_json(const struct procprof *pp, struct json_writer *w, size_t max_
 		json_object_end(w);
 	}
 	json_array_end(w);
+	db_damage_json(&v->db, 1, w);
 	json_object_end(w);
 }

@@ -82,7 +82,13 @@ struct procprof {
 	size_t n_comms;
 	enum dcpi_event events[EVENT__COUNT]; /* columns */
 	size_t n_events;
-	uint64_t totals[EVENT__COUNT];      /* all samples of the epoch per event (the % base) */
+	/*
+	 * All samples of the epoch per event (the % base): with damaged or
+	 * missing files, the whole the epoch recorded (its readable samples
+	 * plus view->unread[]), so that a row's share is its share of the time
+	 * sampled; the rows then add up to less than 100%.
+	 */
+	uint64_t totals[EVENT__COUNT];
 	uint64_t shown[EVENT__COUNT];       /* samples in the rows */
 	struct procprof_row *rows;
 	size_t n_rows;

@@ -16,6 +16,7 @@
 #include "analysis/procprof.h"
 #include "core/die.h"
 #include "core/hash.h"
+#include "core/json.h"
 #include "core/strbuf.h"
 #include "core/u64map.h"
 #include "core/utf8.h"
@@ -963,4 +964,19 @@ void pset_rows_release(struct pset_rows *t)
 		free(pv);
 	}
 	memset(t, 0, sizeof(*t));
+}
+
+void pset_damage_json(struct pset *const *sets, size_t n, struct json_writer *w)
+{
+	struct db **dbs;
+	size_t m = 0, alloc = 0;
+
+	for (size_t i = 0; i < n; i++)
+		m += sets[i]->n_epochs;
+	dbs = xcalloc(m + 1, sizeof(*dbs));
+	for (size_t i = 0; i < n; i++)
+		for (size_t e = 0; e < sets[i]->n_epochs; e++)
+			dbs[alloc++] = sets[i]->epochs[e].db;
+	db_damage_json(dbs, alloc, w);
+	free(dbs);
 }

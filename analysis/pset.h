@@ -44,6 +44,8 @@
 
 #include "analysis/epochview.h"
 
+struct json_writer;
+
 /* Where set arguments are resolved; shared by all sets of a command. */
 struct pset_ctx {
 	const char *db_path;              /* -d; NULL: $DCPI_DB, else ./dcpi.db */
@@ -80,6 +82,12 @@ int pset_open(struct pset *s, struct pset_ctx *ctx, const char *spec);
 int pset_open_epoch(struct pset *s, struct db *db, uint32_t seq, const struct epoch_view_opts *o);
 
 void pset_release(struct pset *s);
+
+/*
+ * Writes the "incomplete" (and "unverified") lists of the databases the
+ * sets read (db_damage_json()) into the JSON object being written.
+ */
+void pset_damage_json(struct pset *const *sets, size_t n, struct json_writer *w);
 
 /* The samples of ev in the set (every image, every epoch). */
 uint64_t pset_total(const struct pset *s, enum dcpi_event ev);

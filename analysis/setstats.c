@@ -335,5 +335,6 @@ void setstats_json(const struct setstats *st, struct json_writer *w, size_t max_
 	for (size_t i = 0; i < n; i++)
 		json_row(st, &st->v[i], w);
 	json_array_end(w);
+	pset_damage_json(st->sets, st->n_sets, w);
 	json_object_end(w);
 }

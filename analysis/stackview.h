@@ -56,7 +56,9 @@ struct stack_view {
 
 /*
  * Loads and resolves the stacks of v's epoch.  Returns 0; 1 if the epoch
- * has no stack table (nothing reported); -1 if it is unreadable (reported).
+ * has no stack table (nothing reported); -1 if it cannot be read
+ * (reported).  Damaged stack files are left out (db_stacks_load()): the
+ * table is what the others hold, and epoch_view_partial() says so.
  */
 int stack_view_open(struct stack_view *sv, struct epoch_view *v);
 /*

@@ -10,6 +10,7 @@
 
 #include "analysis/watchreport.h"
 #include "core/json.h"
+#include "db/damage.h"
 #include "core/strbuf.h"
 #include "present/draw.h"
 
@@ -237,7 +238,7 @@ static void json_counts(struct json_writer *w, const struct watch_rec *r)
 	json_object_end(w);
 }
 
-void watch_report_json(const struct watch_set *s, struct json_writer *w)
+void watch_report_json(const struct watch_set *s, struct db *db, struct json_writer *w)
 {
 	struct watch_set fn = WATCH_SET_INIT, th = WATCH_SET_INIT;
 
@@ -271,6 +272,8 @@ void watch_report_json(const struct watch_set *s, struct json_writer *w)
 		json_object_end(w);
 	}
 	json_array_end(w);
+	if (db)
+		db_damage_json(&db, 1, w);
 	json_object_end(w);
 	watch_set_release(&fn);
 	watch_set_release(&th);

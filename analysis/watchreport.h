@@ -47,9 +47,12 @@ void watch_hist_line_draw(const struct watch_rec *r, struct draw *d, unsigned k,
 			  int width);
 /* True if two records measure the same thing (function, or interval). */
 bool watch_same_target(const struct watch_rec *a, const struct watch_rec *b);
-/* The same as JSON (dcpiwatch --json): one object. */
+/*
+ * The same as JSON (dcpiwatch --json): one object, with what it was made
+ * without (db/damage.h) when read from db (NULL: a live run).
+ */
 struct json_writer;
-void watch_report_json(const struct watch_set *s, struct json_writer *w);
+void watch_report_json(const struct watch_set *s, struct db *db, struct json_writer *w);
 
 /* A time in ns with three significant digits and a unit: "212 us", "1.05 ms". */
 void strbuf_add_ns(struct strbuf *sb, double ns);

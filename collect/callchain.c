@@ -100,6 +100,13 @@ struct ctable {
 	uint32_t misses;        /* samples that needed it before it was made */
 	struct utable t;
 	uint64_t last_use;
+	/*
+	 * Made by the worker, not kept in the database yet: it is, once its
+	 * image is in an epoch's index (a table asked for ahead, of a binary
+	 * that no sample lands in, would be a cache entry no epoch uses).
+	 */
+	bool cache_pending;
+	bool cache_replace;     /* the database's table is damaged or old: replaced at once */
 };
 
 /*
@@ -253,6 +260,12 @@ static struct ctable *ctable(struct callchain *cg, uint32_t image)
 	return &cg->tables[image];
 }
 
+/* Tables kept in the database: of files with a build-id, by a live collector. */
+static bool cacheable(const struct callchain *cg, const struct db_image *img)
+{
+	return !cg->offline && cg->store && img->kind == IMAGE_FILE && img->build_id_len;
+}
+
 static void cache_table(struct callchain *cg, const struct db_image *img, const struct utable *t);
 
 /* An answer of the worker. */
@@ -285,15 +298,13 @@ static void on_reply(void *ctx, uint32_t seq, struct utable *t, const char *why)
 		ct->state = T_READY;
 		cg->table_bytes += utable_bytes(&ct->t);
 		cg->stats.tables++;
-		cache_table(cg, img, &ct->t);
+		if (ct->cache_replace)
+			cache_table(cg, img, &ct->t);
+		else
+			ct->cache_pending = cacheable(cg, img);
+		ct->cache_replace = false;
 		evict(cg, (uint32_t)(v - 1));
 	}
-}
-
-/* Tables kept in the database: of files with a build-id, by a live collector. */
-static bool cacheable(const struct callchain *cg, const struct db_image *img)
-{
-	return !cg->offline && cg->store && img->kind == IMAGE_FILE && img->build_id_len;
 }
 
 /* A table the database keeps from an earlier run (db_unwind_load), if it is img's. */
@@ -304,23 +315,29 @@ static bool cached_table(struct callchain *cg, uint32_t image, const struct db_i
 	struct utable t;
 	const char *why;
 	bool ok = false;
+	int rc;
 
 	if (!cacheable(cg, img))
 		return false;
 	strbuf_add_build_id(&hex, img);
-	if (db_unwind_load(cg->store->db, hex.buf, &wire) == 0) {
-		int rc = utable_decode((const uint8_t *)wire.buf, wire.len, &t, &why);
-
+	rc = db_unwind_load(cg->store->db, hex.buf, &wire);
+	if (rc < 0)
+		ct->cache_replace = true;  /* damaged (a warning): replaced once made */
+	if (rc == 0) {
+		rc = utable_decode((const uint8_t *)wire.buf, wire.len, &t, &why);
 		if (rc == -2) {
 			/* an older dcpi's table: made again, and replaced, without a word */
+			ct->cache_replace = true;
 		} else if (rc) {
 			warning("%s/unwind/%s: %s (the table is made again)", cg->store->db->path,
 				hex.buf, why);
+			ct->cache_replace = true;
 		} else if (t.build_id_len != img->build_id_len ||
 			   memcmp(t.build_id, img->build_id, img->build_id_len)) {
 			warning("%s/unwind/%s: the table of another binary (it is made again)",
 				cg->store->db->path, hex.buf);
 			utable_release(&t);
+			ct->cache_replace = true;
 		} else {
 			ct->t = t;
 			ct->state = T_READY;
@@ -911,6 +928,23 @@ static void add_stats(struct callchain_stats *to, const struct callchain_stats *
 	to->unwind_ns += s->unwind_ns;
 }
 
+/* Keeps the tables made since the last write whose images the epoch's index now names. */
+static void cache_tables(struct callchain *cg)
+{
+	for (uint32_t i = 0; i < cg->n_tables; i++) {
+		struct ctable *ct = &cg->tables[i];
+		const struct db_image *img;
+
+		if (!ct->cache_pending || ct->state != T_READY)
+			continue;
+		img = &procs_cimage(cg->procs, i)->img;
+		if (!image_index_find(&cg->store->index, img->key))
+			continue;
+		ct->cache_pending = false;
+		cache_table(cg, img, &ct->t);
+	}
+}
+
 int callchain_write(struct callchain *cg, bool final)
 {
 	if (!cg->store->seq || (!cg->st.n_samples && !cg->pend.dropped && !final))
@@ -919,6 +953,7 @@ int callchain_write(struct callchain *cg, bool final)
 	    (store_sync_aux(cg->store) ||
 	     db_stacks_merge(cg->store->db, cg->store->seq, &cg->st, final)))
 		return -1;
+	cache_tables(cg);
 	add_stats(&cg->stats, &cg->pend);
 	memset(&cg->pend, 0, sizeof(cg->pend));
 	stack_table_clear(&cg->st);
@@ -969,6 +1004,11 @@ static void status_figures(const struct callchain *cg, struct callchain_stats *s
 	for (int i = 0; i < STACK_END__COUNT; i++)
 		if (i != STACK_END_KERNEL)
 			*user += s->ends[i];
+}
+
+pid_t callchain_worker_pid(const struct callchain *cg)
+{
+	return cg->worker ? unwind_worker_pid(cg->worker) : 0;
 }
 
 void callchain_status(const struct callchain *cg, struct strbuf *out)

@@ -28,6 +28,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "collect/procs.h"
 #include "db/stacks.h"
@@ -170,6 +171,8 @@ size_t callchain_bytes(const struct callchain *cg);
 /* dcpictl status: a line of text, or a "stacks" member of its JSON object. */
 struct json_writer;
 void callchain_status(const struct callchain *cg, struct strbuf *out);
+/* The unwinding worker's pid (0 if none runs): dcpictl status counts its CPU apart. */
+pid_t callchain_worker_pid(const struct callchain *cg);
 void callchain_status_json(const struct callchain *cg, struct json_writer *w);
 
 /* Tests: the table of image (a procs image number), instead of the worker's. */

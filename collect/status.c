@@ -20,21 +20,59 @@
 
 struct status {
 	double uptime, cpu_secs;
+	double worker_secs;     /* the unwinding worker's CPU (this one and those before it) */
+	bool has_worker;
+	long online;            /* CPUs online: the machine's share is of uptime x these */
 	uint64_t rss, peak_rss, structures, db_bytes;
 	struct shash_stats hash, shadow;
 };
 
-static uint64_t rss_bytes(void)
+/*
+ * Resident memory now and at its peak, from /proc/self/status (VmRSS,
+ * VmHWM): the kernel's high-water mark counts what getrusage's ru_maxrss
+ * only catches up with at times, so a peak below the current size is not
+ * shown.  The peak is never below the current figure.
+ */
+static void rss_bytes(uint64_t *rss, uint64_t *peak)
 {
-	FILE *f = fopen("/proc/self/statm", "r");
-	unsigned long size, res = 0;
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	unsigned long long kb;
 
 	if (f) {
-		if (fscanf(f, "%lu %lu", &size, &res) != 2)
-			res = 0;
+		while (fgets(line, sizeof(line), f)) {
+			if (sscanf(line, "VmRSS: %llu kB", &kb) == 1)
+				*rss = (uint64_t)kb * 1024;
+			else if (sscanf(line, "VmHWM: %llu kB", &kb) == 1 && (uint64_t)kb * 1024 > *peak)
+				*peak = (uint64_t)kb * 1024;
+		}
 		fclose(f);
 	}
-	return (uint64_t)res * (uint64_t)sysconf(_SC_PAGESIZE);
+	if (*peak < *rss)
+		*peak = *rss;
+}
+
+/* The CPU seconds (user and system) of process pid so far, from /proc; 0 if unknown. */
+static double proc_cpu_secs(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long ut = 0, st = 0;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	/* after the command's closing parenthesis: state, then fields 4..13, then utime stime */
+	if (!(p = strrchr(buf, ')')) ||
+	    sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
+		return 0;
+	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
 }
 
 static void gather(struct collector *c, struct status *s)
@@ -48,7 +86,21 @@ static void gather(struct collector *c, struct status *s)
 			      (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
 		s->peak_rss = (uint64_t)ru.ru_maxrss * 1024;
 	}
-	s->rss = rss_bytes();
+	rss_bytes(&s->rss, &s->peak_rss);
+	s->online = sysconf(_SC_NPROCESSORS_ONLN);
+	if (s->online < 1)
+		s->online = (long)(c->ncpu ? c->ncpu : 1);
+	/* the unwinding worker: a child; those that ended are in RUSAGE_CHILDREN */
+	if (c->cg) {
+		pid_t w = callchain_worker_pid(c->cg);
+
+		s->has_worker = true;
+		if (!getrusage(RUSAGE_CHILDREN, &ru))
+			s->worker_secs = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+					 (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+		if (w > 0)
+			s->worker_secs += proc_cpu_secs(w);
+	}
 	s->structures = procs_bytes(&c->procs) + store_bytes(&c->store) + order_bytes(&c->order);
 	for (size_t k = 0; k < c->ncpu; k++)
 		s->structures += shash_bytes(&c->cpu[k].hash);
@@ -66,11 +118,33 @@ static double ratio(uint64_t a, uint64_t b)
 	return b ? (double)a / (double)b : 0;
 }
 
-/* Samples/s over the last 10-s window, or since start before the first one ends. */
+/* A CPU's samples/s since the collector started: what its samples column adds up to. */
 static double cpu_rate(const struct ccpu *cc, const struct status *s)
 {
-	return cc->rate > 0 || s->uptime >= 10 ? cc->rate :
-	       s->uptime > 0 ? (double)cc->samples / s->uptime : 0;
+	return s->uptime > 0 ? (double)cc->samples / s->uptime : 0;
+}
+
+/* Its samples/s over the last whole 10-s window (since start before one ends). */
+static double cpu_recent_rate(const struct ccpu *cc, const struct status *s)
+{
+	return cc->rate > 0 || s->uptime >= 10 ? cc->rate : cpu_rate(cc, s);
+}
+
+/* The daemon's CPU time as a share of the machine's (uptime x CPUs online). */
+static double machine_share(double secs, const struct status *s)
+{
+	return s->uptime > 0 ? secs / (s->uptime * (double)s->online) : 0;
+}
+
+/* The clock dcpi converts clock samples with, in MHz, and where it came from. */
+static double clock_mhz(const struct collector *c, const char **from)
+{
+	if (c->calib.intervals && c->calib.cycles > 0 && c->calib.period) {
+		*from = "calibration";
+		return c->calib.cycles * 1000.0 / (double)c->calib.period;
+	}
+	*from = c->store.meta.cpu_mhz > 0 ? "cpuinfo" : "none";
+	return c->store.meta.cpu_mhz;
 }
 
 /* An event's samples/s since the collector started (all CPUs). */
@@ -168,18 +242,35 @@ static void text_report(struct collector *c, const struct status *s, struct strb
 		strbuf_release(&p);
 	}
 	if (c->calib.intervals)
-		strbuf_addf(o, "calibrated: 1 sample = %.0f cycles (loop at %.0f MHz, %" PRIu64
+		strbuf_addf(o, "calibrated: 1 sample = %.1f cycles (loop at %.1f MHz, %" PRIu64
 			    " intervals, %.0f ms)\n", c->calib.cycles, c->calib.mhz,
 			    c->calib.intervals, (double)c->calib_ns / 1e6);
-	strbuf_addstr(o, "\ncpu       samples  rate/s        lost  throttled\n");
+	{
+		const char *from;
+		double mhz = clock_mhz(c, &from);
+		char a[40], b[40];
+
+		if (!strcmp(from, "calibration"))
+			strbuf_addf(o, "clock: %.1f MHz, from the calibration (the cycles a clock sample "
+				    "stands for); /proc/cpuinfo says %s MHz\n", mhz,
+				    json_double_text(c->store.meta.cpu_mhz, b, sizeof(b)));
+		else if (mhz > 0)
+			strbuf_addf(o, "clock: %s MHz, from /proc/cpuinfo (not calibrated)\n",
+				    json_double_text(mhz, a, sizeof(a)));
+	}
+	strbuf_addstr(o, "\ncpu       samples  rate/s  last 10 s        lost  throttled\n");
 	for (size_t k = 0; k < c->ncpu; k++) {
 		const struct ccpu *cc = &c->cpu[k];
 
-		strbuf_addf(o, "%-4d %12" PRIu64 " %7.0f %11" PRIu64 " %10" PRIu64 "\n", cc->cpu,
-			    cc->samples, cpu_rate(cc, s), collector_cpu_lost(c, k), cc->throttled);
+		strbuf_addf(o, "%-4d %12" PRIu64 " %7.0f %10.0f %11" PRIu64 " %10" PRIu64 "\n",
+			    cc->cpu, cc->samples, cpu_rate(cc, s), cpu_recent_rate(cc, s),
+			    collector_cpu_lost(c, k), cc->throttled);
 	}
-	strbuf_addf(o, "all  %12" PRIu64 "         %11" PRIu64 " %10" PRIu64 "\n", c->samples,
-		    collector_lost(c), c->throttled);
+	strbuf_addf(o, "all  %12" PRIu64 " %7.0f %10s %11" PRIu64 " %10" PRIu64 "\n", c->samples,
+		    s->uptime > 0 ? (double)c->samples / s->uptime : 0, "", collector_lost(c),
+		    c->throttled);
+	strbuf_addstr(o, "(rate/s: samples / time up; last 10 s: the rate over the last whole "
+		      "10-second window)\n");
 	strbuf_addf(o, "\nunknown %.3f%% (%" PRIu64 " samples), kernel %.1f%%, dropped %" PRIu64 "\n",
 		    100 * ratio(c->unknown, c->samples), c->unknown,
 		    100 * ratio(c->kernel, c->samples), c->store.st.dropped);
@@ -194,10 +285,15 @@ static void text_report(struct collector *c, const struct status *s, struct strb
 			    100 * ratio(s->shadow.hits, s->shadow.samples), s->shadow.evictions);
 	if (c->cg)
 		callchain_status(c->cg, o);
-	strbuf_addf(o, "daemon: %.2f us CPU per sample (%.2f s in all), memory %.1f MB resident "
-		    "(peak %.1f MB, tables %.1f MB)\n",
-		    s->cpu_secs * 1e6 / (double)(c->samples ? c->samples : 1), s->cpu_secs,
+	strbuf_addf(o, "daemon: %.3f%% of the machine's CPU (%.2f s of %ld CPUs x %.0f s), %.2f us "
+		    "per sample; memory %.1f MB resident (peak %.1f MB, tables %.1f MB)\n",
+		    100 * machine_share(s->cpu_secs, s), s->cpu_secs, s->online, s->uptime,
+		    s->cpu_secs * 1e6 / (double)(c->samples ? c->samples : 1),
 		    (double)s->rss / 1e6, (double)s->peak_rss / 1e6, (double)s->structures / 1e6);
+	if (s->has_worker)
+		strbuf_addf(o, "unwinding worker: %.3f%% of the machine's CPU (%.2f s), %.2f us per "
+			    "sample\n", 100 * machine_share(s->worker_secs, s), s->worker_secs,
+			    s->worker_secs * 1e6 / (double)(c->samples ? c->samples : 1));
 	strbuf_addf(o, "profiles: %zu in memory (%zu dirty, %" PRIu64 " offsets), %" PRIu64
 		    " written, %" PRIu64 " write failures\n",
 		    c->store.n, c->store.dirty, c->store.entries, c->store.st.writes,
@@ -256,6 +352,7 @@ static void json_events(struct json_writer *w, struct collector *c, const struct
 		json_key(w, "cpu"), json_i64(w, cc->cpu);
 		json_key(w, "samples"), json_u64(w, cc->samples);
 		json_key(w, "rate"), json_double(w, cpu_rate(cc, s), 6);
+		json_key(w, "recent_rate"), json_double(w, cpu_recent_rate(cc, s), 6);
 		json_key(w, "lost"), json_u64(w, collector_cpu_lost(c, k));
 		json_key(w, "throttled"), json_u64(w, cc->throttled);
 		json_object_end(w);
@@ -310,6 +407,16 @@ static void json_report(struct collector *c, const struct status *s, FILE *f)
 		json_key(&w, "cost_ms"), json_double(&w, (double)c->calib_ns / 1e6, 3);
 		json_object_end(&w);
 	}
+	{
+		const char *from;
+		double mhz = clock_mhz(c, &from);
+
+		json_key(&w, "clock"), json_object_begin(&w);
+		json_key(&w, "mhz"), json_double(&w, mhz, 0);
+		json_key(&w, "from"), json_string(&w, from);
+		json_key(&w, "cpuinfo_mhz"), json_double(&w, c->store.meta.cpu_mhz, 0);
+		json_object_end(&w);
+	}
 	json_key(&w, "samples"), json_u64(&w, c->samples);
 	json_key(&w, "lost"), json_u64(&w, collector_lost(c));
 	json_key(&w, "throttled"), json_u64(&w, c->throttled);
@@ -323,6 +430,16 @@ static void json_report(struct collector *c, const struct status *s, FILE *f)
 	json_key(&w, "cpu_seconds"), json_double(&w, s->cpu_secs, 6);
 	json_key(&w, "cpu_us_per_sample"),
 		json_double(&w, s->cpu_secs * 1e6 / (double)(c->samples ? c->samples : 1), 6);
+	json_key(&w, "cpu_share"), json_double(&w, machine_share(s->cpu_secs, s), 0);
+	json_key(&w, "cpus_online"), json_i64(&w, s->online);
+	if (s->has_worker) {
+		json_key(&w, "worker"), json_object_begin(&w);
+		json_key(&w, "cpu_seconds"), json_double(&w, s->worker_secs, 0);
+		json_key(&w, "cpu_share"), json_double(&w, machine_share(s->worker_secs, s), 0);
+		json_key(&w, "cpu_us_per_sample"),
+			json_double(&w, s->worker_secs * 1e6 / (double)(c->samples ? c->samples : 1), 0);
+		json_object_end(&w);
+	}
 	json_key(&w, "rss_bytes"), json_u64(&w, s->rss);
 	json_key(&w, "peak_rss_bytes"), json_u64(&w, s->peak_rss);
 	json_key(&w, "table_bytes"), json_u64(&w, s->structures);

@@ -7,7 +7,7 @@
 #include "core/strbuf.h"
 #include "core/timeutil.h"
 #include "core/xalloc.h"
-#include "db/auxfile.h"
+#include "db/symfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -366,7 +366,7 @@ static void store_kallsyms(struct store *s, bool force)
 	 */
 	s->kallsyms_stale = false;
 	if (kallsyms_subset("/proc/kallsyms", addrs, n, &sb, &ranges, &nranges) == 0) {
-		if (db_aux_store(s->db, s->seq, "kallsyms", sb.buf, sb.len)) {
+		if (db_symfile_store(s->db, s->seq, KSYMS_FILE, sb.buf, sb.len)) {
 			s->kallsyms_stale = true;
 			free(ranges);
 		} else {
@@ -421,7 +421,7 @@ static void store_perf_map(struct store *s, uint32_t pid)
 	strbuf_read_fd(&sb, fd, PERF_MAP_MAX);
 	close(fd);
 	snprintf(name, sizeof(name), "perf-%" PRIu32 ".map", pid);
-	if (!db_aux_store(s->db, s->seq, name, sb.buf, sb.len))
+	if (!db_symfile_store(s->db, s->seq, name, sb.buf, sb.len))
 		s->st.aux_writes++;
 	strbuf_release(&sb);
 }

@@ -227,6 +227,11 @@ void unwind_worker_stop(struct unwind_worker *w)
 	free(w);
 }
 
+pid_t unwind_worker_pid(const struct unwind_worker *w)
+{
+	return w ? w->sb.pid : 0;
+}
+
 static int send_request(struct unwind_worker *w, int kind, int fd, uint32_t *seq)
 {
 	uint8_t h[MSG_SIZE] = { 0 };

@@ -79,4 +79,7 @@ int unwind_worker_fd(const struct unwind_worker *w);
 /* Requests not answered yet. */
 size_t unwind_worker_pending(const struct unwind_worker *w);
 
+/* The worker's pid (0 if none is running): dcpictl status counts its CPU apart. */
+pid_t unwind_worker_pid(const struct unwind_worker *w);
+
 #endif

@@ -7,6 +7,8 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 void json_init(struct json_writer *w, FILE *out, bool pretty)
@@ -152,13 +154,27 @@ void json_i64(struct json_writer *w, int64_t v)
 
 void json_double(struct json_writer *w, double v, int digits)
 {
+	char buf[40];
+
+	(void)digits;
 	before_item(w);
 	if (!isfinite(v))
 		fputs("null", w->out);
 	else if (v == 0)
 		fputs("0", w->out);
 	else
-		fprintf(w->out, "%.*g", digits, v);
+		fputs(json_double_text(v, buf, sizeof(buf)), w->out);
+}
+
+const char *json_double_text(double v, char *buf, size_t size)
+{
+	/* the shortest of %.15g, %.16g, %.17g that reads back as v (17 always does) */
+	for (int digits = 15; digits <= 17; digits++) {
+		snprintf(buf, size, "%.*g", digits, v);
+		if (digits == 17 || strtod(buf, NULL) == v)
+			break;
+	}
+	return buf;
 }
 
 void json_bool(struct json_writer *w, bool v)

@@ -43,8 +43,15 @@ void json_string(struct json_writer *w, const char *s); /* NULL writes null */
 void json_string_len(struct json_writer *w, const char *s, size_t len);
 void json_u64(struct json_writer *w, uint64_t v);
 void json_i64(struct json_writer *w, int64_t v);
-/* Writes v with up to `digits` significant digits (%.*g). */
+/*
+ * Writes v as the shortest number that reads back as exactly v (0.1,
+ * 4133.734612, 3512345.6): JSON numbers are never rounded, a reader gets
+ * the double dcpi computed.  digits is no longer used (it rounded: a
+ * calibration of 4.1e9 cycles came out as 4e+09).
+ */
 void json_double(struct json_writer *w, double v, int digits);
+/* The text json_double() writes for a finite v, into buf (>= 32 bytes). */
+const char *json_double_text(double v, char *buf, size_t size);
 void json_bool(struct json_writer *w, bool v);
 void json_null(struct json_writer *w);
 /* Writes v as a string "0x...", the form addresses take in dcpi's JSON. */

@@ -13,13 +13,28 @@ enum {
 	B_PAYLOAD_CRC = 24, B_HEADER_CRC = 28,
 };
 
+/*
+ * A magic is "DCPI" and four capital letters or digits naming the kind: the
+ * encoder writes nothing else, so the decoder accepts nothing else (a NUL
+ * inside it, for one, would not survive being copied as a string).
+ */
+static bool magic_ok(const uint8_t *m)
+{
+	if (memcmp(m, "DCPI", 4))
+		return false;
+	for (int i = 4; i < BLOB_MAGIC_SIZE; i++)
+		if (!((m[i] >= 'A' && m[i] <= 'Z') || (m[i] >= '0' && m[i] <= '9')))
+			return false;
+	return true;
+}
+
 void blob_encode(const char *magic, uint16_t version, uint16_t flags, uint32_t count,
 		 const void *payload, size_t len, struct strbuf *out)
 {
 	uint8_t h[BLOB_HEADER_SIZE];
 
-	if (strlen(magic) != BLOB_MAGIC_SIZE || strncmp(magic, "DCPI", 4))
-		BUG("blob magic '%s' is not \"DCPI\" and four bytes", magic);
+	if (strlen(magic) != BLOB_MAGIC_SIZE || !magic_ok((const uint8_t *)magic))
+		BUG("blob magic '%s' is not \"DCPI\" and four capitals or digits", magic);
 	memcpy(h + B_MAGIC, magic, BLOB_MAGIC_SIZE);
 	put_le16(h + B_VERSION, version);
 	put_le16(h + B_FLAGS, flags);
@@ -33,7 +48,7 @@ void blob_encode(const char *magic, uint16_t version, uint16_t flags, uint32_t c
 
 static bool header_ok(const uint8_t *b, size_t len)
 {
-	return len >= BLOB_HEADER_SIZE && !memcmp(b, "DCPI", 4) &&
+	return len >= BLOB_HEADER_SIZE && magic_ok(b) &&
 	       get_le32(b + B_HEADER_CRC) == crc32c(0, b, B_HEADER_CRC);
 }
 
@@ -49,7 +64,7 @@ int blob_decode(const void *buf, size_t len, const char *magic, uint16_t max_ver
 
 	if (len < BLOB_HEADER_SIZE)
 		return *why = "truncated header", -1;
-	if (memcmp(b, "DCPI", 4) || (magic && memcmp(b, magic, BLOB_MAGIC_SIZE)))
+	if (!magic_ok(b) || (magic && memcmp(b, magic, BLOB_MAGIC_SIZE)))
 		return *why = "bad magic", -1;
 	if (get_le32(b + B_HEADER_CRC) != crc32c(0, b, B_HEADER_CRC))
 		return *why = "bad header checksum", -1;

@@ -30,7 +30,7 @@ struct strbuf;
 
 /*
  * Header, little-endian:
- *   0  8  magic (8 bytes, e.g. "DCPIVALS"; "DCPI" then the kind)
+ *   0  8  magic (8 bytes, e.g. "DCPIVALS"; "DCPI" then the kind: [A-Z0-9]{4})
  *   8  2  version of the kind's payload format (>= 1)
  *  10  2  flags (the kind's; unknown bits are the kind's decoder's to refuse)
  *  12  4  count: the number of records in the payload (the kind's meaning)

@@ -4,6 +4,7 @@
 #include "core/die.h"
 #include "core/strbuf.h"
 #include "db/auxfile.h"
+#include "db/damage.h"
 #include "db/db.h"
 
 #include <stdlib.h>
@@ -22,11 +23,11 @@ int db_blob_store(struct db *db, uint32_t seq, const char *name, const char *mag
 }
 
 int db_blob_load(struct db *db, uint32_t seq, const char *name, const char *magic,
-		 uint16_t max_version, struct strbuf *buf, struct blob_header *h)
+		 uint16_t max_version, const char *what, struct strbuf *buf,
+		 struct blob_header *h)
 {
 	const void *payload;
 	const char *why;
-	char *what;
 	int r;
 
 	strbuf_reset(buf);
@@ -35,9 +36,7 @@ int db_blob_load(struct db *db, uint32_t seq, const char *name, const char *magi
 		return r;
 	if (!blob_decode(buf->buf, buf->len, magic, max_version, h, &payload, &why))
 		return 0;
-	what = db_epoch_file_path(db, seq, name);
-	errorf("%s: %s", what, why);
-	free(what);
+	db_damage(db, DB_DAMAGED, seq, name, "corrupt %s: %s", what ? what : "blob", why);
 	return -2;
 }
 
@@ -46,15 +45,17 @@ int db_blob_quarantine(struct db *db, uint32_t seq, const char *name)
 	return db_file_quarantine(db, seq, name);
 }
 
-int db_blob_merge(struct db *db, uint32_t seq, const char *name, const char *magic,
-		  uint16_t version, uint16_t flags, blob_merge_fn merge, void *ctx)
+/* db_blob_merge, naming the kind what in messages. */
+static int merge_kind(struct db *db, uint32_t seq, const char *name, const char *magic,
+		      uint16_t version, const char *what, uint16_t flags, blob_merge_fn merge,
+		      void *ctx)
 {
 	struct strbuf old = STRBUF_INIT, out = STRBUF_INIT;
 	struct blob_header h;
 	uint32_t count = 0;
 	int r;
 
-	r = db_blob_load(db, seq, name, magic, version, &old, &h);
+	r = db_blob_load(db, seq, name, magic, version, what, &old, &h);
 	if (r == -2)
 		r = db_blob_quarantine(db, seq, name) ? -1 : 1;
 	if (r < 0)
@@ -72,22 +73,24 @@ out:
 	return r;
 }
 
+int db_blob_merge(struct db *db, uint32_t seq, const char *name, const char *magic,
+		  uint16_t version, uint16_t flags, blob_merge_fn merge, void *ctx)
+{
+	return merge_kind(db, seq, name, magic, version, NULL, flags, merge, ctx);
+}
+
 int db_blob_read(struct db *db, uint32_t seq, const char *name, const struct blob_kind *k,
 		 blob_decode_fn decode, void *out)
 {
 	struct strbuf buf = STRBUF_INIT;
 	struct blob_header h;
 	const char *why;
-	int r = db_blob_load(db, seq, name, k->magic, k->version, &buf, &h);
+	int r = db_blob_load(db, seq, name, k->magic, k->version, k->what, &buf, &h);
 
-	if (r) {
+	if (r)
 		r = r > 0 ? 1 : -1;
-	} else if (decode(out, buf.buf + BLOB_HEADER_SIZE, h.payload_size, h.count, &why)) {
-		char *path = db_epoch_file_path(db, seq, name);
-
-		r = errorf("invalid %s '%s': %s", k->what, path, why);
-		free(path);
-	}
+	else if (decode(out, buf.buf + BLOB_HEADER_SIZE, h.payload_size, h.count, &why))
+		r = db_damage(db, DB_DAMAGED, seq, name, "invalid %s: %s", k->what, why);
 	strbuf_release(&buf);
 	return r;
 }
@@ -95,7 +98,7 @@ int db_blob_read(struct db *db, uint32_t seq, const char *name, const struct blo
 int db_blob_update(struct db *db, uint32_t seq, const char *name, const struct blob_kind *k,
 		   uint16_t flags, blob_merge_fn merge, void *ctx, const char **invalid)
 {
-	int r = db_blob_merge(db, seq, name, k->magic, k->version, flags, merge, ctx);
+	int r = merge_kind(db, seq, name, k->magic, k->version, k->what, flags, merge, ctx);
 
 	if (r && *invalid) {
 		/* A sound container with a payload its decoder refuses: set it aside too. */
@@ -108,7 +111,7 @@ int db_blob_update(struct db *db, uint32_t seq, const char *name, const struct b
 		*invalid = NULL;
 		if (db_blob_quarantine(db, seq, name))
 			return -1;
-		r = db_blob_merge(db, seq, name, k->magic, k->version, flags, merge, ctx);
+		r = merge_kind(db, seq, name, k->magic, k->version, k->what, flags, merge, ctx);
 	}
 	return r;
 }

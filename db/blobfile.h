@@ -28,11 +28,13 @@ int db_blob_store(struct db *db, uint32_t seq, const char *name, const char *mag
 /*
  * Reads and validates epoch file `name` into buf (replaced); on success h
  * describes it and the payload is buf->buf + BLOB_HEADER_SIZE.  Returns 0;
- * 1 if the file does not exist (no message); -1 on an I/O error (reported);
- * -2 if the file is invalid (reported, naming the file and why).
+ * 1 if the file does not exist (no message); -1 on an I/O error; -2 if the
+ * file is invalid ("PATH: corrupt WHAT: WHY", what NULL saying "blob").
+ * Both failures are reported and recorded as damaged (db/damage.h).
  */
 int db_blob_load(struct db *db, uint32_t seq, const char *name, const char *magic,
-		 uint16_t max_version, struct strbuf *buf, struct blob_header *h);
+		 uint16_t max_version, const char *what, struct strbuf *buf,
+		 struct blob_header *h);
 
 /*
  * Writer: moves an invalid epoch file aside (NAME.corrupt) with a warning,
@@ -72,8 +74,9 @@ typedef int (*blob_decode_fn)(void *out, const void *payload, size_t len, uint32
 
 /*
  * db_blob_load, then decode into out.  Returns 0; 1 if the file does not
- * exist; -1 if it cannot be read or is invalid (reported; a payload the
- * decoder refuses as "invalid WHAT 'DIR/000001/NAME': WHY").
+ * exist; -1 if it cannot be read or is invalid (reported and recorded as
+ * damaged; a payload the decoder refuses as "DIR/000001/NAME: invalid
+ * WHAT: WHY").
  */
 int db_blob_read(struct db *db, uint32_t seq, const char *name, const struct blob_kind *k,
 		 blob_decode_fn decode, void *out);

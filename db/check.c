@@ -11,6 +11,7 @@
 #include "db/fsio.h"
 #include "db/paths.h"
 #include "db/stacks.h"
+#include "db/symfile.h"
 #include "db/textrec.h"
 #include "db/values.h"
 #include "db/watch.h"
@@ -100,12 +101,34 @@ static int check_paths(const void *payload, size_t len, uint32_t count, uint16_t
 	return r;
 }
 
+static int check_symfile(int kind, const void *payload, size_t len, uint32_t count,
+			 uint16_t flags, const char **why)
+{
+	if (flags)
+		return *why = "unknown flags", -1;
+	return symfile_check(kind, payload, len, count, why);
+}
+
+static int check_ksyms(const void *payload, size_t len, uint32_t count, uint16_t flags,
+		       const char **why)
+{
+	return check_symfile(SYMFILE_KALLSYMS, payload, len, count, flags, why);
+}
+
+static int check_jitmap(const void *payload, size_t len, uint32_t count, uint16_t flags,
+			const char **why)
+{
+	return check_symfile(SYMFILE_JITMAP, payload, len, count, flags, why);
+}
+
 const struct db_blob_kind db_blob_kinds[] = {
 	{ WATCH_MAGIC, "stopwatch results", WATCH_FILE, WATCH_VERSION, check_watch },
 	{ STACKS_MAGIC, "stack table", STACKS_NAME "-*", STACKS_VERSION, check_stacks },
 	{ VALUES_MAGIC, "value profile", "*.values", VALUES_VERSION, check_values },
 	{ BURSTS_MAGIC, "burst traces", BURSTS_FILE, BURSTS_VERSION, check_bursts },
 	{ PATHS_MAGIC, "path profile", "*" PATHS_SUFFIX, PATHS_VERSION, check_paths },
+	{ KSYMS_MAGIC, "kernel symbols", KSYMS_FILE, SYMFILE_VERSION, check_ksyms },
+	{ JITMAP_MAGIC, "JIT symbol map", "perf-*", SYMFILE_VERSION, check_jitmap },
 	{ NULL, NULL, NULL, 0, NULL }
 };
 
@@ -476,14 +499,15 @@ static void check_epoch_file(struct checker *k, struct epoch_check *e, const cha
 	}
 	if (read_file(k, e->fd, name, path, BLOB_MAX_SIZE, buf))
 		return;
-	if (kind || (buf->len >= 4 && !memcmp(buf->buf, "DCPI", 4))) {
-		check_blob(k, path, buf, kind);
-	} else if (!strcmp(name, "kallsyms")) {
+	if (symfile_kind_for_name(name) >= 0 && (buf->len < 4 || memcmp(buf->buf, "DCPI", 4))) {
+		/* an older dcpi's plain copy: readers take it, unverified */
 		k->st->aux++;
-		check_kallsyms(k, path, buf);
-	} else if (!strncmp(name, "perf-", 5) && has_suffix(name, ".map") &&
-		   db_aux_name_valid(name)) {
-		k->st->aux++;  /* a JIT's own map, copied as it was: readers parse it warily */
+		find(k, DB_CHECK_WARNING, path, "no checksum (written by an older dcpi): "
+		     "readers use its symbols unverified");
+		if (!strcmp(name, KSYMS_FILE))
+			check_kallsyms(k, path, buf);
+	} else if (kind || (buf->len >= 4 && !memcmp(buf->buf, "DCPI", 4))) {
+		check_blob(k, path, buf, kind);
 	} else {
 		find(k, DB_CHECK_WARNING, path, "a file dcpi does not know (readers ignore it)");
 	}

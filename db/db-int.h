@@ -1,15 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * db/db-int.h - what the files of the database (db.c, auxfile.c, binaries.c,
- * and the checker and upkeep) share, and nothing outside db/ uses: the
+ * damage.c, and the checker and upkeep) share, and nothing outside db/ uses: the
  * names in its directories, and the helpers that every access goes through.
  */
 #ifndef DCPI_DB_DB_INT_H
 #define DCPI_DB_DB_INT_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "db/db.h"
 
 struct db;
 struct strbuf;
@@ -34,7 +37,11 @@ bool db_sync_enabled(const struct db *db);
 /* A read-only fd of epoch seq's directory; -1 (reported) if it cannot be opened. */
 int db_open_epoch(struct db *db, uint32_t seq);
 
-/* Reads epoch file name (at most max bytes) into out: 0; 1 if it does not exist; -1 (reported). */
+/*
+ * Reads epoch file name (at most max bytes) into out: 0; 1 if it does not
+ * exist; -1 if it cannot be read (reported and recorded as damaged,
+ * db/damage.h).
+ */
 int db_epoch_read(struct db *db, uint32_t seq, const char *name, size_t max, struct strbuf *out);
 
 /*
@@ -44,5 +51,23 @@ int db_epoch_read(struct db *db, uint32_t seq, const char *name, size_t max, str
  */
 int db_epoch_names(struct db *db, uint32_t seq, bool (*keep)(const char *name, const void *ctx),
 		   const void *ctx, char ***names, size_t *n);
+
+/*
+ * The log of what readers found damaged (db_damage(), db/db.h), one per
+ * handle, made when first asked for; db/damage.c reads it under its lock.
+ */
+struct db_damage_entry {
+	struct db_damage d;
+	bool forgotten;         /* db_damage_forget(): no longer listed */
+};
+
+struct db_damage_log {
+	pthread_mutex_t lock;
+	struct db_damage_entry **v;   /* pointers: entries never move */
+	size_t n, alloc;
+};
+
+/* The handle's log (made if it has none yet). */
+struct db_damage_log *db_damage_log(struct db *db);
 
 #endif

@@ -11,6 +11,8 @@
 #include "core/xalloc.h"
 
 #include <ctype.h>
+#include <pthread.h>
+#include <stdarg.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -221,6 +223,114 @@ static int clean_temps(struct db *db)
 	return ret;
 }
 
+/* ---- what readers found damaged --------------------------------------- */
+
+static pthread_mutex_t damage_lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned damage_errors;  /* under damage_lock */
+
+struct db_damage_log *db_damage_log(struct db *db)
+{
+	struct db_damage_log *log;
+
+	pthread_mutex_lock(&damage_lock);
+	if (!db->damage) {
+		db->damage = XNEW(struct db_damage_log);
+		pthread_mutex_init(&db->damage->lock, NULL);
+	}
+	log = db->damage;
+	pthread_mutex_unlock(&damage_lock);
+	return log;
+}
+
+/* The image an epoch file belongs to, by its name (allocated), or NULL. */
+static char *key_of(const char *name)
+{
+	struct db_profile_id id;
+	size_t n = strlen(name);
+
+	if (db_profile_name_parse(name, &id))
+		return xstrdup(id.key);
+	if (n > 7 && !strcmp(name + n - 7, ".values"))
+		return xstrndup(name, n - 7);
+	if (n > 9 && !strncmp(name, "perf-", 5) && !strcmp(name + n - 4, ".map"))
+		return xasprintf("anon-%.*s", (int)(n - 9), name + 5);
+	return NULL;
+}
+
+int db_damage(struct db *db, enum db_damage_kind kind, uint32_t seq, const char *name,
+	      const char *fmt, ...)
+{
+	struct db_damage_log *log = db_damage_log(db);
+	struct strbuf why = STRBUF_INIT;
+	struct db_damage_entry *e;
+	va_list ap;
+
+	va_start(ap, fmt);
+	strbuf_vaddf(&why, fmt, ap);
+	va_end(ap);
+	pthread_mutex_lock(&log->lock);
+	for (size_t i = 0; i < log->n; i++) {
+		e = log->v[i];
+		if (!e->forgotten && e->d.kind == kind && e->d.seq == seq &&
+		    !strcmp(e->d.name, name) && !strcmp(e->d.why, why.buf)) {
+			pthread_mutex_unlock(&log->lock);
+			strbuf_release(&why);
+			return -1;
+		}
+	}
+	e = XNEW(struct db_damage_entry);
+	e->d.kind = kind;
+	e->d.seq = seq;
+	e->d.name = xstrdup(name);
+	e->d.path = seq ? db_epoch_file_path(db, seq, name) : xasprintf("%s/%s", db->path, name);
+	e->d.key = key_of(name);
+	e->d.why = strbuf_detach(&why, NULL);
+	ALLOC_GROW(log->v, log->n + 1, log->alloc);
+	log->v[log->n++] = e;
+	pthread_mutex_unlock(&log->lock);
+	if (kind == DB_UNVERIFIED) {
+		warning("%s: %s", e->d.path, e->d.why);
+	} else {
+		pthread_mutex_lock(&damage_lock);
+		damage_errors++;
+		pthread_mutex_unlock(&damage_lock);
+		errorf("%s: %s", e->d.path, e->d.why);
+	}
+	return -1;
+}
+
+unsigned db_damage_errors(void)
+{
+	unsigned n;
+
+	pthread_mutex_lock(&damage_lock);
+	n = damage_errors;
+	pthread_mutex_unlock(&damage_lock);
+	return n;
+}
+
+/* For db_close(). */
+static void damage_release(struct db *db)
+{
+	struct db_damage_log *log = db->damage;
+
+	if (!log)
+		return;
+	for (size_t i = 0; i < log->n; i++) {
+		struct db_damage_entry *e = log->v[i];
+
+		free((char *)e->d.name);
+		free((char *)e->d.path);
+		free((char *)e->d.key);
+		free((char *)e->d.why);
+		free(e);
+	}
+	free(log->v);
+	pthread_mutex_destroy(&log->lock);
+	free(log);
+	db->damage = NULL;
+}
+
 struct db *db_open(const char *path, unsigned flags)
 {
 	struct db *db = XNEW(struct db);
@@ -268,6 +378,7 @@ void db_close(struct db *db)
 		close(db->lockfd);
 	if (db->dirfd >= 0)
 		close(db->dirfd);
+	damage_release(db);
 	free(db->path);
 	free(db);
 }
@@ -361,37 +472,38 @@ int db_open_epoch(struct db *db, uint32_t seq)
 
 int db_epoch_read(struct db *db, uint32_t seq, const char *name, size_t max, struct strbuf *out)
 {
-	char *what;
+	char *why;
 	int fd, r;
 
+	strbuf_reset(out);
 	if ((fd = db_open_epoch(db, seq)) < 0)
 		return -1;
-	what = db_epoch_file_path(db, seq, name);
-	r = fsio_read_at(fd, name, what, max, out);
+	r = fsio_read_at_why(fd, name, max, out, &why);
 	close(fd);
-	free(what);
+	if (r < 0) {
+		db_damage(db, DB_DAMAGED, seq, name, "%s", why);
+		free(why);
+	}
 	return r;
 }
 
 /*
  * Reads epoch seq's text file name and parses it into out: 0; if it does
- * not exist, 1 or (required) -1; -1 (reported: "PATH: WHY") if it does not
- * parse.
+ * not exist, 1 or (required) -1 (recorded as missing); -1 (reported and
+ * recorded as damaged, db/damage.h: "PATH: WHY") if it does not parse.
  */
 static int load_text(struct db *db, uint32_t seq, const char *name, bool required,
 		     int (*parse)(const char *buf, size_t len, void *out, const char **why),
 		     void *out)
 {
 	struct strbuf sb = STRBUF_INIT;
-	char *what = db_epoch_file_path(db, seq, name);
 	const char *why;
 	int r = db_epoch_read(db, seq, name, TEXTREC_MAX_SIZE, &sb);
 
 	if (r == 1 && required)
-		r = errorf("%s: missing", what);
+		r = db_damage(db, DB_MISSING, seq, name, "missing");
 	else if (!r && parse(sb.buf, sb.len, out, &why))
-		r = errorf("%s: %s", what, why);
-	free(what);
+		r = db_damage(db, DB_DAMAGED, seq, name, "%s", why);
 	strbuf_release(&sb);
 	return r;
 }
@@ -408,11 +520,9 @@ int db_meta_load(struct db *db, uint32_t seq, struct epoch_meta *meta)
 	epoch_meta_init(meta);
 	r = load_text(db, seq, META_NAME, true, parse_meta, meta);
 	if (!r && meta->seq != seq) {
-		char *what = db_epoch_file_path(db, seq, META_NAME);
-
-		r = errorf("%s: belongs to epoch %" PRIu32 ", not %" PRIu32, what, meta->seq, seq);
+		r = db_damage(db, DB_DAMAGED, seq, META_NAME,
+			      "belongs to epoch %" PRIu32 ", not %" PRIu32, meta->seq, seq);
 		epoch_meta_release(meta);
-		free(what);
 	}
 	return r;
 }
@@ -831,21 +941,19 @@ static int load_profile(struct db *db, uint32_t seq, const struct db_profile_id 
 {
 	struct strbuf sb = STRBUF_INIT;
 	struct profile_header h;
-	char name[128], *what;
+	char name[128];
 	const char *why;
 	int r;
 
 	p->n = 0;
 	db_profile_name(id, name, sizeof(name));
 	r = db_epoch_read(db, seq, name, PROFILE_MAX_SIZE, &sb);
-	what = db_epoch_file_path(db, seq, name);
 	if (!r && (profile_decode(sb.buf, sb.len, &h, p, &why) ||
 		   check_header_matches(&h, id, &why))) {
 		p->n = 0;
-		errorf("%s: corrupt profile: %s", what, why);
+		db_damage(db, DB_DAMAGED, seq, name, "corrupt profile: %s", why);
 		r = -2;
 	}
-	free(what);
 	strbuf_release(&sb);
 	return r;
 }
@@ -862,7 +970,7 @@ int db_profile_stat(struct db *db, uint32_t seq, const struct db_profile_id *id,
 		    struct profile_header *hdr)
 {
 	unsigned char buf[PROFILE_HEADER_SIZE];
-	char name[128], *what;
+	char name[128];
 	const char *why;
 	struct stat st;
 	ssize_t n;
@@ -871,29 +979,31 @@ int db_profile_stat(struct db *db, uint32_t seq, const struct db_profile_id *id,
 	if ((dfd = db_open_epoch(db, seq)) < 0)
 		return -1;
 	db_profile_name(id, name, sizeof(name));
-	what = db_epoch_file_path(db, seq, name);
 	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 	close(dfd);
 	if (fd < 0) {
-		r = errno == ENOENT ? 1 : errorf_errno("cannot open '%s'", what);
-		goto out;
+		if (errno == ENOENT)
+			r = 1;
+		else if (errno == ELOOP)
+			db_damage(db, DB_DAMAGED, seq, name, "is a symbolic link; refusing to read it");
+		else
+			db_damage(db, DB_DAMAGED, seq, name, "cannot open: %s", strerror(errno));
+		return r;
 	}
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
-		errorf("%s: not a regular file", what);
+		db_damage(db, DB_DAMAGED, seq, name, "not a regular file");
 	else if ((n = pread(fd, buf, sizeof(buf), 0)) < 0)
-		errorf_errno("cannot read '%s'", what);
+		db_damage(db, DB_DAMAGED, seq, name, "cannot read: %s", strerror(errno));
 	else if (profile_decode_header(buf, (size_t)n, hdr, &why) ||
 		 check_header_matches(hdr, id, &why))
-		errorf("%s: corrupt profile: %s", what, why);
+		db_damage(db, DB_DAMAGED, seq, name, "corrupt profile: %s", why);
 	else if ((uint64_t)st.st_size != PROFILE_HEADER_SIZE + hdr->payload_size)
-		errorf("%s: corrupt profile: %s", what,
-		       (uint64_t)st.st_size < PROFILE_HEADER_SIZE + hdr->payload_size ?
-		       "truncated payload" : "trailing bytes after payload");
+		db_damage(db, DB_DAMAGED, seq, name, "corrupt profile: %s",
+			  (uint64_t)st.st_size < PROFILE_HEADER_SIZE + hdr->payload_size ?
+			  "truncated payload" : "trailing bytes after payload");
 	else
 		r = 0;
 	close(fd);
-out:
-	free(what);
 	return r;
 }
 

@@ -26,6 +26,7 @@
 #include "db/profile.h"
 
 struct strbuf;
+struct db_damage_log;
 
 enum db_open_flags {
 	DB_READ = 0,
@@ -40,7 +41,42 @@ struct db {
 	int dirfd;
 	int lockfd;    /* -1 unless opened for writing */
 	unsigned flags;
+	struct db_damage_log *damage; /* what readers found damaged (db/damage.h) */
 };
+
+/* ---- what readers found damaged (db/damage.h reads the log) ------------ */
+
+enum db_damage_kind {
+	DB_DAMAGED = 1,   /* failed validation (or could not be read): what it held is not used */
+	DB_MISSING,       /* a file the epoch needs is absent (meta; an index for its profiles...) */
+	DB_UNVERIFIED,    /* read, but it carries no checksum (written by an older dcpi) */
+};
+
+struct db_damage {
+	enum db_damage_kind kind;
+	uint32_t seq;        /* the epoch the file is in; 0 for a file of the database itself */
+	const char *name;    /* its name in the epoch: "KEY.cycles.prof", "meta", "stacks-2" */
+	const char *path;    /* as messages name it: "DIR/000002/KEY.cycles.prof" */
+	const char *key;     /* the image whose file it is (profiles, value profiles), or NULL */
+	const char *why;     /* "corrupt profile: bad payload checksum", "missing" */
+};
+
+/*
+ * Reports epoch file `name` of epoch seq as kind, why being a printf
+ * format ("corrupt profile: %s"): the message "PATH: WHY" (an error, or
+ * for DB_UNVERIFIED a warning) and a record.  A file already recorded with
+ * the same kind and reason is neither reported nor recorded again.  Returns -1, so
+ * that readers can `return db_damage(...)`.
+ */
+int db_damage(struct db *db, enum db_damage_kind kind, uint32_t seq, const char *name,
+	      const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/*
+ * The number of errors db_damage() reported in this process (every
+ * database): the report tools tell a report from partial data (exit 2)
+ * from a failure (exit 1) by comparing it with error_count().
+ */
+unsigned db_damage_errors(void);
 
 /* The database directory: opt if set, else $DCPI_DB, else "dcpi.db". */
 const char *db_default_path(const char *opt);

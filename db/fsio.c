@@ -67,31 +67,51 @@ int fsio_read_quiet(int dirfd, const char *name, size_t max, struct strbuf *out,
 	return r;
 }
 
-int fsio_read_at(int dirfd, const char *name, const char *what, size_t max, struct strbuf *out)
+int fsio_read_at_why(int dirfd, const char *name, size_t max, struct strbuf *out, char **why)
 {
 	enum fsio_read_error err;
 	uint64_t size = 0;
 	int r = fsio_read_quiet(dirfd, name, max, out, &err, &size);
 
+	*why = NULL;
 	if (r >= 0)
 		return r;
 	switch (err) {
 	case FSIO_READ_SYMLINK:
-		return errorf("%s: is a symbolic link; refusing to read it", what);
+		*why = xstrdup("is a symbolic link; refusing to read it");
+		break;
 	case FSIO_READ_OPEN:
-		return errorf_errno("cannot open '%s'", what);
+		*why = xasprintf("cannot open: %s", strerror(errno));
+		break;
 	case FSIO_READ_STAT:
-		return errorf_errno("cannot stat '%s'", what);
+		*why = xasprintf("cannot stat: %s", strerror(errno));
+		break;
 	case FSIO_READ_NOT_REGULAR:
-		return errorf("%s: not a regular file", what);
+		*why = xstrdup("not a regular file");
+		break;
 	case FSIO_READ_TOO_LARGE:
-		return errorf("%s: file too large (%lld bytes)", what, (long long)size);
+		*why = xasprintf("file too large (%llu bytes)", (unsigned long long)size);
+		break;
 	case FSIO_READ_GREW:
-		return errorf("%s: file too large", what);
+		*why = xstrdup("file too large");
+		break;
 	case FSIO_READ_READ:
+		*why = xasprintf("cannot read: %s", strerror(errno));
 		break;
 	}
-	return errorf_errno("cannot read '%s'", what);
+	return r;
+}
+
+int fsio_read_at(int dirfd, const char *name, const char *what, size_t max, struct strbuf *out)
+{
+	char *why;
+	int r = fsio_read_at_why(dirfd, name, max, out, &why);
+
+	if (r < 0) {
+		errorf("%s: %s", what, why);
+		free(why);
+	}
+	return r;
 }
 
 static int write_all(int fd, const void *data, size_t len)

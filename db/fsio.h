@@ -30,6 +30,8 @@ struct strbuf;
  * message); -1 on error (reported).
  */
 int fsio_read_at(int dirfd, const char *name, const char *what, size_t max, struct strbuf *out);
+/* The same without a message: on -1, *why says what failed (allocated). */
+int fsio_read_at_why(int dirfd, const char *name, size_t max, struct strbuf *out, char **why);
 
 /*
  * The directory name under dirfd ("." for dirfd's own, read from its start)

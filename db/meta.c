@@ -289,6 +289,25 @@ double epoch_meta_time_cycles(const struct epoch_meta *m, enum dcpi_event ev,
 	return v;
 }
 
+double epoch_meta_clock_mhz(const struct epoch_meta *m, enum dcpi_event ev,
+			    enum epoch_period_source *src)
+{
+	const struct epoch_event *e = epoch_meta_event(m, ev);
+	enum epoch_period_source dummy;
+	double cycles, t;
+
+	if (!src)
+		src = &dummy;
+	*src = EPOCH_PERIOD_NONE;
+	if (!e || !e->period_in_ns || !e->period)
+		return 0;
+	cycles = epoch_meta_time_cycles(m, ev, src);
+	if (*src == EPOCH_PERIOD_MHZ)
+		return m->cpu_mhz;
+	t = *src == EPOCH_PERIOD_NONE ? 0 : target_period(e);
+	return t > 0 ? cycles * 1000.0 / t : 0;
+}
+
 bool epoch_label_valid(const char *label)
 {
 	size_t n = label ? strlen(label) : 0;

@@ -126,6 +126,16 @@ const char *epoch_period_source_name(enum epoch_period_source s);
 double epoch_meta_time_cycles(const struct epoch_meta *m, enum dcpi_event ev,
 			      enum epoch_period_source *src);
 
+/*
+ * The clock, in MHz, that clock samples of ev are converted to cycles
+ * with: epoch_meta_time_cycles() over the event's period in microseconds
+ * (the calibration's clock when there is one, else cpu_mhz, which on a
+ * virtual machine is often not the core's).  *src (may be NULL) says
+ * which.  0 if ev is not a clock event of the epoch or nothing is known.
+ */
+double epoch_meta_clock_mhz(const struct epoch_meta *m, enum dcpi_event ev,
+			    enum epoch_period_source *src);
+
 /* Checks a label (1-64 bytes, no spaces/controls, not numeric, not latest*). */
 bool epoch_label_valid(const char *label);
 

@@ -20,6 +20,7 @@
 #include "db/auxfile.h"
 #include "db/blob.h"
 #include "db/blobfile.h"
+#include "db/damage.h"
 #include "db/db.h"
 #include "db/image.h"
 
@@ -730,14 +731,11 @@ static int load_part(struct db *db, uint32_t seq, const char *name, struct stack
 	struct stack_table part;
 	struct blob_header h;
 	const char *why;
-	int r = db_blob_load(db, seq, name, STACKS_MAGIC, STACKS_VERSION, &buf, &h);
+	int r = db_blob_load(db, seq, name, STACKS_MAGIC, STACKS_VERSION, "stack table", &buf, &h);
 
 	if (!r && stack_table_decode(&part, buf.buf + BLOB_HEADER_SIZE, h.payload_size, h.count,
 				     &why)) {
-		char *what = db_epoch_file_path(db, seq, name);
-
-		errorf("%s: invalid stack table: %s", what, why);
-		free(what);
+		db_damage(db, DB_DAMAGED, seq, name, "invalid stack table: %s", why);
 		r = -2;
 	} else if (!r) {
 		stack_table_merge(t, &part);
@@ -779,11 +777,10 @@ int db_stacks_load(struct db *db, uint32_t seq, struct stack_table *t)
 	stack_table_init(t);
 	if (list_parts(db, seq, &p))
 		return -1;
+	/* a damaged file is reported and recorded (db/damage.h); the rest is the table */
 	r = load_set(db, seq, &p, t, false, &found);
 	parts_release(&p);
-	if (r)
-		return -1;
-	return found ? 0 : 1;
+	return found || r ? 0 : 1;
 }
 
 static int store_part(struct db *db, uint32_t seq, const char *name, const struct stack_table *t)

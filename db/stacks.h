@@ -151,8 +151,10 @@ int stack_table_decode(struct stack_table *t, const void *payload, size_t len, u
 
 /*
  * Reads the epoch's stacks (its base and deltas, merged).  Returns 0; 1 if
- * the epoch has none (t is empty); -1 if a file is unreadable or invalid
- * (reported).
+ * the epoch has none (t is empty); -1 if the epoch cannot be read
+ * (reported).  A file that is unreadable or invalid is reported and
+ * recorded (db/damage.h) and the table is what the others hold (empty if
+ * none could be read): 0 still, the report then says it is partial.
  */
 int db_stacks_load(struct db *db, uint32_t seq, struct stack_table *t);
 

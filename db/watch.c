@@ -17,6 +17,7 @@
 #include "core/xalloc.h"
 #include "db/blob.h"
 #include "db/blobfile.h"
+#include "db/damage.h"
 #include "db/db.h"
 #include "db/image.h"
 #include "db/watch.h"
@@ -475,13 +476,14 @@ int db_watch_load(struct db *db, uint32_t seq, struct watch_set *s)
 	struct strbuf buf = STRBUF_INIT;
 	struct blob_header h;
 	const char *why;
-	int r = db_blob_load(db, seq, WATCH_FILE, WATCH_MAGIC, WATCH_VERSION, &buf, &h);
+	int r = db_blob_load(db, seq, WATCH_FILE, WATCH_MAGIC, WATCH_VERSION,
+			     "stopwatch results", &buf, &h);
 
 	if (!r && h.flags) {
-		r = errorf("epoch %u: stopwatch results '%s': unknown flags %#x", seq, WATCH_FILE,
-			   h.flags);
+		r = db_damage(db, DB_DAMAGED, seq, WATCH_FILE,
+			      "invalid stopwatch results: unknown flags %#x", h.flags);
 	} else if (!r && watch_decode(buf.buf + BLOB_HEADER_SIZE, h.payload_size, h.count, s, &why)) {
-		r = errorf("epoch %u: invalid stopwatch results '%s': %s", seq, WATCH_FILE, why);
+		r = db_damage(db, DB_DAMAGED, seq, WATCH_FILE, "invalid stopwatch results: %s", why);
 	}
 	strbuf_release(&buf);
 	if (!r)

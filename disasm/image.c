@@ -24,12 +24,12 @@
 #include "db/auxfile.h"
 #include "db/binaries.h"
 #include "db/db.h"
+#include "db/symfile.h"
 #include "disasm/decode.h"
 #include "disasm/elffile.h"
 #include "disasm/elfsyms.h"
 #include "disasm/textsyms.h"
 
-#define AUX_MAX (256u << 20)    /* kallsyms and perf maps: at most 256 MiB */
 #define NORETURN_DEPTH 6
 
 /* The direct jump targets of a code fragment outside procedures jump into (a .cold part). */
@@ -152,12 +152,39 @@ static char *snapshot_path(const struct image *img)
 	return path;
 }
 
+#define DELETED_SUFFIX " (deleted)"
+
+/*
+ * The length of path without the " (deleted)" the kernel gives a mapping
+ * whose file was unlinked, or 0 if it has none.
+ */
+static size_t deleted_path_len(const char *path)
+{
+	size_t n = strlen(path), k = strlen(DELETED_SUFFIX);
+
+	return n > k && !strcmp(path + n - k, DELETED_SUFFIX) ? n - k : 0;
+}
+
 static void open_file(struct image *img)
 {
 	struct image_private *p = img->priv;
 	char *snap = snapshot_path(img), *err = NULL, *why;
 	const char *path = snap ? snap : img->rec.path;
+	size_t deleted = deleted_path_len(img->rec.path);
 
+	/*
+	 * A file deleted while it ran: the kernel named it "PATH (deleted)",
+	 * no file has that name, and PATH, if there is one now, is another
+	 * file.  Only the snapshot can stand for it.
+	 */
+	if (deleted) {
+		img->deleted = xasprintf("%.*s, deleted since; %s", (int)deleted, img->rec.path,
+					 snap ? "snapshot kept" : "no snapshot");
+		if (!snap) {
+			set_state(img, IMAGE_MISSING, xstrdup(img->deleted));
+			return;
+		}
+	}
 	if (access(path, F_OK)) {
 		set_state(img, IMAGE_MISSING,
 			  xasprintf("cannot open '%s': %s", path, strerror(errno)));
@@ -286,6 +313,7 @@ void image_free(struct image *img)
 	free(p);
 	free(img->rec.path);
 	free(img->why);
+	free(img->deleted);
 	free(img->bin_path);
 	free(img->dbg_path);
 	free(img->syms_why);
@@ -370,8 +398,10 @@ static int load_aux_syms(struct image *img, const char *name,
 		set_state(img, IMAGE_MISSING, xasprintf("no %s to name its samples", name));
 		return 0;
 	}
-	r = db_aux_load(p->opts.db, p->opts.seq, name, AUX_MAX, &sb);
-	if (r == 1) {
+	r = db_symfile_load(p->opts.db, p->opts.seq, name, &sb);
+	if (r == DB_SYMFILE_UNVERIFIED)
+		r = 0;  /* an older dcpi's plain copy: used, and reported as unverified */
+	if (r == DB_SYMFILE_ABSENT) {
 		proctab_finish(&p->procs, NULL, NULL);
 		set_state(img, IMAGE_MISSING, xasprintf("epoch %u has no %s", p->opts.seq, name));
 		r = 0;

@@ -76,6 +76,13 @@ struct image {
 	char *why;                  /* a sentence when state is not IMAGE_OK, or the warning of a forced binary */
 	bool forced;                /* IMAGE_CHANGED used anyway: names and code work */
 	char *bin_path;             /* the file read, or NULL */
+	/*
+	 * A file deleted while it ran (the kernel's "PATH (deleted)"): "PATH,
+	 * deleted since; snapshot kept" (named from the database's snapshot)
+	 * or "...; no snapshot" (IMAGE_MISSING, and why says the same); the
+	 * made-up path is never opened.  NULL otherwise.
+	 */
+	char *deleted;
 	char *dbg_path;             /* separate debug file, or NULL (valid after symbols or DWARF are loaded) */
 	const char *base;           /* last component of the path, names unnamed ranges */
 	enum insn_arch arch;

@@ -251,6 +251,20 @@ test_must_fail() {
 	return 0
 }
 
+# test_expect_code N CMD...: CMD exits with status N (2: a report the tools
+# printed from partial data, docs/dcpi.7).
+test_expect_code() {
+	local want=$1 rc
+	shift
+	"$@"
+	rc=$?
+	if [ $rc -ne "$want" ]; then
+		echo "test_expect_code: exit status $rc (expected $want): $*" >&2
+		return 1
+	fi
+	return 0
+}
+
 test_cmp() {
 	diff -u "$1" "$2"
 }

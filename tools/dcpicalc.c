@@ -181,6 +181,7 @@ static int run(struct epoch_view *view, struct args *a, int first, int argc, cha
 			r = -1;
 	if (a->out == OUT_JSON) {
 		json_array_end(&o.jw);
+		db_damage_json(&view->db, 1, &o.jw);
 		json_object_end(&o.jw);
 		json_finish(&o.jw);  /* a write error is reported by tool_finish() */
 	}
@@ -247,6 +248,8 @@ static void parse_args(struct args *a, int argc, char **argv, int *first)
 	if (summary + dot + t.json > 1)
 		die("--summary, --dot and --json exclude each other");
 	a->out = summary ? OUT_SUMMARY : dot ? OUT_DOT : t.json ? OUT_JSON : OUT_TEXT;
+	if (dot)
+		t.note_prefix = "// ";  /* what the graph was made without, as DOT comments */
 	if (*first == argc && !a->image)
 		cli_usage_error(&cmd, NULL);
 }

@@ -133,6 +133,7 @@ static int report_json(const struct stack_view *sv, const struct filters *f, enu
 		callgraph_release(&g);
 	}
 	json_array_end(&w);
+	db_damage_json(&sv->view->db, 1, &w);
 	json_object_end(&w);
 	return json_finish(&w) || r ? -1 : 0;
 }
@@ -156,7 +157,7 @@ static int report(char **specs, size_t n, const struct filters *f)
 
 	if (stack_view_need(&sv, &t.view))
 		return -1;
-	if (!has_stacks(&sv))
+	if (!has_stacks(&sv) && !(sv.t.n_samples == 0 && epoch_view_partial(&t.view)))
 		r = errorf("epoch %" PRIu32 " has the threads of its samples but no stacks (it was "
 			   "recorded with --threads, not -g)", t.view.seq);
 	else if (!lookup(&sv, specs, n, &nodes))

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/incomplete.h"
 #include "analysis/procprof.h"
 #include "core/cli.h"
 #include "core/die.h"
@@ -26,6 +27,7 @@
 #include "core/timeutil.h"
 #include "analysis/calc-cache.h"
 #include "db/check.h"
+#include "db/damage.h"
 #include "db/db.h"
 #include "db/upkeep.h"
 #include "tools/tool.h"
@@ -221,6 +223,7 @@ static void info_json(struct db *db, const struct db_census *c)
 	json_key(&w, "analysis_bytes"), json_u64(&w, c->calc_bytes);
 	json_key(&w, "temps"), json_u64(&w, c->n_temps);
 	json_key(&w, "temp_bytes"), json_u64(&w, c->temp_bytes);
+	db_damage_json(&db, 1, &w);
 	json_object_end(&w);
 	json_finish(&w);
 }
@@ -231,10 +234,23 @@ static int cmd_info(struct db *db)
 
 	if (db_census_take(db, &c))
 		return -1;
-	if (json)
+	/* an epoch whose meta cannot be read: said and recorded, as the reports do */
+	for (size_t i = 0; i < c.n; i++) {
+		struct epoch_meta m;
+
+		if (!c.epochs[i].meta_ok && !db_meta_load(db, c.epochs[i].seq, &m))
+			epoch_meta_release(&m);
+	}
+	if (json) {
 		info_json(db, &c);
-	else
+	} else {
+		struct draw d;
+
 		info_text(db, &c);
+		draw_init_file(&d, stdout, 0);
+		incomplete_draw(&db, 1, &d, NULL);
+		draw_file_finish(&d);
+	}
 	db_census_release(&c);
 	return 0;
 }
@@ -411,13 +427,15 @@ static struct db *open_db(unsigned flags)
 static int on_db(unsigned flags, int (*verb)(struct db *db))
 {
 	struct db *db = open_db(flags);
+	bool partial;
 	int r;
 
 	if (!db)
 		return 1;
 	r = verb(db);
+	partial = db_damage_partial(db, 0);
 	db_close(db);
-	return r ? 1 : 0;
+	return tool_exit_status(r, partial);
 }
 
 static int run_check(int argc, char **argv)

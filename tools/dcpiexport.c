@@ -91,6 +91,11 @@ int main(int argc, char **argv)
 	};
 
 	tool_start(&t, argc, argv, &cmd, 0);
+	/*
+	 * Folded stacks have no comments, and pprof's say it in the profile:
+	 * a partial export is told by the exit status and the messages.
+	 */
+	t.note_prefix = "";
 	if (a.format < 0)
 		die("no format (-f pprof or -f folded)");
 	if (a.format == 0 && !a.output && isatty(STDOUT_FILENO))

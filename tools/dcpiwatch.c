@@ -21,6 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "analysis/incomplete.h"
 #include "analysis/watchreport.h"
 #include "core/cli.h"
 #include "core/die.h"
@@ -28,10 +29,12 @@
 #include "core/spawn.h"
 #include "core/timeutil.h"
 #include "core/xalloc.h"
+#include "db/damage.h"
 #include "db/db.h"
 #include "db/meta.h"
 #include "db/watch.h"
 #include "present/draw.h"
+#include "tools/tool.h"
 #include "watch/agg.h"
 #include "watch/calib.h"
 #include "watch/plan.h"
@@ -295,7 +298,8 @@ out:
 	free(hits);
 }
 
-static void print(struct watch *w, const struct watch_set *set, int *failed)
+/* The report; db: the database it was read from (what it was made without), or NULL. */
+static void print(struct watch *w, const struct watch_set *set, struct db *db, int *failed)
 {
 	struct watch_report_opts ro = { w->threads, w->processes, !w->no_hist };
 	struct draw d;
@@ -304,13 +308,15 @@ static void print(struct watch *w, const struct watch_set *set, int *failed)
 		struct json_writer jw;
 
 		json_init(&jw, stdout, true);
-		watch_report_json(set, &jw);
+		watch_report_json(set, db, &jw);
 		if (json_finish(&jw))
 			*failed = 1;
 		return;
 	}
 	draw_init_file(&d, stdout, DRAW_UTF8 | (cli_use_color(w->color, stdout) ? DRAW_COLOR : 0));
 	watch_report_draw(set, &d, &ro);
+	if (db)
+		incomplete_draw(&db, 1, &d, NULL);
 	if (draw_file_finish(&d))
 		*failed = errorf_errno("cannot write the report") ? 1 : 1;
 }
@@ -333,13 +339,14 @@ static int report(struct watch *w)
 	r = db_watch_load(db, seq, &set);
 	if (r == 1)
 		failed = errorf("epoch %" PRIu32 " of '%s' has no stopwatch results", seq, dir) ? 1 : 1;
-	else if (r < 0)
+	else if (r < 0 && !db_damage_partial(db, seq))
 		failed = 1;
-	else
-		print(w, &set, &failed);
+	else  /* damaged results (recorded): an empty report that says why */
+		print(w, &set, db, &failed);
 	watch_set_release(&set);
+	r = tool_exit_status(failed, db_damage_partial(db, 0));
 	db_close(db);
-	return failed;
+	return r;
 }
 
 static int store_results(struct watch *w, const struct watch_set *set)
@@ -509,7 +516,7 @@ int main(int argc, char **argv)
 	if (trace && fclose(trace))
 		failed = errorf_errno("cannot write '%s'", w.trace_path) ? 1 : 1;
 	watch_set_sort(&set);
-	print(&w, &set, &failed);
+	print(&w, &set, NULL, &failed);
 	if (store_results(&w, &set))
 		failed = 1;
 	watch_set_release(&set);

@@ -12,6 +12,8 @@
 #include "core/die.h"
 #include "core/utf8.h"
 #include "core/xalloc.h"
+#include "analysis/incomplete.h"
+#include "db/damage.h"
 #include "db/db.h"
 
 int tool_subst_option(const struct cli_option *opt, const char *arg)
@@ -97,8 +99,33 @@ struct pset **tool_open_sets(struct tool *t, char *const *specs, size_t n)
 	return t->sets_of;
 }
 
+/* The databases t read: the -d one and the sets' (NULLs and repeats are skipped). */
+static size_t tool_dbs(const struct tool *t, struct db **dbs, size_t max)
+{
+	size_t n = 0;
+
+	if (n < max)
+		dbs[n++] = t->db;
+	if (n < max)
+		dbs[n++] = t->sets.db;
+	for (size_t i = 0; i < t->n_sets; i++)
+		for (size_t e = 0; e < t->setv[i].n_epochs && n < max; e++)
+			dbs[n++] = t->setv[i].epochs[e].db;
+	return n;
+}
+
 int tool_finish(struct tool *t, int status)
 {
+	struct db *dbs[64];
+	size_t ndbs = tool_dbs(t, dbs, 64);
+	bool partial = false;
+
+	/* a report was printed: it says what it was made without */
+	if (!status && !t->json && !(t->note_prefix && !*t->note_prefix))
+		partial = incomplete_draw(dbs, ndbs, &t->out, t->note_prefix);
+	else
+		for (size_t i = 0; i < ndbs && !partial; i++)
+			partial = dbs[i] && db_damage_partial(dbs[i], 0);
 	if (draw_file_finish(&t->out))
 		status = errorf("cannot write the report: write error");
 	while (t->n_sets)
@@ -112,5 +139,13 @@ int tool_finish(struct tool *t, int status)
 	pset_ctx_release(&t->sets);
 	srcfiles_release(&t->src);
 	memset(t, 0, sizeof(*t));
-	return status || error_count() ? 1 : 0;
+	return tool_exit_status(status, partial);
+}
+
+int tool_exit_status(int status, bool partial)
+{
+	/* an error that is not a damaged or missing file is a failure */
+	if (status || error_count() > db_damage_errors())
+		return TOOL_EXIT_FAILURE;
+	return partial ? TOOL_EXIT_PARTIAL : TOOL_EXIT_OK;
 }

@@ -67,6 +67,13 @@ struct tool {
 	struct draw out;
 	/* JSON output (--json): stdout, indented; the tool ends its document with json_finish() */
 	struct json_writer jw;
+	/*
+	 * How tool_finish() says what a text report was made without: NULL,
+	 * lines after the report; a prefix, each line starting with it (the
+	 * comments of a data format: "// " for DOT); "" nowhere (a format
+	 * without comments: the exit status and the messages say it).
+	 */
+	const char *note_prefix;
 };
 
 /* -d DIR, -E EPOCH, --force, --debug-dir DIR */
@@ -129,10 +136,34 @@ int tool_open(struct tool *t);
 struct pset **tool_open_sets(struct tool *t, char *const *specs, size_t n);
 
 /*
- * Flushes the output (a write error is reported), closes what t opened and
- * returns the exit status: 0 when status is 0 and nothing was reported
- * (error_count(): a damaged file skipped makes a report incomplete), else 1.
+ * The exit status of every report tool (docs/dcpi.7, "EXIT STATUS"): 0, a
+ * report made from complete data; 1, a failure (bad usage, nothing to
+ * report, an error that is not a damaged or missing file of the database);
+ * 2, a report printed, made from partial data (a damaged or missing file:
+ * db/damage.h), as grep and diff tell "not found" from "trouble".
+ */
+enum {
+	TOOL_EXIT_OK = 0,
+	TOOL_EXIT_FAILURE = 1,
+	TOOL_EXIT_PARTIAL = 2,
+};
+
+/*
+ * Draws what the text report was made without (analysis/incomplete.h) when
+ * status is 0 and the report is text, flushes the output (a write error is
+ * reported), closes what t opened and returns the exit status:
+ * tool_exit_status(status, whether a database t read has a damaged or
+ * missing file).  JSON reports carry the same list themselves
+ * (db_damage_json()).
  */
 int tool_finish(struct tool *t, int status);
+
+/*
+ * The rule: TOOL_EXIT_FAILURE if status is not 0 or an error other than a
+ * damaged or missing file was reported (error_count() beyond
+ * db_damage_errors()), else TOOL_EXIT_PARTIAL if partial, else
+ * TOOL_EXIT_OK.  For commands that do not end with tool_finish().
+ */
+int tool_exit_status(int status, bool partial);
 
 #endif

@@ -285,5 +285,8 @@ int tui_run(struct tui *t)
 		if (key != ERR)
 			tui_key(t, key);
 	}
-	return write_timing(t) ? 1 : 0;
+	if (write_timing(t))
+		return 1;
+	/* the database could not be opened (said on the screen): not a success */
+	return t->src.env.db ? 0 : 1;
 }

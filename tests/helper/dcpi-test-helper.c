@@ -70,6 +70,7 @@
 #include "db/meta.h"
 #include "db/paths.h"
 #include "db/stacks.h"
+#include "db/symfile.h"
 #include "unwind/utable.h"
 #include "db/values.h"
 
@@ -90,7 +91,9 @@ static const char usage[] =
 	"       dcpi-test-helper synth DIR N PROFILES\n"
 	"       dcpi-test-helper dump DIR [EPOCH]\n"
 	"       dcpi-test-helper stacks DIR [EPOCH]\n"
-	"       dcpi-test-helper utable FILE [OUT]\n";
+	"       dcpi-test-helper utable FILE [OUT]\n"
+	"       dcpi-test-helper symfile DIR EPOCH NAME\n"
+	"       dcpi-test-helper symfile-store DIR EPOCH NAME <TEXT\n";
 
 /* ---- build ------------------------------------------------------------ */
 
@@ -825,6 +828,45 @@ static int cmd_utable(const char *file, const char *out)
 	return 0;
 }
 
+/* Prints the text of symbol file name (kallsyms, perf-PID.map) of an epoch. */
+static int cmd_symfile(const char *dir, const char *epoch, const char *name)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct db *db = db_open(dir, DB_READ);
+	uint32_t seq;
+	int r;
+
+	if (!db || db_epoch_resolve(db, epoch, &seq))
+		return 1;
+	r = db_symfile_load(db, seq, name, &sb);
+	if (r < 0 || r == DB_SYMFILE_ABSENT)
+		return r < 0 ? 1 : (errorf("no %s in epoch %s", name, epoch), 1);
+	fwrite(sb.buf, 1, sb.len, stdout);
+	strbuf_release(&sb);
+	db_close(db);
+	return 0;
+}
+
+/* Stores standard input as symbol file name of an epoch, in its container. */
+static int cmd_symfile_store(const char *dir, const char *epoch, const char *name)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct db *db = db_open(dir, DB_WRITE);
+	char buf[65536];
+	uint32_t seq;
+	size_t n;
+	int r;
+
+	if (!db || db_epoch_resolve(db, epoch, &seq) || symfile_kind_for_name(name) < 0)
+		return 1;
+	while ((n = fread(buf, 1, sizeof(buf), stdin)) > 0)
+		strbuf_add(&sb, buf, n);
+	r = db_symfile_store(db, seq, name, sb.buf, sb.len);
+	strbuf_release(&sb);
+	db_close(db);
+	return r ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	cli_init(argc, argv);
@@ -850,5 +892,9 @@ int main(int argc, char **argv)
 		return cmd_stacks(argv[2], argc == 4 ? argv[3] : NULL);
 	if ((argc == 3 || argc == 4) && !strcmp(argv[1], "utable"))
 		return cmd_utable(argv[2], argc == 4 ? argv[3] : NULL);
+	if (argc == 5 && !strcmp(argv[1], "symfile"))
+		return cmd_symfile(argv[2], argv[3], argv[4]);
+	if (argc == 5 && !strcmp(argv[1], "symfile-store"))
+		return cmd_symfile_store(argv[2], argv[3], argv[4]);
 	cli_usage(usage, 1);
 }

@@ -125,7 +125,7 @@ test_expect_success 'JIT code: an anon image, with the process'"'"'s perf map' '
 		all=$(awk "\$1 == \"sample\" && \$4 == 0 { s += \$6 } END { print s }" jit) &&
 		echo "$n of $all in the JIT code" && rate_ok $all "$(cat cpu)" $F 0.7 &&
 		test $n -ge $((all * 9 / 10)) &&
-		e=$(ls -d db/0* | tail -n 1) && cmp $map $e/perf-$pid.map &&
+		dcpi-test-helper symfile db latest perf-$pid.map >map-copy && cmp $map map-copy &&
 		start=$(awk "{ print \$1 }" $map) &&
 		awk -v k=anon-$pid -v p="0x${start%???}" "\$1 == \"sample\" && \$2 == k &&
 			substr(\$5, 1, length(p)) != p { print \"offset \" \$5 \" is not in the code\"; bad = 1 }
@@ -159,7 +159,7 @@ test_expect_success '--append adds to the latest epoch' '
 kernel_names_ok() { # DB EPOCH-DIR
 	{
 		awk '$2 ~ /^[tTwW]$/ { print $1, 0, "full" }' /proc/kallsyms
-		awk '{ print $1, 0, "sub" }' "$1/$2/kallsyms"
+		dcpi-test-helper symfile "$1" "${2#00000}" kallsyms | awk '{ print $1, 0, "sub" }'
 		dcpi-test-helper dump "$1" "${2#00000}" |
 			awk '$1 == "sample" && $2 == "kernel" { print substr($5, 3), 1, "x" }'
 	} | sort | awk '$3 == "full" { f = $1 } $3 == "sub" { s = $1 }

@@ -32,10 +32,12 @@ test_expect_success 'dcpid starts and answers status' '
 	cat status &&
 	grep -q "^database db" status &&
 	grep -q "^cycles  *clock\|^cycles  *cycles" status &&
-	grep -q "^cpu  *samples  *rate/s  *lost  *throttled" status &&
+	grep -q "^cpu  *samples  *rate/s  *last 10 s  *lost  *throttled" status &&
+	grep -q "^(rate/s: samples / time up; last 10 s: " status &&
+	grep -q "^clock: [0-9.]* MHz, from \(the calibration\|/proc/cpuinfo\)" status &&
 	grep -q "^unknown [0-9.]*%" status &&
 	grep -q "^hash: stf6, [0-9]* buckets x 6 per CPU, hit rate" status &&
-	grep -q "^daemon: [0-9.]* us CPU per sample" status &&
+	grep -q "^daemon: [0-9.]*% of the machine.s CPU ([0-9.]* s of [0-9]* CPUs x [0-9]* s), [0-9.]* us per sample" status &&
 	test "$(stat -c %a "$SOCK")" = 600 &&
 	test "$(stat -c %a "$TEST_DIR/ctl")" = 700
 '
@@ -47,6 +49,33 @@ test_expect_success 'status --json' '
 	grep -q "\"cpu_us_per_sample\": " status.json &&
 	grep -q "\"database_bytes\": " status.json &&
 	dcpi-disasm-check json status.json
+'
+
+# An operator'"'"'s figures add up: each CPU'"'"'s rate is its samples over the
+# time up, the peak memory is not below the current, the CPU share is the
+# CPU seconds over uptime x CPUs, and no number is rounded.
+test_expect_success 'status figures agree with each other, unrounded' '
+	$W/wl-three -n 30000000 >/dev/null &&
+	ctl --json status >s.json && cat s.json &&
+	num() { sed -n "s/^ *\"$1\": \([-0-9.e+]*\),\{0,1\}$/\1/p" s.json | head -n "${2:-1}" | tail -n 1; } &&
+	up=$(num uptime_s) && rss=$(num rss_bytes) && peak=$(num peak_rss_bytes) &&
+	test "$peak" -ge "$rss" &&
+	cpus=$(num cpus_online) && secs=$(num cpu_seconds) && share=$(num cpu_share) &&
+	awk -v s="$share" -v c="$secs" -v u="$up" -v n="$cpus" "BEGIN {
+		d = s - c / (u * n); exit !(d < 1e-3 && d > -1e-3) }" &&
+	n=$(grep -c "\"recent_rate\": " s.json) && test "$n" -ge 1 &&
+	for k in $(seq 1 $n); do
+		awk -v r="$(sed -n "/\"cpus\"/,\$p" s.json | grep "\"rate\": " | sed -n "${k}s/.*: \([0-9.e+-]*\),/\1/p")" \
+		    -v s="$(sed -n "/\"cpus\"/,\$p" s.json | grep "\"samples\": " | sed -n "${k}s/.*: \([0-9]*\),/\1/p")" \
+		    -v u="$up" "BEGIN { d = r * u - s; if (d < 0) d = -d; print \"cpu rate \" r \" x \" u \" s = \" r * u \", samples \" s;
+			exit !(d <= 2 + 0.02 * s) }" || exit 1
+	done &&
+	grep "\"mhz\": [0-9]" s.json && grep "\"from\": \"\(calibration\|cpuinfo\)\"" s.json &&
+	! grep -q "[0-9]e+0[0-9]" s.json &&
+	if grep -q "\"cycles_per_sample\"" s.json; then
+		c=$(num cycles_per_sample) && echo "cycles per sample $c" &&
+		test ${#c} -ge 5
+	fi
 '
 
 # Other tests may run wl-three at the same time: this test looks at its
@@ -66,10 +95,11 @@ test_expect_success 'work, a new epoch, more work, a flush: each epoch holds its
 '
 
 test_expect_success 'the kernel image comes with its symbols' '
-	test -s db/000001/kallsyms &&
-	head -n 3 db/000001/kallsyms &&
-	grep -q "^[0-9a-f]\{16\} [tTwW] " db/000001/kallsyms &&
-	test $(wc -c <db/000001/kallsyms) -lt 1000000
+	dcpi-test-helper symfile db 1 kallsyms >ksyms &&
+	head -n 3 ksyms &&
+	grep -q "^[0-9a-f]\{16\} [tTwW] " ksyms &&
+	test $(wc -c <db/000001/kallsyms) -lt 1000000 &&
+	head -c 8 db/000001/kallsyms | grep -q DCPIKSYM
 '
 
 test_expect_success 'quit flushes, and the database reads back whole' '

@@ -131,6 +131,20 @@ test_expect_success 'missing binary: one row for the image, a warning, exit 0' '
 	dcpiprof -d missing -i | grep "/nonexistent/prog" >/dev/null
 '
 
+# The kernel names a mapping whose file was unlinked "PATH (deleted)": no
+# file has that name, and PATH, if any, is another file.  Named from the
+# database's snapshot, else said to be gone; the made-up path never opened.
+test_expect_success 'a binary deleted while it ran: the snapshot, or said so' '
+	fixture deleted "image auto path=$O2\\x20(deleted) buildid=$BID" "$(shapes_profile "$BID")" &&
+	dcpiprof -d deleted >out 2>err && cat err &&
+	test_grep "\[no binary\]" out &&
+	test_grep "warning: $O2, deleted since; no snapshot" err &&
+	! grep -q "cannot open" err &&
+	mkdir -p deleted/binaries && cp "$O2" deleted/binaries/$BID &&
+	dcpiprof -d deleted >out 2>err && cat err &&
+	grep -q " nested_loops  *$O2 (deleted)$" out && test ! -s err
+'
+
 test_expect_success 'rebuilt binary: reported, not named unless --force' '
 	fixture changed "image auto path=$NOPIE buildid=$BID" "$(shapes_profile "$BID")" &&
 	dcpiprof -d changed >out 2>err &&
@@ -169,6 +183,22 @@ test_expect_success 'JIT code: names from perf-PID.map' '
 	dcpiprof -d jit >out &&
 	grep -q "LazyCompile:\*hot app.js:12" out &&
 	grep -q "\[unknown\]" out
+'
+
+# Anonymous memory without a JIT map is common: one warning for the epoch,
+# naming the processes whose samples it leaves unnamed; none for anonymous
+# memory without samples.
+test_expect_success 'no JIT map: said once per epoch, when it has samples' '
+	fixture nomap "image anon-4242 kind=anon path=[anon:4242]\\x20node" \
+		"image anon-4343 kind=anon path=[anon:4343]\\x20node" \
+		"image anon-4444 kind=anon path=[anon:4444]\\x20node" \
+		"profile anon-4242 cycles" "0x7f0000001010 9" \
+		"profile anon-4343 imiss" "0x7f0000002010 2" &&
+	dcpiprof -d nomap >out 2>err && cat err &&
+	test $(grep -c "warning" err) = 1 &&
+	test_grep "warning: epoch 1: 11 samples in anonymous memory of pid 4242, 4343 have no JIT map" err &&
+	dcpistats -d nomap 1 1 >out 2>err && cat err &&
+	test $(grep -c "warning" err) = 1
 '
 
 test_expect_success 'the unknown image' '

@@ -73,12 +73,31 @@ test_expect_success '--summary: where the cycles went (Figure 4)' '
 	test_grep "^\*\*\* Best-case [0-9.]*/[0-9.]* = [0-9.]*CPI$" out &&
 	test_grep "^\*\*\* Actual [0-9.]*/[0-9.]* = [0-9.]*CPI$" out &&
 	for what in "I-cache miss" "D-cache miss" "DTLB miss" "branch mispredict" \
-		"unexplained stall" "unexplained gain" "Subtotal dynamic" "register dependency" \
+		"unexplained stall" "Subtotal dynamic" "register dependency" \
 		"Subtotal static" "Total stall" "Execution" "Net sampling error"; do
 		test_grep "^\*\*\* $what  *-\?[0-9.]*%" out || return 1
 	done &&
 	test_grep "^\*\*\* Total tallied  *100.0%$" out &&
-	test_grep "^\*\*\* ([0-9]*, [0-9.]*% of all samples" out
+	test_grep "^\*\*\* ([0-9]*, [0-9.]*% of all samples" out &&
+	test_grep "^\*\*\* Dominant culprit: " out
+'
+
+# A summary that cannot contradict itself: no negative gain or subtotal
+# (beyond the noise, the model and the samples disagree, in words), no
+# culprit above the subtotal it is part of, the ranges explained before the
+# first, and a dominant culprit only where the confidence allows one.
+test_expect_success '--summary: no negative share, ranges within their subtotal, culprit by confidence' '
+	dcpicalc -d db --summary --image "$O2" >all &&
+	! grep "unexplained gain" all &&
+	! grep "^\*\*\* \(Subtotal\|Total\).*  -[0-9]" all &&
+	test_grep "^\*\*\* Dynamic stall by culprit, each a range: from the stall only it can explain$" all &&
+	awk "/^\*\*\* Subtotal dynamic / { tot = \$4 + 0; for (k in hi) if (hi[k] > tot + 0.05) { print \"range above its subtotal: \" k; bad = 1 }; split(\"\", hi) }
+	     / to  *[0-9.]*%$/ { n = \$(NF); sub(/%/, \"\", n); hi[\$2 \" \" \$3] = n + 0 }
+	     END { exit bad }" all &&
+	awk "/^\*\*\* Confidence: / { high = \$3 + 0 }
+	     /^\*\*\* Dominant culprit: / && high < 50 && \$4 != \"unknown:\" && \$4 != \"none\" {
+		print \"a culprit named at \" high \"% confidence: \" \$0; bad = 1 }
+	     END { exit bad }" all
 '
 
 test_expect_success '--json: the fields of every instruction, block and edge' '

@@ -95,7 +95,7 @@ test_expect_success 'an unwritable dump is an error in the status line' '
 
 test_expect_success 'a directory that is not a database is reported, not fatal' '
 	mkdir notadb && echo x >notadb/file &&
-	tui_run ":save-display out.screen" notadb &&
+	test_must_fail tui_run ":save-display out.screen" notadb &&
 	test_grep "not a dcpi database" out.screen
 '
 
@@ -115,12 +115,24 @@ test_expect_success 'a damaged profile: the epochs view marks the epoch its imag
 :save-display epochs.screen
 p
 :save-display pane.screen" damaged &&
-	test_grep " 1 one .* 5\\* " epochs.screen &&
-	test_grep "1 epoch, \\*partial: 1 damaged profile in epoch 1" epochs.screen &&
+	test_grep " 1 one .* 5\* " epochs.screen &&
+	test_grep "1 epoch, \*partial: 1 damaged profile in epoch 1" epochs.screen &&
 	test_grep "5 samples; its images partial: 1 damaged profile" pane.screen &&
 	tui_run "E
 :save-display epochs.screen" db &&
-	! grep -e "partial" -e "5\\*" epochs.screen
+	! grep -e "partial" -e "5\*" epochs.screen
+'
+
+# The error is on the screen until q; then the status says it, as for
+# every tool that could not open what it was given.
+test_expect_success 'no database there: the error is shown, and the status is 1 after q' '
+	mkdir empty && echo x >regular &&
+	for d in empty regular nonexistent; do
+		test_must_fail tui_run ":save-display $d.screen
+q" $d || exit 1
+		cat $d.screen | grep -i "error" || exit 1
+	done &&
+	tui_run q db
 '
 
 test_expect_success 'a script that ends inside the prompt cancels it' '

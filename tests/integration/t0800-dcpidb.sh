@@ -32,6 +32,17 @@ test_expect_success 'a fresh recording is sound' '
 	cp -a db pristine
 '
 
+# With -g the unwinding worker makes tables ahead, for every binary a
+# process maps; those no sample lands in are not kept, so a new database
+# has nothing for gc (python3 maps many libraries it does not run).
+test_expect_success 'a fresh recording with stacks checks clean: no notes' '
+	command -v python3 >/dev/null || { echo "no python3 here"; exit 0; }
+	$RUN -g -d gdb -- sh -c "$W/wl-three -n 20000000 && python3 -c \"sum(range(2000000))\"" >/dev/null &&
+	check gdb &&
+	tail -n 1 check.out | grep "0 errors, 0 warnings, 0 notes$" &&
+	test "$(wc -l <check.out)" = 1
+'
+
 test_expect_success 'check --json says the same' '
 	dcpidb -d db check --json >c.json &&
 	grep -q "\"sound\": true" c.json && grep -q "\"errors\": 0" c.json &&
@@ -66,11 +77,42 @@ test_expect_success 'check names each damaged file' '
 	damaged 000003/images "corrupt image index: " truncate -s -10 000003/images &&
 	damaged current "corrupt: " flip current 3 &&
 	{ ! test -e pristine/000001/kallsyms ||
-	  damaged 000001/kallsyms "malformed line" sh -c "echo garbage >>000001/kallsyms"; } &&
+	  damaged 000001/kallsyms "corrupt kernel symbols: trailing bytes" \
+		sh -c "echo garbage >>000001/kallsyms"; } &&
 	b=$(ls pristine/binaries | head -n 1) &&
 	damaged "binaries/$b" "truncated: its ELF header tables lie past its end" truncate -s 8192 "binaries/$b" &&
 	damaged "binaries/$b" "not an ELF file holding build-id $b" sh -c "cp ../pristine/000001/meta binaries/$b" &&
 	damaged 000002/extra "corrupt blob: truncated header" sh -c "printf DCPIXXXXjunk >000002/extra"
+'
+
+# A symbol renamed in the epoch's kallsyms (same length, as a forger would)
+# is caught by its checksum, and the reports do not print the forged name;
+# an older database's plain kallsyms is read, as unverified.
+forge_kallsyms() { # DB: renames the first symbol's first letter to Q
+	off=$(grep -abo -m 1 "^[0-9a-f]\{16\} [tTwW] [a-zA-Z_]" "$1/000001/kallsyms" | head -n 1 | cut -d: -f1) &&
+	off=$((off + 19)) &&
+	printf Q | dd of="$1/000001/kallsyms" bs=1 seek=$off conv=notrunc status=none
+}
+test_expect_success 'a forged kallsyms fails the check and is not believed' '
+	test -e pristine/000001/kallsyms || { echo "no kernel samples here: nothing to forge"; exit 0; }
+	rm -rf bad && cp -a pristine bad && forge_kallsyms bad &&
+	! cmp -s pristine/000001/kallsyms bad/000001/kallsyms &&
+	test_must_fail dcpidb -d bad check >check.out 2>&1 && cat check.out &&
+	grep -F "error   000001/kallsyms: corrupt kernel symbols: bad payload checksum" check.out &&
+	test_expect_code 2 dcpiprof -d bad -E 1 >prof.out 2>prof.err &&
+	grep "^  damaged  bad/000001/kallsyms: corrupt kernel symbols" prof.out &&
+	! grep " Q[A-Za-z0-9_.]*  *\[kernel.kallsyms\]" prof.out
+'
+
+test_expect_success 'a plain kallsyms of an older dcpi is read, unverified' '
+	test -e pristine/000001/kallsyms || { echo "no kernel samples here"; exit 0; }
+	rm -rf old && cp -a pristine old &&
+	dcpi-test-helper symfile pristine 1 kallsyms >old/000001/kallsyms &&
+	dcpidb -d old check >check.out 2>&1 && cat check.out &&
+	grep -F "warning 000001/kallsyms: no checksum (written by an older dcpi)" check.out &&
+	dcpiprof -d old -E 1 >prof.out 2>prof.err && cat prof.err &&
+	grep -A1 "^Unverified: " prof.out | grep "old/000001/kallsyms" &&
+	grep -F "unverified" prof.err
 '
 
 test_expect_success 'what readers ignore is a warning, what writers leave a note' '

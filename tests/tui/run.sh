@@ -14,6 +14,7 @@
 #   #! env: A=1 B=2   more environment
 #   #! size: 80x24    the screen (COLUMNS x LINES)
 #   #! home: NAME     share HOME (and so the prompt history) with other cases
+#   #! status: N      the exit status expected (default 0)
 #                     naming the same home; cases run in name order
 #
 # The harness pins everything a screen depends on: TERM=xterm-256color,
@@ -125,8 +126,9 @@ tui_header() {
 # tui_case NAME: runs case NAME and compares what it saved.
 tui_case() {
 	local name=$1 script=$tui_src/cases/$1.script expected=$tui_src/expected/$1
-	local work=$TEST_DIR/case-$1 db args env size home rc f
+	local work=$TEST_DIR/case-$1 db args env size home rc f status
 	db=$(tui_header "$script" db)
+	status=$(tui_header "$script" status)
 	args=$(tui_header "$script" args)
 	env=$(tui_header "$script" env)
 	size=$(tui_header "$script" size)
@@ -143,8 +145,8 @@ tui_case() {
 		${DCPI_TUI_THREADS:+DCPI_TUI_THREADS=$DCPI_TUI_THREADS} $env \
 		dcpi-tui --script "$script" $args "${db:-db}" >stdout 2>stderr)
 	rc=$?
-	if [ $rc -ne 0 ]; then
-		echo "dcpi-tui exited with status $rc"
+	if [ $rc -ne "${status:-0}" ]; then
+		echo "dcpi-tui exited with status $rc (want ${status:-0})"
 		cat "$work/stderr"
 		return 1
 	fi

@@ -1358,6 +1358,8 @@ static void test_calib_meta(void **state)
 	/* no calibration: period x cpu MHz */
 	assert_true(epoch_meta_time_cycles(&m, EVENT_CYCLES, &src) == 260000.0);
 	assert_int_equal(src, EPOCH_PERIOD_MHZ);
+	assert_true(epoch_meta_clock_mhz(&m, EVENT_CYCLES, &src) == 2600.0);
+	assert_int_equal(src, EPOCH_PERIOD_MHZ);
 	/* runs merge weighted by their intervals */
 	c.intervals = 100;
 	strcpy(c.how, "addloop");
@@ -1373,6 +1375,9 @@ static void test_calib_meta(void **state)
 	assert_true(epoch_meta_time_cycles(&n, EVENT_CYCLES, &src) == 322500.0);
 	assert_int_equal(src, EPOCH_PERIOD_CALIBRATED);
 	assert_string_equal(epoch_period_source_name(src), "calibrated");
+	/* the clock dcpi uses: the calibration's (3225 MHz), not cpuinfo's 2600 */
+	assert_true(fabs(epoch_meta_clock_mhz(&n, EVENT_CYCLES, &src) - 3225.0) < 1e-9);
+	assert_int_equal(src, EPOCH_PERIOD_CALIBRATED);
 	/* a draw 2% longer: moved by 2 us at 3600 MHz, still "calibrated" */
 	epoch_meta_event(&n, EVENT_CYCLES)->period = 102000;
 	assert_true(fabs(epoch_meta_time_cycles(&n, EVENT_CYCLES, &src) - 329700.0) < 0.01);

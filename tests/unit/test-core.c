@@ -343,6 +343,20 @@ static void json_output(void **state)
 	free(buf);
 }
 
+/* JSON numbers are never rounded: each reads back as the double written. */
+static void json_numbers_round_trip(void **state)
+{
+	static const double v[] = { 0.1, 4133.734612, 3512345.6, 4.1e9, 1.0 / 3, 2596.126,
+				    1e-300, 123456789012345678.0, -0.000123 };
+	char buf[40];
+
+	for (size_t i = 0; i < sizeof(v) / sizeof(*v); i++)
+		assert_true(strtod(json_double_text(v[i], buf, sizeof(buf)), NULL) == v[i]);
+	assert_string_equal(json_double_text(0.1, buf, sizeof(buf)), "0.1");
+	assert_string_equal(json_double_text(3512345.6, buf, sizeof(buf)), "3512345.6");
+	assert_string_equal(json_double_text(4133734612.0, buf, sizeof(buf)), "4133734612");
+}
+
 static void u64map_counts(void **state)
 {
 	struct u64map m = U64MAP_INIT;
@@ -541,6 +555,7 @@ int main(void)
 		cmocka_unit_test(escape_terminal),
 		cmocka_unit_test(unescape_rejects_bad),
 		cmocka_unit_test(json_output),
+		cmocka_unit_test(json_numbers_round_trip),
 		cmocka_unit_test(u64map_counts),
 		cmocka_unit_test(time_format_parse),
 		cmocka_unit_test(hotlist_exact),

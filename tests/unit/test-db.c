@@ -15,17 +15,21 @@
 #include <fcntl.h>
 #include <cmocka.h>
 
+#include "core/crc32c.h"
 #include "core/die.h"
+#include "core/endian.h"
 #include "core/strbuf.h"
 #include "core/xalloc.h"
 #include "db/auxfile.h"
 #include "db/blob.h"
 #include "db/blobfile.h"
 #include "db/bursts.h"
+#include "db/damage.h"
 #include "db/db.h"
 #include "db/fsio.h"
 #include "db/meta.h"
 #include "db/paths.h"
+#include "db/symfile.h"
 #include "db/textrec.h"
 #include "db/values.h"
 
@@ -446,7 +450,25 @@ static void db_corrupt_profile_is_reported_and_quarantined(void **state)
 	reported = 0;
 	assert_int_equal(db_profile_load(db, seq, &id, &got), -1);
 	assert_int_equal(db_profile_stat(db, seq, &id, &h), -1);
-	assert_int_equal(reported, 2);
+	/* the same damage found twice is said once, and recorded for the reports */
+	assert_int_equal(reported, 1);
+	{
+		const struct db_damage **v;
+		const struct db_damage *d;
+
+		assert_int_equal(db_damage_list(db, 0, 0, &v), 1);
+		assert_int_equal(v[0]->kind, DB_DAMAGED);
+		assert_int_equal(v[0]->seq, seq);
+		assert_string_equal(v[0]->name, "beef.cycles.prof");
+		assert_string_equal(v[0]->key, "beef");
+		assert_string_equal(v[0]->why, "corrupt profile: truncated payload");
+		free(v);
+		assert_true(db_damage_partial(db, seq));
+		assert_false(db_damage_partial(db, seq + 1));
+		d = db_damage_of_image(db, seq, "beef");
+		assert_non_null(d);
+		assert_null(db_damage_of_image(db, seq, "feed"));
+	}
 	/* A merge keeps the bad file aside and goes on. */
 	assert_int_equal(db_profile_merge(db, seq, &id, &a), 0);
 	assert_int_equal(access(bad, F_OK), 0);
@@ -549,6 +571,70 @@ static void db_aux_files(void **state)
 	free(path);
 }
 
+/*
+ * Symbol files: kept in their container, every change to them caught; an
+ * older dcpi's plain copy read as unverified; a malformed kallsyms refused.
+ */
+static void db_symbol_files(void **state)
+{
+	static const char ks[] = "ffffffff81000000 T _stext\nffffffff81000100 t do_work\n";
+	char *path, *file;
+	struct db *db = new_db(&path);
+	struct strbuf sb = STRBUF_INIT;
+	uint32_t seq = new_epoch(db, NULL);
+	const struct db_damage **v;
+	FILE *f;
+
+	assert_int_equal(symfile_kind_for_name("kallsyms"), SYMFILE_KALLSYMS);
+	assert_int_equal(symfile_kind_for_name("perf-12.map"), SYMFILE_JITMAP);
+	assert_int_equal(symfile_kind_for_name("stacks-1"), -1);
+	assert_int_equal(symfile_count_lines("a\nb", 3), 2);
+	assert_int_equal(symfile_count_lines("", 0), 0);
+	assert_int_equal(db_symfile_load(db, seq, "kallsyms", &sb), DB_SYMFILE_ABSENT);
+	assert_int_equal(db_symfile_store(db, seq, "kallsyms", ks, strlen(ks)), 0);
+	assert_int_equal(db_symfile_load(db, seq, "kallsyms", &sb), 0);
+	assert_string_equal(sb.buf, ks);
+	assert_int_equal(db_symfile_store(db, seq, "perf-7.map", "1000 10 jit", 11), 0);
+	assert_int_equal(db_symfile_load(db, seq, "perf-7.map", &sb), 0);
+	assert_memory_equal(sb.buf, "1000 10 jit", 11);
+	assert_int_equal(db_damage_list(db, 0, 0, &v), 0);
+	free(v);
+	/* a symbol renamed in place: the checksum catches it */
+	file = xasprintf("%s/000001/kallsyms", path);
+	f = fopen(file, "r+");
+	assert_non_null(f);
+	assert_int_equal(fseek(f, BLOB_HEADER_SIZE + 20, SEEK_SET), 0);
+	assert_int_equal(fputc('Q', f), 'Q');
+	fclose(f);
+	reported = 0;
+	assert_int_equal(db_symfile_load(db, seq, "kallsyms", &sb), -1);
+	assert_int_equal(reported, 1);
+	assert_int_equal(sb.len, 0);
+	assert_non_null(db_damage_of_image(db, seq, "kernel"));
+	assert_non_null(db_damage_of_image(db, seq, "mod-abc"));
+	assert_true(db_damage_partial(db, seq));
+	/* the plain text an older dcpi wrote: read, unverified */
+	f = fopen(file, "w");
+	assert_non_null(f);
+	fputs(ks, f);
+	fclose(f);
+	db_damage_forget(db, seq);
+	assert_false(db_damage_partial(db, seq));
+	assert_int_equal(db_symfile_load(db, seq, "kallsyms", &sb), DB_SYMFILE_UNVERIFIED);
+	assert_string_equal(sb.buf, ks);
+	assert_int_equal(db_damage_list(db, seq, 1u << DB_UNVERIFIED, &v), 1);
+	assert_int_equal(v[0]->kind, DB_UNVERIFIED);
+	free(v);
+	assert_false(db_damage_partial(db, seq));
+	/* a container around lines that are not kallsyms lines */
+	assert_int_equal(db_symfile_store(db, seq, "kallsyms", "garbage\n", 8), 0);
+	assert_int_equal(db_symfile_load(db, seq, "kallsyms", &sb), -1);
+	free(file);
+	strbuf_release(&sb);
+	db_close(db);
+	free(path);
+}
+
 /* The blob container: round trip, every truncation and bit flip refused. */
 static void blob_round_trip_and_damage(void **state)
 {
@@ -583,6 +669,16 @@ static void blob_round_trip_and_damage(void **state)
 	copy[sb.len] = 0;
 	assert_int_equal(blob_decode(copy, sb.len + 1, NULL, 0, &h, &payload, &why), -1);
 	assert_string_equal(why, "trailing bytes");
+	/* a magic the encoder cannot write ("DCPIS\0A\0", checksums right) is refused */
+	memcpy(copy, sb.buf, sb.len);
+	memcpy(copy, "DCPIS\0A\0", 8);
+	put_le32(copy + 28, crc32c(0, copy, 28));
+	assert_false(blob_sniff(copy, sb.len));
+	assert_int_equal(blob_decode(copy, sb.len, NULL, 0, &h, &payload, &why), -1);
+	assert_string_equal(why, "bad magic");
+	memcpy(copy, "DCPItest", 8);
+	put_le32(copy + 28, crc32c(0, copy, 28));
+	assert_int_equal(blob_decode(copy, sb.len, NULL, 0, &h, &payload, &why), -1);
 	free(copy);
 	strbuf_release(&sb);
 }
@@ -606,10 +702,10 @@ static void db_blob_files(void **state)
 	struct blob_header h;
 	uint32_t seq = new_epoch(db, NULL);
 
-	assert_int_equal(db_blob_load(db, seq, "x.vals", "DCPITEST", 1, &sb, &h), 1);
+	assert_int_equal(db_blob_load(db, seq, "x.vals", "DCPITEST", 1, NULL, &sb, &h), 1);
 	assert_int_equal(db_blob_merge(db, seq, "x.vals", "DCPITEST", 1, 0, append_merge, "ab"), 0);
 	assert_int_equal(db_blob_merge(db, seq, "x.vals", "DCPITEST", 1, 0, append_merge, "cd"), 0);
-	assert_int_equal(db_blob_load(db, seq, "x.vals", "DCPITEST", 1, &sb, &h), 0);
+	assert_int_equal(db_blob_load(db, seq, "x.vals", "DCPITEST", 1, NULL, &sb, &h), 0);
 	assert_int_equal(h.count, 2);
 	assert_int_equal(sb.len, BLOB_HEADER_SIZE + 4);
 	assert_memory_equal(sb.buf + BLOB_HEADER_SIZE, "abcd", 4);
@@ -617,10 +713,10 @@ static void db_blob_files(void **state)
 	file = xasprintf("%s/000001/x.vals", path);
 	assert_int_equal(truncate(file, BLOB_HEADER_SIZE + 2), 0);
 	reported = 0;
-	assert_int_equal(db_blob_load(db, seq, "x.vals", "DCPITEST", 1, &sb, &h), -2);
+	assert_int_equal(db_blob_load(db, seq, "x.vals", "DCPITEST", 1, NULL, &sb, &h), -2);
 	assert_int_equal(reported, 1);
 	assert_int_equal(db_blob_merge(db, seq, "x.vals", "DCPITEST", 1, 0, append_merge, "ef"), 0);
-	assert_int_equal(db_blob_load(db, seq, "x.vals", "DCPITEST", 1, &sb, &h), 0);
+	assert_int_equal(db_blob_load(db, seq, "x.vals", "DCPITEST", 1, NULL, &sb, &h), 0);
 	assert_int_equal(h.count, 1);
 	assert_memory_equal(sb.buf + BLOB_HEADER_SIZE, "ef", 2);
 	free(file);
@@ -1167,6 +1263,7 @@ int main(void)
 		cmocka_unit_test(db_fsync_failure_keeps_old_file),
 		cmocka_unit_test(db_cleans_orphaned_temps),
 		cmocka_unit_test(db_aux_files),
+		cmocka_unit_test(db_symbol_files),
 		cmocka_unit_test(blob_round_trip_and_damage),
 		cmocka_unit_test(db_blob_files),
 		cmocka_unit_test(values_round_trip_and_damage),
