@@ -59,7 +59,7 @@ struct elffile {
 
 	/* private */
 	void *elf;              /* Elf * */
-	int fd;
+	int fd;                 /* -1 once libelf has the file: it is not kept open */
 	const uint8_t *raw;     /* the whole file (mmap by libelf, or the memory image) */
 	void *mem;              /* owned copy for in-memory images */
 };

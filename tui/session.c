@@ -20,6 +20,7 @@
 #include "tui/views.h"
 
 #include <curses.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -126,6 +127,9 @@ void tui_release(struct tui *t)
 	display_close(t);
 	set_report_routine(NULL);
 	report_tui = NULL;
+	if (t->timing.error)
+		errorf("%s", t->timing.error);  /* on stderr, the terminal restored */
+	free(t->timing.error);
 	sources_release(&t->src);
 	data_ctx_free(t->src.env.analysis);
 	if (t->src.env.db)
@@ -183,23 +187,30 @@ static void note_paint(struct tui *t, int64_t key_start)
 	}
 }
 
-static void write_timing(struct tui *t)
+/* -1 if the file cannot be written: the session fails (a benchmark must not read an old one). */
+static int write_timing(struct tui *t)
 {
 	FILE *f;
 
 	if (!t->opt.timing)
-		return;
-	if (!(f = fopen(t->opt.timing, "w"))) {
-		errorf_errno("cannot write '%s'", t->opt.timing);
-		return;
+		return 0;
+	if (!(f = fopen(t->opt.timing, "w")) || fprintf(f, "first_paint_ns %" PRId64 "\n",
+							 t->timing.first_paint_ns) < 0) {
+		t->timing.error = xasprintf("cannot write '%s': %s", t->opt.timing, strerror(errno));
+		if (f)
+			fclose(f);
+		return -1;
 	}
-	fprintf(f, "first_paint_ns %" PRId64 "\nfirst_screen_ns %" PRId64 "\n"
-		"first_screen_cpu_ns %" PRId64 "\n", t->timing.first_paint_ns,
+	fprintf(f, "first_screen_ns %" PRId64 "\nfirst_screen_cpu_ns %" PRId64 "\n",
 		t->timing.first_screen_ns, t->timing.first_screen_cpu_ns);
 	for (size_t i = 0; i < t->timing.n_keys; i++)
 		fprintf(f, "key_ns %" PRId64 "\nsettle_ns %" PRId64 "\n", t->timing.key_ns[i],
 			t->timing.settle_ns[i]);
-	fclose(f);
+	if (ferror(f) | fclose(f)) {
+		t->timing.error = xasprintf("cannot write '%s': %s", t->opt.timing, strerror(errno));
+		return -1;
+	}
+	return 0;
 }
 
 /* One step of a script: every job finished first, so screens are deterministic. */
@@ -274,7 +285,8 @@ int tui_run(struct tui *t)
 		if (key != ERR)
 			tui_key(t, key);
 	}
-	write_timing(t);
+	if (write_timing(t))
+		return 1;
 	/* the database could not be opened (said on the screen): not a success */
 	return t->src.env.db ? 0 : 1;
 }

@@ -57,6 +57,7 @@ struct tui_timing {
 	int64_t *key_ns;          /* per script key: handling to redrawn screen */
 	int64_t *settle_ns;       /* ... to the screen with the background work done too */
 	size_t n_keys, alloc_keys;
+	char *error;              /* why the file could not be written (said on stderr at the end) */
 };
 
 #define TUI_STACK_MAX 32

@@ -3,7 +3,11 @@
  * tui/view-epochs.c - the epochs of the database: number, label, start and
  * end, duration, samples per event, lost and unknown samples, images.
  * Enter shows an epoch's images (and makes it the current epoch); m marks
- * epochs A and B for a diff.
+ * epochs A and B for a diff.  An epoch whose images were read (its images
+ * view) and have a damaged profile is marked: its samples carry a '*', and
+ * the title and the pane say how many profiles are damaged, since the
+ * images view's totals are then partial.  Only the images the session has
+ * read are looked at (the profiles of every epoch are never read for it).
  */
 #include "config.h"
 #include "tui/view.h"
@@ -135,14 +139,38 @@ static void draw_count(struct draw *d, bool known, uint64_t n, int width)
 	draw_field(d, known && n ? STYLE_NORMAL : STYLE_DIM, known ? buf : "-", width, ALIGN_RIGHT);
 }
 
+/*
+ * The images of the epoch if the session has read them (its images view),
+ * else NULL: nothing is read for this.
+ */
+static const struct images_data *images_read(const struct view *v, const struct epoch_row *r)
+{
+	return source_peek(v->src, &images_source, &r->e->seq);
+}
+
+/* Profiles of the epoch found damaged when its images were read (0: none, or not read). */
+static size_t damaged_of(const struct view *v, const struct epoch_row *r)
+{
+	const struct images_data *id = images_read(v, r);
+
+	return id ? id->n_damaged : 0;
+}
+
 static void cell_event(void *ctx, const struct table_column *col, const void *row, size_t pos,
 		       struct draw *d, int width)
 {
 	const struct epoch_row *r = row;
 	const struct epoch_meta *m = meta_of(r);
+	bool known = m && epoch_meta_event(m, (enum dcpi_event)col->arg);
+	char buf[24];
 
-	draw_count(d, m && epoch_meta_event(m, (enum dcpi_event)col->arg), event_samples(r, col->arg),
-		   width);
+	if (!known || !damaged_of(col->data, r)) {
+		draw_count(d, known, event_samples(r, col->arg), width);
+		return;
+	}
+	/* its images sum to less: a profile is damaged (the title says how many) */
+	snprintf(buf, sizeof(buf), "%" PRIu64 "*", event_samples(r, col->arg));
+	draw_field(d, STYLE_WARNING, buf, width, ALIGN_RIGHT);
 }
 
 /* "lost/unknown": samples the kernel dropped, samples in no image. */
@@ -258,10 +286,11 @@ static void add_event_columns(struct view *v)
 		for (size_t i = 0; i < ev->n_rows; i++)
 			if (event_samples(&ev->rows[i], e) > max)
 				max = event_samples(&ev->rows[i], e);
+		/* + 1: room for the mark of an epoch with a damaged profile */
 		table_add_column(&ev->table, &(struct table_column){
-			.name = event_name((enum dcpi_event)e), .width = draw_digits(max),
-			.align = ALIGN_RIGHT, .numeric = true, .arg = e, .cmp = cmp_event,
-			.cell = cell_event });
+			.name = event_name((enum dcpi_event)e), .width = draw_digits(max) + 1,
+			.align = ALIGN_RIGHT, .numeric = true, .arg = e, .data = v,
+			.cmp = cmp_event, .cell = cell_event });
 	}
 }
 
@@ -436,6 +465,40 @@ static enum view_result epochs_request(struct view *v, enum request req, const c
 	}
 }
 
+/* The epochs whose images the session read with damaged profiles. */
+struct damage {
+	size_t epochs, profiles;
+	uint32_t seq;          /* the last one found */
+};
+
+static void count_damage(const void *result, void *data)
+{
+	const struct images_data *id = result;
+	struct damage *dm = data;
+
+	if (!id || !id->n_damaged)
+		return;
+	dm->epochs++;
+	dm->profiles += id->n_damaged;
+	dm->seq = id->seq;
+}
+
+/* The footnote of the '*' marks: "*partial: 1 damaged profile in epoch 2". */
+static void damage_note(struct view *v, struct strbuf *sb)
+{
+	struct damage dm = { 0 };
+
+	source_foreach_loaded(v->src, &images_source, "", count_damage, &dm);
+	if (!dm.profiles)
+		return;
+	strbuf_addf(sb, ", *partial: %zu damaged profile%s in ", dm.profiles,
+		    dm.profiles == 1 ? "" : "s");
+	if (dm.epochs == 1)
+		strbuf_addf(sb, "epoch %" PRIu32, dm.seq);
+	else
+		strbuf_addf(sb, "%zu epochs", dm.epochs);
+}
+
 static void epochs_title(struct view *v, struct strbuf *sb)
 {
 	struct epochs_view *ev = EV(v);
@@ -449,6 +512,7 @@ static void epochs_title(struct view *v, struct strbuf *sb)
 		strbuf_addf(sb, ", diff A=%" PRIu32, tui_mark(v->tui, 0));
 	if (tui_mark(v->tui, 1))
 		strbuf_addf(sb, " B=%" PRIu32, tui_mark(v->tui, 1));
+	damage_note(v, sb);
 }
 
 static int epochs_goto(struct view *v, const char *what)
@@ -531,8 +595,11 @@ static void pane_command(const struct epoch_meta *m, struct strbuf *sb)
 	}
 }
 
-static void pane_events(const struct epoch_meta *m, struct strbuf *sb)
+static void pane_events(struct view *v, const struct epoch_row *r, const struct epoch_meta *m,
+			struct strbuf *sb)
 {
+	const struct images_data *id = images_read(v, r);
+
 	for (size_t i = 0; i < m->n_events; i++) {
 		const struct epoch_event *e = &m->events[i];
 
@@ -546,6 +613,9 @@ static void pane_events(const struct epoch_meta *m, struct strbuf *sb)
 	}
 	if (!m->n_events)
 		strbuf_addstr(sb, "none recorded");
+	if (id && id->n_damaged)
+		strbuf_addf(sb, "; its images partial: %zu damaged profile%s", id->n_damaged,
+			    id->n_damaged == 1 ? "" : "s");
 }
 
 static void pane_counters(const struct epoch_meta *m, struct strbuf *sb)
@@ -570,7 +640,7 @@ static void epochs_draw_pane(struct view *v, size_t line, struct draw *d)
 	case PANE_EPOCH: pane_epoch(r, m, &sb); break;
 	case PANE_MACHINE: pane_machine(m, &sb); break;
 	case PANE_COMMAND: pane_command(m, &sb); break;
-	case PANE_EVENTS: pane_events(m, &sb); break;
+	case PANE_EVENTS: pane_events(v, r, m, &sb); break;
 	case PANE_COUNTERS: pane_counters(m, &sb); break;
 	}
 	view_pane_line(d, labels[line], 9, STYLE_NORMAL, sb.buf);
@@ -583,7 +653,9 @@ const struct view_ops epochs_view_ops = {
 	.legend = "The first column marks the current epoch, and A and B the epochs marked\n"
 		  "for a diff.  Samples are per event as recorded in each epoch's metadata;\n"
 		  "lost: samples the kernel dropped; unknown: samples in no image.  p shows how\n"
-		  "the selected epoch was sampled (machine, command, events, periods, counters).",
+		  "the selected epoch was sampled (machine, command, events, periods, counters).\n"
+		  "A * after the samples: the epoch's images, once read, had a damaged profile\n"
+		  "(its images view counts the others only: partial); the title says how many.",
 	.priv_size = sizeof(struct epochs_view),
 	.open = epochs_open,
 	.close = epochs_close,

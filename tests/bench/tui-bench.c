@@ -50,6 +50,7 @@
 #include "disasm/elffile.h"
 #include "disasm/image.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -555,7 +556,7 @@ struct run {
 	long rss_kb;
 };
 
-static void read_timing(const char *path, struct run *r)
+static void read_timing(const char *path, const char *script, struct run *r)
 {
 	FILE *f = fopen(path, "r");
 	char name[32];
@@ -563,7 +564,7 @@ static void read_timing(const char *path, struct run *r)
 	size_t alloc = 0, alloc_settle = 0;
 
 	if (!f)
-		die_errno("no timing file '%s'", path);
+		die_errno("%s: dcpi-tui wrote no timing file '%s'", script, path);
 	while (fscanf(f, "%31s %lld", name, &v) == 2) {
 		if (!strcmp(name, "first_screen_ns")) {
 			r->first_screen_ns = v;
@@ -595,12 +596,16 @@ static void run_tui(const char *db, const char *script, size_t n_keys, struct ru
 	char *tenv = xasprintf("DCPI_TUI_TIMING=%s", timing);
 	char *const envp[] = { "TERM=xterm-256color", "LINES=50", "COLUMNS=160", "TZ=UTC",
 			       "LC_ALL=C.UTF-8", home, tenv, NULL };
-	int64_t t0 = time_monotonic_ns();
+	int64_t t0;
 	struct rusage ru;
 	int status;
-	pid_t pid = fork();
+	pid_t pid;
 
-	if (pid < 0)
+	/* a timing file left by an earlier run must not stand for this one's */
+	if (unlink(timing) && errno != ENOENT)
+		die_errno("cannot remove '%s'", timing);
+	t0 = time_monotonic_ns();
+	if ((pid = fork()) < 0)
 		die_errno("fork");
 	if (!pid) {
 		execle(tui_path, tui_path, "--script", script, db, (char *)NULL, envp);
@@ -611,7 +616,7 @@ static void run_tui(const char *db, const char *script, size_t n_keys, struct ru
 	memset(r, 0, sizeof(*r));
 	r->wall_ns = time_monotonic_ns() - t0;
 	r->rss_kb = ru.ru_maxrss;
-	read_timing(timing, r);
+	read_timing(timing, script, r);
 	if (r->n_keys != n_keys || r->n_settle != r->n_keys)
 		die("%s: expected %zu keys timed, got %zu", script, n_keys, r->n_keys);
 	free(timing);

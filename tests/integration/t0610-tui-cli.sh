@@ -110,6 +110,19 @@ test_expect_success 'a damaged profile: its image says damaged, the totals say p
 	test_grep "1 image, partial 0 cycles samples (1 damaged)" out.screen
 '
 
+test_expect_success 'a damaged profile: the epochs view marks the epoch its images view read' '
+	COLUMNS=120 tui_run "E
+:save-display epochs.screen
+p
+:save-display pane.screen" damaged &&
+	test_grep " 1 one .* 5\* " epochs.screen &&
+	test_grep "1 epoch, \*partial: 1 damaged profile in epoch 1" epochs.screen &&
+	test_grep "5 samples; its images partial: 1 damaged profile" pane.screen &&
+	tui_run "E
+:save-display epochs.screen" db &&
+	! grep -e "partial" -e "5\*" epochs.screen
+'
+
 # The error is on the screen until q; then the status says it, as for
 # every tool that could not open what it was given.
 test_expect_success 'no database there: the error is shown, and the status is 1 after q' '
@@ -135,6 +148,12 @@ test_expect_success 'DCPI_TUI_TIMING records the first screen and every key' '
 	test_grep "^first_paint_ns [0-9]" timing &&
 	test_grep "^first_screen_ns [1-9]" timing &&
 	test $(grep -c "^key_ns [0-9]" timing) = 3
+'
+
+test_expect_success 'a timing file that cannot be written fails the session, said on stderr' '
+	test_must_fail env DCPI_TUI_TIMING=nodir/timing dcpi-tui --script q.script db \
+		</dev/null >stdout 2>stderr &&
+	test_grep "cannot write .nodir/timing." stderr
 '
 
 test_expect_success 'NO_COLOR and --no-color draw without colour pairs' '
