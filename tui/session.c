@@ -11,6 +11,7 @@
 #include "core/strbuf.h"
 #include "core/timeutil.h"
 #include "core/xalloc.h"
+#include "db/damage.h"
 #include "db/db.h"
 #include "tui/command.h"
 #include "tui/data-epoch.h"
@@ -288,5 +289,8 @@ int tui_run(struct tui *t)
 	if (write_timing(t))
 		return 1;
 	/* the database could not be opened (said on the screen): not a success */
-	return t->src.env.db ? 0 : 1;
+	if (!t->src.env.db)
+		return 1;
+	/* what was shown was made from partial data (docs/dcpi.7, EXIT STATUS) */
+	return db_damage_partial(t->src.env.db, 0) ? 2 : 0;
 }

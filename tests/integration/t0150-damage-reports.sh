@@ -176,18 +176,16 @@ assert e[\"total\"] == int(sys.argv[1]) and e[\"unread\"] > 0 and rows == e[\"to
 	grep "^Total samples for event type .* = $whole (partial: [0-9]* of them in damaged or missing files" out
 '
 
-# dcpi-tui: what its dumps show of a damaged image: its row must say so,
-# never "ok".  Until its images view shows the damage (db_damage_of_image()),
-# a TODO (TAP: an expected failure), so that the suite says what is left.
-rm -rf bad && cp -a db bad && truncate -s 60 bad/000001/$prof &&
-printf ":save-view images.view\n" >s.txt &&
-TERM=xterm LINES=30 COLUMNS=120 dcpi-tui -d bad -E 1 --script s.txt >/dev/null 2>&1
-row=$(grep "wl-three$" images.view 2>/dev/null)
-test_count=$((test_count + 1))
-if [ -n "$row" ] && ! echo "$row" | grep -q " ok "; then
-	echo "ok $test_count - dcpi-tui's images view marks the damaged image"
-else
-	echo "not ok $test_count - dcpi-tui's images view marks the damaged image # TODO its status is: $(echo "$row" | awk '{ print $4 }')"
-fi
+# dcpi-tui: what its dumps show of a damaged image: its row says so, never
+# "ok", and the session's status says it showed partial data (2).
+test_expect_success "dcpi-tui's images view marks the damaged image; status 2" '
+	rm -rf bad && cp -a db bad && truncate -s 60 bad/000001/$prof &&
+	printf ":save-view images.view\n" >s.txt &&
+	TERM=xterm LINES=30 COLUMNS=120 test_expect_code 2 dcpi-tui -d bad -E 1 --script s.txt \
+		</dev/null >/dev/null 2>&1 &&
+	row=$(grep "wl-three$" images.view) &&
+	echo "$row" | grep " damaged " &&
+	TERM=xterm LINES=30 COLUMNS=120 dcpi-tui -d db -E 1 --script s.txt </dev/null >/dev/null 2>&1
+'
 
 test_done

@@ -103,7 +103,7 @@ test_expect_success 'a damaged profile: its image says damaged, the totals say p
 	cp -r db damaged &&
 	prof=$(ls damaged/000001/*.prof | head -n 1) &&
 	truncate -s $(( $(stat -c %s "$prof") - 4 )) "$prof" &&
-	tui_run "p
+	test_expect_code 2 tui_run "p
 :save-display out.screen" damaged &&
 	test_grep " damaged  */bin/true" out.screen &&
 	test_grep "damaged (a profile unreadable, not counted)" out.screen &&
@@ -111,7 +111,7 @@ test_expect_success 'a damaged profile: its image says damaged, the totals say p
 '
 
 test_expect_success 'a damaged profile: the epochs view marks the epoch its images view read' '
-	COLUMNS=120 tui_run "E
+	COLUMNS=120 test_expect_code 2 tui_run "E
 :save-display epochs.screen
 p
 :save-display pane.screen" damaged &&
