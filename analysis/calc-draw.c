@@ -391,6 +391,8 @@ void calc_render(const struct calc *c, struct calc_lines *out, unsigned flags)
 		for (size_t k = 0; k < c->paths.n_conflicts; k++)
 			line_add(out, CALC_LINE_HEADER, CALC_HEAD_CONFLICT, -1, -1)->item = k;
 	}
+	if (flags & CALC_RENDER_HEADER_ONLY)
+		return;
 	line_add(out, CALC_LINE_COLUMNS, 0, -1, -1);
 	for (size_t b = 0; b + 1 < c->n_blocks; b++) {
 		const struct cfg_block *blk = c->blocks[b].cfg;
