@@ -33,6 +33,8 @@
 #define NORETURN_DEPTH 6
 /* Instructions decoded for a callee's noreturn analysis kept for its own CFG, at most. */
 #define KEPT_INSNS_MAX (1u << 18)
+/* kept_by_start's mark of a procedure whose own CFG was built: nothing kept for it after */
+#define KEPT_BUILT UINT64_MAX
 
 /* A callee's instructions, decoded to see if it returns, kept for its own CFG. */
 struct kept_decode {
@@ -64,7 +66,8 @@ struct image_private {
 	const char *dw_why;
 	struct u64map noreturn;         /* callee address -> enum nr_state */
 	unsigned nr_depth;
-	struct u64map kept_by_start;    /* procedure start -> index + 1 in kept (0: none) */
+	struct u64map kept_by_start;    /* procedure start -> index + 1 in kept (0: none),
+					   or KEPT_BUILT */
 	struct kept_decode *kept;
 	size_t n_kept, alloc_kept, kept_insns;
 	struct u64map frag_by_start;    /* outside fragment start -> index + 1 in frags */
@@ -851,7 +854,7 @@ static size_t reentries_callback(void *ctx, uint64_t target, uint64_t start, uin
 /*
  * Keeps a copy of pr's instructions, decoded for the analysis of whether
  * it returns, for when its own CFG is built (dcpicalc --image builds every
- * procedure's, and decoding is most of building one).
+ * procedure's, and decoding is most of building one); not once it was.
  */
 static void keep_decode(struct image_private *p, const struct proc *pr, const struct insn *v,
 			size_t n)
@@ -876,7 +879,8 @@ static bool take_decode(struct image_private *p, const struct proc *pr, struct i
 	uint64_t idx;
 	struct kept_decode *k;
 
-	if (!p->kept_insns || !u64map_get(&p->kept_by_start, pr->start, &idx) || !idx)
+	if (!p->kept_insns || !u64map_get(&p->kept_by_start, pr->start, &idx) || !idx ||
+	    idx == KEPT_BUILT)
 		return false;
 	k = &p->kept[idx - 1];
 	if (!k->v || k->end != pr->end)
@@ -903,6 +907,8 @@ int image_cfg(struct image *img, const struct proc *pr, struct cfg *cfg)
 		if (p->nr_depth)
 			keep_decode(p, pr, v, n);
 	}
+	if (!p->nr_depth)
+		*u64map_slot(&p->kept_by_start, pr->start) = KEPT_BUILT;
 	env.dec = image_decoder(img);
 	env.read = read_callback;
 	env.noreturn = noreturn_callback;
