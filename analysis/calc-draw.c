@@ -9,6 +9,7 @@
 
 #include "analysis/calc-draw.h"
 
+#include <ctype.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
@@ -391,6 +392,8 @@ void calc_render(const struct calc *c, struct calc_lines *out, unsigned flags)
 		for (size_t k = 0; k < c->paths.n_conflicts; k++)
 			line_add(out, CALC_LINE_HEADER, CALC_HEAD_CONFLICT, -1, -1)->item = k;
 	}
+	if (flags & CALC_RENDER_HEADER_ONLY)
+		return;
 	line_add(out, CALC_LINE_COLUMNS, 0, -1, -1);
 	for (size_t b = 0; b + 1 < c->n_blocks; b++) {
 		const struct cfg_block *blk = c->blocks[b].cfg;
@@ -754,8 +757,25 @@ static void sum_line(struct draw *d, enum style st, const char *what, const char
 static void sum_line(struct draw *d, enum style st, const char *what, const char *fmt, ...)
 {
 	struct strbuf sb = STRBUF_INIT;
+	char small[256];
 	va_list ap;
+	int n, k = -1;
 
+	/* on the stack first (a strbuf formats twice past 64 bytes): 80,000 lines for libc */
+	n = snprintf(small, sizeof(small), "*** %-34s ", what);
+	if (n >= 0 && (size_t)n < sizeof(small)) {
+		va_start(ap, fmt);
+		k = vsnprintf(small + n, sizeof(small) - (size_t)n, fmt, ap);
+		va_end(ap);
+	}
+	if (k >= 0 && (size_t)k < sizeof(small) - (size_t)n) {
+		n += k;
+		while (n && isspace((unsigned char)small[n - 1]))
+			n--;
+		draw_textn(d, st, small, (size_t)n);
+		draw_eol(d);
+		return;
+	}
 	strbuf_addf(&sb, "*** %-34s ", what);
 	va_start(ap, fmt);
 	strbuf_vaddf(&sb, fmt, ap);

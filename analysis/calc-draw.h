@@ -76,6 +76,7 @@ struct calc_lines {
 enum calc_render_flags {
 	CALC_RENDER_NO_HEADER = (1 << 0), /* no procedure header lines */
 	CALC_RENDER_VALUES = (1 << 1),    /* each instruction's values at the end of its line */
+	CALC_RENDER_HEADER_ONLY = (1 << 2), /* the procedure header lines, nothing after them */
 };
 
 /*

@@ -32,6 +32,7 @@ struct scan {
 	unsigned width;
 	unsigned char *fwd, *bwd;       /* per block */
 	uint32_t *stack;
+	struct decoder *dec;            /* its own: the image's is another thread's to use */
 };
 
 /* Marks the blocks reachable from b (forward) or reaching b (backward), EXIT left out. */
@@ -129,7 +130,7 @@ static bool invariant_value(const struct scan *s, const unsigned char *in_loop, 
 static bool ops_of(const struct scan *s, size_t i, struct insn_ops *ops)
 {
 	const struct insn *in = s->l->insns[i].insn;
-	struct decoder *dec = image_decoder(s->l->img);
+	struct decoder *dec = s->dec;
 	struct insn tmp;
 	uint8_t code[16];
 
@@ -479,7 +480,7 @@ size_t measure_loops(const struct listing *l, const struct values_profile *prof,
 		     struct measure **out)
 {
 	const struct cfg *cfg = &l->cfg;
-	struct scan s = { l, cfg, prof, cycles_per_sample, width, NULL, NULL, NULL };
+	struct scan s = { l, cfg, prof, cycles_per_sample, width, NULL, NULL, NULL, NULL };
 	unsigned char *in_loop;
 	size_t n = 0, alloc = 0, n_blocks = 0;
 	long last_block = -1;
@@ -488,6 +489,8 @@ size_t measure_loops(const struct listing *l, const struct values_profile *prof,
 	*out = NULL;
 	if (!prof || !prof->n || !cfg->n_blocks || !l->img)
 		return 0;
+	/* calc_each() analyses on several threads, and decodes the next procedures' meanwhile */
+	s.dec = decoder_new(l->img->arch);
 	s.fwd = xcalloc(cfg->n_blocks, 1);
 	s.bwd = xcalloc(cfg->n_blocks, 1);
 	s.stack = xcalloc(cfg->n_blocks + cfg->n_edges + 1, sizeof(*s.stack));
@@ -521,6 +524,7 @@ size_t measure_loops(const struct listing *l, const struct values_profile *prof,
 	free(s.stack);
 	free(s.fwd);
 	free(s.bwd);
+	decoder_free(s.dec);
 	return n;
 }
 

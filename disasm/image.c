@@ -31,6 +31,17 @@
 #include "disasm/textsyms.h"
 
 #define NORETURN_DEPTH 6
+/* Instructions decoded for a callee's noreturn analysis kept for its own CFG, at most. */
+#define KEPT_INSNS_MAX (1u << 18)
+/* kept_by_start's mark of a procedure whose own CFG was built: nothing kept for it after */
+#define KEPT_BUILT UINT64_MAX
+
+/* A callee's instructions, decoded to see if it returns, kept for its own CFG. */
+struct kept_decode {
+	uint64_t end;
+	struct insn *v;
+	size_t n;
+};
 
 /* The direct jump targets of a code fragment outside procedures jump into (a .cold part). */
 struct frag {
@@ -55,6 +66,10 @@ struct image_private {
 	const char *dw_why;
 	struct u64map noreturn;         /* callee address -> enum nr_state */
 	unsigned nr_depth;
+	struct u64map kept_by_start;    /* procedure start -> index + 1 in kept (0: none),
+					   or KEPT_BUILT */
+	struct kept_decode *kept;
+	size_t n_kept, alloc_kept, kept_insns;
 	struct u64map frag_by_start;    /* outside fragment start -> index + 1 in frags */
 	struct frag *frags;
 	size_t n_frags, alloc_frags;
@@ -267,6 +282,7 @@ struct image *image_open(const struct db_image *rec, const struct image_opts *op
 	proctab_init(&img->priv->procs);
 	u64map_init(&img->priv->gap_by_start);
 	u64map_init(&img->priv->noreturn);
+	u64map_init(&img->priv->kept_by_start);
 	u64map_init(&img->priv->frag_by_start);
 	img->arch = ARCH_X86_64;
 	switch (rec->kind) {
@@ -304,6 +320,10 @@ void image_free(struct image *img)
 	free(p->gaps);
 	u64map_release(&p->gap_by_start);
 	u64map_release(&p->noreturn);
+	u64map_release(&p->kept_by_start);
+	for (size_t i = 0; i < p->n_kept; i++)
+		free(p->kept[i].v);
+	free(p->kept);
 	u64map_release(&p->frag_by_start);
 	for (size_t i = 0; i < p->n_frags; i++)
 		free(p->frags[i].targets);
@@ -657,8 +677,14 @@ int image_decode(struct image *img, const struct proc *pr, struct insn **v, size
 		len = avail;
 	if (len > (64u << 20))
 		len = 64u << 20;
-	if (len)
+	if (len) {
+		/* room for the usual instruction lengths at once (growing copies the array) */
+		alloc = len / 3 + 8;
+		*v = xmalloc(alloc * sizeof(**v));
 		decode_range(dec, b, len, pr->start, v, n, &alloc);
+		if (*n + *n / 4 < alloc)
+			*v = xreallocarray(*v, *n ? *n : 1, sizeof(**v));
+	}
 	return 0;
 }
 
@@ -825,14 +851,64 @@ static size_t reentries_callback(void *ctx, uint64_t target, uint64_t start, uin
 	return n;
 }
 
+/*
+ * Keeps a copy of pr's instructions, decoded for the analysis of whether
+ * it returns, for when its own CFG is built (dcpicalc --image builds every
+ * procedure's, and decoding is most of building one); not once it was.
+ */
+static void keep_decode(struct image_private *p, const struct proc *pr, const struct insn *v,
+			size_t n)
+{
+	uint64_t *slot;
+
+	if (!n || p->kept_insns + n > KEPT_INSNS_MAX)
+		return;
+	slot = u64map_slot(&p->kept_by_start, pr->start);
+	if (*slot)
+		return;
+	ALLOC_GROW(p->kept, p->n_kept + 1, p->alloc_kept);
+	p->kept[p->n_kept] = (struct kept_decode){ pr->end, xmemdup(v, n * sizeof(*v)), n };
+	*slot = ++p->n_kept;
+	p->kept_insns += n;
+}
+
+/* pr's instructions if keep_decode() kept them (then no longer kept). */
+static bool take_decode(struct image_private *p, const struct proc *pr, struct insn **v,
+			size_t *n)
+{
+	uint64_t idx;
+	struct kept_decode *k;
+
+	if (!p->kept_insns || !u64map_get(&p->kept_by_start, pr->start, &idx) || !idx ||
+	    idx == KEPT_BUILT)
+		return false;
+	k = &p->kept[idx - 1];
+	if (!k->v || k->end != pr->end)
+		return false;
+	*v = k->v;
+	*n = k->n;
+	p->kept_insns -= k->n;
+	k->v = NULL;
+	k->n = 0;
+	*u64map_slot(&p->kept_by_start, pr->start) = 0;
+	return true;
+}
+
 int image_cfg(struct image *img, const struct proc *pr, struct cfg *cfg)
 {
+	struct image_private *p = img->priv;
 	struct cfg_env env;
 	struct insn *v;
 	size_t n;
 
-	if (image_decode(img, pr, &v, &n))
-		return -1;
+	if (!take_decode(p, pr, &v, &n)) {
+		if (image_decode(img, pr, &v, &n))
+			return -1;
+		if (p->nr_depth)
+			keep_decode(p, pr, v, n);
+	}
+	if (!p->nr_depth)
+		*u64map_slot(&p->kept_by_start, pr->start) = KEPT_BUILT;
 	env.dec = image_decoder(img);
 	env.read = read_callback;
 	env.noreturn = noreturn_callback;

@@ -184,8 +184,8 @@ void sched_sim_init(struct sim *s, const struct cpu_model *m, struct sim_buffers
 void sched_sim_finish(struct sim *s);
 /* Makes room in the ring up to cycle c (exclusive). */
 void sched_ring_reach(struct sim *s, int c);
-/* Runs stream element i through the machine. */
-void sched_sim_step(struct sim *s, size_t i);
+/* Runs stream elements [from, to). */
+void sched_sim_steps(struct sim *s, size_t from, size_t to);
 /* Runs stream elements [0, to). */
 void sched_sim_run_to(struct sim *s, size_t to);
 /* Runs stream elements [from, s->n). */

@@ -92,12 +92,16 @@ void sched_ring_reach(struct sim *s, int c)
 	s->hi = c;
 }
 
-static void ring_take(struct sim *s, int start, int len, unsigned u, int holder)
+static inline void ring_take(struct sim *s, int start, int len, unsigned u, int holder)
 {
 	struct sim_buffers *b = s->buf;
 
-	if (start + len > s->hi)
-		sched_ring_reach(s, start + len);
+	if (start + len > s->hi) {
+		if (start + len <= s->floor + (int)b->cap)
+			s->hi = start + len;  /* sched_ring_reach() without the call */
+		else
+			sched_ring_reach(s, start + len);
+	}
 	for (int c = start; c < start + len; c++) {
 		size_t k = (size_t)c & (b->cap - 1);
 
@@ -394,24 +398,40 @@ static void retire(struct sim *s, size_t i, const struct slot *sl)
 		s->call_until = r;
 }
 
-void sched_sim_step(struct sim *s, size_t i)
+static inline void step(struct sim *s, size_t i, const struct slot *sl, const struct slot *prev)
 {
-	const struct slot *sl = slot_of(s, i), *prev = i ? slot_of(s, i - 1) : NULL;
-
 	dispatch(s, i, sl, prev);
 	execute(s, i, sl);
 	writeback(s, i, sl);
 	retire(s, i, sl);
 }
 
+void sched_sim_steps(struct sim *s, size_t from, size_t to)
+{
+	/* slot_of() walked along: the later passes' slots over and over, no division */
+	const struct slot *end = s->slots + s->n_ctx + 2 * s->n_body;
+	const struct slot *prev, *sl;
+
+	if (from >= to)
+		return;
+	prev = from ? slot_of(s, from - 1) : NULL;
+	sl = slot_of(s, from);
+	for (size_t i = from;;) {
+		step(s, i, sl, prev);
+		if (++i == to)
+			break;
+		prev = sl++;
+		if (sl == end)
+			sl = end - s->n_body;
+	}
+}
+
 void sched_sim_run_to(struct sim *s, size_t to)
 {
-	for (size_t i = 0; i < to; i++)
-		sched_sim_step(s, i);
+	sched_sim_steps(s, 0, to);
 }
 
 void sched_sim_run(struct sim *s, size_t from)
 {
-	for (size_t i = from; i < s->n; i++)
-		sched_sim_step(s, i);
+	sched_sim_steps(s, from, s->n);
 }

@@ -138,11 +138,12 @@ static unsigned digest_period(const uint64_t *d, size_t n)
 
 /*
  * Writes elements [to, s->n) from the passes before element `to`, which
- * repeat with a period of `period` elements and `shift` cycles.
+ * repeat with a period of `period` elements and `shift` cycles; those
+ * before `needed` (nobody reads them) are left out.
  */
-static void repeat_passes(struct sim *s, size_t to, size_t period, int shift)
+static void repeat_passes(struct sim *s, size_t to, size_t needed, size_t period, int shift)
 {
-	for (size_t j = to; j < s->n; j++) {
+	for (size_t j = to > needed ? to : needed; j < s->n; j++) {
 		size_t q = (j - to) / period + 1;
 		const struct elem *src = &s->e[j - q * period];
 		struct elem *e = &s->e[j];
@@ -176,7 +177,8 @@ void sched_sim_run_loop(struct sim *s, size_t needed, struct sched_prep *sp)
 		if (snap_period && it == snap_at + snap_period) {
 			state_of(s, first, now);
 			if (now->n == snap->n && !memcmp(now->v, snap->v, now->n * sizeof(*now->v))) {
-				repeat_passes(s, first, snap_period * n, s->disp_cycle - snap_base);
+				repeat_passes(s, first, needed, snap_period * n,
+					      s->disp_cycle - snap_base);
 				return;
 			}
 			snap_period = 0;
@@ -193,8 +195,7 @@ void sched_sim_run_loop(struct sim *s, size_t needed, struct sched_prep *sp)
 				snap_base = s->disp_cycle;
 			}
 		}
-		for (size_t j = first; j < first + n; j++)
-			sched_sim_step(s, j);
+		sched_sim_steps(s, first, first + n);
 		dig[it] = pass_digest(s, first, n, it ? prev_base : s->e[first].D);
 		prev_base = s->e[first].D;
 	}

@@ -182,6 +182,25 @@ int draw_textn(struct draw *d, enum style st, const char *s, size_t len)
 	while (len) {
 		struct uchar u;
 
+		if (*p >= 0x20 && *p < 0x7f && d->vcol >= d->skip) {
+			/* a run of printable ASCII: as emit_char() would, a byte a column */
+			size_t k = 1;
+
+			while (k < len && p[k] >= 0x20 && p[k] < 0x7f)
+				k++;
+			if (d->col >= d->width)
+				break;
+			if ((size_t)(d->width - d->col) < k)
+				k = (size_t)(d->width - d->col);
+			if (r.len == sizeof(r.buf))
+				run_flush(&r);
+			if (k > sizeof(r.buf) - r.len)
+				k = sizeof(r.buf) - r.len;
+			run_add(&r, p, k, (int)k);
+			p += k;
+			len -= k;
+			continue;
+		}
 		next_char(p, len, d->flags, &u);
 		if (!emit_char(&r, p, &u))
 			break;

@@ -50,7 +50,7 @@ static void summary(const struct calc *c)
 {
 	struct calc_lines l;
 
-	calc_render(c, &l, 0);
+	calc_render(c, &l, CALC_RENDER_HEADER_ONLY);
 	for (size_t k = 0; k < l.n && l.v[k].kind == CALC_LINE_HEADER; k++) {
 		calc_draw_line(c, &l.v[k], &t.out);
 		draw_eol(&t.out);
