@@ -67,6 +67,18 @@ static inline void put_u(struct strbuf *sb, uint64_t v)
 	sb->len = (size_t)(p - (uint8_t *)sb->buf);
 }
 
+/* Appends the n values of v as varints, in order. */
+static inline void put_u_list(struct strbuf *sb, const uint64_t *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		put_u(sb, v[i]);
+}
+
+/* put_u of each argument, in order: a run of a record's fields. */
+#define put_us(sb, ...)                                                                    \
+	put_u_list(sb, (const uint64_t[]){ __VA_ARGS__ },                                  \
+		   sizeof((const uint64_t[]){ __VA_ARGS__ }) / sizeof(uint64_t))
+
 static void put_s(struct strbuf *sb, int64_t v)
 {
 	put_u(sb, varint_zigzag((uint64_t)v));
@@ -115,11 +127,7 @@ static void put_insn(struct strbuf *sb, const struct insn *in, uint64_t prev)
 	put_u(sb, !!in->target);
 	put_s(sb, in->mem_addr ? (int64_t)(in->mem_addr - in->addr) : 0);
 	put_u(sb, !!in->mem_addr);
-	put_u(sb, in->cs_id);
-	put_u(sb, in->opsig);
-	put_u(sb, in->nops);
-	put_u(sb, in->opsize);
-	put_u(sb, in->flags);
+	put_us(sb, in->cs_id, in->opsig, in->nops, in->opsize, in->flags);
 	put_regs(sb, &in->reads);
 	put_regs(sb, &in->writes);
 	put_str(sb, in->text);
@@ -127,26 +135,18 @@ static void put_insn(struct strbuf *sb, const struct insn *in, uint64_t prev)
 
 static void put_timing(struct strbuf *sb, const struct model_timing *t, unsigned loop_extra)
 {
-	put_u(sb, t->latency);
-	put_u(sb, t->uops);
+	put_us(sb, t->latency, t->uops);
 	put_num(sb, t->rthroughput);
-	put_u(sb, t->fu);
-	put_u(sb, t->flags);
-	put_u(sb, t->match);
-	put_u(sb, t->eliminated);
-	put_u(sb, t->n_groups);
-	for (unsigned g = 0; g < t->n_groups && g < MODEL_MAX_GROUPS; g++) {
-		put_u(sb, t->groups[g].mask);
-		put_u(sb, t->groups[g].cycles);
-	}
+	put_us(sb, t->fu, t->flags, t->match, t->eliminated, t->n_groups);
+	for (unsigned g = 0; g < t->n_groups && g < MODEL_MAX_GROUPS; g++)
+		put_us(sb, t->groups[g].mask, t->groups[g].cycles);
 	put_u(sb, loop_extra);
 }
 
 static void put_schedule(struct strbuf *sb, const struct block_schedule *s, long pred_edge)
 {
 	put_s(sb, pred_edge);
-	put_u(sb, s->entry);
-	put_u(sb, s->iterations);
+	put_us(sb, s->entry, s->iterations);
 	for (size_t i = 0; i < s->n; i++) {
 		const struct sched_insn *x = &s->insn[i];
 		bool usual_stall = x->stall == (x->m > 1 ? x->m - 1 : 0);
@@ -178,11 +178,9 @@ static void put_record(struct strbuf *sb, const struct calc_work *w)
 	size_t n_succ = 0, n_pred = 0;
 	uint64_t prev = cfg->start;
 
-	put_u(sb, cfg->arch);
-	put_u(sb, cfg->flags);
+	put_us(sb, cfg->arch, cfg->flags);
 	put_str(sb, cfg->missing_why);
-	put_u(sb, cfg->n_classes);
-	put_u(sb, cfg->n_insns);
+	put_us(sb, cfg->n_classes, cfg->n_insns);
 	for (size_t i = 0; i < cfg->n_insns; i++) {
 		struct model_timing t;
 		unsigned extra;
@@ -196,16 +194,9 @@ static void put_record(struct strbuf *sb, const struct calc_work *w)
 	for (size_t b = 0; b < cfg->n_blocks; b++) {
 		const struct cfg_block *blk = &cfg->blocks[b];
 
-		put_u(sb, blk->start - cfg->start);
-		put_u(sb, blk->end - blk->start);
-		put_u(sb, blk->first);
-		put_u(sb, blk->n_insns);
-		put_u(sb, blk->succ);
-		put_u(sb, blk->n_succ);
-		put_u(sb, blk->pred);
-		put_u(sb, blk->n_pred);
-		put_u(sb, blk->flags);
-		put_u(sb, (uint64_t)(blk->cls + 1));
+		put_us(sb, blk->start - cfg->start, blk->end - blk->start, blk->first, blk->n_insns,
+		       blk->succ, blk->n_succ, blk->pred, blk->n_pred, blk->flags,
+		       (uint64_t)(blk->cls + 1));
 		n_succ += blk->n_succ;
 		n_pred += blk->n_pred;
 	}
@@ -213,12 +204,9 @@ static void put_record(struct strbuf *sb, const struct calc_work *w)
 	for (size_t e = 0; e < cfg->n_edges; e++) {
 		const struct cfg_edge *ed = &cfg->edges[e];
 
-		put_u(sb, ed->from);
-		put_u(sb, ed->to);
-		put_u(sb, ed->kind);
+		put_us(sb, ed->from, ed->to, ed->kind);
 		put_s(sb, (int64_t)(ed->site - cfg->start));
-		put_u(sb, ed->target);
-		put_u(sb, (uint64_t)(ed->cls + 1));
+		put_us(sb, ed->target, (uint64_t)(ed->cls + 1));
 	}
 	put_u(sb, n_succ);
 	for (size_t k = 0; k < n_succ; k++)
@@ -240,8 +228,7 @@ static void put_record(struct strbuf *sb, const struct calc_work *w)
 	for (size_t k = 0; k < w->n_known; k++) {
 		const struct known_cycle *kc = &w->known[k];
 
-		put_u(sb, kc->b);
-		put_u(sb, kc->n);
+		put_us(sb, kc->b, kc->n);
 		for (uint32_t j = 0; j < kc->n; j++)
 			put_u(sb, kc->blocks[j]);
 		put_schedule(sb, &kc->s, -1);

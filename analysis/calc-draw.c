@@ -28,39 +28,34 @@
 
 /* ---- small formatters ------------------------------------------------------------- */
 
+/*
+ * "?" for an unknown v (negative, or not finite), else v in format big
+ * from big_from on, in format small below it.
+ */
+static void format_known(double v, double big_from, const char *big, const char *small,
+			 char *buf, size_t size)
+{
+	if (v < 0 || !isfinite(v))
+		snprintf(buf, size, "?");
+	else
+		snprintf(buf, size, v >= big_from ? big : small, v);
+}
+
 void calc_format_cycles(double cycles, char *buf, size_t size)
 {
-	if (cycles < 0 || !isfinite(cycles))
-		snprintf(buf, size, "?");
-	else if (cycles >= 1000)
-		snprintf(buf, size, "%.0fcy", cycles);
-	else
-		snprintf(buf, size, "%.1fcy", cycles);
+	format_known(cycles, 1000, "%.0fcy", "%.1fcy", buf, size);
 }
 
 /* "1234", "12.3", "0.52": a frequency or sample count in few characters. */
 void calc_format_count(double v, char *buf, size_t size)
 {
-	if (v < 0 || !isfinite(v))
-		snprintf(buf, size, "?");
-	else if (v >= 1e7)
-		snprintf(buf, size, "%.3g", v);
-	else if (v >= 100 || v == floor(v))
-		snprintf(buf, size, "%.0f", v);
-	else if (v >= 10)
-		snprintf(buf, size, "%.1f", v);
-	else
-		snprintf(buf, size, "%.2f", v);
+	format_known(v, 1e7, "%.3g", v >= 100 || v == floor(v) ? "%.0f" : v >= 10 ? "%.1f" : "%.2f",
+		     buf, size);
 }
 
 void calc_format_execs(double v, char *buf, size_t size)
 {
-	if (v < 0 || !isfinite(v))
-		snprintf(buf, size, "?");
-	else if (v >= 1e6)
-		snprintf(buf, size, "%.3g", v);
-	else
-		snprintf(buf, size, "%.0f", v);
+	format_known(v, 1e6, "%.3g", "%.0f", buf, size);
 }
 
 static int addr_width(const struct calc *c)

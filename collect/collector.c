@@ -952,18 +952,11 @@ void collector_summary(struct collector *c, struct collect_summary *s)
 		s->burst_share = el > 0 ? (double)c->bursts->st.ns / (double)el : 0;
 	}
 	if (c->emb) {
-		struct emburst_report r;
-
-		emburst_report(c->emb, c->started, &r);
+		emburst_report(c->emb, c->started, &s->emulated);
 		s->burst_emulated = true;
-		s->bursts = r.bursts;
-		s->burst_steps = r.insns;
-		s->burst_share = r.share;
-		memcpy(s->burst_ends, r.ends, sizeof(s->burst_ends));
-		s->burst_lost = r.lost;
-		s->windows = r.windows;
-		s->windows_tried = r.windows_tried;
-		snprintf(s->burst_end_names, sizeof(s->burst_end_names), "%s", r.end_names);
+		s->bursts = s->emulated.bursts;
+		s->burst_steps = s->emulated.insns;
+		s->burst_share = s->emulated.share;
 	}
 	s->calib_cycles = c->calib.intervals ? c->calib.cycles : 0;
 	s->calib_mhz = c->calib.mhz;

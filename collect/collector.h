@@ -27,6 +27,7 @@
 #include <sys/types.h>
 
 #include "collect/callchain.h"
+#include "collect/emburst.h"
 #include "collect/shash.h"
 #include "collect/store.h"
 #include "core/cli.h"
@@ -249,11 +250,8 @@ struct collect_summary {
 	uint64_t value_dropped;     /* ... not aggregated (memory cap) */
 	uint64_t bursts, burst_steps;       /* --bursts: taken, instructions followed */
 	double burst_share;                 /* ... the share of the run's time they took */
-	bool burst_emulated;                /* the figures below are valid */
-	uint64_t burst_ends[PATHS_END__COUNT];  /* emulated bursts by why they ended */
-	uint64_t burst_lost;                /* ...lost (the worker failed) */
-	uint64_t windows, windows_tried;    /* windows matched, emulated */
-	char burst_end_names[160];          /* "vmovdqu64 12, pclmulqdq 3" */
+	bool burst_emulated;                /* emulated is valid */
+	struct emburst_report emulated;     /* the emulated bursts: how they ended, the windows */
 	double calib_cycles;        /* this run's calibration: cycles per sample (0: none) */
 	double calib_mhz;           /* ... the loop's clock */
 	int64_t calib_ns;           /* ... and its cost (CPU time) */

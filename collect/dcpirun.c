@@ -157,22 +157,22 @@ static void begin_epoch(struct run *r, struct collector *c, struct db *db)
  * Emulated bursts: how many, how far, which ended early (before the limit
  * or a system call) and at which instructions, the windows matched.
  */
-static void burst_summary(const struct collect_summary *s)
+static void burst_summary(const struct emburst_report *r)
 {
 	uint64_t early = 0;
 
 	for (int i = 0; i < PATHS_END__COUNT; i++)
 		if (i != PATHS_END_LIMIT && i != PATHS_END_SYSCALL)
-			early += s->burst_ends[i];
+			early += r->ends[i];
 	fprintf(stderr, ", %" PRIu64 " bursts of %" PRIu64 " instructions (%.1f%% of the time; "
-		"%.1f%% ended early", s->bursts, s->burst_steps, 100 * s->burst_share,
-		s->bursts ? 100.0 * (double)early / (double)s->bursts : 0.0);
-	if (*s->burst_end_names)
-		fprintf(stderr, ", at %s", s->burst_end_names);
-	if (s->burst_lost)
-		fprintf(stderr, "; %" PRIu64 " LOST", s->burst_lost);
-	fprintf(stderr, "; %" PRIu64 " of %" PRIu64 " windows matched)", s->windows,
-		s->windows_tried);
+		"%.1f%% ended early", r->bursts, r->insns, 100 * r->share,
+		r->bursts ? 100.0 * (double)early / (double)r->bursts : 0.0);
+	if (*r->end_names)
+		fprintf(stderr, ", at %s", r->end_names);
+	if (r->lost)
+		fprintf(stderr, "; %" PRIu64 " LOST", r->lost);
+	fprintf(stderr, "; %" PRIu64 " of %" PRIu64 " windows matched)", r->windows,
+		r->windows_tried);
 }
 
 static void summary(struct run *r, struct collector *c, unsigned snapshots)
@@ -205,7 +205,7 @@ static void summary(struct run *r, struct collector *c, unsigned snapshots)
 		fprintf(stderr, ", %" PRIu64 " bursts of %" PRIu64 " steps (%.1f%% of the time)",
 			s.bursts, s.burst_steps, 100 * s.burst_share);
 	if (s.burst_emulated)
-		burst_summary(&s);
+		burst_summary(&s.emulated);
 	if (s.calib_cycles > 0)
 		fprintf(stderr, ", 1 sample = %.0f cycles (calibrated in %.0f ms)", s.calib_cycles,
 			(double)s.calib_ns / 1e6);

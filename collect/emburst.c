@@ -824,10 +824,8 @@ void emburst_status_json(const struct emburst *e, int64_t started, struct json_w
 	size_t order[EMBURST_END_NAMES], n = ends_by_count(e, order, EMBURST_END_NAMES);
 
 	json_key(w, "mode"), json_string(w, "emulate");
-	json_key(w, "bursts"), json_u64(w, s->bursts);
-	json_key(w, "instructions"), json_u64(w, s->insns);
-	json_key(w, "detailed"), json_u64(w, s->detailed);
-	json_key(w, "limit"), json_u64(w, e->limit);
+	JSON_U64_MEMBERS(w, { "bursts", s->bursts }, { "instructions", s->insns },
+			 { "detailed", s->detailed }, { "limit", e->limit });
 	json_key(w, "time_share"), json_double(w, el > 0 ? (double)s->ns / el : 0, 6);
 	json_key(w, "stopped_s"), json_double(w, (double)s->ns / 1e9, 6);
 	json_key(w, "longest_s"), json_double(w, (double)s->longest_ns / 1e9, 6);
@@ -841,21 +839,14 @@ void emburst_status_json(const struct emburst *e, int64_t started, struct json_w
 	for (size_t i = 0; i < n; i++)
 		json_key(w, e->ends[order[i]].mnemonic), json_u64(w, e->ends[order[i]].count);
 	json_object_end(w);
-	json_key(w, "refused"), json_u64(w, s->refused);
-	json_key(w, "in_syscall"), json_u64(w, s->in_syscall);
-	json_key(w, "signals"), json_u64(w, s->signals);
-	json_key(w, "lost"), json_u64(w, s->lost);
-	json_key(w, "gone"), json_u64(w, e->tracer.gone);
-	json_key(w, "worker_starts"), json_u64(w, ws->starts);
-	json_key(w, "worker_failures"), json_u64(w, ws->failures);
-	json_key(w, "pages"), json_u64(w, ws->pages);
-	json_key(w, "page_requests"), json_u64(w, ws->page_requests);
-	json_key(w, "written"), json_u64(w, s->written);
-	json_key(w, "write_failures"), json_u64(w, s->write_failures);
+	JSON_U64_MEMBERS(w, { "refused", s->refused }, { "in_syscall", s->in_syscall },
+			 { "signals", s->signals }, { "lost", s->lost }, { "gone", e->tracer.gone },
+			 { "worker_starts", ws->starts }, { "worker_failures", ws->failures },
+			 { "pages", ws->pages }, { "page_requests", ws->page_requests },
+			 { "written", s->written }, { "write_failures", s->write_failures });
 	json_key(w, "windows"), json_object_begin(w);
-	json_key(w, "tried"), json_u64(w, s->windows_tried);
-	json_key(w, "matched"), json_u64(w, s->windows);
-	json_key(w, "instructions"), json_u64(w, s->window_insns);
+	JSON_U64_MEMBERS(w, { "tried", s->windows_tried }, { "matched", s->windows },
+			 { "instructions", s->window_insns });
 	json_key(w, "worker_s"), json_double(w, (double)s->window_ns / 1e9, 6);
 	json_key(w, "misses"), json_object_begin(w);
 	for (int i = 0; i < PATHS_MISS__COUNT; i++)

@@ -146,6 +146,14 @@ void json_u64(struct json_writer *w, uint64_t v)
 	fprintf(w->out, "%" PRIu64, v);
 }
 
+void json_u64_members(struct json_writer *w, const struct json_u64_member *m, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		json_key(w, m[i].key);
+		json_u64(w, m[i].v);
+	}
+}
+
 void json_i64(struct json_writer *w, int64_t v)
 {
 	before_item(w);

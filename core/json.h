@@ -43,6 +43,19 @@ void json_string(struct json_writer *w, const char *s); /* NULL writes null */
 void json_string_len(struct json_writer *w, const char *s, size_t len);
 void json_u64(struct json_writer *w, uint64_t v);
 void json_i64(struct json_writer *w, int64_t v);
+
+/* A member of an object whose value is a count (json_u64_members). */
+struct json_u64_member {
+	const char *key;
+	uint64_t v;
+};
+/* Writes the n members m, in order: "key": v each. */
+void json_u64_members(struct json_writer *w, const struct json_u64_member *m, size_t n);
+/* json_u64_members() of its arguments: JSON_U64_MEMBERS(w, { "files", n }, { "bytes", b }). */
+#define JSON_U64_MEMBERS(w, ...)                                                          \
+	json_u64_members(w, (const struct json_u64_member[]){ __VA_ARGS__ },              \
+			 sizeof((const struct json_u64_member[]){ __VA_ARGS__ }) /         \
+				 sizeof(struct json_u64_member))
 /*
  * Writes v as the shortest number that reads back as exactly v (0.1,
  * 4133.734612, 3512345.6): JSON numbers are never rounded, a reader gets

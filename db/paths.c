@@ -628,7 +628,8 @@ bad:
 
 /* ---- the database ------------------------------------------------------------------------ */
 
-void paths_file_name(const char *key, char *buf, size_t size)
+/* The epoch file name of image key's path profile ("KEY.paths"). */
+static void paths_file_name(const char *key, char *buf, size_t size)
 {
 	snprintf(buf, size, "%s%s", key, PATHS_SUFFIX);
 }

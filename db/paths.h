@@ -226,9 +226,6 @@ uint32_t paths_encode(const struct paths_profile *p, struct strbuf *out);
 int paths_decode(const void *payload, size_t len, uint32_t count, struct paths_profile *out,
 		 const char **why);
 
-/* The epoch file name of image key's path profile ("KEY.paths"). */
-void paths_file_name(const char *key, char *buf, size_t size);
-
 /*
  * Reads image key's path profile of epoch seq into out: 0; 1 if there is
  * none (out empty, no message); -1 on an error (reported, the file named).

@@ -480,7 +480,8 @@ bad:
 
 /* ---- the database ------------------------------------------------------------------------ */
 
-void values_file_name(const char *key, char *buf, size_t size)
+/* The epoch file name of image key's value profile ("KEY.values"). */
+static void values_file_name(const char *key, char *buf, size_t size)
 {
 	snprintf(buf, size, "%s%s", key, VALUES_SUFFIX);
 }

@@ -165,9 +165,6 @@ uint32_t values_encode(const struct values_profile *p, struct strbuf *out);
 int values_decode(const void *payload, size_t len, uint32_t count, struct values_profile *out,
 		  const char **why);
 
-/* The epoch file name of image key's value profile ("KEY.values"). */
-void values_file_name(const char *key, char *buf, size_t size);
-
 /*
  * Reads image key's value profile of epoch seq into out.  Returns 0; 1 if
  * there is none (out empty, no message); -1 on an error (reported: an

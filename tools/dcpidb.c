@@ -73,15 +73,12 @@ static void check_summary(const struct db_check_stats *st, int r)
 static void check_json(struct json_writer *w, const struct db_check_stats *st, int r)
 {
 	json_key(w, "sound"), json_bool(w, r == 0);
-	json_key(w, "epochs"), json_u64(w, st->epochs);
-	json_key(w, "files"), json_u64(w, st->files);
-	json_key(w, "profiles"), json_u64(w, st->profiles);
-	json_key(w, "blobs"), json_u64(w, st->blobs);
-	json_key(w, "records"), json_u64(w, st->records);
-	json_key(w, "snapshots"), json_u64(w, st->snapshots);
-	json_key(w, "errors"), json_u64(w, st->findings[DB_CHECK_ERROR]);
-	json_key(w, "warnings"), json_u64(w, st->findings[DB_CHECK_WARNING]);
-	json_key(w, "notes"), json_u64(w, st->findings[DB_CHECK_NOTE]);
+	JSON_U64_MEMBERS(w, { "epochs", st->epochs }, { "files", st->files },
+			 { "profiles", st->profiles }, { "blobs", st->blobs },
+			 { "records", st->records }, { "snapshots", st->snapshots },
+			 { "errors", st->findings[DB_CHECK_ERROR] },
+			 { "warnings", st->findings[DB_CHECK_WARNING] },
+			 { "notes", st->findings[DB_CHECK_NOTE] });
 }
 
 static int cmd_check(struct db *db)
@@ -215,14 +212,10 @@ static void info_json(struct db *db, const struct db_census *c)
 		json_object_end(&w);
 	}
 	json_array_end(&w);
-	json_key(&w, "snapshots"), json_u64(&w, c->n_binaries);
-	json_key(&w, "snapshot_bytes"), json_u64(&w, c->binaries_bytes);
-	json_key(&w, "unwind_tables"), json_u64(&w, c->n_unwind);
-	json_key(&w, "unwind_table_bytes"), json_u64(&w, c->unwind_bytes);
-	json_key(&w, "analyses"), json_u64(&w, c->n_calc);
-	json_key(&w, "analysis_bytes"), json_u64(&w, c->calc_bytes);
-	json_key(&w, "temps"), json_u64(&w, c->n_temps);
-	json_key(&w, "temp_bytes"), json_u64(&w, c->temp_bytes);
+	JSON_U64_MEMBERS(&w, { "snapshots", c->n_binaries }, { "snapshot_bytes", c->binaries_bytes },
+			 { "unwind_tables", c->n_unwind }, { "unwind_table_bytes", c->unwind_bytes },
+			 { "analyses", c->n_calc }, { "analysis_bytes", c->calc_bytes },
+			 { "temps", c->n_temps }, { "temp_bytes", c->temp_bytes });
 	db_damage_json(&db, 1, &w);
 	json_object_end(&w);
 	json_finish(&w);

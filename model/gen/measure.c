@@ -107,15 +107,22 @@ static void imul_chain(long n)
 		__asm__ volatile(REP8("imul %0, %0\n\t") : "+r"(x));
 }
 
-/* div rcx with rdx = 0, rax small: quotient feeds the next dividend */
-static void div_chain(long n)
-{
-	uint64_t a = 1000, d = 0, c = 1;
+/*
+ * A chain of divides: STEP divides rdx:rax (edx:eax for a 32-bit TYPE) by
+ * %2, which holds DIVISOR, and leaves in rax the next dividend; rax starts
+ * at A0.  n steps in all: n / 8 loops of 8.
+ */
+#define DIV_CHAIN(name, type, a0, divisor, step)                                          \
+	static void name(long n)                                                          \
+	{                                                                                 \
+		type a = a0, d = 0, c = divisor;                                          \
+                                                                                          \
+		for (long i = 0; i < n / 8; i++)                                          \
+			__asm__ volatile(REP8(step) : "+a"(a), "+d"(d) : "r"(c));          \
+	}
 
-	for (long i = 0; i < n / 8; i++)
-		__asm__ volatile(REP8("xor %%edx, %%edx\n\tdiv %2\n\t")
-				 : "+a"(a), "+d"(d) : "r"(c));
-}
+/* div rcx with rdx = 0, rax small: quotient feeds the next dividend */
+DIV_CHAIN(div_chain, uint64_t, 1000, 1, "xor %%edx, %%edx\n\tdiv %2\n\t")
 
 static void lock_chain(long n)
 {
@@ -210,23 +217,8 @@ static void stores_same_line(long n)
 				 : : "r"(slot) : "memory", "rax");
 }
 
-static void div32_chain(long n)
-{
-	uint32_t a = 1000, d = 0, c = 1;
-
-	for (long i = 0; i < n / 8; i++)
-		__asm__ volatile(REP8("xor %%edx, %%edx\n\tdivl %2\n\t")
-				 : "+a"(a), "+d"(d) : "r"(c));
-}
-
-static void idiv64_chain(long n)
-{
-	uint64_t a = 1000, d = 0, c = 1;
-
-	for (long i = 0; i < n / 8; i++)
-		__asm__ volatile(REP8("cqo\n\tidivq %2\n\t")
-				 : "+a"(a), "+d"(d) : "r"(c));
-}
+DIV_CHAIN(div32_chain, uint32_t, 1000, 1, "xor %%edx, %%edx\n\tdivl %2\n\t")
+DIV_CHAIN(idiv64_chain, uint64_t, 1000, 1, "cqo\n\tidivq %2\n\t")
 
 /* independent divides (the quotient is not used): throughput */
 static void div_tp(long n)
@@ -239,15 +231,8 @@ static void div_tp(long n)
 }
 
 /* the same with a 64-bit quotient of ~2^62 */
-static void div_big_chain(long n)
-{
-	uint64_t a = 1ull << 62, d = 0, c = 3;
-
-	for (long i = 0; i < n / 8; i++)
-		__asm__ volatile(REP8("xor %%edx, %%edx\n\tdiv %2\n\tmov $0x4000000000000000, %%rax\n\t"
-				      "add %%rdx, %%rax\n\t")
-				 : "+a"(a), "+d"(d) : "r"(c));
-}
+DIV_CHAIN(div_big_chain, uint64_t, 1ull << 62, 3,
+	  "xor %%edx, %%edx\n\tdiv %2\n\tmov $0x4000000000000000, %%rax\n\tadd %%rdx, %%rax\n\t")
 
 /*
  * Branch mispredicts: a loop over random bits with a jump on each, against
