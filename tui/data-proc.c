@@ -256,6 +256,7 @@ struct procs_calc_arg *procs_calc_arg_new(const struct procs_data *pd)
 	atomic_init(&res->n_analysed, 0);
 	atomic_init(&res->n_failed, 0);
 	pthread_mutex_init(&res->want_lock, NULL);
+	atomic_init(&res->n_want, 0);
 	for (size_t i = 0; i < pd->n; i++) {
 		const struct procprof_row *r = pd->rows[i].pr;
 
@@ -301,8 +302,10 @@ void procs_calc_want(const struct procs_calc *calc, size_t i)
 	if (procs_calc_ready(c, i))
 		return;
 	pthread_mutex_lock(&c->want_lock);
-	if (c->n_want < PROCS_CALC_WANT)
-		c->want[c->n_want++] = i;
+	if (atomic_load(&c->n_want) < PROCS_CALC_WANT) {
+		c->want[atomic_load(&c->n_want)] = i;
+		atomic_fetch_add(&c->n_want, 1);
+	}
 	pthread_mutex_unlock(&c->want_lock);
 }
 
@@ -381,12 +384,12 @@ static bool claim(struct procs_calc_arg *a, size_t *i)
 {
 	struct procs_calc *res = a->res;
 
-	if (res->n_want) { /* a racy peek: the lock is taken only when a view asked */
+	if (atomic_load(&res->n_want)) { /* the lock is taken only when a view asked */
 		bool found = false;
 
 		pthread_mutex_lock(&res->want_lock);
-		while (res->n_want && !found) {
-			*i = res->want[--res->n_want];
+		while (atomic_load(&res->n_want) && !found) {
+			*i = res->want[atomic_fetch_sub(&res->n_want, 1) - 1];
 			found = *i < a->n && a->refs[*i].proc && take(res, *i);
 		}
 		pthread_mutex_unlock(&res->want_lock);

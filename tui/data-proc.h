@@ -146,7 +146,7 @@ struct procs_calc {
 	/* the rows a view wants first (main thread writes, the job takes them) */
 	pthread_mutex_t want_lock;
 	size_t want[PROCS_CALC_WANT];
-	size_t n_want;
+	atomic_size_t n_want;        /* read without the lock to see whether to take it */
 };
 
 /* True if row i of calc is final (its an[i] may be read). */
@@ -184,8 +184,8 @@ const struct procs_calc *procs_calc_of(const struct job *job);
 extern const struct tui_source procs_calc_source;  /* req: the struct procs_data */
 /*
  * The analysis of every procedure of pd (as data_procs() gave it),
- * computed by a background job: returned while it runs too (rows below
- * its `done` are final), and *complete says whether it has finished.
+ * computed by a background job: returned while it runs too (a row is
+ * final once procs_calc_ready()), and *complete says whether it has finished.
  * waiter is reloaded when it has.  NULL if pd cannot be analysed.
  */
 const struct procs_calc *data_procs_calc(struct sources *s, const struct procs_data *pd,
