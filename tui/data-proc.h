@@ -20,6 +20,7 @@
 #ifndef DCPI_TUI_DATA_PROC_H
 #define DCPI_TUI_DATA_PROC_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -52,24 +53,27 @@ struct procs_image {
 /*
  * The analysis columns of the procedures view (calc_procrow(): CPI,
  * best-case CPI, dominant culprit, share of high-confidence estimates),
- * from struct procs_calc.  The view copies them into the rows (main
- * thread) when the analysis is complete, for sorting.
+ * one per row of struct procs_calc, kept there only (a million rows: no
+ * copy in the rows; the culprit's words come from its index).
  */
 struct proc_analysis {
-	bool valid;               /* analysed: a procedure with time samples */
 	double cpi, best_cpi;     /* < 0 unknown */
-	const char *culprit;      /* the dominant culprit, in a word of at most 7 letters, or NULL */
-	const char *name;         /* ... its name (calc_culprit_name) */
-	char letter;              /* its letter (calc_culprit_letter), or 0 */
-	double culprit_share;     /* its upper bound, share of the samples */
+	double culprit_share;     /* the dominant culprit's upper bound, share of the samples */
 	double high_conf;         /* share of the samples in high-confidence estimates, 0..1 */
+	int8_t dominant;          /* enum calc_culprit, or -1: none */
+	bool valid;               /* analysed: a procedure with time samples */
 };
 
+/* The dominant culprit in a word of at most 7 letters, or NULL. */
+const char *proc_analysis_culprit(const struct proc_analysis *an);
+
+/*
+ * A row: what procprof made of it, and its name as drawn.  16 bytes: the
+ * figures are procprof's row, the image's are the procs_image's.
+ */
 struct proc_row {
 	const struct procprof_row *pr; /* samples, image, proc (NULL: unnamed samples) */
-	char *name;               /* terminal-safe (borrowed when the name needs no escaping) */
-	bool owned;               /* name was allocated for the row */
-	struct proc_analysis an;  /* valid when procs_data.analysed */
+	char *name;               /* terminal-safe: pr->name when that needs no escaping, else owned */
 };
 
 struct procs_data {
@@ -83,7 +87,6 @@ struct procs_data {
 	struct procs_image *images;  /* one per image of the epoch view */
 	size_t n_images;
 	bool events[EVENT__COUNT];   /* events with samples in the epoch */
-	bool analysed;
 	int by;                      /* enum procprof_by: rows per process too */
 	int status;                  /* 0, or -1: the epoch or the image cannot be read */
 	char *error;                 /* then: what was reported (terminal-safe) */
@@ -126,24 +129,45 @@ void procs_complete_names(struct sources *s, uint32_t seq, struct candidates *c)
 /* ---- every procedure analysed (background) ------------------------------- */
 
 /*
- * The analysis of the rows of a procs_data, in row order (hottest first),
- * readable while the job runs: rows below `done` are final.
+ * The analysis of the rows of a procs_data, readable while the job runs:
+ * row i is final once ready[i] is set.  Rows go in row order (hottest
+ * first), on every core, except that the rows a view asks for
+ * (procs_calc_want(): those on its screen) go before the others.
  */
+#define PROCS_CALC_WANT 128
 struct procs_calc {
 	size_t n;                    /* rows */
 	struct proc_analysis *an;    /* per row */
+	_Atomic unsigned char *ready; /* per row: an[i] is final */
 	atomic_size_t done;          /* rows [0, done) are final */
 	size_t n_todo;               /* rows with a procedure and time samples */
 	atomic_size_t n_analysed;    /* ... analysed so far */
-	size_t n_failed;             /* ... that could not be (reported once) */
+	atomic_size_t n_failed;      /* ... that could not be (reported once) */
+	/* the rows a view wants first (main thread writes, the job takes them) */
+	pthread_mutex_t want_lock;
+	size_t want[PROCS_CALC_WANT];
+	atomic_size_t n_want;        /* read without the lock to see whether to take it */
 };
+
+/* True if row i of calc is final (its an[i] may be read). */
+static inline bool procs_calc_ready(const struct procs_calc *calc, size_t i)
+{
+	return i < calc->n && atomic_load_explicit(&calc->ready[i], memory_order_acquire);
+}
+
+/* Asks for row i before the rows in order (a row being drawn); extra asks are dropped. */
+void procs_calc_want(const struct procs_calc *calc, size_t i);
 
 struct procs_calc_arg {
 	struct shared_epoch *se;     /* a reference: the procedures' epoch view */
 	struct proc_ref *refs;       /* per row (proc NULL: nothing to analyse) */
-	size_t n, next;              /* rows, and where to resume after a yield */
+	size_t n;                    /* rows */
+	atomic_size_t next;          /* the next row in order to look at */
 	struct procs_calc *res;      /* owned; the job's result once done */
-	char *first_error;
+	char *first_error;           /* the message of the first row that failed ... */
+	size_t first_error_row;      /* ... that row */
+	pthread_mutex_t lock;        /* the view (calc_prepare), first_error, done */
+	unsigned threads;            /* threads analysing at once (the job's included) */
 };
 
 /*
@@ -160,8 +184,8 @@ const struct procs_calc *procs_calc_of(const struct job *job);
 extern const struct tui_source procs_calc_source;  /* req: the struct procs_data */
 /*
  * The analysis of every procedure of pd (as data_procs() gave it),
- * computed by a background job: returned while it runs too (rows below
- * its `done` are final), and *complete says whether it has finished.
+ * computed by a background job: returned while it runs too (a row is
+ * final once procs_calc_ready()), and *complete says whether it has finished.
  * waiter is reloaded when it has.  NULL if pd cannot be analysed.
  */
 const struct procs_calc *data_procs_calc(struct sources *s, const struct procs_data *pd,

@@ -87,7 +87,8 @@ static void cell_image(void *ctx, const struct table_column *col, const void *ro
 
 /*
  * The analysis of a row: NULL while the background job has not reached it
- * (or it has nothing to analyse: then *pending says which).
+ * (then *pending says so, and a row being drawn is asked for first), or
+ * when it has nothing to analyse.
  */
 static const struct proc_analysis *analysis(struct view *v, const struct proc_row *r,
 					    bool *pending)
@@ -96,10 +97,11 @@ static const struct proc_analysis *analysis(struct view *v, const struct proc_ro
 	size_t i = (size_t)(r - pv->pd->rows);
 
 	*pending = false;
-	if (pv->calc_complete || !pv->calc)
-		return r->an.valid ? &r->an : NULL;
-	if (i >= atomic_load(&pv->calc->done)) {
-		*pending = r->pr->proc != NULL;
+	if (!pv->calc)
+		return NULL;
+	if (!pv->calc_complete && !procs_calc_ready(pv->calc, i)) {
+		if ((*pending = r->pr->proc != NULL))
+			procs_calc_want(pv->calc, i);
 		return NULL;
 	}
 	return pv->calc->an[i].valid ? &pv->calc->an[i] : NULL;
@@ -150,8 +152,8 @@ static void cell_culprit(void *ctx, const struct table_column *col, const void *
 		draw_field(d, STYLE_DIM, pending ? "." : "-", width, ALIGN_LEFT);
 		return;
 	}
-	draw_field(d, an->culprit ? STYLE_BUBBLE : STYLE_DIM, an->culprit ? an->culprit : "-", width,
-		   ALIGN_LEFT);
+	draw_field(d, proc_analysis_culprit(an) ? STYLE_BUBBLE : STYLE_DIM,
+		   proc_analysis_culprit(an) ? proc_analysis_culprit(an) : "-", width, ALIGN_LEFT);
 }
 
 static void cell_conf(void *ctx, const struct table_column *col, const void *row, size_t pos,
@@ -180,41 +182,63 @@ static int cmp_address(const struct table_column *c, const void *a, const void *
 	return table_cmp_u64(ROW(a)->pr->start, ROW(b)->pr->start);
 }
 
-/* Rows without a figure sort below every figure. */
-static double figure(const struct proc_row *r, double x)
+/*
+ * The analysis of a row for sorting: none until the analysis is complete
+ * (col->data is the view's struct procs_view).
+ */
+static const struct proc_analysis *sort_analysis(const struct table_column *c, const void *row)
 {
-	return r->an.valid && x >= 0 ? x : -1;
+	const struct procs_view *pv = c->data;
+	const struct proc_analysis *an;
+
+	if (!pv->calc || !pv->calc_complete)
+		return NULL;
+	an = &pv->calc->an[ROW(row) - pv->pd->rows];
+	return an->valid ? an : NULL;
+}
+
+/* Rows without a figure sort below every figure. */
+static double figure(const struct proc_analysis *an, double x)
+{
+	return an && x >= 0 ? x : -1;
 }
 
 static int cmp_cpi(const struct table_column *c, const void *a, const void *b)
 {
-	return c->arg ? table_cmp_double(figure(a, ROW(a)->an.best_cpi), figure(b, ROW(b)->an.best_cpi))
-		      : table_cmp_double(figure(a, ROW(a)->an.cpi), figure(b, ROW(b)->an.cpi));
+	const struct proc_analysis *x = sort_analysis(c, a), *y = sort_analysis(c, b);
+
+	return c->arg ? table_cmp_double(figure(x, x ? x->best_cpi : 0), figure(y, y ? y->best_cpi : 0))
+		      : table_cmp_double(figure(x, x ? x->cpi : 0), figure(y, y ? y->cpi : 0));
 }
 
 static int cmp_culprit(const struct table_column *c, const void *a, const void *b)
 {
-	return strcmp(ROW(a)->an.culprit ? ROW(a)->an.culprit : "",
-		      ROW(b)->an.culprit ? ROW(b)->an.culprit : "");
+	const struct proc_analysis *x = sort_analysis(c, a), *y = sort_analysis(c, b);
+	const char *p = x ? proc_analysis_culprit(x) : NULL, *q = y ? proc_analysis_culprit(y) : NULL;
+
+	return strcmp(p ? p : "", q ? q : "");
 }
 
 static int cmp_conf(const struct table_column *c, const void *a, const void *b)
 {
-	return table_cmp_double(figure(a, ROW(a)->an.high_conf), figure(b, ROW(b)->an.high_conf));
+	const struct proc_analysis *x = sort_analysis(c, a), *y = sort_analysis(c, b);
+
+	return table_cmp_double(figure(x, x ? x->high_conf : 0), figure(y, y ? y->high_conf : 0));
 }
 
 /* ---- building -------------------------------------------------------------- */
 
-static void add_analysis_columns(struct table *t)
+static void add_analysis_columns(struct table *t, const struct procs_view *pv)
 {
 	table_add_column(t, &(struct table_column){ .name = "cpi", .title = "CPI", .width = 5,
-		.align = ALIGN_RIGHT, .numeric = true, .cmp = cmp_cpi, .cell = cell_cpi });
+		.align = ALIGN_RIGHT, .numeric = true, .data = pv, .cmp = cmp_cpi, .cell = cell_cpi });
 	table_add_column(t, &(struct table_column){ .name = "best", .title = "best", .width = 5,
-		.align = ALIGN_RIGHT, .numeric = true, .arg = 1, .cmp = cmp_cpi, .cell = cell_cpi });
-	table_add_column(t, &(struct table_column){ .name = "culprit", .width = 7,
+		.align = ALIGN_RIGHT, .numeric = true, .arg = 1, .data = pv, .cmp = cmp_cpi,
+		.cell = cell_cpi });
+	table_add_column(t, &(struct table_column){ .name = "culprit", .width = 7, .data = pv,
 		.cmp = cmp_culprit, .cell = cell_culprit });
 	table_add_column(t, &(struct table_column){ .name = "conf", .title = "conf%", .width = 5,
-		.align = ALIGN_RIGHT, .numeric = true, .cmp = cmp_conf, .cell = cell_conf });
+		.align = ALIGN_RIGHT, .numeric = true, .data = pv, .cmp = cmp_conf, .cell = cell_conf });
 }
 
 /* The current event first, with its % and cum%, then the other events. */
@@ -231,7 +255,7 @@ static void build_columns(struct view *v)
 	table_clear_columns(t);
 	table_add_sample_columns(t, &pv->samples, pv->pd->pp.events, pv->pd->pp.n_events, widths);
 	if (pv->calc)
-		add_analysis_columns(t);
+		add_analysis_columns(t, pv);
 	if (pv->by != PROCPROF_BY_IMAGE)
 		table_add_column(t, &(struct table_column){ .name = procprof_by_name(pv->by),
 			.width = 16, .cmp = cmp_group, .cell = cell_group });
@@ -281,22 +305,15 @@ static bool has_time_event(const struct procs_data *pd)
 
 /*
  * Asks for the analysis of every procedure (a background job, reloading
- * the view when complete); once complete, its figures go into the rows,
- * where sorting finds them (the main thread owns the rows once loaded).
+ * the view when complete); sorting by its columns waits until then.
  */
 static void load_analysis(struct view *v)
 {
 	struct procs_view *pv = PV(v);
-	struct procs_data *pd = (struct procs_data *)pv->pd;
 
-	if (!has_time_event(pd))
+	if (!has_time_event(pv->pd))
 		return;
-	pv->calc = data_procs_calc(v->src, pd, v, &pv->calc_complete);
-	if (!pv->calc || !pv->calc_complete || pd->analysed)
-		return;
-	for (size_t i = 0; i < pd->n && i < pv->calc->n; i++)
-		pd->rows[i].an = pv->calc->an[i];
-	pd->analysed = true;
+	pv->calc = data_procs_calc(v->src, pv->pd, v, &pv->calc_complete);
 }
 
 static void procs_reload(struct view *v)
@@ -548,9 +565,10 @@ static void describe_analysis(struct view *v, const struct proc_row *r, struct s
 	strbuf_addf(sb, "CPI %s, best-case %s%s; ", cpi, best,
 		    best_above_cpi(an) ? " (above the CPI: the model gives some instructions more "
 		    "cycles than they took, see its unexplained gains)" : "");
-	if (an->culprit)
-		strbuf_addf(sb, "dominant culprit %c %s (up to %.1f%% of its samples); ", an->letter,
-			    an->name, 100 * an->culprit_share);
+	if (proc_analysis_culprit(an))
+		strbuf_addf(sb, "dominant culprit %c %s (up to %.1f%% of its samples); ",
+			    calc_culprit_letter((enum calc_culprit)an->dominant),
+			    calc_culprit_name((enum calc_culprit)an->dominant), 100 * an->culprit_share);
 	strbuf_addf(sb, "%.0f%% of its samples in high-confidence estimates (Enter: the details)",
 		    100 * an->high_conf);
 }

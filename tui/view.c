@@ -436,27 +436,79 @@ bool view_pattern_match(const struct view_pattern *p, const char *text)
 
 static void texts_free(struct view *v)
 {
-	for (size_t i = 0; i < v->n_texts; i++)
-		free(v->texts[i]);
 	free(v->texts);
+	free(v->text_at);
 	v->texts = NULL;
-	v->n_texts = 0;
+	v->text_at = NULL;
+	v->n_texts = v->texts_len = 0;
 }
 
-/* The text of every line, kept (VIEW_CACHE_TEXT views). */
-static void texts_build(struct view *v)
+/*
+ * The text of every line, kept (VIEW_CACHE_TEXT views) in one buffer: a
+ * million lines are one allocation, and a literal pattern is looked for in
+ * all of them at once (memmem), not line by line.  Folded: lower-cased as
+ * strcasestr() compares, for case-insensitive patterns.
+ */
+static void texts_build(struct view *v, bool folded)
 {
-	struct strbuf sb = STRBUF_INIT;
+	struct strbuf all = STRBUF_INIT, sb = STRBUF_INIT;
 
+	texts_free(v);
 	text_layout(v);
-	v->texts = xcalloc(v->lines ? v->lines : 1, sizeof(*v->texts));
+	v->text_at = xcalloc(v->lines + 1, sizeof(*v->text_at));
 	for (size_t i = 0; i < v->lines; i++) {
 		strbuf_reset(&sb);
 		line_text(v, i, &sb, 0);
-		v->texts[i] = xstrdup(sb.buf);
+		v->text_at[i] = all.len;
+		if (folded)
+			for (size_t k = 0; k < sb.len; k++)
+				sb.buf[k] = (char)tolower((unsigned char)sb.buf[k]);
+		strbuf_add(&all, sb.buf, sb.len + 1); /* with its NUL */
 	}
+	v->text_at[v->lines] = all.len;
 	v->n_texts = v->lines;
+	v->texts_len = all.len;
+	v->texts_folded = folded;
+	v->texts = strbuf_detach(&all, NULL);
 	strbuf_release(&sb);
+}
+
+/* The line holding byte off of the texts. */
+static size_t text_line(const struct view *v, size_t off)
+{
+	size_t lo = 0, hi = v->n_texts; /* the last line starting at or before off */
+
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v->text_at[mid] <= off)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * A literal pattern in the lines [from, to) of the texts: the first match
+ * (dir 1) or the last (dir -1), or -1.  A match never spans two lines: the
+ * pattern has no NUL.
+ */
+static long texts_find(const struct view *v, const char *needle, size_t from, size_t to, int dir)
+{
+	size_t nlen = strlen(needle), at = v->text_at[from], end = v->text_at[to];
+	long found = -1;
+	const char *hit;
+
+	while (at < end && (hit = memmem(v->texts + at, end - at, needle, nlen))) {
+		size_t line = text_line(v, (size_t)(hit - v->texts));
+
+		found = (long)line;
+		if (dir > 0)
+			break;
+		at = v->text_at[line + 1]; /* the last match: on to the next line */
+	}
+	return found;
 }
 
 long view_search(struct view *v, const struct view_pattern *p, int dir, bool *wrapped)
@@ -466,18 +518,37 @@ long view_search(struct view *v, const struct view_pattern *p, int dir, bool *wr
 	long found = -1;
 
 	*wrapped = false;
-	if (cache && v->n_texts != v->lines)
-		texts_free(v);
-	if (cache && !v->texts)
-		texts_build(v);
+	if (!v->lines)
+		return -1;
+	if (cache && (v->n_texts != v->lines || !v->texts || v->texts_folded != p->icase))
+		texts_build(v, p->icase);
 	if (!cache)
 		text_layout(v);
+	if (cache && p->literal && *p->literal) {
+		char *needle = xstrdup(p->literal);
+
+		if (p->icase)
+			for (char *c = needle; *c; c++)
+				*c = (char)tolower((unsigned char)*c);
+		/* after the cursor to the end, then from the start up to the cursor */
+		if (dir > 0) {
+			if ((found = texts_find(v, needle, v->pos + 1, v->lines, 1)) < 0)
+				found = texts_find(v, needle, 0, v->pos + 1, 1);
+		} else {
+			if ((found = texts_find(v, needle, 0, v->pos, -1)) < 0)
+				found = texts_find(v, needle, v->pos, v->lines, -1);
+		}
+		free(needle);
+		if (found >= 0)
+			*wrapped = dir > 0 ? (size_t)found <= v->pos : (size_t)found >= v->pos;
+		return found;
+	}
 	for (size_t k = 1; k <= v->lines && found < 0; k++) {
 		size_t i = (v->pos + v->lines + (size_t)dir * k) % v->lines;
 		const char *text;
 
 		if (cache) {
-			text = v->texts[i];
+			text = v->texts + v->text_at[i];
 		} else {
 			strbuf_reset(&sb);
 			line_text(v, i, &sb, 0);

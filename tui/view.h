@@ -138,8 +138,15 @@ struct view {
 	int height, width;    /* the body, without the header line */
 	char *pending;        /* the job key the view waits for, or NULL */
 	const char *empty;    /* what to show when there are no lines */
-	char **texts;         /* VIEW_CACHE_TEXT: the text of every line, or NULL */
-	size_t n_texts;
+	/*
+	 * VIEW_CACHE_TEXT: the text of every line, one after another, each
+	 * ending in a NUL (line i's at texts + text_at[i]), ASCII lower-cased
+	 * if texts_folded (for case-insensitive searches); or NULL.
+	 */
+	char *texts;
+	size_t *text_at;
+	size_t n_texts, texts_len;
+	bool texts_folded;
 };
 
 /*
