@@ -10,8 +10,8 @@
  *
  * The view stands at loc.procedure (NAME@IMAGE, as lookup.h takes it) in
  * loc.epoch (A) and loc.epoch_b (B).  Enter opens the procedure view of
- * epoch B at the instruction; x exchanges the sides; a hides the
- * instructions without samples.
+ * epoch B at the instruction; x exchanges the sides; a shows every
+ * instruction, also those without samples (as dcpidiff --all).
  */
 #include "config.h"
 #include "tui/view.h"
@@ -50,7 +50,7 @@ struct dproc_view {
 	size_t n, alloc;
 	char **msgs;
 	size_t n_msgs;
-	bool sampled_only;                /* a: only instructions with samples */
+	bool all;                         /* a: every instruction, also without samples */
 	int aw, wa, wb;                   /* column widths: address, A, B */
 	uint64_t keep;                    /* the cursor's address across reloads */
 };
@@ -141,7 +141,7 @@ static void build_aligned(struct view *v)
 		const struct diff_row *r = dd->rows[i].r;
 		long k = insn_of(bc, r->addr);
 
-		if (pv->sampled_only && !r->a && !r->b)
+		if (!pv->all && !r->a && !r->b)
 			continue;
 		if (k >= 0 && bc->insns[k].block != block) {
 			block = bc->insns[k].block;
@@ -444,10 +444,10 @@ static enum view_result dproc_request(struct view *v, enum request req, const ch
 			       pv->pb->error ? pv->pb->error : "?");
 		return VIEW_DONE;
 	case REQ_TOGGLE_ALL:
-		pv->sampled_only = !pv->sampled_only;
+		pv->all = !pv->all;
 		rebuild(v);
-		tui_info(v->tui, pv->sampled_only ? "instructions with samples only (a again: all)"
-			 : "every instruction (a again: those with samples)");
+		tui_info(v->tui, pv->all ? "every instruction (a again: those with samples)"
+			 : "instructions with samples only (a again: every one)");
 		return VIEW_DONE;
 	default:
 		return VIEW_PASS;
@@ -572,8 +572,9 @@ const struct view_ops diff_procedure_view_ops = {
 		  "their frequency and CPI in A and B; the first line is the procedure as a whole.\n"
 		  "When the binaries differ between the epochs, instructions cannot be aligned and\n"
 		  "only the procedure as a whole is compared.  Enter opens the procedure view of\n"
-		  "epoch B at the instruction; x exchanges A and B; a shows only the instructions\n"
-		  "with samples (again: all); p shows both sides and the cursor's row in a pane.",
+		  "epoch B at the instruction; x exchanges A and B; a shows every instruction,\n"
+		  "also those without samples (again: those with samples only, as dcpidiff shows\n"
+		  "them without --all); p shows both sides and the cursor's row in a pane.",
 	.priv_size = sizeof(struct dproc_view),
 	.open = dproc_open,
 	.close = dproc_close,
