@@ -56,13 +56,16 @@ static void how(const struct diff *d, struct draw *dr)
 	bool multi = d->n_a > 1 || d->n_b > 1;
 	struct strbuf sb = STRBUF_INIT;
 
-	strbuf_addf(&sb, "Shares: percent of each side's total samples%s; delta = share B - share A, "
-			 "points.\n", multi ? " (mean over its sets)" : "");
 	if (d->opts.norm == PSET_NORM_PERIOD)
-		strbuf_addstr(&sb, "Ratio: B/A of samples times sampling period (normalised by period: "
-				   "event counts\nor CPU time, for runs of the same work).\n");
+		strbuf_addf(&sb, "Time: samples times sampling period (event counts or CPU time, for "
+				 "runs of the same work),\nin percent of the mean total of the sets%s: "
+				 "unchanged, a row has the same on both sides.\n"
+				 "delta = time B - time A, points; ratio: B/A of the times.\n",
+			    multi ? " (mean over a side's sets)" : "");
 	else
-		strbuf_addstr(&sb, "Ratio: B/A of the shares.\n");
+		strbuf_addf(&sb, "Shares: percent of each side's total samples%s; delta = share B - "
+				 "share A, points.\nRatio: B/A of the shares.\n",
+			    multi ? " (mean over its sets)" : "");
 	if (d->method == DIFF_UNTESTED)
 		strbuf_addf(&sb, "Not tested: %s.\n", !d->total_a && !d->total_b
 			    ? "neither side has samples" : !d->total_a ? "A has no samples"
@@ -127,14 +130,15 @@ static void add_numbers(const struct diff *d, const struct diff_row *r, struct c
 	enum style st = diff_row_style(r);
 	char ratio[24];
 
-	draw_printf(dr, STYLE_NORMAL, "%*" PRIu64 " %6.2f%% ", c.count, r->a, r->share_a);
+	/* the shares, or the times by period: norm_a, norm_b, and their change, effect */
+	draw_printf(dr, STYLE_NORMAL, "%*" PRIu64 " %6.2f%% ", c.count, r->a, r->norm_a);
 	if (c.sd)
 		draw_printf(dr, STYLE_NORMAL, "%5.2f ", r->sd_a);
-	draw_printf(dr, STYLE_NORMAL, "%*" PRIu64 " %6.2f%% ", c.count, r->b, r->share_b);
+	draw_printf(dr, STYLE_NORMAL, "%*" PRIu64 " %6.2f%% ", c.count, r->b, r->norm_b);
 	if (c.sd)
 		draw_printf(dr, STYLE_NORMAL, "%5.2f ", r->sd_b);
 	diff_format_ratio(r->ratio, ratio, sizeof(ratio));
-	draw_printf(dr, st, "%+7.2f %7s", r->delta, ratio);
+	draw_printf(dr, st, "%+7.2f %7s", r->effect, ratio);
 	if (d->method == DIFF_UNTESTED)
 		draw_printf(dr, STYLE_NORMAL, " %8s", "-");
 	else
@@ -197,10 +201,12 @@ static void titles(const struct diff *d, struct cols c, struct draw *dr)
 {
 	if (c.insns)
 		draw_printf(dr, STYLE_HEADER, "%*s ", c.addr, "Addr");
-	draw_printf(dr, STYLE_HEADER, "%*s %7s ", c.count, "A", "share A");
+	bool time = d->opts.norm == PSET_NORM_PERIOD;
+
+	draw_printf(dr, STYLE_HEADER, "%*s %7s ", c.count, "A", time ? "time A" : "share A");
 	if (c.sd)
 		draw_printf(dr, STYLE_HEADER, "%5s ", "sd A");
-	draw_printf(dr, STYLE_HEADER, "%*s %7s ", c.count, "B", "share B");
+	draw_printf(dr, STYLE_HEADER, "%*s %7s ", c.count, "B", time ? "time B" : "share B");
 	if (c.sd)
 		draw_printf(dr, STYLE_HEADER, "%5s ", "sd B");
 	draw_printf(dr, STYLE_HEADER, "%7s %7s %8s  %-12s ", "delta", "ratio", "q", "verdict");
@@ -352,6 +358,13 @@ static void json_row(const struct diff *d, const struct diff_row *r, bool image_
 	json_double(w, r->share_b, 8);
 	json_key(w, "delta");
 	json_double(w, r->delta, 8);
+	if (d->opts.norm == PSET_NORM_PERIOD) {
+		/* what the text shows by period; effect is their change */
+		json_key(w, "time_a");
+		json_double(w, r->norm_a, 8);
+		json_key(w, "time_b");
+		json_double(w, r->norm_b, 8);
+	}
 	json_key(w, "ratio");
 	json_double(w, r->ratio, 8);
 	json_key(w, "significant");

@@ -293,7 +293,7 @@ static void draw_numbers(struct view *v, const struct diff_row *r, struct draw *
 	snprintf(buf, sizeof(buf), "%" PRIu64, r->b);
 	draw_space(d, STYLE_NORMAL, 1);
 	draw_field(d, r->b ? STYLE_NORMAL : STYLE_DIM, buf, pv->wb, ALIGN_RIGHT);
-	snprintf(buf, sizeof(buf), "%+.2f", r->delta);
+	snprintf(buf, sizeof(buf), "%+.2f", r->effect);
 	draw_space(d, STYLE_NORMAL, 1);
 	draw_field(d, r->a || r->b ? diff_row_style(r) : STYLE_DIM, buf, 7, ALIGN_RIGHT);
 }
@@ -392,7 +392,9 @@ static void dproc_draw_header(struct view *v, struct draw *d)
 	struct dproc_view *pv = PV(v);
 	const struct draw_col head[] = {
 		{ "address", pv->aw, ALIGN_RIGHT }, { "A", pv->wa, ALIGN_RIGHT },
-		{ "B", pv->wb, ALIGN_RIGHT }, { "delta", 7, ALIGN_RIGHT },
+		{ "B", pv->wb, ALIGN_RIGHT },
+		{ pv->dd && pv->dd->de.diff.opts.norm == PSET_NORM_PERIOD ? "delta t" : "delta", 7,
+		  ALIGN_RIGHT },
 		{ "CPI A", 6, ALIGN_RIGHT }, { "CPI B", 6, ALIGN_RIGHT },
 		{ "verdict", 12, ALIGN_LEFT },
 	};
@@ -549,8 +551,9 @@ static void dproc_draw_pane(struct view *v, size_t line, struct draw *d)
 		if (!r)
 			break;
 		diff_format_ratio(r->ratio, ratio, sizeof(ratio));
-		strbuf_addf(&sb, "A %.2f%%, B %.2f%%, delta %+.2f points, ratio %s; %s", r->share_a,
-			    r->share_b, r->delta, ratio, diff_verdict(df, r));
+		strbuf_addf(&sb, "A %.2f%%, B %.2f%%%s, delta %+.2f points, ratio %s; %s", r->norm_a,
+			    r->norm_b, df->opts.norm == PSET_NORM_PERIOD ? " time" : "", r->effect,
+			    ratio, diff_verdict(df, r));
 		if (r->tested)
 			strbuf_addf(&sb, " (q %.2g)", r->q);
 		break;
@@ -567,7 +570,8 @@ const struct view_ops diff_procedure_view_ops = {
 	.flags = VIEW_CACHE_TEXT,
 	.legend = "One procedure in two epochs, side by side (dcpidiff A B PROCEDURE): each\n"
 		  "instruction, aligned by address, with its samples in A and in B, delta (the\n"
-		  "change of its share of each side's samples, in points), CPI A and CPI B\n"
+		  "change of its share of each side's samples, in points; by period, delta t:\n"
+		  "of its time, as the diff view's), CPI A and CPI B\n"
 		  "(dcpicalc's cycles per execution in each epoch) and the verdict; blocks with\n"
 		  "their frequency and CPI in A and B; the first line is the procedure as a whole.\n"
 		  "When the binaries differ between the epochs, instructions cannot be aligned and\n"
