@@ -157,37 +157,43 @@ static void row_line(const struct diff *d, const struct diff_row *r, struct cols
 	if (c.insns) {
 		char *text = r->text ? display_safe(r->text) : NULL;
 
-		draw_printf(dr, STYLE_NORMAL, " %-*s  %s", c.name, name, text ? text : "");
+		draw_space(dr, STYLE_NORMAL, 1);
+		draw_field(dr, STYLE_NORMAL, name, c.name, ALIGN_LEFT_MIDDLE);
+		draw_printf(dr, STYLE_NORMAL, "  %s", text ? text : "");
 		free(text);
 	} else if (d->rows_src.level == PSET_IMAGES) {
 		draw_printf(dr, STYLE_NORMAL, " %s", image);
 	} else {
-		int pad = c.name - (int)strlen(name) - r->builds_differ;
+		/* a name too long for its column is cut in the middle: the images stay in line */
+		int w = text_width(name, dr->flags), room = c.name - r->builds_differ;
 
-		draw_printf(dr, STYLE_NORMAL, " %s", name);
+		draw_space(dr, STYLE_NORMAL, 1);
+		draw_field(dr, STYLE_NORMAL, name, w < room ? w : room, ALIGN_LEFT_MIDDLE);
 		if (r->builds_differ)
 			draw_text(dr, STYLE_WARNING, "*");
-		draw_printf(dr, STYLE_NORMAL, "%*s  %s", pad > 0 ? pad : 0, "", image);
+		draw_printf(dr, STYLE_NORMAL, "%*s  %s", room > w ? room - w : 0, "", image);
 	}
 	draw_eol(dr);
 	free(name);
 	free(image);
 }
 
-static struct cols diff_widths(const struct diff *d, unsigned flags)
+static struct cols diff_widths(const struct diff *d, unsigned flags, unsigned draw_flags)
 {
 	struct cols c = { 7, 9, 4, d->n_a > 1 || d->n_b > 1, d->rows_src.level == PSET_INSTRUCTIONS };
 
 	for (size_t i = 0; i < d->n_rows; i++) {
-		size_t len = strlen(d->rows[i].name) + d->rows[i].builds_differ;
+		char *safe = display_safe(d->rows[i].name);
+		size_t len = (size_t)text_width(safe, draw_flags) + d->rows[i].builds_differ;
 		char hex[20];
 		int w = snprintf(hex, sizeof(hex), "%" PRIx64, d->rows[i].addr);
 
+		free(safe);
 		if (w > c.addr)
 			c.addr = w;
 
 		if (((flags & DIFF_PRINT_ALL) || diff_row_shown(d, &d->rows[i])) && len > (size_t)c.name)
-			c.name = len > 40 ? 40 : (int)len;
+			c.name = len > DRAW_NAME_MAX ? DRAW_NAME_MAX : (int)len;
 	}
 
 	if (draw_digits(d->total_a) > c.count)
@@ -282,7 +288,7 @@ static void rows(const struct diff *d, struct cols c, unsigned flags, size_t max
 
 void diff_draw(const struct diff *d, struct draw *dr, unsigned flags, size_t max_rows)
 {
-	struct cols c = diff_widths(d, flags);
+	struct cols c = diff_widths(d, flags, dr->flags);
 
 	header(d, dr);
 	if (d->has_proc)
