@@ -56,13 +56,16 @@ static void how(const struct diff *d, struct draw *dr)
 	bool multi = d->n_a > 1 || d->n_b > 1;
 	struct strbuf sb = STRBUF_INIT;
 
-	strbuf_addf(&sb, "Shares: percent of each side's total samples%s; delta = share B - share A, "
-			 "points.\n", multi ? " (mean over its sets)" : "");
 	if (d->opts.norm == PSET_NORM_PERIOD)
-		strbuf_addstr(&sb, "Ratio: B/A of samples times sampling period (normalised by period: "
-				   "event counts\nor CPU time, for runs of the same work).\n");
+		strbuf_addf(&sb, "Time: samples times sampling period (event counts or CPU time, for "
+				 "runs of the same work),\nin percent of the mean total of the sets%s: "
+				 "unchanged, a row has the same on both sides.\n"
+				 "delta = time B - time A, points; ratio: B/A of the times.\n",
+			    multi ? " (mean over a side's sets)" : "");
 	else
-		strbuf_addstr(&sb, "Ratio: B/A of the shares.\n");
+		strbuf_addf(&sb, "Shares: percent of each side's total samples%s; delta = share B - "
+				 "share A, points.\nRatio: B/A of the shares.\n",
+			    multi ? " (mean over its sets)" : "");
 	if (d->method == DIFF_UNTESTED)
 		strbuf_addf(&sb, "Not tested: %s.\n", !d->total_a && !d->total_b
 			    ? "neither side has samples" : !d->total_a ? "A has no samples"
@@ -127,14 +130,15 @@ static void add_numbers(const struct diff *d, const struct diff_row *r, struct c
 	enum style st = diff_row_style(r);
 	char ratio[24];
 
-	draw_printf(dr, STYLE_NORMAL, "%*" PRIu64 " %6.2f%% ", c.count, r->a, r->share_a);
+	/* the shares, or the times by period: norm_a, norm_b, and their change, effect */
+	draw_printf(dr, STYLE_NORMAL, "%*" PRIu64 " %6.2f%% ", c.count, r->a, r->norm_a);
 	if (c.sd)
 		draw_printf(dr, STYLE_NORMAL, "%5.2f ", r->sd_a);
-	draw_printf(dr, STYLE_NORMAL, "%*" PRIu64 " %6.2f%% ", c.count, r->b, r->share_b);
+	draw_printf(dr, STYLE_NORMAL, "%*" PRIu64 " %6.2f%% ", c.count, r->b, r->norm_b);
 	if (c.sd)
 		draw_printf(dr, STYLE_NORMAL, "%5.2f ", r->sd_b);
 	diff_format_ratio(r->ratio, ratio, sizeof(ratio));
-	draw_printf(dr, st, "%+7.2f %7s", r->delta, ratio);
+	draw_printf(dr, st, "%+7.2f %7s", r->effect, ratio);
 	if (d->method == DIFF_UNTESTED)
 		draw_printf(dr, STYLE_NORMAL, " %8s", "-");
 	else
@@ -153,37 +157,43 @@ static void row_line(const struct diff *d, const struct diff_row *r, struct cols
 	if (c.insns) {
 		char *text = r->text ? display_safe(r->text) : NULL;
 
-		draw_printf(dr, STYLE_NORMAL, " %-*s  %s", c.name, name, text ? text : "");
+		draw_space(dr, STYLE_NORMAL, 1);
+		draw_field(dr, STYLE_NORMAL, name, c.name, ALIGN_LEFT_MIDDLE);
+		draw_printf(dr, STYLE_NORMAL, "  %s", text ? text : "");
 		free(text);
 	} else if (d->rows_src.level == PSET_IMAGES) {
 		draw_printf(dr, STYLE_NORMAL, " %s", image);
 	} else {
-		int pad = c.name - (int)strlen(name) - r->builds_differ;
+		/* a name too long for its column is cut in the middle: the images stay in line */
+		int w = text_width(name, dr->flags), room = c.name - r->builds_differ;
 
-		draw_printf(dr, STYLE_NORMAL, " %s", name);
+		draw_space(dr, STYLE_NORMAL, 1);
+		draw_field(dr, STYLE_NORMAL, name, w < room ? w : room, ALIGN_LEFT_MIDDLE);
 		if (r->builds_differ)
 			draw_text(dr, STYLE_WARNING, "*");
-		draw_printf(dr, STYLE_NORMAL, "%*s  %s", pad > 0 ? pad : 0, "", image);
+		draw_printf(dr, STYLE_NORMAL, "%*s  %s", room > w ? room - w : 0, "", image);
 	}
 	draw_eol(dr);
 	free(name);
 	free(image);
 }
 
-static struct cols diff_widths(const struct diff *d, unsigned flags)
+static struct cols diff_widths(const struct diff *d, unsigned flags, unsigned draw_flags)
 {
 	struct cols c = { 7, 9, 4, d->n_a > 1 || d->n_b > 1, d->rows_src.level == PSET_INSTRUCTIONS };
 
 	for (size_t i = 0; i < d->n_rows; i++) {
-		size_t len = strlen(d->rows[i].name) + d->rows[i].builds_differ;
+		char *safe = display_safe(d->rows[i].name);
+		size_t len = (size_t)text_width(safe, draw_flags) + d->rows[i].builds_differ;
 		char hex[20];
 		int w = snprintf(hex, sizeof(hex), "%" PRIx64, d->rows[i].addr);
 
+		free(safe);
 		if (w > c.addr)
 			c.addr = w;
 
 		if (((flags & DIFF_PRINT_ALL) || diff_row_shown(d, &d->rows[i])) && len > (size_t)c.name)
-			c.name = len > 40 ? 40 : (int)len;
+			c.name = len > DRAW_NAME_MAX ? DRAW_NAME_MAX : (int)len;
 	}
 
 	if (draw_digits(d->total_a) > c.count)
@@ -197,10 +207,12 @@ static void titles(const struct diff *d, struct cols c, struct draw *dr)
 {
 	if (c.insns)
 		draw_printf(dr, STYLE_HEADER, "%*s ", c.addr, "Addr");
-	draw_printf(dr, STYLE_HEADER, "%*s %7s ", c.count, "A", "share A");
+	bool time = d->opts.norm == PSET_NORM_PERIOD;
+
+	draw_printf(dr, STYLE_HEADER, "%*s %7s ", c.count, "A", time ? "time A" : "share A");
 	if (c.sd)
 		draw_printf(dr, STYLE_HEADER, "%5s ", "sd A");
-	draw_printf(dr, STYLE_HEADER, "%*s %7s ", c.count, "B", "share B");
+	draw_printf(dr, STYLE_HEADER, "%*s %7s ", c.count, "B", time ? "time B" : "share B");
 	if (c.sd)
 		draw_printf(dr, STYLE_HEADER, "%5s ", "sd B");
 	draw_printf(dr, STYLE_HEADER, "%7s %7s %8s  %-12s ", "delta", "ratio", "q", "verdict");
@@ -276,7 +288,7 @@ static void rows(const struct diff *d, struct cols c, unsigned flags, size_t max
 
 void diff_draw(const struct diff *d, struct draw *dr, unsigned flags, size_t max_rows)
 {
-	struct cols c = diff_widths(d, flags);
+	struct cols c = diff_widths(d, flags, dr->flags);
 
 	header(d, dr);
 	if (d->has_proc)
@@ -352,6 +364,13 @@ static void json_row(const struct diff *d, const struct diff_row *r, bool image_
 	json_double(w, r->share_b, 8);
 	json_key(w, "delta");
 	json_double(w, r->delta, 8);
+	if (d->opts.norm == PSET_NORM_PERIOD) {
+		/* what the text shows by period; effect is their change */
+		json_key(w, "time_a");
+		json_double(w, r->norm_a, 8);
+		json_key(w, "time_b");
+		json_double(w, r->norm_b, 8);
+	}
 	json_key(w, "ratio");
 	json_double(w, r->ratio, 8);
 	json_key(w, "significant");

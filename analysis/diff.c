@@ -185,8 +185,17 @@ static void fill_row(const struct diff *d, struct diff_row *r, const struct pset
 	r->sd_b = b.share_sd;
 	r->delta = b.share - a.share;
 	r->ratio = a.value > 0 ? b.value / a.value : b.value > 0 ? INFINITY : NAN;
-	r->effect = d->opts.norm == PSET_NORM_PERIOD && unit > 0
-		? 100.0 * (b.value - a.value) / unit : r->delta;
+	if (d->opts.norm == PSET_NORM_PERIOD && unit > 0) {
+		r->norm_a = 100.0 * a.value / unit;
+		r->norm_b = 100.0 * b.value / unit;
+		r->sd_a = 100.0 * sqrt(a.value_var) / unit;
+		r->sd_b = 100.0 * sqrt(b.value_var) / unit;
+		r->effect = r->norm_b - r->norm_a;
+	} else {
+		r->norm_a = r->share_a;
+		r->norm_b = r->share_b;
+		r->effect = r->delta;
+	}
 	r->status = !r->a && r->b ? DIFF_APPEARED : r->a && !r->b ? DIFF_DISAPPEARED : DIFF_BOTH;
 	r->p = r->q = row_p(d, &a, &b);
 	r->tested = testable(d, &a, &b, unit);

@@ -117,8 +117,15 @@ struct diff_row {
 	bool builds_differ;         /* the image is not the same binary in every set */
 	uint64_t a, b;              /* samples, summed over each side's sets */
 	double share_a, share_b;    /* percent of the side's total (mean over its sets) */
-	double sd_a, sd_b;          /* std-dev of the sets' shares (0 with one set) */
+	double sd_a, sd_b;          /* std-dev of the sets' norm_a, norm_b (0 with one set) */
 	double delta;               /* share_b - share_a, points */
+	/*
+	 * The values compared, in percent: the shares under TOTAL; under
+	 * PERIOD samples times period in percent of the mean set total (a row
+	 * whose time did not change has the same on both sides), so that
+	 * effect = norm_b - norm_a and ratio = norm_b / norm_a in either mode.
+	 */
+	double norm_a, norm_b;
 	double ratio;               /* B / A of the normalised values (see above) */
 	double effect;              /* the change the threshold applies to, points */
 	double p, q;                /* p-value; BH-adjusted (1 when not tested) */

@@ -435,10 +435,14 @@ static void row_line(const struct procprof *pp, const struct procprof_row *row, 
 		draw_printf(d, STYLE_NORMAL, " %-*s ", (int)groupw, safe);
 		free(safe);
 	}
-	if (pp->by_image)
+	if (pp->by_image) {
 		draw_printf(d, STYLE_NORMAL, " %s", path);
-	else
-		draw_printf(d, STYLE_NORMAL, " %-*s  %s", (int)namew, name, path);
+	} else {
+		/* a name too long for its column is cut in the middle: the images stay in line */
+		draw_space(d, STYLE_NORMAL, 1);
+		draw_field(d, STYLE_NORMAL, name, (int)namew, ALIGN_LEFT_MIDDLE);
+		draw_printf(d, STYLE_NORMAL, "  %s", path);
+	}
 	draw_eol(d);
 	free(name);
 	free(path);
@@ -460,10 +464,12 @@ void procprof_draw(const struct procprof *pp, struct draw *d, size_t max_rows)
 			w[c] = (size_t)draw_digits(pp->totals[ev]);
 	}
 	for (size_t i = 0; i < n && !pp->by_image; i++) {
-		size_t len = strlen(pp->rows[i].name);
+		char *safe = display_safe(pp->rows[i].name);
+		size_t len = (size_t)text_width(safe, d->flags);
 
 		if (len > namew)
-			namew = len > 40 ? 40 : len;
+			namew = len > DRAW_NAME_MAX ? DRAW_NAME_MAX : len;
+		free(safe);
 	}
 	for (size_t i = 0; i < n && pp->by != PROCPROF_BY_IMAGE; i++) {
 		group_label(pp, &pp->rows[i], gbuf, sizeof(gbuf));

@@ -288,6 +288,26 @@ void draw_field(struct draw *d, enum style st, const char *s, int width, enum dr
 			draw_space(d, st, width - tw);
 		return;
 	}
+	if (align == ALIGN_LEFT_MIDDLE && width > 2) {
+		/* the first half of the room, the ellipsis, then as much of the end as fits */
+		int wh;
+		size_t head = prefix_len(s, len, (width - 1) / 2, d->flags, &wh), off = head;
+		const unsigned char *p = (const unsigned char *)s;
+
+		w = tw - wh;
+		while (off < len && w > width - 1 - wh) {
+			struct uchar u;
+
+			next_char(p + off, len - off, d->flags, &u);
+			off += u.len;
+			w -= u.width;
+		}
+		draw_textn(d, st, s, head);
+		draw_text(d, st, ell);
+		draw_textn(d, st, s + off, len - off);
+		draw_space(d, st, width - 1 - wh - w);
+		return;
+	}
 	if (align == ALIGN_LEFT_TAIL) {
 		/* Drop characters from the front until the rest fits after the ellipsis. */
 		size_t off = 0;

@@ -157,7 +157,18 @@ enum draw_align {
 	ALIGN_LEFT,       /* pad right; truncate the end */
 	ALIGN_RIGHT,      /* pad left; truncate the end */
 	ALIGN_LEFT_TAIL,  /* pad right; truncate the start (paths: keep the file name) */
+	/*
+	 * Pad right; truncate the middle, keeping the start and the (longer)
+	 * end: "std::vector<int>::…::push_back(int const&)" (C++ names).
+	 */
+	ALIGN_LEFT_MIDDLE,
 };
+
+/*
+ * The widest a column of names is made when sized by its content (reports
+ * and views): longer names are cut in the middle (ALIGN_LEFT_MIDDLE).
+ */
+#define DRAW_NAME_MAX 40
 
 /* A width no line reaches: text backends use it to draw lines whole. */
 #define DRAW_UNBOUNDED (1 << 20)

@@ -93,7 +93,7 @@ enum arg_kind {
 	GROUP("Profile")                                                                  \
 	REQ(EPOCH, "epoch", "e", EPOCH, "Switch to epoch E (number, label)")     \
 	REQ(EVENT, "event", "v", EVENT, "Show samples of event NAME")                     \
-	REQ(MARK, "mark", "m", NONE, "Mark an epoch for a diff (A, B)")     \
+	REQ(MARK, "mark", "m", NONE, "Mark an epoch (A, B), then the next")               \
 	REQ(DIFF, "diff", "d", EPOCH_PAIR, "Diff epochs A, B (or the marked)") \
 	REQ(FORCE, "force", "", NONE, "Use changed binaries (again: stop)") \
 	REQ(CALLERS, "callers", "C", NONE, "Callers and callees of a procedure")         \

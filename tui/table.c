@@ -26,6 +26,7 @@ void table_release(struct table *t)
 	free(t->filter);
 	free(t->widths);
 	free(t->natural);
+	free(t->fit);
 	free(t->order);
 	table_init(t, NULL);
 }
@@ -45,7 +46,9 @@ void table_add_column(struct table *t, const struct table_column *col)
 		t->sort = (int)t->n_cols - 1;
 	t->widths = xreallocarray(t->widths, t->alloc_cols, sizeof(*t->widths));
 	t->natural = xreallocarray(t->natural, t->alloc_cols, sizeof(*t->natural));
+	t->fit = xreallocarray(t->fit, t->alloc_cols, sizeof(*t->fit));
 	t->natural_max = 0;
+	t->fit_ok = false;
 }
 
 int table_column_index(const struct table *t, const char *name)
@@ -228,6 +231,7 @@ static void update_kept(struct table *t)
 void table_update(struct table *t)
 {
 	t->natural_max = 0;
+	t->fit_ok = false;
 	if (t->keep) {
 		update_kept(t);
 	} else {
@@ -249,43 +253,13 @@ static int title_width(const struct table_column *c)
 	return text_width(c->title ? c->title : c->name, 0);
 }
 
-void table_layout(struct table *t, int width)
-{
-	int fixed = 0, n_flex = 0;
-
-	for (size_t i = 0; i < t->n_cols; i++) {
-		const struct table_column *c = &t->cols[i];
-
-		if (c->hidden)
-			continue;
-		fixed++; /* the margin before each column */
-		if (c->width)
-			fixed += c->width > title_width(c) ? c->width : title_width(c);
-		else
-			n_flex++;
-	}
-	for (size_t i = 0; i < t->n_cols; i++) {
-		const struct table_column *c = &t->cols[i];
-		int w = c->width > title_width(c) ? c->width : title_width(c);
-
-		if (c->hidden)
-			w = 0;
-		else if (!c->width) {
-			w = n_flex ? (width - fixed) / n_flex : 0;
-			if (w < c->min)
-				w = c->min;
-		}
-		t->widths[i] = w;
-	}
-}
-
-/* The width of the widest cell of a column (at most max). */
-static int natural_width(struct table *t, const struct table_column *c, int max)
+/* The width of the widest cell of a column among its first rows shown (at most max). */
+static int natural_width(struct table *t, const struct table_column *c, int max, size_t rows)
 {
 	struct strbuf sb = STRBUF_INIT;
 	int w = title_width(c) > c->min ? title_width(c) : c->min;
 
-	for (size_t pos = 0; pos < t->n_shown; pos++) {
+	for (size_t pos = 0; pos < t->n_shown && pos < rows; pos++) {
 		struct draw d;
 		int cw;
 
@@ -300,6 +274,94 @@ static int natural_width(struct table *t, const struct table_column *c, int max)
 	return w;
 }
 
+/* The width of a column sized by content (cached until the next change). */
+static int fit_width(struct table *t, size_t i)
+{
+	const struct table_column *c = &t->cols[i];
+	int w;
+
+	if (!t->fit_ok) {
+		for (size_t k = 0; k < t->n_cols; k++)
+			if (!t->cols[k].hidden && !t->cols[k].width && t->cols[k].max > 0)
+				t->fit[k] = natural_width(t, &t->cols[k], t->cols[k].max,
+							  TABLE_FIT_ROWS);
+		t->fit_ok = true;
+	}
+	w = t->fit[i] < c->max ? t->fit[i] : c->max;
+	return w > title_width(c) ? w : title_width(c);
+}
+
+/*
+ * The narrowest a column sized by content is made to leave the others
+ * their min: its min, its title, and up to TABLE_FIT_KEEP of its content.
+ */
+static int floor_width(const struct table *t, size_t i)
+{
+	const struct table_column *c = &t->cols[i];
+	int w = c->min > title_width(c) ? c->min : title_width(c);
+	int keep = t->fit[i] < TABLE_FIT_KEEP ? t->fit[i] : TABLE_FIT_KEEP;
+
+	return w > keep ? w : keep;
+}
+
+void table_layout(struct table *t, int width)
+{
+	int fixed = 0, n_flex = 0, flex_min = 0, excess;
+
+	for (size_t i = 0; i < t->n_cols; i++) {
+		const struct table_column *c = &t->cols[i];
+
+		t->widths[i] = 0;
+		if (c->hidden)
+			continue;
+		fixed++; /* the margin before each column */
+		if (c->width) {
+			fixed += c->width > title_width(c) ? c->width : title_width(c);
+		} else if (c->max > 0 && width > 0) {
+			t->widths[i] = fit_width(t, i);
+			fixed += t->widths[i];
+		} else {
+			n_flex++;
+			flex_min += c->min;
+		}
+	}
+	/*
+	 * Columns sized by content give back what the others need to reach
+	 * their min, the widest first, down to their own floor; what is still
+	 * missing runs off the right edge (scrolling right shows it).
+	 */
+	for (excess = fixed + flex_min - width; width > 0 && excess > 0; excess--) {
+		int widest = -1;
+
+		for (size_t i = 0; i < t->n_cols; i++) {
+			const struct table_column *c = &t->cols[i];
+
+			if (!c->hidden && !c->width && c->max > 0 && t->widths[i] > floor_width(t, i) &&
+			    (widest < 0 || t->widths[i] > t->widths[widest]))
+				widest = (int)i;
+		}
+		if (widest < 0)
+			break;
+		t->widths[widest]--;
+		fixed--;
+	}
+	for (size_t i = 0; i < t->n_cols; i++) {
+		const struct table_column *c = &t->cols[i];
+		int w = c->width > title_width(c) ? c->width : title_width(c);
+
+		if (c->hidden)
+			w = 0;
+		else if (!c->width && c->max > 0 && width > 0)
+			w = t->widths[i];
+		else if (!c->width) {
+			w = n_flex ? (width - fixed) / n_flex : 0;
+			if (w < c->min)
+				w = c->min;
+		}
+		t->widths[i] = w;
+	}
+}
+
 void table_layout_natural(struct table *t, int max)
 {
 	table_layout(t, 0);
@@ -307,7 +369,7 @@ void table_layout_natural(struct table *t, int max)
 		if (t->cols[i].hidden || t->cols[i].width)
 			continue;
 		if (t->natural_max != max)
-			t->natural[i] = natural_width(t, &t->cols[i], max);
+			t->natural[i] = natural_width(t, &t->cols[i], max, SIZE_MAX);
 		t->widths[i] = t->natural[i];
 	}
 	t->natural_max = max;

@@ -42,6 +42,13 @@ struct table_column {
 	const char *title;     /* header text; NULL: name */
 	int width;             /* columns; 0: flexible, takes what is left */
 	int min;               /* flexible columns: at least this wide */
+	/*
+	 * Flexible columns sized by content when > 0: as wide as their widest
+	 * cell among the first TABLE_FIT_ROWS shown (at least min and the
+	 * title), at most max; the other flexible columns share the rest.
+	 * Short of room, the widest gives back first, down to TABLE_FIT_KEEP.
+	 */
+	int max;
 	enum draw_align align;
 	bool numeric;          /* sorts descending first */
 	int arg;               /* the view's own use (an event, a counter) */
@@ -83,7 +90,14 @@ struct table {
 	int *widths;               /* from the last table_layout() */
 	int *natural;              /* cached widest cells (flexible columns) */
 	int natural_max;           /* the max they were measured with, 0: stale */
+	int *fit;                  /* cached content widths (columns with a max) */
+	bool fit_ok;               /* ... measured since the last change */
 };
+
+/* The rows that measure a column sized by content: the first shown. */
+#define TABLE_FIT_ROWS 1000
+/* Short of room, a column sized by content keeps this much of it. */
+#define TABLE_FIT_KEEP 16
 
 void table_init(struct table *t, void *ctx);
 void table_release(struct table *t);

@@ -10,8 +10,8 @@
  *
  * The view stands at loc.procedure (NAME@IMAGE, as lookup.h takes it) in
  * loc.epoch (A) and loc.epoch_b (B).  Enter opens the procedure view of
- * epoch B at the instruction; x exchanges the sides; a hides the
- * instructions without samples.
+ * epoch B at the instruction; x exchanges the sides; a shows every
+ * instruction, also those without samples (as dcpidiff --all).
  */
 #include "config.h"
 #include "tui/view.h"
@@ -50,7 +50,7 @@ struct dproc_view {
 	size_t n, alloc;
 	char **msgs;
 	size_t n_msgs;
-	bool sampled_only;                /* a: only instructions with samples */
+	bool all;                         /* a: every instruction, also without samples */
 	int aw, wa, wb;                   /* column widths: address, A, B */
 	uint64_t keep;                    /* the cursor's address across reloads */
 };
@@ -141,7 +141,7 @@ static void build_aligned(struct view *v)
 		const struct diff_row *r = dd->rows[i].r;
 		long k = insn_of(bc, r->addr);
 
-		if (pv->sampled_only && !r->a && !r->b)
+		if (!pv->all && !r->a && !r->b)
 			continue;
 		if (k >= 0 && bc->insns[k].block != block) {
 			block = bc->insns[k].block;
@@ -293,7 +293,7 @@ static void draw_numbers(struct view *v, const struct diff_row *r, struct draw *
 	snprintf(buf, sizeof(buf), "%" PRIu64, r->b);
 	draw_space(d, STYLE_NORMAL, 1);
 	draw_field(d, r->b ? STYLE_NORMAL : STYLE_DIM, buf, pv->wb, ALIGN_RIGHT);
-	snprintf(buf, sizeof(buf), "%+.2f", r->delta);
+	snprintf(buf, sizeof(buf), "%+.2f", r->effect);
 	draw_space(d, STYLE_NORMAL, 1);
 	draw_field(d, r->a || r->b ? diff_row_style(r) : STYLE_DIM, buf, 7, ALIGN_RIGHT);
 }
@@ -392,7 +392,9 @@ static void dproc_draw_header(struct view *v, struct draw *d)
 	struct dproc_view *pv = PV(v);
 	const struct draw_col head[] = {
 		{ "address", pv->aw, ALIGN_RIGHT }, { "A", pv->wa, ALIGN_RIGHT },
-		{ "B", pv->wb, ALIGN_RIGHT }, { "delta", 7, ALIGN_RIGHT },
+		{ "B", pv->wb, ALIGN_RIGHT },
+		{ pv->dd && pv->dd->de.diff.opts.norm == PSET_NORM_PERIOD ? "delta t" : "delta", 7,
+		  ALIGN_RIGHT },
 		{ "CPI A", 6, ALIGN_RIGHT }, { "CPI B", 6, ALIGN_RIGHT },
 		{ "verdict", 12, ALIGN_LEFT },
 	};
@@ -444,10 +446,10 @@ static enum view_result dproc_request(struct view *v, enum request req, const ch
 			       pv->pb->error ? pv->pb->error : "?");
 		return VIEW_DONE;
 	case REQ_TOGGLE_ALL:
-		pv->sampled_only = !pv->sampled_only;
+		pv->all = !pv->all;
 		rebuild(v);
-		tui_info(v->tui, pv->sampled_only ? "instructions with samples only (a again: all)"
-			 : "every instruction (a again: those with samples)");
+		tui_info(v->tui, pv->all ? "every instruction (a again: those with samples)"
+			 : "instructions with samples only (a again: every one)");
 		return VIEW_DONE;
 	default:
 		return VIEW_PASS;
@@ -549,8 +551,9 @@ static void dproc_draw_pane(struct view *v, size_t line, struct draw *d)
 		if (!r)
 			break;
 		diff_format_ratio(r->ratio, ratio, sizeof(ratio));
-		strbuf_addf(&sb, "A %.2f%%, B %.2f%%, delta %+.2f points, ratio %s; %s", r->share_a,
-			    r->share_b, r->delta, ratio, diff_verdict(df, r));
+		strbuf_addf(&sb, "A %.2f%%, B %.2f%%%s, delta %+.2f points, ratio %s; %s", r->norm_a,
+			    r->norm_b, df->opts.norm == PSET_NORM_PERIOD ? " time" : "", r->effect,
+			    ratio, diff_verdict(df, r));
 		if (r->tested)
 			strbuf_addf(&sb, " (q %.2g)", r->q);
 		break;
@@ -567,13 +570,15 @@ const struct view_ops diff_procedure_view_ops = {
 	.flags = VIEW_CACHE_TEXT,
 	.legend = "One procedure in two epochs, side by side (dcpidiff A B PROCEDURE): each\n"
 		  "instruction, aligned by address, with its samples in A and in B, delta (the\n"
-		  "change of its share of each side's samples, in points), CPI A and CPI B\n"
+		  "change of its share of each side's samples, in points; by period, delta t:\n"
+		  "of its time, as the diff view's), CPI A and CPI B\n"
 		  "(dcpicalc's cycles per execution in each epoch) and the verdict; blocks with\n"
 		  "their frequency and CPI in A and B; the first line is the procedure as a whole.\n"
 		  "When the binaries differ between the epochs, instructions cannot be aligned and\n"
 		  "only the procedure as a whole is compared.  Enter opens the procedure view of\n"
-		  "epoch B at the instruction; x exchanges A and B; a shows only the instructions\n"
-		  "with samples (again: all); p shows both sides and the cursor's row in a pane.",
+		  "epoch B at the instruction; x exchanges A and B; a shows every instruction,\n"
+		  "also those without samples (again: those with samples only, as dcpidiff shows\n"
+		  "them without --all); p shows both sides and the cursor's row in a pane.",
 	.priv_size = sizeof(struct dproc_view),
 	.open = dproc_open,
 	.close = dproc_close,

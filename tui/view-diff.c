@@ -50,7 +50,7 @@ static void cell_count(void *ctx, const struct table_column *col, const void *ro
 static void cell_share(void *ctx, const struct table_column *col, const void *row, size_t pos,
 		       struct draw *d, int width)
 {
-	double s = col->arg ? ROW(row)->r->share_b : ROW(row)->r->share_a;
+	double s = col->arg ? ROW(row)->r->norm_b : ROW(row)->r->norm_a;
 	char buf[24];
 
 	snprintf(buf, sizeof(buf), "%.2f", s);
@@ -63,7 +63,7 @@ static void cell_delta(void *ctx, const struct table_column *col, const void *ro
 {
 	char buf[24];
 
-	snprintf(buf, sizeof(buf), "%+.2f", ROW(row)->r->delta);
+	snprintf(buf, sizeof(buf), "%+.2f", ROW(row)->r->effect);
 	draw_field(d, diff_row_style(ROW(row)->r), buf, width, ALIGN_RIGHT);
 }
 
@@ -120,13 +120,13 @@ static int cmp_count(const struct table_column *c, const void *a, const void *b)
 
 static int cmp_share(const struct table_column *c, const void *a, const void *b)
 {
-	return c->arg ? table_cmp_double(ROW(a)->r->share_b, ROW(b)->r->share_b)
-		      : table_cmp_double(ROW(a)->r->share_a, ROW(b)->r->share_a);
+	return c->arg ? table_cmp_double(ROW(a)->r->norm_b, ROW(b)->r->norm_b)
+		      : table_cmp_double(ROW(a)->r->norm_a, ROW(b)->r->norm_a);
 }
 
 static int cmp_delta(const struct table_column *c, const void *a, const void *b)
 {
-	return table_cmp_double(ROW(a)->r->delta, ROW(b)->r->delta);
+	return table_cmp_double(ROW(a)->r->effect, ROW(b)->r->effect);
 }
 
 /* NaN (no samples on either side) below everything, +inf (new) above. */
@@ -166,17 +166,21 @@ static void build_columns(struct view *v)
 	const struct diff *d = &dv->dd->de.diff;
 	struct table *t = &dv->table;
 	int wa = draw_digits(d->total_a), wb = draw_digits(d->total_b);
+	bool time = d->opts.norm == PSET_NORM_PERIOD; /* the headers say which */
 
 	table_clear_columns(t);
 	table_add_column(t, &(struct table_column){ .name = "A", .width = wa > 3 ? wa : 3,
 		.align = ALIGN_RIGHT, .numeric = true, .cmp = cmp_count, .cell = cell_count });
-	table_add_column(t, &(struct table_column){ .name = "A%", .width = 6, .align = ALIGN_RIGHT,
+	table_add_column(t, &(struct table_column){ .name = "A%", .title = time ? "A time" : NULL,
+		.width = 6, .align = ALIGN_RIGHT,
 		.numeric = true, .cmp = cmp_share, .cell = cell_share });
 	table_add_column(t, &(struct table_column){ .name = "B", .width = wb > 3 ? wb : 3,
 		.align = ALIGN_RIGHT, .numeric = true, .arg = 1, .cmp = cmp_count, .cell = cell_count });
-	table_add_column(t, &(struct table_column){ .name = "B%", .width = 6, .align = ALIGN_RIGHT,
+	table_add_column(t, &(struct table_column){ .name = "B%", .title = time ? "B time" : NULL,
+		.width = 6, .align = ALIGN_RIGHT,
 		.numeric = true, .arg = 1, .cmp = cmp_share, .cell = cell_share });
-	table_add_column(t, &(struct table_column){ .name = "delta", .width = 7,
+	table_add_column(t, &(struct table_column){ .name = "delta", .title = time ? "delta t" : NULL,
+		.width = 7,
 		.align = ALIGN_RIGHT, .numeric = true, .cmp = cmp_delta, .cell = cell_delta });
 	table_add_column(t, &(struct table_column){ .name = "ratio", .width = 7,
 		.align = ALIGN_RIGHT, .numeric = true, .cmp = cmp_ratio, .cell = cell_ratio });
@@ -424,12 +428,13 @@ static const char *method_words(enum diff_method m)
 
 static void pane_row(const struct diff *d, const struct diff_vrow *r, struct strbuf *sb)
 {
+	const char *what = d->opts.norm == PSET_NORM_PERIOD ? "time " : "";
 	char ratio[24];
 
 	diff_format_ratio(r->r->ratio, ratio, sizeof(ratio));
-	strbuf_addf(sb, "%s in %s: A %" PRIu64 " (%.2f%%), B %" PRIu64 " (%.2f%%), delta %+.2f "
-		    "points, ratio %s", r->name, r->image, r->r->a, r->r->share_a, r->r->b,
-		    r->r->share_b, r->r->delta, ratio);
+	strbuf_addf(sb, "%s in %s: A %" PRIu64 " (%s%.2f%%), B %" PRIu64 " (%s%.2f%%), delta %+.2f "
+		    "points, ratio %s", r->name, r->image, r->r->a, what, r->r->norm_a, r->r->b, what,
+		    r->r->norm_b, r->r->effect, ratio);
 }
 
 static void pane_verdict(const struct diff *d, const struct diff_vrow *r, struct strbuf *sb)
@@ -501,7 +506,9 @@ const struct view_ops diff_view_ops = {
 		  "procedure instruction by instruction; x exchanges A and B; p shows what is\n"
 		  "compared, the test, and the selected row in a pane.  % (:normalize) compares\n"
 		  "time instead of shares: samples times their period, dcpidiff -N period, for\n"
-		  "runs of the same work (a function that grew no longer shrinks the others).",
+		  "runs of the same work (a function that grew no longer shrinks the others):\n"
+		  "A time and B time are then in percent of the mean of the two sides' totals,\n"
+		  "equal where the time did not change, and delta t is their change.",
 	.priv_size = sizeof(struct diff_view),
 	.open = diff_open,
 	.close = diff_close,

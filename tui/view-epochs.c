@@ -3,7 +3,7 @@
  * tui/view-epochs.c - the epochs of the database: number, label, start and
  * end, duration, samples per event, lost and unknown samples, images.
  * Enter shows an epoch's images (and makes it the current epoch); m marks
- * epochs A and B for a diff.  An epoch whose images were read (its images
+ * epochs A and B for a diff and moves to the next epoch.  An epoch whose images were read (its images
  * view) and have a damaged profile is marked: its samples carry a '*', and
  * the title and the pane say how many profiles are damaged, since the
  * images view's totals are then partial.  Only the images the session has
@@ -459,6 +459,9 @@ static enum view_result epochs_request(struct view *v, enum request req, const c
 		else
 			tui_info(v->tui, "epoch %s unmarked", sb.buf);
 		strbuf_release(&sb);
+		/* then the next epoch, as mutt's tag: m, m marks two in a row */
+		if (v->pos + 1 < v->lines)
+			view_move_to(v, v->pos + 1);
 		return VIEW_DONE;
 	default:
 		return VIEW_PASS;

@@ -52,7 +52,7 @@ static void cell_name(void *ctx, const struct table_column *col, const void *row
 		      struct draw *d, int width)
 {
 	draw_field(d, ROW(row)->pr->proc ? STYLE_NORMAL : STYLE_DIM, ROW(row)->name, width,
-		   ALIGN_LEFT);
+		   ALIGN_LEFT_MIDDLE);
 }
 
 /* By process: "gzip", or "4321 gzip" by pid or tgid. */
@@ -258,9 +258,10 @@ static void build_columns(struct view *v)
 		add_analysis_columns(t, pv);
 	if (pv->by != PROCPROF_BY_IMAGE)
 		table_add_column(t, &(struct table_column){ .name = procprof_by_name(pv->by),
-			.width = 16, .cmp = cmp_group, .cell = cell_group });
+			.max = pv->by == PROCPROF_BY_COMM ? 16 : 24, .cmp = cmp_group,
+			.cell = cell_group });
 	table_add_column(t, &(struct table_column){ .name = "procedure", .min = 12,
-		.cmp = cmp_name, .cell = cell_name });
+		.max = DRAW_NAME_MAX, .cmp = cmp_name, .cell = cell_name });
 	if (!v->loc.image)
 		table_add_column(t, &(struct table_column){ .name = "image", .min = 10,
 			.align = ALIGN_LEFT_TAIL, .cell = cell_image });

@@ -55,7 +55,7 @@ tui() {
 
 # dcpidiff's procedure rows as "A A% B B% DELTA RATIO VERDICT NAME".
 diff_rows() {
-	dcpidiff "$@" | sed -n '/^ *A share A/,/^(/p' | sed '1d; /^(/d' |
+	dcpidiff "$@" | sed -n '/^ *A  *\(share\|time\) A/,/^(/p' | sed '1d; /^(/d' |
 		awk '{ sub("%", "", $2); sub("%", "", $4); sub("x$", "", $6);
 			print $1, $2, $3, $4, $5, $6, $8, $9 }'
 }
@@ -112,9 +112,23 @@ test_expect_success 'swapped: dcpidiff after before' '
 	grep -q " changed nested_loops$" actual
 '
 
+test_expect_success 'by period (%): every column in time, as dcpidiff -N period' '
+	tui db ":diff before after" % ":save-view period.view" &&
+	grep -q "^ *A A time  *B B time delta t  *ratio" period.view &&
+	diff_rows -d db -N period before after >expect &&
+	view_rows period.view >actual &&
+	test_cmp expect actual &&
+	grep -q " changed nested_loops$" actual
+'
+
 test_expect_success 'side by side: dcpidiff instructions and dcpicalc CPI of each epoch' '
-	tui db ":diff before after" ":goto nested_loops" "<Enter>" ":save-view side.view" &&
+	tui db ":diff before after" ":goto nested_loops" "<Enter>" ":save-view sampled.view" \
+		a ":save-view side.view" &&
 	grep -q "^title: nested_loops: A 1 (before) vs B 2 (after), changed" side.view &&
+	dcpidiff --sort address -d db before after nested_loops | sed -n "/^Addr /,\$p" |
+		sed "1d; /^(/d" | awk "{ print \$1, \$2, \$4, \$6, \$9 }" >expect &&
+	view_insns sampled.view >actual &&
+	test_cmp expect actual &&
 	diff_insns -d db before after nested_loops >expect &&
 	view_insns side.view >actual &&
 	test_cmp expect actual &&
@@ -149,7 +163,7 @@ else
 	test_expect_success 'two recorded epochs: dcpidiff rows and instructions' '
 		dcpirun -q -d rec -F 2000 --label before -- "$W/wl-three" >/dev/null 2>rec.err &&
 		dcpirun -q -d rec -F 2000 --label after -- "$W/wl-three" --slow >/dev/null 2>>rec.err &&
-		tui rec ":diff before after" ":save-view diff.view" ":goto two" "<Enter>" \
+		tui rec ":diff before after" ":save-view diff.view" ":goto two" "<Enter>" a \
 			":save-view two.view" &&
 		diff_rows -d rec before after >expect &&
 		view_rows diff.view >actual &&

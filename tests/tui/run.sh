@@ -31,6 +31,8 @@
 #                  two loads started to stall, for the analysis and diffs,
 #                  then rebuilt (bin/prog-v2, a nop more in scale, kept as
 #                  the database's snapshot of its build-id)
+#   ddb            like the demo's database: sdb's epochs before and after
+#                  only, the cursor starting on after (the current epoch)
 #   nonexistent    no database at all
 #   bin/           the binaries the image records point at: bin/prog is
 #                  tests/tui/fixtures/prog.s assembled and linked by as and ld
@@ -72,6 +74,8 @@ tui_fixtures() {
 		sed -e "s/@BUILDID@/$(tui_build_id bin/prog)/" \
 			-e "s/@BUILDID2@/$(tui_build_id bin/prog-v2)/" "$tui_src/fixtures/stall.txt" >stall.txt
 		dcpi-test-helper build sdb stall.txt >/dev/null
+		sed '/^epoch label=rebuilt/,$d' stall.txt >demo.txt
+		dcpi-test-helper build ddb demo.txt >/dev/null
 		mkdir -p sdb/binaries
 		cp bin/prog-v2 "sdb/binaries/$(tui_build_id bin/prog-v2)"
 		tui_big_fixture | dcpi-test-helper build big >/dev/null
@@ -138,7 +142,7 @@ tui_case() {
 	rm -rf "$work"
 	mkdir -p "$work" "$home"
 	ln -s ../bin "$work/bin"
-	for f in db big bad pdb sdb prog.c; do ln -s "../$f" "$work/$f"; done
+	for f in db big bad pdb sdb ddb prog.c; do ln -s "../$f" "$work/$f"; done
 	# shellcheck disable=SC2086
 	(cd "$work" && env -i PATH="$PATH" HOME="$home" TERM=xterm-256color \
 		LINES="${size#*x}" COLUMNS="${size%x*}" TZ=UTC LC_ALL=C.UTF-8 \

@@ -109,6 +109,15 @@ static void draw_fields(void **state)
 	expect_field("abcdefgh", 5, ALIGN_LEFT, DRAW_ASCII, "abcd~|");
 	expect_field("/usr/lib/libc.so", 8, ALIGN_LEFT_TAIL, 0, "\xe2\x80\xa6libc.so|");
 	expect_field("/usr/lib/libc.so", 8, ALIGN_LEFT_TAIL, DRAW_ASCII, "~libc.so|");
+	/* C++ names: the start and the end, the ellipsis in the middle */
+	expect_field("std::vector<int>::push_back(int const&)", 20, ALIGN_LEFT_MIDDLE, 0,
+		     "std::vect\xe2\x80\xa6nt const&)|");
+	expect_field("std::vector<int>::push_back(int const&)", 20, ALIGN_LEFT_MIDDLE, DRAW_ASCII,
+		     "std::vect~nt const&)|");
+	expect_field("abcdef", 6, ALIGN_LEFT_MIDDLE, 0, "abcdef|");
+	expect_field("abcdefg", 6, ALIGN_LEFT_MIDDLE, 0, "ab\xe2\x80\xa6" "efg|");
+	expect_field("\xe3\x83\xa6\xe3\x83\x8b\xe3\x82\xb3x", 6, ALIGN_LEFT_MIDDLE, 0,
+		     "\xe3\x83\xa6\xe2\x80\xa6\xe3\x82\xb3x|");
 	/* Wide characters: the field stays exactly as wide as asked. */
 	expect_field("\xe3\x83\xa6\xe3\x83\x8b\xe3\x82\xb3", 4, ALIGN_LEFT, 0,
 		     "\xe3\x83\xa6 \xe2\x80\xa6|");
