@@ -525,6 +525,26 @@ out:
 
 #define CURRENT_MAGIC "dcpi-current"
 
+/*
+ * Raises *seq to the newest epoch of the database.  An epoch is created by
+ * renaming its directory into place and then moving `current` to it: a
+ * writer killed between the two leaves an epoch newer than `current` (or
+ * no `current` at all), which is the one it was about to write and the one
+ * the next writer continues.
+ */
+static int newest_epoch(struct db *db, uint32_t *seq)
+{
+	uint32_t *seqs;
+	size_t n;
+
+	if (db_epoch_seqs(db, &seqs, &n))
+		return -1;
+	if (n && seqs[n - 1] > *seq)
+		*seq = seqs[n - 1];
+	free(seqs);
+	return 0;
+}
+
 int db_epoch_current(struct db *db, uint32_t *seq)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -538,7 +558,7 @@ int db_epoch_current(struct db *db, uint32_t *seq)
 	r = fsio_read_at(db->dirfd, CURRENT_NAME, what, 4096, &sb);
 	if (r) {
 		strbuf_release(&sb);
-		return r == 1 ? 0 : -1;
+		return r == 1 ? newest_epoch(db, seq) : -1;
 	}
 	if (textrec_parse(sb.buf, sb.len, CURRENT_MAGIC, 1, &rec, &why)) {
 		strbuf_release(&sb);
@@ -555,7 +575,7 @@ int db_epoch_current(struct db *db, uint32_t *seq)
 	}
 	textrec_release(&rec);
 	strbuf_release(&sb);
-	return 0;
+	return newest_epoch(db, seq);
 }
 
 static int store_current(struct db *db, uint32_t seq)

@@ -123,7 +123,11 @@ void db_epoch_list_release(struct db_epoch_list *l);
  */
 int db_epoch_resolve(struct db *db, const char *name, uint32_t *seq);
 
-/* The epoch named by the `current` file, or 0 if none (writer's view). */
+/*
+ * The epoch named by the `current` file, or a newer one if the database
+ * has one (a writer killed after it created an epoch and before it moved
+ * `current`), or 0 if there is no epoch (writer's view).
+ */
 int db_epoch_current(struct db *db, uint32_t *seq);
 
 /*

@@ -371,6 +371,45 @@ static void db_epochs_and_resolution(void **state)
 	free(path);
 }
 
+/*
+ * A writer killed after it renamed a new epoch into place and before it
+ * moved `current` (or before the first `current` was written): the newest
+ * epoch is the current one, and the next writer continues it.
+ */
+static void db_current_is_the_newest_epoch(void **state)
+{
+	char *path, *cur_path;
+	struct db *db = new_db(&path);
+	struct strbuf sb = STRBUF_INIT;
+	uint32_t cur;
+	FILE *f;
+
+	(void)state;
+	assert_int_equal(db_epoch_current(db, &cur), 0);
+	assert_int_equal(cur, 0);
+	assert_int_equal(new_epoch(db, NULL), 1);
+	cur_path = xasprintf("%s/current", path);
+	assert_int_equal(unlink(cur_path), 0);
+	assert_int_equal(db_epoch_current(db, &cur), 0);
+	assert_int_equal(cur, 1);
+	assert_int_equal(new_epoch(db, NULL), 2);
+	assert_int_equal(new_epoch(db, NULL), 3);
+	/* `current` still naming epoch 2, as a kill before its rename leaves it */
+	textrec_begin(&sb, "dcpi-current", 1);
+	strbuf_addstr(&sb, "epoch 2\n");
+	textrec_finish(&sb);
+	f = fopen(cur_path, "w");
+	assert_non_null(f);
+	assert_int_equal(fwrite(sb.buf, 1, sb.len, f), sb.len);
+	fclose(f);
+	strbuf_release(&sb);
+	assert_int_equal(db_epoch_current(db, &cur), 0);
+	assert_int_equal(cur, 3);
+	free(cur_path);
+	db_close(db);
+	free(path);
+}
+
 static void db_refuses_non_database(void **state)
 {
 	char *path = tmpdb();
@@ -1257,6 +1296,7 @@ int main(void)
 		cmocka_unit_test(image_index_hostile_paths),
 		cmocka_unit_test(build_id_keys),
 		cmocka_unit_test(db_epochs_and_resolution),
+		cmocka_unit_test(db_current_is_the_newest_epoch),
 		cmocka_unit_test(db_refuses_non_database),
 		cmocka_unit_test(db_merge_add),
 		cmocka_unit_test(db_corrupt_profile_is_reported_and_quarantined),
