@@ -35,8 +35,10 @@ test_expect_success 'the worker killed in the middle of a burst: that burst is l
 	stop_at emulate-burst@3 dcpirun -d killed.db -F 2000 --bursts=10 --burst-deadline=120000 \
 		-- $W/wl-three -s 2 >out 2>err &&
 	run=$stopped_pid && test_register_pid $run dcpirun &&
-	{ kill_stopped_workers $run >killed & } &&
+	{ kill_stopped_workers $run >killed & killer=$!; } &&
 	wait $run &&
+	# the loop ends once the run is gone: its last sleep must not outlive the test
+	wait $killer &&
 	cat err killed &&
 	grep -q "^killed " killed &&
 	lost=$(lost_bursts err) && test "$lost" -ge 1 &&
@@ -79,7 +81,7 @@ test_expect_success 'dcpid: a worker killed mid-burst is started again, the daem
 		--burst-deadline=20000 --write-interval 1 >/dev/null 2>dcpid.err & } &&
 	daemon=$! && test_register_pid $daemon dcpid &&
 	wait_for 30 "dcpid to answer" "dcpictl --socket \"$SOCK\" status >/dev/null 2>&1" &&
-	{ kill_stopped_workers $daemon >killed & } &&
+	{ kill_stopped_workers $daemon >killed & killer=$!; } &&
 	$W/wl-three -s 3 >/dev/null &&
 	wait_for 90 "a worker killed or given up" "grep -q ^killed killed || dcpictl --socket \"$SOCK\" \
 		status | grep -q \"[1-9][0-9]* lost\"" &&
@@ -93,6 +95,7 @@ assert b[\"lost\"] >= 1 and b[\"worker_starts\"] >= 2, b
 " &&
 	dcpictl --socket "$SOCK" quit &&
 	wait_exit $daemon &&
+	wait $killer &&
 	cat killed &&
 	dcpidb -d sysdb check
 '
