@@ -508,9 +508,13 @@ static void header_line(const struct calc *c, unsigned part, size_t item, long i
 		draw_printf(d, STYLE_NORMAL, "  %s: %.0f samples", lab, s->recorded);
 		if (s->epoch_share > 0)
 			draw_printf(d, STYLE_NORMAL, " (%.2f%% of the epoch)", 100 * s->epoch_share);
-		if (c->period > 0)
-			draw_printf(d, STYLE_NORMAL, ", 1 sample = %.0f cycles (%s)", c->period,
+		if (c->period > 0) {
+			draw_printf(d, STYLE_NORMAL, ", 1 sample = %.0f cycles (%s", c->period,
 				    period_how(c));
+			if (c->period_problem[0])
+				draw_printf(d, STYLE_WARNING, "; %s", c->period_problem);
+			draw_printf(d, STYLE_NORMAL, ")");
+		}
 		draw_printf(d, STYLE_NORMAL, ", skid %d", c->skid);
 		break;
 	case CALC_HEAD_FORCED:

@@ -342,6 +342,12 @@ void calc_json(const struct calc *c, struct json_writer *w)
 	json_num(w, c->period > 0 ? c->period : -1);
 	json_key(w, "period_source");
 	json_string(w, c->period_source ? c->period_source : "none");
+	json_key(w, "period_error");
+	json_num(w, c->period_error);
+	if (c->period_problem[0]) {
+		json_key(w, "period_problem");
+		json_string(w, c->period_problem);
+	}
 	json_key(w, "skid");
 	json_i64(w, c->skid);
 	json_key(w, "invocations");

@@ -123,8 +123,19 @@ static void choose_period(struct calc *c, const struct epoch_meta *meta)
 		c->period = (double)e->period * c->opts.mhz / 1000.0;
 		c->period_source = "option";
 	} else if (meta) {
+		const struct epoch_calib *cal = epoch_meta_calib(meta, c->time_event);
+
 		c->period = epoch_meta_time_cycles(meta, c->time_event, &src);
 		c->period_source = epoch_period_source_name(src);
+		if (cal && (src == EPOCH_PERIOD_CALIBRATED || src == EPOCH_PERIOD_SCALED)) {
+			c->period_error = cal->error > 0 ? cal->error : CALC_PERIOD_ERROR_UNCHECKED;
+			if (!epoch_calib_problem(cal, c->period_problem, sizeof(c->period_problem)))
+				c->period_problem[0] = '\0';
+			else if (!strcmp(cal->how, "addloop"))
+				c->period_error = CALC_PERIOD_ERROR_ADDLOOP;
+		} else if (src == EPOCH_PERIOD_MHZ) {
+			c->period_error = CALC_PERIOD_ERROR_MHZ;
+		}
 	}
 }
 

@@ -304,6 +304,11 @@ struct calc {
 					 period x the recorded MHz: on a virtual machine often
 					 5-30% off), "events" (a cycles counter), "option"
 					 (--period-cycles / --mhz), "none" */
+	double period_error;          /* the period's relative uncertainty: the calibration's
+					 (how far its clocks disagree, at least 1%), 0 if
+					 given or counted by events */
+	char period_problem[160];     /* what is wrong with the calibration, or "" (the
+					 clocks disagree; an old add-immediate loop) */
 	struct calc_insn *insns;      /* list.n_insns, in address order */
 	size_t n_insns;
 	struct calc_block *blocks;    /* list.cfg.n_blocks (the last is the virtual EXIT) */
@@ -396,6 +401,16 @@ long calc_insn_at(const struct calc *c, uint64_t addr);
 /* One procedure's figures for a table of procedures (dcpi-tui, dcpicalc --image). */
 /* The share of samples in high-confidence frequencies a named dominant culprit needs. */
 #define CALC_DOMINANT_CONF 0.5
+
+/*
+ * The period's relative uncertainty where the calibration does not say:
+ * an epoch calibrated before the clocks were checked (2%), one calibrated
+ * with add-immediates (folded on some cores: up to several times off), the
+ * clock period x cpu MHz (5-30% off on virtual machines: docs/analysis.md).
+ */
+#define CALC_PERIOD_ERROR_UNCHECKED 0.02
+#define CALC_PERIOD_ERROR_ADDLOOP 1.0
+#define CALC_PERIOD_ERROR_MHZ 0.3
 
 struct calc_procrow {
 	double samples;          /* time samples tallied */

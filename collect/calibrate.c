@@ -38,13 +38,17 @@ static void calibrate_here(struct collector *c, int cpu)
 	struct calib_result r;
 	char why[160];
 
-	if (calib_measure(&c->ev[c->time_ev].spec, c->ev[c->time_ev].mean, &r, why, sizeof(why))) {
+	/* the core's signatures once: the model is chosen by them */
+	if (calib_measure(&c->ev[c->time_ev].spec, c->ev[c->time_ev].mean, !c->core_sig.have, &r,
+			  why, sizeof(why))) {
 		if (cpu >= 0)
 			warning("cannot calibrate the sampling period on CPU %d: %s", cpu, why);
 		else
 			warning("cannot calibrate the sampling period: %s", why);
 	}
 	c->calib_ns += r.cost_ns;
+	if (r.sig.have && !c->core_sig.have)
+		c->core_sig = r.sig;
 	calib_accumulate(&c->calib, &r);
 }
 
@@ -107,10 +111,15 @@ void collector_fill_calib(struct collector *c, struct epoch_meta *m)
 	out = c->calib;
 	if (c->calib_base.intervals && c->calib_base.period &&
 	    fabs((double)c->calib_base.period / (double)out.period - 1) <= 0.02) {
-		struct calib_result r = { out.cycles, out.intervals, out.mhz, 0 };
+		struct calib_result r = { .cycles = out.cycles, .intervals = out.intervals,
+					  .mhz = out.mhz, .imul_mhz = out.imul_mhz,
+					  .tsc_mhz = out.tsc_mhz, .error = out.error };
 
+		snprintf(r.how, sizeof(r.how), "%s", out.how);
 		out = c->calib_base;
 		calib_accumulate(&out, &r);
 	}
 	epoch_meta_set_calib(m, &out);
+	if (c->core_sig.have)
+		m->core_sig = c->core_sig;
 }

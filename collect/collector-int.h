@@ -77,6 +77,7 @@ struct collector {
 	/* Calibration (collector_calibrate): this run's, and the continued epoch's. */
 	int time_ev;                /* index in ev of the time event, -1 if none */
 	struct epoch_calib calib;   /* intervals 0: none */
+	struct epoch_core_sig core_sig;     /* what the core does (have false: not measured) */
 	struct epoch_calib calib_base;
 	bool calib_base_taken;      /* calib_base was read from the epoch's meta */
 	int64_t calib_ns;

@@ -961,6 +961,10 @@ void collector_summary(struct collector *c, struct collect_summary *s)
 	s->calib_cycles = c->calib.intervals ? c->calib.cycles : 0;
 	s->calib_mhz = c->calib.mhz;
 	s->calib_ns = c->calib_ns;
+	snprintf(s->calib_how, sizeof(s->calib_how), "%s", c->calib.how);
+	if (!c->calib.intervals ||
+	    !epoch_calib_problem(&c->calib, s->calib_problem, sizeof(s->calib_problem)))
+		s->calib_problem[0] = '\0';
 	if (c->cg && c->opt.callgraph.mode != CALLGRAPH_THREADS) {
 		const struct callchain_stats *cs = callchain_stats(c->cg);
 

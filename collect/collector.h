@@ -255,6 +255,8 @@ struct collect_summary {
 	double calib_cycles;        /* this run's calibration: cycles per sample (0: none) */
 	double calib_mhz;           /* ... the loop's clock */
 	int64_t calib_ns;           /* ... and its cost (CPU time) */
+	char calib_how[24];         /* ... which clock ("regadd", "imul") */
+	char calib_problem[160];    /* ... what is wrong with it, or "" (epoch_calib_problem) */
 	bool stacks;                /* -g: the figures below are valid */
 	uint64_t user_stacks;       /* samples with user frames (this run) */
 	uint64_t complete_stacks;   /* ... whose walk reached the thread's entry */

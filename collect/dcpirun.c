@@ -207,8 +207,8 @@ static void summary(struct run *r, struct collector *c, unsigned snapshots)
 	if (s.burst_emulated)
 		burst_summary(&s.emulated);
 	if (s.calib_cycles > 0)
-		fprintf(stderr, ", 1 sample = %.0f cycles (calibrated in %.0f ms)", s.calib_cycles,
-			(double)s.calib_ns / 1e6);
+		fprintf(stderr, ", 1 sample = %.0f cycles (calibrated in %.0f ms%s%s)", s.calib_cycles,
+			(double)s.calib_ns / 1e6, s.calib_problem[0] ? "; " : "", s.calib_problem);
 	fprintf(stderr, "; epoch %" PRIu32 " of %s", s.epoch, r->dir);
 	if (snapshots)
 		fprintf(stderr, ", %u new binary snapshot%s", snapshots, snapshots == 1 ? "" : "s");

@@ -241,10 +241,16 @@ static void text_report(struct collector *c, const struct status *s, struct strb
 			    c->ev[i].samples, event_rate(&c->ev[i], s));
 		strbuf_release(&p);
 	}
-	if (c->calib.intervals)
-		strbuf_addf(o, "calibrated: 1 sample = %.1f cycles (loop at %.1f MHz, %" PRIu64
-			    " intervals, %.0f ms)\n", c->calib.cycles, c->calib.mhz,
-			    c->calib.intervals, (double)c->calib_ns / 1e6);
+	if (c->calib.intervals) {
+		char why[160];
+		const char *problem = epoch_calib_problem(&c->calib, why, sizeof(why));
+
+		strbuf_addf(o, "calibrated: 1 sample = %.1f cycles (%s clock %.1f MHz, imul %.1f MHz, "
+			    "%" PRIu64 " intervals, %.0f ms)%s%s\n", c->calib.cycles,
+			    !strcmp(c->calib.how, "imul") ? "imul" : "register-add", c->calib.mhz,
+			    c->calib.imul_mhz, c->calib.intervals, (double)c->calib_ns / 1e6,
+			    problem ? "; " : "", problem ? problem : "");
+	}
 	{
 		const char *from;
 		double mhz = clock_mhz(c, &from);
@@ -405,6 +411,10 @@ static void json_report(struct collector *c, const struct status *s, FILE *f)
 		json_key(&w, "mhz"), json_double(&w, c->calib.mhz, 1);
 		json_key(&w, "intervals"), json_u64(&w, c->calib.intervals);
 		json_key(&w, "cost_ms"), json_double(&w, (double)c->calib_ns / 1e6, 3);
+		json_key(&w, "method"), json_string(&w, c->calib.how);
+		json_key(&w, "imul_mhz"), json_double(&w, c->calib.imul_mhz, 1);
+		json_key(&w, "tsc_mhz"), json_double(&w, c->calib.tsc_mhz, 1);
+		json_key(&w, "error"), json_double(&w, c->calib.error, 4);
 		json_object_end(&w);
 	}
 	{

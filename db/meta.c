@@ -41,6 +41,7 @@ void epoch_meta_release(struct epoch_meta *m)
 	free(m->kernel);
 	free(m->cpu_model);
 	free(m->cpu_vendor);
+	free_argv(m->cpu_flags);
 	free_argv(m->command);
 	free(m->events);
 	for (size_t i = 0; i < m->n_counters; i++)
@@ -60,6 +61,41 @@ static void replace(char **dst, const char *src)
 {
 	free(*dst);
 	*dst = src ? xstrdup(src) : NULL;
+}
+
+/* The words of s (separated by spaces), NULL-terminated; NULL if none. */
+static char **split_words(const char *s)
+{
+	size_t n = 0, k = 0;
+	char **v;
+
+	for (const char *p = s; *p;) {
+		p += strspn(p, " \t");
+		if (!*p)
+			break;
+		n++;
+		p += strcspn(p, " \t");
+	}
+	if (!n)
+		return NULL;
+	v = xcalloc(n + 1, sizeof(*v));
+	for (const char *p = s; *p && k < n;) {
+		size_t len;
+
+		p += strspn(p, " \t");
+		len = strcspn(p, " \t");
+		v[k++] = xstrndup(p, len);
+		p += len;
+	}
+	return v;
+}
+
+bool epoch_meta_cpu_flag(const struct epoch_meta *m, const char *flag)
+{
+	for (char **f = m->cpu_flags; f && *f; f++)
+		if (!strcmp(*f, flag))
+			return true;
+	return false;
 }
 
 /* Reads the first "key : value" line of /proc/cpuinfo with this key. */
@@ -113,6 +149,12 @@ void epoch_meta_fill_host(struct epoch_meta *m)
 	}
 	if ((s = cpuinfo_field("stepping"))) {
 		m->cpu_stepping = atoi(s);
+		free(s);
+	}
+	free_argv(m->cpu_flags);
+	m->cpu_flags = NULL;
+	if ((s = cpuinfo_field("flags"))) {
+		m->cpu_flags = split_words(s);
 		free(s);
 	}
 	if ((s = cpuinfo_field("cpu MHz"))) {
@@ -194,6 +236,29 @@ const struct epoch_calib *epoch_meta_calib(const struct epoch_meta *m, enum dcpi
 		if (m->calibs[i].event == ev)
 			return &m->calibs[i];
 	return NULL;
+}
+
+const char *epoch_calib_problem(const struct epoch_calib *c, char *buf, size_t size)
+{
+	if (!strcmp(c->how, "addloop")) {
+		snprintf(buf, size, "measured with add-immediates, which some cores fold: "
+			 "possibly several times off");
+		return buf;
+	}
+	if (!(c->error > EPOCH_CALIB_AGREE))
+		return NULL;
+	if (!strcmp(c->how, "imul"))
+		snprintf(buf, size, "the register adds and the imul chain disagree by %.1f%%: "
+			 "the imul clock, %.0f MHz", 100 * c->error, c->imul_mhz);
+	else
+		snprintf(buf, size, "the clocks disagree by %.1f%% (register adds %.0f MHz, "
+			 "imul %.0f MHz", 100 * c->error, c->mhz, c->imul_mhz);
+	if (c->tsc_mhz > 0)
+		snprintf(buf + strlen(buf), size - strlen(buf), "%sTSC %.0f MHz",
+			 strcmp(c->how, "imul") ? ", " : "; ", c->tsc_mhz);
+	if (strcmp(c->how, "imul"))
+		snprintf(buf + strlen(buf), size - strlen(buf), ")");
+	return buf;
 }
 
 static bool calib_how_valid(const char *how)
@@ -362,6 +427,15 @@ void epoch_meta_format(const struct epoch_meta *m, struct strbuf *out)
 	}
 	if (m->cpu_mhz > 0)
 		strbuf_addf(out, "cpu_mhz %.3f\n", m->cpu_mhz);
+	if (m->cpu_flags && m->cpu_flags[0]) {
+		textrec_token(out, "cpu_flags", 1);
+		for (char **f = m->cpu_flags; *f; f++)
+			textrec_token(out, *f, 0);
+		strbuf_addch(out, '\n');
+	}
+	if (m->core_sig.have)
+		strbuf_addf(out, "core_sig %.3f %.3f %.3f %.3f\n", m->core_sig.addimm_per_cycle,
+			    m->core_sig.alu_per_cycle, m->core_sig.load_lat, m->core_sig.div_lat);
 	if (m->ncpus)
 		line_u64(out, "ncpus", m->ncpus);
 	if (m->command && m->command[0]) {
@@ -386,6 +460,9 @@ void epoch_meta_format(const struct epoch_meta *m, struct strbuf *out)
 
 		strbuf_addf(out, "calib %s %.1f %" PRIu64 " %" PRIu64 " %.1f %s\n",
 			    event_name(c->event), c->cycles, c->period, c->intervals, c->mhz, c->how);
+		if (c->imul_mhz > 0 || c->tsc_mhz > 0 || c->error > 0)
+			strbuf_addf(out, "calib_check %s %.1f %.1f %.4f\n", event_name(c->event),
+				    c->imul_mhz, c->tsc_mhz, c->error);
 	}
 	for (size_t i = 0; i < m->n_extra; i++) {
 		for (size_t j = 0; j < m->extra[i].ntok; j++)
@@ -475,6 +552,34 @@ static int parse_calib_line(struct epoch_meta *m, const struct textrec_line *l)
 	return 0;
 }
 
+/* calib_check EVENT IMUL_MHZ TSC_MHZ ERROR, after its calib line */
+static int parse_calib_check_line(struct epoch_meta *m, const struct textrec_line *l)
+{
+	struct epoch_calib *c;
+	int ev;
+
+	if (l->ntok != 5 || (ev = event_lookup(l->tok[1])) < 0 ||
+	    !(c = (struct epoch_calib *)epoch_meta_calib(m, (enum dcpi_event)ev)) ||
+	    c->imul_mhz > 0 || c->tsc_mhz > 0 || c->error > 0 ||
+	    parse_double(l->tok[2], 1e6, &c->imul_mhz) || parse_double(l->tok[3], 1e6, &c->tsc_mhz) ||
+	    parse_double(l->tok[4], 100, &c->error))
+		return -1;
+	return 0;
+}
+
+/* core_sig ADDIMM_PER_CYCLE ALU_PER_CYCLE LOAD_LAT DIV_LAT */
+static int parse_core_sig_line(struct epoch_meta *m, const struct textrec_line *l)
+{
+	struct epoch_core_sig *g = &m->core_sig;
+
+	if (l->ntok != 5 || g->have || parse_double(l->tok[1], 1000, &g->addimm_per_cycle) ||
+	    parse_double(l->tok[2], 1000, &g->alu_per_cycle) ||
+	    parse_double(l->tok[3], 1e6, &g->load_lat) || parse_double(l->tok[4], 1e6, &g->div_lat))
+		return -1;
+	g->have = true;
+	return 0;
+}
+
 static void keep_extra(struct epoch_meta *m, const struct textrec_line *l)
 {
 	struct textrec_line *x;
@@ -545,6 +650,16 @@ static int parse_line(struct epoch_meta *m, const struct textrec_line *l, bool *
 		return parse_event_line(m, l);
 	} else if (!strcmp(k, "calib")) {
 		return parse_calib_line(m, l);
+	} else if (!strcmp(k, "calib_check")) {
+		return parse_calib_check_line(m, l);
+	} else if (!strcmp(k, "core_sig")) {
+		return parse_core_sig_line(m, l);
+	} else if (!strcmp(k, "cpu_flags")) {
+		if (l->ntok < 2 || m->cpu_flags)
+			return -1;
+		m->cpu_flags = xcalloc(l->ntok, sizeof(char *));
+		for (size_t i = 1; i < l->ntok; i++)
+			m->cpu_flags[i - 1] = xstrdup(l->tok[i]);
 	} else if (!strcmp(k, "counter")) {
 		if (l->ntok != 3 || !counter_name_valid(l->tok[1]) || parse_u64(l->tok[2], &u))
 			return -1;

@@ -41,7 +41,39 @@ struct epoch_calib {
 	uint64_t period;        /* the event's period it was measured at (the event's unit) */
 	uint64_t intervals;     /* sample intervals measured (over CPUs and runs) */
 	double mhz;             /* the loop's clock without sampling (MHz), 0 if unknown */
-	char how[24];           /* how it was measured: "addloop" ([a-z0-9_-]+) */
+	char how[24];           /* how it was measured ([a-z0-9_-]+): "regadd" (a chain of
+				 * register adds); "imul" (the adds disagreed with an imul
+				 * chain, whose clock was used); "addloop" (add-immediates:
+				 * before this check, several times off on cores that fold
+				 * them) */
+	/* The check (a `calib_check` line; all 0 in epochs before it): */
+	double imul_mhz;        /* an imul chain's clock (3 cycles each), unsampled */
+	double tsc_mhz;         /* the TSC's rate where the kernel trusts it (tsc_known_freq) */
+	double error;           /* the clock's relative uncertainty: how far the methods disagree */
+};
+
+/* The clocks agree when within this (relative): beyond, the calibration says so. */
+#define EPOCH_CALIB_AGREE 0.03
+
+/*
+ * What is wrong with c's clock, in words, written into buf ("the clocks
+ * disagree by 6.1% (register adds 4100 MHz, imul 3860 MHz)"; an epoch
+ * calibrated with the add-immediates of old); NULL when nothing is.
+ */
+const char *epoch_calib_problem(const struct epoch_calib *c, char *buf, size_t size);
+
+/*
+ * What the core does, measured beside the calibration (collect/calib.h):
+ * the processor model is chosen by it as well as by the CPU's
+ * identification, which a virtual machine may mask (model/model.h).  A
+ * `core_sig` line; have is false in epochs without one.
+ */
+struct epoch_core_sig {
+	bool have;
+	double addimm_per_cycle;  /* dependent `add $1, r` retired per cycle: above 1, folded */
+	double alu_per_cycle;     /* independent register adds per cycle: the integer width */
+	double load_lat;          /* load-to-use latency of an L1 pointer chase, cycles */
+	double div_lat;           /* a 64-bit divide's latency (small operands), cycles */
 };
 
 struct epoch_counter {
@@ -60,6 +92,8 @@ struct epoch_meta {
 	char *cpu_vendor;
 	int cpu_family, cpu_model_id, cpu_stepping;
 	double cpu_mhz;
+	char **cpu_flags;       /* /proc/cpuinfo's flags (NULL-terminated), or NULL */
+	struct epoch_core_sig core_sig;
 	unsigned ncpus;
 	char **command;         /* NULL-terminated argv of dcpirun's command, or NULL */
 
@@ -79,6 +113,9 @@ void epoch_meta_init(struct epoch_meta *m);
 void epoch_meta_release(struct epoch_meta *m);
 /* Fills host, kernel, CPU identification and MHz, ncpus from this machine. */
 void epoch_meta_fill_host(struct epoch_meta *m);
+
+/* True if the epoch's CPU has the /proc/cpuinfo flag (false when unrecorded). */
+bool epoch_meta_cpu_flag(const struct epoch_meta *m, const char *flag);
 
 /* Finds the event entry for ev, or NULL. */
 struct epoch_event *epoch_meta_event(const struct epoch_meta *m, enum dcpi_event ev);

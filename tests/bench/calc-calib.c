@@ -2,9 +2,10 @@
 /*
  * tests/bench/calc-calib.c - a loop of known length for calibrating the
  * sampling period in cycles: calib_loop() runs N iterations of four
- * dependent adds (4 cycles each: one add a cycle on every x86-64 core,
- * the decrement and branch retire alongside), so its samples S give the
- * cycles per sample as 4 N / S.  The accuracy benchmark profiles it in
+ * dependent register adds (4 cycles each: one add a cycle on every x86-64
+ * core, the decrement and branch retire alongside), so its samples S give
+ * the cycles per sample as 4 N / S.  Register adds, not add-immediates:
+ * Golden Cove-class cores fold chains of add-immediates, several a cycle.  The accuracy benchmark profiles it in
  * the same epoch as each workload (tests/bench/calc-accuracy.sh): the
  * epoch's recorded clock rate (cpu MHz from /proc/cpuinfo) is not what a
  * virtual machine's core runs at, and a timer sample costs guest time.
@@ -24,27 +25,28 @@
 
 #define LOOP(n, x)                                        \
 	__asm__ volatile("1:\n\t"                         \
-			 "add $1, %0\n\t"                 \
-			 "add $1, %0\n\t"                 \
-			 "add $1, %0\n\t"                 \
-			 "add $1, %0\n\t"                 \
+			 "add %2, %0\n\t"                 \
+			 "add %2, %0\n\t"                 \
+			 "add %2, %0\n\t"                 \
+			 "add %2, %0\n\t"                 \
 			 "dec %1\n\t"                     \
 			 "jnz 1b"                         \
-			 : "+r"(x), "+r"(n))
+			 : "+r"(x), "+r"(n)               \
+			 : "r"(one))
 
 __attribute__((noinline)) void calib_loop(long n);
 __attribute__((noinline)) void calib_loop_after(long n);
 
 __attribute__((noinline)) void calib_loop(long n)
 {
-	long x = 0;
+	long x = 0, one = 1;
 
 	LOOP(n, x);
 }
 
 __attribute__((noinline)) void calib_loop_after(long n)
 {
-	long x = 1;
+	long x = 1, one = 1;
 
 	LOOP(n, x);
 }

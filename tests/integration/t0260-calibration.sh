@@ -23,6 +23,10 @@ fi
 calib() { # DB EPOCH FIELD
 	awk -v f="$3" '$1 == "calib" { print $f }' "$1/$2/meta"
 }
+# calib_check FIELD (3 imul MHz, 4 TSC MHz, 5 error)
+calib_check() { # DB EPOCH FIELD
+	awk -v f="$3" '$1 == "calib_check" { print $f }' "$1/$2/meta"
+}
 
 # calib_test DESC BODY: a test that needs calibrated clock samples.
 calib_test() {
@@ -50,20 +54,56 @@ calib_test 'dcpirun records the measured cycles per sample' '
 	dcpirun -d db -F 10000 -- $W/wl-three -n 20000000 >/dev/null 2>err &&
 	cat err && grep "^calib" db/000001/meta &&
 	grep -q "^event cycles clock" db/000001/meta &&
-	grep "^calib cycles [0-9.]* 100000 [0-9]* [0-9.]* addloop$" db/000001/meta &&
+	grep "^calib cycles [0-9.]* 100000 [0-9]* [0-9.]* regadd$" db/000001/meta &&
+	grep "^calib_check cycles [0-9.]* [0-9.]* [0-9.]*$" db/000001/meta &&
+	grep "^core_sig [0-9.]* [0-9.]* [0-9.]* [0-9.]*$" db/000001/meta &&
 	C=$(calib db 000001 3) && M=$(calib db 000001 6) &&
 	test "$(calib db 000001 5)" -ge 16 &&
 	awk -v c="$C" -v m="$M" "BEGIN { exit !(m > 200 && m < 10000 && c > 0 && c <= 100 * m * 1.05) }" &&
-	ms=$(sed -n "s/.*1 sample = [0-9]* cycles (calibrated in \([0-9]*\) ms).*/\1/p" err) &&
+	ms=$(sed -n "s/.*1 sample = [0-9]* cycles (calibrated in \([0-9]*\) ms[;)].*/\1/p" err) &&
 	echo "calibration took $ms ms" &&
 	test -n "$ms" && test "$ms" -lt 400
+'
+
+# The clock no core can shorten: at 1 ms a sample, the cycles are those of
+# the imul chain's clock, less what a sample costs (2-5% here; 30% would
+# be a host where a sample takes 300 us): within 5% above, 30% below.
+calib_test 'the clock is checked against an imul chain: a 1 ms sample, in its cycles' '
+	dcpirun -d ms -F 1000 -- $W/wl-three -n 20000000 >/dev/null 2>err &&
+	cat err && grep "^calib" ms/000001/meta &&
+	C=$(calib ms 000001 3) && I=$(calib_check ms 000001 3) && E=$(calib_check ms 000001 5) &&
+	awk -v c="$C" -v i="$I" -v e="$E" "BEGIN { r = c / (1000 * i); print \"cycles / imul clock: \" r \", error \" e;
+		exit !(r <= 1.05 && r >= 0.7 && e < 0.03) }" &&
+	! grep "clocks disagree" err
+'
+
+# A core that folds the adds (DCPI_TEST_CALIB_FOLD: a test hook that makes
+# them read 4 times faster, as Golden Cove-class cores run add-immediates)
+# is caught: the imul chain's clock is used, and every report says so.
+calib_test 'register adds that disagree with the imul chain: its clock, and every report says so' '
+	DCPI_TEST_CALIB_FOLD=4 dcpirun -d fold -F 1000 -- $W/wl-three -n 20000000 >/dev/null 2>err &&
+	cat err &&
+	grep "^calib cycles [0-9.]* 1000000 [0-9]* [0-9.]* imul$" fold/000001/meta &&
+	C=$(calib fold 000001 3) && I=$(calib_check fold 000001 3) &&
+	awk -v c="$C" -v i="$I" "BEGIN { r = c / (1000 * i); print r; exit !(r <= 1.05 && r >= 0.7) }" &&
+	test_grep "1 sample = [0-9]* cycles (calibrated in [0-9]* ms; the register adds and the imul chain disagree by [0-9.]*%: the imul clock, [0-9]* MHz" err &&
+	dcpicalc -d fold three >out &&
+	test_grep "1 sample = [0-9]* cycles (calibrated; the register adds and the imul chain disagree by" out &&
+	dcpicalc -d fold --json three >j &&
+	python3 -c "
+import json
+p = json.load(open(\"j\"))[\"procedures\"][0]
+print(p[\"period_error\"], p[\"period_problem\"])
+assert p[\"period_error\"] > 2 and \"disagree\" in p[\"period_problem\"]
+assert all(b[\"confidence\"] != \"high\" for b in p[\"blocks\"]), [b[\"confidence\"] for b in p[\"blocks\"]]
+"
 '
 
 calib_test '--append merges the runs (interval-weighted)' '
 	I1=$(calib db 000001 5) &&
 	test -n "$I1" &&
 	dcpirun -q -d db -F 10000 --append -- $W/wl-three -n 5000000 >/dev/null &&
-	test "$(grep -c "^calib" db/000001/meta)" = 1 &&
+	test "$(grep -c "^calib " db/000001/meta)" = 1 &&
 	test "$(calib db 000001 5)" -gt "$I1"
 '
 
@@ -106,10 +146,11 @@ else
 		ctl quit >/dev/null &&
 		wait_exit $(cat dcpid.pid) &&
 		grep -q "^event cycles clock" sys/000001/meta &&
-		test_grep "^calibrated: 1 sample = [0-9.]* cycles (loop at [0-9.]* MHz, [0-9]* intervals, [0-9]* ms)$" status &&
+		test_grep "^calibrated: 1 sample = [0-9.]* cycles (register-add clock [0-9.]* MHz, imul [0-9.]* MHz, [0-9]* intervals, [0-9]* ms)$" status &&
 		grep -q "\"cycles_per_sample\"" status.json &&
-		grep "^calib cycles [0-9.]* 500000 [0-9]* [0-9.]* addloop$" sys/000001/meta &&
-		grep "^calib cycles [0-9.]* 500000 [0-9]* [0-9.]* addloop$" sys/000002/meta &&
+		grep -q "\"method\": \"regadd\"" status.json &&
+		grep "^calib cycles [0-9.]* 500000 [0-9]* [0-9.]* regadd$" sys/000001/meta &&
+		grep "^calib cycles [0-9.]* 500000 [0-9]* [0-9.]* regadd$" sys/000002/meta &&
 		# 16 or more intervals on each CPU
 		test "$(calib sys 000001 5)" -ge $((16 * $(nproc)))
 	'

@@ -1338,8 +1338,9 @@ static void test_random_period(void **state)
 static void test_calib_meta(void **state)
 {
 	struct epoch_meta m, n;
-	struct epoch_calib c = { EVENT_CYCLES, 300000.0, 100000, 100, 3600.0, "" };
-	struct calib_result r = { 330000.0, 300, 3600.0, 0 };
+	struct epoch_calib c = { .event = EVENT_CYCLES, .cycles = 300000.0, .period = 100000,
+				 .intervals = 100, .mhz = 3600.0 };
+	struct calib_result r = { .cycles = 330000.0, .intervals = 300, .mhz = 3600.0 };
 	struct strbuf sb = STRBUF_INIT;
 	enum epoch_period_source src;
 	struct epoch_event *e;
@@ -1360,21 +1361,77 @@ static void test_calib_meta(void **state)
 	assert_int_equal(src, EPOCH_PERIOD_MHZ);
 	assert_true(epoch_meta_clock_mhz(&m, EVENT_CYCLES, &src) == 2600.0);
 	assert_int_equal(src, EPOCH_PERIOD_MHZ);
-	/* runs merge weighted by their intervals */
+	/* runs merge weighted by their intervals; the checks too, the worst error kept */
 	c.intervals = 100;
-	strcpy(c.how, "addloop");
+	strcpy(c.how, "regadd");
+	c.imul_mhz = 3500, c.tsc_mhz = 2600, c.error = 0.01;
+	r.imul_mhz = 3700, r.tsc_mhz = 2600, r.error = 0.02;
+	strcpy(r.how, "regadd");
 	calib_accumulate(&c, &r);
 	assert_true(c.cycles == 322500.0 && c.intervals == 400);
+	assert_true(c.imul_mhz == 3650 && c.tsc_mhz == 2600 && c.error == 0.02);
+	assert_string_equal(c.how, "regadd");
 	epoch_meta_set_calib(&m, &c);
+	m.core_sig = (struct epoch_core_sig){ true, 3.85, 4.9, 5, 13.5 };
+	m.cpu_flags = xcalloc(3, sizeof(char *));
+	m.cpu_flags[0] = xstrdup("fpu");
+	m.cpu_flags[1] = xstrdup("avx512fp16");
 	epoch_meta_format(&m, &sb);
-	assert_non_null(strstr(sb.buf, "\ncalib cycles 322500.0 100000 400 3600.0 addloop\n"));
+	assert_non_null(strstr(sb.buf, "\ncalib cycles 322500.0 100000 400 3600.0 regadd\n"
+				       "calib_check cycles 3650.0 2600.0 0.0200\n"));
+	assert_non_null(strstr(sb.buf, "\ncore_sig 3.850 4.900 5.000 13.500\n"));
+	assert_non_null(strstr(sb.buf, "\ncpu_flags fpu avx512fp16\n"));
 	assert_int_equal(epoch_meta_parse(sb.buf, sb.len, &n, &why), 0);
 	assert_int_equal(n.n_extra, 0);
 	assert_true(epoch_meta_calib(&n, EVENT_CYCLES)->cycles == 322500.0);
+	assert_true(epoch_meta_calib(&n, EVENT_CYCLES)->imul_mhz == 3650.0);
+	assert_true(epoch_meta_calib(&n, EVENT_CYCLES)->error == 0.02);
+	assert_true(n.core_sig.have && n.core_sig.addimm_per_cycle == 3.85 && n.core_sig.div_lat == 13.5);
+	assert_true(epoch_meta_cpu_flag(&n, "avx512fp16") && !epoch_meta_cpu_flag(&n, "avx"));
+	{
+		char why2[160];
+
+		/* 2%: the clocks agree; 6%: the calibration says so; add-immediates: suspect */
+		assert_null(epoch_calib_problem(epoch_meta_calib(&n, EVENT_CYCLES), why2, sizeof(why2)));
+		c.error = 0.061;
+		assert_non_null(epoch_calib_problem(&c, why2, sizeof(why2)));
+		assert_string_equal(why2, "the clocks disagree by 6.1% (register adds 3600 MHz, "
+				    "imul 3650 MHz, TSC 2600 MHz)");
+		strcpy(c.how, "imul");
+		assert_non_null(epoch_calib_problem(&c, why2, sizeof(why2)));
+		assert_string_equal(why2, "the register adds and the imul chain disagree by 6.1%: "
+				    "the imul clock, 3650 MHz; TSC 2600 MHz");
+		strcpy(c.how, "addloop");
+		assert_non_null(epoch_calib_problem(&c, why2, sizeof(why2)));
+		/* an old run merged with a new one: the new method's name */
+		r.error = 0.01;
+		calib_accumulate(&c, &r);
+		assert_string_equal(c.how, "regadd");
+	}
 	assert_null(epoch_meta_calib(&n, EVENT_CLOCK));
 	assert_true(epoch_meta_time_cycles(&n, EVENT_CYCLES, &src) == 322500.0);
 	assert_int_equal(src, EPOCH_PERIOD_CALIBRATED);
 	assert_string_equal(epoch_period_source_name(src), "calibrated");
+	/* an epoch of before the check (no calib_check line) reads as before */
+	{
+		struct epoch_meta o;
+		struct strbuf t = STRBUF_INIT;
+
+		epoch_meta_init(&o);
+		o.seq = 1;
+		o.start_ns = m.start_ns;
+		c.imul_mhz = c.tsc_mhz = c.error = 0;
+		strcpy(c.how, "addloop");
+		epoch_meta_set_calib(&o, &c);
+		epoch_meta_format(&o, &t);
+		assert_null(strstr(t.buf, "calib_check"));
+		epoch_meta_release(&o);
+		assert_int_equal(epoch_meta_parse(t.buf, t.len, &o, &why), 0);
+		assert_string_equal(epoch_meta_calib(&o, EVENT_CYCLES)->how, "addloop");
+		assert_false(o.core_sig.have);
+		epoch_meta_release(&o);
+		strbuf_release(&t);
+	}
 	/* the clock dcpi uses: the calibration's (3225 MHz), not cpuinfo's 2600 */
 	assert_true(fabs(epoch_meta_clock_mhz(&n, EVENT_CYCLES, &src) - 3225.0) < 1e-9);
 	assert_int_equal(src, EPOCH_PERIOD_CALIBRATED);
@@ -1392,12 +1449,16 @@ static void test_calib_meta(void **state)
 	assert_int_equal(src, EPOCH_PERIOD_SCALED);
 	epoch_meta_release(&n);
 	/* malformed lines are refused */
-	for (int k = 0; k < 4; k++) {
+	for (int k = 0; k < 8; k++) {
 		static const char *const bad[] = {
 			"calib cycles -1 100000 4 3600.0 addloop\n",
 			"calib nosuch 1.0 100000 4 3600.0 addloop\n",
 			"calib cycles 1.0 100000 4 3600.0 Add\\x20loop\n",
 			"calib cycles 1.0 100000 4\n",
+			"calib_check clock 3600.0 2600.0 0.01\n",      /* no calib of clock */
+			"calib_check cycles 3600.0 2600.0\n",
+			"core_sig 1 2 3\n",
+			"core_sig 1 2 3 -4\n",
 		};
 		struct strbuf t = STRBUF_INIT;
 
@@ -1480,17 +1541,33 @@ static void test_calib_measure(void **state)
 	}
 	if (perf_evspec_probe(EVENT_CLOCK, &spec, why, sizeof(why)))
 		fail_msg("the kernel samples cpu-clock, but collect/ cannot: %s", why);
-	if (calib_measure(&spec, 200000, &r, why, sizeof(why)))
+	if (calib_measure(&spec, 1000000, true, &r, why, sizeof(why)))
 		fail_msg("the kernel samples cpu-clock, but the calibration fails: %s", why);
-	print_message("%.0f cycles per 200 us sample, %llu intervals, loop at %.0f MHz, %.1f ms\n",
-		      r.cycles, (unsigned long long)r.intervals, r.mhz, (double)r.cost_ns / 1e6);
+	print_message("%.0f cycles per 1 ms sample, %llu intervals, clock %.0f MHz (%s; imul %.0f, "
+		      "TSC %.0f, error %.1f%%), %.1f ms; core: %.2f add-immediates a cycle, %.2f adds "
+		      "a cycle, load %.2f, divide %.2f cycles\n",
+		      r.cycles, (unsigned long long)r.intervals, r.mhz, r.how, r.imul_mhz, r.tsc_mhz,
+		      100 * r.error, (double)r.cost_ns / 1e6, r.sig.addimm_per_cycle,
+		      r.sig.alu_per_cycle, r.sig.load_lat, r.sig.div_lat);
 	assert_true(r.mhz > 200 && r.mhz < 10000);
+	assert_true(r.imul_mhz > 200 && r.imul_mhz < 10000);
 	assert_true(r.intervals >= 16);
-	assert_true(r.cycles > 0 && r.cycles <= 200 * r.mhz * 1.05);
+	/*
+	 * In the imul chain's clock, which no core shortens: at most the
+	 * period's cycles (5% for a clock that boosts between the two), at
+	 * least what is left when a sample costs 30% of a period (a few
+	 * percent at 1 ms on every host seen).
+	 */
+	assert_true(r.cycles <= 1000 * r.imul_mhz * 1.05 && r.cycles >= 1000 * r.imul_mhz * 0.7);
 	assert_true(r.cost_ns > 0 && r.cost_ns < 400 * 1000000ll);
+	assert_true(r.sig.have);
+	assert_true(r.sig.addimm_per_cycle > 0.5 && r.sig.addimm_per_cycle < 16);
+	assert_true(r.sig.alu_per_cycle > 1 && r.sig.alu_per_cycle < 12);
+	assert_true(r.sig.load_lat > 1 && r.sig.load_lat < 20);
+	assert_true(r.sig.div_lat > 1 && r.sig.div_lat < 200);
 	/* not a time event */
 	spec.time = false;
-	assert_int_equal(calib_measure(&spec, 200000, &r, why, sizeof(why)), -1);
+	assert_int_equal(calib_measure(&spec, 200000, false, &r, why, sizeof(why)), -1);
 }
 
 int main(void)
