@@ -436,6 +436,10 @@ static void print_buckets(const struct tally *t)
 	       pc(t->conf_w[3], t->w), pc(t->conf_w[2], t->w), pc(t->conf_w[1], t->w), pc(t->conf_w[0], t->w),
 	       pc(t->conf_within15[3], t->conf_w[3]), pc(t->conf_within15[2], t->conf_w[2]),
 	       pc(t->conf_within15[1], t->conf_w[1]));
+	/* the same as sample counts, for calc-accuracy.sh's table of levels */
+	printf("  levels samples and within 15%%: high %.0f %.0f medium %.0f %.0f low %.0f %.0f none %.0f %.0f\n",
+	       t->conf_w[3], t->conf_within15[3], t->conf_w[2], t->conf_within15[2], t->conf_w[1],
+	       t->conf_within15[1], t->conf_w[0], t->conf_within15[0]);
 }
 
 /*
