@@ -226,7 +226,8 @@ static void work_init(struct calc_work *w, struct calc *c, const struct epoch_me
 	w->bs = xcalloc(cfg->n_blocks + 1, sizeof(*w->bs));
 	w->cls_val = xcalloc(nc, sizeof(double));
 	w->cls_state = xcalloc(nc, 1);
-	w->cls_conf = xcalloc(nc, sizeof(enum calc_conf));
+	w->cls_err = xcalloc(nc, sizeof(double));
+	w->cls_pshare = xcalloc(nc, sizeof(double));
 	w->cls_est = xcalloc(nc, sizeof(struct est_result));
 	w->cls_m = xcalloc(nc, sizeof(double));
 	w->cls_scale = xcalloc(nc, sizeof(double));
@@ -259,7 +260,8 @@ static void work_release(struct calc_work *w)
 	sched_prep_free(w->prep);
 	free(w->cls_val);
 	free(w->cls_state);
-	free(w->cls_conf);
+	free(w->cls_err);
+	free(w->cls_pshare);
 	free(w->cls_est);
 	free(w->cls_m);
 	free(w->cls_scale);
