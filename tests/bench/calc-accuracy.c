@@ -303,11 +303,16 @@ static void dump_blocks(const struct calc *c, const struct object *ob, double sc
 		if (!cb->cfg->n_insns || cb->samples <= 0)
 			continue;
 		t = truth_of(ob, cb->cfg->start, scale);
-		fprintf(csv, "%s,%s,0x%" PRIx64 ",%d,%d,%u,%u,%.4g,%.4g,%.4g,%.4g,%.4g,%s,%s,%.6g,%.6g,%.6g,%.4g,%.4g\n",
+		fprintf(csv, "%s,%s,0x%" PRIx64 ",%d,%d,%u,%u,%.4g,%.4g,%.4g,%.4g,%.4g,%s,%s,%.6g,%.6g,%.6g,%.4g,%.4g,"
+			"%.4g,%.4g,%.4g,%d,%u,%d,%.4g,%.4g,%.4g,%.4g,%d\n",
 			c->list.img->base, c->list.ref.proc->name, cb->cfg->start, cb->cfg->cls,
 			cb->est.method, cb->est.windows, cb->est.points, cb->est.spread, cb->est.support,
 			cb->est.samples, cb->est.class_samples, cb->est.class_m, calc_how_name(cb->how),
-			calc_conf_name(cb->conf), cb->samples, cb->execs, t, cb->est.agreement, cb->est.loads);
+			calc_conf_name(cb->conf), cb->samples, cb->execs, t, cb->est.agreement, cb->est.loads,
+			cb->rel_error, cb->period_share, cb->est.rel_error, (int)cb->sched.entry, cb->n_insns,
+			(int)c->pscale.source, c->pscale.rel_error, c->pscale.cand_error[CALC_PSCALE_WINDOWS],
+			c->pscale.cand_error[CALC_PSCALE_MEASURED], c->pscale.cand_error[CALC_PSCALE_MODEL],
+			(int)c->pscale.conflict);
 	}
 }
 
