@@ -139,8 +139,10 @@ profile() { # NAME
 # truth, the share of those more than 15% off marked low (or without an
 # estimate), and of those within 15% marked high: the levels' promise is
 # at least 95%, 95% and 50% (docs/analysis.md, "Confidence").
+DEFAULT="three branchy chase copy lib gzip gunzip bzip2 xz sort sha1"
 suite() {
-	awk '{ print }
+	awk -v defaults="$DEFAULT" 'BEGIN { nd = split(defaults, d); for (k = 1; k <= nd; k++) isdef[d[k]] = 1 }
+	{ print }
 	$2 ~ /^[0-9]+$/ && $1 !~ /:/ && $6 == ">15%:" {
 		n += $2; a += $2 * $3; b += $2 * $4; c += $2 * $5
 		o = $7; sub(/%/, "", o); l = $9; sub(/%/, "", l); over += $2 * o; low += $2 * o * l / 100
@@ -153,6 +155,8 @@ suite() {
 		for (k = 0; k < 4; k++) {
 			lw[nr, k] = $(7 + 3 * k); lok[nr, k] = $(8 + 3 * k)
 			sw[k] += lw[nr, k]; sok[k] += lok[nr, k]
+			if (label in isdef) { dw[k] += lw[nr, k]; dok[k] += lok[nr, k]; ndr++ }
+			else { hw[k] += lw[nr, k]; hok[k] += lok[nr, k]; nh++ }
 		}
 	}
 	function pct(x, y) { return y > 0 ? sprintf("%5.1f%%", 100 * x / y) : "     -" }
@@ -178,6 +182,8 @@ suite() {
 		}
 		# the order of the levels line: high, medium, low, none
 		row("SUITE", sw, sok)
+		# with held-out programs named: the default suite and they apart
+		if (nh && ndr) { row("(suite)", dw, dok); row("(held-out)", hw, hok) }
 	}'
 }
 
@@ -188,7 +194,7 @@ compare() { # NAME [calc-accuracy options...]
 	${ACCURACY:-calc-accuracy} -d "$name.db" --callgrind "$name.cg" --scale "$n" --label "$name" "$@"
 }
 
-[ $# -gt 0 ] || set -- three branchy chase copy lib gzip gunzip bzip2 xz sort sha1
+[ $# -gt 0 ] || set -- $DEFAULT
 for w in "$@"; do
 	workload "$w" >/dev/null || { echo "unknown workload '$w'" >&2; exit 1; }
 	profile "$w"
