@@ -120,8 +120,10 @@ static void choose_period(struct calc *c, const struct epoch_meta *meta)
 		c->period = c->opts.period_cycles;
 		c->period_source = "option";
 	} else if (e && e->period_in_ns && c->opts.mhz > 0) {
+		/* a clock period x MHz leaves out what sampling takes, however right the MHz */
 		c->period = (double)e->period * c->opts.mhz / 1000.0;
 		c->period_source = "option";
+		c->period_error = CALC_PERIOD_ERROR_MHZ;
 	} else if (meta) {
 		const struct epoch_calib *cal = epoch_meta_calib(meta, c->time_event);
 

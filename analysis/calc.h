@@ -311,8 +311,9 @@ struct calc {
 					 5-30% off), "events" (a cycles counter), "option"
 					 (--period-cycles / --mhz), "none" */
 	double period_error;          /* the period's relative uncertainty: the calibration's
-					 (how far its clocks disagree, at least 1%), 0 if
-					 given or counted by events */
+					 (how far its clocks disagree, at least 1%), 0.3 for a
+					 clock period x MHz (--mhz too: what sampling takes is
+					 left out), 0 if given in cycles or counted by events */
 	char period_problem[160];     /* what is wrong with the calibration, or "" (the
 					 clocks disagree; an old add-immediate loop) */
 	struct calc_insn *insns;      /* list.n_insns, in address order */
