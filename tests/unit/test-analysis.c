@@ -1380,7 +1380,9 @@ static void calc_reports_dynamic_stall(void **state)
 
 /*
  * With the instructions event the frequency is counted, whatever the
- * cycles say: a stall of 40 cycles on the add does not change it.
+ * cycles say: a stall of 40 cycles on the add does not change it.  The
+ * count does not rest on the period (here the clock x cpu MHz, 30% off at
+ * worst): its error is its samples' alone, and it is high.
  */
 static void calc_counts_with_instructions(void **state)
 {
@@ -1393,10 +1395,56 @@ static void calc_counts_with_instructions(void **state)
 	synth_calc(&sy, &c, mul_loop, sizeof(mul_loop), 2500, &o, 0x1006, 40);
 	assert_int_equal(c.blocks[1].est.method, EST_INSTRUCTIONS);
 	assert_rel(c.blocks[1].freq, 2500, 0.01);
+	assert_near(c.period_error, CALC_PERIOD_ERROR_MHZ, 0);
+	assert_near(c.blocks[1].period_share, 0, 0);
+	assert_near(c.blocks[1].rel_error, 1 / sqrt(c.blocks[1].est.samples), 1e-9);
 	assert_int_equal(c.blocks[1].conf, CALC_CONF_HIGH);
 	add = calc_insn_at(&c, 0x1006);
 	assert_rel(c.insns[add].stall_dynamic, 40, 0.03);
 	calc_release(&c);
+	epoch_meta_release(&sy.meta);
+}
+
+/* Every block's and edge's level is its error's, and every value has an error. */
+static void assert_levels_are_errors(const struct calc *c)
+{
+	for (size_t b = 0; b < c->n_blocks; b++) {
+		const struct calc_block *cb = &c->blocks[b];
+
+		assert_int_equal(cb->conf, calc_conf_of(cb->rel_error));
+		assert_true((cb->freq >= 0) == (cb->rel_error >= 0));
+	}
+	for (size_t e = 0; e < c->n_edges; e++) {
+		const struct calc_edge *ce = &c->edges[e];
+
+		assert_int_equal(ce->conf, calc_conf_of(ce->rel_error));
+		assert_true((ce->freq >= 0) == (ce->rel_error >= 0));
+	}
+}
+
+/*
+ * With and without the flow correction, the levels are the errors' (the
+ * correction gives values where propagation left none: each with an
+ * error), and the correction only widens the errors of what it moves.
+ */
+static void calc_levels_are_errors(void **state)
+{
+	struct synth sy;
+	struct calc c, f;
+	struct calc_opts o = CALC_OPTS_INIT;
+
+	(void)state;
+	synth_calc(&sy, &c, mul_loop, sizeof(mul_loop), 2500, &o, 0x1006, 40);
+	assert_levels_are_errors(&c);
+	epoch_meta_release(&sy.meta);
+	o.flow = true;
+	synth_calc(&sy, &f, mul_loop, sizeof(mul_loop), 2500, &o, 0x1006, 40);
+	assert_levels_are_errors(&f);
+	for (size_t b = 0; b < f.n_blocks; b++)
+		if (c.blocks[b].rel_error >= 0 && f.blocks[b].freq >= 0)
+			assert_true(f.blocks[b].rel_error >= c.blocks[b].rel_error - 1e-12);
+	calc_release(&c);
+	calc_release(&f);
 	epoch_meta_release(&sy.meta);
 }
 
@@ -1582,6 +1630,7 @@ int main(void)
 		cmocka_unit_test(calc_unknown_cpu_said_once),
 		cmocka_unit_test(calc_reports_dynamic_stall),
 		cmocka_unit_test(calc_counts_with_instructions),
+		cmocka_unit_test(calc_levels_are_errors),
 		cmocka_unit_test(calc_reports_render),
 		cmocka_unit_test(calc_navigation),
 		cmocka_unit_test(calc_schedule_modes),
