@@ -492,6 +492,9 @@ static void on_block(uc_engine *uc, uint64_t pc, uint32_t size, void *ud)
 	e->hooked = b;
 	e->hooked_counted = false;
 	e->hooked_start = e->total;     /* so far: the instructions before this block */
+	/* A burst a trail follows ends at its limit, and the run goes on. */
+	if (e->burst_on && e->burst_passes && e->total + b->insns > e->b_limit)
+		emu_burst_passes(e, pc);
 	/* The limit is never passed: a block that would pass it is not counted. */
 	if (e->total + b->insns > e->limit || (e->detail_on && e->detailed >= e->detail)) {
 		stop_at_block(e, PATHS_END_LIMIT, pc);
@@ -767,13 +770,13 @@ void emu_add_hooks(struct emu_engine *e, uc_engine *uc, enum emu_hooks kind)
 	if (kind == EMU_HOOKS_DETAIL) {
 		uc_hook_add(uc, &h, UC_HOOK_CODE, on_insn, e, 1, 0);
 		uc_hook_add(uc, &h, UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE, on_mem, e, 1, 0);
-	} else if (kind == EMU_HOOKS_FAST) {
-		uc_hook_add(uc, &h, UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE, emu_on_access, e, 1, 0);
 	}
 	/*
-	 * The bare engine has no hook on memory: a page not filled is
-	 * inaccessible (emu_protect_unfilled()) and its fault fetches it; the
-	 * hook on every access cost 20-30 ns each, more than the emulation
-	 * of a memory-bound loop itself.
+	 * The fast engine has no hook on memory: a page not filled is
+	 * inaccessible (emu_protect_unfilled()) and its fault fetches it.  A
+	 * hook on every access cost 20-30 ns each, more than the emulation of
+	 * a memory-bound loop itself; and an engine with memory hooks stopped
+	 * from a block hook does not stop where its rip says (measured: rip at
+	 * an `add` it had already done), so that it could not go on.
 	 */
 }

@@ -261,7 +261,7 @@ void emu_encode_trail(struct strbuf *out, uint32_t seq, const struct emu_trail_r
 		put_point(out, &r->pt[i].p);
 		put(out, r->pt[i].lo), put(out, r->pt[i].hi), put(out, r->pt[i].flags);
 	}
-	put(out, r->count_from), put(out, r->limit), put(out, r->time_us);
+	put(out, r->count_from), put(out, r->limit), put(out, r->segment), put(out, r->time_us);
 	emu_msg_finish(out, start);
 }
 
@@ -294,10 +294,12 @@ int emu_decode_trail(const void *payload, size_t len, struct emu_trail_req *r, c
 	}
 	count_from = varint_next(&rd);
 	r->limit = varint_next(&rd);
+	r->segment = varint_next(&rd);
 	time_us = varint_next(&rd);
 	if (rd.bad)
 		FAIL("truncated trail");
-	if ((n ? count_from >= n : count_from != 0) || !r->limit || !time_us || time_us > 10000000)
+	if ((n ? count_from >= n : count_from != 0) || !r->limit || !r->segment ||
+	    r->segment > EMU_MAX_SEGMENT || !time_us || time_us > 10000000)
 		FAIL("bad trail limits");
 	if (rd.p != rd.end)
 		FAIL("trailing bytes");
@@ -310,12 +312,17 @@ bad:
 	return -1;
 }
 
-void emu_encode_drop(struct strbuf *out, uint32_t seq)
+void emu_encode_empty(struct strbuf *out, uint32_t magic, enum emu_msg type, uint32_t seq)
 {
 	size_t start = out->len;
 
-	emu_msg_begin(out, EMU_REQ_MAGIC, EMU_MSG_DROP, seq);
+	emu_msg_begin(out, magic, type, seq);
 	emu_msg_finish(out, start);
+}
+
+void emu_encode_drop(struct strbuf *out, uint32_t seq)
+{
+	emu_encode_empty(out, EMU_REQ_MAGIC, EMU_MSG_DROP, seq);
 }
 
 /* ---- worker to collector ------------------------------------------------------------ */

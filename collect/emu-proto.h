@@ -8,6 +8,7 @@
  *            the memory copied then
  *     PAGES: the pages asked for          ---->
  *                                         <----   PAGE_REQ: pages it needs
+ *                                         <----   PREPARED: ready for the trail
  *     TRAIL: the thread's later samples   ---->   follows it from the stop through them
  *                                         <----   RESULT: the burst's path, values,
  *                                                 conflicts, its end
@@ -65,6 +66,7 @@ enum emu_msg {
 	EMU_MSG_PAGE_REQ = 16,
 	EMU_MSG_RESULT,
 	EMU_MSG_TRAIL_RESULT,
+	EMU_MSG_PREPARED,
 };
 
 struct emu_header {
@@ -148,6 +150,7 @@ struct emu_trail_req {
 	struct emu_trail_point *pt;     /* decoded: allocated (emu_trail_req_release) */
 	uint32_t count_from;    /* < n, or 0 */
 	uint64_t limit;         /* instructions from the stop to the last point at most */
+	uint64_t segment;       /* ...from one point to the next (and to the first) at most */
 	uint32_t time_us;       /* as a burst's */
 };
 
@@ -246,6 +249,8 @@ struct emu_trail_result {
 };
 
 void emu_encode_page_req(struct strbuf *out, uint32_t seq, const uint64_t *addr, size_t n);
+/* A message with no payload (DROP, PREPARED). */
+void emu_encode_empty(struct strbuf *out, uint32_t magic, enum emu_msg type, uint32_t seq);
 void emu_encode_result(struct strbuf *out, uint32_t seq, const struct emu_result *r);
 void emu_encode_trail_result(struct strbuf *out, uint32_t seq, const struct emu_trail_result *r);
 
