@@ -582,7 +582,8 @@ static void send_trail(struct emburst *e)
 
 	memset(&req, 0, sizeof(req));
 	for (unsigned k = 1; k < t->n; k++)
-		t->pt[k].flags = emtrail_window_ok(t, k - 1, e->period_ns) ? EMU_POINT_PERIOD : 0;
+		if (emtrail_window_ok(t, k - 1, e->period_ns))
+			t->pt[k].flags |= EMU_POINT_PERIOD;
 	req.n = t->n;
 	req.pt = t->pt;
 	e->skip = emdip_skip(&e->dip);
@@ -729,8 +730,8 @@ static void answered(struct emburst *e, struct procs *procs, struct emu_answer *
 		}
 	} else if (a->kind == EMU_ANSWER_TRAIL) {
 		if (getenv("DCPI_DEBUG_BURSTS"))
-			fprintf(stderr, "trail: %u of %u matched, miss %d, to first %llu, last %llu, live %llu, skip %u, worker cpu %.1f ms\n",
-				a->trail.matched, e->trail.n, a->trail.miss,
+			fprintf(stderr, "trail: %u of %u matched, miss %d (%s, closest %u), to first %llu, last %llu, live %llu, skip %u, worker cpu %.1f ms\n",
+				a->trail.matched, e->trail.n, a->trail.miss, a->trail.mnemonic, a->trail.closest,
 				(unsigned long long)a->trail.to_first, a->trail.matched ? (unsigned long long)a->trail.at[a->trail.matched - 1] : 0ULL, (unsigned long long)a->trail.live,
 				e->skip, (double)(emu_worker_cpu_ns(e->worker) - e->dbg_cpu) / 1e6);
 		trail_done(e, procs, &a->trail);

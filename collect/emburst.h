@@ -187,8 +187,10 @@ bool emburst_due(struct emburst *e, int64_t now);
 void emburst_run(struct emburst *e, pid_t pid, pid_t tid, struct procs *procs);
 
 /*
- * A sample of the time event on CPU k: user (with ip and regs, db/values.h
- * order) or not.  Windows wait for two of their thread's.
+ * A sample of the time event on CPU k: in user mode or not, with its
+ * thread's user rip and registers (db/values.h order; for a sample in the
+ * kernel, as they were at its entry), or regs NULL.  Trails wait for their
+ * thread's.
  */
 void emburst_sample(struct emburst *e, unsigned k, uint32_t tid, uint64_t time, bool user,
 		    uint64_t ip, const uint64_t *regs, struct procs *procs);

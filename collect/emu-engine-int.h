@@ -185,6 +185,7 @@ struct emu_engine {
 	uint64_t missing_done;          /* instructions done by collect/emu-avx.c */
 	uint64_t at_match;              /* instructions before the point matched */
 	uint64_t trail_start;           /* ...before the trail's first point */
+	unsigned closest;               /* the fewest registers that differed at a pass of the point */
 };
 
 /* A page's bit in a chunk's bitmaps. */

@@ -297,7 +297,7 @@ void emu_engine_prepare(struct emu_engine *e, const struct emu_burst_req *req)
  * differs but rip, -2 if the state is the point's already (no telling
  * which pass is meant).
  */
-static int key_register(struct emu_engine *e, const struct emu_point *t)
+static int key_register(struct emu_engine *e, const struct emu_point *t, bool kernel)
 {
 	uint64_t regs[VALUES_NREGS];
 	void *p[VALUES_NREGS];
@@ -312,7 +312,7 @@ static int key_register(struct emu_engine *e, const struct emu_point *t)
 		p[k] = &regs[k];
 	uc_reg_read_batch(e->uc, (int *)ids, p, VALUES_NREGS);
 	for (int r = 0; r < VREG_RFLAGS; r++)
-		if (regs[r] != t->regs[r])
+		if (regs[r] != t->regs[r] && !(kernel && r == VREG_RAX))
 			return r;
 	return emu_read_rip(e->uc) == t->rip ? -2 : -1;
 }
@@ -345,6 +345,7 @@ static enum step step(struct emu_engine *e, const struct emu_trail_point *pt, ui
 
 	e->matched = false;
 	e->end = e->pending = -1;
+	e->closest = EMU_NOT_PASSED;
 	if (pt && from_insn > e->total && from_insn < e->limit) {
 		uint64_t limit = e->limit;
 
@@ -357,7 +358,7 @@ static enum step step(struct emu_engine *e, const struct emu_trail_point *pt, ui
 		e->end = e->pending = -1;
 	}
 	if (pt) {
-		e->key_reg = key_register(e, &pt->p);
+		e->key_reg = key_register(e, &pt->p, pt->flags & EMU_POINT_KERNEL);
 		if (e->key_reg == -2)
 			return STEP_AMBIGUOUS;
 		uc_hook_add(e->uc, &h, UC_HOOK_CODE, emu_on_target, e, pt->p.rip, pt->p.rip);
@@ -528,10 +529,12 @@ void emu_engine_follow(struct emu_engine *e, const struct emu_trail_req *req, st
 	live_burst = burst->live;
 	emu_segment_end(e, false);
 	out->matched = e->next;
+	out->closest = EMU_NOT_PASSED;
 	if (e->next < n) {
 		out->miss = (uint8_t)(r == STEP_AMBIGUOUS ? PATHS_MISS_AMBIGUOUS : miss_of(e->end));
 		out->end_pc = e->end_pc < EMU_USER_END ? e->end_pc : 0;
-		if (e->end == PATHS_END_UNSUPPORTED)
+		out->closest = (uint8_t)e->closest;
+		if (e->end == PATHS_END_UNSUPPORTED || e->end == PATHS_END_SYSCALL)
 			memcpy(out->mnemonic, e->mnemonic, sizeof(out->mnemonic));
 	}
 	{

@@ -129,8 +129,10 @@ struct emu_point {
 
 /*
  * A sample of a trail: its state, the code it is in ([lo, hi): its image's
- * mapping), and whether it came one sampling period of the thread after
- * the one before (EMU_POINT_PERIOD: the emulation may run ahead to near it).
+ * mapping), and flags: it came one sampling period of the thread after the
+ * one before (EMU_POINT_PERIOD: the emulation may run ahead to near it);
+ * it was taken in the kernel (EMU_POINT_KERNEL: its registers as at the
+ * kernel's entry, rax not compared).
  */
 struct emu_trail_point {
 	struct emu_point p;
@@ -138,6 +140,8 @@ struct emu_trail_point {
 	uint32_t flags;
 };
 #define EMU_POINT_PERIOD 1u
+#define EMU_POINT_KERNEL 2u
+#define EMU_NOT_PASSED 255
 
 /*
  * The samples of a stopped thread after it went on, in order: the
@@ -242,7 +246,9 @@ struct emu_trail_result {
 	uint64_t *here;         /* [matched]: for k >= 1, of those between points k-1 and k,
 				   the ones in point k-1's [lo, hi) (here[0] = 0) */
 	uint64_t end_pc;
-	char mnemonic[32];
+	char mnemonic[32];      /* the instruction it ended at ("syscall 0": the call's number) */
+	uint8_t closest;        /* at the point missed: the fewest registers that differed at
+				   a pass of its rip (EMU_NOT_PASSED: never passed) */
 	uint64_t live;          /* data pages read from the live process during the trail */
 	struct emu_block_rec *blocks;   /* executions from point count_from to the last matched */
 	size_t n_blocks;
