@@ -582,12 +582,14 @@ static void send_trail(struct emburst *e)
 
 	memset(&req, 0, sizeof(req));
 	for (unsigned k = 1; k < t->n; k++)
-		t->pt[k].flags = emtrail_window_ok(t, k - 1, e->period_ns) ? EMU_POINT_PERIOD : 0;
+		if (emtrail_window_ok(t, k - 1, e->period_ns))
+			t->pt[k].flags |= EMU_POINT_PERIOD;
 	req.n = t->n;
 	req.pt = t->pt;
 	e->skip = emdip_skip(&e->dip);
 	req.count_from = !t->n ? 0 : e->skip < t->n ? e->skip : t->n - 1;
-	req.limit = (uint64_t)(t->n + 1) * e->period_ns * WINDOW_INSNS_PER_NS + 2 * e->limit;
+	req.segment = e->period_ns * WINDOW_INSNS_PER_NS + 2 * e->limit;
+	req.limit = (uint64_t)(t->n + 1) * req.segment;
 	req.time_us = EMBURST_TRAIL_TIME_US;
 	emtrail_stop(t);
 	if (emu_worker_trail(e->worker, &req, e->pid, e->pidfd,
@@ -728,10 +730,10 @@ static void answered(struct emburst *e, struct procs *procs, struct emu_answer *
 		}
 	} else if (a->kind == EMU_ANSWER_TRAIL) {
 		if (getenv("DCPI_DEBUG_BURSTS"))
-			fprintf(stderr, "trail: %u of %u matched, miss %d, to first %llu, live %llu, skip %u\n",
-				a->trail.matched, e->trail.n, a->trail.miss,
-				(unsigned long long)a->trail.to_first, (unsigned long long)a->trail.live,
-				e->skip);
+			fprintf(stderr, "trail: %u of %u matched, miss %d (%s, closest %u), to first %llu, last %llu, live %llu, skip %u, worker cpu %.1f ms\n",
+				a->trail.matched, e->trail.n, a->trail.miss, a->trail.mnemonic, a->trail.closest,
+				(unsigned long long)a->trail.to_first, a->trail.matched ? (unsigned long long)a->trail.at[a->trail.matched - 1] : 0ULL, (unsigned long long)a->trail.live,
+				e->skip, (double)(emu_worker_cpu_ns(e->worker) - e->dbg_cpu) / 1e6);
 		trail_done(e, procs, &a->trail);
 		burst_end(e);
 	}
@@ -762,7 +764,7 @@ void emburst_poll(struct emburst *e, struct procs *procs, int64_t now)
 		return;
 	}
 	/* Prepared: its trail once its samples are in, or the thread stopped giving them. */
-	if (e->state == B_BURST && e->trail.active &&
+	if (e->state == B_BURST && e->trail.active && emu_worker_ready(e->worker) &&
 	    (emtrail_complete(&e->trail) || now > e->trail_give_up))
 		send_trail(e);
 }

@@ -49,6 +49,11 @@ struct db;
 struct procs;
 struct emu_worker;
 
+/*
+ * What bursts may cost by default: the worker's CPU and the threads' stops
+ * over the CPU time sampled (with --values, at most +5% of a program's CPU).
+ */
+#define EMBURST_DEFAULT_BUDGET 0.03
 /* Instructions a burst follows at most (picked by measurement: docs/collect.md). */
 #define EMBURST_DEFAULT_LIMIT 50000
 /* Of them, followed in detail (values, addresses), and raw steps kept. */
@@ -62,7 +67,7 @@ struct emu_worker;
 #define EMBURST_TIME_US 50000
 #define EMBURST_DEADLINE_NS (250 * 1000000LL)
 /* A trail's cap on the worker's CPU time, and how long its samples are waited for. */
-#define EMBURST_TRAIL_TIME_US 1000000
+#define EMBURST_TRAIL_TIME_US 100000
 #define EMBURST_TRAIL_WAIT_NS (200 * 1000000LL)
 /* Log2 buckets of the time threads were stopped, from 1 us. */
 #define EMBURST_STOP_BUCKETS 24
@@ -140,6 +145,7 @@ struct emburst {
 	int64_t deadline;                       /* the worker's answer awaited until then */
 	int64_t trail_give_up;                  /* the trail's samples awaited until then */
 	int64_t cpu_mark;                       /* the worker's CPU time at the last answer */
+	int64_t dbg_cpu;
 	struct emu_result res;                  /* the burst's answer, until a sample confirms it */
 	bool have_res;
 	struct emtrail trail;
@@ -181,8 +187,10 @@ bool emburst_due(struct emburst *e, int64_t now);
 void emburst_run(struct emburst *e, pid_t pid, pid_t tid, struct procs *procs);
 
 /*
- * A sample of the time event on CPU k: user (with ip and regs, db/values.h
- * order) or not.  Windows wait for two of their thread's.
+ * A sample of the time event on CPU k: in user mode or not, with its
+ * thread's user rip and registers (db/values.h order; for a sample in the
+ * kernel, as they were at its entry), or regs NULL.  Trails wait for their
+ * thread's.
  */
 void emburst_sample(struct emburst *e, unsigned k, uint32_t tid, uint64_t time, bool user,
 		    uint64_t ip, const uint64_t *regs, struct procs *procs);

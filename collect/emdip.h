@@ -13,7 +13,8 @@
  *
  *   - each trail that reached far enough gives its windows' instructions
  *     relative to its own windows from `reach` on (the reference: past
- *     EMDIP_PRIOR_NS after the stop, where no dip measured here lasted);
+ *     EMDIP_PRIOR_NS after the stop, where the dip of a stop of a
+ *     hundred microseconds has passed on the workloads measured here);
  *   - over trails, R_j = (sum of window j's instructions) / (sum of the
  *     references), and its standard error from the spread of the ratios;
  *   - window j is past the dip when R_j, less two standard errors, is at
@@ -35,7 +36,7 @@
 
 #include "collect/emu-proto.h"
 
-#define EMDIP_PRIOR_NS (5 * 1000000LL)
+#define EMDIP_PRIOR_NS (2 * 1000000LL)
 #define EMDIP_TOLERANCE 0.03
 #define EMDIP_MIN_TRAILS 8
 #define EMDIP_MAX_REACH (EMU_MAX_TRAIL / 2)

@@ -56,14 +56,15 @@ bool emtrail_sample(struct emtrail *t, unsigned cpu, uint32_t tid, uint64_t time
 	(*seen)++;
 	if (!t->active || t->ended || t->n >= t->want || tid != t->tid || time <= t->after)
 		return false;
-	if (!user || !regs || ip >= EMU_USER_END) {
-		/* in the kernel: a system call the emulation cannot pass */
+	if (!regs || !ip || ip >= EMU_USER_END) {
+		/* no user state: nothing the emulation could match from here */
 		t->ended = true;
 		return false;
 	}
 	p = &t->pt[t->n];
 	memset(p, 0, sizeof(*p));
 	p->p.rip = ip;
+	p->flags = user ? 0 : EMU_POINT_KERNEL;
 	memcpy(p->p.regs, regs, sizeof(p->p.regs));
 	t->cpu[t->n] = cpu;
 	t->seen[t->n] = *seen;

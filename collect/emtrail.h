@@ -5,10 +5,13 @@
  * (collect/emu-engine.h, emu_engine_trail), and the windows between them
  * (docs/collect.md, "Windows").
  *
- * The points are the thread's samples of the time event (user mode, with
- * their registers), in time order, until `want` of them or the trail ends:
- * a sample of the thread in the kernel (a system call the emulation
- * cannot pass; its later points could not be reached).  Window k is from
+ * The points are the thread's samples of the time event with their user
+ * registers, in time order, until `want` of them or the trail ends (a
+ * sample without them).  A sample in the kernel is a point too, flagged
+ * (EMU_POINT_KERNEL): its registers are the user state at the kernel's
+ * entry (a system call's result not in rax yet), and the emulation passes
+ * it after the instruction before (a write it passes, a fault, an
+ * interrupt).  Window k is from
  * point k to point k + 1; it measures one sampling period of the thread
  * when both were taken on one CPU with no other sample of that CPU's
  * event between them, at most a period and a half apart (else the thread
@@ -46,8 +49,8 @@ void emtrail_stop(struct emtrail *t);
 
 /*
  * A sample of the time event on CPU cpu (every one: they tell windows
- * apart).  Returns true if it became the trail's point t->n - 1 (user, with
- * its registers ip and regs, db/values.h order).
+ * apart).  Returns true if it became the trail's point t->n - 1 (its user
+ * rip ip and registers regs, db/values.h order; user: taken in user mode).
  */
 bool emtrail_sample(struct emtrail *t, unsigned cpu, uint32_t tid, uint64_t time, bool user,
 		    uint64_t ip, const uint64_t *regs);

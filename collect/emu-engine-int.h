@@ -91,10 +91,9 @@ struct store_rec {
 };
 
 struct emu_engine {
-	uc_engine *uc;                  /* the one running: bare, fast or slow */
-	uc_engine *bare;                /* a hook per block, pages by their faults: trails */
-	uc_engine *fast;                /* and one per memory access: a burst's paths */
-	uc_engine *slow;                /* and per instruction: detail */
+	uc_engine *uc;                  /* the one running: fast or slow */
+	uc_engine *fast;                /* a hook per block, pages by their faults: paths, trails */
+	uc_engine *slow;                /* and per instruction and memory access: detail */
 	uc_context *ctx;                /* the state moved from slow to fast */
 	uint64_t space;
 	struct emu_pager pager;
@@ -118,6 +117,12 @@ struct emu_engine {
 	uint64_t b_limit;
 	uint32_t b_time_us;
 	bool burst_on;                  /* its part: blocks, edges, values counted */
+	bool burst_passes;              /* a trail follows: at its limit it ends, the run goes on */
+	bool burst_passed;              /* ...and it did: what follows is the trail's */
+	int b_end;                      /* its end (enum paths_end) and where, once passed */
+	uint64_t b_end_pc, b_insns, b_live;
+	uint64_t b_working[EMU_MAX_WORKING];
+	size_t b_n_working;
 
 	struct blk *blocks;
 	size_t n_blocks;
@@ -180,6 +185,7 @@ struct emu_engine {
 	uint64_t missing_done;          /* instructions done by collect/emu-avx.c */
 	uint64_t at_match;              /* instructions before the point matched */
 	uint64_t trail_start;           /* ...before the trail's first point */
+	unsigned closest;               /* the fewest registers that differed at a pass of the point */
 };
 
 /* A page's bit in a chunk's bitmaps. */
@@ -225,13 +231,11 @@ void emu_prefetch(struct emu_engine *e, const struct emu_state *s, const struct 
 uint64_t emu_live_pages(const struct emu_engine *e);
 /* The working pages (read live, not code), at most max, into out. */
 size_t emu_working_pages(const struct emu_engine *e, uint64_t *out, size_t max);
-/* Every page not filled made inaccessible: the bare engine finds them by their faults. */
+/* Every page not filled made inaccessible: the fast engine finds them by their faults. */
 void emu_protect_unfilled(struct emu_engine *e);
 /* Code that changed since it was translated: its translations and the caches go. */
 void emu_drop_changed_code(struct emu_engine *e);
-/* unicorn's hooks: every access (the fast engine's); a fault outside every chunk. */
-void emu_on_access(uc_engine *uc, uc_mem_type type, uint64_t addr, int size, int64_t value,
-		   void *ud);
+/* unicorn's hook for a fault outside every chunk. */
 bool emu_on_unmapped(uc_engine *uc, uc_mem_type type, uint64_t addr, int size, int64_t value,
 		     void *ud);
 
@@ -247,6 +251,8 @@ void emu_setup_reg_map(csh cs);
 bool emu_is_trap(const struct emu_engine *e, uint64_t addr);
 /* Instructions of block b before addr. */
 uint64_t emu_index_in(struct emu_engine *e, const struct blk *b, uint64_t addr);
+/* A burst followed by a trail reached its limit at pc: its part ends, the run goes on. */
+void emu_burst_passes(struct emu_engine *e, uint64_t pc);
 /* A block that runs: its count, and the next edge's source. */
 void emu_count_block(struct emu_engine *e, struct blk *b);
 /* An instruction done in software where unicorn stopped before it: a block of its own. */
@@ -257,7 +263,7 @@ bool emu_emulate_missing(struct emu_engine *e, uint64_t rip);
 void emu_on_target(uc_engine *uc, uint64_t pc, uint32_t size, void *ud);
 /* A trail's segment ended at a point matched: its blocks' executions kept, or dropped. */
 void emu_segment_end(struct emu_engine *e, bool keep);
-enum emu_hooks { EMU_HOOKS_BARE, EMU_HOOKS_FAST, EMU_HOOKS_DETAIL };
+enum emu_hooks { EMU_HOOKS_FAST, EMU_HOOKS_DETAIL };
 /* The hooks every engine has, and those of its kind. */
 void emu_add_hooks(struct emu_engine *e, uc_engine *uc, enum emu_hooks kind);
 

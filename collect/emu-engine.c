@@ -132,11 +132,9 @@ static void set_exits(struct emu_engine *e)
 {
 	struct blk *b = e->retranslate;
 
-	uc_ctl_set_exits(e->bare, e->traps, e->n_traps);
 	uc_ctl_set_exits(e->fast, e->traps, e->n_traps);
 	uc_ctl_set_exits(e->slow, e->traps, e->n_traps);
 	if (b) {
-		uc_ctl_remove_cache(e->bare, b->pc, b->pc + b->size);
 		uc_ctl_remove_cache(e->fast, b->pc, b->pc + b->size);
 		uc_ctl_remove_cache(e->slow, b->pc, b->pc + b->size);
 	}
@@ -283,6 +281,8 @@ void emu_engine_prepare(struct emu_engine *e, const struct emu_burst_req *req)
 	memset(&e->vregs, 0, sizeof(e->vregs));
 	emu_prefetch(e, &req->st, req->snap, req->n_snap);
 	emu_drop_changed_code(e);
+	/* The pages not fetched yet are found by their faults (the fast engine has no memory hook). */
+	emu_protect_unfilled(e);
 	e->start_rip = req->st.rip;
 	e->b_limit = req->limit;
 	e->b_time_us = req->time_us;
@@ -291,23 +291,13 @@ void emu_engine_prepare(struct emu_engine *e, const struct emu_burst_req *req)
 	e->prepared = true;
 }
 
-/* Moves the state of the engine running to `to`. */
-static void switch_to(struct emu_engine *e, uc_engine *to)
-{
-	if (e->uc != to) {
-		uc_context_save(e->uc, e->ctx);
-		uc_context_restore(to, e->ctx);
-		e->uc = to;
-	}
-}
-
 /*
  * The register that tells the point apart from where the emulation stands
  * (a loop's counter, most likely): compared first at each pass; -1 if none
  * differs but rip, -2 if the state is the point's already (no telling
  * which pass is meant).
  */
-static int key_register(struct emu_engine *e, const struct emu_point *t)
+static int key_register(struct emu_engine *e, const struct emu_point *t, bool kernel)
 {
 	uint64_t regs[VALUES_NREGS];
 	void *p[VALUES_NREGS];
@@ -322,7 +312,7 @@ static int key_register(struct emu_engine *e, const struct emu_point *t)
 		p[k] = &regs[k];
 	uc_reg_read_batch(e->uc, (int *)ids, p, VALUES_NREGS);
 	for (int r = 0; r < VREG_RFLAGS; r++)
-		if (regs[r] != t->regs[r])
+		if (regs[r] != t->regs[r] && !(kernel && r == VREG_RAX))
 			return r;
 	return emu_read_rip(e->uc) == t->rip ? -2 : -1;
 }
@@ -355,6 +345,7 @@ static enum step step(struct emu_engine *e, const struct emu_trail_point *pt, ui
 
 	e->matched = false;
 	e->end = e->pending = -1;
+	e->closest = EMU_NOT_PASSED;
 	if (pt && from_insn > e->total && from_insn < e->limit) {
 		uint64_t limit = e->limit;
 
@@ -367,7 +358,7 @@ static enum step step(struct emu_engine *e, const struct emu_trail_point *pt, ui
 		e->end = e->pending = -1;
 	}
 	if (pt) {
-		e->key_reg = key_register(e, &pt->p);
+		e->key_reg = key_register(e, &pt->p, pt->flags & EMU_POINT_KERNEL);
 		if (e->key_reg == -2)
 			return STEP_AMBIGUOUS;
 		uc_hook_add(e->uc, &h, UC_HOOK_CODE, emu_on_target, e, pt->p.rip, pt->p.rip);
@@ -387,21 +378,38 @@ static enum step step(struct emu_engine *e, const struct emu_trail_point *pt, ui
 	return e->end == PATHS_END_LIMIT ? STEP_LIMIT : STEP_END;
 }
 
-/* The burst's part ends here: its answer. */
+void emu_burst_passes(struct emu_engine *e, uint64_t pc)
+{
+	e->burst_on = false;
+	e->burst_passed = true;
+	e->b_end = PATHS_END_LIMIT;
+	e->b_end_pc = pc;
+	e->b_insns = e->total;
+	e->b_live = emu_live_pages(e);
+	e->b_n_working = emu_working_pages(e, e->b_working, EMU_MAX_WORKING);
+}
+
+/*
+ * The burst's answer: as it was when it passed its limit (its tables have
+ * not changed since), or as the run ended.
+ */
 static void end_burst(struct emu_engine *e, struct emu_result *out)
 {
-	out->end = (uint8_t)e->end;
-	out->end_pc = e->end_pc < EMU_USER_END ? e->end_pc : 0;
+	if (!e->burst_passed) {
+		emu_burst_passes(e, e->end_pc);
+		e->b_end = e->end;
+	}
+	out->end = (uint8_t)e->b_end;
+	out->end_pc = e->b_end_pc < EMU_USER_END ? e->b_end_pc : 0;
 	memcpy(out->mnemonic, e->mnemonic, sizeof(out->mnemonic));
-	if (e->end != PATHS_END_UNSUPPORTED)
+	if (out->end != PATHS_END_UNSUPPORTED)
 		out->mnemonic[0] = '\0';
-	out->insns = e->total;
+	out->insns = e->b_insns;
 	out->detailed = e->detailed;
 	out->pages = e->pages;
-	out->live = emu_live_pages(e);
-	if (out->live > out->pages)
-		out->live = out->pages;
-	out->n_working = emu_working_pages(e, out->working, EMU_MAX_WORKING);
+	out->live = e->b_live < out->pages ? e->b_live : out->pages;
+	memcpy(out->working, e->b_working, e->b_n_working * sizeof(out->working[0]));
+	out->n_working = e->b_n_working;
 	fill_result(e, out);
 	/* A burst that ended in detail ran fewer instructions than their hooks saw. */
 	if (out->detailed > out->insns)
@@ -434,16 +442,12 @@ static void point_matched(struct emu_engine *e, const struct emu_trail_req *req,
 	e->next++;
 }
 
-enum phase { PHASE_DETAIL, PHASE_FAST, PHASE_BARE };
-
 void emu_engine_follow(struct emu_engine *e, const struct emu_trail_req *req, struct emu_result *burst,
 		       struct emu_trail_result *out)
 {
 	uint32_t n = req ? req->n : 0;
-	enum phase phase;
-	uint64_t from, live_burst = 0;
+	uint64_t from, live_burst;
 	enum step r = STEP_END;
-	bool burst_over = false;
 	uint64_t shortest = 0;          /* the fewest instructions of a period in this trail */
 
 	memset(burst, 0, sizeof(*burst));
@@ -456,8 +460,12 @@ void emu_engine_follow(struct emu_engine *e, const struct emu_trail_req *req, st
 		return;
 	}
 	e->prepared = false;
-	begin_run(e, e->b_limit, req ? req->time_us : e->b_time_us);
+	/* With a trail the run goes past the burst's limit: the trail's is the run's. */
+	begin_run(e, n ? req->limit : e->b_limit, n ? req->time_us : e->b_time_us);
 	e->burst_on = true;
+	e->burst_passes = n > 0;
+	e->burst_passed = false;
+	e->b_end = -1;
 	e->trail = n ? req : NULL;
 	e->next = 0;
 	e->n_seg = 0;
@@ -470,8 +478,7 @@ void emu_engine_follow(struct emu_engine *e, const struct emu_trail_req *req, st
 	e->n_steps = 0;
 	free(e->steps);
 	e->steps = xcalloc(e->max_steps ? e->max_steps : 1, sizeof(*e->steps));
-	phase = e->detail ? PHASE_DETAIL : PHASE_FAST;
-	set_detail(e, phase == PHASE_DETAIL);
+	set_detail(e, e->detail > 0);
 	from = e->start_rip;
 	for (;;) {
 		bool watch = e->trail && e->next < n;
@@ -487,6 +494,19 @@ void emu_engine_follow(struct emu_engine *e, const struct emu_trail_req *req, st
 		 */
 		if (watch && e->next > 0 && (req->pt[e->next].flags & EMU_POINT_PERIOD) && shortest)
 			near = e->trail_start + out->at[e->next - 1] + shortest / 4 * 3;
+		/*
+		 * A point not reached within a segment's instructions (four
+		 * times the shortest period yet, once known) will not be: the
+		 * emulation left the thread's path (memory it rewrote since).
+		 */
+		if (watch) {
+			uint64_t seg = shortest && 4 * shortest < req->segment ? 4 * shortest : req->segment;
+			uint64_t base = e->next ? e->trail_start + out->at[e->next - 1] : 0;
+
+			e->limit = base + seg < req->limit ? base + seg : req->limit;
+			if (e->limit < e->total)
+				e->limit = e->total;
+		}
 		r = step(e, watch ? &req->pt[e->next] : NULL, &from, near);
 		if (r == STEP_MATCH) {
 			point_matched(e, req, out);
@@ -498,37 +518,23 @@ void emu_engine_follow(struct emu_engine *e, const struct emu_trail_req *req, st
 			}
 			continue;
 		}
-		if (r == STEP_LIMIT && phase == PHASE_DETAIL && e->detailed >= e->detail &&
-		    e->total < e->limit) {
-			/* the detail ended at a block's start: the rest by blocks only */
-			phase = PHASE_FAST;
+		if (r == STEP_LIMIT && e->detail_on && e->detailed >= e->detail && e->total < e->limit) {
+			/* the detail ended at an instruction (its hook stopped there): blocks only now */
 			set_detail(e, false);
 			continue;
 		}
-		if (phase == PHASE_BARE)
-			break;
-		/* the burst's part ends here: at its limit, the trail goes on */
-		end_burst(e, burst);
-		burst_over = true;
-		live_burst = burst->live;
-		if (r != STEP_LIMIT || !e->trail || e->next >= n)
-			break;
-		phase = PHASE_BARE;
-		set_detail(e, false);
-		e->burst_on = false;
-		e->limit = req->limit;
-		/* No hook on memory accesses: pages are found by their faults. */
-		emu_protect_unfilled(e);
-		switch_to(e, e->bare);
+		break;
 	}
-	if (!burst_over)
-		end_burst(e, burst);
+	end_burst(e, burst);
+	live_burst = burst->live;
 	emu_segment_end(e, false);
 	out->matched = e->next;
+	out->closest = EMU_NOT_PASSED;
 	if (e->next < n) {
 		out->miss = (uint8_t)(r == STEP_AMBIGUOUS ? PATHS_MISS_AMBIGUOUS : miss_of(e->end));
 		out->end_pc = e->end_pc < EMU_USER_END ? e->end_pc : 0;
-		if (e->end == PATHS_END_UNSUPPORTED)
+		out->closest = (uint8_t)e->closest;
+		if (e->end == PATHS_END_UNSUPPORTED || e->end == PATHS_END_SYSCALL)
 			memcpy(out->mnemonic, e->mnemonic, sizeof(out->mnemonic));
 	}
 	{
@@ -537,11 +543,11 @@ void emu_engine_follow(struct emu_engine *e, const struct emu_trail_req *req, st
 		out->live = live > live_burst ? live - live_burst : 0;
 	}
 	fill_blocks(e, &out->blocks, &out->n_blocks, true);
-	switch_to(e, e->fast);
-	e->detail_on = false;
+	set_detail(e, false);
 	e->trail = NULL;
 	e->windowing = false;
 	e->burst_on = false;
+	e->burst_passes = false;
 }
 
 void emu_engine_burst(struct emu_engine *e, const struct emu_burst_req *req,
@@ -563,7 +569,7 @@ struct emu_engine *emu_engine_new(uint64_t space, const struct emu_pager *pager)
 	e->space = space;
 	e->pager = *pager;
 	if (uc_open(UC_ARCH_X86, UC_MODE_64, &e->fast) || uc_open(UC_ARCH_X86, UC_MODE_64, &e->slow) ||
-	    uc_open(UC_ARCH_X86, UC_MODE_64, &e->bare) || uc_context_alloc(e->fast, &e->ctx) ||
+	    uc_context_alloc(e->fast, &e->ctx) ||
 	    cs_open(CS_ARCH_X86, CS_MODE_64, &e->cs)) {
 		emu_engine_free(e);
 		return NULL;
@@ -577,11 +583,9 @@ struct emu_engine *emu_engine_new(uint64_t space, const struct emu_pager *pager)
 	e->vals = xcalloc(VALUES_TAB_CAP, sizeof(*e->vals));
 	e->confs = xcalloc(CONFLICTS_CAP, sizeof(*e->confs));
 	e->sgen = 1;
-	emu_add_hooks(e, e->bare, EMU_HOOKS_BARE);
 	emu_add_hooks(e, e->fast, EMU_HOOKS_FAST);
 	emu_add_hooks(e, e->slow, EMU_HOOKS_DETAIL);
 	/* The instructions unicorn would do wrong stop it (none yet). */
-	uc_ctl_exits_enable(e->bare);
 	uc_ctl_exits_enable(e->fast);
 	uc_ctl_exits_enable(e->slow);
 	return e;
@@ -597,8 +601,6 @@ void emu_engine_free(struct emu_engine *e)
 		uc_close(e->fast);
 	if (e->slow)
 		uc_close(e->slow);
-	if (e->bare)
-		uc_close(e->bare);
 	free(e->seg_blocks);
 	if (e->cs)
 		cs_close(&e->cs);

@@ -492,6 +492,9 @@ static void on_block(uc_engine *uc, uint64_t pc, uint32_t size, void *ud)
 	e->hooked = b;
 	e->hooked_counted = false;
 	e->hooked_start = e->total;     /* so far: the instructions before this block */
+	/* A burst a trail follows ends at its limit, and the run goes on. */
+	if (e->burst_on && e->burst_passes && e->total + b->insns > e->b_limit)
+		emu_burst_passes(e, pc);
 	/* The limit is never passed: a block that would pass it is not counted. */
 	if (e->total + b->insns > e->limit || (e->detail_on && e->detailed >= e->detail)) {
 		stop_at_block(e, PATHS_END_LIMIT, pc);
@@ -590,23 +593,24 @@ static void on_mem(uc_engine *uc, uc_mem_type type, uint64_t addr, int size, int
 }
 
 /*
- * A trail, before its first point, goes past the writes to files the
- * thread made (it did them before the point, which is all the windows
- * count from): each taken as done in full, its count returned; a write
- * changes nothing the thread reads.  Not a read: by the time the trail
- * runs, the thread has read later data into the same buffer (measured on
- * gzip: windows past a read never matched).  A guess that was wrong (a
- * short write) leads to a state that is not the point's: no match, never
- * a wrong count.  Between points a system call ends the trail: the
- * kernel's time would be in the period.
+ * A trail goes past the writes to files the thread made: each taken as
+ * done in full, its count returned; a write changes nothing the thread
+ * reads.  A period with a write in it has the write's time in the kernel:
+ * such periods are windows too (leaving them out would leave out the
+ * periods that run fewer instructions), whose samples in the kernel are
+ * points (EMU_POINT_KERNEL).  Not a read: by the time the trail runs, the
+ * thread has read later data into the same buffer (measured on gzip:
+ * windows past a read never matched).  A guess that was wrong (a short
+ * write) leads to a state that is not the next point's: no match, never a
+ * wrong count.
  */
-#define EMU_MAX_PASSED 64
+#define EMU_MAX_PASSED 256
 
 static bool pass_syscall(struct emu_engine *e, uc_engine *uc)
 {
 	uint64_t nr = 0, rip = 0, flags = 0, count = 0;
 
-	if (!e->trail || e->next > 0 || e->passed >= EMU_MAX_PASSED)
+	if (!e->trail || e->passed >= EMU_MAX_PASSED)
 		return false;
 	uc_reg_read(uc, UC_X86_REG_RAX, &nr);
 	if (nr != 1 && nr != 18)        /* write, pwrite64 */
@@ -627,9 +631,12 @@ static bool pass_syscall(struct emu_engine *e, uc_engine *uc)
 static void on_syscall(uc_engine *uc, void *ud)
 {
 	struct emu_engine *e = ud;
+	uint64_t nr = 0;
 
 	if (pass_syscall(e, uc))
 		return;
+	uc_reg_read(uc, UC_X86_REG_RAX, &nr);
+	snprintf(e->mnemonic, sizeof(e->mnemonic), "syscall %llu", (unsigned long long)(nr & 0xffff));
 	stop(e, PATHS_END_SYSCALL, emu_read_rip(uc));
 }
 
@@ -654,6 +661,7 @@ void emu_on_target(uc_engine *uc, uint64_t pc, uint32_t size, void *ud)
 	struct emu_engine *e = ud;
 	const struct emu_point *t;
 	uint64_t regs[VALUES_NREGS];
+	bool kernel;
 
 	(void)size;
 	if (!e->trail || e->matched || e->next >= e->trail->n)
@@ -661,6 +669,8 @@ void emu_on_target(uc_engine *uc, uint64_t pc, uint32_t size, void *ud)
 	t = &e->trail->pt[e->next].p;
 	if (pc != t->rip)
 		return;
+	/* in the kernel: rax held the system call's number, not its result yet */
+	kernel = e->trail->pt[e->next].flags & EMU_POINT_KERNEL;
 	/*
 	 * One register first, one that differs between the state the segment
 	 * began with and the point (a loop's counter, most likely): most passes
@@ -677,12 +687,24 @@ void emu_on_target(uc_engine *uc, uint64_t pc, uint32_t size, void *ud)
 			p[k] = &regs[k];
 		uc_reg_read_batch(uc, (int *)uc_gpr, p, VREG_RFLAGS);
 	}
-	for (unsigned r = 0; r < VREG_RFLAGS; r++)
-		if (regs[r] != t->regs[r]) {
+	{
+		unsigned differ = 0;
+		int first = -1;
+
+		for (unsigned r = 0; r < VREG_RFLAGS; r++)
+			if (regs[r] != t->regs[r] && !(kernel && r == VREG_RAX)) {
+				differ++;
+				if (first < 0)
+					first = (int)r;
+			}
+		if (differ) {
+			if (differ < e->closest)
+				e->closest = differ;
 			/* the register that told this pass apart tells the next ones, likely (a counter) */
-			e->key_reg = (int)r;
+			e->key_reg = first;
 			return;
 		}
+	}
 	e->at_match = e->blk_start + emu_index_in(e, e->cur, pc);
 	e->matched = true;
 	stop(e, PATHS_END_LIMIT, pc);
@@ -767,13 +789,13 @@ void emu_add_hooks(struct emu_engine *e, uc_engine *uc, enum emu_hooks kind)
 	if (kind == EMU_HOOKS_DETAIL) {
 		uc_hook_add(uc, &h, UC_HOOK_CODE, on_insn, e, 1, 0);
 		uc_hook_add(uc, &h, UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE, on_mem, e, 1, 0);
-	} else if (kind == EMU_HOOKS_FAST) {
-		uc_hook_add(uc, &h, UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE, emu_on_access, e, 1, 0);
 	}
 	/*
-	 * The bare engine has no hook on memory: a page not filled is
-	 * inaccessible (emu_protect_unfilled()) and its fault fetches it; the
-	 * hook on every access cost 20-30 ns each, more than the emulation
-	 * of a memory-bound loop itself.
+	 * The fast engine has no hook on memory: a page not filled is
+	 * inaccessible (emu_protect_unfilled()) and its fault fetches it.  A
+	 * hook on every access cost 20-30 ns each, more than the emulation of
+	 * a memory-bound loop itself; and an engine with memory hooks stopped
+	 * from a block hook does not stop where its rip says (measured: rip at
+	 * an `add` it had already done), so that it could not go on.
 	 */
 }

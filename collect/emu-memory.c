@@ -65,12 +65,6 @@ struct chunk *emu_map_chunk(struct emu_engine *e, uint64_t addr)
 		munmap(host, CHUNK_SIZE);
 		return NULL;
 	}
-	if (uc_mem_map_ptr(e->bare, base, CHUNK_SIZE, UC_PROT_ALL, host)) {
-		uc_mem_unmap(e->fast, base, CHUNK_SIZE);
-		uc_mem_unmap(e->slow, base, CHUNK_SIZE);
-		munmap(host, CHUNK_SIZE);
-		return NULL;
-	}
 	c = &e->chunks[e->n_chunks++];
 	memset(c, 0, sizeof(*c));
 	c->guest = base;
@@ -128,12 +122,11 @@ static void remember(struct emu_engine *e, uint64_t page)
 
 /*
  * A new burst sees the process as it is now: every page is fetched again
- * before it is used (emu_refresh(), from the hook on every memory access; the
- * pages in want at once).  Pages stay mapped read-write: making a page
- * inaccessible and accessible again costs 20-30 us on these VMs (a fault at
- * its next access, measured with a loop of mprotect), the hook 20-30 ns an
- * access.  Unless the engine holds too much memory: then it is given back,
- * and its pages are found again by their faults.
+ * before it is used (the pages in want at once; the others by their faults
+ * once emu_protect_unfilled() has made them inaccessible, or, in detail,
+ * by emu_refresh() from the hook on every memory access).  Unless the
+ * engine holds too much memory, its pages stay backed: it is given back,
+ * and they are found again by their faults.
  */
 void emu_forget_pages(struct emu_engine *e, const uint64_t *want, size_t n)
 {
@@ -302,13 +295,6 @@ void emu_refresh(struct emu_engine *e, uint64_t addr, size_t size)
 		if (bit(c->unreadable, i))
 			e->taint = true;
 	}
-}
-
-void emu_on_access(uc_engine *uc, uc_mem_type type, uint64_t addr, int size, int64_t value,
-		   void *ud)
-{
-	(void)uc, (void)type, (void)value;
-	emu_refresh(ud, addr, size > 0 ? (size_t)size : 1);
 }
 
 int emu_engine_setup(void)
@@ -514,7 +500,6 @@ void emu_drop_changed_code(struct emu_engine *e)
 			if (!bit(c->code, k) || !bit(c->filled, k) ||
 			    c->crc[k] == crc32c(0, c->host + k * EMU_PAGE_SIZE, EMU_PAGE_SIZE))
 				continue;
-			uc_ctl_remove_cache(e->bare, p, p + EMU_PAGE_SIZE);
 			uc_ctl_remove_cache(e->fast, p, p + EMU_PAGE_SIZE);
 			uc_ctl_remove_cache(e->slow, p, p + EMU_PAGE_SIZE);
 			c->crc[k] = crc32c(0, c->host + k * EMU_PAGE_SIZE, EMU_PAGE_SIZE);

@@ -261,7 +261,7 @@ void emu_encode_trail(struct strbuf *out, uint32_t seq, const struct emu_trail_r
 		put_point(out, &r->pt[i].p);
 		put(out, r->pt[i].lo), put(out, r->pt[i].hi), put(out, r->pt[i].flags);
 	}
-	put(out, r->count_from), put(out, r->limit), put(out, r->time_us);
+	put(out, r->count_from), put(out, r->limit), put(out, r->segment), put(out, r->time_us);
 	emu_msg_finish(out, start);
 }
 
@@ -288,16 +288,18 @@ int emu_decode_trail(const void *payload, size_t len, struct emu_trail_req *r, c
 		get_point(&rd, &r->pt[i].p);
 		r->pt[i].lo = varint_next(&rd), r->pt[i].hi = varint_next(&rd);
 		flags = varint_next(&rd);
-		if (r->pt[i].lo > r->pt[i].hi || r->pt[i].hi > EMU_USER_END || flags > EMU_POINT_PERIOD)
+		if (r->pt[i].lo > r->pt[i].hi || r->pt[i].hi > EMU_USER_END || flags > (EMU_POINT_PERIOD | EMU_POINT_KERNEL))
 			rd.bad = true;
 		r->pt[i].flags = (uint32_t)flags;
 	}
 	count_from = varint_next(&rd);
 	r->limit = varint_next(&rd);
+	r->segment = varint_next(&rd);
 	time_us = varint_next(&rd);
 	if (rd.bad)
 		FAIL("truncated trail");
-	if ((n ? count_from >= n : count_from != 0) || !r->limit || !time_us || time_us > 10000000)
+	if ((n ? count_from >= n : count_from != 0) || !r->limit || !r->segment ||
+	    r->segment > EMU_MAX_SEGMENT || !time_us || time_us > 10000000)
 		FAIL("bad trail limits");
 	if (rd.p != rd.end)
 		FAIL("trailing bytes");
@@ -310,12 +312,17 @@ bad:
 	return -1;
 }
 
-void emu_encode_drop(struct strbuf *out, uint32_t seq)
+void emu_encode_empty(struct strbuf *out, uint32_t magic, enum emu_msg type, uint32_t seq)
 {
 	size_t start = out->len;
 
-	emu_msg_begin(out, EMU_REQ_MAGIC, EMU_MSG_DROP, seq);
+	emu_msg_begin(out, magic, type, seq);
 	emu_msg_finish(out, start);
+}
+
+void emu_encode_drop(struct strbuf *out, uint32_t seq)
+{
+	emu_encode_empty(out, EMU_REQ_MAGIC, EMU_MSG_DROP, seq);
 }
 
 /* ---- worker to collector ------------------------------------------------------------ */
@@ -564,7 +571,7 @@ void emu_encode_trail_result(struct strbuf *out, uint32_t seq, const struct emu_
 	emu_msg_begin(out, EMU_REP_MAGIC, EMU_MSG_TRAIL_RESULT, seq);
 	put(out, r->matched), put(out, r->miss), put(out, r->to_first), put(out, r->end_pc);
 	put_word(out, r->mnemonic);
-	put(out, r->live);
+	put(out, r->closest), put(out, r->live);
 	for (uint32_t k = 1; k < r->matched; k++)
 		put(out, r->at[k] - r->at[k - 1]), put(out, r->here[k]);
 	put_blocks(out, r->blocks, r->n_blocks);
@@ -583,7 +590,7 @@ int emu_decode_trail_result(const void *payload, size_t len, uint32_t n,
 			    struct emu_trail_result *r, const char **why)
 {
 	struct varint_reader rd = VARINT_READER(payload, len);
-	uint64_t matched, miss, held, total = 0;
+	uint64_t matched, miss, held, total = 0, closest;
 
 	memset(r, 0, sizeof(*r));
 	matched = varint_next(&rd), miss = varint_next(&rd);
@@ -595,7 +602,11 @@ int emu_decode_trail_result(const void *payload, size_t len, uint32_t n,
 	r->miss = (uint8_t)miss;
 	if (get_word(&rd, r->mnemonic, sizeof(r->mnemonic)))
 		FAIL("bad mnemonic");
+	closest = varint_next(&rd);
 	r->live = varint_next(&rd);
+	if (closest > VALUES_NREGS && closest != EMU_NOT_PASSED)
+		FAIL("bad closest");
+	r->closest = (uint8_t)closest;
 	r->at = xcalloc(n + 1, sizeof(*r->at));
 	r->here = xcalloc(n + 1, sizeof(*r->here));
 	for (uint32_t k = 1; k < r->matched && !rd.bad; k++) {

@@ -8,6 +8,7 @@
  *            the memory copied then
  *     PAGES: the pages asked for          ---->
  *                                         <----   PAGE_REQ: pages it needs
+ *                                         <----   PREPARED: ready for the trail
  *     TRAIL: the thread's later samples   ---->   follows it from the stop through them
  *                                         <----   RESULT: the burst's path, values,
  *                                                 conflicts, its end
@@ -65,6 +66,7 @@ enum emu_msg {
 	EMU_MSG_PAGE_REQ = 16,
 	EMU_MSG_RESULT,
 	EMU_MSG_TRAIL_RESULT,
+	EMU_MSG_PREPARED,
 };
 
 struct emu_header {
@@ -127,8 +129,10 @@ struct emu_point {
 
 /*
  * A sample of a trail: its state, the code it is in ([lo, hi): its image's
- * mapping), and whether it came one sampling period of the thread after
- * the one before (EMU_POINT_PERIOD: the emulation may run ahead to near it).
+ * mapping), and flags: it came one sampling period of the thread after the
+ * one before (EMU_POINT_PERIOD: the emulation may run ahead to near it);
+ * it was taken in the kernel (EMU_POINT_KERNEL: its registers as at the
+ * kernel's entry, rax not compared).
  */
 struct emu_trail_point {
 	struct emu_point p;
@@ -136,6 +140,8 @@ struct emu_trail_point {
 	uint32_t flags;
 };
 #define EMU_POINT_PERIOD 1u
+#define EMU_POINT_KERNEL 2u
+#define EMU_NOT_PASSED 255
 
 /*
  * The samples of a stopped thread after it went on, in order: the
@@ -148,6 +154,7 @@ struct emu_trail_req {
 	struct emu_trail_point *pt;     /* decoded: allocated (emu_trail_req_release) */
 	uint32_t count_from;    /* < n, or 0 */
 	uint64_t limit;         /* instructions from the stop to the last point at most */
+	uint64_t segment;       /* ...from one point to the next (and to the first) at most */
 	uint32_t time_us;       /* as a burst's */
 };
 
@@ -239,13 +246,17 @@ struct emu_trail_result {
 	uint64_t *here;         /* [matched]: for k >= 1, of those between points k-1 and k,
 				   the ones in point k-1's [lo, hi) (here[0] = 0) */
 	uint64_t end_pc;
-	char mnemonic[32];
+	char mnemonic[32];      /* the instruction it ended at ("syscall 0": the call's number) */
+	uint8_t closest;        /* at the point missed: the fewest registers that differed at
+				   a pass of its rip (EMU_NOT_PASSED: never passed) */
 	uint64_t live;          /* data pages read from the live process during the trail */
 	struct emu_block_rec *blocks;   /* executions from point count_from to the last matched */
 	size_t n_blocks;
 };
 
 void emu_encode_page_req(struct strbuf *out, uint32_t seq, const uint64_t *addr, size_t n);
+/* A message with no payload (DROP, PREPARED). */
+void emu_encode_empty(struct strbuf *out, uint32_t magic, enum emu_msg type, uint32_t seq);
 void emu_encode_result(struct strbuf *out, uint32_t seq, const struct emu_result *r);
 void emu_encode_trail_result(struct strbuf *out, uint32_t seq, const struct emu_trail_result *r);
 

@@ -217,8 +217,12 @@ static void do_burst(struct wk *w, const struct emu_header *h)
 		res.end = PATHS_END_FAULT;
 		res.end_pc = req.st.rip;
 	} else if (req.keep) {
+		struct strbuf sb = STRBUF_INIT;
+
 		emu_engine_prepare(e, &req);
 		forget_mem(w);
+		emu_encode_empty(&sb, EMU_REP_MAGIC, EMU_MSG_PREPARED, h->seq);
+		send_out(w, &sb);
 		make_spare(w);
 		return;
 	} else {
@@ -294,18 +298,19 @@ static void worker_main(int sock, void *ctx)
 /* ---- the collector's side ---------------------------------------------------------------- */
 
 /*
- * What the collector awaits: nothing (IDLE; PREPARE: a burst prepared,
- * its pages served meanwhile), a burst's answer (BURST), a trail's two
- * (TRAIL: the burst's, then TRAIL_REST: the trail's).
+ * What the collector awaits: nothing (IDLE; READY: a burst prepared), that
+ * it is prepared (PREPARE), a burst's answer (BURST), a trail's two
+ * (TRAIL: the burst's, then TRAIL_REST: the trail's); pages are served
+ * meanwhile.
  */
-enum { IDLE, PREPARE, BURST, TRAIL, TRAIL_REST };
+enum { IDLE, PREPARE, READY, BURST, TRAIL, TRAIL_REST };
 
 struct emu_worker {
 	struct sandbox sb;
 	bool gave_up;
 	bool lend_memory;               /* requests go with the process's memory */
 	uint32_t seq;
-	int busy;                       /* IDLE, PREPARE, BURST, TRAIL, TRAIL_REST */
+	int busy;                       /* IDLE, PREPARE, READY, BURST, TRAIL, TRAIL_REST */
 	uint32_t trail_n;               /* the trail's points (its answer is bounded by them) */
 	pid_t pid;                      /* the process pages come from */
 	int pidfd;
@@ -567,7 +572,7 @@ int emu_worker_trail(struct emu_worker *w, const struct emu_trail_req *req, pid_
 {
 	const char *why;
 
-	if (w->busy != PREPARE || w->sb.pid <= 0)
+	if (w->busy != READY || w->sb.pid <= 0)
 		return -1;
 	w->pid = pid;
 	w->pidfd = pidfd;
@@ -584,14 +589,15 @@ int emu_worker_poll(struct emu_worker *w, struct emu_answer *out, const char **w
 {
 	struct strbuf answer = STRBUF_INIT;
 	int r, busy = w->busy;
-	uint32_t want = busy == TRAIL_REST ? EMU_MSG_TRAIL_RESULT : EMU_MSG_RESULT;
+	uint32_t want = busy == TRAIL_REST ? EMU_MSG_TRAIL_RESULT :
+			busy == PREPARE ? EMU_MSG_PREPARED : EMU_MSG_RESULT;
 
 	memset(out, 0, sizeof(*out));
 	*why = NULL;
 	if (busy == IDLE)
 		return 0;
-	/* Prepared: its pages served, nothing else may come (and no deadline runs). */
-	if (busy == PREPARE) {
+	/* Prepared: nothing may come, and no deadline runs until the trail is sent. */
+	if (busy == READY) {
 		int64_t deadline = w->deadline;
 
 		w->deadline = INT64_MAX;
@@ -601,6 +607,11 @@ int emu_worker_poll(struct emu_worker *w, struct emu_answer *out, const char **w
 		return r < 0 ? -1 : 0;
 	}
 	r = pump(w, want, false, &answer, why);
+	if (r == 1 && busy == PREPARE) {
+		w->busy = READY;
+		strbuf_release(&answer);
+		return 0;
+	}
 	if (r == 1) {
 		w->busy = busy == TRAIL ? TRAIL_REST : IDLE;
 		out->kind = busy == TRAIL_REST ? EMU_ANSWER_TRAIL : EMU_ANSWER_BURST;
@@ -628,6 +639,11 @@ bool emu_worker_busy(const struct emu_worker *w)
 	return w && w->busy != IDLE;
 }
 
+bool emu_worker_ready(const struct emu_worker *w)
+{
+	return w && w->busy == READY;
+}
+
 int emu_worker_fd(const struct emu_worker *w)
 {
 	return w && w->busy != IDLE ? w->sb.fd : -1;
@@ -635,7 +651,7 @@ int emu_worker_fd(const struct emu_worker *w)
 
 void emu_worker_drop(struct emu_worker *w)
 {
-	if (!w || (w->busy != IDLE && w->busy != PREPARE) || w->sb.pid <= 0)
+	if (!w || (w->busy != IDLE && w->busy != READY) || w->sb.pid <= 0)
 		return;
 	w->busy = IDLE;
 	emu_encode_drop(&w->out, ++w->seq);

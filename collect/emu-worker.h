@@ -94,8 +94,10 @@ struct emu_answer {
  */
 int emu_worker_poll(struct emu_worker *w, struct emu_answer *out, const char **why);
 void emu_answer_release(struct emu_answer *a);
-/* True while a request runs. */
+/* True while a request runs (or a burst waits prepared). */
 bool emu_worker_busy(const struct emu_worker *w);
+/* True when a burst is prepared: its trail may be sent. */
+bool emu_worker_ready(const struct emu_worker *w);
 /* The descriptor to poll while a request runs, else -1. */
 int emu_worker_fd(const struct emu_worker *w);
 /* The worker forgets the burst it kept for a trail. */

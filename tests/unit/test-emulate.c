@@ -354,6 +354,7 @@ static void a_trail_through_later_states(void **state)
 	t.pt = pts;
 	t.count_from = 1;
 	t.limit = 100000;
+	t.segment = 100000;
 	t.time_us = 2000000;
 	/* A burst of 100 instructions, in detail for 10, prepared; then followed with its trail. */
 	burst_at(&req, code, 100);
@@ -607,7 +608,7 @@ static void messages_round_trip_and_damage(void **state)
 	/* a trail and its result */
 	{
 		struct emu_trail_point tp[3];
-		struct emu_trail_req t = { 3, tp, 1, 1000000, 500000 }, t2;
+		struct emu_trail_req t = { 3, tp, 1, 1000000, 100000, 500000 }, t2;
 		uint64_t at[3] = { 0, 5000, 12000 }, here[3] = { 0, 4000, 7000 };
 		struct emu_trail_result tr, tr2;
 
