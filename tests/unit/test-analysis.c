@@ -1425,27 +1425,22 @@ static void assert_levels_are_errors(const struct calc *c)
 /*
  * With and without the flow correction, the levels are the errors' (the
  * correction gives values where propagation left none: each with an
- * error), and the correction only widens the errors of what it moves.
+ * error).
  */
 static void calc_levels_are_errors(void **state)
 {
 	struct synth sy;
-	struct calc c, f;
+	struct calc c;
 	struct calc_opts o = CALC_OPTS_INIT;
 
 	(void)state;
-	synth_calc(&sy, &c, mul_loop, sizeof(mul_loop), 2500, &o, 0x1006, 40);
-	assert_levels_are_errors(&c);
-	epoch_meta_release(&sy.meta);
-	o.flow = true;
-	synth_calc(&sy, &f, mul_loop, sizeof(mul_loop), 2500, &o, 0x1006, 40);
-	assert_levels_are_errors(&f);
-	for (size_t b = 0; b < f.n_blocks; b++)
-		if (c.blocks[b].rel_error >= 0 && f.blocks[b].freq >= 0)
-			assert_true(f.blocks[b].rel_error >= c.blocks[b].rel_error - 1e-12);
-	calc_release(&c);
-	calc_release(&f);
-	epoch_meta_release(&sy.meta);
+	for (int flow = 0; flow < 2; flow++) {
+		o.flow = flow;
+		synth_calc(&sy, &c, mul_loop, sizeof(mul_loop), 2500, &o, 0x1006, 40);
+		assert_levels_are_errors(&c);
+		calc_release(&c);
+		epoch_meta_release(&sy.meta);
+	}
 }
 
 /* Text, JSON and dot come out of the same analysis without trouble. */
