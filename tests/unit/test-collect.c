@@ -1556,11 +1556,12 @@ static void test_calib_measure(void **state)
 	assert_true(r.intervals >= 16);
 	/*
 	 * In the imul chain's clock, which no core shortens: at most the
-	 * period's cycles (5% for a clock that boosts between the two), at
+	 * period's cycles (10% for a clock that boosts between the two: 8%
+	 * seen on a host at load 7, its other core busy, then idle), at
 	 * least what is left when a sample costs 30% of a period (a few
 	 * percent at 1 ms on every host seen).
 	 */
-	assert_true(r.cycles <= 1000 * r.imul_mhz * 1.05 && r.cycles >= 1000 * r.imul_mhz * 0.7);
+	assert_true(r.cycles <= 1000 * r.imul_mhz * 1.10 && r.cycles >= 1000 * r.imul_mhz * 0.7);
 	assert_true(r.cost_ns > 0 && r.cost_ns < 400 * 1000000ll);
 	assert_true(r.sig.have);
 	assert_true(r.sig.addimm_per_cycle > 0.5 && r.sig.addimm_per_cycle < 16);
