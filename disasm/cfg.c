@@ -938,8 +938,11 @@ struct split_graph {
 
 static void sg_add(struct split_graph *g, uint32_t from, uint32_t to)
 {
+	size_t alloc = g->alloc;
+
 	ALLOC_GROW(g->from, g->n + 1, g->alloc);
-	g->to = xreallocarray(g->to, g->alloc, sizeof(*g->to));
+	if (g->alloc != alloc || !g->to)
+		g->to = xreallocarray(g->to, g->alloc, sizeof(*g->to));
 	g->from[g->n] = from;
 	g->to[g->n] = to;
 	g->n++;
