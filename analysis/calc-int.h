@@ -39,6 +39,8 @@ struct calc_work {
 	unsigned *skflags;             /* enum skid_flags per instruction */
 	struct sched_prep *prep;       /* the instructions prepared for the scheduler (or NULL) */
 	uint32_t *idx;                 /* scratch: instruction indices of a block */
+	double *dscratch;              /* scratch: weights and sums of a block's schedules */
+	size_t dscratch_alloc;
 	/* schedules: per block, one per distinct predecessor (and the cold one) */
 	struct bsched {
 		size_t n;

@@ -96,6 +96,14 @@ static size_t pred_context(const struct calc_work *w, uint32_t p, uint32_t *out)
 	return n;
 }
 
+/* w's scratch of n doubles, zeroed. */
+static double *dscratch(struct calc_work *w, size_t n)
+{
+	ALLOC_GROW(w->dscratch, n + 1, w->dscratch_alloc);
+	memset(w->dscratch, 0, (n + 1) * sizeof(*w->dscratch));
+	return w->dscratch;
+}
+
 /* The procedure's instructions prepared for the scheduler (on first use). */
 static struct sched_prep *prep_of(struct calc_work *w)
 {
@@ -171,7 +179,7 @@ static int sched_context(struct calc_work *w, size_t b, const uint32_t *ctx, siz
 		if (sched_one(w, b, SCHED_ENTRY_PRED, x, nx, runs ? &s : out))
 			continue;
 		if (!runs++) {
-			acc = xcalloc(out->n + 1, sizeof(*acc));
+			acc = dscratch(w, out->n);
 			for (size_t i = 0; i < out->n; i++)
 				acc[i] = out->insn[i].m;
 			continue;
@@ -185,7 +193,6 @@ static int sched_context(struct calc_work *w, size_t b, const uint32_t *ctx, siz
 	for (size_t i = 0; i < out->n; i++)
 		out->insn[i].m = acc[i] / (double)runs;
 	schedule_totals(out);
-	free(acc);
 	return 0;
 }
 
@@ -216,10 +223,10 @@ void calc_schedule_blocks(struct calc_work *w)
 	const struct cfg *cfg = w->cfg;
 	struct ctx_job *jobs = NULL;
 	size_t n_jobs = 0, alloc = 0;
-	uint32_t ctx[PRED_TAIL];
-	size_t n_ctx = 0;
-	long ctx_of = -1;
+	/* each predecessor's context, found once: pool[at[p] .. at[p] + len[p]) */
+	uint32_t *pool = NULL, *at = xmalloc((cfg->n_blocks + 1) * sizeof(*at));
 	int *ctx_len = xmalloc((cfg->n_blocks + 1) * sizeof(*ctx_len));  /* -1: not yet known */
+	size_t n_pool = 0, pool_alloc = 0;
 
 	memset(ctx_len, 0xff, (cfg->n_blocks + 1) * sizeof(*ctx_len));
 
@@ -249,8 +256,12 @@ void calc_schedule_blocks(struct calc_work *w)
 				/* the body scheduled cold schedules as a loop too */
 				sched_one(w, b, SCHED_ENTRY_LOOP, NULL, 0, &bs->s[bs->n]);
 			} else {
-				if (ctx_len[ed->from] < 0)
-					ctx_len[ed->from] = (int)pred_context(w, ed->from, ctx);
+				if (ctx_len[ed->from] < 0) {
+					ALLOC_GROW(pool, n_pool + PRED_TAIL, pool_alloc);
+					at[ed->from] = (uint32_t)n_pool;
+					ctx_len[ed->from] = (int)pred_context(w, ed->from, pool + n_pool);
+					n_pool += (size_t)ctx_len[ed->from];
+				}
 				if (!ctx_len[ed->from])
 					continue;
 				ALLOC_GROW(jobs, n_jobs + 1, alloc);
@@ -262,15 +273,16 @@ void calc_schedule_blocks(struct calc_work *w)
 	if (n_jobs)
 		qsort(jobs, n_jobs, sizeof(*jobs), job_cmp);
 	for (size_t k = 0; k < n_jobs; k++) {
-		if (jobs[k].pred != ctx_of) {
-			ctx_of = jobs[k].pred;
-			n_ctx = pred_context(w, jobs[k].pred, ctx);
-		}
+		uint32_t p = jobs[k].pred;
+
 		/* cannot fail: the block's instructions scheduled cold */
-		sched_context(w, jobs[k].block, ctx, n_ctx, &w->bs[jobs[k].block].s[jobs[k].slot]);
+		sched_context(w, jobs[k].block, pool + at[p], (size_t)ctx_len[p],
+			      &w->bs[jobs[k].block].s[jobs[k].slot]);
 	}
 	free(jobs);
 	free(ctx_len);
+	free(at);
+	free(pool);
 }
 
 /*
@@ -498,8 +510,17 @@ static double edge_weight(const struct calc *c, long e)
 	return c->edges[e].freq > 0 ? c->edges[e].freq : 0;
 }
 
+/* dst = src; dst's instructions kept where they are when they are as many. */
 static void copy_schedule(struct block_schedule *dst, const struct block_schedule *src)
 {
+	struct sched_insn *insn = dst->insn;
+
+	if (insn && dst->n == src->n) {
+		*dst = *src;
+		dst->insn = insn;
+		memcpy(insn, src->insn, src->n * sizeof(*src->insn));
+		return;
+	}
 	block_schedule_release(dst);
 	*dst = *src;
 	dst->insn = xmemdup(src->insn, src->n * sizeof(*src->insn));
@@ -569,7 +590,8 @@ static void combine_mode(struct calc_work *w, size_t b, bool weighted, enum calc
 				block_schedule_min(out, &bs->s[k]);
 		return;
 	}
-	wt = xcalloc(bs->n, sizeof(*wt));
+	wt = dscratch(w, bs->n + bs->s[0].n + 1);
+	acc = wt + bs->n;
 	schedule_weights(w, b, weighted, mode == CALC_SCHED_LOOP, wt);
 	for (size_t k = 0; k < bs->n; k++) {
 		total += wt[k];
@@ -579,15 +601,12 @@ static void combine_mode(struct calc_work *w, size_t b, bool weighted, enum calc
 		}
 	}
 	copy_schedule(out, &bs->s[heaviest]);
-	acc = xcalloc(out->n + 1, sizeof(*acc));
 	for (size_t k = 0; k < bs->n; k++)
 		for (size_t i = 0; i < out->n; i++)
 			acc[i] += wt[k] * bs->s[k].insn[i].m / total;
 	for (size_t i = 0; i < out->n; i++)
 		out->insn[i].m = acc[i];
 	schedule_totals(out);
-	free(acc);
-	free(wt);
 }
 
 /*
@@ -597,14 +616,13 @@ static void combine_mode(struct calc_work *w, size_t b, bool weighted, enum calc
 static double combined_cycles(struct calc_work *w, size_t b, bool weighted, enum calc_sched mode)
 {
 	struct bsched *bs = &w->bs[b];
-	double local[32], *wt, total = 0, cycles = 0;
+	double *wt, total = 0, cycles = 0;
 
 	if (!bs->n)
 		return 0;
 	if (bs->n == 1 || mode == CALC_SCHED_COLD)
 		return bs->s[0].cycles;
-	wt = bs->n <= ARRAY_SIZE(local) ? local : xcalloc(bs->n, sizeof(*wt));
-	memset(wt, 0, bs->n * sizeof(*wt));
+	wt = dscratch(w, bs->n);
 	schedule_weights(w, b, weighted, mode == CALC_SCHED_LOOP, wt);
 	for (size_t k = 0; k < bs->n; k++)
 		total += wt[k];
@@ -615,8 +633,6 @@ static double combined_cycles(struct calc_work *w, size_t b, bool weighted, enum
 			acc += wt[k] * bs->s[k].insn[i].m / total;
 		cycles += acc > 1e-9 ? acc : 0;
 	}
-	if (wt != local)
-		free(wt);
 	return cycles;
 }
 

@@ -259,6 +259,7 @@ static void work_release(struct calc_work *w)
 	free(w->cls_first);
 	free(w->cls_blocks);
 	free(w->idx);
+	free(w->dscratch);
 	sched_prep_free(w->prep);
 	free(w->cls_val);
 	free(w->cls_state);
