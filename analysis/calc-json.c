@@ -125,9 +125,9 @@ static void json_insn(struct json_writer *w, const struct calc *c, const struct 
 		json_key(w, "unmeasured");
 		json_bool(w, true);
 	}
-	if (c->opts.values && c->vals.n) {
+	if (c->opts.values) {
 		json_key(w, "values");
-		valprof_json(&c->vals.insns[ci - c->insns], w);
+		valprof_json(valprof_insn_at(&c->vals, (size_t)(ci - c->insns)), w);
 	}
 	if (c->paths.n_conflicts) {
 		bool any = false;

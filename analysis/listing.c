@@ -448,9 +448,9 @@ static void json_insns(struct json_writer *w, const struct listing *l)
 		if (li->inl) {
 			json_key(w, "inlined"), json_string(w, li->inl->name);
 		}
-		if (l->values && i < l->values->n) {
+		if (l->values) {
 			json_key(w, "values");
-			valprof_json(&l->values->insns[i], w);
+			valprof_json(valprof_insn_at(l->values, i), w);
 		}
 		json_object_end(w);
 	}

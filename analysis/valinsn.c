@@ -17,6 +17,13 @@ void valprof_release(struct valprof *vp)
 	memset(vp, 0, sizeof(*vp));
 }
 
+const struct valprof_insn *valprof_insn_at(const struct valprof *vp, size_t i)
+{
+	static const struct valprof_insn none;
+
+	return i < vp->n ? &vp->insns[i] : &none;
+}
+
 void valprof_draw(const struct valprof_insn *vi, struct draw *d)
 {
 	for (unsigned k = 0; k < vi->n; k++) {

@@ -43,7 +43,8 @@ struct valprof_insn {
 };
 
 struct valprof {
-	struct valprof_insn *insns;   /* one per listing instruction (same index) */
+	struct valprof_insn *insns;   /* one per listing instruction (same index); none
+					 (n 0) when nothing is present */
 	size_t n;
 	bool present;                 /* the image has a value profile (or written values of
 					 bursts) in this epoch */
@@ -51,6 +52,9 @@ struct valprof {
 };
 
 void valprof_release(struct valprof *vp);
+
+/* The values of listing instruction i: an empty one if vp has none for it. */
+const struct valprof_insn *valprof_insn_at(const struct valprof *vp, size_t i);
 
 /*
  * Draws "rax:(95.0% 0x5eed5eed) (0.4% 0x7)  addr:(>=90.0% 0x601040)" as

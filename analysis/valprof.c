@@ -232,11 +232,11 @@ void valprof_build(struct valprof *vp, const struct listing *l, const struct val
 	bool code_ok = l->img && image_has_code(l->img, NULL);
 
 	memset(vp, 0, sizeof(*vp));
-	vp->n = l->n_insns;
-	vp->insns = xcalloc(vp->n ? vp->n : 1, sizeof(*vp->insns));
 	vp->present = (prof && prof->n) || (written_by && written_by->n);
 	if (!vp->present)
-		return;
+		return;  /* every instruction's values empty: none kept */
+	vp->n = l->n_insns;
+	vp->insns = xcalloc(vp->n ? vp->n : 1, sizeof(*vp->insns));
 	for (size_t i = 0; i < l->n_insns; i++) {
 		const struct insn *in = l->insns[i].insn;
 		const struct values_rec *at = valprof_rec_at(l, prof, in->addr);
