@@ -12,6 +12,8 @@
  *                   of the stream is written, not run
  *   sched-ctx.c     the machine after a predecessor's code, kept for every
  *                   block it leads to
+ *   sched-memo.c    schedules made before, by what they are made of, for
+ *                   the process (any procedure's block of the same code)
  *   sched.c         one schedule run and its results (the API)
  *
  * Nothing here is for code outside model/sched*.c.
@@ -32,6 +34,10 @@ struct proto {
 	struct model_timing t;      /* outside a loop's steady state */
 	struct regset addr, data;   /* registers needed for the address / the rest */
 	uint32_t mem;               /* memory operand text, interned (0: none) */
+	uint32_t rip;               /* a RIP-relative operand's address, interned (0: none) */
+	uint32_t gid;               /* what a schedule reads of it, numbered for the
+				       process (sched_memo_proto_id(); 0: none) ... */
+	bool gid_known;             /* ... once a memo key needed it */
 	unsigned load_lat;          /* the load part of the latency (0 if no load) */
 	unsigned loop_extra;        /* added to the latency and its load part in a loop */
 	bool stack_op;              /* push/pop/call/ret: rsp from the stack engine */
@@ -76,6 +82,11 @@ struct sim_buffers {
 	size_t dig_alloc;
 	struct ctx_snap *ctx[2];    /* the machine after recent contexts (sched_ctx_find) */
 	unsigned ctx_next;          /* the entry to replace next */
+	uint64_t *key;              /* a schedule's memo key (sched_memo_key) */
+	size_t key_alloc;
+	uint32_t *mem_seen, *mem_first; /* ... where each memory operand was first seen */
+	size_t mem_seen_alloc, mem_first_alloc, mem_seen_len;
+	uint32_t stamp;             /* ... mem_seen[m] == stamp: seen in this key */
 };
 
 /* The instructions of a procedure, prepared (sched_prep_new()). */
@@ -86,6 +97,8 @@ struct sched_prep {
 	struct idmap mems;          /* memory operand texts: id - 1 indexes mem_text */
 	char (*mem_text)[MEM_TEXT];
 	size_t n_mem, mem_alloc;
+	struct u64map rips;         /* RIP-relative addresses -> their id */
+	size_t n_rip;
 	struct sim_buffers buf;
 	bool full_runs;             /* no shortcut (tests) */
 };
@@ -199,6 +212,28 @@ void sched_sim_run(struct sim *s, size_t from);
  * `needed`: the first element whose timing is read.
  */
 void sched_sim_run_loop(struct sim *s, size_t needed, struct sched_prep *sp);
+
+/* sched-memo.c */
+
+/* p's number by what a schedule reads of it (the same for the same), or 0 if it has none. */
+uint32_t sched_memo_proto_id(const struct proto *p);
+/*
+ * The memo key of a schedule of the stream whose places are sl[0..n_ctx
+ * + n) (for a loop, also the places of the passes after the first, as
+ * run_schedule() makes them), in sp's buffers (*out); its length in
+ * words, or 0 if it has none (no memo, full runs, an instruction without
+ * a number).
+ */
+size_t sched_memo_key(struct sched_prep *sp, const struct slot *sl, size_t n_ctx, size_t n,
+		      enum sched_entry_kind kind, uint64_t **out);
+/*
+ * Fills the results of out's out->n instructions (all but their timing
+ * and flags) and out->iterations from the schedule remembered for key;
+ * false if there is none.
+ */
+bool sched_memo_get(const uint64_t *key, size_t n_key, struct block_schedule *out);
+/* Remembers schedule s (as finished) for key. */
+void sched_memo_put(const uint64_t *key, size_t n_key, const struct block_schedule *s);
 
 /* sched-ctx.c */
 

@@ -339,6 +339,13 @@ static void prepare(struct sched_prep *sp, struct proto *p, const struct insn *i
 	p->writes.w[DREG_PC >> 6] &= ~(1ull << (DREG_PC & 63));
 	if (p->stack_op)
 		p->writes.w[DREG_RSP >> 6] &= ~(1ull << (DREG_RSP & 63));
+	if (in->flags & INSN_F_RIP_REL) {
+		uint64_t *id = u64map_slot(&sp->rips, in->mem_addr);
+
+		if (!*id)
+			*id = ++sp->n_rip;
+		p->rip = (uint32_t)*id;
+	}
 }
 
 void sched_prep_add(struct sched_prep *sp, const struct insn *insns, size_t n)
@@ -354,6 +361,7 @@ struct sched_prep *sched_prep_new(const struct cpu_model *m, const struct insn *
 
 	sp->m = m;
 	sp->mems = (struct idmap)IDMAP_INIT;
+	u64map_init(&sp->rips);
 	sched_prep_add(sp, insns, n);
 	return sp;
 }
@@ -378,7 +386,11 @@ void sched_prep_free(struct sched_prep *sp)
 		return;
 	free(sp->p);
 	idmap_release(&sp->mems);
+	u64map_release(&sp->rips);
 	free(sp->mem_text);
+	free(sp->buf.key);
+	free(sp->buf.mem_seen);
+	free(sp->buf.mem_first);
 	free(sp->buf.e);
 	free(sp->buf.seq);
 	free(sp->buf.slots);

@@ -87,11 +87,23 @@ static void record_pass(const struct sim *s, size_t first, struct block_schedule
 	}
 }
 
-static void finish(struct block_schedule *out, unsigned passes)
+/* The block's totals from its instructions' results. */
+static void totals(struct block_schedule *out)
 {
 	out->cycles = 0;
 	out->issue_points = 0;
 	out->uncertain = 0;
+	for (size_t k = 0; k < out->n; k++) {
+		const struct sched_insn *o = &out->insn[k];
+
+		out->cycles += o->m;
+		out->issue_points += o->issue_point;
+		out->uncertain += !!(o->flags & SCHED_F_UNCERTAIN);
+	}
+}
+
+static void finish(struct block_schedule *out, unsigned passes)
+{
 	for (size_t k = 0; k < out->n; k++) {
 		struct sched_insn *o = &out->insn[k];
 
@@ -100,10 +112,8 @@ static void finish(struct block_schedule *out, unsigned passes)
 		o->issue_point = o->m > 0;
 		if (!o->issue_point)
 			o->reason = SCHED_NONE;
-		out->cycles += o->m;
-		out->issue_points += o->issue_point;
-		out->uncertain += !!(o->flags & SCHED_F_UNCERTAIN);
 	}
+	totals(out);
 	out->iterations = passes;
 }
 
@@ -164,9 +174,11 @@ static int run_schedule(struct sched_prep *sp, const struct proto *const *body, 
 	const struct cpu_model *m = sp->m;
 	bool loop = kind == SCHED_ENTRY_LOOP;
 	unsigned warm = 0, measured = 1;
-	size_t total;
+	size_t total, n_key;
 	struct slot *sl;
 	struct sim s;
+	uint64_t *key;
+	bool remembered;
 
 	if (!n)
 		return errorf("cannot schedule an empty block");
@@ -211,7 +223,12 @@ static int run_schedule(struct sched_prep *sp, const struct proto *const *body, 
 		sl[n_ctx + i - 1].taken = sl[n_ctx + n + i - 1].taken = taken_to(body[i - 1], body[i]);
 	if (warm + measured > 1)
 		sl[n_ctx + n - 1].taken = sl[n_ctx + 2 * n - 1].taken = taken_to(body[n - 1], body[0]);
-	if (loop && warm > STEADY_MAX_PERIOD && !sp->full_runs) {
+	n_key = sched_memo_key(sp, sl, n_ctx, n, kind, &key);
+	remembered = n_key && sched_memo_get(key, n_key, out);
+
+	if (remembered) {
+		/* the machine is not run */
+	} else if (loop && warm > STEADY_MAX_PERIOD && !sp->full_runs) {
 		sched_sim_run_loop(&s, n_ctx + (size_t)warm * n - 1, sp);
 	} else if (ctx_idx && n_ctx >= 2 && n_ctx <= CTX_SNAP_MAX && !sp->full_runs) {
 		const struct ctx_snap *c = sched_ctx_find(&sp->buf, ctx_idx, n_ctx);
@@ -226,7 +243,7 @@ static int run_schedule(struct sched_prep *sp, const struct proto *const *body, 
 	} else {
 		sched_sim_run(&s, 0);
 	}
-	for (unsigned it = 0; it < measured; it++)
+	for (unsigned it = 0; it < measured && !remembered; it++)
 		record_pass(&s, n_ctx + (size_t)(warm + it) * n, out, it == measured - 1);
 	for (size_t i = 0; i < n; i++) {
 		const struct proto *p = body[i];
@@ -239,7 +256,13 @@ static int run_schedule(struct sched_prep *sp, const struct proto *const *body, 
 				     (p->t.eliminated ? SCHED_F_ELIMINATED : 0) |
 				     (p->uncertain ? SCHED_F_UNCERTAIN : 0);
 	}
-	finish(out, measured);
+	if (remembered) {
+		totals(out);
+	} else {
+		finish(out, measured);
+		if (n_key)
+			sched_memo_put(key, n_key, out);
+	}
 	sched_sim_finish(&s);
 	return 0;
 }

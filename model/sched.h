@@ -194,6 +194,28 @@ int schedule_prepared(struct sched_prep *sp, const uint32_t *body, size_t n,
 		      struct block_schedule *out);
 
 /*
+ * Schedules are remembered for the process by what they are made of (the
+ * model, the entry, the instructions as the machine sees them, in order,
+ * not their addresses): a loop made of the same code as one scheduled
+ * before, in any procedure and on any thread, gets the same schedule
+ * without running the machine (a loop's is the costly kind: a cold block,
+ * or one after a context, costs about what finding it would).  The memo
+ * holds at most `bytes` (16 MiB unless said; 0: no memo), emptied in parts
+ * as it fills; setting the limit empties it.
+ */
+void sched_memo_limit(size_t bytes);
+/* The entries remembered: bits 1 << SCHED_ENTRY_* (loops unless said; tests ask for all). */
+void sched_memo_kinds(unsigned kinds);
+
+struct sched_memo_stats {
+	uint64_t hits, misses;       /* schedules found, and looked for in vain */
+	uint64_t dropped;            /* times a part of the memo was emptied */
+	size_t entries, bytes, limit;
+	size_t instructions;         /* distinct instructions numbered */
+};
+void sched_memo_get_stats(struct sched_memo_stats *st);
+
+/*
  * acc = the per-instruction minimum of acc and other (two schedules of the
  * same block under different entries): keeps M_i a lower bound over
  * several predecessors.  Reasons follow the smaller M; totals are redone.

@@ -939,6 +939,210 @@ static void sched_prepared_is_exact(void **state)
 	image_free(img);
 }
 
+/* ---- the memo of schedules ---------------------------------------------------- */
+
+#define ALL_ENTRIES (1u << SCHED_ENTRY_COLD | 1u << SCHED_ENTRY_PRED | 1u << SCHED_ENTRY_LOOP)
+
+static uint64_t memo_hits(void)
+{
+	struct sched_memo_stats st;
+
+	sched_memo_get_stats(&st);
+	return st.hits;
+}
+
+/* The schedule of b[0..n) with entry e, without the memo (what it holds kept). */
+static void sched_unremembered(const struct cpu_model *m, const struct insn *b, size_t n,
+			       const struct sched_entry *e, struct block_schedule *s)
+{
+	sched_memo_kinds(0);
+	sched(m, b, n, e, s);
+	sched_memo_kinds(ALL_ENTRIES);
+}
+
+/* insns[0..n) moved by delta: the same code elsewhere. */
+static struct insn *moved(const struct insn *insns, size_t n, uint64_t delta)
+{
+	struct insn *v = xmemdup(insns, (n + 1) * sizeof(*v));
+
+	for (size_t i = 0; i < n; i++) {
+		v[i].addr += delta;
+		if (v[i].target)
+			v[i].target += delta;
+		if (v[i].flags & INSN_F_RIP_REL)
+			v[i].mem_addr += delta;
+	}
+	return v;
+}
+
+/*
+ * A memo key tells contexts apart: the same block after two different
+ * contexts, or cold and as a loop, is four schedules, each what the
+ * machine gives without the memo; the same block after the same code at
+ * another address is the schedule remembered.  And which memory an
+ * instruction names is part of the key even where the instructions are
+ * otherwise the same: a RIP-relative load of the address a store wrote
+ * waits for it, one of another address does not.
+ */
+static void sched_memo_keys(void **state)
+{
+	const struct cpu_model *sky = cpu_model_by_name("skylake");
+	struct insn ctx_a[2], ctx_b[2], b[2], *b2, *a2, st[2];
+	struct block_schedule s = BLOCK_SCHEDULE_INIT, r = BLOCK_SCHEDULE_INIT;
+	struct sched_entry cold = { SCHED_ENTRY_COLD, NULL, 0 }, loop = { SCHED_ENTRY_LOOP, NULL, 0 };
+	struct sched_entry after_a = { SCHED_ENTRY_PRED, ctx_a, 2 };
+	struct sched_entry after_b = { SCHED_ENTRY_PRED, ctx_b, 2 };
+	struct sched_entry *entries[] = { &cold, &after_a, &after_b, &loop };
+	double cycles[4];
+	uint64_t h;
+	(void)state;
+
+	sched_memo_limit(16u << 20);
+	sched_memo_kinds(ALL_ENTRIES);
+	next_addr = 0x6000;
+	/* context a computes rax slowly, context b leaves it alone */
+	ctx_a[0] = I(X86_INS_IMUL, "imul rax, rcx", SIG2(REG, REG), 2, 8, REGS(RAX, RCX),
+		     REGS(RAX, FL), 0);
+	ctx_a[1] = I(X86_INS_IMUL, "imul rax, rcx", SIG2(REG, REG), 2, 8, REGS(RAX, RCX),
+		     REGS(RAX, FL), 0);
+	next_addr = 0x6000;
+	ctx_b[0] = add_rr(RDX, RSI, "add rdx, rsi");
+	ctx_b[1] = add_rr(RDX, RSI, "add rdx, rsi");
+	b[0] = add_rr(RBX, RAX, "add rbx, rax");
+	b[1] = add_rr(RBX, RDI, "add rbx, rdi");
+	for (size_t k = 0; k < ARRAY_SIZE(entries); k++) {
+		h = memo_hits();
+		sched(zen4(), b, 2, entries[k], &s);
+		assert_true(memo_hits() == h);  /* a key of its own */
+		assert_int_equal(s.entry, entries[k]->kind);
+		sched_unremembered(zen4(), b, 2, entries[k], &r);
+		assert_same_schedule(&s, &r);
+		cycles[k] = s.cycles;
+	}
+	assert_true(cycles[1] > cycles[2]);  /* the add waits for context a's imuls */
+	/* the same block after the same code, both 0x10000 further */
+	b2 = moved(b, 2, 0x10000);
+	a2 = moved(ctx_a, 2, 0x10000);
+	after_a.pred = a2;
+	h = memo_hits();
+	sched(zen4(), b2, 2, &after_a, &s);
+	assert_true(memo_hits() == h + 1);
+	after_a.pred = ctx_a;
+	sched_unremembered(zen4(), b, 2, &after_a, &r);
+	assert_same_schedule(&s, &r);
+
+	/* a store, then a load of the same address or of another: RIP-relative */
+	next_addr = 0x7000;
+	st[0] = I(X86_INS_MOV, "mov dword ptr [rip + 0x100], eax", SIG2(MEM, REG), 2, 4, REGS(RAX),
+		  NONE, INSN_F_STORE | INSN_F_RIP_REL);
+	st[0].mem_addr = 0x7104;
+	st[1] = I(X86_INS_MOV, "mov ebx, dword ptr [rip + 0xfc]", SIG2(REG, MEM), 2, 4, NONE,
+		  REGS(RBX), INSN_F_LOAD | INSN_F_RIP_REL);
+	st[1].mem_addr = 0x7104;
+	h = memo_hits();
+	sched(sky, st, 2, &cold, &s);
+	assert_int_equal(s.insn[1].reason, SCHED_MEMDEP);
+	st[1].mem_addr = 0x7204;
+	sched(sky, st, 2, &cold, &s);
+	assert_true(memo_hits() == h);
+	assert_int_not_equal(s.insn[1].reason, SCHED_MEMDEP);
+	sched_unremembered(sky, st, 2, &cold, &r);
+	assert_same_schedule(&s, &r);
+
+	free(b2);
+	free(a2);
+	block_schedule_release(&s);
+	block_schedule_release(&r);
+	sched_memo_kinds(1u << SCHED_ENTRY_LOOP);
+}
+
+/*
+ * Real code (this test's own) with every kind of entry remembered: each
+ * block cold, after the instructions before it and as a loop, then the
+ * same code moved elsewhere, which the memo gives back, each schedule the
+ * one every pass run through the machine gives (no memo, no shortcut).
+ */
+static void sched_memo_is_exact(void **state)
+{
+	char exe[4096];
+	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	const struct cpu_model *m = zen4();
+	struct db_image rec;
+	struct image *img;
+	struct proctab *tab;
+	size_t blocks = 0;
+	uint64_t before;
+	(void)state;
+
+	assert_true(len > 0);
+	exe[len] = 0;
+	memset(&rec, 0, sizeof(rec));
+	rec.kind = IMAGE_FILE;
+	rec.path = exe;
+	img = image_open(&rec, NULL);
+	assert_int_equal(img->state, IMAGE_OK);
+	tab = image_procs(img);
+	sched_memo_limit(64u << 20);
+	sched_memo_kinds(ALL_ENTRIES);
+	before = memo_hits();
+	for (size_t k = 0; k < tab->n && blocks < 3000; k++) {
+		struct cfg cfg;
+		struct insn *far;
+		struct sched_prep *here, *there, *full;
+
+		if (image_cfg(img, &tab->v[k], &cfg))
+			continue;
+		far = moved(cfg.insns, cfg.n_insns, 0x100000);
+		here = sched_prep_new(m, cfg.insns, cfg.n_insns);
+		there = sched_prep_new(m, far, cfg.n_insns);
+		full = sched_prep_new(m, cfg.insns, cfg.n_insns);
+		sched_prep_full_runs(full, true);
+		for (size_t b = 0; b < cfg.n_blocks; b++) {
+			const struct cfg_block *blk = &cfg.blocks[b];
+			uint32_t body[256], ctx[32];
+			size_t n = blk->n_insns < 256 ? blk->n_insns : 256;
+			size_t nc = blk->first < 32 ? blk->first : 32;
+
+			if (!n)
+				continue;
+			for (size_t i = 0; i < n; i++)
+				body[i] = blk->first + (uint32_t)i;
+			for (size_t i = 0; i < nc; i++)
+				ctx[i] = blk->first - (uint32_t)nc + (uint32_t)i;
+			for (int kind = SCHED_ENTRY_COLD; kind <= SCHED_ENTRY_LOOP; kind++) {
+				struct block_schedule a = BLOCK_SCHEDULE_INIT, c = BLOCK_SCHEDULE_INIT;
+				struct block_schedule f = BLOCK_SCHEDULE_INIT;
+				uint64_t h;
+
+				if (kind == SCHED_ENTRY_LOOP && b % 3)
+					continue;
+				assert_int_equal(schedule_prepared(here, body, n, kind, ctx, nc, &a), 0);
+				h = memo_hits();
+				assert_int_equal(schedule_prepared(there, body, n, kind, ctx, nc, &c), 0);
+				assert_true(memo_hits() > h);
+				assert_int_equal(schedule_prepared(full, body, n, kind, ctx, nc, &f), 0);
+				assert_same_schedule(&a, &f);
+				assert_same_schedule(&c, &f);
+				block_schedule_release(&a);
+				block_schedule_release(&c);
+				block_schedule_release(&f);
+			}
+			blocks++;
+		}
+		sched_prep_free(here);
+		sched_prep_free(there);
+		sched_prep_free(full);
+		free(far);
+		cfg_release(&cfg);
+	}
+	print_message("%zu blocks, %llu schedules from the memo\n", blocks,
+		      (unsigned long long)(memo_hits() - before));
+	assert_true(blocks > 1000);
+	image_free(img);
+	sched_memo_kinds(1u << SCHED_ENTRY_LOOP);
+	sched_memo_limit(16u << 20);
+}
+
 int main(void)
 {
 	static const struct CMUnitTest tests[] = {
@@ -963,6 +1167,8 @@ int main(void)
 		cmocka_unit_test(sched_lock_and_crossing),
 		cmocka_unit_test(sched_describe_and_errors),
 		cmocka_unit_test(sched_prepared_is_exact),
+		cmocka_unit_test(sched_memo_keys),
+		cmocka_unit_test(sched_memo_is_exact),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
