@@ -734,18 +734,22 @@ static int read_callback(void *ctx, uint64_t addr, void *buf, size_t size)
 	return image_read(ctx, addr, buf, size);
 }
 
-/* A procedure never returns if no reachable edge leaves by return or by a call that returns. */
-static bool analyse_noreturn(struct image *img, const struct proc *pr)
+/*
+ * Whether the procedure whose CFG is cfg returns: by a reachable edge that
+ * leaves by return, or by a tail call to one that returns.  With peek, a
+ * tail call's target is not analysed: *known is false if one would be.
+ */
+static bool cfg_returns(struct image *img, const struct cfg *cfg, bool peek, bool *known)
 {
-	struct cfg cfg;
+	struct image_private *p = img->priv;
 	bool returns = false;
+	uint64_t st;
 
-	if (image_cfg(img, pr, &cfg))
-		return false;
-	for (size_t e = 0; e < cfg.n_edges && !returns; e++) {
-		const struct cfg_edge *ed = &cfg.edges[e];
+	*known = true;
+	for (size_t e = 0; e < cfg->n_edges && !returns; e++) {
+		const struct cfg_edge *ed = &cfg->edges[e];
 
-		if (cfg.blocks[ed->from].flags & CFG_BLOCK_UNREACHABLE)
+		if (cfg->blocks[ed->from].flags & CFG_BLOCK_UNREACHABLE)
 			continue;
 		switch (ed->kind) {
 		case CFG_RETURN:
@@ -753,15 +757,41 @@ static bool analyse_noreturn(struct image *img, const struct proc *pr)
 			returns = true;
 			break;
 		case CFG_TAIL_CALL:
-			returns = !ed->target || ed->target == cfg.end || !image_noreturn(img, ed->target);
+			if (!ed->target || ed->target == cfg->end) {
+				returns = true;
+			} else if (!peek) {
+				returns = !image_noreturn(img, ed->target);
+			} else {
+				const struct proc *q = image_proc_at(img, ed->target);
+
+				if (q && q->start == ed->target && !(q->flags & (PROC_GAP | PROC_PLT)) &&
+				    (!u64map_get(&p->noreturn, ed->target, &st) ||
+				     st == NR_UNKNOWN || st == NR_BUSY)) {
+					*known = false;
+					return false;
+				}
+				returns = !image_noreturn(img, ed->target);
+			}
 			break;
 		default:
 			break;
 		}
 	}
 	/* an empty procedure, or one made of nothing that leaves: not analysed */
-	if (!cfg.n_insns)
+	if (!cfg->n_insns)
 		returns = true;
+	return returns;
+}
+
+/* A procedure never returns if no reachable edge leaves by return or by a call that returns. */
+static bool analyse_noreturn(struct image *img, const struct proc *pr)
+{
+	struct cfg cfg;
+	bool returns, known;
+
+	if (image_cfg(img, pr, &cfg))
+		return false;
+	returns = cfg_returns(img, &cfg, false, &known);
 	cfg_release(&cfg);
 	return !returns;
 }
@@ -915,6 +945,21 @@ int image_cfg(struct image *img, const struct proc *pr, struct cfg *cfg)
 	env.reentries = reentries_callback;
 	env.ctx = img;
 	cfg_build(cfg, v, n, pr->start, pr->end, img->arch, &env);
+	if (!p->nr_depth && !(pr->flags & (PROC_GAP | PROC_PLT))) {
+		/*
+		 * Whether it returns, while its CFG is here (what its callers ask
+		 * would decode it again), unless that needs another analysis.
+		 */
+		uint64_t *st = u64map_slot(&p->noreturn, pr->start);
+		bool known, returns;
+
+		if (*st == NR_UNKNOWN) {
+			returns = cfg_returns(img, cfg, true, &known);
+			st = u64map_slot(&p->noreturn, pr->start);
+			if (known && *st == NR_UNKNOWN)
+				*st = returns ? NR_RETURNS : NR_NORETURN;
+		}
+	}
 	return 0;
 }
 
