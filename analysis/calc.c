@@ -360,6 +360,7 @@ int calc_prepare(struct calc *c, struct epoch_view *v, const struct proc_ref *re
 	static const struct calc_opts defaults = CALC_OPTS_INIT;
 	struct listing_opts lo = LISTING_OPTS_INIT;
 	const struct epoch_meta *meta = v->meta_ok ? &v->meta : NULL;
+	const struct values_profile *written;
 	int r;
 
 	memset(c, 0, sizeof(*c));
@@ -380,7 +381,11 @@ int calc_prepare(struct calc *c, struct epoch_view *v, const struct proc_ref *re
 	if (r)
 		return -1;
 	c->vprof = epoch_view_values(v, ref->image);
-	valprof_build(&c->vals, &c->list, c->vprof, &epoch_view_paths(v, ref->image)->values);
+	written = &epoch_view_paths(v, ref->image)->values;
+	/* what values are read with: the operands the cache does not keep */
+	if (c->stat && ((c->vprof && c->vprof->n) || written->n))
+		listing_operands(&c->list);
+	valprof_build(&c->vals, &c->list, c->vprof, written);
 	pathview_build(&c->paths, &c->list, epoch_view_paths(v, ref->image));
 	c->prep_meta = meta;
 	c->prep_totals = v->totals;

@@ -168,6 +168,32 @@ void listing_release(struct listing *l)
 	memset(l, 0, sizeof(*l));
 }
 
+size_t listing_operands(struct listing *l)
+{
+	struct decoder *dec = NULL;
+	size_t n = 0;
+
+	if (!l->img || !image_has_code(l->img, NULL))
+		return 0;
+	for (size_t i = 0; i < l->cfg.n_insns; i++) {
+		struct insn *in = &l->cfg.insns[i], tmp;
+		uint8_t code[16];
+
+		if (in->opds_known)
+			continue;
+		if (!dec && !(dec = image_decoder(l->img)))
+			break;
+		if (in->len > sizeof(code) || image_read(l->img, in->addr, code, in->len))
+			continue;
+		decode_one(dec, code, in->len, in->addr, &tmp);
+		in->opds_known = tmp.opds_known;
+		in->n_opds = tmp.n_opds;
+		memcpy(in->opd, tmp.opd, sizeof(in->opd));
+		n++;
+	}
+	return n;
+}
+
 long listing_insn_holding(const struct listing *l, uint64_t addr)
 {
 	long i = cfg_insn_at(&l->cfg, addr);

@@ -93,6 +93,16 @@ int listing_build_cfg(struct listing *l, struct epoch_view *v, const struct proc
 		      const struct listing_opts *o, struct cfg *cfg);
 void listing_release(struct listing *l);
 
+/*
+ * Gives every instruction the operands the decoder keeps with it (struct
+ * insn's opd), which what looks inside instructions (value profiles,
+ * measured counts) reads instead of decoding again: only instructions
+ * read back from the analysis cache (listing_build_cfg()), which keeps
+ * none, are decoded, once, with the image's decoder (hold what guards
+ * it).  Returns how many were decoded.
+ */
+size_t listing_operands(struct listing *l);
+
 /* The instruction whose bytes hold addr (its index), or -1. */
 long listing_insn_holding(const struct listing *l, uint64_t addr);
 

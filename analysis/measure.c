@@ -33,7 +33,6 @@ struct scan {
 	unsigned width;
 	unsigned char *fwd, *bwd;       /* per block */
 	uint32_t *stack;
-	struct decoder *dec;            /* its own: the image's is another thread's to use */
 };
 
 /* Marks the blocks reachable from b (forward) or reaching b (backward), EXIT left out. */
@@ -127,16 +126,10 @@ static bool invariant_value(const struct scan *s, const unsigned char *in_loop, 
 	return true;
 }
 
-/* Decodes listing instruction i with its operands. */
+/* The operands of listing instruction i, as the listing's decode kept them. */
 static bool ops_of(const struct scan *s, size_t i, struct insn_ops *ops)
 {
-	const struct insn *in = s->l->insns[i].insn;
-	struct decoder *dec = s->dec;
-	struct insn tmp;
-	uint8_t code[16];
-
-	return dec && in->len <= sizeof(code) && !image_read(s->l->img, in->addr, code, in->len) &&
-	       decode_ops(dec, code, in->len, in->addr, &tmp, ops) && ops->n;
+	return insn_operands(s->l->insns[i].insn, ops) && ops->n;
 }
 
 /*
@@ -481,7 +474,7 @@ size_t measure_loops(const struct listing *l, const struct values_profile *prof,
 		     struct measure **out)
 {
 	const struct cfg *cfg = &l->cfg;
-	struct scan s = { l, cfg, prof, cycles_per_sample, width, NULL, NULL, NULL, NULL };
+	struct scan s = { l, cfg, prof, cycles_per_sample, width, NULL, NULL, NULL };
 	unsigned char *in_loop;
 	size_t n = 0, alloc = 0, n_blocks = 0;
 	long last_block = -1;
@@ -490,8 +483,6 @@ size_t measure_loops(const struct listing *l, const struct values_profile *prof,
 	*out = NULL;
 	if (!prof || !prof->n || !cfg->n_blocks || !l->img)
 		return 0;
-	/* calc_each() analyses on several threads, and decodes the next procedures' meanwhile */
-	s.dec = decoder_new(l->img->arch);
 	s.fwd = xcalloc(cfg->n_blocks, 1);
 	s.bwd = xcalloc(cfg->n_blocks, 1);
 	s.stack = xcalloc(cfg->n_blocks + cfg->n_edges + 1, sizeof(*s.stack));
@@ -525,7 +516,6 @@ size_t measure_loops(const struct listing *l, const struct values_profile *prof,
 	free(s.stack);
 	free(s.fwd);
 	free(s.bwd);
-	decoder_free(s.dec);
 	return n;
 }
 

@@ -47,8 +47,8 @@ static void decode_at(struct conv *cv, uint64_t off, struct decoded *d)
 	memset(&ops, 0, sizeof(ops));
 	if (!cv->dec || !image_offset_to_addr(cv->img, off, &addr) ||
 	    image_read(cv->img, addr, code, sizeof(code)) ||
-	    decode_ops(cv->dec, code, sizeof(code), addr, &d->in, &ops) < 1 ||
-	    d->in.kind == INSN_INVALID)
+	    decode_one(cv->dec, code, sizeof(code), addr, &d->in) < 1 ||
+	    d->in.kind == INSN_INVALID || !insn_operands(&d->in, &ops))
 		return;
 	d->ok = true;
 	for (unsigned r = 0; r < 16; r++) {

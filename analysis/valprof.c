@@ -228,9 +228,6 @@ static void address(struct valprof_insn *vi, const struct listing *l,
 void valprof_build(struct valprof *vp, const struct listing *l, const struct values_profile *prof,
 		   const struct values_profile *written_by)
 {
-	struct decoder *dec = NULL;
-	bool code_ok = l->img && image_has_code(l->img, NULL);
-
 	memset(vp, 0, sizeof(*vp));
 	vp->present = (prof && prof->n) || (written_by && written_by->n);
 	if (!vp->present)
@@ -241,20 +238,14 @@ void valprof_build(struct valprof *vp, const struct listing *l, const struct val
 		const struct insn *in = l->insns[i].insn;
 		const struct values_rec *at = valprof_rec_at(l, prof, in->addr);
 		struct insn_ops ops;
-		struct insn tmp;
-		uint8_t code[16];
 		bool ops_ok;
 
 		if (at)
 			vp->samples += at->samples;
 		if (l->insns[i].block < 0)
 			continue;
-		memset(&ops, 0, sizeof(ops));
-		if (!dec && code_ok)
-			dec = image_decoder(l->img);
 		/* without the operands, what bursts saw written is still known (not the stack pointer's) */
-		ops_ok = dec && in->len <= sizeof(code) && !image_read(l->img, in->addr, code, in->len) &&
-			 decode_ops(dec, code, in->len, in->addr, &tmp, &ops);
+		ops_ok = insn_operands(in, &ops);
 		if (!ops_ok)
 			memset(&ops, 0, sizeof(ops));
 		written(&vp->insns[i], l, prof, written_by, i, &ops);

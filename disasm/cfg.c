@@ -140,14 +140,34 @@ static void branch_to(struct builder *b, size_t i, enum cfg_edge_kind inner, uin
 /* ---- jump tables (x86-64) -------------------------------------------------- */
 
 /*
- * Re-decodes, with operands, the instructions on the straight-line path
- * before instruction j (up to SLICE_WINDOW, stopping after an instruction
- * that does not fall through), in address order.  Returns how many.
+ * Instruction orig with its operands into *w and *ops: those the decoder
+ * kept with it, or decoded again if it has none (made by hand).  False if
+ * its bytes cannot be read.
+ */
+static bool with_operands(struct builder *b, const struct insn *orig, struct insn *w,
+			  struct insn_ops *ops)
+{
+	const struct cfg_env *env = b->env;
+	uint8_t buf[16];
+
+	*w = *orig;
+	if (insn_operands(w, ops))
+		return true;
+	if (orig->len > sizeof(buf) || env->read(env->ctx, orig->addr, buf, orig->len))
+		return false;
+	decode_one(env->dec, buf, orig->len, orig->addr, w);
+	insn_operands(w, ops);
+	return true;
+}
+
+/*
+ * The instructions on the straight-line path before instruction j (up to
+ * SLICE_WINDOW, stopping after an instruction that does not fall through),
+ * in address order, with their operands.  Returns how many.
  */
 static size_t load_window(struct builder *b, size_t j, struct insn *w, struct insn_ops *ops)
 {
 	struct cfg *cfg = b->cfg;
-	const struct cfg_env *env = b->env;
 	size_t n = 0, first = j;
 
 	while (first > 0 && n < SLICE_WINDOW) {
@@ -158,14 +178,9 @@ static size_t load_window(struct builder *b, size_t j, struct insn *w, struct in
 		first--;
 		n++;
 	}
-	for (size_t k = 0; k < n; k++) {
-		const struct insn *orig = &cfg->insns[first + k];
-		uint8_t buf[16];
-
-		if (orig->len > sizeof(buf) || env->read(env->ctx, orig->addr, buf, orig->len))
+	for (size_t k = 0; k < n; k++)
+		if (!with_operands(b, &cfg->insns[first + k], &w[k], &ops[k]))
 			return 0;
-		decode_ops(env->dec, buf, orig->len, orig->addr, &w[k], &ops[k]);
-	}
 	return n;
 }
 
@@ -261,16 +276,13 @@ static enum jumptab_result need_base(struct builder *b, size_t j, const struct j
 static enum jumptab_result analyse_jump(struct builder *b, size_t j, struct jumptab *t)
 {
 	const struct cfg_env *env = b->env;
-	const struct insn *orig = &b->cfg->insns[j];
 	struct insn *w = xcalloc(SLICE_WINDOW, sizeof(*w)), jin;
 	struct insn_ops *wops = xcalloc(SLICE_WINDOW, sizeof(*wops)), jops;
 	struct jumptab_hint hint;
 	enum jumptab_result r = JT_UNRESOLVED;
-	uint8_t buf[16];
 	size_t n;
 
-	if (orig->len <= sizeof(buf) && !env->read(env->ctx, orig->addr, buf, orig->len)) {
-		decode_ops(env->dec, buf, orig->len, orig->addr, &jin, &jops);
+	if (with_operands(b, &b->cfg->insns[j], &jin, &jops)) {
 		n = load_window(b, j, w, wops);
 		r = jumptab_analyse(w, wops, n, &jin, &jops, NULL, 0, env->read, env->ctx, t);
 		if (r == JT_NEED_BASE && (r = need_base(b, j, t, &hint)) == JT_NEED_BASE) {

@@ -662,6 +662,8 @@ static void a64_fill(struct decoder *d, const cs_insn *ci, struct insn *out)
 
 /* ---- entry points ------------------------------------------------------ */
 
+static void keep_operands(const struct decoder *d, struct insn *out);
+
 unsigned decode_one(struct decoder *d, const uint8_t *code, size_t len, uint64_t addr,
 		    struct insn *out)
 {
@@ -673,6 +675,7 @@ unsigned decode_one(struct decoder *d, const uint8_t *code, size_t len, uint64_t
 		BUG("decode_one: no bytes");
 	if (!cs_disasm_iter(d->cs, &p, &left, &a, d->ci)) {
 		set_invalid(out, code, addr);
+		keep_operands(d, out);
 		return 1;
 	}
 	memset(out, 0, sizeof(*out));
@@ -684,6 +687,7 @@ unsigned decode_one(struct decoder *d, const uint8_t *code, size_t len, uint64_t
 		x86_fill(d, d->ci, out);
 	else
 		a64_fill(d, d->ci, out);
+	keep_operands(d, out);
 	return out->len;
 }
 
@@ -697,13 +701,19 @@ static uint8_t opreg(const struct decoder *d, unsigned csreg)
 	return r == NOREG ? DREG_NONE : (uint8_t)r;
 }
 
-static void x86_ops(const struct decoder *d, const cs_insn *ci, struct insn_ops *ops)
+/* The operand of out at its next place (the first INSN_MAX_OPS kept). */
+static struct insn_opd *next_opd(struct insn *out)
+{
+	return out->n_opds < INSN_MAX_OPS ? &out->opd[out->n_opds++] : NULL;
+}
+
+static void x86_ops(const struct decoder *d, const cs_insn *ci, struct insn *out)
 {
 	const cs_x86 *x = &ci->detail->x86;
+	struct insn_opd *o;
 
-	for (unsigned i = 0; i < x->op_count && ops->n < DECODE_MAX_OPS; i++) {
+	for (unsigned i = 0; i < x->op_count && (o = next_opd(out)); i++) {
 		const cs_x86_op *op = &x->operands[i];
-		struct insn_operand *o = &ops->op[ops->n++];
 
 		o->size = op->size;
 		if (op->type == X86_OP_REG) {
@@ -711,24 +721,24 @@ static void x86_ops(const struct decoder *d, const cs_insn *ci, struct insn_ops 
 			o->reg = opreg(d, op->reg);
 		} else if (op->type == X86_OP_IMM) {
 			o->kind = OPK_IMM;
-			o->imm = op->imm;
+			o->value = op->imm;
 		} else if (op->type == X86_OP_MEM) {
 			o->kind = OPK_MEM;
 			o->base = op->mem.base ? opreg(d, op->mem.base) : DREG_NONE;
 			o->index = op->mem.index ? opreg(d, op->mem.index) : DREG_NONE;
 			o->scale = (uint8_t)op->mem.scale;
-			o->disp = op->mem.disp;
+			o->value = op->mem.disp;
 		}
 	}
 }
 
-static void a64_ops(const struct decoder *d, const cs_insn *ci, struct insn_ops *ops)
+static void a64_ops(const struct decoder *d, const cs_insn *ci, struct insn *out)
 {
 	const cs_arm64 *a = &ci->detail->arm64;
+	struct insn_opd *o;
 
-	for (unsigned i = 0; i < a->op_count && ops->n < DECODE_MAX_OPS; i++) {
+	for (unsigned i = 0; i < a->op_count && (o = next_opd(out)); i++) {
 		const cs_arm64_op *op = &a->operands[i];
-		struct insn_operand *o = &ops->op[ops->n++];
 
 		if (op->type == ARM64_OP_REG) {
 			o->kind = OPK_REG;
@@ -739,29 +749,50 @@ static void a64_ops(const struct decoder *d, const cs_insn *ci, struct insn_ops 
 			o->base = op->mem.base ? opreg(d, op->mem.base) : DREG_NONE;
 			o->index = op->mem.index ? opreg(d, op->mem.index) : DREG_NONE;
 			o->scale = 1;
-			o->disp = op->mem.disp;
+			o->value = op->mem.disp;
 		} else {
 			o->kind = OPK_IMM;
-			o->imm = op->imm;
+			o->value = op->imm;
 		}
 	}
 }
 
-unsigned decode_ops(struct decoder *d, const uint8_t *code, size_t len, uint64_t addr,
-		    struct insn *out, struct insn_ops *ops)
+/* The operands of the instruction just decoded into out, kept with it. */
+static void keep_operands(const struct decoder *d, struct insn *out)
 {
-	unsigned n = decode_one(d, code, len, addr, out);
+	for (unsigned i = 0; i < INSN_MAX_OPS; i++)
+		out->opd[i].reg = out->opd[i].base = out->opd[i].index = DREG_NONE;
+	out->opds_known = true;
+	if (out->kind == INSN_INVALID)
+		return;
+	if (d->arch == ARCH_X86_64)
+		x86_ops(d, d->ci, out);
+	else
+		a64_ops(d, d->ci, out);
+}
 
+bool insn_operands(const struct insn *in, struct insn_ops *ops)
+{
 	memset(ops, 0, sizeof(*ops));
 	for (unsigned i = 0; i < DECODE_MAX_OPS; i++)
 		ops->op[i].reg = ops->op[i].base = ops->op[i].index = DREG_NONE;
-	if (out->kind == INSN_INVALID)
-		return n;
-	if (d->arch == ARCH_X86_64)
-		x86_ops(d, d->ci, ops);
-	else
-		a64_ops(d, d->ci, ops);
-	return n;
+	if (!in->opds_known)
+		return false;
+	ops->n = in->n_opds < DECODE_MAX_OPS ? in->n_opds : DECODE_MAX_OPS;
+	for (unsigned i = 0; i < ops->n; i++) {
+		const struct insn_opd *o = &in->opd[i];
+		struct insn_operand *x = &ops->op[i];
+
+		x->kind = (enum insn_opkind)o->kind;
+		x->size = o->size;
+		x->reg = o->reg;
+		x->base = o->base;
+		x->index = o->index;
+		x->scale = o->scale;
+		x->disp = o->kind == OPK_MEM ? o->value : 0;
+		x->imm = o->kind == OPK_IMM ? o->value : 0;
+	}
+	return true;
 }
 
 size_t decode_range(struct decoder *d, const uint8_t *code, size_t len, uint64_t addr,

@@ -24,6 +24,7 @@
 #ifndef DCPI_DISASM_DECODE_H
 #define DCPI_DISASM_DECODE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -54,11 +55,13 @@ size_t decode_range(struct decoder *d, const uint8_t *code, size_t len, uint64_t
 
 /*
  * Operand details, for analyses that look inside instructions (jump-table
- * resolution in cfg.c).  Registers are normalised; DREG_NONE when absent.
- * Only the first DECODE_MAX_OPS operands are described.
+ * resolution in cfg.c, value profiles, measured counts).  Registers are
+ * normalised; DREG_NONE when absent.  Only the first DECODE_MAX_OPS
+ * operands are described.  Every decode keeps them with the instruction
+ * (struct insn's opd); insn_operands() gives them in this form.
  */
 #define DREG_NONE 0xff
-#define DECODE_MAX_OPS 4
+#define DECODE_MAX_OPS INSN_MAX_OPS
 
 struct insn_operand {
 	enum insn_opkind kind;
@@ -75,9 +78,12 @@ struct insn_ops {
 	struct insn_operand op[DECODE_MAX_OPS];
 };
 
-/* Like decode_one(), also describing the operands. */
-unsigned decode_ops(struct decoder *d, const uint8_t *code, size_t len, uint64_t addr,
-		    struct insn *out, struct insn_ops *ops);
+/*
+ * The operands of a decoded instruction (no decoding: what decode_one()
+ * kept); false, with none, if it has none kept (an instruction made by
+ * hand, or read back from the analysis cache).
+ */
+bool insn_operands(const struct insn *in, struct insn_ops *ops);
 
 /* The name of a normalised register ("rax", "flags", "v3", "x30"), for debugging and tests. */
 const char *dreg_name(enum insn_arch arch, unsigned r);

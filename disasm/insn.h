@@ -90,6 +90,20 @@ enum insn_flags {
 };
 
 #define INSN_TEXT_MAX 96
+#define INSN_MAX_OPS 4
+
+/*
+ * An operand as the decoder saw it (disasm/decode.h's struct insn_operand,
+ * which insn_operands() gives back): kept with the instruction, so that
+ * what looks inside instructions (jump tables, value profiles, measured
+ * counts) reads the decode the listing made instead of decoding again.
+ */
+struct insn_opd {
+	int64_t value;          /* OPK_MEM: the displacement; OPK_IMM: the immediate */
+	uint8_t kind, size;     /* enum insn_opkind; bytes, 0 if unknown */
+	uint8_t reg;            /* OPK_REG */
+	uint8_t base, index, scale; /* OPK_MEM */
+};
 
 struct insn {
 	uint64_t addr;          /* ELF virtual address (as readelf shows it) */
@@ -105,6 +119,10 @@ struct insn {
 	uint8_t mnem_len;       /* the mnemonic's length in text, prefixes included ("rep stosq") */
 	struct regset reads;    /* registers read, including implicit ones and address registers */
 	struct regset writes;   /* registers written, including implicit ones */
+	bool opds_known;        /* opd[0..n_opds) set by the decoder (not kept by the
+				   analysis cache: listing_operands() decodes them) */
+	uint8_t n_opds;         /* operands described (the first INSN_MAX_OPS) */
+	struct insn_opd opd[INSN_MAX_OPS];
 	char text[INSN_TEXT_MAX]; /* "mov rax, qword ptr [rbx + 8]" (Intel syntax) */
 };
 

@@ -203,7 +203,8 @@ static void decode_x86_details(void **state)
 	assert_int_equal(insn_opkind(&in, 0), OPK_MEM);
 	/* mov rax, qword ptr [rbx + rcx*8 + 0x10]: operands in Intel order */
 	n = unhex("488b44cb10", b);
-	decode_ops(d, b, n, 0x1000, &in, &ops);
+	decode_one(d, b, n, 0x1000, &in);
+	assert_true(insn_operands(&in, &ops));
 	assert_int_equal(in.nops, 2);
 	assert_int_equal(insn_opkind(&in, 0), OPK_REG);
 	assert_int_equal(insn_opkind(&in, 1), OPK_MEM);

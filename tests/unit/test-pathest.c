@@ -17,10 +17,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "analysis/calc.h"
 #include "analysis/calc-draw.h"
+#include "analysis/listing.h"
 #include "analysis/freq.h"
 #include "analysis/pathview.h"
 #include "analysis/valprof.h"
@@ -29,6 +31,7 @@
 #include "db/meta.h"
 #include "disasm/decode.h"
 #include "disasm/image.h"
+#include "disasm/proctab.h"
 
 #define assert_rel(a, b, rel) assert_true(fabs((double)(a) - (double)(b)) <= (rel) * fabs((double)(b)))
 
@@ -446,6 +449,107 @@ static void values_written_in_bursts(void **state)
 	epoch_meta_release(&sy.meta);
 }
 
+/*
+ * Decode once: the address a value profile gives a load comes from the
+ * operands the listing's decode kept (this image has no bytes to decode
+ * again), and from nothing else: an instruction without them (as the
+ * analysis cache gives them back) has no address.
+ */
+static void values_read_from_the_listings_decode(void **state)
+{
+	static const uint8_t code[] = { 0x48, 0x8b, 0x43, 0x08,   /* mov rax, qword ptr [rbx + 8] */
+					0xc3 };                   /* ret */
+	struct synth sy;
+	struct calc c;
+	struct values_profile prof = VALUES_PROFILE_INIT;
+	struct valprof vp;
+	struct values_rec *r;
+	struct hotlist_rng rng = HOTLIST_RNG_INIT(5);
+	uint64_t regs[VALUES_NREGS] = { 0 };
+	struct strbuf sb = STRBUF_INIT;
+	(void)state;
+
+	synth_listing(&sy, &c, code, sizeof(code));
+	assert_true(c.list.cfg.insns[0].opds_known);
+	r = values_profile_add(&prof, BASE);
+	regs[VREG_RBX] = 0x5000;
+	for (int k = 0; k < 50; k++)
+		values_rec_sample(r, regs, 1u << VREG_RBX, &rng);
+	values_profile_sort(&prof);
+	valprof_build(&vp, &c.list, &prof, NULL);
+	valprof_format(valprof_insn_at(&vp, 0), &sb);
+	assert_string_equal(sb.buf, "addr:(100.0% 0x5008)");
+	valprof_release(&vp);
+	/* without the operands kept, nothing decodes them again */
+	for (size_t i = 0; i < c.list.cfg.n_insns; i++)
+		c.list.cfg.insns[i].opds_known = false;
+	valprof_build(&vp, &c.list, &prof, NULL);
+	assert_int_equal(valprof_insn_at(&vp, 0)->n, 0);
+	/* and the listing cannot give them: the image has no bytes */
+	assert_int_equal(listing_operands(&c.list), 0);
+	valprof_release(&vp);
+	strbuf_release(&sb);
+	values_profile_release(&prof);
+	calc_release(&c);
+	epoch_meta_release(&sy.meta);
+}
+
+/*
+ * The operands a listing decodes for instructions read back from the
+ * analysis cache (which keeps none) are those the first decode kept, each
+ * instruction decoded once: this test's own code.
+ */
+static void listing_decodes_missing_operands(void **state)
+{
+	char exe[4096];
+	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	struct db_image rec;
+	struct image *img;
+	struct proctab *tab;
+	size_t checked = 0;
+	(void)state;
+
+	assert_true(len > 0);
+	exe[len] = 0;
+	memset(&rec, 0, sizeof(rec));
+	rec.kind = IMAGE_FILE;
+	rec.path = exe;
+	img = image_open(&rec, NULL);
+	assert_int_equal(img->state, IMAGE_OK);
+	tab = image_procs(img);
+	for (size_t k = 0; k < tab->n && checked < 5000; k++) {
+		struct listing l;
+		struct insn *kept;
+
+		memset(&l, 0, sizeof(l));
+		if (image_cfg(img, &tab->v[k], &l.cfg))
+			continue;
+		l.img = img;
+		kept = xmemdup(l.cfg.insns, (l.cfg.n_insns + 1) * sizeof(*kept));
+		for (size_t i = 0; i < l.cfg.n_insns; i++) {
+			assert_true(kept[i].opds_known);
+			memset(l.cfg.insns[i].opd, 0, sizeof(l.cfg.insns[i].opd));
+			l.cfg.insns[i].n_opds = 0;
+			l.cfg.insns[i].opds_known = false;
+		}
+		assert_int_equal(listing_operands(&l), l.cfg.n_insns);
+		assert_int_equal(listing_operands(&l), 0);  /* once */
+		for (size_t i = 0; i < l.cfg.n_insns; i++) {
+			struct insn_ops a, b;
+
+			assert_true(insn_operands(&kept[i], &a));
+			assert_true(insn_operands(&l.cfg.insns[i], &b));
+			assert_memory_equal(&a, &b, sizeof(a));
+			checked++;
+		}
+		free(kept);
+		cfg_release(&l.cfg);
+	}
+	print_message("%zu instructions\n", checked);
+	assert_true(checked > 1000);
+	image_free(img);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -454,6 +558,8 @@ int main(void)
 		cmocka_unit_test(confidence_from_windows),
 		cmocka_unit_test(shares_without_windows),
 		cmocka_unit_test(values_written_in_bursts),
+		cmocka_unit_test(values_read_from_the_listings_decode),
+		cmocka_unit_test(listing_decodes_missing_operands),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
