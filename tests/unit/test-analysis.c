@@ -1037,10 +1037,14 @@ static void calc_loop_of_blocks(void **state)
 	struct listing *l = &c.list;
 	struct block_schedule s = BLOCK_SCHEDULE_INIT, cold = BLOCK_SCHEDULE_INIT;
 	struct sched_entry loopent = { SCHED_ENTRY_LOOP, NULL, 0 };
-	const struct cpu_model *m = cpu_model_by_name("znver4");
+	/* the two multiply chains tie: which block's imul the steady state
+	 * charges the third cycle to is the table's tie-break; on znver3's the
+	 * latch's, whose samples pass 1 cannot mistake for entries from outside */
+	const struct cpu_model *m = cpu_model_by_name("znver3");
 	const double f = 200;
 	(void)state;
 
+	o.model = m;
 	synth_listing(&sy, &c, cmp_loop, sizeof(cmp_loop));
 	assert_int_equal(l->cfg.blocks[1].first, 1);
 	assert_int_equal(l->cfg.blocks[2].first, 5);
