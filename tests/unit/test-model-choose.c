@@ -23,52 +23,49 @@
 
 static void chooser_by_cpu(void **state)
 {
-	bool exact;
+	static const struct {
+		const char *vendor;
+		int family, model;
+		const char *name;
+		bool exact;
+	} cases[] = {
+		{ "AuthenticAMD", 25, 17, "znver4", true },
+		{ "AuthenticAMD", 25, 0x61, "znver4", true },
+		{ "AuthenticAMD", 25, 1, "znver3", true },
+		{ "AuthenticAMD", 25, 0x21, "znver3", true },
+		/* Zen 5 (family 1Ah): this project's EPYC (model 2), Granite Ridge
+		 * (44h); Strix Point (24h) runs 512-bit operations on 256-bit pipes;
+		 * a later family 1Ah core: the closest model, not an exact one */
+		{ "AuthenticAMD", 26, 2, "znver5", true },
+		{ "AuthenticAMD", 26, 0x44, "znver5", true },
+		{ "AuthenticAMD", 26, 0x24, "znver5-256", true },
+		{ "AuthenticAMD", 26, 0x50, "znver5", false },
+		{ "AuthenticAMD", 23, 0x31, "generic-x86-64", false },  /* Zen 2: no model */
+		{ "GenuineIntel", 6, 0x55, "skylake", true },
+		/* Golden Cove: Sapphire Rapids, Alder Lake, Raptor Lake; later P-cores
+		 * the closest */
+		{ "GenuineIntel", 6, 0x8f, "goldencove", true },
+		{ "GenuineIntel", 6, 0x97, "goldencove", true },
+		{ "GenuineIntel", 6, 0xb7, "goldencove", true },
+		{ "GenuineIntel", 6, 0xad, "goldencove", false },
+		/* Sunny Cove's family (Ice Lake; Rocket Lake = model 167): Skylake the closest */
+		{ "GenuineIntel", 6, 0x6a, "skylake", false },
+		{ "GenuineIntel", 6, 167, "skylake", false },
+		{ "GenuineIntel", 15, 4, "generic-x86-64", false },
+		{ "HygonGenuine", 24, 0, "generic-x86-64", false },
+		{ NULL, 0, 0, "generic-x86-64", false },
+	};
 	(void)state;
 
-	assert_string_equal(cpu_model_for_cpu("AuthenticAMD", 25, 17, &exact)->name, "znver4");
-	assert_true(exact);
-	assert_string_equal(cpu_model_for_cpu("AuthenticAMD", 25, 0x61, &exact)->name, "znver4");
-	assert_string_equal(cpu_model_for_cpu("AuthenticAMD", 25, 1, &exact)->name, "znver3");
-	assert_true(exact);
-	assert_string_equal(cpu_model_for_cpu("AuthenticAMD", 25, 0x21, NULL)->name, "znver3");
-	/* Zen 5 (family 1Ah): this project's EPYC (model 2), Granite Ridge (44h);
-	 * Strix Point (24h) runs 512-bit operations on 256-bit pipes */
-	assert_string_equal(cpu_model_for_cpu("AuthenticAMD", 26, 2, &exact)->name, "znver5");
-	assert_true(exact);
-	assert_string_equal(cpu_model_for_cpu("AuthenticAMD", 26, 0x44, &exact)->name, "znver5");
-	assert_true(exact);
-	assert_string_equal(cpu_model_for_cpu("AuthenticAMD", 26, 0x24, &exact)->name,
-			    "znver5-256");
-	assert_true(exact);
-	assert_string_equal(cpu_model_for_cpu("AuthenticAMD", 26, 0x50, &exact)->name, "znver5");
-	assert_false(exact);  /* a later family 1Ah core: the closest model, not an exact one */
-	assert_string_equal(cpu_model_for_cpu("AuthenticAMD", 23, 0x31, &exact)->name,
-			    "generic-x86-64");  /* Zen 2: no model */
-	assert_false(exact);
-	assert_string_equal(cpu_model_for_cpu("GenuineIntel", 6, 0x55, &exact)->name, "skylake");
-	assert_true(exact);
-	/* Golden Cove: Sapphire Rapids, Alder Lake, Raptor Lake; later P-cores the closest */
-	assert_string_equal(cpu_model_for_cpu("GenuineIntel", 6, 0x8f, &exact)->name, "goldencove");
-	assert_true(exact);
-	assert_string_equal(cpu_model_for_cpu("GenuineIntel", 6, 0x97, &exact)->name, "goldencove");
-	assert_true(exact);
-	assert_string_equal(cpu_model_for_cpu("GenuineIntel", 6, 0xb7, &exact)->name, "goldencove");
-	assert_true(exact);
-	assert_string_equal(cpu_model_for_cpu("GenuineIntel", 6, 0xad, &exact)->name, "goldencove");
-	assert_false(exact);
-	/* Sunny Cove's family (Ice Lake, Rocket Lake = model 167): Skylake the closest */
-	assert_string_equal(cpu_model_for_cpu("GenuineIntel", 6, 0x6a, &exact)->name, "skylake");
-	assert_false(exact);
-	assert_string_equal(cpu_model_for_cpu("GenuineIntel", 6, 167, &exact)->name, "skylake");
-	assert_false(exact);
-	assert_string_equal(cpu_model_for_cpu("GenuineIntel", 15, 4, &exact)->name,
-			    "generic-x86-64");
-	assert_false(exact);
-	assert_string_equal(cpu_model_for_cpu("HygonGenuine", 24, 0, &exact)->name,
-			    "generic-x86-64");
-	assert_string_equal(cpu_model_for_cpu(NULL, 0, 0, &exact)->name, "generic-x86-64");
-	assert_false(exact);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		bool exact = !cases[i].exact;
+
+		assert_string_equal(cpu_model_for_cpu(cases[i].vendor, cases[i].family,
+						      cases[i].model, &exact)->name, cases[i].name);
+		assert_int_equal(exact, cases[i].exact);
+		assert_string_equal(cpu_model_for_cpu(cases[i].vendor, cases[i].family,
+						      cases[i].model, NULL)->name, cases[i].name);
+	}
 }
 
 /* ---- synthetic metas ------------------------------------------------------------ */
