@@ -502,7 +502,8 @@ static void header_line(const struct calc *c, unsigned part, size_t item, long i
 		draw_printf(d, STYLE_NORMAL, "; model %s", c->model->name);
 		break;
 	case CALC_HEAD_MODEL:
-		draw_printf(d, STYLE_NORMAL, "  model %s: %s", c->model->name, c->model_reason);
+		/* "model:", not "model NAME": no bubble line's shape (a word, a space) */
+		draw_printf(d, STYLE_NORMAL, "  model: %s (%s)", c->model->name, c->model_reason);
 		break;
 	case CALC_HEAD_SAMPLES:
 		if (l->view)

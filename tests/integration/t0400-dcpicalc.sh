@@ -141,7 +141,7 @@ test_expect_success 'the header names the model and why it was chosen, as --json
 	lines = open("text").read().splitlines()
 	assert isinstance(p["model_exact"], bool)
 	assert p["model_reason"] and "\n" not in p["model_reason"]
-	assert "  model %s: %s" % (p["model"], p["model_reason"]) in lines, lines[:4]
+	assert "  model: %s (%s)" % (p["model"], p["model_reason"]) in lines, lines[:4]
 	print("ok")
 	EOF
 	test_grep "^ok" check.out
