@@ -120,8 +120,10 @@ static void choose_period(struct calc *c, const struct epoch_meta *meta)
 		c->period = c->opts.period_cycles;
 		c->period_source = "option";
 	} else if (e && e->period_in_ns && c->opts.mhz > 0) {
+		/* a clock period x MHz leaves out what sampling takes, however right the MHz */
 		c->period = (double)e->period * c->opts.mhz / 1000.0;
 		c->period_source = "option";
+		c->period_error = CALC_PERIOD_ERROR_MHZ;
 	} else if (meta) {
 		const struct epoch_calib *cal = epoch_meta_calib(meta, c->time_event);
 
@@ -226,7 +228,8 @@ static void work_init(struct calc_work *w, struct calc *c, const struct epoch_me
 	w->bs = xcalloc(cfg->n_blocks + 1, sizeof(*w->bs));
 	w->cls_val = xcalloc(nc, sizeof(double));
 	w->cls_state = xcalloc(nc, 1);
-	w->cls_conf = xcalloc(nc, sizeof(enum calc_conf));
+	w->cls_err = xcalloc(nc, sizeof(double));
+	w->cls_pshare = xcalloc(nc, sizeof(double));
 	w->cls_est = xcalloc(nc, sizeof(struct est_result));
 	w->cls_m = xcalloc(nc, sizeof(double));
 	w->cls_scale = xcalloc(nc, sizeof(double));
@@ -259,7 +262,8 @@ static void work_release(struct calc_work *w)
 	sched_prep_free(w->prep);
 	free(w->cls_val);
 	free(w->cls_state);
-	free(w->cls_conf);
+	free(w->cls_err);
+	free(w->cls_pshare);
 	free(w->cls_est);
 	free(w->cls_m);
 	free(w->cls_scale);

@@ -111,8 +111,12 @@ struct emu_engine {
 	bool late;                      /* pages refused past the time cap: stop at the next block */
 	bool code_changed;              /* a code page came back different */
 	uint64_t stop_rip;              /* where it stopped */
-	/* A burst prepared (emu_engine_prepare): where it starts, its limits. */
+	/* A burst prepared (emu_engine_prepare): where it starts, its limits, its files. */
 	bool prepared;
+	size_t n_files;
+	struct emu_file files[EMU_MAX_FILES];   /* positions tracked as reads are passed */
+	int32_t read_fd;                /* a read it could not pass (-1: none) */
+	uint8_t *read_buf;              /* EMU_MAX_READ bytes, for the reads passed */
 	uint64_t start_rip;
 	uint64_t b_limit;
 	uint32_t b_time_us;

@@ -284,6 +284,8 @@ void emu_engine_prepare(struct emu_engine *e, const struct emu_burst_req *req)
 	/* The pages not fetched yet are found by their faults (the fast engine has no memory hook). */
 	emu_protect_unfilled(e);
 	e->start_rip = req->st.rip;
+	e->n_files = req->n_files;
+	memcpy(e->files, req->files, req->n_files * sizeof(e->files[0]));
 	e->b_limit = req->limit;
 	e->b_time_us = req->time_us;
 	e->detail = req->detail;
@@ -452,6 +454,8 @@ void emu_engine_follow(struct emu_engine *e, const struct emu_trail_req *req, st
 
 	memset(burst, 0, sizeof(*burst));
 	memset(out, 0, sizeof(*out));
+	out->read_fd = -1;
+	e->read_fd = -1;
 	out->at = xcalloc(n + 1, sizeof(*out->at));
 	out->here = xcalloc(n + 1, sizeof(*out->here));
 	if (!e->prepared) {
@@ -534,6 +538,7 @@ void emu_engine_follow(struct emu_engine *e, const struct emu_trail_req *req, st
 		out->miss = (uint8_t)(r == STEP_AMBIGUOUS ? PATHS_MISS_AMBIGUOUS : miss_of(e->end));
 		out->end_pc = e->end_pc < EMU_USER_END ? e->end_pc : 0;
 		out->closest = (uint8_t)e->closest;
+		out->read_fd = e->read_fd;
 		if (e->end == PATHS_END_UNSUPPORTED || e->end == PATHS_END_SYSCALL)
 			memcpy(out->mnemonic, e->mnemonic, sizeof(out->mnemonic));
 	}
@@ -604,6 +609,7 @@ void emu_engine_free(struct emu_engine *e)
 	free(e->seg_blocks);
 	if (e->cs)
 		cs_close(&e->cs);
+	free(e->read_buf);
 	for (size_t i = 0; i < e->n_chunks; i++) {
 		munmap(e->chunks[i].host, CHUNK_SIZE);
 		free(e->chunks[i].crc);

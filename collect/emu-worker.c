@@ -126,6 +126,27 @@ static int fetch(void *ctx, struct emu_engine *e, const uint64_t *addr, size_t n
 	return 0;
 }
 
+/* The reader: a read the thread made, its bytes from the collector. */
+static int64_t read_file(void *ctx, uint32_t fd, uint64_t offset, uint64_t count, uint8_t *buf)
+{
+	struct wk *w = ctx;
+	struct emu_header h;
+	const uint8_t *data;
+	const char *why;
+	int64_t n;
+
+	strbuf_setlen(&w->out, 0);
+	emu_encode_read_req(&w->out, ++w->seq, fd, offset, count);
+	if (sandbox_send_all(w->sock, w->out.buf, w->out.len))
+		_exit(0);
+	read_msg(w, &h);
+	if (h.type != EMU_MSG_DATA || emu_decode_data(w->in, h.len, count, &n, &data, &why))
+		_exit(0);
+	if (n > 0)
+		memcpy(buf, data, (size_t)n);
+	return n;
+}
+
 static void send_out(struct wk *w, struct strbuf *sb)
 {
 	if (sandbox_send_all(w->sock, sb->buf, sb->len))
@@ -141,7 +162,7 @@ static void send_out(struct wk *w, struct strbuf *sb)
  */
 static struct emu_engine *engine_for(struct wk *w, uint64_t space)
 {
-	struct emu_pager pager = { fetch, w };
+	struct emu_pager pager = { fetch, read_file, w };
 	struct emu_engine *e = NULL;
 	size_t i;
 
@@ -178,7 +199,7 @@ static struct emu_engine *prepared_engine(struct wk *w)
 /* Nothing waits: make the next engine now. */
 static void make_spare(struct wk *w)
 {
-	struct emu_pager pager = { fetch, w };
+	struct emu_pager pager = { fetch, read_file, w };
 
 	if (!w->spare)
 		w->spare = emu_engine_new(0, &pager);
@@ -251,6 +272,7 @@ static void do_trail(struct wk *w, const struct emu_header *h)
 		memset(&tr, 0, sizeof(tr));
 		res.end = PATHS_END_FAULT;
 		tr.miss = PATHS_MISS_LOST;
+		tr.read_fd = -1;
 	}
 	forget_mem(w);
 	answer(w, h->seq, &res, &tr);
@@ -318,6 +340,9 @@ struct emu_worker {
 	struct strbuf in;               /* bytes received, not a whole message yet */
 	struct strbuf out;
 	uint8_t *pages;                 /* room for a request's pages */
+	struct emu_worker_file files[EMU_MAX_FILES];    /* the burst's files, served in order */
+	size_t n_files;
+	uint8_t *read_buf;              /* EMU_MAX_READ */
 	struct emu_worker_stats st;
 };
 
@@ -365,6 +390,7 @@ void emu_worker_stop(struct emu_worker *w)
 	strbuf_release(&w->in);
 	strbuf_release(&w->out);
 	free(w->pages);
+	free(w->read_buf);
 	free(w);
 }
 
@@ -482,6 +508,38 @@ static int serve_pages(struct emu_worker *w, const uint8_t *payload, size_t len)
 }
 
 /*
+ * A read the thread made, served: only of a file the burst named, only at
+ * the position the file had at the stop and the reads served since (the
+ * bytes the thread read next, nothing else of the file), at most
+ * EMU_MAX_READ at a time.
+ */
+static int serve_read(struct emu_worker *w, const uint8_t *payload, size_t len)
+{
+	struct emu_worker_file *f = NULL;
+	uint64_t offset, count;
+	uint32_t fd;
+	const char *why;
+	ssize_t n = -1;
+
+	if (emu_decode_read_req(payload, len, &fd, &offset, &count, &why))
+		return -1;
+	for (size_t i = 0; i < w->n_files; i++)
+		if (w->files[i].fd == fd)
+			f = &w->files[i];
+	if (!f || offset != f->pos)
+		return -1;
+	if (!w->read_buf)
+		w->read_buf = xmalloc(EMU_MAX_READ);
+	if (!exited(w->pidfd))
+		n = pread(f->local, w->read_buf, (size_t)count, (off_t)offset);
+	if (n > 0)
+		f->pos += (uint64_t)n;
+	w->st.reads++;
+	emu_encode_data(&w->out, ++w->seq, n < 0 ? -1 : n, w->read_buf);
+	return send_msg(w);
+}
+
+/*
  * Reads what the worker sent (waiting until deadline if block) and handles
  * whole messages: page requests served, the answer of type `want` (its
  * payload copied to answer) ends it.  Returns 1 with the answer, 0 if none
@@ -501,6 +559,9 @@ static int pump(struct emu_worker *w, uint32_t want, bool block, struct strbuf *
 			if (h.type == EMU_MSG_PAGE_REQ) {
 				if (serve_pages(w, (const uint8_t *)w->in.buf + EMU_HEADER_SIZE, h.len))
 					return fail(w, why, "the emulating worker asked for bad pages (restarted)");
+			} else if (h.type == EMU_MSG_READ_REQ) {
+				if (serve_read(w, (const uint8_t *)w->in.buf + EMU_HEADER_SIZE, h.len))
+					return fail(w, why, "the emulating worker asked for a bad read (restarted)");
 			} else if (h.type == want) {
 				strbuf_setlen(answer, 0);
 				strbuf_add(answer, w->in.buf + EMU_HEADER_SIZE, h.len);
@@ -551,12 +612,15 @@ static int ready(struct emu_worker *w)
 }
 
 int emu_worker_burst(struct emu_worker *w, const struct emu_burst_req *req, pid_t pid, int pidfd,
-		     int64_t deadline)
+		     const int *local, int64_t deadline)
 {
 	const char *why;
 
 	if (w->busy != IDLE || ready(w))
 		return -1;
+	w->n_files = req->n_files;
+	for (size_t i = 0; i < req->n_files; i++)
+		w->files[i] = (struct emu_worker_file){ req->files[i].fd, req->files[i].pos, local[i] };
 	w->pid = pid;
 	w->pidfd = pidfd;
 	w->deadline = deadline;
@@ -617,9 +681,10 @@ int emu_worker_poll(struct emu_worker *w, struct emu_answer *out, const char **w
 		out->kind = busy == TRAIL_REST ? EMU_ANSWER_TRAIL : EMU_ANSWER_BURST;
 		if (busy == TRAIL_REST ? emu_decode_trail_result(answer.buf, answer.len, w->trail_n,
 								 &out->trail, why)
-				       : emu_decode_result(answer.buf, answer.len, &out->burst, why))
+				       : emu_decode_result(answer.buf, answer.len, &out->burst, why)) {
 			r = fail(w, why, busy == TRAIL_REST ? "the emulating worker sent a bad trail (restarted)"
 							    : "the emulating worker sent a bad result (restarted)");
+		}
 	}
 	strbuf_release(&answer);
 	return r;

@@ -307,11 +307,16 @@ static void dump_blocks(const struct calc *c, const struct object *ob, double sc
 		if (!cb->cfg->n_insns || cb->samples <= 0)
 			continue;
 		t = truth_of(ob, cb->cfg->start, scale);
-		fprintf(csv, "%s,%s,0x%" PRIx64 ",%d,%d,%u,%u,%.4g,%.4g,%.4g,%.4g,%.4g,%s,%s,%.6g,%.6g,%.6g,%.4g,%.4g\n",
+		fprintf(csv, "%s,%s,0x%" PRIx64 ",%d,%d,%u,%u,%.4g,%.4g,%.4g,%.4g,%.4g,%s,%s,%.6g,%.6g,%.6g,%.4g,%.4g,"
+			"%.4g,%.4g,%.4g,%d,%u,%d,%.4g,%.4g,%.4g,%.4g,%d\n",
 			c->list.img->base, c->list.ref.proc->name, cb->cfg->start, cb->cfg->cls,
 			cb->est.method, cb->est.windows, cb->est.points, cb->est.spread, cb->est.support,
 			cb->est.samples, cb->est.class_samples, cb->est.class_m, calc_how_name(cb->how),
-			calc_conf_name(cb->conf), cb->samples, cb->execs, t, cb->est.agreement, cb->est.loads);
+			calc_conf_name(cb->conf), cb->samples, cb->execs, t, cb->est.agreement, cb->est.loads,
+			cb->rel_error, cb->period_share, cb->est.rel_error, (int)cb->sched.entry, cb->n_insns,
+			(int)c->pscale.source, c->pscale.rel_error, c->pscale.cand_error[CALC_PSCALE_WINDOWS],
+			c->pscale.cand_error[CALC_PSCALE_MEASURED], c->pscale.cand_error[CALC_PSCALE_MODEL],
+			(int)c->pscale.conflict);
 	}
 }
 
@@ -440,6 +445,10 @@ static void print_buckets(const struct tally *t)
 	       pc(t->conf_w[3], t->w), pc(t->conf_w[2], t->w), pc(t->conf_w[1], t->w), pc(t->conf_w[0], t->w),
 	       pc(t->conf_within15[3], t->conf_w[3]), pc(t->conf_within15[2], t->conf_w[2]),
 	       pc(t->conf_within15[1], t->conf_w[1]));
+	/* the same as sample counts, for calc-accuracy.sh's table of levels */
+	printf("  levels samples and within 15%%: high %.0f %.0f medium %.0f %.0f low %.0f %.0f none %.0f %.0f\n",
+	       t->conf_w[3], t->conf_within15[3], t->conf_w[2], t->conf_within15[2], t->conf_w[1],
+	       t->conf_within15[1], t->conf_w[0], t->conf_within15[0]);
 }
 
 /*
