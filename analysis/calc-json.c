@@ -339,6 +339,8 @@ void calc_json(const struct calc *c, struct json_writer *w)
 	json_string(w, c->model->name);
 	json_key(w, "model_exact");
 	json_bool(w, c->model_exact);
+	json_key(w, "model_reason");
+	json_string(w, c->model_reason);
 	json_key(w, "event");
 	json_string(w, event_name(c->time_event));
 	json_key(w, "period_cycles");

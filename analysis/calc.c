@@ -276,7 +276,7 @@ static void work_release(struct calc_work *w)
 
 /*
  * Says once per process (not in every report) that the epoch's CPU has no
- * model of its own, and which one its schedules use instead.
+ * model of its own, which one its schedules use instead, and why.
  */
 static void note_inexact_model(const struct calc *c, const struct epoch_meta *meta)
 {
@@ -290,9 +290,26 @@ static void note_inexact_model(const struct calc *c, const struct epoch_meta *me
 			 meta->cpu_family, meta->cpu_model_id);
 	else
 		snprintf(cpu, sizeof(cpu), "an unknown CPU");
-	warning("no processor model for %s: the schedules use %s%s", cpu,
+	warning("no processor model for %s: the schedules use %s%s (%s)", cpu,
 		c->model == cpu_model_generic() ? "the generic one, " : "the closest one, ",
-		c->model->name);
+		c->model->name, c->model_reason);
+}
+
+/* The model the schedules use: the caller's, or the one chosen for the epoch's CPU. */
+static void choose_model(struct calc *c, const struct epoch_meta *meta)
+{
+	struct model_choice ch;
+
+	if (c->opts.model) {
+		c->model = c->opts.model;
+		c->model_exact = true;
+		snprintf(c->model_reason, sizeof(c->model_reason),
+			 "chosen by the caller, not by the epoch's CPU");
+		return;
+	}
+	c->model = cpu_model_choose(meta, &ch);
+	c->model_exact = ch.exact;
+	snprintf(c->model_reason, sizeof(c->model_reason), "%s", ch.reason);
 }
 
 int calc_from_listing(struct calc *c, const struct epoch_meta *meta, const uint64_t *epoch_totals,
@@ -302,9 +319,7 @@ int calc_from_listing(struct calc *c, const struct epoch_meta *meta, const uint6
 	struct calc_work w;
 
 	c->opts = o ? *o : defaults;
-	c->model = c->opts.model ? c->opts.model : cpu_model_for(meta, &c->model_exact);
-	if (c->opts.model)
-		c->model_exact = true;
+	choose_model(c, meta);
 	note_inexact_model(c, meta);
 	choose_event(c, meta);
 	choose_period(c, meta);

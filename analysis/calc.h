@@ -300,6 +300,7 @@ struct calc {
 	struct listing list;          /* the instructions, samples per event, CFG */
 	const struct cpu_model *model;
 	bool model_exact;             /* the epoch's CPU was recognised */
+	char model_reason[256];       /* why the model (struct model_choice's reason) */
 	enum dcpi_event time_event;   /* the event used for time (cycles, or clock) */
 	bool has_time;                /* the epoch has samples of it */
 	int skid;                     /* instructions of skid assumed for the time event */

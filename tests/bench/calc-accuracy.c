@@ -7,7 +7,7 @@
  *
  *   calc-accuracy -d DB [-E EPOCH] --callgrind FILE [--callgrind FILE...]
  *                 [--scale X] [--period-cycles P | --mhz M]
- *                 [--schedule auto|cold|pred|loop] [--no-flow]
+ *                 [--schedule auto|cold|pred|loop] [--no-flow] [--model NAME]
  *                 [--min-samples N] [--label NAME] [--csv FILE] [--procs] [--rates]
  *
  * Callgrind output (--dump-instr=yes --collect-jumps=yes --compress-pos=no
@@ -31,6 +31,10 @@
  * instructions over its time samples); --counted NAME=INSNS does the same
  * for a procedure callgrind did not run whose instructions are known
  * (calc-calib's loop: 6 an iteration), per profiled run.
+ *
+ * --model NAME schedules with that processor model (model/model.h:
+ * "znver5", "goldencove"...) instead of the one chosen for the epoch's
+ * CPU: the same recordings under another table.
  */
 #include "config.h"
 
@@ -510,7 +514,7 @@ static void counted_rate(struct epoch_view *v, const char *spec, double runs, co
 
 static const char usage[] =
 	"usage: calc-accuracy -d DB [-E EPOCH] --callgrind FILE... [--scale X]\n"
-	"                     [--period-cycles P | --mhz M] [--schedule MODE] [--flow]\n"
+	"                     [--period-cycles P | --mhz M] [--schedule MODE] [--flow] [--model NAME]\n"
 	"                     [--min-samples N] [--label NAME] [--csv FILE] [--procs] [--rates]\n"
 	"                     [--calibrate NAME=CYCLES] [--counted NAME=INSTRUCTIONS]\n";
 
@@ -564,6 +568,7 @@ int main(int argc, char **argv)
 		{ "dump", required_argument, NULL, 'D' },
 		{ "calibrate", required_argument, NULL, 'K' },
 		{ "counted", required_argument, NULL, 'N' },
+		{ "model", required_argument, NULL, 'm' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct est_params ep = EST_PARAMS_INIT;
@@ -597,6 +602,10 @@ int main(int argc, char **argv)
 			break;
 		case 'N':
 			counted = optarg;
+			break;
+		case 'm':
+			if (!(a.co.model = cpu_model_by_name(optarg)))
+				die("no processor model '%s'", optarg);
 			break;
 		case 'D':
 			if (!(dump = fopen(optarg, "w")))

@@ -3,7 +3,8 @@
 # tests/bench/calc-accuracy.sh - dcpicalc's frequency estimates against
 # callgrind's exact counts (the DCPI paper, Anderson et al., SOSP 1997, Figures 8 and 9), per workload.
 #
-#   calc-accuracy.sh [-o DIR] [-F HZ] [-r RUNS] [-m MODES] [-V] [-B] [-b BUILD] [WORKLOAD...]
+#   calc-accuracy.sh [-o DIR] [-F HZ] [-r RUNS] [-m MODES] [-M MODELS] [-V] [-B] [-b BUILD]
+#                    [WORKLOAD...]
 #
 # For each workload: profile it RUNS times into one epoch (dcpirun --append),
 # each run preceded in the same process tree by calc-calib, a loop of known
@@ -24,6 +25,13 @@
 # adds a block with the default schedule that leaves them unused (--est
 # measure=0 --est branches=0): what the measured frequencies and the
 # branch outcomes change on the same recordings.
+#
+# -M MODELS (processor models, "znver5 znver4 goldencove") adds a block per
+# model: the default schedule, no flow correction, calc-calib's calibration,
+# with that model's table and machine facts instead of the one chosen for
+# the epoch's CPU (calc-accuracy --model): what each table does to the
+# estimates of the same recordings.  -m '' leaves the schedule-mode blocks
+# out.
 #
 # -b BUILD analyses the same recordings once more with BUILD's calc-accuracy
 # (another build of dcpi, e.g. main's: the estimator before a change), the
@@ -46,16 +54,18 @@ runs=3
 modes="loop cold pred auto"
 values=
 before=
-while getopts o:F:r:m:VBb: opt; do
+models=
+while getopts o:F:r:m:M:VBb: opt; do
 	case $opt in
 	o) out=$OPTARG ;;
 	F) hz=$OPTARG ;;
 	r) runs=$OPTARG ;;
 	m) modes=$OPTARG ;;
+	M) models=$OPTARG ;;
 	V) values="$values --values" ;;
 	B) values="$values --bursts" ;;
 	b) before=$(cd "$OPTARG" && pwd) ;;
-	*) echo "usage: $0 [-o DIR] [-F HZ] [-r RUNS] [-m MODES] [-V] [-B] [-b BUILD] [WORKLOAD...]" >&2; exit 1 ;;
+	*) echo "usage: $0 [-o DIR] [-F HZ] [-r RUNS] [-m MODES] [-M MODELS] [-V] [-B] [-b BUILD] [WORKLOAD...]" >&2; exit 1 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -206,6 +216,13 @@ for m in $modes; do
 			compare "$w" --calibrate calib_loop=$((4 * CALIB_N)) --schedule "$m" $flow | grep -v '^calibration'
 		done | suite
 	done
+done
+for model in $models; do
+	echo "== model $model: default schedule, no flow correction"
+	for w in "$@"; do
+		compare "$w" --calibrate calib_loop=$((4 * CALIB_N)) --model "$model" |
+			grep -v '^calibration'
+	done | suite
 done
 if [ -n "$values" ]; then
 	echo "== default schedule, no flow correction, values and bursts unused (--est measure=0, paths=0)"

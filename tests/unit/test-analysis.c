@@ -1100,16 +1100,20 @@ static const uint8_t cmp_loop[] = {
 
 static void calc_loop_of_blocks(void **state)
 {
-	struct synth sy;
+	struct synth sy = { 0 };
 	struct calc c;
 	struct calc_opts o = CALC_OPTS_INIT;
 	struct listing *l = &c.list;
 	struct block_schedule s = BLOCK_SCHEDULE_INIT, cold = BLOCK_SCHEDULE_INIT;
 	struct sched_entry loopent = { SCHED_ENTRY_LOOP, NULL, 0 };
-	const struct cpu_model *m = cpu_model_by_name("znver4");
+	/* the two multiply chains tie: which block's imul the steady state
+	 * charges the third cycle to is the table's tie-break; on znver3's the
+	 * latch's, whose samples pass 1 cannot mistake for entries from outside */
+	const struct cpu_model *m = cpu_model_by_name("znver3");
 	const double f = 200;
 	(void)state;
 
+	o.model = m;
 	synth_listing(&sy, &c, cmp_loop, sizeof(cmp_loop));
 	assert_int_equal(l->cfg.blocks[1].first, 1);
 	assert_int_equal(l->cfg.blocks[2].first, 5);
@@ -1150,7 +1154,7 @@ static void calc_loop_of_blocks(void **state)
 
 static void calc_recovers_known_frequency(void **state)
 {
-	struct synth sy;
+	struct synth sy = { 0 };
 	struct calc c;
 	struct calc_opts o = CALC_OPTS_INIT;
 	const struct calc_block *loop_blk;
@@ -1207,7 +1211,7 @@ static void calc_single_schedule_is_low(void **state)
 	struct block_schedule s = BLOCK_SCHEDULE_INIT;
 	struct calc_opts o = CALC_OPTS_INIT;
 	struct listing *l;
-	struct synth sy;
+	struct synth sy = { 0 };
 	struct calc c;
 
 	(void)state;
@@ -1256,7 +1260,7 @@ static void calc_best_case_not_above_actual(void **state)
 	struct calc_opts o = CALC_OPTS_INIT;
 	const double f = 2000;
 	struct listing *l;
-	struct synth sy;
+	struct synth sy = { 0 };
 	struct calc c;
 	const struct calc_insn *sc;
 	double sum_m = 0;
@@ -1317,7 +1321,7 @@ static void calc_unknown_cpu_said_once(void **state)
 	struct calc_opts o = CALC_OPTS_INIT;
 	struct calc_lines lines;
 	struct strbuf sb = STRBUF_INIT;
-	struct synth sy;
+	struct synth sy = { 0 };
 	struct calc c;
 
 	(void)state;
@@ -1355,7 +1359,7 @@ static void calc_reports_dynamic_stall(void **state)
 {
 	struct est_params par = EST_PARAMS_INIT;
 	struct calc_opts o = CALC_OPTS_INIT;
-	struct synth sy;
+	struct synth sy = { 0 };
 	struct calc c;
 	long add;
 
@@ -1429,7 +1433,7 @@ static void assert_levels_are_errors(const struct calc *c)
  */
 static void calc_levels_are_errors(void **state)
 {
-	struct synth sy;
+	struct synth sy = { 0 };
 	struct calc c;
 	struct calc_opts o = CALC_OPTS_INIT;
 
@@ -1446,7 +1450,7 @@ static void calc_levels_are_errors(void **state)
 /* Text, JSON and dot come out of the same analysis without trouble. */
 static void calc_reports_render(void **state)
 {
-	struct synth sy;
+	struct synth sy = { 0 };
 	struct calc c;
 	struct calc_opts o = CALC_OPTS_INIT;
 	struct calc_lines lines;
@@ -1491,7 +1495,7 @@ static void calc_navigation(void **state)
 	const struct calc_cause *x;
 	struct strbuf sb = STRBUF_INIT;
 	struct calc_hot h;
-	struct synth sy;
+	struct synth sy = { 0 };
 	struct calc c;
 	uint64_t to = 0;
 	size_t k = 0, n_stalls = 0;
@@ -1575,7 +1579,7 @@ static void calc_schedule_modes(void **state)
 
 	(void)state;
 	for (size_t k = 0; k < 4; k++) {
-		struct synth sy;
+		struct synth sy = { 0 };
 		struct calc c;
 		struct calc_opts o = CALC_OPTS_INIT;
 

@@ -1295,7 +1295,11 @@ static void test_options(void **state)
 
 	(void)state;
 	collect_options_init(&o);
-	assert_int_equal(o.n_events, 2);
+	/* DCPI's cycles and imiss, and the retired instructions (a PMU's) */
+	assert_int_equal(o.n_events, 3);
+	assert_int_equal(o.events[0], EVENT_CYCLES);
+	assert_int_equal(o.events[1], EVENT_INSTRUCTIONS);
+	assert_int_equal(o.events[2], EVENT_IMISS);
 	assert_int_equal(collect_parse_events(&o, "clock,cycles,clock"), 0);
 	assert_int_equal(o.n_events, 2);
 	assert_int_equal(collect_parse_events(&o, "cycles,bogus"), -1);
