@@ -57,6 +57,10 @@ struct calc_work {
 	} *known;
 	size_t n_known, alloc_known;
 	bool known_new;                /* some found by this analysis */
+	/* the other blocks' parts of the cycles scheduled, each on the cycle
+	   from itself: a known one once a block's hot cycle is that */
+	struct known_cycle *spare;
+	size_t n_spare, alloc_spare;
 	/* per class: its blocks with instructions, in address order:
 	   cls_blocks[cls_first[cls] .. cls_first[cls + 1]) */
 	uint32_t *cls_first, *cls_blocks;

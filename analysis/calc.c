@@ -255,6 +255,11 @@ static void work_release(struct calc_work *w)
 		block_schedule_release(&w->known[k].s);
 	}
 	free(w->known);
+	for (size_t k = 0; k < w->n_spare; k++) {
+		free(w->spare[k].blocks);
+		block_schedule_release(&w->spare[k].s);
+	}
+	free(w->spare);
 	free(w->skflags);
 	free(w->cls_first);
 	free(w->cls_blocks);
