@@ -44,13 +44,16 @@ static void attribute_samples(struct listing *l)
 		enum dcpi_event ev = l->events[c];
 		const struct profile *prof = epoch_view_profile(l->view, l->ref.image, ev);
 
+		size_t i = 0;  /* the instructions and the records both go up */
+
 		for (size_t k = profile_lower_bound(prof, lo); k < prof->n && prof->v[k].offset <= hi;
 		     k++) {
 			uint64_t addr = p->start + (prof->v[k].offset - lo);
-			long i = cfg_insn_at(&l->cfg, addr);
 
+			while (i < l->n_insns && l->cfg.insns[i].addr < addr)
+				i++;
 			l->totals[ev] += prof->v[k].count;
-			if (i < 0)
+			if (i == l->n_insns || l->cfg.insns[i].addr != addr)
 				l->stray[ev] += prof->v[k].count;
 			else
 				l->insns[i].samples[ev] += prof->v[k].count;
@@ -139,7 +142,14 @@ static int build(struct listing *l, struct epoch_view *v, const struct proc_ref 
 	l->insns = xcalloc(l->n_insns ? l->n_insns : 1, sizeof(*l->insns));
 	for (size_t i = 0; i < l->n_insns; i++) {
 		l->insns[i].insn = &l->cfg.insns[i];
-		l->insns[i].block = cfg_block_at(&l->cfg, l->cfg.insns[i].addr);
+		l->insns[i].block = -1;
+	}
+	/* each block's instructions: what cfg_block_at() says of each, block by block */
+	for (size_t b = 0; b < l->cfg.exit; b++) {
+		const struct cfg_block *blk = &l->cfg.blocks[b];
+
+		for (uint32_t i = blk->first; i < blk->first + blk->n_insns && i < l->n_insns; i++)
+			l->insns[i].block = (long)b;
 	}
 	attribute_samples(l);
 	if (o->source)

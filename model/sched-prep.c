@@ -70,7 +70,7 @@ static int x86_reg_number(const char *s, size_t len)
 	for (unsigned r = 0; r < 16; r++)
 		for (unsigned k = 0; k < 5; k++)
 			if (gpr_names[r][k] && gpr_names[r][k][0] == name[0] &&
-			    !strcmp(gpr_names[r][k], name))
+			    gpr_names[r][k][1] == name[1] && !strcmp(gpr_names[r][k], name))
 				return (int)r;
 	if (len >= 4 && (!strncmp(name, "xmm", 3) || !strncmp(name, "ymm", 3) ||
 			 !strncmp(name, "zmm", 3)) && isdigit((unsigned char)name[3]))
