@@ -9,12 +9,17 @@
 # OLD_BUILD is the other build's build directory (its tools/dcpicalc);
 # BINARY defaults to the C library.  A database of BINARY with a few samples
 # on every instruction is made with this build's calc-bench (as calc-bench
-# makes its own), then `dcpicalc --summary --image BINARY` runs RUNS times
-# (default 3) in turn: the old build; this one without the cache on one
-# thread; cold (the cache removed first) and from the cache, on 1 and 2
-# threads.  Printed: the median elapsed and CPU seconds (user + system) of
+# makes its own), copied for the old build (each build reads the other's
+# cache of analyses as stale and writes its own over it), and each build's
+# cache filled once.  Then `dcpicalc --summary --image BINARY` runs RUNS
+# times (default 3) in each configuration, one run of every configuration
+# after another (a machine whose load changes slows them alike): each
+# build without the cache and from its cache on one thread; this one cold
+# (the cache removed first, which the run stores again) on one and two
+# threads, and from the cache on two.  Printed: the median elapsed and CPU seconds (user + system) of
 # each, MB of code per CPU second, and whether each printed what the old
-# build printed.  Run from this build's directory.
+# build printed without the cache and what this one did.  Run from this
+# build's directory.
 set -eu
 
 runs=3
@@ -34,32 +39,52 @@ for p in "$old/tools/dcpicalc" "$new/tools/dcpicalc" "$new/tests/bench/calc-benc
 done
 tmp=$(mktemp -d /tmp/calc-bench-compare.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
-db=$tmp/db
 # the database, and the binary's MB of code (what calc-bench counts)
-mb=$("$new/tests/bench/calc-bench" --db "$db" --only cold --threads 1 "$bin" | awk 'NR == 2 { print $7 }')
+mb=$("$new/tests/bench/calc-bench" --db "$tmp/db.new" --only cold --threads 1 "$bin" |
+	awk 'NR == 2 { print $7 }')
+rm -rf "$tmp/db.new/calc"
+cp -r "$tmp/db.new" "$tmp/db.old"
+"$old/tools/dcpicalc" -d "$tmp/db.old" --summary --image "$bin" >/dev/null 2>&1
+"$new/tools/dcpicalc" -d "$tmp/db.new" --summary --image "$bin" >/dev/null 2>&1
 
-# NAME DCPICALC ARGS...: RUNS runs; prints "NAME wall cpu MB/cpu-s same"
-measure() {
-	local name=$1 tool=$2 w c
-	shift 2
-	: >"$tmp/times"
-	for r in $(seq 1 "$runs"); do
-		case $name in *cold*) rm -rf "$db/calc" ;; esac
-		/usr/bin/time -f "%e %U %S" -o "$tmp/t" "$tool" -d "$db" --summary --image "$bin" "$@" \
-			>"$tmp/out.$name" 2>/dev/null
-		awk '{ print $1, $2 + $3 }' "$tmp/t" >>"$tmp/times"
-	done
-	w=$(sort -n -k1,1 "$tmp/times" | awk -v n="$runs" 'NR == int((n + 1) / 2) { print $1 }')
-	c=$(sort -n -k2,2 "$tmp/times" | awk -v n="$runs" 'NR == int((n + 1) / 2) { print $2 }')
-	printf "%-22s %8.2f %8.2f %8.2f  %s\n" "$name" "$w" "$c" "$(echo "$mb / $c" | bc -l)" \
-		"$(cmp -s "$tmp/out.old" "$tmp/out.$name" && echo same || echo DIFFERENT)"
+# The configurations: name, build (old or new), then dcpicalc's options.
+configs=(
+	"old, no cache, 1 th|old|--no-cache -j 1"
+	"old, cached, 1 th|old|-j 1"
+	"new, no cache, 1 th|new|--no-cache -j 1"
+	"new, cached, 1 th|new|-j 1"
+	"new, cold, 1 th|new|-j 1"
+	"new, cold, 2 th|new|-j 2"
+	"new, cached, 2 th|new|-j 2"
+)
+
+# CONFIG KEY: one run, its times appended to $tmp/times.KEY
+run() {
+	local name build args db tool
+	IFS='|' read -r name build args <<<"$1"
+	db=$tmp/db.$build
+	tool=$old/tools/dcpicalc
+	[ "$build" = new ] && tool=$new/tools/dcpicalc
+	case $name in *cold*) rm -rf "$db/calc" ;; esac
+	# shellcheck disable=SC2086
+	/usr/bin/time -f "%e %U %S" -o "$tmp/t" "$tool" -d "$db" --summary --image "$bin" $args \
+		>"$tmp/out.$2" 2>/dev/null
+	awk '{ print $1, $2 + $3 }' "$tmp/t" >>"$tmp/times.$2"
 }
 
+for r in $(seq 1 "$runs"); do
+	for k in "${!configs[@]}"; do
+		run "${configs[$k]}" "$k"
+	done
+done
+
 printf "%s: %s MB of code, dcpicalc --summary --image, median of %s runs\n" "$bin" "$mb" "$runs"
-printf "%-22s %8s %8s %8s  %s\n" "build" "wall s" "cpu s" "MB/cpu-s" "output"
-measure old "$old/tools/dcpicalc"
-measure "new, no cache, 1 th" "$new/tools/dcpicalc" --no-cache -j 1
-measure "new, cold, 1 th" "$new/tools/dcpicalc" -j 1
-measure "new, cached, 1 th" "$new/tools/dcpicalc" -j 1
-measure "new, cold, 2 th" "$new/tools/dcpicalc" -j 2
-measure "new, cached, 2 th" "$new/tools/dcpicalc" -j 2
+printf "%-22s %8s %8s %8s  %-9s %s\n" "build" "wall s" "cpu s" "MB/cpu-s" "= old" "= new, no cache"
+for k in "${!configs[@]}"; do
+	IFS='|' read -r name _ _ <<<"${configs[$k]}"
+	w=$(sort -n -k1,1 "$tmp/times.$k" | awk -v n="$runs" 'NR == int((n + 1) / 2) { print $1 }')
+	c=$(sort -n -k2,2 "$tmp/times.$k" | awk -v n="$runs" 'NR == int((n + 1) / 2) { print $2 }')
+	printf "%-22s %8.2f %8.2f %8.2f  %-9s %s\n" "$name" "$w" "$c" "$(echo "$mb / $c" | bc -l)" \
+		"$(cmp -s "$tmp/out.0" "$tmp/out.$k" && echo same || echo DIFFERENT)" \
+		"$(cmp -s "$tmp/out.2" "$tmp/out.$k" && echo same || echo DIFFERENT)"
+done
