@@ -766,7 +766,19 @@ static void sum_line(struct draw *d, enum style st, const char *what, const char
 	int n, k = -1;
 
 	/* on the stack first (a strbuf formats twice past 64 bytes): 80,000 lines for libc */
-	n = snprintf(small, sizeof(small), "*** %-34s ", what);
+	n = -1;
+	if (strlen(what) < 200) {
+		/* "*** %-34s " without formatting it */
+		size_t w = strlen(what);
+
+		memcpy(small, "*** ", 4);
+		memcpy(small + 4, what, w);
+		for (; w < 34; w++)
+			small[4 + w] = ' ';
+		small[4 + w] = ' ';
+		n = (int)(5 + w);
+		small[n] = '\0';
+	}
 	if (n >= 0 && (size_t)n < sizeof(small)) {
 		va_start(ap, fmt);
 		k = vsnprintf(small + n, sizeof(small) - (size_t)n, fmt, ap);
