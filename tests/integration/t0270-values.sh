@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Value sampling end to end (issue 11): dcpirun --values on wl-values,
+# Value sampling end to end: dcpirun --values on wl-values,
 # whose one load reads 0x5eed5eed 95% of the time: the load's value and its
 # share (within 5 points of what the workload counted) in dcpicalc
 # --values, dcpilist --values (text and JSON) and dcpivals; --append
