@@ -30,7 +30,6 @@
 #include "core/die.h"
 #include "core/json.h"
 #include "core/strbuf.h"
-#include "core/workpool.h"
 #include "core/xalloc.h"
 #include "db/binaries.h"
 #include "db/blob.h"
@@ -411,48 +410,9 @@ static void decoder_refuses_damage(void **state)
 	strbuf_release(&buf);
 }
 
-/* A pool's items are done in order whatever the threads, each after its work. */
-struct pool_state {
-	size_t *worked;
-	size_t next_done;
-	int bad;
-};
-
-static void pool_work(void *ctx, size_t i)
-{
-	struct pool_state *s = ctx;
-
-	s->worked[i] = i * 3 + 1;
-}
-
-static void pool_done(void *ctx, size_t i)
-{
-	struct pool_state *s = ctx;
-
-	if (i != s->next_done++ || s->worked[i] != i * 3 + 1)
-		s->bad++;
-}
-
-static void workpool_in_order(void **state)
-{
-	(void)state;
-	for (unsigned threads = 1; threads <= 4; threads++)
-		for (size_t n = 0; n < 200; n += 1 + n / 3) {
-			struct pool_state s = { xcalloc(n + 1, sizeof(size_t)), 0, 0 };
-			struct workpool_job j = { n, threads, threads == 3 ? 1 : 0, pool_work, pool_done,
-						  &s };
-
-			workpool_run(&j);
-			assert_int_equal(s.bad, 0);
-			assert_int_equal(s.next_done, n);
-			free(s.worked);
-		}
-}
-
 int main(void)
 {
 	static const struct CMUnitTest tests[] = {
-		cmocka_unit_test(workpool_in_order),
 		cmocka_unit_test(cached_reports_are_the_same),
 		cmocka_unit_test(damaged_cache_is_made_again),
 		cmocka_unit_test(decoder_refuses_damage),
