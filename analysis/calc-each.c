@@ -84,8 +84,13 @@ int calc_rows_run(struct calc_rows *cr)
 	int r;
 
 	pthread_mutex_init(&cr->view_lock, NULL);
-	cr->batch = (struct workpool_batch){ .n = cr->n, .threads = cr->threads, .work = row_work,
-					     .ctx = cr, .any_order = true };
+	/* field by field: workpool_prefer() may read the batch meanwhile */
+	cr->batch.n = cr->n;
+	cr->batch.threads = cr->threads;
+	cr->batch.work = row_work;
+	cr->batch.done = NULL;
+	cr->batch.ctx = cr;
+	cr->batch.any_order = true;
 	r = workpool_run(&cr->batch);
 	pthread_mutex_destroy(&cr->view_lock);
 	return r;

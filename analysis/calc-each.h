@@ -41,6 +41,8 @@ void calc_each(struct epoch_view *v, const struct proc_ref *refs, size_t n,
  *
  *   struct calc_rows cr = { .v = v, .refs = refs, .n = n, .o = &o, .row = fill, .ctx = res };
  *   calc_rows_run(&cr);              // calc_rows_prefer(&cr, i) meanwhile, from any thread
+ *
+ * (cr zeroed before calc_rows_prefer() may be called: the batch is empty then).
  */
 struct calc_rows {
 	struct epoch_view *v;

@@ -6,6 +6,7 @@
 #include "config.h"
 #include "tui/source.h"
 
+#include "analysis/calc-cache.h"
 #include "core/strbuf.h"
 #include "tui/view.h"
 
@@ -21,6 +22,15 @@ void sources_init(struct sources *s, bool sync)
 void sources_release(struct sources *s)
 {
 	jobs_release(&s->jobs);
+	calc_cache_free(s->env.calc_cache);
+	s->env.calc_cache = NULL;
+}
+
+void sources_set_db(struct sources *s, struct db *db)
+{
+	s->env.db = db;
+	if (db && !s->env.calc_cache)
+		s->env.calc_cache = calc_cache_new(db);
 }
 
 /* The job of src for req (its cache key in key), submitted if submit and missing. */

@@ -50,6 +50,7 @@
 
 #include "tui/job.h"
 
+struct calc_cache;
 struct data_ctx;
 struct db;
 struct strbuf;
@@ -63,6 +64,8 @@ struct source_env {
 	bool norm_period;           /* :normalize period (diffs) */
 	const char *debug_dir;      /* --debug-dir, or NULL */
 	struct data_ctx *analysis;  /* the epochs opened for analysis, shared (tui/data-epoch.h) */
+	/* what the analysis of a binary found, shared with dcpicalc (analysis/calc-cache.h) */
+	struct calc_cache *calc_cache;
 };
 
 struct tui_source {
@@ -92,8 +95,13 @@ struct sources {
 
 /* Starts the cache (sync: jobs run inline, tui/job.h); env zeroed, event -1. */
 void sources_init(struct sources *s, bool sync);
-/* Cancels and frees every job (env's members are the session's). */
+/*
+ * Cancels and frees every job, then stores and frees the analysis cache
+ * (env's other members are the session's).
+ */
 void sources_release(struct sources *s);
+/* The session's database from now on (not owned), with an analysis cache over it. */
+void sources_set_db(struct sources *s, struct db *db);
 
 /*
  * The data src loads for req, or NULL: while it loads (waiter, if not
