@@ -324,14 +324,14 @@ static void get_str(struct cursor *r, char *out, size_t max)
 	r->p += n;
 }
 
-/* A count of records of `size` bytes each at least `least` bytes of input must back. */
+/* A count of records each at least `least` bytes of input must back (cursor_count()). */
 static size_t get_count(struct cursor *r, size_t least)
 {
-	size_t n = (size_t)get_u(r, UINT32_MAX);
+	uint64_t n;
 
-	if (!r->why && n > (size_t)(r->end - r->p) / (least ? least : 1))
-		return bad(r, "count larger than its records"), 0;
-	return n;
+	if (cursor_count(r, &n, UINT32_MAX, least))
+		return bad(r, r->why), 0;
+	return (size_t)n;
 }
 
 static void get_regs(struct cursor *r, struct regset *rs)

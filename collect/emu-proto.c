@@ -67,16 +67,6 @@ static int get_word(struct varint_reader *r, char *w, size_t size)
 	return 0;
 }
 
-/* A list's length: at most max, and one record per min_bytes of what is left. */
-static size_t list_len(struct varint_reader *r, size_t max, size_t min_bytes)
-{
-	uint64_t n = varint_next(r);
-
-	if (n > max || n > varint_left(r) / min_bytes)
-		r->bad = true;
-	return r->bad ? 0 : (size_t)n;
-}
-
 static bool is_bool(uint64_t v)
 {
 	return v <= 1;
@@ -193,7 +183,7 @@ int emu_decode_pages(const void *payload, size_t len, struct emu_page *p, size_t
 		     const char **why)
 {
 	struct varint_reader rd = VARINT_READER(payload, len);
-	size_t count = list_len(&rd, max, 2);
+	size_t count = varint_count(&rd, max, 2);
 
 	*n = 0;
 	if (rd.bad)
@@ -290,7 +280,7 @@ int emu_decode_page_req(const void *payload, size_t len, uint64_t *addr, size_t 
 			const char **why)
 {
 	struct varint_reader rd = VARINT_READER(payload, len);
-	size_t count = list_len(&rd, max, 1);
+	size_t count = varint_count(&rd, max, 1);
 
 	*n = 0;
 	if (rd.bad || !count)
@@ -321,7 +311,7 @@ static void put_blocks(struct strbuf *out, const struct emu_block_rec *b, size_t
 static int get_blocks(struct varint_reader *r, struct emu_block_rec **b, size_t *n,
 		      uint64_t *insns)
 {
-	size_t count = list_len(r, EMU_MAX_RECORDS, 4);
+	size_t count = varint_count(r, EMU_MAX_RECORDS, 4);
 
 	*insns = 0;
 	*b = xcalloc(count ? count : 1, sizeof(**b));
@@ -390,7 +380,7 @@ void emu_result_release(struct emu_result *r)
 
 static int get_edges(struct varint_reader *rd, struct emu_result *r)
 {
-	size_t n = list_len(rd, EMU_MAX_RECORDS, 3);
+	size_t n = varint_count(rd, EMU_MAX_RECORDS, 3);
 
 	r->edges = xcalloc(n ? n : 1, sizeof(*r->edges));
 	for (size_t i = 0; i < n && !rd->bad; i++) {
@@ -406,7 +396,7 @@ static int get_edges(struct varint_reader *rd, struct emu_result *r)
 
 static int get_detail(struct varint_reader *rd, struct emu_result *r)
 {
-	size_t n = list_len(rd, EMU_MAX_RECORDS, 2);
+	size_t n = varint_count(rd, EMU_MAX_RECORDS, 2);
 
 	r->insn = xcalloc(n ? n : 1, sizeof(*r->insn));
 	for (size_t i = 0; i < n && !rd->bad; i++) {
@@ -415,7 +405,7 @@ static int get_detail(struct varint_reader *rd, struct emu_result *r)
 			return -1;
 		r->n_insn = i + 1;
 	}
-	n = list_len(rd, EMU_MAX_RECORDS, 4);
+	n = varint_count(rd, EMU_MAX_RECORDS, 4);
 	r->values = xcalloc(n ? n : 1, sizeof(*r->values));
 	for (size_t i = 0; i < n && !rd->bad; i++) {
 		struct emu_value_rec *v = &r->values[i];
@@ -428,7 +418,7 @@ static int get_detail(struct varint_reader *rd, struct emu_result *r)
 		v->reg = (uint8_t)reg;
 		r->n_values = i + 1;
 	}
-	n = list_len(rd, EMU_MAX_RECORDS, 4);
+	n = varint_count(rd, EMU_MAX_RECORDS, 4);
 	r->conflicts = xcalloc(n ? n : 1, sizeof(*r->conflicts));
 	for (size_t i = 0; i < n && !rd->bad; i++) {
 		struct emu_conflict_rec *c = &r->conflicts[i];
@@ -447,7 +437,7 @@ static int get_detail(struct varint_reader *rd, struct emu_result *r)
 
 static int get_steps(struct varint_reader *rd, struct emu_result *r)
 {
-	size_t n = list_len(rd, EMU_MAX_TRACE, 1 + VALUES_NREGS);
+	size_t n = varint_count(rd, EMU_MAX_TRACE, 1 + VALUES_NREGS);
 
 	r->steps = xcalloc(n ? n : 1, sizeof(*r->steps));
 	for (size_t i = 0; i < n && !rd->bad; i++) {
