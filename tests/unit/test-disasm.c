@@ -671,6 +671,71 @@ static void missing_and_changed(void **state)
 	free(np);
 }
 
+/*
+ * More images than binaries kept open: each is closed and opened again as
+ * it is needed, with the same code; one replaced on disk meanwhile is not
+ * used as if it were the binary profiled.
+ */
+#define MANY_IMAGES 40
+
+static void binaries_closed_and_opened_again(void **state)
+{
+	char *a = program("shapes-O2"), *np = program("shapes-O2-nopie");
+	char dir[] = "/tmp/dcpi-test-disasm.XXXXXX", *copy, *cmd;
+	struct image *img[MANY_IMAGES];
+	uint8_t first[4];
+	size_t n0 = 0;
+
+	assert_non_null(mkdtemp(dir));
+	copy = xasprintf("%s/shapes", dir);
+	cmd = xasprintf("cp '%s' '%s'", a, copy);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+	for (int round = 0; round < 2; round++)
+		for (int k = 0; k < MANY_IMAGES; k++) {
+			struct insn *v;
+			size_t n;
+			uint8_t b[4];
+
+			if (!round)
+				img[k] = open_path(k ? a : copy, false);
+			assert_int_equal(image_decode(img[k], by_name(img[k], "main"), &v, &n), 0);
+			assert_int_equal(image_read(img[k], v[0].addr, b, sizeof(b)), 0);
+			if (!n0) {
+				n0 = n;
+				memcpy(first, b, sizeof(b));
+			}
+			assert_int_equal(n, n0);
+			assert_memory_equal(b, first, sizeof(b));
+			free(v);
+		}
+	/* the first was closed long ago: replaced now, it cannot be opened again as itself */
+	for (int k = 1; k < MANY_IMAGES; k++)
+		assert_non_null(by_name(img[k], "main"));
+	cmd = xasprintf("cp '%s' '%s'", np, copy);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+	for (int k = 1; k < MANY_IMAGES; k++)
+		image_free(img[k]);
+	{
+		struct insn *v = NULL;
+		size_t n;
+		uint8_t b[4];
+
+		set_report_routine(quiet);
+		assert_int_equal(image_decode(img[0], by_name(img[0], "main"), &v, &n), -1);
+		assert_int_equal(image_read(img[0], by_name(img[0], "main")->start, b, sizeof(b)), -1);
+		set_report_routine(NULL);
+		free(v);
+	}
+	image_free(img[0]);
+	unlink(copy);
+	rmdir(dir);
+	free(copy);
+	free(a);
+	free(np);
+}
+
 static void malformed_elf(void **state)
 {
 	char *a = program("shapes-O2"), path[] = "/tmp/dcpi-test-elf-XXXXXX";
@@ -796,6 +861,7 @@ int main(void)
 		cmocka_unit_test(plt_names),
 		cmocka_unit_test(debug_files),
 		cmocka_unit_test(missing_and_changed),
+		cmocka_unit_test(binaries_closed_and_opened_again),
 		cmocka_unit_test(malformed_elf),
 		cmocka_unit_test(vdso),
 		cmocka_unit_test(dwarf_lines_and_inlines),
