@@ -162,7 +162,9 @@ static double mean_total(const struct diff *d)
 	return d->n_sets ? sum / (double)d->n_sets : 0;
 }
 
-static void fill_row(const struct diff *d, struct diff_row *r, const struct pset_row *src)
+/* The row of src; its p-value if it is tested (or always: the procedure as a whole). */
+static void fill_row(const struct diff *d, struct diff_row *r, const struct pset_row *src,
+		     bool always_p)
 {
 	struct side_stats a, b;
 	double unit = mean_total(d);
@@ -197,8 +199,9 @@ static void fill_row(const struct diff *d, struct diff_row *r, const struct pset
 		r->effect = r->delta;
 	}
 	r->status = !r->a && r->b ? DIFF_APPEARED : r->a && !r->b ? DIFF_DISAPPEARED : DIFF_BOTH;
-	r->p = r->q = row_p(d, &a, &b);
 	r->tested = testable(d, &a, &b, unit);
+	/* a p-value is shown for the rows tested only (a million rows are mostly not) */
+	r->p = r->q = r->tested || always_p ? row_p(d, &a, &b) : 1;
 }
 
 static bool big_enough(const struct diff *d, const struct diff_row *r)
@@ -251,7 +254,7 @@ static void compute(struct diff *d)
 	for (size_t i = 0; i < d->n_rows; i++) {
 		struct diff_row *r = &d->rows[i];
 
-		fill_row(d, r, &d->rows_src.rows[i]);
+		fill_row(d, r, &d->rows_src.rows[i], false);
 		r->q = 1;
 		if (r->tested) {
 			p[n] = r->p;
@@ -270,7 +273,7 @@ static void compute(struct diff *d)
 	free(p);
 	free(idx);
 	if (d->has_proc) {
-		fill_row(d, &d->proc, d->rows_src.proc);
+		fill_row(d, &d->proc, d->rows_src.proc, true);
 		judge(d, &d->proc);
 	}
 	diff_sort(d, d->sort);
