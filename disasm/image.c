@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "core/die.h"
+#include "core/hash.h"
 #include "core/strbuf.h"
 #include "core/u64map.h"
 #include "core/xalloc.h"
@@ -80,6 +81,9 @@ struct image_private {
 	uint8_t bin_id[ELF_BUILD_ID_MAX];
 	unsigned bin_id_len;
 	uint64_t bin_size;
+	/* a file's image is shared by the epochs that profiled the same file (see below) */
+	unsigned refs;                  /* guarded by shared_images.lock */
+	uint64_t identity;              /* hash of what it was opened from */
 	bool dbg_searched;
 	bool procs_loaded;
 	struct proctab procs;
@@ -433,12 +437,143 @@ static void open_vdso(struct image *img)
 
 /* ---- open / free --------------------------------------------------------------- */
 
+/*
+ * The images of files open in this process, shared: every epoch of a
+ * week profiled the same binaries, and a diff of two epochs or a second
+ * epoch opened in dcpi-tui finds their symbols read once.  Two records
+ * name the same image when they name the same file the same way: key,
+ * path, build-id, size and mtime, in the same database, forced alike,
+ * with the same debug directory.
+ */
+static struct {
+	pthread_mutex_t lock;
+	struct image **v;
+	size_t n, alloc;
+	struct u64map by_identity;      /* identity -> index + 1 in v (the first of that hash) */
+} shared_images = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static uint64_t identity_of(const struct db_image *rec, const struct image_opts *o)
+{
+	uint64_t h = hash_bytes(HASH_FNV_INIT, rec->key, strlen(rec->key) + 1);
+	const void *db = o ? (const void *)o->db : NULL;
+	const char *dd = o && o->debug_dir ? o->debug_dir : "";
+	uint8_t force = o && o->force;
+
+	h = hash_bytes(h, rec->path ? rec->path : "", rec->path ? strlen(rec->path) + 1 : 1);
+	h = hash_bytes(h, rec->build_id, rec->build_id_len);
+	h = hash_bytes(h, &rec->size, sizeof(rec->size));
+	h = hash_bytes(h, &rec->mtime_ns, sizeof(rec->mtime_ns));
+	h = hash_bytes(h, &db, sizeof(db));
+	h = hash_bytes(h, dd, strlen(dd) + 1);
+	return hash_bytes(h, &force, 1);
+}
+
+static bool same_opening(const struct image *img, const struct db_image *rec,
+			 const struct image_opts *o)
+{
+	const struct image_opts *io = &img->priv->opts;
+	const char *dd = o && o->debug_dir ? o->debug_dir : "";
+
+	return !strcmp(img->rec.key, rec->key) && !strcmp(img->rec.path, rec->path ? rec->path : "") &&
+	       img->rec.build_id_len == rec->build_id_len &&
+	       !memcmp(img->rec.build_id, rec->build_id, rec->build_id_len) &&
+	       img->rec.size == rec->size && img->rec.mtime_ns == rec->mtime_ns &&
+	       io->db == (o ? o->db : NULL) && io->force == (o && o->force) &&
+	       !strcmp(io->debug_dir ? io->debug_dir : "", dd);
+}
+
+/* The shared image opened from rec as o says, with a reference for the caller, or NULL (lock held). */
+static struct image *shared_find(uint64_t id, const struct db_image *rec, const struct image_opts *o)
+{
+	uint64_t k;
+
+	if (!u64map_get(&shared_images.by_identity, id, &k) || !k)
+		return NULL;
+	for (size_t i = k - 1; i < shared_images.n; i++) {
+		struct image *img = shared_images.v[i];
+
+		if (img && img->priv->identity == id && same_opening(img, rec, o)) {
+			img->priv->refs++;
+			return img;
+		}
+	}
+	return NULL;
+}
+
+/* Shares img (just opened), or returns the image shared meanwhile (img freed). */
+static struct image *shared_add(struct image *img)
+{
+	struct image_private *p = img->priv;
+	struct image *found;
+	uint64_t *slot;
+
+	pthread_mutex_lock(&shared_images.lock);
+	if ((found = shared_find(p->identity, &img->rec, &p->opts))) {
+		pthread_mutex_unlock(&shared_images.lock);
+		p->identity = 0;
+		image_free(img);
+		return found;
+	}
+	p->refs = 1;
+	ALLOC_GROW(shared_images.v, shared_images.n + 1, shared_images.alloc);
+	shared_images.v[shared_images.n++] = img;
+	slot = u64map_slot(&shared_images.by_identity, p->identity);
+	if (!*slot)
+		*slot = shared_images.n;
+	pthread_mutex_unlock(&shared_images.lock);
+	return img;
+}
+
+/*
+ * Drops a reference to a shared image: false while others hold it.  Its
+ * place is left empty; the index points past it to the next image of the
+ * same hash, or nowhere.
+ */
+static bool shared_put(struct image *img)
+{
+	struct image_private *p = img->priv;
+	bool last;
+
+	pthread_mutex_lock(&shared_images.lock);
+	last = !--p->refs;
+	if (last) {
+		uint64_t *slot = u64map_slot(&shared_images.by_identity, p->identity);
+		size_t i = *slot ? *slot - 1 : 0;
+
+		while (shared_images.v[i] != img)
+			i++;
+		shared_images.v[i] = NULL;
+		if (*slot == i + 1) {
+			*slot = 0;
+			for (size_t j = i + 1; j < shared_images.n && !*slot; j++)
+				if (shared_images.v[j] && shared_images.v[j]->priv->identity == p->identity)
+					*slot = j + 1;
+		}
+		/* nothing shared any more: the list starts again */
+		while (shared_images.n && !shared_images.v[shared_images.n - 1])
+			shared_images.n--;
+	}
+	pthread_mutex_unlock(&shared_images.lock);
+	return last;
+}
+
 struct image *image_open(const struct db_image *rec, const struct image_opts *opts)
 {
-	struct image *img = XNEW(struct image);
+	struct image *img;
 	const char *slash;
+	uint64_t id = 0;
 
+	if (rec->kind == IMAGE_FILE) {
+		id = identity_of(rec, opts);
+		pthread_mutex_lock(&shared_images.lock);
+		img = shared_find(id, rec, opts);
+		pthread_mutex_unlock(&shared_images.lock);
+		if (img)
+			return img;
+	}
+	img = XNEW(struct image);
 	img->priv = XNEW(struct image_private);
+	img->priv->identity = id;
 	if (opts)
 		img->priv->opts = *opts;
 	img->rec = *rec;
@@ -468,7 +603,7 @@ struct image *image_open(const struct db_image *rec, const struct image_opts *op
 	default:
 		set_state(img, IMAGE_NOTHING, xstrdup("samples that no image holds"));
 	}
-	return img;
+	return rec->kind == IMAGE_FILE ? shared_add(img) : img;
 }
 
 void image_free(struct image *img)
@@ -478,6 +613,8 @@ void image_free(struct image *img)
 	if (!img)
 		return;
 	p = img->priv;
+	if (p->identity && !shared_put(img))
+		return;
 	pthread_mutex_lock(&open_bins.lock);
 	lru_unlink(img);
 	pthread_mutex_unlock(&open_bins.lock);

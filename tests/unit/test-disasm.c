@@ -697,8 +697,15 @@ static void binaries_closed_and_opened_again(void **state)
 			size_t n;
 			uint8_t b[4];
 
-			if (!round)
-				img[k] = open_path(k ? a : copy, false);
+			if (!round) {
+				/* images of the same file are one: other debug directories make others */
+				struct db_image rec = { .kind = IMAGE_FILE, .path = k ? a : copy };
+				char dd[32];
+				struct image_opts o = { .debug_dir = dd };
+
+				snprintf(dd, sizeof(dd), "/nonexistent/%d", k);
+				img[k] = image_open(&rec, &o);
+			}
 			assert_int_equal(image_decode(img[k], by_name(img[k], "main"), &v, &n), 0);
 			assert_int_equal(image_read(img[k], v[0].addr, b, sizeof(b)), 0);
 			if (!n0) {
@@ -734,6 +741,25 @@ static void binaries_closed_and_opened_again(void **state)
 	free(copy);
 	free(a);
 	free(np);
+}
+
+/* The images of one file opened twice (two epochs of it) are one, until both are freed. */
+static void images_of_a_file_shared(void **state)
+{
+	char *a = program("shapes-O2");
+	struct image *x = open_path(a, false), *y = open_path(a, false), *z = open_path(a, true);
+
+	assert_ptr_equal(x, y);
+	assert_true(x != z);     /* forced: opened otherwise */
+	assert_non_null(by_name(x, "main"));
+	image_free(x);
+	assert_non_null(by_name(y, "main"));
+	image_free(y);
+	y = open_path(a, false);
+	assert_non_null(by_name(y, "main"));
+	image_free(y);
+	image_free(z);
+	free(a);
 }
 
 static void malformed_elf(void **state)
@@ -862,6 +888,7 @@ int main(void)
 		cmocka_unit_test(debug_files),
 		cmocka_unit_test(missing_and_changed),
 		cmocka_unit_test(binaries_closed_and_opened_again),
+		cmocka_unit_test(images_of_a_file_shared),
 		cmocka_unit_test(malformed_elf),
 		cmocka_unit_test(vdso),
 		cmocka_unit_test(dwarf_lines_and_inlines),
