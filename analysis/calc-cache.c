@@ -22,6 +22,7 @@
 #include "analysis/calc-cache.h"
 #include "analysis/calc-cache-id.h"
 #include "analysis/calc-int.h"
+#include "analysis/calc-memo.h"
 
 #include <capstone/capstone.h>
 #include <pthread.h>
@@ -757,10 +758,15 @@ static int read_index(const uint8_t *p, size_t len, unsigned count, const struct
 int calc_cache_check_payload(const void *payload, size_t len, unsigned count, const char **why)
 {
 	const struct cpu_model *m = cpu_model_generic();
+	struct cursor first = CURSOR_INIT(payload, len);
 	struct centry *ent;
+	uint64_t format;
 	size_t n;
 	int r = 0;
 
+	/* a memo of a view's figures (calc-memo.h) lives beside the static parts */
+	if (!cursor_varint(&first, &format) && format == CALC_MEMO_FORMAT)
+		return calc_memo_check_payload(payload, len, count, why);
 	if (read_index(payload, len, count, NULL, &ent, &n, why) < 0)
 		return -1;
 	for (size_t k = 0; k < n && !r; k++) {

@@ -12,6 +12,7 @@
 #include "core/utf8.h"
 #include "core/xalloc.h"
 #include "disasm/srcfile.h"
+#include "analysis/calc-memo.h"
 #include "analysis/epochview-open.h"
 #include "tui/job.h"
 #include "tui/view.h"
@@ -281,12 +282,24 @@ const char *proc_analysis_culprit(const struct proc_analysis *an)
  * summary said at the end (the same whatever the threads' timing), and
  * says nothing else; what a row that could be analysed said stays said.
  */
+/* Row i's figures (any thread): final once ready. */
+static void set_figures(struct procs_calc *res, size_t i, const struct calc_procrow *row)
+{
+	struct proc_analysis *an = &res->an[i];
+
+	an->valid = true;
+	an->cpi = row->cpi;
+	an->best_cpi = row->best_cpi;
+	an->dominant = (int8_t)(row->dominant >= 0 ? row->dominant : -1);
+	an->culprit_share = row->dominant_share;
+	an->high_conf = row->high_share;
+}
+
 static void fill_row(void *ctx, size_t k, struct calc *c, int r)
 {
 	struct procs_calc_arg *a = ctx;
 	struct procs_calc *res = a->res;
 	size_t i = a->row_of[k];
-	struct proc_analysis *an = &res->an[i];
 	struct calc_procrow row;
 
 	if (r) {
@@ -304,12 +317,8 @@ static void fill_row(void *ctx, size_t k, struct calc *c, int r)
 		atomic_fetch_add(&res->n_failed, 1);
 	} else {
 		calc_procrow(c, &row);
-		an->valid = true;
-		an->cpi = row.cpi;
-		an->best_cpi = row.best_cpi;
-		an->dominant = (int8_t)(row.dominant >= 0 ? row.dominant : -1);
-		an->culprit_share = row.dominant_share;
-		an->high_conf = row.high_share;
+		set_figures(res, i, &row);
+		calc_memo_put(a->memo, a->refs[k].image, a->refs[k].proc, &row);
 	}
 	workpool_progress(atomic_fetch_add(&res->n_analysed, 1) + 1, res->n_todo);
 	atomic_store_explicit(&res->ready[i], 1, memory_order_release);
@@ -327,6 +336,19 @@ void data_calc_procs(struct job *job)
 		goto done;
 	co.cache = a->cache;
 	rows.v = &a->se->view;
+	/* what an earlier session found of these very rows first */
+	a->memo = calc_memo_open(a->se->db, &a->se->view, &co);
+	for (size_t k = 0; k < a->n; k++) {
+		struct calc_procrow row;
+
+		if (!a->refs[k].proc ||
+		    !calc_memo_get(a->memo, a->refs[k].image, a->refs[k].proc, &row))
+			continue;
+		set_figures(res, a->row_of[k], &row);
+		a->refs[k].proc = NULL;
+		atomic_fetch_add(&res->n_analysed, 1);
+		atomic_store_explicit(&res->ready[a->row_of[k]], 1, memory_order_release);
+	}
 	pthread_mutex_lock(&res->want_lock);
 	res->rows = &rows;
 	pthread_mutex_unlock(&res->want_lock);
@@ -334,6 +356,9 @@ void data_calc_procs(struct job *job)
 	pthread_mutex_lock(&res->want_lock);
 	res->rows = NULL;
 	pthread_mutex_unlock(&res->want_lock);
+	/* what was found is kept, also when the job was cancelled half way */
+	calc_memo_close(a->memo);
+	a->memo = NULL;
 	if (r)
 		return;
 	if (atomic_load(&res->n_failed)) {

@@ -25,6 +25,7 @@
 #include "analysis/calc-cache.h"
 #include "analysis/calc-draw.h"
 #include "analysis/calc-each.h"
+#include "analysis/calc-memo.h"
 #include "analysis/calc-json.h"
 #include "analysis/epochview.h"
 #include "core/die.h"
@@ -410,12 +411,111 @@ static void decoder_refuses_damage(void **state)
 	strbuf_release(&buf);
 }
 
+/*
+ * A view's figures kept per epoch (calc-memo.h): read back exactly as
+ * found, for the same procedures only; other options are another memo; a
+ * damaged one is said and made again; dcpidb check's decoder accepts it.
+ */
+struct memo_ctx {
+	struct calc_memo *m;
+	struct calc_procrow rows[PROCS];
+	const struct proc *procs[PROCS];
+	size_t n;
+};
+
+static void memo_row(void *ctx, size_t i, struct calc *c, int r)
+{
+	struct memo_ctx *mc = ctx;
+
+	if (r)
+		return;
+	calc_procrow(c, &mc->rows[i]);
+	calc_memo_put(mc->m, 0, c->list.ref.proc, &mc->rows[i]);
+}
+
+static void memo_round(struct memo_ctx *mc, enum calc_sched mode, bool analyse_them)
+{
+	char *db_path = xasprintf("%s/db", dir);
+	struct db *db = db_open(db_path, 0);
+	struct calc_opts o = CALC_OPTS_INIT;
+	struct epoch_view v;
+	struct proc_ref *refs;
+	struct proctab *tab;
+
+	assert_non_null(db);
+	assert_int_equal(epoch_view_open(&v, db, NULL, NULL), 0);
+	o.sched = mode;
+	mc->m = calc_memo_open(db, &v, &o);
+	assert_non_null(mc->m);
+	tab = image_procs(epoch_view_image(&v, 0));
+	mc->n = tab->n < PROCS ? tab->n : PROCS;
+	refs = xcalloc(mc->n + 1, sizeof(*refs));
+	for (size_t k = 0; k < mc->n; k++)
+		refs[k] = (struct proc_ref){ 0, &tab->v[k] };
+	if (analyse_them) {
+		calc_each(&v, refs, mc->n, &o, 2, memo_row, mc);
+	} else {
+		for (size_t k = 0; k < mc->n; k++) {
+			struct calc_procrow row;
+			bool found = calc_memo_get(mc->m, 0, &tab->v[k], &row);
+
+			assert_int_equal(found, mc->rows[k].cpi != 0 || mc->rows[k].samples != 0 ||
+							mc->rows[k].best_cpi != 0);
+			if (found)
+				assert_memory_equal(&row, &mc->rows[k], sizeof(row));
+		}
+	}
+	calc_memo_close(mc->m);
+	free(refs);
+	epoch_view_release(&v);
+	db_close(db);
+	free(db_path);
+}
+
+static unsigned memo_warnings;
+
+static void count_memo_warnings(enum report_level level, const char *msg)
+{
+	memo_warnings += level == REPORT_WARNING && strstr(msg, "damaged");
+}
+
+static void memo_of_figures(void **state)
+{
+	struct memo_ctx mc;
+	char *cmd;
+
+	(void)state;
+	memset(&mc, 0, sizeof(mc));
+	remove_calc();
+	memo_round(&mc, CALC_SCHED_LOOP, true);
+	memo_round(&mc, CALC_SCHED_LOOP, false);
+	/* another schedule: another memo, nothing found */
+	{
+		struct memo_ctx other;
+
+		memset(&other, 0, sizeof(other));
+		memo_round(&other, CALC_SCHED_COLD, false);
+	}
+	/* every memo file decodes as dcpidb check decodes it; a damaged one is made again */
+	cmd = xasprintf("for f in '%s'/db/calc/*; do dd if=/dev/zero of=\"$f\" bs=1 seek=60 count=8 "
+			"conv=notrunc 2>/dev/null; done", dir);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+	set_report_routine(count_memo_warnings);
+	memo_round(&mc, CALC_SCHED_LOOP, true);
+	set_report_routine(NULL);
+	assert_int_equal(memo_warnings, 1);
+	memo_round(&mc, CALC_SCHED_LOOP, false);
+	remove_calc();
+}
+
 int main(void)
 {
 	static const struct CMUnitTest tests[] = {
 		cmocka_unit_test(cached_reports_are_the_same),
 		cmocka_unit_test(damaged_cache_is_made_again),
 		cmocka_unit_test(decoder_refuses_damage),
+		cmocka_unit_test(memo_of_figures),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

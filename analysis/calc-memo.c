@@ -1,0 +1,390 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * analysis/calc-memo.c - a view's figures of every procedure of an epoch,
+ * kept (calc-memo.h).
+ *
+ * The payload (a blob DCPICALC, as the cached static parts; docs/db-format.md
+ * "Cached analyses"):
+ *
+ *   u format (CALC_MEMO_FORMAT)   s analysis   s digest   s model
+ *   u images   per image: s key, u rows, the rows by start:
+ *     u start - previous start, u end - start, f samples, f cpi, f best_cpi,
+ *     s dominant, u candidates, f dominant_share, f high_share
+ *
+ * (u: a varint, s: a zigzag varint or a varint length and bytes, f: a
+ * double's 8 bytes, little-endian: figures kept exactly).
+ */
+#include "config.h"
+
+#include "analysis/calc-memo.h"
+#include "analysis/calc-cache-id.h"
+
+#include <capstone/capstone.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/cursor.h"
+#include "core/die.h"
+#include "core/hash.h"
+#include "core/search.h"
+#include "core/strbuf.h"
+#include "core/varint.h"
+#include "core/xalloc.h"
+#include "db/binaries.h"
+#include "db/blob.h"
+#include "db/db.h"
+#include "model/model.h"
+
+/* What made the figures: this version and a digest of every source of the library. */
+#define ANALYSIS "dcpi " PACKAGE_VERSION " " CALC_MEMO_SOURCES
+#define KEY_MAX 64
+
+struct memo_row {
+	uint32_t image;             /* index in the view */
+	uint64_t start, end;
+	struct calc_procrow row;
+};
+
+struct calc_memo {
+	struct db *db;
+	struct epoch_view *v;
+	char hex[KEY_MAX + 1], model[DB_CALC_MODEL_MAX + 1];
+	struct memo_row *rows;      /* sorted by (image, start) once read */
+	size_t n, n_read, alloc;    /* rows [0, n_read) from the database, sorted */
+	pthread_mutex_t lock;       /* put */
+};
+
+/* ---- what a memo is made from --------------------------------------------------- */
+
+#define MIX(x) do { for (int k_ = 0; k_ < 4; k_++) h[k_] = hash_bytes(h[k_], &(x), sizeof(x)); } while (0)
+#define MIXS(s) do { const char *s_ = (s) ? (s) : ""; \
+	for (int k_ = 0; k_ < 4; k_++) h[k_] = hash_bytes(h[k_], s_, strlen(s_) + 1); } while (0)
+
+/* The metadata the figures depend on (field by field: structs have padding). */
+static void hash_meta(uint64_t h[4], const struct epoch_meta *m)
+{
+	MIX(m->seq);
+	MIX(m->start_ns);
+	MIX(m->end_ns);
+	MIXS(m->cpu_model);
+	MIXS(m->cpu_vendor);
+	MIX(m->cpu_family);
+	MIX(m->cpu_model_id);
+	MIX(m->cpu_mhz);
+	MIX(m->ncpus);
+	MIX(m->core_sig.addimm_per_cycle);
+	MIX(m->core_sig.alu_per_cycle);
+	MIX(m->core_sig.load_lat);
+	MIX(m->core_sig.div_lat);
+	for (size_t i = 0; i < m->n_events; i++) {
+		const struct epoch_event *e = &m->events[i];
+
+		MIX(e->event);
+		MIX(e->used);
+		MIX(e->period);
+		MIX(e->samples);
+		MIX(e->time_enabled);
+		MIX(e->time_running);
+	}
+	for (size_t i = 0; i < m->n_counters; i++) {
+		MIXS(m->counters[i].name);
+		MIX(m->counters[i].value);
+	}
+	for (size_t i = 0; i < m->n_calibs; i++) {
+		const struct epoch_calib *c = &m->calibs[i];
+
+		MIX(c->event);
+		MIX(c->cycles);
+		MIX(c->period);
+		MIX(c->mhz);
+		MIXS(c->how);
+		MIX(c->imul_mhz);
+		MIX(c->error);
+	}
+}
+
+/* DIGEST: the epoch, every image's samples, the options, the model, the build. */
+static void digest(const struct epoch_view *v, const struct calc_opts *o, const char *model,
+		   char hex[KEY_MAX + 1])
+{
+	uint64_t h[4] = { HASH_FNV_INIT, HASH_FNV_INIT ^ 1, HASH_FNV_INIT ^ 2, HASH_FNV_INIT ^ 3 };
+	int cs = cs_version(NULL, NULL);
+
+	MIXS(ANALYSIS);
+	MIX(cs);
+	MIXS(model);
+	MIX(o->sched);
+	MIX(o->flow);
+	MIX(o->skid);
+	MIX(o->mhz);
+	MIX(o->period_cycles);
+	MIX(v->opts.force);
+	MIXS(v->opts.debug_dir);
+	MIX(v->seq);
+	if (v->meta_ok)
+		hash_meta(h, &v->meta);
+	for (size_t i = 0; i < v->n_images; i++) {
+		MIXS(v->images[i].rec->key);
+		MIXS(v->images[i].rec->path);
+		MIX(v->images[i].samples);
+		MIX(v->images[i].unread);
+	}
+	for (int k = 0; k < 4; k++)
+		snprintf(hex + 16 * k, 17, "%016llx", (unsigned long long)hash_u64(h[k]));
+}
+
+/* ---- the payload ------------------------------------------------------------------- */
+
+static void put_f(struct strbuf *sb, double x)
+{
+	uint64_t bits;
+	char b[8];
+
+	memcpy(&bits, &x, sizeof(bits));
+	for (int k = 0; k < 8; k++)
+		b[k] = (char)(bits >> (8 * k));
+	strbuf_add(sb, b, 8);
+}
+
+static double get_f(struct cursor *c)
+{
+	uint64_t bits = 0;
+	double x;
+
+	cursor_le64(c, &bits);
+	memcpy(&x, &bits, sizeof(x));
+	return x;
+}
+
+static void put_str(struct strbuf *sb, const char *s)
+{
+	strbuf_add_varint_string(sb, s, strlen(s));
+}
+
+/* A string of the payload: true if it is want (or want is NULL); false if not, or damaged. */
+static bool get_same(struct cursor *c, const char *want, size_t max)
+{
+	size_t len;
+	const char *s = cursor_string(c, max, &len);
+
+	return s && (!want || (len == strlen(want) && !memcmp(s, want, len)));
+}
+
+static int by_image_start(const void *x, const void *y)
+{
+	const struct memo_row *a = x, *b = y;
+
+	if (a->image != b->image)
+		return a->image < b->image ? -1 : 1;
+	return a->start < b->start ? -1 : a->start > b->start;
+}
+
+static void encode(struct calc_memo *m, struct strbuf *out)
+{
+	strbuf_add_varint(out, CALC_MEMO_FORMAT);
+	put_str(out, ANALYSIS);
+	put_str(out, m->hex);
+	put_str(out, m->model);
+	qsort(m->rows, m->n, sizeof(*m->rows), by_image_start);
+	/* rows of an image found twice (two threads, or read and put): the first */
+	size_t kept = 0, images = 0;
+
+	for (size_t k = 0; k < m->n; k++)
+		if (!kept || by_image_start(&m->rows[kept - 1], &m->rows[k]))
+			m->rows[kept++] = m->rows[k];
+	m->n = kept;
+	for (size_t k = 0; k < m->n; k++)
+		images += !k || m->rows[k].image != m->rows[k - 1].image;
+	strbuf_add_varint(out, images);
+	for (size_t k = 0, next; k < m->n; k = next) {
+		uint64_t prev = 0;
+
+		for (next = k; next < m->n && m->rows[next].image == m->rows[k].image; next++)
+			;
+		put_str(out, m->v->images[m->rows[k].image].rec->key);
+		strbuf_add_varint(out, next - k);
+		for (size_t j = k; j < next; j++) {
+			const struct memo_row *r = &m->rows[j];
+
+			strbuf_add_varint(out, r->start - prev);
+			strbuf_add_varint(out, r->end - r->start);
+			put_f(out, r->row.samples);
+			put_f(out, r->row.cpi);
+			put_f(out, r->row.best_cpi);
+			strbuf_add_varint(out, varint_zigzag((uint64_t)(int64_t)r->row.dominant));
+			strbuf_add_varint(out, r->row.candidates);
+			put_f(out, r->row.dominant_share);
+			put_f(out, r->row.high_share);
+			prev = r->start;
+		}
+	}
+}
+
+/*
+ * Reads a payload (made for hex and model when m is not NULL: the rows of
+ * images of m's view into it).  0, 1 if it is another's (stale), -1 with
+ * c->why if damaged.
+ */
+static int decode(struct cursor *c, struct calc_memo *m, unsigned count)
+{
+	uint64_t format, images, total = 0;
+
+	if (cursor_varint(c, &format) || format != CALC_MEMO_FORMAT)
+		return cursor_fail(c, "not a memo of figures");
+	if (!get_same(c, m ? ANALYSIS : NULL, 128) || !get_same(c, m ? m->hex : NULL, KEY_MAX) ||
+	    !get_same(c, m ? m->model : NULL, DB_CALC_MODEL_MAX))
+		return c->why ? -1 : 1;
+	if (cursor_count(c, &images, UINT32_MAX, 2))
+		return -1;
+	for (uint64_t i = 0; i < images; i++) {
+		char key[PROFILE_KEY_MAX + 1];
+		size_t len;
+		const char *s = cursor_string(c, PROFILE_KEY_MAX, &len);
+		const struct db_image *rec;
+		uint64_t n, start = 0, size, dominant;
+		ptrdiff_t img = -1;
+
+		if (!s || cursor_count(c, &n, UINT32_MAX, 4 + 5 * 8))
+			return -1;
+		memcpy(key, s, len);
+		key[len] = '\0';
+		if (m && (rec = image_index_find(&m->v->index, key)))
+			img = rec - m->v->index.v;
+		total += n;
+		for (uint64_t k = 0; k < n; k++) {
+			struct memo_row r = { 0 };
+			uint64_t delta, candidates;
+
+			if (cursor_varint(c, &delta) || (k && !delta) || cursor_varint(c, &size) || !size)
+				return cursor_fail(c, "rows out of order");
+			start += delta;
+			r.start = start;
+			r.end = start + size;
+			r.row.samples = get_f(c);
+			r.row.cpi = get_f(c);
+			r.row.best_cpi = get_f(c);
+			cursor_varint(c, &dominant);
+			cursor_varint(c, &candidates);
+			r.row.dominant = (int)(int64_t)varint_unzigzag(dominant);
+			r.row.candidates = (unsigned)candidates;
+			r.row.dominant_share = get_f(c);
+			r.row.high_share = get_f(c);
+			if (c->why)
+				return -1;
+			if (img >= 0 && (size_t)img < m->v->n_images) {
+				r.image = (uint32_t)img;
+				ALLOC_GROW(m->rows, m->n + 1, m->alloc);
+				m->rows[m->n++] = r;
+			}
+		}
+	}
+	if (c->p != c->end)
+		return cursor_fail(c, "bytes after the rows");
+	if (total != count)
+		return cursor_fail(c, "row count differs from the header's");
+	return 0;
+}
+
+int calc_memo_check_payload(const void *payload, size_t len, unsigned count, const char **why)
+{
+	struct cursor c = CURSOR_INIT(payload, len);
+
+	if (decode(&c, NULL, count) < 0) {
+		*why = c.why;
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- the memo ------------------------------------------------------------------------ */
+
+static void load(struct calc_memo *m)
+{
+	struct strbuf buf = STRBUF_INIT;
+	struct blob_header h;
+	const char *why = NULL;
+	int r = db_calc_load(m->db, m->hex, m->model, &buf, &h, &why);
+
+	if (!r) {
+		struct cursor c = CURSOR_INIT(buf.buf + BLOB_HEADER_SIZE, (size_t)h.payload_size);
+
+		if ((r = decode(&c, m, h.count)) < 0)
+			why = c.why;
+	}
+	if (r) {
+		m->n = 0;   /* stale or damaged: made again */
+		if (r < 0)
+			warning("cached figures '%s/calc/%s.%s' are damaged: %s (made again)",
+				m->db->path, m->hex, m->model, why);
+	}
+	qsort(m->rows, m->n, sizeof(*m->rows), by_image_start);
+	m->n_read = m->n;
+	strbuf_release(&buf);
+}
+
+struct calc_memo *calc_memo_open(struct db *db, struct epoch_view *v, const struct calc_opts *o)
+{
+	static const struct calc_opts defaults = CALC_OPTS_INIT;
+	const struct cpu_model *model;
+	struct calc_memo *m;
+
+	if (!o)
+		o = &defaults;
+	if (o->est || !db)
+		return NULL;
+	model = o->model ? o->model : cpu_model_for(v->meta_ok ? &v->meta : NULL, NULL);
+	if (!model || !db_calc_model_valid(model->name))
+		return NULL;
+	m = XNEW(struct calc_memo);
+	m->db = db;
+	m->v = v;
+	snprintf(m->model, sizeof(m->model), "%s", model->name);
+	digest(v, o, m->model, m->hex);
+	pthread_mutex_init(&m->lock, NULL);
+	load(m);
+	return m;
+}
+
+bool calc_memo_get(struct calc_memo *m, size_t image, const struct proc *p, struct calc_procrow *row)
+{
+	const struct memo_row *v;
+	size_t lo;
+
+	if (!m || !m->n_read)
+		return false;
+	v = m->rows;
+	lo = LOWER_BOUND(m->n_read, k, v[k].image < image || (v[k].image == image && v[k].start < p->start));
+	if (lo >= m->n_read || v[lo].image != image || v[lo].start != p->start || v[lo].end != p->end)
+		return false;
+	*row = v[lo].row;
+	return true;
+}
+
+void calc_memo_put(struct calc_memo *m, size_t image, const struct proc *p,
+		   const struct calc_procrow *row)
+{
+	if (!m)
+		return;
+	pthread_mutex_lock(&m->lock);
+	ALLOC_GROW(m->rows, m->n + 1, m->alloc);
+	m->rows[m->n++] = (struct memo_row){ (uint32_t)image, p->start, p->end, *row };
+	pthread_mutex_unlock(&m->lock);
+}
+
+void calc_memo_close(struct calc_memo *m)
+{
+	struct strbuf out = STRBUF_INIT;
+
+	if (!m)
+		return;
+	if (m->n > m->n_read) {
+		encode(m, &out);
+		if (m->n <= UINT32_MAX)
+			db_calc_store(m->db, m->hex, m->model, (uint32_t)m->n, out.buf, out.len);
+	}
+	strbuf_release(&out);
+	free(m->rows);
+	pthread_mutex_destroy(&m->lock);
+	free(m);
+}
