@@ -651,7 +651,7 @@ struct cfile {
  * forgotten (read again when needed).  A session that analyses a million
  * procedures must not hold them all.
  */
-#define HELD_MAX (48u << 20)
+#define HELD_MAX (16u << 20)
 
 struct calc_cache {
 	pthread_mutex_t lock;

@@ -72,7 +72,7 @@ static void row_work(void *arg, size_t i)
 	struct calc c;
 	int r;
 
-	if (!cr->refs[i].proc)
+	if (!cr->refs[i].proc || (cr->wanted && !cr->wanted(cr->ctx, i)))
 		return;
 	r = analyse(&c, cr->v, &cr->view_lock, &cr->refs[i], cr->o);
 	cr->row(cr->ctx, i, &c, r);

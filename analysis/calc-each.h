@@ -19,6 +19,7 @@
 #define DCPI_CORE_ANALYSIS_CALC_EACH_H
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "analysis/calc.h"
@@ -33,7 +34,8 @@ void calc_each(struct epoch_view *v, const struct proc_ref *refs, size_t n,
 	       void (*each)(void *ctx, size_t i, struct calc *c, int r), void *ctx);
 
 /*
- * The same in any order, for a view: refs[i] with proc NULL are skipped;
+ * The same in any order, for a view: refs[i] with proc NULL are skipped
+ * (and those wanted() refuses, when it is given: figures found elsewhere);
  * row(ctx, i, c, r) runs on the thread that analysed refs[i], with what
  * the analysis reported in its capture log (core/die.h: kept, and said in
  * the order of refs, unless row clears it).  In a task, it gives way to
@@ -52,6 +54,7 @@ struct calc_rows {
 	unsigned threads;               /* 0: one per CPU */
 	void (*row)(void *ctx, size_t i, struct calc *c, int r);
 	void *ctx;
+	bool (*wanted)(void *ctx, size_t i);   /* NULL, or false: refs[i] is skipped too */
 	/* private */
 	pthread_mutex_t view_lock;
 	struct workpool_batch batch;

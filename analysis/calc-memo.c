@@ -8,8 +8,8 @@
  *
  *   u format (CALC_MEMO_FORMAT)   s analysis   s digest   s model
  *   u images   per image: s key, u rows, the rows by start:
- *     u start - previous start, u end - start, f samples, f cpi, f best_cpi,
- *     s dominant, u candidates, f dominant_share, f high_share
+ *     u start - previous start, u end - start, f cpi, f best_cpi, s dominant,
+ *     f dominant_share, f high_share
  *
  * (u: a varint, s: a zigzag varint or a varint length and bytes, f: a
  * double's 8 bytes, little-endian: figures kept exactly).
@@ -20,7 +20,6 @@
 #include "analysis/calc-cache-id.h"
 
 #include <capstone/capstone.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,19 +39,21 @@
 #define ANALYSIS "dcpi " PACKAGE_VERSION " " CALC_MEMO_SOURCES
 #define KEY_MAX 64
 
+/* A procedure's figures: those a view shows. */
 struct memo_row {
 	uint32_t image;             /* index in the view */
+	int32_t dominant;
 	uint64_t start, end;
-	struct calc_procrow row;
+	double cpi, best_cpi, dominant_share, high_share;
 };
 
 struct calc_memo {
 	struct db *db;
 	struct epoch_view *v;
 	char hex[KEY_MAX + 1], model[DB_CALC_MODEL_MAX + 1];
-	struct memo_row *rows;      /* sorted by (image, start) once read */
-	size_t n, n_read, alloc;    /* rows [0, n_read) from the database, sorted */
-	pthread_mutex_t lock;       /* put */
+	struct memo_row *rows;      /* what the database held, sorted by (image, start) */
+	size_t n, alloc;
+	size_t held;                /* how many it held */
 };
 
 /* ---- what a memo is made from --------------------------------------------------- */
@@ -180,43 +181,35 @@ static int by_image_start(const void *x, const void *y)
 	return a->start < b->start ? -1 : a->start > b->start;
 }
 
-static void encode(struct calc_memo *m, struct strbuf *out)
+/* The payload of rows v[0..n) (sorted by image and start, one per procedure). */
+static void encode(const struct calc_memo *m, const struct memo_row *v, size_t n,
+		   struct strbuf *out)
 {
+	size_t images = 0;
+
 	strbuf_add_varint(out, CALC_MEMO_FORMAT);
 	put_str(out, ANALYSIS);
 	put_str(out, m->hex);
 	put_str(out, m->model);
-	qsort(m->rows, m->n, sizeof(*m->rows), by_image_start);
-	/* rows of an image found twice (two threads, or read and put): the first */
-	size_t kept = 0, images = 0;
-
-	for (size_t k = 0; k < m->n; k++)
-		if (!kept || by_image_start(&m->rows[kept - 1], &m->rows[k]))
-			m->rows[kept++] = m->rows[k];
-	m->n = kept;
-	for (size_t k = 0; k < m->n; k++)
-		images += !k || m->rows[k].image != m->rows[k - 1].image;
+	for (size_t k = 0; k < n; k++)
+		images += !k || v[k].image != v[k - 1].image;
 	strbuf_add_varint(out, images);
-	for (size_t k = 0, next; k < m->n; k = next) {
+	for (size_t k = 0, next; k < n; k = next) {
 		uint64_t prev = 0;
 
-		for (next = k; next < m->n && m->rows[next].image == m->rows[k].image; next++)
+		for (next = k; next < n && v[next].image == v[k].image; next++)
 			;
-		put_str(out, m->v->images[m->rows[k].image].rec->key);
+		put_str(out, m->v->images[v[k].image].rec->key);
 		strbuf_add_varint(out, next - k);
 		for (size_t j = k; j < next; j++) {
-			const struct memo_row *r = &m->rows[j];
-
-			strbuf_add_varint(out, r->start - prev);
-			strbuf_add_varint(out, r->end - r->start);
-			put_f(out, r->row.samples);
-			put_f(out, r->row.cpi);
-			put_f(out, r->row.best_cpi);
-			strbuf_add_varint(out, varint_zigzag((uint64_t)(int64_t)r->row.dominant));
-			strbuf_add_varint(out, r->row.candidates);
-			put_f(out, r->row.dominant_share);
-			put_f(out, r->row.high_share);
-			prev = r->start;
+			strbuf_add_varint(out, v[j].start - prev);
+			strbuf_add_varint(out, v[j].end - v[j].start);
+			put_f(out, v[j].cpi);
+			put_f(out, v[j].best_cpi);
+			strbuf_add_varint(out, varint_zigzag((uint64_t)(int64_t)v[j].dominant));
+			put_f(out, v[j].dominant_share);
+			put_f(out, v[j].high_share);
+			prev = v[j].start;
 		}
 	}
 }
@@ -245,7 +238,7 @@ static int decode(struct cursor *c, struct calc_memo *m, unsigned count)
 		uint64_t n, start = 0, size, dominant;
 		ptrdiff_t img = -1;
 
-		if (!s || cursor_count(c, &n, UINT32_MAX, 4 + 5 * 8))
+		if (!s || cursor_count(c, &n, UINT32_MAX, 3 + 4 * 8))
 			return -1;
 		memcpy(key, s, len);
 		key[len] = '\0';
@@ -254,22 +247,19 @@ static int decode(struct cursor *c, struct calc_memo *m, unsigned count)
 		total += n;
 		for (uint64_t k = 0; k < n; k++) {
 			struct memo_row r = { 0 };
-			uint64_t delta, candidates;
+			uint64_t delta;
 
 			if (cursor_varint(c, &delta) || (k && !delta) || cursor_varint(c, &size) || !size)
 				return cursor_fail(c, "rows out of order");
 			start += delta;
 			r.start = start;
 			r.end = start + size;
-			r.row.samples = get_f(c);
-			r.row.cpi = get_f(c);
-			r.row.best_cpi = get_f(c);
+			r.cpi = get_f(c);
+			r.best_cpi = get_f(c);
 			cursor_varint(c, &dominant);
-			cursor_varint(c, &candidates);
-			r.row.dominant = (int)(int64_t)varint_unzigzag(dominant);
-			r.row.candidates = (unsigned)candidates;
-			r.row.dominant_share = get_f(c);
-			r.row.high_share = get_f(c);
+			r.dominant = (int32_t)(int64_t)varint_unzigzag(dominant);
+			r.dominant_share = get_f(c);
+			r.high_share = get_f(c);
 			if (c->why)
 				return -1;
 			if (img >= 0 && (size_t)img < m->v->n_images) {
@@ -319,7 +309,7 @@ static void load(struct calc_memo *m)
 				m->db->path, m->hex, m->model, why);
 	}
 	qsort(m->rows, m->n, sizeof(*m->rows), by_image_start);
-	m->n_read = m->n;
+	m->held = m->n;
 	strbuf_release(&buf);
 }
 
@@ -341,7 +331,6 @@ struct calc_memo *calc_memo_open(struct db *db, struct epoch_view *v, const stru
 	m->v = v;
 	snprintf(m->model, sizeof(m->model), "%s", model->name);
 	digest(v, o, m->model, m->hex);
-	pthread_mutex_init(&m->lock, NULL);
 	load(m);
 	return m;
 }
@@ -351,40 +340,66 @@ bool calc_memo_get(struct calc_memo *m, size_t image, const struct proc *p, stru
 	const struct memo_row *v;
 	size_t lo;
 
-	if (!m || !m->n_read)
+	if (!m || !m->n)
 		return false;
 	v = m->rows;
-	lo = LOWER_BOUND(m->n_read, k, v[k].image < image || (v[k].image == image && v[k].start < p->start));
-	if (lo >= m->n_read || v[lo].image != image || v[lo].start != p->start || v[lo].end != p->end)
+	lo = LOWER_BOUND(m->n, k, v[k].image < image || (v[k].image == image && v[k].start < p->start));
+	if (lo >= m->n || v[lo].image != image || v[lo].start != p->start || v[lo].end != p->end)
 		return false;
-	*row = v[lo].row;
+	memset(row, 0, sizeof(*row));
+	row->cpi = v[lo].cpi;
+	row->best_cpi = v[lo].best_cpi;
+	row->dominant = v[lo].dominant;
+	row->dominant_share = v[lo].dominant_share;
+	row->high_share = v[lo].high_share;
 	return true;
 }
 
-void calc_memo_put(struct calc_memo *m, size_t image, const struct proc *p,
-		   const struct calc_procrow *row)
+void calc_memo_done_reading(struct calc_memo *m)
 {
 	if (!m)
 		return;
-	pthread_mutex_lock(&m->lock);
-	ALLOC_GROW(m->rows, m->n + 1, m->alloc);
-	m->rows[m->n++] = (struct memo_row){ (uint32_t)image, p->start, p->end, *row };
-	pthread_mutex_unlock(&m->lock);
+	free(m->rows);
+	m->rows = NULL;
+	m->n = m->alloc = 0;
 }
 
-void calc_memo_close(struct calc_memo *m)
+void calc_memo_close(struct calc_memo *m, size_t n, calc_memo_row_fn row, void *ctx)
 {
 	struct strbuf out = STRBUF_INIT;
+	struct memo_row *v = NULL;
+	size_t kept = 0, alloc = 0;
 
 	if (!m)
 		return;
-	if (m->n > m->n_read) {
-		encode(m, &out);
-		if (m->n <= UINT32_MAX)
-			db_calc_store(m->db, m->hex, m->model, (uint32_t)m->n, out.buf, out.len);
+	for (size_t k = 0; k < n; k++) {
+		struct calc_procrow r;
+		const struct proc *p;
+		size_t image;
+
+		if (!row(ctx, k, &image, &p, &r) || image > UINT32_MAX)
+			continue;
+		ALLOC_GROW(v, kept + 1, alloc);
+		v[kept++] = (struct memo_row){ (uint32_t)image, r.dominant, p->start, p->end, r.cpi,
+					       r.best_cpi, r.dominant_share, r.high_share };
+	}
+	qsort(v, kept, sizeof(*v), by_image_start);
+	/* a procedure twice (rows per process): once */
+	size_t u = 0;
+
+	for (size_t k = 0; k < kept; k++)
+		if (!u || by_image_start(&v[u - 1], &v[k]))
+			v[u++] = v[k];
+	if (u > m->held && u <= UINT32_MAX) {
+		/* what the database held is let go first: the rows in v are all there is */
+		calc_memo_done_reading(m);
+		encode(m, v, u, &out);
+		free(v);
+		v = NULL;
+		db_calc_store(m->db, m->hex, m->model, (uint32_t)u, out.buf, out.len);
 	}
 	strbuf_release(&out);
+	free(v);
 	free(m->rows);
-	pthread_mutex_destroy(&m->lock);
 	free(m);
 }

@@ -17,8 +17,8 @@
  * damaged one is made again with a warning).
  *
  *   struct calc_memo *m = calc_memo_open(db, &view, &opts);
- *   if (calc_memo_get(m, image, proc, &row)) ... else { analyse; calc_memo_put(m, image, proc, &row); }
- *   calc_memo_close(m);                          // stores what was put
+ *   for each procedure: calc_memo_get(m, image, proc, &row) ... or analyse it
+ *   calc_memo_close(m, n, each_row, ctx);        // stores them all if some are new
  */
 #ifndef DCPI_CORE_ANALYSIS_CALC_MEMO_H
 #define DCPI_CORE_ANALYSIS_CALC_MEMO_H
@@ -42,16 +42,26 @@ struct calc_memo;
  * read.
  */
 struct calc_memo *calc_memo_open(struct db *db, struct epoch_view *v, const struct calc_opts *o);
-/* The figures of procedure p of image i of the view, if the memo has them (m may be NULL). */
-bool calc_memo_get(struct calc_memo *m, size_t image, const struct proc *p, struct calc_procrow *row);
-/* Adds the figures of procedure p of image i (any thread; m may be NULL). */
-void calc_memo_put(struct calc_memo *m, size_t image, const struct proc *p,
-		   const struct calc_procrow *row);
 /*
- * Stores the memo if figures were put (a memo that cannot be stored is
- * only not stored), and frees it (NULL: nothing).
+ * The figures of procedure p of image i of the view, if the memo has them
+ * (m may be NULL): those a view shows (cpi, best_cpi, dominant,
+ * dominant_share, high_share; the others 0).
  */
-void calc_memo_close(struct calc_memo *m);
+bool calc_memo_get(struct calc_memo *m, size_t image, const struct proc *p, struct calc_procrow *row);
+
+/* Lets go of what the database held (read with calc_memo_get() before), keeping its count. */
+void calc_memo_done_reading(struct calc_memo *m);
+
+/* A procedure's figures to keep: row(ctx, k, ...) gives the kth, false if it has none. */
+typedef bool (*calc_memo_row_fn)(void *ctx, size_t k, size_t *image, const struct proc **p,
+				 struct calc_procrow *row);
+/*
+ * Stores the figures of the n procedures row() gives if some are new
+ * (more than the memo had), and frees the memo (NULL: nothing).  The
+ * caller keeps the figures it shows: the memo holds none of its own.  A
+ * memo that cannot be stored is only not stored.
+ */
+void calc_memo_close(struct calc_memo *m, size_t n, calc_memo_row_fn row, void *ctx);
 
 /* Validates a memo's payload as calc_memo_open() reads it (dcpidb check, the fuzz target). */
 int calc_memo_check_payload(const void *payload, size_t len, unsigned count, const char **why);

@@ -318,10 +318,37 @@ static void fill_row(void *ctx, size_t k, struct calc *c, int r)
 	} else {
 		calc_procrow(c, &row);
 		set_figures(res, i, &row);
-		calc_memo_put(a->memo, a->refs[k].image, a->refs[k].proc, &row);
 	}
 	workpool_progress(atomic_fetch_add(&res->n_analysed, 1) + 1, res->n_todo);
 	atomic_store_explicit(&res->ready[i], 1, memory_order_release);
+}
+
+/* Item k has yet to be analysed (its figures were not found in the memo). */
+static bool not_ready(void *ctx, size_t k)
+{
+	struct procs_calc_arg *a = ctx;
+
+	return !procs_calc_ready(a->res, a->row_of[k]);
+}
+
+/* Item k's figures for the memo, if it has some. */
+static bool memo_row_of(void *ctx, size_t k, size_t *image, const struct proc **p,
+			struct calc_procrow *row)
+{
+	struct procs_calc_arg *a = ctx;
+	const struct proc_analysis *an = &a->res->an[a->row_of[k]];
+
+	if (!a->refs[k].proc || !an->valid)
+		return false;
+	*image = a->refs[k].image;
+	*p = a->refs[k].proc;
+	memset(row, 0, sizeof(*row));
+	row->cpi = an->cpi;
+	row->best_cpi = an->best_cpi;
+	row->dominant = an->dominant;
+	row->dominant_share = an->culprit_share;
+	row->high_share = an->high_conf;
+	return true;
 }
 
 void data_calc_procs(struct job *job)
@@ -329,7 +356,9 @@ void data_calc_procs(struct job *job)
 	struct procs_calc_arg *a = job->arg;
 	struct procs_calc *res = a->res;
 	struct calc_opts co = CALC_OPTS_INIT;
-	struct calc_rows rows = { .refs = a->refs, .n = a->n, .o = &co, .row = fill_row, .ctx = a };
+	struct calc_rows rows = { .refs = a->refs, .n = a->n, .o = &co, .row = fill_row, .ctx = a,
+				  .wanted = not_ready };
+	struct calc_memo *memo;
 	int r;
 
 	if (a->se->status)
@@ -337,18 +366,17 @@ void data_calc_procs(struct job *job)
 	co.cache = a->cache;
 	rows.v = &a->se->view;
 	/* what an earlier session found of these very rows first */
-	a->memo = calc_memo_open(a->se->db, &a->se->view, &co);
+	memo = calc_memo_open(a->se->db, &a->se->view, &co);
 	for (size_t k = 0; k < a->n; k++) {
 		struct calc_procrow row;
 
-		if (!a->refs[k].proc ||
-		    !calc_memo_get(a->memo, a->refs[k].image, a->refs[k].proc, &row))
+		if (!a->refs[k].proc || !calc_memo_get(memo, a->refs[k].image, a->refs[k].proc, &row))
 			continue;
 		set_figures(res, a->row_of[k], &row);
-		a->refs[k].proc = NULL;
 		atomic_fetch_add(&res->n_analysed, 1);
 		atomic_store_explicit(&res->ready[a->row_of[k]], 1, memory_order_release);
 	}
+	calc_memo_done_reading(memo);
 	pthread_mutex_lock(&res->want_lock);
 	res->rows = &rows;
 	pthread_mutex_unlock(&res->want_lock);
@@ -357,8 +385,7 @@ void data_calc_procs(struct job *job)
 	res->rows = NULL;
 	pthread_mutex_unlock(&res->want_lock);
 	/* what was found is kept, also when the job was cancelled half way */
-	calc_memo_close(a->memo);
-	a->memo = NULL;
+	calc_memo_close(memo, a->n, memo_row_of, a);
 	if (r)
 		return;
 	if (atomic_load(&res->n_failed)) {

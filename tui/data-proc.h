@@ -36,7 +36,6 @@
 #include "tui/data-epoch.h"
 #include "tui/source.h"
 
-struct calc_memo;
 struct candidates;
 struct job;
 
@@ -163,7 +162,6 @@ void procs_calc_want(const struct procs_calc *calc, size_t i);
 struct procs_calc_arg {
 	struct shared_epoch *se;     /* a reference: the procedures' epoch view */
 	struct calc_cache *cache;    /* the session's, or NULL */
-	struct calc_memo *memo;      /* while the job runs: figures kept for the next session */
 	struct proc_ref *refs;       /* in the order analysed (proc NULL: nothing to analyse) */
 	size_t *row_of;              /* per ref: its row */
 	size_t n;                    /* rows */
