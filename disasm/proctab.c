@@ -280,6 +280,9 @@ void proctab_finish(struct proctab *t, uint64_t (*limit)(void *ctx, uint64_t add
 	t->aliases = ab.v;
 	t->n_aliases = ab.n;
 	set_display_names(t);
+	/* read-only from now on: no room to grow (10,000 tables of an epoch) */
+	if (t->v)
+		t->v = xreallocarray(t->v, t->n ? t->n : 1, sizeof(*t->v));
 	free(t->cand);
 	t->cand = NULL;
 	t->n_cand = t->alloc_cand = 0;
