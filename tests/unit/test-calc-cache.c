@@ -168,25 +168,34 @@ static void report(void *ctx, size_t i, struct calc *c, int r)
 	free(buf);
 }
 
+/* The test's database and epoch, and the binary's first PROCS procedures (their number). */
+static size_t open_procs(struct db **db, struct epoch_view *v, struct proc_ref **refs)
+{
+	char *db_path = xasprintf("%s/db", dir);
+	struct proctab *tab;
+	size_t n;
+
+	assert_non_null(*db = db_open(db_path, 0));
+	free(db_path);
+	assert_int_equal(epoch_view_open(v, *db, NULL, NULL), 0);
+	tab = image_procs(epoch_view_image(v, 0));
+	n = tab->n < PROCS ? tab->n : PROCS;
+	*refs = xcalloc(n + 1, sizeof(**refs));
+	for (size_t k = 0; k < n; k++)
+		(*refs)[k] = (struct proc_ref){ 0, &tab->v[k] };
+	return n;
+}
+
 /* Analyses the binary's first PROCS procedures with cache cc on `threads` threads. */
 static void analyse(struct calc_cache *cc, unsigned threads, enum calc_sched mode,
 		    struct reports *rp)
 {
-	char *db_path = xasprintf("%s/db", dir);
-	struct db *db = db_open(db_path, 0);
 	struct calc_opts o = CALC_OPTS_INIT;
 	struct epoch_view v;
 	struct proc_ref *refs;
-	struct proctab *tab;
-	size_t n;
+	struct db *db;
+	size_t n = open_procs(&db, &v, &refs);
 
-	assert_non_null(db);
-	assert_int_equal(epoch_view_open(&v, db, NULL, NULL), 0);
-	tab = image_procs(epoch_view_image(&v, 0));
-	n = tab->n < PROCS ? tab->n : PROCS;
-	refs = xcalloc(n + 1, sizeof(*refs));
-	for (size_t k = 0; k < n; k++)
-		refs[k] = (struct proc_ref){ 0, &tab->v[k] };
 	o.sched = mode;
 	o.cache = cc;
 	strbuf_init(&rp->out, 0);
@@ -195,7 +204,6 @@ static void analyse(struct calc_cache *cc, unsigned threads, enum calc_sched mod
 	free(refs);
 	epoch_view_release(&v);
 	db_close(db);
-	free(db_path);
 }
 
 /* A cache over the test's database (the db stays open as long as the cache). */
@@ -451,29 +459,21 @@ static bool memo_kept(void *ctx, size_t k, size_t *image, const struct proc **p,
 
 static void memo_round(struct memo_ctx *mc, enum calc_sched mode, bool analyse_them)
 {
-	char *db_path = xasprintf("%s/db", dir);
-	struct db *db = db_open(db_path, 0);
 	struct calc_opts o = CALC_OPTS_INIT;
 	struct epoch_view v;
 	struct proc_ref *refs;
-	struct proctab *tab;
+	struct db *db;
 
-	assert_non_null(db);
-	assert_int_equal(epoch_view_open(&v, db, NULL, NULL), 0);
+	mc->n = open_procs(&db, &v, &refs);
 	o.sched = mode;
 	mc->m = calc_memo_open(db, &v, &o);
 	assert_non_null(mc->m);
-	tab = image_procs(epoch_view_image(&v, 0));
-	mc->n = tab->n < PROCS ? tab->n : PROCS;
-	refs = xcalloc(mc->n + 1, sizeof(*refs));
-	for (size_t k = 0; k < mc->n; k++)
-		refs[k] = (struct proc_ref){ 0, &tab->v[k] };
 	if (analyse_them) {
 		calc_each(&v, refs, mc->n, &o, 2, memo_row, mc);
 	} else {
 		for (size_t k = 0; k < mc->n; k++) {
 			struct calc_procrow row;
-			bool found = calc_memo_get(mc->m, 0, &tab->v[k], &row);
+			bool found = calc_memo_get(mc->m, 0, refs[k].proc, &row);
 
 			assert_int_equal(found, mc->procs[k] != NULL);
 			if (found)
@@ -485,7 +485,6 @@ static void memo_round(struct memo_ctx *mc, enum calc_sched mode, bool analyse_t
 	free(refs);
 	epoch_view_release(&v);
 	db_close(db);
-	free(db_path);
 }
 
 static unsigned memo_warnings;
