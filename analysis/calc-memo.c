@@ -308,7 +308,8 @@ static void load(struct calc_memo *m)
 			warning("cached figures '%s/calc/%s.%s' are damaged: %s (made again)",
 				m->db->path, m->hex, m->model, why);
 	}
-	qsort(m->rows, m->n, sizeof(*m->rows), by_image_start);
+	if (m->n > 1)
+		qsort(m->rows, m->n, sizeof(*m->rows), by_image_start);
 	m->held = m->n;
 	strbuf_release(&buf);
 }
@@ -383,7 +384,8 @@ void calc_memo_close(struct calc_memo *m, size_t n, calc_memo_row_fn row, void *
 		v[kept++] = (struct memo_row){ (uint32_t)image, r.dominant, p->start, p->end, r.cpi,
 					       r.best_cpi, r.dominant_share, r.high_share };
 	}
-	qsort(v, kept, sizeof(*v), by_image_start);
+	if (kept > 1)
+		qsort(v, kept, sizeof(*v), by_image_start);
 	/* a procedure twice (rows per process): once */
 	size_t u = 0;
 

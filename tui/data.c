@@ -577,8 +577,10 @@ static void *checks_arg_new(const struct source_env *env, const void *req)
 	a->order = xcalloc(a->n ? a->n : 1, sizeof(*a->order));
 	for (size_t i = 0; i < a->n; i++) {
 		a->order[i] = i;
-		if (!id->rows[i].img)
+		if (!id->rows[i].img) {
+			a->recs[i].kind = IMAGE_UNKNOWN;  /* profiles without an index entry: no binary */
 			continue;
+		}
 		a->recs[i] = *id->rows[i].img;
 		a->recs[i].path = xstrdup(id->rows[i].img->path ? id->rows[i].img->path : "");
 	}

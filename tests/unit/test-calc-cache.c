@@ -468,6 +468,9 @@ static void memo_round(struct memo_ctx *mc, enum calc_sched mode, bool analyse_t
 	o.sched = mode;
 	mc->m = calc_memo_open(db, &v, &o);
 	assert_non_null(mc->m);
+	/* the procedures of this round's view (the last round's are gone with it) */
+	for (size_t k = 0; k < mc->n; k++)
+		mc->procs[k] = mc->procs[k] ? refs[k].proc : NULL;
 	if (analyse_them) {
 		calc_each(&v, refs, mc->n, &o, 2, memo_row, mc);
 	} else {
