@@ -134,6 +134,51 @@ static void describe(struct diff_data *dd)
 	rank_images(dd);
 }
 
+/* The sides of dd exchanged: rows made again, each image's rank kept (by the source row). */
+static void swap_sides(struct diff_data *dd)
+{
+	struct diff *d = &dd->de.diff;
+	uint32_t *rank = xcalloc(dd->n + 1, sizeof(*rank));
+	struct diff_vrow *old = dd->rows;
+	char *desc = dd->desc_a;
+	uint32_t a = dd->a;
+
+	for (size_t i = 0; i < dd->n; i++) {
+		rank[old[i].r->src - d->rows_src.rows] = old[i].image_rank;
+		vrow_release(&old[i]);
+	}
+	free(old);
+	diff_swap(d);
+	dd->a = dd->b;
+	dd->b = a;
+	dd->desc_a = dd->desc_b;
+	dd->desc_b = desc;
+	dd->rows = xcalloc(dd->n ? dd->n : 1, sizeof(*dd->rows));
+	dd->n_shown = 0;
+	for (size_t i = 0; i < dd->n; i++) {
+		vrow_init(&dd->rows[i], d, &d->rows[i]);
+		dd->rows[i].image_rank = rank[d->rows[i].src - d->rows_src.rows];
+		dd->n_shown += dd->rows[i].shown;
+	}
+	if (d->has_proc) {
+		vrow_release(&dd->proc);
+		vrow_init(&dd->proc, d, &d->proc);
+	}
+	free(rank);
+}
+
+bool data_diff_swap(struct sources *s, uint32_t a, uint32_t b)
+{
+	const struct diff_req from = { a, b, NULL }, to = { b, a, NULL };
+	struct diff_data *dd = (struct diff_data *)source_peek(s, &diff_source, &from);
+
+	if (!dd || dd->status || source_peek(s, &diff_source, &to))
+		return false;
+	swap_sides(dd);
+	source_refile(s, &diff_source, &from, &to);
+	return true;
+}
+
 /* The event asked for if either epoch has samples of it, else dcpidiff's default. */
 static enum dcpi_event pick_event(struct diff_epochs *de, int event)
 {

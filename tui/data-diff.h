@@ -80,6 +80,14 @@ extern const struct tui_source diff_source;
  */
 const struct diff_data *data_diff(struct sources *s, uint32_t a, uint32_t b, const char *procedure,
 				  struct view *waiter);
+/*
+ * x on a diff of every procedure: the diff of a and b already loaded is
+ * made into that of b and a in place (diff_swap(): every number and
+ * verdict computed again, the rows not built again), and filed as that.
+ * Returns false if there was none to make so (then data_diff(b, a) makes
+ * it).
+ */
+bool data_diff_swap(struct sources *s, uint32_t a, uint32_t b);
 
 
 #endif

@@ -110,6 +110,13 @@ struct job *jobs_find(struct jobs *jobs, const char *key)
 	return NULL;
 }
 
+void jobs_rekey(struct jobs *jobs, struct job *job, const char *key)
+{
+	(void)jobs;
+	free(job->key);
+	job->key = xstrdup(key);
+}
+
 static struct job *submit(struct jobs *jobs, const char *key, const char *title,
 			  void (*run)(struct job *), void *arg, void (*free_arg)(void *),
 			  void (*free_result)(void *), bool background)

@@ -67,6 +67,11 @@ void jobs_release(struct jobs *jobs);
 
 /* The job with this key (any state) of the current generation, or NULL. */
 struct job *jobs_find(struct jobs *jobs, const char *key);
+/*
+ * Files a collected job under another key: its result was made into what
+ * that key names (the diff of A and B turned into that of B and A).
+ */
+void jobs_rekey(struct jobs *jobs, struct job *job, const char *key);
 
 /*
  * Queues a job unless one with this key exists (then returns that one and

@@ -99,6 +99,18 @@ const void *source_peek(struct sources *s, const struct tui_source *src, const v
 	return job && job->collected ? job->result : NULL;
 }
 
+void source_refile(struct sources *s, const struct tui_source *src, const void *req,
+		   const void *to)
+{
+	struct strbuf key = STRBUF_INIT, to_key = STRBUF_INIT;
+	struct job *job = s->env.db ? source_job(s, src, req, false, &key) : NULL;
+
+	if (job && !source_job(s, src, to, false, &to_key))
+		jobs_rekey(&s->jobs, job, to_key.buf);
+	strbuf_release(&key);
+	strbuf_release(&to_key);
+}
+
 struct foreach_ctx {
 	void (*fn)(const void *result, void *data);
 	void *data;

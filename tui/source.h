@@ -122,6 +122,14 @@ const void *source_load_partial(struct sources *s, const struct tui_source *src,
 const void *source_peek(struct sources *s, const struct tui_source *src, const void *req);
 
 /*
+ * The result loaded for req, now made into what to names: filed under to's
+ * key from now on (req's is free).  The caller changed it (main thread,
+ * nothing else reads it); to must have no job yet.
+ */
+void source_refile(struct sources *s, const struct tui_source *src, const void *req,
+		   const void *to);
+
+/*
  * Calls fn with every loaded result of src whose key, after "NAME/",
  * starts with prefix (completion over what the session has read).
  */
