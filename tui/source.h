@@ -121,13 +121,18 @@ const void *source_load_partial(struct sources *s, const struct tui_source *src,
 /* The result if it is loaded already, else NULL (nothing is started). */
 const void *source_peek(struct sources *s, const struct tui_source *src, const void *req);
 
+/* The same as the session's data would be under env (another :normalize, say). */
+const void *source_peek_as(struct sources *s, const struct tui_source *src,
+			   const struct source_env *env, const void *req);
+
 /*
- * The result loaded for req, now made into what to names: filed under to's
- * key from now on (req's is free).  The caller changed it (main thread,
- * nothing else reads it); to must have no job yet.
+ * The result loaded for req under env (NULL: the session's), now made into
+ * what to names under the session's env: filed under to's key from now on
+ * (req's is free).  The caller changed it (main thread; views that show it
+ * reload); nothing is done if to has a job already.
  */
-void source_refile(struct sources *s, const struct tui_source *src, const void *req,
-		   const void *to);
+void source_refile(struct sources *s, const struct tui_source *src, const struct source_env *env,
+		   const void *req, const void *to);
 
 /*
  * Calls fn with every loaded result of src whose key, after "NAME/",

@@ -323,11 +323,6 @@ static void swap_sides(struct view *v)
 	uint32_t a = v->loc.epoch;
 	struct strbuf sb = STRBUF_INIT;
 
-	/* the diff shown, made into the other one where it is (not compared again) */
-	remember_cursor(v);
-	table_set_rows(&DV(v)->table, NULL, 0);
-	if (DV(v)->dd && data_diff_swap(v->src, v->loc.epoch, v->loc.epoch_b))
-		DV(v)->dd = NULL;
 	v->loc.epoch = v->loc.epoch_b;
 	v->loc.epoch_b = a;
 	view_wait(v, NULL);
