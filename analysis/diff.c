@@ -315,6 +315,7 @@ int diff_build(struct diff *d, struct pset *const *a, size_t na, struct pset *co
 	       size_t nb, const struct diff_opts *o)
 {
 	static const struct diff_opts defaults = DIFF_OPTS_INIT;
+	uint64_t *totals;
 	int r;
 
 	memset(d, 0, sizeof(*d));
@@ -328,12 +329,18 @@ int diff_build(struct diff *d, struct pset *const *a, size_t na, struct pset *co
 	init_sides(d, a, na, b, nb);
 	d->event = (unsigned)o->event < EVENT__COUNT ? o->event
 						      : pset_default_event(d->sets, d->n_sets);
-	r = o->procedure ? pset_rows_build_proc(&d->rows_src, d->sets, d->n_sets, d->event,
-						o->procedure)
-			 : pset_rows_build(&d->rows_src, d->sets, d->n_sets, d->event, o->level);
+	/* the normalisation first: a period unknown fails before a million rows are made */
+	totals = xcalloc(d->n_sets, sizeof(*totals));
+	for (size_t i = 0; i < d->n_sets; i++)
+		totals[i] = pset_total(d->sets[i], d->event);
 	d->factors = xcalloc(d->n_sets, sizeof(*d->factors));
-	if (r || pset_norm_factors(d->sets, d->n_sets, d->event, o->norm, d->rows_src.totals,
-				   d->factors)) {
+	r = pset_norm_factors(d->sets, d->n_sets, d->event, o->norm, totals, d->factors);
+	free(totals);
+	if (!r)
+		r = o->procedure ? pset_rows_build_proc(&d->rows_src, d->sets, d->n_sets, d->event,
+							o->procedure)
+				 : pset_rows_build(&d->rows_src, d->sets, d->n_sets, d->event, o->level);
+	if (r) {
 		diff_release(d);
 		return -1;
 	}

@@ -201,8 +201,13 @@ static bool remade(struct sources *s, const struct diff_req *req)
 
 		if (!dd || dd->status)
 			continue;
-		if (remake(dd, ways[k].swap, norm)) {
-			/* a period unknown: as it was; compared again (and said) */
+		struct report_log said = REPORT_LOG_INIT, *prev = report_capture(&said);
+		int r = remake(dd, ways[k].swap, norm);
+
+		report_capture(prev);
+		report_log_clear(&said);
+		if (r) {
+			/* a period unknown: as it was; the job for req fails and says why */
 			if (ways[k].swap)
 				remake(dd, true, dd->de.diff.opts.norm);
 			return false;
