@@ -162,7 +162,7 @@ int emu_decode_burst(const void *payload, size_t len, struct emu_burst_req *r,
 	if (!limit || limit > EMU_MAX_LIMIT || detail > limit || trace > detail ||
 	    trace > EMU_MAX_TRACE || !time_us || time_us > 10000000 || !is_bool(keep))
 		FAIL("bad burst limits");
-	n = list_len(&rd, EMU_MAX_SNAP, 1 + EMU_PAGE_SIZE);
+	n = varint_count(&rd, EMU_MAX_SNAP, 1 + EMU_PAGE_SIZE);
 	for (size_t i = 0; i < n && !rd.bad; i++) {
 		uint64_t page = varint_next(&rd);
 
@@ -173,7 +173,7 @@ int emu_decode_burst(const void *payload, size_t len, struct emu_burst_req *r,
 	}
 	if (rd.bad)
 		FAIL("truncated snapshot");
-	r->n_files = list_len(&rd, EMU_MAX_FILES, 2);
+	r->n_files = varint_count(&rd, EMU_MAX_FILES, 2);
 	for (size_t i = 0; i < r->n_files && !rd.bad; i++) {
 		uint64_t fd = varint_next(&rd);
 
@@ -285,7 +285,7 @@ int emu_decode_trail(const void *payload, size_t len, struct emu_trail_req *r, c
 	size_t n;
 
 	memset(r, 0, sizeof(*r));
-	n = list_len(&rd, EMU_MAX_TRAIL, 4 + VALUES_NREGS);
+	n = varint_count(&rd, EMU_MAX_TRAIL, 4 + VALUES_NREGS);
 	if (rd.bad)
 		FAIL("bad trail length");
 	r->pt = xcalloc(n ? n : 1, sizeof(*r->pt));
@@ -598,7 +598,7 @@ int emu_decode_result(const void *payload, size_t len, struct emu_result *r, con
 	if (rd.bad || !is_bool(kept) || r->detailed > r->insns || r->live > r->pages)
 		FAIL("bad totals");
 	r->kept = kept;
-	r->n_working = list_len(&rd, EMU_MAX_WORKING, 1);
+	r->n_working = varint_count(&rd, EMU_MAX_WORKING, 1);
 	for (size_t i = 0; i < r->n_working && !rd.bad; i++) {
 		uint64_t page = varint_next(&rd);
 
