@@ -175,7 +175,8 @@ static size_t *image_ranks(const struct procs_data *pd)
 
 static int by_rank(const void *x, const void *y, void *ctx)
 {
-	const size_t *rank = ctx, a = *(const size_t *)x, b = *(const size_t *)y;
+	const size_t *rank = ctx;
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
 
 	if (rank[a] != rank[b])
 		return rank[a] < rank[b] ? -1 : 1;
@@ -204,7 +205,7 @@ struct procs_calc_arg *procs_calc_arg_new(const struct procs_data *pd, struct ca
 	pthread_mutex_init(&res->want_lock, NULL);
 	/* image after image (their binaries are open once), hottest first */
 	for (size_t i = 0; i < pd->n; i++)
-		a->row_of[i] = i;
+		a->row_of[i] = (uint32_t)i;
 	qsort_r(a->row_of, pd->n, sizeof(*a->row_of), by_rank, rank);
 	free(rank);
 	for (size_t k = 0; k < pd->n; k++) {
@@ -212,7 +213,7 @@ struct procs_calc_arg *procs_calc_arg_new(const struct procs_data *pd, struct ca
 		const struct procprof_row *r = pd->rows[i].pr;
 		const struct procs_image *pi = &pd->images[r->image];
 
-		res->item_of[i] = k;
+		res->item_of[i] = (uint32_t)k;
 		/* kernel, JIT: names without code, nothing to analyse */
 		if (!r->proc || !has_time_samples(pd, r) ||
 		    !(pi->state == IMAGE_OK || (pi->state == IMAGE_CHANGED && pi->forced))) {

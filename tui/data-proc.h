@@ -147,7 +147,7 @@ struct procs_calc {
 	/* the analysis under way, for the rows a view wants first */
 	pthread_mutex_t want_lock;
 	struct calc_rows *rows;
-	size_t *item_of;             /* per row: its place in the analysis' order */
+	uint32_t *item_of;           /* per row: its place in the analysis' order */
 };
 
 /* True if row i of calc is final (its an[i] may be read). */
@@ -163,7 +163,7 @@ struct procs_calc_arg {
 	struct shared_epoch *se;     /* a reference: the procedures' epoch view */
 	struct calc_cache *cache;    /* the session's, or NULL */
 	struct proc_ref *refs;       /* in the order analysed (proc NULL: nothing to analyse) */
-	size_t *row_of;              /* per ref: its row */
+	uint32_t *row_of;            /* per ref: its row */
 	size_t n;                    /* rows */
 	struct procs_calc *res;      /* owned; the job's result once done */
 	char *first_error;           /* the message of the first row that failed ... */
