@@ -426,28 +426,30 @@ void diff_swap(struct diff *d)
 
 /* ---- order ---------------------------------------------------------------- */
 
-static int cmp_names(const struct diff_row *x, const struct diff_row *y)
+/* Rows by name, image, address: what orders rows that compare equal otherwise. */
+static int cmp_identity(const char *name_x, const char *image_x, uint64_t addr_x,
+			const char *name_y, const char *image_y, uint64_t addr_y)
 {
 	int r;
 
-	if ((r = strcmp(x->name, y->name)))
+	if ((r = strcmp(name_x, name_y)))
 		return r;
-	if ((r = strcmp(x->image, y->image)))
+	if ((r = strcmp(image_x, image_y)))
 		return r;
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
+	return addr_x < addr_y ? -1 : addr_x > addr_y;
+}
+
+static int cmp_names(const struct diff_row *x, const struct diff_row *y)
+{
+	return cmp_identity(x->name, x->image, x->addr, y->name, y->image, y->addr);
 }
 
 static int cmp_src_names(const void *a, const void *b, void *ctx)
 {
 	const struct pset_row *rows = ctx;
 	const struct pset_row *x = &rows[*(const uint32_t *)a], *y = &rows[*(const uint32_t *)b];
-	int r;
 
-	if ((r = strcmp(x->name, y->name)))
-		return r;
-	if ((r = strcmp(x->image, y->image)))
-		return r;
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
+	return cmp_identity(x->name, x->image, x->addr, y->name, y->image, y->addr);
 }
 
 /* Each source row's place by name, image and address, found once (the verdict's last key). */
