@@ -102,6 +102,13 @@ struct emu_engine {
 	size_t n_chunks;
 	struct chunk *last_chunk;       /* emu_refresh()'s last, looked at first */
 	uint64_t working[MAX_WORKING];  /* the last burst's pages */
+	/*
+	 * The copy made at the stop, installed as each page is first needed
+	 * (so that the working set names the pages of the copy it used too).
+	 */
+	uint8_t *stash;                 /* EMU_MAX_SNAP pages */
+	uint64_t stash_addr[EMU_MAX_SNAP];      /* in order of address */
+	size_t n_stash;
 	size_t n_working, next_working;
 	size_t pages;                   /* filled since the run began */
 	size_t resident;                /* pages backed by memory */

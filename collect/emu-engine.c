@@ -361,6 +361,17 @@ static enum step step(struct emu_engine *e, const struct emu_trail_point *pt, ui
 	}
 	if (pt) {
 		e->key_reg = key_register(e, &pt->p, pt->flags & EMU_POINT_KERNEL);
+		/*
+		 * The state is the point's already.  The first sample after the
+		 * stop may come before the thread runs an instruction (a timer
+		 * due while it was stopped): it is here.  Any later point is
+		 * a period on, and which pass is meant cannot be told.
+		 */
+		if (e->key_reg == -2 && e->next == 0) {
+			e->at_match = e->total;
+			e->matched = true;
+			return STEP_MATCH;
+		}
 		if (e->key_reg == -2)
 			return STEP_AMBIGUOUS;
 		uc_hook_add(e->uc, &h, UC_HOOK_CODE, emu_on_target, e, pt->p.rip, pt->p.rip);
@@ -610,6 +621,7 @@ void emu_engine_free(struct emu_engine *e)
 	if (e->cs)
 		cs_close(&e->cs);
 	free(e->read_buf);
+	free(e->stash);
 	for (size_t i = 0; i < e->n_chunks; i++) {
 		munmap(e->chunks[i].host, CHUNK_SIZE);
 		free(e->chunks[i].crc);

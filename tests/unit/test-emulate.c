@@ -459,6 +459,17 @@ static void a_trail_through_later_states(void **state)
 	emu_result_release(&r);
 	assert_int_equal(tr.matched, 3);
 	emu_trail_result_release(&tr);
+	/* A first point where the thread stood at the stop (a sample due as it was let go): there. */
+	point_from(&pts[0], &trace.steps[0], base, base + 16);
+	point_from(&pts[1], &trace.steps[1000], base, base + 16);
+	point_from(&pts[2], &trace.steps[1600], base, base + 16);
+	point_from(&pts[3], &trace.steps[2200], base, base + 16);
+	emu_engine_prepare(e, &req);
+	emu_engine_follow(e, &t, &r, &tr);
+	emu_result_release(&r);
+	assert_int_equal(tr.matched, 4);
+	assert_true(tr.to_first == 0 && tr.at[1] == 1000 && tr.at[3] == 2200);
+	emu_trail_result_release(&tr);
 	emu_result_release(&trace);
 	emu_engine_free(e);
 	munmap(code, CODE_PAGES * EMU_PAGE_SIZE);
@@ -571,6 +582,14 @@ static void a_burst_reads_the_copy_made_at_the_stop(void **state)
 	assert_int_equal(r.n_values, 1);
 	assert_int_equal(r.values[0].value, 2222);
 	assert_int_equal(r.live, 0);
+	/* the page of the copy it used is in its working set: the next stop copies it again */
+	{
+		bool named = false;
+
+		for (size_t i = 0; i < r.n_working; i++)
+			named |= r.working[i] == (uint64_t)code + EMU_PAGE_SIZE;
+		assert_true(named);
+	}
 	emu_result_release(&r);
 	/* without it: the page as it is now, read live */
 	req.snap = NULL;
