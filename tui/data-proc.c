@@ -156,38 +156,39 @@ static bool has_time_samples(const struct procs_data *pd, const struct procprof_
 	return false;
 }
 
-/* Rows ranked by their image: the rank of its hottest row's image among the images. */
-static size_t *image_ranks(const struct procs_data *pd)
+/*
+ * The rows image after image, the image of the hottest row first, each
+ * image's in their order (a counting sort: a million rows in two passes).
+ */
+static void order_by_image(const struct procs_data *pd, uint32_t *row_of)
 {
-	size_t *rank_of_image = xcalloc(pd->n_images ? pd->n_images : 1, sizeof(*rank_of_image));
-	size_t *rank = xcalloc(pd->n ? pd->n : 1, sizeof(*rank)), next = 0;
+	size_t *at = xcalloc(pd->n_images + 1, sizeof(*at)); /* per image: rows, then its first place */
+	uint32_t *order = xcalloc(pd->n_images + 1, sizeof(*order));
+	size_t n_order = 0, next = 0;
 
 	for (size_t i = 0; i < pd->n; i++) {
 		size_t img = pd->rows[i].pr->image;
 
-		if (!rank_of_image[img])
-			rank_of_image[img] = ++next;
-		rank[i] = rank_of_image[img];
+		if (!at[img]++)
+			order[n_order++] = (uint32_t)img;
 	}
-	free(rank_of_image);
-	return rank;
-}
+	for (size_t k = 0; k < n_order; k++) {
+		size_t count = at[order[k]];
 
-static int by_rank(const void *x, const void *y, void *ctx)
-{
-	const size_t *rank = ctx;
-	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
-
-	if (rank[a] != rank[b])
-		return rank[a] < rank[b] ? -1 : 1;
-	return a < b ? -1 : a > b;
+		at[order[k]] = next;
+		next += count;
+	}
+	for (size_t i = 0; i < pd->n; i++)
+		row_of[at[pd->rows[i].pr->image]++] = (uint32_t)i;
+	free(at);
+	free(order);
 }
 
 struct procs_calc_arg *procs_calc_arg_new(const struct procs_data *pd, struct calc_cache *cache)
 {
 	struct procs_calc_arg *a = XNEW(struct procs_calc_arg);
 	struct procs_calc *res = XNEW(struct procs_calc);
-	size_t n = pd->n ? pd->n : 1, *rank = image_ranks(pd);
+	size_t n = pd->n ? pd->n : 1;
 
 	a->se = pd->se;
 	shared_epoch_get(a->se);
@@ -204,10 +205,7 @@ struct procs_calc_arg *procs_calc_arg_new(const struct procs_data *pd, struct ca
 	atomic_init(&res->n_failed, 0);
 	pthread_mutex_init(&res->want_lock, NULL);
 	/* image after image (their binaries are open once), hottest first */
-	for (size_t i = 0; i < pd->n; i++)
-		a->row_of[i] = (uint32_t)i;
-	qsort_r(a->row_of, pd->n, sizeof(*a->row_of), by_rank, rank);
-	free(rank);
+	order_by_image(pd, a->row_of);
 	for (size_t k = 0; k < pd->n; k++) {
 		size_t i = a->row_of[k];
 		const struct procprof_row *r = pd->rows[i].pr;
