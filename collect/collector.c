@@ -31,6 +31,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static void consume(void *ctx, const struct shash_entry *v, size_t n);
@@ -791,7 +792,7 @@ static int write_values(struct collector *c, int64_t now, bool force)
 }
 
 /* The tracer of whichever kind of bursts runs. */
-static const struct tracer *burst_tracer(const struct collector *c)
+static struct tracer *burst_tracer(struct collector *c)
 {
 	return c->bursts ? &c->bursts->tracer : c->emb ? &c->emb->tracer : NULL;
 }
@@ -799,8 +800,10 @@ static const struct tracer *burst_tracer(const struct collector *c)
 /* --bursts: one on the thread last sampled, when the budget allows. */
 static void maybe_burst(struct collector *c, int64_t now)
 {
-	const struct tracer *t = burst_tracer(c);
+	struct tracer *t = burst_tracer(c);
 
+	if (t)
+		tracer_poll(t);         /* late stops let go, exits reaped: never waited for */
 	if (c->emb)
 		emburst_poll(c->emb, &c->procs, now);
 	if (!t || !c->burst_tid || !c->store.seq || t->reaped)
@@ -814,14 +817,17 @@ static void maybe_burst(struct collector *c, int64_t now)
 	c->burst_tid = 0;
 }
 
-bool collector_child_reaped(struct collector *c, int *status)
+bool collector_wait_child(struct collector *c, pid_t pid, int *status)
 {
-	const struct tracer *t = burst_tracer(c);
+	struct tracer *t = burst_tracer(c);
+	pid_t r;
 
-	if (!t || !t->reaped)
-		return false;
-	*status = t->reaped_status;
-	return true;
+	if (t)
+		return tracer_wait_child(t, pid, status);
+	do
+		r = waitpid(pid, status, WNOHANG | __WALL);
+	while (r < 0 && errno == EINTR);
+	return r == pid && (WIFEXITED(*status) || WIFSIGNALED(*status));
 }
 
 int64_t collector_tick(struct collector *c, int64_t now)

@@ -222,10 +222,12 @@ void collector_read(struct collector *c, bool final);
 int64_t collector_tick(struct collector *c, int64_t now);
 
 /*
- * dcpirun: true if a burst reaped the exit of the command (its wait status
- * in *status): dcpirun must not wait for it again.
+ * dcpirun: without waiting, true once its command (pid) has exited, with
+ * its wait status in *status, whether a burst's tracer reaped it or this
+ * call did (a ptrace stop of the command this wait sees goes to the
+ * tracer: collect/tracestop.h).
  */
-bool collector_child_reaped(struct collector *c, int *status);
+bool collector_wait_child(struct collector *c, pid_t pid, int *status);
 
 /* Reads, drains every table and writes every profile (dcpictl flush). */
 int collector_flush(struct collector *c);

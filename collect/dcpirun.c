@@ -105,10 +105,8 @@ static bool handle_signals(struct run *r, struct collector *c)
 		if (si.ssi_code == SI_USER || si.ssi_code == SI_QUEUE)
 			kill(r->child.pid, (int)si.ssi_signo);
 	}
-	/* A burst that was following the command when it exited has its status. */
-	if (collector_child_reaped(c, &r->status))
-		return true;
-	if (waitpid(r->child.pid, &r->status, WNOHANG) == r->child.pid)
+	/* Never waiting: a burst's tracer may have reaped it, or hold it seized. */
+	if (collector_wait_child(c, r->child.pid, &r->status))
 		done = true;
 	return done;
 }
@@ -250,7 +248,8 @@ int main(int argc, char **argv)
 	/* Before the command runs, so that it does not compete for a CPU. */
 	collector_calibrate(c);
 	if ((err = spawn_release(&r.child, r.argv[0]))) {
-		waitpid(r.child.pid, &r.status, 0);
+		/* It could not exec: it has exited already, or is about to. */
+		waitpid(r.child.pid, &r.status, __WALL);
 		errno = err;
 		errorf_errno("cannot run '%s'", r.argv[0]);
 		collector_free(c);
