@@ -121,6 +121,7 @@ void emburst_free(struct emburst *e)
 	free(e->img);
 	u64map_release(&e->img_at);
 	burst_set_release(&e->raw);
+	tracer_clear(&e->tracer);
 	free(e);
 }
 
