@@ -79,6 +79,9 @@ struct collect_options {
 				       (collect/emburst.h) */
 	uint32_t burst_limit;       /* --burst-limit: instructions an emulated burst follows (0: default) */
 	uint32_t burst_deadline_ms; /* --burst-deadline: the worker's answer awaited (0: default) */
+	const char *values_users;   /* --values-users: whose values (collect/whose.h); NULL: dcpirun's
+				       invoker, dcpid nobody's */
+	unsigned values_mode;       /* --values-mode: value-bearing files' mode (0600 or 0640) */
 	size_t values_bytes;        /* memory cap of the value tables */
 	char **per_process;         /* image paths with per-process profiles */
 	size_t n_per_process;
@@ -110,6 +113,8 @@ enum {
 	COLLECT_OPT_BURSTS,
 	COLLECT_OPT_BURST_LIMIT,
 	COLLECT_OPT_BURST_DEADLINE,
+	COLLECT_OPT_VALUES_USERS,
+	COLLECT_OPT_VALUES_MODE,
 };
 int collect_option(struct collect_options *o, int opt, const char *arg);
 /* 0 if label can name a new epoch (db/meta.h), else -1 after saying why. */
@@ -142,6 +147,13 @@ int collect_cli_option(const struct cli_option *opt, const char *arg);
 		     "steps), at most PCT% of the time (default 5): paths, branch\n"      \
 		     "outcomes, written values, store/load conflicts, instructions\n"     \
 		     "per sample period", COLLECT_OPT_BURSTS, CLI_OPTARG),                  \
+	COLLECT_OPT_(0, "values-users", (o), "LIST",                                         \
+		     "whose registers --values and --bursts record: users (names\n"        \
+		     "or uids), or all; dumpable processes only (dcpirun: its\n"            \
+		     "invoker's; dcpid: nobody's unless given)", COLLECT_OPT_VALUES_USERS, 0), \
+	COLLECT_OPT_(0, "values-mode", (o), "MODE",                                          \
+		     "mode of the files holding values (0600, the default, or 0640:\n"     \
+		     "readable by the database's group)", COLLECT_OPT_VALUES_MODE, 0),       \
 	COLLECT_OPT_(0, "burst-limit", (o), "N", NULL, COLLECT_OPT_BURST_LIMIT, CLI_HIDDEN), \
 	COLLECT_OPT_(0, "burst-deadline", (o), "MS", NULL, COLLECT_OPT_BURST_DEADLINE, CLI_HIDDEN), \
 	COLLECT_OPT_(0, "ring-pages", (o), "N", "ring buffer pages per CPU (default: 64)",    \

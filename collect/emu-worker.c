@@ -347,6 +347,11 @@ const struct emu_worker_stats *emu_worker_stats(const struct emu_worker *w)
 	return &w->st;
 }
 
+bool emu_worker_owns(const struct emu_worker *w, pid_t pid)
+{
+	return w && pid > 0 && pid == w->sb.pid;
+}
+
 int64_t emu_worker_cpu_ns(const struct emu_worker *w)
 {
 	struct timespec t;

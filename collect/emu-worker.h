@@ -92,6 +92,9 @@ void emu_worker_drop(struct emu_worker *w);
 
 const struct emu_worker_stats *emu_worker_stats(const struct emu_worker *w);
 
+/* True if pid is one of the workers (the daemon never bursts them). */
+bool emu_worker_owns(const struct emu_worker *w, pid_t pid);
+
 /* The CPU time the worker running now has used (ns); 0 if none runs. */
 int64_t emu_worker_cpu_ns(const struct emu_worker *w);
 

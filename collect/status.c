@@ -251,6 +251,32 @@ static void stops_json(const struct tracer *t, struct json_writer *w)
 	json_object_end(w);
 }
 
+/* "values of: alice, bob (dumpable processes); not recorded: ..." */
+static void whose_text(const struct whose *w, struct strbuf *o)
+{
+	char who[256];
+
+	whose_describe(w, who, sizeof(who));
+	strbuf_addf(o, "values of: %s (dumpable processes only); not recorded: %" PRIu64 " value "
+		    "samples, %" PRIu64 " bursts (%" PRIu64 " looks: %" PRIu64 " not dumpable, %" PRIu64
+		    " of other users)\n", who, w->st.samples_refused, w->st.bursts_refused,
+		    w->st.checks, w->st.not_dumpable, w->st.not_chosen);
+}
+
+static void whose_json(const struct whose *w, struct json_writer *j)
+{
+	char who[256];
+
+	whose_describe(w, who, sizeof(who));
+	json_key(j, "values_of"), json_object_begin(j);
+	json_key(j, "users"), json_string(j, who);
+	json_key(j, "all"), json_bool(j, w->all);
+	JSON_U64_MEMBERS(j, { "samples_refused", w->st.samples_refused },
+			 { "bursts_refused", w->st.bursts_refused }, { "checks", w->st.checks },
+			 { "not_dumpable", w->st.not_dumpable }, { "not_chosen", w->st.not_chosen });
+	json_object_end(j);
+}
+
 static void text_report(struct collector *c, const struct status *s, struct strbuf *o)
 {
 	const struct epoch_meta *m = &c->store.meta;
@@ -364,6 +390,8 @@ static void text_report(struct collector *c, const struct status *s, struct strb
 		emburst_status_text(c->emb, c->started, o);
 	if (tracer_of(c))
 		stops_text(tracer_of(c), o);
+	if (c->whose)
+		whose_text(c->whose, o);
 	strbuf_addf(o, "processes: %" PRIu64 " forks, %" PRIu64 " execs, %" PRIu64 " exits, %" PRIu64
 		    " mmaps, %zu images; records %" PRIu64 " (%" PRIu64 " malformed, %" PRIu64
 		    " out of order)\n",
@@ -538,6 +566,8 @@ static void json_report(struct collector *c, const struct status *s, FILE *f)
 	}
 	if (tracer_of(c))
 		stops_json(tracer_of(c), &w);
+	if (c->whose)
+		whose_json(c->whose, &w);
 	json_key(&w, "images"), json_u64(&w, c->procs.n_images);
 	json_key(&w, "records"), json_u64(&w, c->records);
 	json_key(&w, "malformed_records"), json_u64(&w, c->bad_records);

@@ -24,6 +24,8 @@
  *   dcpi-hostile nodump SECS
  *       makes itself non-dumpable, then computes with distinctive register
  *       values for SECS seconds
+ *   dcpi-hostile dump SECS
+ *       the same, dumpable
  */
 #include "config.h"
 
@@ -31,6 +33,7 @@
 #include <fcntl.h>
 #include <linux/fuse.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
@@ -407,12 +410,12 @@ static int exit_mid(unsigned children, unsigned compute_ms)
 
 /* ---- non-dumpable ---------------------------------------------------------------------- */
 
-static int nodump(unsigned secs)
+static int nodump(unsigned secs, bool dumpable)
 {
 	int64_t end;
 	uint64_t x = 0x5eed5eed5eed5eedull;
 
-	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0))
+	if (!dumpable && prctl(PR_SET_DUMPABLE, 0, 0, 0, 0))
 		return perror("prctl"), 1;
 	end = now_ns() + (int64_t)secs * 1000000000;
 	/* A register holding a value no other program has: the test looks for it. */
@@ -421,7 +424,7 @@ static int nodump(unsigned secs)
 			__asm__ volatile("mov %1, %%r12\n\tadd %%r12, %0" : "+r"(x)
 					 : "r"(0x0dd5ec2e70dd5ec2ull) : "r12");
 	sink += x;
-	printf("nodump: ok\n");
+	printf("%s: ok\n", dumpable ? "dump" : "nodump");
 	return 0;
 }
 
@@ -439,7 +442,9 @@ int main(int argc, char **argv)
 	if (argc == 4 && !strcmp(argv[1], "exit-mid"))
 		return exit_mid(num(argv[2]), num(argv[3]));
 	if (argc == 3 && !strcmp(argv[1], "nodump"))
-		return nodump(num(argv[2]));
-	fprintf(stderr, "usage: dcpi-hostile vfork|fuse-server|fuse-read|trap|exit-mid|nodump ...\n");
+		return nodump(num(argv[2]), false);
+	if (argc == 3 && !strcmp(argv[1], "dump"))
+		return nodump(num(argv[2]), true);
+	fprintf(stderr, "usage: dcpi-hostile vfork|fuse-server|fuse-read|trap|exit-mid|nodump|dump ...\n");
 	return 2;
 }

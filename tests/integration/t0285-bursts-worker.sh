@@ -77,7 +77,7 @@ test_expect_success 'dcpid: a worker killed mid-burst is started again, the daem
 	# The daemon may burst any thread, the killing loop too: then nothing
 	# kills the stopped worker and the burst is given up at its deadline,
 	# which is as good (the assertions below hold either way).
-	{ DCPI_TEST_STOP_AT=emulate-burst@2 dcpid -f -d sysdb --socket "$SOCK" -F 1000 --bursts=10 \
+	{ DCPI_TEST_STOP_AT=emulate-burst@2 dcpid -f -d sysdb --socket "$SOCK" -F 1000 --bursts=10 --values-users=root \
 		--burst-deadline=20000 --write-interval 1 >/dev/null 2>dcpid.err & } &&
 	daemon=$! && test_register_pid $daemon dcpid &&
 	wait_for 30 "dcpid to answer" "dcpictl --socket \"$SOCK\" status >/dev/null 2>&1" &&

@@ -55,7 +55,7 @@ run_hostile() {
 
 test_expect_success 'dcpid --bursts starts' '
 	mkdir -p ctl &&
-	{ dcpid -f -d db --socket "$SOCK" -F 1000 --bursts=20 ${DCPID_HOSTILE_OPTS-} \
+	{ dcpid -f -d db --socket "$SOCK" -F 1000 --bursts=20 ${DCPID_HOSTILE_OPTS---values-users=nobody} \
 		--write-interval 1 >/dev/null 2>dcpid.err & } &&
 	echo $! >daemon.pid && test_register_pid $(cat daemon.pid) dcpid &&
 	wait_for 30 "dcpid to answer" "dcpictl --socket \"$SOCK\" status >/dev/null 2>&1"
