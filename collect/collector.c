@@ -23,6 +23,7 @@
 #include "core/timeutil.h"
 #include "core/xalloc.h"
 
+#include <asm/perf_regs.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -55,7 +56,7 @@ static void setup_values(struct collector *c)
 	if (!c->opt.values)
 		return;
 	c->fmt.sample_type |= PERF_SAMPLE_REGS_USER;
-	c->fmt.regs_user |= CVALUES_PERF_REGS;
+	c->fmt.regs_user |= CVALUES_PERF_REGS | 1ull << PERF_REG_X86_IP;
 	c->values_ev = values_event(c);
 	c->values = XNEW(struct cvalues);
 	cvalues_init(c->values, c->opt.values_bytes, c->rng);
@@ -82,7 +83,7 @@ static void setup_bursts(struct collector *c)
 	if (c->opt.burst_deadline_ms)
 		c->emb->deadline_ns = (int64_t)c->opt.burst_deadline_ms * 1000000;
 	c->fmt.sample_type |= PERF_SAMPLE_REGS_USER;
-	c->fmt.regs_user |= CVALUES_PERF_REGS;
+	c->fmt.regs_user |= CVALUES_PERF_REGS | 1ull << PERF_REG_X86_IP;
 	c->values_ev = values_event(c);
 	if ((t = collector_time_event(c)) >= 0 && c->ev[t].spec.time)
 		emburst_set_period(c->emb, c->ev[t].mean);
@@ -611,16 +612,33 @@ static void on_values(struct collector *c, const struct perf_rec *r, struct addr
 	cvalues_sample(c->values, r->tid, r->time, image, off, regs);
 }
 
-/* Emulated bursts: the windows wait for their thread's next samples. */
+/* The user rip of a sample in the kernel (its registers at entry), or 0. */
+static uint64_t user_ip(const struct perf_rec_format *fmt, const struct perf_rec *r)
+{
+	unsigned k = 0;
+
+	if (!(fmt->regs_user >> PERF_REG_X86_IP & 1) ||
+	    r->u.sample.n_regs != (unsigned)__builtin_popcountll(fmt->regs_user))
+		return 0;
+	for (unsigned bit = 0; bit < PERF_REG_X86_IP; bit++)
+		k += fmt->regs_user >> bit & 1;
+	return r->u.sample.regs[k];
+}
+
+/*
+ * Emulated bursts: the trails wait for their thread's next samples, user
+ * or in the kernel (then with the user registers at its entry).
+ */
 static void on_burst_sample(struct collector *c, struct ccpu *cc, const struct perf_rec *r)
 {
 	uint64_t perf[CVALUES_PERF_NREGS], regs[VALUES_NREGS];
-	bool user = r->u.sample.user && values_regs(&c->fmt, r, perf);
+	bool have = values_regs(&c->fmt, r, perf);
+	uint64_t ip = r->u.sample.user ? r->u.sample.ip : user_ip(&c->fmt, r);
 
-	if (user)
+	if (have)
 		cvalues_from_perf(perf, regs);
-	emburst_sample(c->emb, (unsigned)(cc - c->cpu), (uint32_t)r->tid, r->time, user,
-		       r->u.sample.ip, user ? regs : NULL, &c->procs);
+	emburst_sample(c->emb, (unsigned)(cc - c->cpu), (uint32_t)r->tid, r->time,
+		       r->u.sample.user, ip, have && ip ? regs : NULL, &c->procs);
 }
 
 static void on_sample(struct collector *c, struct ccpu *cc, const struct perf_rec *r,

@@ -162,15 +162,20 @@ static void burst_summary(const struct emburst_report *r)
 	for (int i = 0; i < PATHS_END__COUNT; i++)
 		if (i != PATHS_END_LIMIT && i != PATHS_END_SYSCALL)
 			early += r->ends[i];
-	fprintf(stderr, ", %" PRIu64 " bursts of %" PRIu64 " instructions (%.1f%% of the time; "
-		"%.1f%% ended early", r->bursts, r->insns, 100 * r->share,
+	fprintf(stderr, ", %" PRIu64 " bursts of %" PRIu64 " instructions (%.1f%% of the CPU "
+		"sampled; %.1f%% ended early", r->bursts, r->insns, 100 * r->share,
 		r->bursts ? 100.0 * (double)early / (double)r->bursts : 0.0);
 	if (*r->end_names)
 		fprintf(stderr, ", at %s", r->end_names);
+	if (r->unverified)
+		fprintf(stderr, "; %" PRIu64 " unverified", r->unverified);
 	if (r->lost)
 		fprintf(stderr, "; %" PRIu64 " LOST", r->lost);
-	fprintf(stderr, "; %" PRIu64 " of %" PRIu64 " windows matched)", r->windows,
-		r->windows_tried);
+	fprintf(stderr, "; %" PRIu64 " stops, p99 %.0f us, longest %.0f us", r->stops,
+		(double)r->stop_p99_ns / 1e3, (double)r->stop_max_ns / 1e3);
+	fprintf(stderr, "; %" PRIu64 " windows from %" PRIu64 " trails, from the %u%s sample "
+		"after a stop)", r->windows, r->trails, r->skip + 1,
+		r->skip == 0 ? "st" : r->skip == 1 ? "nd" : r->skip == 2 ? "rd" : "th");
 }
 
 static void summary(struct run *r, struct collector *c, unsigned snapshots)

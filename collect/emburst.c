@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * collect/emburst.c - emulated bursts and windows in the collector
- * (collect/emburst.h): stopping the thread, its state, the worker's
- * answers resolved and aggregated per image, the windows' samples.
+ * collect/emburst.c - emulated bursts and their trails in the collector
+ * (collect/emburst.h): stopping the thread, its state and the memory the
+ * burst reads first, letting it go; the worker's answers resolved and
+ * aggregated per image; the trail's samples, its windows past the dip.
  */
 #include "config.h"
 #include "collect/emburst.h"
 #include "collect/emu-worker.h"
 #include "collect/procs.h"
+#include "collect/stopmem.h"
 #include "core/die.h"
 #include "core/json.h"
 #include "core/strbuf.h"
@@ -17,9 +19,9 @@
 #include "db/db.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <inttypes.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
@@ -32,40 +34,26 @@
 /* Instructions an x86 core retires per ns at most (8 a cycle at 6 GHz): a window's sanity bound. */
 #define MAX_INSNS_PER_NS 48
 /*
- * A window's search for its samples stops after this many instructions a
- * ns of the thread's CPU time between the burst and B2, bounded by its
- * samples since (each one period of its CPU time at most on its CPU, one
- * period more for what the burst's CPU had counted before): 3 a cycle at
- * 4 GHz, three times what the fastest loops here retire (calc-calib: 3.8 a
- * ns).  A bound from the clock instead cost seconds of the worker for
- * windows that could not match (measured: 64 million instructions, 4.5 s,
- * for a window of gzip that passed a read), and one such window spent the
- * windows' budget of a whole run.
+ * A trail's search for its points stops after this many instructions a
+ * ns of the thread's CPU time from the stop to its last point (each
+ * point one period of its CPU time after the one before at most, one
+ * period more for the first): 3 a cycle at 4 GHz, three times what the
+ * fastest loops here retire (calc-calib: 3.8 a ns).  A bound from the
+ * clock instead cost seconds of the worker for windows that could not
+ * match (measured: 64 million instructions, 4.5 s, for a window of gzip
+ * that passed a read).
  */
 #define WINDOW_INSNS_PER_NS 12
-/* B1 is the thread's first or second sample after the burst: later, too far to follow. */
-#define WINDOW_MAX_SAMPLES 3
+/* Windows counted a trail past the dip at least and at most (about the dip's length). */
+#define TRAIL_MIN_WINDOWS 4
+#define TRAIL_MAX_WINDOWS 32
+/*
+ * A stop's dip is to stay under 1% of the samples: the next stop comes
+ * after this many times the dip's length of sampled CPU time.
+ */
+#define DIP_SPACING 100
 
-enum { W_NONE, W_WAIT, W_RUN };
-
-struct emburst_window {
-	int state;
-	pid_t pid;
-	uint32_t tid;
-	const void *as;                 /* the address space it was taken in (compared only) */
-	int pidfd;
-	uint64_t after;                 /* the thread went on at this time (the samples' clock) */
-	int64_t give_up;                /* waiting for samples until then (monotonic) */
-	bool have_b1;
-	unsigned n_after;               /* the thread's samples since the burst */
-	unsigned b1_cpu;
-	uint64_t b1_time, b1_seen, b2_time;
-	struct emu_point b1, b2;
-	int64_t started;                /* the worker began */
-	int64_t cpu_started;            /* the worker's CPU time then */
-	uint64_t *seen;                 /* samples of the time event per CPU */
-	size_t n_seen;
-};
+enum { B_IDLE, B_BURST, B_TRAIL };
 
 /* ---- set-up --------------------------------------------------------------------------- */
 
@@ -80,8 +68,10 @@ struct emburst *emburst_new(double budget, uint32_t limit, pid_t watch, uint64_t
 		e->limit = EMU_MAX_LIMIT;
 	e->tracer.watch = watch;
 	e->rng = (struct hotlist_rng)HOTLIST_RNG_INIT(seed);
-	e->win = XNEW(struct emburst_window);
-	e->win->pidfd = -1;
+	e->pidfd = -1;
+	emtrail_init(&e->trail);
+	emdip_init(&e->dip, 0);
+	stopmem_init(&e->mem);
 	burst_set_init(&e->raw);
 	/* dcpirun (a command it watches) lends its processes' memory; dcpid never. */
 	if (!(e->worker = emu_worker_start(watch > 0))) {
@@ -97,25 +87,27 @@ static void image_release(struct emburst_image *im)
 	u64map_release(&im->at);
 }
 
-static void window_end(struct emburst *e)
+/* The burst in flight and its trail are over: the engine's kept state forgotten. */
+static void burst_end(struct emburst *e)
 {
-	struct emburst_window *w = e->win;
-
-	if (w->pidfd >= 0)
-		close(w->pidfd);
-	w->pidfd = -1;
-	w->state = W_NONE;
-	w->have_b1 = false;
+	if (e->pidfd >= 0)
+		close(e->pidfd);
+	e->pidfd = -1;
+	if (e->have_res)
+		emu_result_release(&e->res);
+	e->have_res = false;
+	emtrail_stop(&e->trail);
+	e->state = B_IDLE;
 }
 
 void emburst_free(struct emburst *e)
 {
 	if (!e)
 		return;
+	burst_end(e);
 	emu_worker_stop(e->worker);
-	window_end(e);
-	free(e->win->seen);
-	free(e->win);
+	emtrail_release(&e->trail);
+	stopmem_release(&e->mem);
 	for (size_t i = 0; i < e->n_img; i++)
 		image_release(&e->img[i]);
 	free(e->img);
@@ -128,6 +120,7 @@ void emburst_free(struct emburst *e)
 void emburst_set_period(struct emburst *e, uint64_t period_ns)
 {
 	e->period_ns = period_ns;
+	emdip_init(&e->dip, period_ns);
 }
 
 const struct emu_worker *emburst_worker(const struct emburst *e)
@@ -135,13 +128,24 @@ const struct emu_worker *emburst_worker(const struct emburst *e)
 	return e->worker;
 }
 
+/*
+ * What bursts cost: the worker's CPU for them and their trails, and the
+ * threads' time stopped; the budget is a share of the CPU time sampled.
+ */
+static double cost(const struct emburst *e)
+{
+	return (double)(e->st.worker_ns + e->st.ns);
+}
+
 bool emburst_due(struct emburst *e, int64_t now)
 {
-	if (!(e->budget > 0) || !emu_worker_usable(e->worker) || emu_worker_busy(e->worker))
+	if (!(e->budget > 0) || !emu_worker_usable(e->worker) || e->state != B_IDLE ||
+	    emu_worker_busy(e->worker))
 		return false;
 	if (!e->started)
 		e->started = now;
-	return now >= e->next_at && (double)e->st.ns <= e->budget * (double)(now - e->started);
+	return now >= e->next_at && e->profiled_ns >= e->next_profiled &&
+	       cost(e) <= e->budget * (double)e->profiled_ns;
 }
 
 /* ---- aggregating ------------------------------------------------------------------------ */
@@ -405,40 +409,66 @@ static int open_pidfd(pid_t pid)
 #endif
 }
 
-/* A window may begin after this burst: none pending, the worker's budget not spent. */
-static bool window_possible(struct emburst *e, int64_t now)
+/* Log2 buckets of microseconds a thread was stopped (1, 2, 4, ... us). */
+static void count_stop(struct emburst *e, int64_t ns)
 {
-	return e->win->state == W_NONE && e->period_ns &&
-	       (double)e->st.window_ns <= e->budget * (double)(now - e->started);
+	unsigned k = 0;
+
+	for (int64_t us = ns / 1000; us > 1 && k + 1 < EMBURST_STOP_BUCKETS; us >>= 1)
+		k++;
+	e->st.stop_hist[k]++;
+	e->st.stops++;
+	e->st.ns += ns;
+	if (ns > e->st.longest_ns)
+		e->st.longest_ns = ns;
+}
+
+int64_t emburst_stop_quantile(const struct emburst_stats *s, double q)
+{
+	uint64_t want = (uint64_t)((double)s->stops * q + 0.999999), sum = 0;
+
+	if (!s->stops)
+		return 0;
+	for (unsigned k = 0; k < EMBURST_STOP_BUCKETS; k++)
+		if ((sum += s->stop_hist[k]) >= want)
+			/* the bucket's upper end, never past the longest seen */
+			return (int64_t)2000 << k < s->longest_ns ? (int64_t)2000 << k : s->longest_ns;
+	return s->longest_ns;
 }
 
 /*
- * At the budget's pace: the next one after the budget's share of time has
- * passed, 50 ms at most after a costly one (the first, which warms the
- * emulator up): the budget's check on the whole run holds the rest back.
+ * At the budget's pace: the next burst after the one in flight, once the
+ * cost so far is within the budget (emburst_due), and after the dip it
+ * caused has become a small share of the sampled time.
  */
-static void pace(struct emburst *e, int64_t start)
+static void pace(struct emburst *e, int64_t now)
 {
-	int64_t took = time_monotonic_ns() - start, gap = (int64_t)((double)took / e->budget);
+	uint64_t dip = (uint64_t)emdip_skip(&e->dip) * e->period_ns;
 
-	e->st.ns += took;
-	if (took > e->st.longest_ns)
-		e->st.longest_ns = took;
-	e->next_at = start + took + (gap < 50000000 ? gap : 50000000);
+	e->next_at = now;
+	e->next_profiled = e->profiled_ns + DIP_SPACING * (dip ? dip : e->period_ns);
+}
+
+/* The points a trail asks for: past the dip and its reference, then windows. */
+static unsigned trail_points(const struct emburst *e)
+{
+	unsigned reach = e->dip.reach, skip = emdip_skip(&e->dip);
+	unsigned w = reach < TRAIL_MIN_WINDOWS ? TRAIL_MIN_WINDOWS :
+		     reach > TRAIL_MAX_WINDOWS ? TRAIL_MAX_WINDOWS : reach;
+	unsigned n = (skip > reach ? skip : reach) + w + 1;
+
+	return n > EMU_MAX_TRAIL ? EMU_MAX_TRAIL : n;
 }
 
 void emburst_run(struct emburst *e, pid_t pid, pid_t tid, struct procs *procs)
 {
 	struct addr_space *as = procs_lookup(procs, (uint32_t)pid);
-	int64_t start = time_monotonic_ns();
+	int64_t start = time_monotonic_ns(), stopped;
 	struct emu_burst_req req;
-	struct emu_result res;
 	bool in_syscall;
-	const char *why;
-	uint64_t released;
-	int sig, pidfd, r;
+	int sig;
 
-	if (!as || tid <= 0)
+	if (!as || tid <= 0 || e->state != B_IDLE)
 		return;
 	if (tracer_stop(&e->tracer, tid, &sig)) {
 		e->st.refused++;
@@ -452,11 +482,19 @@ void emburst_run(struct emburst *e, pid_t pid, pid_t tid, struct procs *procs)
 		else
 			e->st.in_syscall++;
 		tracer_release(&e->tracer, tid, sig);
+		count_stop(e, time_monotonic_ns() - start);
 		pace(e, start);
 		return;
 	}
 	/* The thread is stopped, its state read: a test may kill it here. */
 	TEST_POINT("emulate-stopped");
+	/* What the burst reads first, as the thread has it; the last burst's pages of this space. */
+	stopmem_take(&e->mem, pid, &req.st, e->hint_as == (const void *)as ? e->hint : NULL,
+		     e->hint_as == (const void *)as ? e->n_hint : 0);
+	tracer_release(&e->tracer, tid, 0);
+	stopped = time_monotonic_ns();
+	count_stop(e, stopped - start);
+	e->st.snap_pages += e->mem.n;
 	req.space = space_of(e, pid, as);
 	req.limit = e->limit;
 	req.detail = EMBURST_DETAIL < e->limit ? EMBURST_DETAIL : e->limit;
@@ -464,40 +502,33 @@ void emburst_run(struct emburst *e, pid_t pid, pid_t tid, struct procs *procs)
 	if (hotlist_rand(&e->rng) % (e->epoch_bursts + 1) < BURSTS_KEEP)
 		req.trace = req.detail;
 	req.time_us = EMBURST_TIME_US;
-	req.keep = window_possible(e, start);
-	pidfd = open_pidfd(pid);
-	r = emu_worker_burst(e->worker, &req, pid, pidfd, start + e->deadline_ns, &res, &why);
-	tracer_release(&e->tracer, tid, 0);
-	released = (uint64_t)time_monotonic_ns();
-	pace(e, start);
-	if (r) {
+	req.keep = e->period_ns > 0;
+	req.n_snap = e->mem.n;
+	req.snap = e->mem.page;
+	e->pidfd = open_pidfd(pid);
+	e->cpu_mark = emu_worker_cpu_ns(e->worker);
+	if (emu_worker_burst(e->worker, &req, pid, e->pidfd, stopped + e->deadline_ns)) {
 		e->st.lost++;
 		e->pending.lost++;
-		if (pidfd >= 0)
-			close(pidfd);
+		burst_end(e);
+		pace(e, stopped);
 		return;
 	}
-	e->st.pages += res.pages;
-	add_result(e, procs, as, &res, (uint32_t)tid);
-	if (res.kept) {
-		struct emburst_window *w = e->win;
+	e->state = B_BURST;
+	e->pid = pid;
+	e->tid = (uint32_t)tid;
+	e->as = as;
+	e->deadline = stopped + e->deadline_ns;
+	if (req.keep) {
+		unsigned want = trail_points(e);
 
-		w->state = W_WAIT;
-		w->pid = pid;
-		w->tid = (uint32_t)tid;
-		w->as = as;
-		w->pidfd = pidfd;
-		w->after = released;
-		w->give_up = (int64_t)w->after + 200 * 1000000LL + 50 * (int64_t)e->period_ns;
-		w->have_b1 = false;
-		w->n_after = 0;
-	} else if (pidfd >= 0) {
-		close(pidfd);
+		emtrail_start(&e->trail, (uint32_t)tid, (uint64_t)stopped, want);
+		e->trail_give_up = stopped + EMBURST_TRAIL_WAIT_NS + 4 * (int64_t)want * (int64_t)e->period_ns;
 	}
-	emu_result_release(&res);
+	pace(e, stopped);
 }
 
-/* ---- windows ---------------------------------------------------------------------------- */
+/* ---- the trail -------------------------------------------------------------------------- */
 
 static void miss(struct emburst *e, enum paths_miss why)
 {
@@ -505,171 +536,238 @@ static void miss(struct emburst *e, enum paths_miss why)
 	e->pending.misses[why]++;
 }
 
-static uint64_t *seen_of(struct emburst_window *w, unsigned k)
-{
-	if (k >= w->n_seen) {
-		size_t n = k + 8;
-
-		w->seen = xreallocarray(w->seen, n, sizeof(*w->seen));
-		memset(w->seen + w->n_seen, 0, (n - w->n_seen) * sizeof(*w->seen));
-		w->n_seen = n;
-	}
-	return &w->seen[k];
-}
-
-static void start_window(struct emburst *e)
-{
-	struct emburst_window *w = e->win;
-	struct emu_window_req req;
-
-	if (w->b1.rip == w->b2.rip && !memcmp(w->b1.regs, w->b2.regs, sizeof(w->b1.regs))) {
-		/* A loop whose registers repeat: no telling which iteration. */
-		miss(e, PATHS_MISS_AMBIGUOUS);
-		emu_worker_drop(e->worker);
-		window_end(e);
-		return;
-	}
-	memset(&req, 0, sizeof(req));
-	req.b1 = w->b1;
-	req.b2 = w->b2;
-	req.limit = (uint64_t)(w->n_after + 1) * e->period_ns * WINDOW_INSNS_PER_NS;
-	req.time_us = EMBURST_WINDOW_TIME_US;
-	w->started = time_monotonic_ns();
-	w->cpu_started = emu_worker_cpu_ns(e->worker);
-	if (emu_worker_window(e->worker, &req, w->pid, w->pidfd,
-			      w->started + (int64_t)EMBURST_WINDOW_TIME_US * 1000 * EMU_WALL_FACTOR +
-				      1000000000LL)) {
-		miss(e, PATHS_MISS_LOST);
-		window_end(e);
-		return;
-	}
-	w->state = W_RUN;
-	e->st.windows_tried++;
-}
-
 void emburst_sample(struct emburst *e, unsigned k, uint32_t tid, uint64_t time, bool user,
 		    uint64_t ip, const uint64_t *regs, struct procs *procs)
 {
-	struct emburst_window *w = e->win;
-	uint64_t *seen = seen_of(w, k);
+	struct emtrail *t = &e->trail;
 
-	(*seen)++;
-	(void)procs;
-	if (w->state != W_WAIT || tid != w->tid || time <= w->after)
+	e->profiled_ns += e->period_ns;
+	if (!emtrail_sample(t, k, tid, time, user, ip, regs))
 		return;
-	w->n_after++;
-	if (user && regs && ip < EMU_USER_END && w->have_b1 && k == w->b1_cpu &&
-	    *seen == w->b1_seen + 1 && time - w->b1_time <= e->period_ns + e->period_ns / 2) {
-		w->b2.rip = ip;
-		memcpy(w->b2.regs, regs, sizeof(w->b2.regs));
-		w->b2_time = time;
-		start_window(e);
-		return;
+	/* the point's code: instructions of a window there are "here" */
+	{
+		struct addr_space *as = procs_lookup(procs, (uint32_t)e->pid);
+		const struct mapping *m = as ? procs_mapping(as, ip) : NULL;
+
+		t->pt[t->n - 1].lo = m ? m->start : ip;
+		t->pt[t->n - 1].hi = m ? m->end : ip + 1;
 	}
-	/*
-	 * Not a pair (another CPU, another thread's sample between, more than
-	 * a period and a half apart, a kernel sample): this one may be B1 of
-	 * the next pair, unless the thread has run too long since the burst.
-	 */
-	if (w->n_after >= WINDOW_MAX_SAMPLES) {
-		miss(e, PATHS_MISS_SAMPLES);
-		emu_worker_drop(e->worker);
-		window_end(e);
-		return;
-	}
-	w->have_b1 = user && regs && ip < EMU_USER_END;
-	w->b1_cpu = k;
-	w->b1_seen = *seen;
-	w->b1_time = time;
-	w->b1.rip = ip;
-	if (regs)
-		memcpy(w->b1.regs, regs, sizeof(w->b1.regs));
 }
 
-static void add_window(struct emburst *e, struct procs *procs, const struct emu_window_result *r)
+/* The burst's paths, once something says the emulation followed the thread. */
+static void commit_burst(struct emburst *e, struct procs *procs, struct addr_space *as, bool verified)
 {
-	struct emburst_window *w = e->win;
-	struct addr_space *as = procs_lookup(procs, (uint32_t)w->pid);
-	struct emburst_image *bi, *b2i;
-	struct paths_window pw;
-	uint64_t off, ns = w->b2_time - w->b1_time;
+	if (!e->have_res)
+		return;
+	if (verified) {
+		add_result(e, procs, as, &e->res, e->tid);
+		e->st.insns_verified += e->res.insns;
+	} else {
+		/*
+		 * It read memory the thread may have rewritten since the stop,
+		 * and no later sample says it followed it right: not counted.
+		 */
+		e->st.unverified++;
+		e->pending.lost++;
+	}
+	emu_result_release(&e->res);
+	e->have_res = false;
+}
 
-	if (!as || (const void *)as != w->as) {
-		miss(e, PATHS_MISS_LOST);       /* the process exec'd or exited meanwhile */
+/* The trail's request: its points (maybe none), counted from the first past the dip. */
+static void send_trail(struct emburst *e)
+{
+	struct emtrail *t = &e->trail;
+	struct emu_trail_req req;
+	int64_t now = time_monotonic_ns();
+
+	memset(&req, 0, sizeof(req));
+	for (unsigned k = 1; k < t->n; k++)
+		if (emtrail_window_ok(t, k - 1, e->period_ns))
+			t->pt[k].flags |= EMU_POINT_PERIOD;
+	req.n = t->n;
+	req.pt = t->pt;
+	e->skip = emdip_skip(&e->dip);
+	req.count_from = !t->n ? 0 : e->skip < t->n ? e->skip : t->n - 1;
+	req.segment = e->period_ns * WINDOW_INSNS_PER_NS + 2 * e->limit;
+	req.limit = (uint64_t)(t->n + 1) * req.segment;
+	req.time_us = EMBURST_TRAIL_TIME_US;
+	emtrail_stop(t);
+	if (emu_worker_trail(e->worker, &req, e->pid, e->pidfd,
+			     now + (int64_t)EMBURST_TRAIL_TIME_US * 1000 * EMU_WALL_FACTOR + 1000000000LL)) {
+		e->st.lost++;
+		e->pending.lost++;
+		burst_end(e);
 		return;
 	}
-	if (r->insns > MAX_INSNS_PER_NS * ns) {
+	if (t->n)
+		e->st.trails++;
+	e->state = B_TRAIL;
+}
+
+/* A window past the dip: recorded with the image its first point is in. */
+static void add_window(struct emburst *e, struct procs *procs, struct addr_space *as, unsigned k,
+		       uint64_t insns, uint64_t here)
+{
+	const struct emtrail *t = &e->trail;
+	struct emburst_image *bi, *b2i;
+	struct paths_window pw;
+	uint64_t ns = t->time[k + 1] - t->time[k];
+
+	if (insns > MAX_INSNS_PER_NS * ns) {
 		miss(e, PATHS_MISS_IMPLAUSIBLE);
 		return;
 	}
-	if (!(bi = where(e, procs, as, w->b1.rip, &pw.b1))) {
+	if (!(bi = where(e, procs, as, t->pt[k].p.rip, &pw.b1))) {
 		miss(e, PATHS_MISS_LOST);
 		return;
 	}
-	b2i = where(e, procs, as, w->b2.rip, &pw.b2);
+	b2i = where(e, procs, as, t->pt[k + 1].p.rip, &pw.b2);
 	if (b2i != bi)
 		pw.b2 = PATHS_ELSEWHERE;
-	pw.insns = r->insns;
-	pw.here = 0;
+	pw.insns = insns;
+	pw.here = here < insns ? here : insns;
 	pw.ns = ns;
+	paths_add_window(&bi->prof, &pw, &e->rng);
+	fold(e, bi);
+	e->st.windows++;
+	e->st.window_insns += insns;
+	e->pending.windows++;
+	e->pending.window_insns += insns;
+}
+
+/* The blocks the counted windows ran (from the first past the dip to the last matched). */
+static void add_window_blocks(struct emburst *e, struct procs *procs, struct addr_space *as,
+			      const struct emu_trail_result *r)
+{
 	for (size_t i = 0; i < r->n_blocks; i++) {
 		const struct emu_block_rec *b = &r->blocks[i];
+		uint64_t off;
 		struct emburst_image *im = where(e, procs, as, b->pc, &off);
 
 		if (!im)
 			continue;
 		paths_add_block(&im->prof, off, b->bytes, b->insns, 0, b->count);
 		e->bytes += REC_BYTES;
-		if (im == bi)
-			pw.here += b->count * b->insns;
 	}
-	if (pw.here > pw.insns)
-		pw.here = pw.insns;
-	paths_add_window(&bi->prof, &pw, &e->rng);
-	fold(e, bi);
-	e->st.windows++;
-	e->st.window_insns += r->insns;
-	e->pending.windows++;
-	e->pending.window_insns += r->insns;
+}
+
+/*
+ * The burst followed the thread right if it read only memory copied at the
+ * stop, or if a point of the trail at its end or past it matched (a
+ * path counts as far as a later sample whose registers it matched).
+ */
+static bool verified(const struct emburst *e, const struct emu_trail_result *r)
+{
+	return !e->res.live ||
+	       (r && r->matched && r->to_first + r->at[r->matched - 1] >= e->res.insns);
+}
+
+static void trail_done(struct emburst *e, struct procs *procs, const struct emu_trail_result *r)
+{
+	struct emtrail *t = &e->trail;
+	struct addr_space *as = procs_lookup(procs, (uint32_t)e->pid);
+	uint64_t insns[EMU_MAX_TRAIL];
+	bool ok[EMU_MAX_TRAIL];
+	unsigned windows = r->matched > 0 ? r->matched - 1 : 0;
+
+	if (!as || (const void *)as != e->as) {
+		/* the process exec'd or exited meanwhile */
+		if (t->n)
+			miss(e, PATHS_MISS_LOST);
+		commit_burst(e, procs, NULL, false);
+		return;
+	}
+	e->st.points += r->matched;
+	e->st.live_pages += r->live;
+	commit_burst(e, procs, as, verified(e, r));
+	if (!t->n)
+		return;
+	if (r->matched < t->n)
+		miss(e, (enum paths_miss)r->miss);
+	for (unsigned k = 0; k < windows; k++) {
+		insns[k] = r->at[k + 1] - r->at[k];
+		ok[k] = emtrail_window_ok(t, k, e->period_ns);
+	}
+	emdip_add(&e->dip, insns, ok, windows);
+	for (unsigned k = e->skip; k < windows; k++) {
+		if (ok[k])
+			add_window(e, procs, as, k, insns[k], r->here[k + 1]);
+		else
+			e->st.not_periods++;
+	}
+	for (unsigned k = 0; k < windows && k < e->skip; k++)
+		e->st.dip_windows += ok[k];
+	if (windows > e->skip)
+		add_window_blocks(e, procs, as, r);
+}
+
+/* An answer of the worker: the burst's (kept until its trail's, if it has one) or the trail's. */
+static void answered(struct emburst *e, struct procs *procs, struct emu_answer *a)
+{
+	int64_t cpu = emu_worker_cpu_ns(e->worker);
+
+	if (cpu > e->cpu_mark && e->cpu_mark)
+		e->st.worker_ns += cpu - e->cpu_mark;
+	e->cpu_mark = cpu;
+	if (a->kind == EMU_ANSWER_BURST) {
+		if (getenv("DCPI_DEBUG_BURSTS"))
+			fprintf(stderr, "burst: end %d insns %llu live %llu pages %llu; trail %u of %u\n",
+				a->burst.end, (unsigned long long)a->burst.insns,
+				(unsigned long long)a->burst.live, (unsigned long long)a->burst.pages,
+				e->trail.n, e->trail.want);
+		e->res = a->burst;
+		memset(&a->burst, 0, sizeof(a->burst));
+		e->have_res = true;
+		e->st.live_pages += e->res.live;
+		/* the pages it read from the live process: the next stop of this space copies them */
+		e->hint_as = e->as;
+		e->n_hint = e->res.n_working;
+		memcpy(e->hint, e->res.working, e->res.n_working * sizeof(e->hint[0]));
+		if (e->state != B_TRAIL) {
+			/* no trail: it stands if it read only the copy */
+			commit_burst(e, procs, procs_lookup(procs, (uint32_t)e->pid), verified(e, NULL));
+			burst_end(e);
+		}
+	} else if (a->kind == EMU_ANSWER_TRAIL) {
+		if (getenv("DCPI_DEBUG_BURSTS"))
+			fprintf(stderr, "trail: %u of %u matched, miss %d (%s, closest %u), to first %llu, last %llu, live %llu, skip %u, worker cpu %.1f ms\n",
+				a->trail.matched, e->trail.n, a->trail.miss, a->trail.mnemonic, a->trail.closest,
+				(unsigned long long)a->trail.to_first, a->trail.matched ? (unsigned long long)a->trail.at[a->trail.matched - 1] : 0ULL, (unsigned long long)a->trail.live,
+				e->skip, (double)(emu_worker_cpu_ns(e->worker) - e->dbg_cpu) / 1e6);
+		trail_done(e, procs, &a->trail);
+		burst_end(e);
+	}
 }
 
 void emburst_poll(struct emburst *e, struct procs *procs, int64_t now)
 {
-	struct emburst_window *w = e->win;
-	struct emu_window_result r;
+	struct emu_answer a;
+	const char *why;
 	int got;
 
-	if (w->state == W_WAIT && now > w->give_up) {
-		miss(e, PATHS_MISS_SAMPLES);
-		emu_worker_drop(e->worker);
-		window_end(e);
+	if (e->state == B_IDLE)
+		return;
+	/* A trail's two answers may come in one read: both taken. */
+	while ((got = emu_worker_poll(e->worker, &a, &why)) > 0) {
+		answered(e, procs, &a);
+		emu_answer_release(&a);
+		if (e->state == B_IDLE)
+			return;
+	}
+	if (got < 0) {
+		/* the worker died, hung or broke the protocol: this burst is lost */
+		e->st.lost++;
+		e->pending.lost++;
+		if (e->state == B_TRAIL && e->trail.n)
+			miss(e, PATHS_MISS_LOST);
+		burst_end(e);
 		return;
 	}
-	if (w->state != W_RUN)
-		return;
-	got = emu_worker_poll(e->worker, &r);
-	if (!got)
-		return;
-	/*
-	 * The windows' budget is the worker's CPU time, what they take from
-	 * the program (the clock's would count the worker's waits for a CPU
-	 * on a loaded host, several times its work).
-	 */
-	{
-		int64_t cpu = emu_worker_cpu_ns(e->worker);
-
-		e->st.window_ns += cpu > w->cpu_started && w->cpu_started ? cpu - w->cpu_started :
-									     time_monotonic_ns() - w->started;
-	}
-	if (got < 0)
-		miss(e, PATHS_MISS_LOST);
-	else if (!r.matched)
-		miss(e, (enum paths_miss)r.miss);
-	else
-		add_window(e, procs, &r);
-	if (got > 0)
-		emu_window_result_release(&r);
-	window_end(e);
+	/* Prepared: its trail once its samples are in, or the thread stopped giving them. */
+	if (e->state == B_BURST && e->trail.active && emu_worker_ready(e->worker) &&
+	    (emtrail_complete(&e->trail) || now > e->trail_give_up))
+		send_trail(e);
 }
 
 int emburst_fd(const struct emburst *e)
@@ -752,18 +850,25 @@ static size_t ends_by_count(const struct emburst *e, size_t *order, size_t max);
 
 void emburst_report(const struct emburst *e, int64_t started, struct emburst_report *r)
 {
-	int64_t el = time_monotonic_ns() - (e->started ? e->started : started);
 	struct strbuf sb = STRBUF_INIT;
 	size_t order[EMBURST_END_NAMES], n;
 
+	(void)started;
 	memset(r, 0, sizeof(*r));
 	r->bursts = e->st.bursts;
 	r->insns = e->st.insns;
-	r->share = el > 0 ? (double)e->st.ns / (double)el : 0;
+	r->share = e->profiled_ns ? cost(e) / (double)e->profiled_ns : 0;
 	memcpy(r->ends, e->st.ends, sizeof(r->ends));
 	r->lost = e->st.lost;
+	r->unverified = e->st.unverified;
+	r->stops = e->st.stops;
+	r->stop_p50_ns = emburst_stop_quantile(&e->st, 0.5);
+	r->stop_p99_ns = emburst_stop_quantile(&e->st, 0.99);
+	r->stop_max_ns = e->st.longest_ns;
+	r->trails = e->st.trails;
 	r->windows = e->st.windows;
-	r->windows_tried = e->st.windows_tried;
+	r->dip_windows = e->st.dip_windows;
+	r->skip = emdip_skip(&e->dip);
 	n = ends_by_count(e, order, 4);
 	for (size_t i = 0; i < n; i++)
 		strbuf_addf(&sb, "%s%s %" PRIu64, i ? ", " : "", e->ends[order[i]].mnemonic,
@@ -793,12 +898,13 @@ void emburst_status_text(const struct emburst *e, int64_t started, struct strbuf
 {
 	const struct emburst_stats *s = &e->st;
 	const struct emu_worker_stats *ws = emu_worker_stats(e->worker);
-	double el = (double)(time_monotonic_ns() - (e->started ? e->started : started));
 	size_t order[EMBURST_END_NAMES], n = ends_by_count(e, order, 8);
 
+	(void)started;
 	strbuf_addf(o, "bursts: emulated, %" PRIu64 " of %" PRIu64 " instructions, %.2f%% of the "
-		    "time (budget %.0f%%); ended:", s->bursts, s->insns,
-		    el > 0 ? 100 * (double)s->ns / el : 0, 100 * e->budget);
+		    "CPU sampled (budget %.0f%%: the worker %.3f s, threads stopped %.3f s); ended:",
+		    s->bursts, s->insns, e->profiled_ns ? 100 * cost(e) / (double)e->profiled_ns : 0,
+		    100 * e->budget, (double)s->worker_ns / 1e9, (double)s->ns / 1e9);
 	for (int i = 0; i < PATHS_END__COUNT; i++)
 		strbuf_addf(o, "%s %s %" PRIu64, i ? "," : "", paths_end_name((unsigned)i), s->ends[i]);
 	for (size_t i = 0; i < n; i++)
@@ -806,32 +912,44 @@ void emburst_status_text(const struct emburst *e, int64_t started, struct strbuf
 			    e->ends[order[i]].count);
 	strbuf_addf(o, "%s; not followed: %" PRIu64 " refused, %" PRIu64 " in a system call, %"
 		    PRIu64 " with a signal pending, %" PRIu64 " lost (worker started %" PRIu64
-		    " times); %" PRIu64 " written\n", n ? ")" : "", s->refused, s->in_syscall,
-		    s->signals, s->lost, ws->starts, s->written);
-	strbuf_addf(o, "windows: %" PRIu64 " of %" PRIu64 " matched, %" PRIu64 " instructions "
-		    "between samples, %.2f%% of the time in the worker; missed:", s->windows,
-		    s->windows_tried + s->misses[PATHS_MISS_SAMPLES] + s->misses[PATHS_MISS_AMBIGUOUS],
-		    s->window_insns, el > 0 ? 100 * (double)s->window_ns / el : 0);
+		    " times), %" PRIu64 " unverified; %" PRIu64 " written\n", n ? ")" : "", s->refused,
+		    s->in_syscall, s->signals, s->lost, ws->starts, s->unverified, s->written);
+	strbuf_addf(o, "stops: %" PRIu64 ", p50 %.0f us, p99 %.0f us, longest %.0f us; %" PRIu64
+		    " pages copied at them, %" PRIu64 " read after\n", s->stops,
+		    (double)emburst_stop_quantile(s, 0.5) / 1e3, (double)emburst_stop_quantile(s, 0.99) / 1e3,
+		    (double)s->longest_ns / 1e3, s->snap_pages, s->live_pages);
+	strbuf_addf(o, "windows: %" PRIu64 " recorded past the dip, %" PRIu64 " instructions between "
+		    "samples; %" PRIu64 " in the dip, %" PRIu64 " not one period; %" PRIu64 " trails, %"
+		    PRIu64 " samples matched; trails ended early:", s->windows, s->window_insns,
+		    s->dip_windows, s->not_periods, s->trails, s->points);
 	for (int i = 0; i < PATHS_MISS__COUNT; i++)
 		strbuf_addf(o, "%s %s %" PRIu64, i ? "," : "", paths_miss_name((unsigned)i), s->misses[i]);
 	strbuf_addch(o, '\n');
+	emdip_status_text(&e->dip, o);
 }
 
 void emburst_status_json(const struct emburst *e, int64_t started, struct json_writer *w)
 {
 	const struct emburst_stats *s = &e->st;
 	const struct emu_worker_stats *ws = emu_worker_stats(e->worker);
-	double el = (double)(time_monotonic_ns() - (e->started ? e->started : started));
 	size_t order[EMBURST_END_NAMES], n = ends_by_count(e, order, EMBURST_END_NAMES);
 
+	(void)started;
 	json_key(w, "mode"), json_string(w, "emulate");
 	JSON_U64_MEMBERS(w, { "bursts", s->bursts }, { "instructions", s->insns },
 			 { "detailed", s->detailed }, { "limit", e->limit });
-	json_key(w, "time_share"), json_double(w, el > 0 ? (double)s->ns / el : 0, 6);
+	json_key(w, "cpu_share"), json_double(w, e->profiled_ns ? cost(e) / (double)e->profiled_ns : 0, 6);
+	json_key(w, "worker_s"), json_double(w, (double)s->worker_ns / 1e9, 6);
 	json_key(w, "stopped_s"), json_double(w, (double)s->ns / 1e9, 6);
-	json_key(w, "longest_s"), json_double(w, (double)s->longest_ns / 1e9, 6);
-	json_key(w, "elapsed_s"), json_double(w, el / 1e9, 6);
+	json_key(w, "sampled_s"), json_double(w, (double)e->profiled_ns / 1e9, 6);
 	json_key(w, "budget"), json_double(w, e->budget, 4);
+	json_key(w, "stops"), json_object_begin(w);
+	JSON_U64_MEMBERS(w, { "count", s->stops }, { "pages_copied", s->snap_pages },
+			 { "pages_read_after", s->live_pages });
+	json_key(w, "p50_us"), json_double(w, (double)emburst_stop_quantile(s, 0.5) / 1e3, 1);
+	json_key(w, "p99_us"), json_double(w, (double)emburst_stop_quantile(s, 0.99) / 1e3, 1);
+	json_key(w, "longest_us"), json_double(w, (double)s->longest_ns / 1e3, 1);
+	json_object_end(w);
 	json_key(w, "ends"), json_object_begin(w);
 	for (int i = 0; i < PATHS_END__COUNT; i++)
 		json_key(w, paths_end_name((unsigned)i)), json_u64(w, s->ends[i]);
@@ -841,17 +959,21 @@ void emburst_status_json(const struct emburst *e, int64_t started, struct json_w
 		json_key(w, e->ends[order[i]].mnemonic), json_u64(w, e->ends[order[i]].count);
 	json_object_end(w);
 	JSON_U64_MEMBERS(w, { "refused", s->refused }, { "in_syscall", s->in_syscall },
-			 { "signals", s->signals }, { "lost", s->lost }, { "gone", e->tracer.gone },
+			 { "signals", s->signals }, { "lost", s->lost }, { "unverified", s->unverified },
+			 { "gone", e->tracer.gone },
 			 { "worker_starts", ws->starts }, { "worker_failures", ws->failures },
 			 { "pages", ws->pages }, { "page_requests", ws->page_requests },
 			 { "written", s->written }, { "write_failures", s->write_failures });
 	json_key(w, "windows"), json_object_begin(w);
-	JSON_U64_MEMBERS(w, { "tried", s->windows_tried }, { "matched", s->windows },
-			 { "instructions", s->window_insns });
-	json_key(w, "worker_s"), json_double(w, (double)s->window_ns / 1e9, 6);
+	JSON_U64_MEMBERS(w, { "trails", s->trails }, { "points", s->points },
+			 { "recorded", s->windows }, { "in_dip", s->dip_windows },
+			 { "not_periods", s->not_periods }, { "instructions", s->window_insns });
 	json_key(w, "misses"), json_object_begin(w);
 	for (int i = 0; i < PATHS_MISS__COUNT; i++)
 		json_key(w, paths_miss_name((unsigned)i)), json_u64(w, s->misses[i]);
+	json_object_end(w);
+	json_key(w, "dip"), json_object_begin(w);
+	emdip_status_json(&e->dip, w);
 	json_object_end(w);
 	json_object_end(w);
 }

@@ -36,6 +36,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "collect/emdip.h"
+#include "collect/emtrail.h"
+#include "collect/stopmem.h"
 #include "collect/tracestop.h"
 #include "core/hotlist.h"
 #include "core/u64map.h"
@@ -46,6 +49,11 @@ struct db;
 struct procs;
 struct emu_worker;
 
+/*
+ * What bursts may cost by default: the worker's CPU and the threads' stops
+ * over the CPU time sampled (with --values, at most +5% of a program's CPU).
+ */
+#define EMBURST_DEFAULT_BUDGET 0.03
 /* Instructions a burst follows at most (picked by measurement: docs/collect.md). */
 #define EMBURST_DEFAULT_LIMIT 50000
 /* Of them, followed in detail (values, addresses), and raw steps kept. */
@@ -58,32 +66,46 @@ struct emu_worker;
  */
 #define EMBURST_TIME_US 50000
 #define EMBURST_DEADLINE_NS (250 * 1000000LL)
-/* A window's caps: instructions from the burst's end to B2, the worker's time. */
-#define EMBURST_WINDOW_TIME_US 300000
+/* A trail's cap on the worker's CPU time, and how long its samples are waited for. */
+#define EMBURST_TRAIL_TIME_US 100000
+#define EMBURST_TRAIL_WAIT_NS (200 * 1000000LL)
+/* Log2 buckets of the time threads were stopped, from 1 us. */
+#define EMBURST_STOP_BUCKETS 24
 /* Memory the path tables may hold before they are written early. */
 #define EMBURST_MAX_BYTES ((size_t)64 << 20)
 /* Distinct instructions named as ending bursts (the summary's). */
 #define EMBURST_END_NAMES 32
 
 struct emburst_stats {
-	uint64_t bursts;                        /* followed */
+	uint64_t bursts;                        /* followed, and counted */
 	uint64_t insns, detailed;               /* instructions followed, in detail */
+	uint64_t insns_verified;                /* of them, in bursts a later sample confirmed */
 	uint64_t ends[PATHS_END__COUNT];        /* bursts by why they ended */
 	uint64_t refused;                       /* threads that could not be stopped */
 	uint64_t in_syscall;                    /* stopped inside a system call: not followed */
 	uint64_t signals;                       /* a signal was pending: not followed */
 	uint64_t lost;                          /* the worker failed: nothing recorded */
+	uint64_t unverified;                    /* read memory rewritten since, maybe: not counted */
+	uint64_t stops;                         /* threads stopped */
+	uint64_t stop_hist[EMBURST_STOP_BUCKETS];       /* by how long (log2 us) */
 	int64_t ns;                             /* time threads spent stopped */
-	int64_t longest_ns;                     /* ...by the longest burst */
-	uint64_t pages;                         /* pages read for the worker */
-	uint64_t windows_tried;                 /* windows the worker emulated */
-	uint64_t windows;                       /* ...matched */
-	uint64_t window_insns;                  /* instructions between B1 and B2, summed */
-	uint64_t misses[PATHS_MISS__COUNT];     /* windows not matched */
-	int64_t window_ns;                      /* the worker's CPU time in windows */
+	int64_t longest_ns;                     /* ...by the longest stop */
+	int64_t worker_ns;                      /* the worker's CPU for bursts and trails */
+	uint64_t snap_pages;                    /* pages copied at stops */
+	uint64_t live_pages;                    /* data pages the worker read after the stop */
+	uint64_t trails;                        /* trails the worker emulated */
+	uint64_t points;                        /* ...their samples it matched */
+	uint64_t windows;                       /* windows past the dip, recorded */
+	uint64_t dip_windows;                   /* windows in the dip: measured, not recorded */
+	uint64_t not_periods;                   /* windows that were not one period of the thread */
+	uint64_t window_insns;                  /* instructions of the windows recorded */
+	uint64_t misses[PATHS_MISS__COUNT];     /* trails that ended early, by why */
 	uint64_t written;                       /* bursts in the database */
 	uint64_t write_failures;
 };
+
+/* The time a thread was stopped that a share q of the stops took at most (ns). */
+int64_t emburst_stop_quantile(const struct emburst_stats *s, double q);
 
 struct emburst_end_name {
 	char mnemonic[32];
@@ -99,21 +121,40 @@ struct emburst_image {
 	bool touched;                           /* in the burst being added */
 };
 
-struct emburst_window;
-
 struct emburst {
-	double budget;
+	double budget;                          /* bursts' cost over the CPU time sampled */
 	uint32_t limit;
 	int64_t deadline_ns;                    /* how long the worker's answer is awaited */
 	int64_t started;                        /* first time a burst was possible */
 	int64_t next_at;
+	uint64_t profiled_ns;                   /* CPU time sampled (samples x period) */
+	uint64_t next_profiled;                 /* no stop before this much (the dips) */
 	struct tracer tracer;
 	struct emu_worker *worker;
 	uint64_t space;                         /* the identity of the last address space */
 	const void *space_as;
 	pid_t space_pid;
 	uint64_t period_ns;                     /* the sampling period (windows check it) */
-	struct emburst_window *win;
+
+	/* The burst in flight and its trail. */
+	int state;
+	pid_t pid;
+	uint32_t tid;
+	const void *as;                         /* the address space it was taken in (compared only) */
+	int pidfd;
+	int64_t deadline;                       /* the worker's answer awaited until then */
+	int64_t trail_give_up;                  /* the trail's samples awaited until then */
+	int64_t cpu_mark;                       /* the worker's CPU time at the last answer */
+	int64_t dbg_cpu;
+	struct emu_result res;                  /* the burst's answer, until a sample confirms it */
+	bool have_res;
+	struct emtrail trail;
+	unsigned skip;                          /* the trail's windows counted from here */
+	struct stopmem mem;                     /* the memory copied at the stop */
+	struct emdip dip;
+	const void *hint_as;                    /* the last burst's pages read live, and its space */
+	uint64_t hint[EMU_MAX_WORKING];
+	size_t n_hint;
 
 	struct emburst_image *img;
 	size_t n_img, alloc_img;
@@ -146,8 +187,10 @@ bool emburst_due(struct emburst *e, int64_t now);
 void emburst_run(struct emburst *e, pid_t pid, pid_t tid, struct procs *procs);
 
 /*
- * A sample of the time event on CPU k: user (with ip and regs, db/values.h
- * order) or not.  Windows wait for two of their thread's.
+ * A sample of the time event on CPU k: in user mode or not, with its
+ * thread's user rip and registers (db/values.h order; for a sample in the
+ * kernel, as they were at its entry), or regs NULL.  Trails wait for their
+ * thread's.
  */
 void emburst_sample(struct emburst *e, unsigned k, uint32_t tid, uint64_t time, bool user,
 		    uint64_t ip, const uint64_t *regs, struct procs *procs);
@@ -168,11 +211,16 @@ bool emburst_pressed(const struct emburst *e);
 
 /* The run summary's figures (dcpirun's last line; collect_summary copies them). */
 struct emburst_report {
-	uint64_t bursts, insns;             /* taken, instructions followed */
-	double share;                       /* the share of the run's time they took */
+	uint64_t bursts, insns;             /* counted, instructions followed */
+	double share;                       /* their cost (the worker's CPU, the stops) over the
+					       CPU time sampled */
 	uint64_t ends[PATHS_END__COUNT];    /* by why they ended */
 	uint64_t lost;                      /* lost (the worker failed) */
-	uint64_t windows, windows_tried;    /* windows matched, emulated */
+	uint64_t unverified;                /* not counted: memory read after the stop, unconfirmed */
+	uint64_t stops;                     /* threads stopped */
+	int64_t stop_p50_ns, stop_p99_ns, stop_max_ns;  /* how long */
+	uint64_t trails, windows, dip_windows;  /* trails, windows recorded, windows in the dip */
+	unsigned skip;                      /* windows from this sample after a stop */
 	char end_names[160];                /* "vmovdqu64 12, pclmulqdq 3" */
 };
 void emburst_report(const struct emburst *e, int64_t started, struct emburst_report *r);

@@ -32,6 +32,7 @@
 #define VALUES_TAB_CAP (1u << 14)
 #define CONFLICTS_CAP (1u << 12)
 #define VALUE_SLOTS 8
+#define RECENT_BLOCKS 1024
 /* Instructions that must stop the emulation (collect/emu-avx.h), at most. */
 #define MAX_TRAPS 4096
 #define STORE_RING 64
@@ -43,6 +44,7 @@ struct chunk {
 	uint64_t open[WORDS];           /* read-write already (filled, or about to be) */
 	uint64_t resident[WORDS];       /* backed by memory since the last release */
 	uint64_t keep[WORDS];           /* emu_forget_pages(): stay read-write (refilled at once) */
+	uint64_t snapped[WORDS];        /* filled from the copy made at the stop */
 	uint32_t *crc;                  /* per code page, its contents when marked */
 };
 
@@ -50,8 +52,9 @@ struct blk {
 	uint64_t pc;
 	uint32_t size, insns;
 	uint64_t last;                  /* pc of its last instruction */
-	uint32_t gen, wgen;
+	uint32_t gen, wgen, sgen;
 	uint64_t count, wcount;
+	uint64_t seg;                   /* executions in the trail's segment in progress */
 	bool used;
 };
 
@@ -89,7 +92,7 @@ struct store_rec {
 
 struct emu_engine {
 	uc_engine *uc;                  /* the one running: fast or slow */
-	uc_engine *fast;                /* a hook per block: paths, windows */
+	uc_engine *fast;                /* a hook per block, pages by their faults: paths, trails */
 	uc_engine *slow;                /* and per instruction and memory access: detail */
 	uc_context *ctx;                /* the state moved from slow to fast */
 	uint64_t space;
@@ -108,19 +111,22 @@ struct emu_engine {
 	bool late;                      /* pages refused past the time cap: stop at the next block */
 	bool code_changed;              /* a code page came back different */
 	uint64_t stop_rip;              /* where it stopped */
-	/*
-	 * A burst kept for a window: its state where it stopped, and the pages
-	 * it had (as the thread saw them, and as its stores left them); later
-	 * bursts use the engine meanwhile.
-	 */
-	bool kept;
-	uc_context *kept_ctx;
-	uint64_t *kept_addr;
-	uint8_t *kept_data;             /* EMU_PAGE_SIZE a page; unreadable ones are not kept */
-	size_t n_kept;
+	/* A burst prepared (emu_engine_prepare): where it starts, its limits. */
+	bool prepared;
+	uint64_t start_rip;
+	uint64_t b_limit;
+	uint32_t b_time_us;
+	bool burst_on;                  /* its part: blocks, edges, values counted */
+	bool burst_passes;              /* a trail follows: at its limit it ends, the run goes on */
+	bool burst_passed;              /* ...and it did: what follows is the trail's */
+	int b_end;                      /* its end (enum paths_end) and where, once passed */
+	uint64_t b_end_pc, b_insns, b_live;
+	uint64_t b_working[EMU_MAX_WORKING];
+	size_t b_n_working;
 
 	struct blk *blocks;
 	size_t n_blocks;
+	struct blk *recent[RECENT_BLOCKS];      /* blocks looked up last, by pc */
 	struct insn_info *insns;
 	size_t n_insns;
 	struct edge_ent *edges;
@@ -159,17 +165,27 @@ struct emu_engine {
 	size_t ring_n, ring_at;
 	struct emu_step *steps;
 	size_t n_steps, max_steps;
-	/* windows */
-	bool windowing, matched_b1, matched;
-	const struct emu_window_req *win;
-	int key_reg;                    /* compared first at a window's sample, -1: none */
+	/* trails */
+	bool windowing;                 /* blocks are counted for the trail's windows */
+	const struct emu_trail_req *trail;
+	uint32_t next;                  /* the trail's point looked for */
+	bool matched;                   /* ...found: the run stopped there */
+	uint64_t here_lo, here_hi;      /* the code of the point the segment began at */
+	uint64_t seg_here;              /* the segment's instructions there */
+	uint32_t sgen;                  /* the segment's generation (struct blk seg) */
+	uint32_t *seg_blocks;           /* blocks counted in the segment */
+	size_t n_seg, a_seg;
+	uint64_t trail_pages;           /* pages filled when the trail began */
+	int key_reg;                    /* compared first at a trail's sample, -1: none */
 	struct emu_vregs vregs;         /* AVX state beyond unicorn's (collect/emu-avx.h) */
 	uint64_t traps[MAX_TRAPS];      /* instructions unicorn would do wrong: exits */
 	size_t n_traps;
 	bool new_traps;                 /* found in the block whose hook runs: translate it again */
 	struct blk *retranslate;        /* that block */
 	uint64_t missing_done;          /* instructions done by collect/emu-avx.c */
-	uint64_t at_b1, at_b2;
+	uint64_t at_match;              /* instructions before the point matched */
+	uint64_t trail_start;           /* ...before the trail's first point */
+	unsigned closest;               /* the fewest registers that differed at a pass of the point */
 };
 
 /* A page's bit in a chunk's bitmaps. */
@@ -204,13 +220,22 @@ int emu_fetch_pages(struct emu_engine *e, const uint64_t *addr, size_t n);
 void emu_refresh(struct emu_engine *e, uint64_t addr, size_t size);
 /* Marks the pages of a block as code, remembering their contents. */
 void emu_mark_code(struct emu_engine *e, uint64_t pc, uint32_t size);
-/* At a burst's start: every page forgotten, those worth having fetched in one round trip. */
-void emu_prefetch(struct emu_engine *e, const struct emu_state *s);
+/*
+ * At a burst's start: every page forgotten, the copy made at the stop
+ * (snap, n) put in place, and the other pages worth having fetched in one
+ * round trip.
+ */
+void emu_prefetch(struct emu_engine *e, const struct emu_state *s, const struct emu_page *snap,
+		  size_t n);
+/* Pages filled but neither from the copy nor code: read from the live process. */
+uint64_t emu_live_pages(const struct emu_engine *e);
+/* The working pages (read live, not code), at most max, into out. */
+size_t emu_working_pages(const struct emu_engine *e, uint64_t *out, size_t max);
+/* Every page not filled made inaccessible: the fast engine finds them by their faults. */
+void emu_protect_unfilled(struct emu_engine *e);
 /* Code that changed since it was translated: its translations and the caches go. */
 void emu_drop_changed_code(struct emu_engine *e);
-/* unicorn's hooks: every access (the fast engine's); a fault outside every chunk. */
-void emu_on_access(uc_engine *uc, uc_mem_type type, uint64_t addr, int size, int64_t value,
-		   void *ud);
+/* unicorn's hook for a fault outside every chunk. */
 bool emu_on_unmapped(uc_engine *uc, uc_mem_type type, uint64_t addr, int size, int64_t value,
 		     void *ud);
 
@@ -226,15 +251,20 @@ void emu_setup_reg_map(csh cs);
 bool emu_is_trap(const struct emu_engine *e, uint64_t addr);
 /* Instructions of block b before addr. */
 uint64_t emu_index_in(struct emu_engine *e, const struct blk *b, uint64_t addr);
+/* A burst followed by a trail reached its limit at pc: its part ends, the run goes on. */
+void emu_burst_passes(struct emu_engine *e, uint64_t pc);
 /* A block that runs: its count, and the next edge's source. */
 void emu_count_block(struct emu_engine *e, struct blk *b);
 /* An instruction done in software where unicorn stopped before it: a block of its own. */
 void emu_count_soft(struct emu_engine *e, uint64_t pc, unsigned len);
 /* An instruction unicorn refused: true if done in software (rip moved past it). */
 bool emu_emulate_missing(struct emu_engine *e, uint64_t rip);
-/* A window's sample: the state compared where the emulation passes its rip (a code hook). */
+/* A trail's sample: the state compared where the emulation passes its rip (a code hook). */
 void emu_on_target(uc_engine *uc, uint64_t pc, uint32_t size, void *ud);
-/* The hooks both engines have; the slow one (detail) has those of detail too. */
-void emu_add_hooks(struct emu_engine *e, uc_engine *uc, bool detail);
+/* A trail's segment ended at a point matched: its blocks' executions kept, or dropped. */
+void emu_segment_end(struct emu_engine *e, bool keep);
+enum emu_hooks { EMU_HOOKS_FAST, EMU_HOOKS_DETAIL };
+/* The hooks every engine has, and those of its kind. */
+void emu_add_hooks(struct emu_engine *e, uc_engine *uc, enum emu_hooks kind);
 
 #endif

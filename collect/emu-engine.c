@@ -10,6 +10,7 @@
 #include "collect/emu-engine-int.h"
 #include "core/xalloc.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -81,8 +82,8 @@ static void begin_run(struct emu_engine *e, uint64_t limit, uint32_t time_us)
 	e->end_pc = 0;
 	e->mnemonic[0] = '\0';
 	e->full = false;
-	e->windowing = e->matched_b1 = e->matched = false;
-	e->win = NULL;
+	e->windowing = e->matched = false;
+	e->trail = NULL;
 }
 
 static bool inside(const struct blk *b, uint64_t pc)
@@ -262,168 +263,301 @@ static void fill_result(struct emu_engine *e, struct emu_result *out)
 	e->steps = NULL;
 }
 
-void emu_engine_drop_kept(struct emu_engine *e);
-
-/* The state and pages of a burst that stopped at its limit, for a window. */
-static void keep(struct emu_engine *e)
+bool emu_engine_prepared(const struct emu_engine *e)
 {
-	size_t n = 0;
-
-	uc_context_save(e->fast, e->kept_ctx);
-	free(e->kept_addr);
-	free(e->kept_data);
-	e->kept_addr = xcalloc(e->pages ? e->pages : 1, sizeof(*e->kept_addr));
-	e->kept_data = xmalloc((e->pages ? e->pages : 1) * EMU_PAGE_SIZE);
-	for (size_t i = 0; i < e->n_chunks; i++) {
-		const struct chunk *c = &e->chunks[i];
-
-		for (size_t k = 0; k < CHUNK_PAGES && n < e->pages; k++) {
-			if (!bit(c->filled, k) || bit(c->unreadable, k))
-				continue;
-			e->kept_addr[n] = c->guest + k * EMU_PAGE_SIZE;
-			memcpy(e->kept_data + n * EMU_PAGE_SIZE, c->host + k * EMU_PAGE_SIZE, EMU_PAGE_SIZE);
-			n++;
-		}
-	}
-	e->n_kept = n;
+	return e->prepared;
 }
 
-/* The kept burst back in place: its pages, then its state. */
-static void unkeep(struct emu_engine *e)
+void emu_engine_drop_prepared(struct emu_engine *e)
 {
-	emu_forget_pages(e, e->kept_addr, e->n_kept);
-	for (size_t i = 0; i < e->n_kept; i++)
-		emu_engine_fill(e, e->kept_addr[i], e->kept_data + i * EMU_PAGE_SIZE);
-	uc_context_restore(e->fast, e->kept_ctx);
+	e->prepared = false;
+}
+
+void emu_engine_prepare(struct emu_engine *e, const struct emu_burst_req *req)
+{
 	e->uc = e->fast;
-	e->stop_rip = emu_read_rip(e->fast);
-	emu_engine_drop_kept(e);
-}
-
-bool emu_engine_kept(const struct emu_engine *e)
-{
-	return e->kept;
-}
-
-void emu_engine_drop_kept(struct emu_engine *e)
-{
-	free(e->kept_addr);
-	free(e->kept_data);
-	e->kept_addr = NULL;
-	e->kept_data = NULL;
-	e->n_kept = 0;
-	e->kept = false;
-}
-
-void emu_engine_burst(struct emu_engine *e, const struct emu_burst_req *req,
-		      struct emu_result *out)
-{
-	memset(out, 0, sizeof(*out));
-	begin_run(e, req->limit, req->time_us);
-	e->uc = req->detail ? e->slow : e->fast;
-	emu_write_state(e->uc, &req->st);
+	e->detail_on = false;
+	emu_write_state(e->fast, &req->st);
 	memset(&e->vregs, 0, sizeof(e->vregs));
-	emu_prefetch(e, &req->st);
+	emu_prefetch(e, &req->st, req->snap, req->n_snap);
 	emu_drop_changed_code(e);
+	/* The pages not fetched yet are found by their faults (the fast engine has no memory hook). */
+	emu_protect_unfilled(e);
+	e->start_rip = req->st.rip;
+	e->b_limit = req->limit;
+	e->b_time_us = req->time_us;
 	e->detail = req->detail;
-	e->detailed = e->index = 0;
-	e->prev_insn = NULL;
-	e->ring_n = e->ring_at = 0;
 	e->max_steps = req->trace;
-	e->n_steps = 0;
-	e->steps = xcalloc(req->trace ? req->trace : 1, sizeof(*e->steps));
-	if (req->detail) {
-		e->detail_on = true;
-		run(e, req->st.rip);
-		/* The detail ended at a block's start: the rest by blocks only. */
-		if (e->end == PATHS_END_LIMIT && e->detailed >= e->detail && e->total < e->limit) {
-			e->end = e->pending = -1;
-			set_detail(e, false);
-			run(e, e->stop_rip);
-		}
-		/* A window goes on in the fast engine. */
-		set_detail(e, false);
-	} else {
-		e->detail_on = false;
-		run(e, req->st.rip);
+	e->prepared = true;
+}
+
+/*
+ * The register that tells the point apart from where the emulation stands
+ * (a loop's counter, most likely): compared first at each pass; -1 if none
+ * differs but rip, -2 if the state is the point's already (no telling
+ * which pass is meant).
+ */
+static int key_register(struct emu_engine *e, const struct emu_point *t, bool kernel)
+{
+	uint64_t regs[VALUES_NREGS];
+	void *p[VALUES_NREGS];
+	static const int ids[VALUES_NREGS] = {
+		UC_X86_REG_RAX, UC_X86_REG_RBX, UC_X86_REG_RCX, UC_X86_REG_RDX, UC_X86_REG_RSI,
+		UC_X86_REG_RDI, UC_X86_REG_RBP, UC_X86_REG_RSP, UC_X86_REG_R8, UC_X86_REG_R9,
+		UC_X86_REG_R10, UC_X86_REG_R11, UC_X86_REG_R12, UC_X86_REG_R13, UC_X86_REG_R14,
+		UC_X86_REG_R15, UC_X86_REG_EFLAGS,
+	};
+
+	for (unsigned k = 0; k < VALUES_NREGS; k++)
+		p[k] = &regs[k];
+	uc_reg_read_batch(e->uc, (int *)ids, p, VALUES_NREGS);
+	for (int r = 0; r < VREG_RFLAGS; r++)
+		if (regs[r] != t->regs[r] && !(kernel && r == VREG_RAX))
+			return r;
+	return emu_read_rip(e->uc) == t->rip ? -2 : -1;
+}
+
+static enum paths_miss miss_of(int end)
+{
+	switch (end) {
+	case PATHS_END_SYSCALL: return PATHS_MISS_SYSCALL;
+	case PATHS_END_UNSUPPORTED: return PATHS_MISS_UNSUPPORTED;
+	case PATHS_END_UNREADABLE: return PATHS_MISS_UNREADABLE;
+	case PATHS_END_LIMIT: return PATHS_MISS_NO_MATCH;
+	default: return PATHS_MISS_FAULT;
 	}
-	out->end = (uint8_t)e->end;
-	out->end_pc = e->end_pc < EMU_USER_END ? e->end_pc : 0;
+}
+
+enum step { STEP_MATCH, STEP_LIMIT, STEP_END, STEP_AMBIGUOUS };
+
+/*
+ * Runs from *from until point pt (if any) matches, the run's limit, or
+ * anything else ends it.  The point is watched by a code hook at its rip
+ * (its block translated again with it, and without it afterwards), from
+ * instruction `from_insn` on: a hook called at every pass of a loop's
+ * instruction costs as much as the emulation (measured: 2.2 ns an
+ * instruction with it on a loop of five, 1.2 without).
+ */
+static enum step step(struct emu_engine *e, const struct emu_trail_point *pt, uint64_t *from,
+		      uint64_t from_insn)
+{
+	uc_hook h = 0;
+
+	e->matched = false;
+	e->end = e->pending = -1;
+	e->closest = EMU_NOT_PASSED;
+	if (pt && from_insn > e->total && from_insn < e->limit) {
+		uint64_t limit = e->limit;
+
+		e->limit = from_insn;
+		run(e, *from);
+		e->limit = limit;
+		*from = e->stop_rip;
+		if (e->end != PATHS_END_LIMIT)
+			return STEP_END;
+		e->end = e->pending = -1;
+	}
+	if (pt) {
+		e->key_reg = key_register(e, &pt->p, pt->flags & EMU_POINT_KERNEL);
+		if (e->key_reg == -2)
+			return STEP_AMBIGUOUS;
+		uc_hook_add(e->uc, &h, UC_HOOK_CODE, emu_on_target, e, pt->p.rip, pt->p.rip);
+		uc_ctl_remove_cache(e->uc, pt->p.rip, pt->p.rip + 1);
+	}
+	run(e, *from);
+	if (pt) {
+		uc_hook_del(e->uc, h);
+		uc_ctl_remove_cache(e->uc, pt->p.rip, pt->p.rip + 1);
+	}
+	*from = e->stop_rip;
+	if (e->matched) {
+		/* settle() put total at the matched instruction, which has not run */
+		e->total = e->at_match;
+		return STEP_MATCH;
+	}
+	return e->end == PATHS_END_LIMIT ? STEP_LIMIT : STEP_END;
+}
+
+void emu_burst_passes(struct emu_engine *e, uint64_t pc)
+{
+	e->burst_on = false;
+	e->burst_passed = true;
+	e->b_end = PATHS_END_LIMIT;
+	e->b_end_pc = pc;
+	e->b_insns = e->total;
+	e->b_live = emu_live_pages(e);
+	e->b_n_working = emu_working_pages(e, e->b_working, EMU_MAX_WORKING);
+}
+
+/*
+ * The burst's answer: as it was when it passed its limit (its tables have
+ * not changed since), or as the run ended.
+ */
+static void end_burst(struct emu_engine *e, struct emu_result *out)
+{
+	if (!e->burst_passed) {
+		emu_burst_passes(e, e->end_pc);
+		e->b_end = e->end;
+	}
+	out->end = (uint8_t)e->b_end;
+	out->end_pc = e->b_end_pc < EMU_USER_END ? e->b_end_pc : 0;
 	memcpy(out->mnemonic, e->mnemonic, sizeof(out->mnemonic));
-	if (e->end != PATHS_END_UNSUPPORTED)
+	if (out->end != PATHS_END_UNSUPPORTED)
 		out->mnemonic[0] = '\0';
-	out->insns = e->total;
+	out->insns = e->b_insns;
 	out->detailed = e->detailed;
 	out->pages = e->pages;
+	out->live = e->b_live < out->pages ? e->b_live : out->pages;
+	memcpy(out->working, e->b_working, e->b_n_working * sizeof(out->working[0]));
+	out->n_working = e->b_n_working;
 	fill_result(e, out);
 	/* A burst that ended in detail ran fewer instructions than their hooks saw. */
 	if (out->detailed > out->insns)
 		out->detailed = out->insns;
 	if (out->n_steps > out->detailed)
 		out->n_steps = (size_t)out->detailed;
-	/* A burst kept replaces the one kept before; others leave it be. */
-	out->kept = req->keep && (e->end == PATHS_END_LIMIT || e->end == PATHS_END_TIME) && !e->taint &&
-		    !e->late;
-	if (out->kept) {
-		keep(e);
-		e->kept = true;
-	}
 }
 
-void emu_engine_window(struct emu_engine *e, const struct emu_window_req *req,
-		       struct emu_window_result *out)
+/* A point matched: the instructions since the one before, and the segment's blocks. */
+static void point_matched(struct emu_engine *e, const struct emu_trail_req *req,
+			  struct emu_trail_result *out)
 {
-	uc_hook h1 = 0, h2 = 0;
+	const struct emu_trail_point *pt = &req->pt[e->next];
+	uint32_t k = e->next;
 
+	emu_segment_end(e, e->windowing);
+	if (k == 0) {
+		e->trail_start = e->total;
+		out->to_first = e->total;
+	} else {
+		uint64_t d;
+
+		out->at[k] = e->total - e->trail_start;
+		d = out->at[k] - out->at[k - 1];
+		out->here[k] = e->seg_here < d ? e->seg_here : d;
+	}
+	e->seg_here = 0;
+	e->here_lo = pt->lo;
+	e->here_hi = pt->hi;
+	e->next++;
+}
+
+void emu_engine_follow(struct emu_engine *e, const struct emu_trail_req *req, struct emu_result *burst,
+		       struct emu_trail_result *out)
+{
+	uint32_t n = req ? req->n : 0;
+	uint64_t from, live_burst;
+	enum step r = STEP_END;
+	uint64_t shortest = 0;          /* the fewest instructions of a period in this trail */
+
+	memset(burst, 0, sizeof(*burst));
 	memset(out, 0, sizeof(*out));
-	if (!e->kept) {
+	out->at = xcalloc(n + 1, sizeof(*out->at));
+	out->here = xcalloc(n + 1, sizeof(*out->here));
+	if (!e->prepared) {
+		burst->end = PATHS_END_FAULT;
 		out->miss = PATHS_MISS_LOST;
 		return;
 	}
-	unkeep(e);
-	begin_run(e, req->limit, req->time_us);
+	e->prepared = false;
+	/* With a trail the run goes past the burst's limit: the trail's is the run's. */
+	begin_run(e, n ? req->limit : e->b_limit, n ? req->time_us : e->b_time_us);
+	e->burst_on = true;
+	e->burst_passes = n > 0;
+	e->burst_passed = false;
+	e->b_end = -1;
+	e->trail = n ? req : NULL;
+	e->next = 0;
+	e->n_seg = 0;
+	e->seg_here = 0;
+	e->here_lo = e->here_hi = 0;
 	e->wgen++;
-	e->win = req;
-	e->uc = e->fast;
-	e->detail_on = false;
-	e->key_reg = -1;
-	for (int r = 0; r < VREG_RFLAGS && e->key_reg < 0; r++)
-		if (req->b1.regs[r] != req->b2.regs[r])
-			e->key_reg = r;
-	uc_hook_add(e->uc, &h1, UC_HOOK_CODE, emu_on_target, e, req->b1.rip, req->b1.rip);
-	uc_ctl_remove_cache(e->uc, req->b1.rip, req->b1.rip + 1);
-	if (req->b2.rip != req->b1.rip) {
-		uc_hook_add(e->uc, &h2, UC_HOOK_CODE, emu_on_target, e, req->b2.rip, req->b2.rip);
-		uc_ctl_remove_cache(e->uc, req->b2.rip, req->b2.rip + 1);
-	}
-	run(e, e->stop_rip);
-	uc_hook_del(e->uc, h1);
-	if (h2)
-		uc_hook_del(e->uc, h2);
-	uc_ctl_remove_cache(e->uc, req->b1.rip, req->b1.rip + 1);
-	uc_ctl_remove_cache(e->uc, req->b2.rip, req->b2.rip + 1);
-	out->end_pc = e->end_pc < EMU_USER_END ? e->end_pc : 0;
-	if (e->matched) {
-		out->matched = true;
-		out->to_b1 = e->at_b1;
-		out->insns = e->at_b2 - e->at_b1;
-		fill_blocks(e, &out->blocks, &out->n_blocks, true);
-		if (!out->insns) {
-			out->matched = false;
-			out->miss = PATHS_MISS_AMBIGUOUS;
+	e->detailed = e->index = 0;
+	e->prev_insn = NULL;
+	e->ring_n = e->ring_at = 0;
+	e->n_steps = 0;
+	free(e->steps);
+	e->steps = xcalloc(e->max_steps ? e->max_steps : 1, sizeof(*e->steps));
+	set_detail(e, e->detail > 0);
+	from = e->start_rip;
+	for (;;) {
+		bool watch = e->trail && e->next < n;
+		uint64_t near = 0;
+
+		e->windowing = watch && e->next > req->count_from;
+		/*
+		 * A point one sampling period after the one before comes no
+		 * sooner than 3/4 of the fewest instructions such a period ran
+		 * in this trail (its first ones in the dip, when the thread runs
+		 * slower: fewer): the hook waits until then.  A period shorter
+		 * than that misses its point, and the trail ends there.
+		 */
+		if (watch && e->next > 0 && (req->pt[e->next].flags & EMU_POINT_PERIOD) && shortest)
+			near = e->trail_start + out->at[e->next - 1] + shortest / 4 * 3;
+		/*
+		 * A point not reached within a segment's instructions (four
+		 * times the shortest period yet, once known) will not be: the
+		 * emulation left the thread's path (memory it rewrote since).
+		 */
+		if (watch) {
+			uint64_t seg = shortest && 4 * shortest < req->segment ? 4 * shortest : req->segment;
+			uint64_t base = e->next ? e->trail_start + out->at[e->next - 1] : 0;
+
+			e->limit = base + seg < req->limit ? base + seg : req->limit;
+			if (e->limit < e->total)
+				e->limit = e->total;
 		}
-		return;
-	}
-	switch (e->end) {
-	case PATHS_END_SYSCALL: out->miss = PATHS_MISS_SYSCALL; break;
-	case PATHS_END_UNSUPPORTED:
-		out->miss = PATHS_MISS_UNSUPPORTED;
-		memcpy(out->mnemonic, e->mnemonic, sizeof(out->mnemonic));
+		r = step(e, watch ? &req->pt[e->next] : NULL, &from, near);
+		if (r == STEP_MATCH) {
+			point_matched(e, req, out);
+			if (e->next >= 2 && (req->pt[e->next - 1].flags & EMU_POINT_PERIOD)) {
+				uint64_t d = out->at[e->next - 1] - out->at[e->next - 2];
+
+				if (!shortest || d < shortest)
+					shortest = d;
+			}
+			continue;
+		}
+		if (r == STEP_LIMIT && e->detail_on && e->detailed >= e->detail && e->total < e->limit) {
+			/* the detail ended at an instruction (its hook stopped there): blocks only now */
+			set_detail(e, false);
+			continue;
+		}
 		break;
-	case PATHS_END_UNREADABLE: out->miss = PATHS_MISS_UNREADABLE; break;
-	case PATHS_END_LIMIT: out->miss = PATHS_MISS_NO_MATCH; break;
-	default: out->miss = PATHS_MISS_FAULT; break;
 	}
+	end_burst(e, burst);
+	live_burst = burst->live;
+	emu_segment_end(e, false);
+	out->matched = e->next;
+	out->closest = EMU_NOT_PASSED;
+	if (e->next < n) {
+		out->miss = (uint8_t)(r == STEP_AMBIGUOUS ? PATHS_MISS_AMBIGUOUS : miss_of(e->end));
+		out->end_pc = e->end_pc < EMU_USER_END ? e->end_pc : 0;
+		out->closest = (uint8_t)e->closest;
+		if (e->end == PATHS_END_UNSUPPORTED || e->end == PATHS_END_SYSCALL)
+			memcpy(out->mnemonic, e->mnemonic, sizeof(out->mnemonic));
+	}
+	{
+		uint64_t live = emu_live_pages(e);
+
+		out->live = live > live_burst ? live - live_burst : 0;
+	}
+	fill_blocks(e, &out->blocks, &out->n_blocks, true);
+	set_detail(e, false);
+	e->trail = NULL;
+	e->windowing = false;
+	e->burst_on = false;
+	e->burst_passes = false;
+}
+
+void emu_engine_burst(struct emu_engine *e, const struct emu_burst_req *req,
+		      struct emu_result *out)
+{
+	struct emu_trail_result none;
+
+	emu_engine_prepare(e, req);
+	emu_engine_follow(e, NULL, out, &none);
+	emu_trail_result_release(&none);
 }
 
 /* ---- life ------------------------------------------------------------------------------ */
@@ -435,7 +569,7 @@ struct emu_engine *emu_engine_new(uint64_t space, const struct emu_pager *pager)
 	e->space = space;
 	e->pager = *pager;
 	if (uc_open(UC_ARCH_X86, UC_MODE_64, &e->fast) || uc_open(UC_ARCH_X86, UC_MODE_64, &e->slow) ||
-	    uc_context_alloc(e->fast, &e->ctx) || uc_context_alloc(e->fast, &e->kept_ctx) ||
+	    uc_context_alloc(e->fast, &e->ctx) ||
 	    cs_open(CS_ARCH_X86, CS_MODE_64, &e->cs)) {
 		emu_engine_free(e);
 		return NULL;
@@ -448,8 +582,9 @@ struct emu_engine *emu_engine_new(uint64_t space, const struct emu_pager *pager)
 	e->edges = xcalloc(EDGES_CAP, sizeof(*e->edges));
 	e->vals = xcalloc(VALUES_TAB_CAP, sizeof(*e->vals));
 	e->confs = xcalloc(CONFLICTS_CAP, sizeof(*e->confs));
-	emu_add_hooks(e, e->fast, false);
-	emu_add_hooks(e, e->slow, true);
+	e->sgen = 1;
+	emu_add_hooks(e, e->fast, EMU_HOOKS_FAST);
+	emu_add_hooks(e, e->slow, EMU_HOOKS_DETAIL);
 	/* The instructions unicorn would do wrong stop it (none yet). */
 	uc_ctl_exits_enable(e->fast);
 	uc_ctl_exits_enable(e->slow);
@@ -462,14 +597,11 @@ void emu_engine_free(struct emu_engine *e)
 		return;
 	if (e->ctx)
 		uc_context_free(e->ctx);
-	if (e->kept_ctx)
-		uc_context_free(e->kept_ctx);
-	free(e->kept_addr);
-	free(e->kept_data);
 	if (e->fast)
 		uc_close(e->fast);
 	if (e->slow)
 		uc_close(e->slow);
+	free(e->seg_blocks);
 	if (e->cs)
 		cs_close(&e->cs);
 	for (size_t i = 0; i < e->n_chunks; i++) {

@@ -18,12 +18,13 @@
  * An engine serves one address space (its `space` identity): translations
  * and chunks are kept from one burst to the next, the pages themselves are
  * fetched again (code pages are compared, and their translations dropped
- * if they changed).  A burst:
+ * if they changed).  A burst, emulated after its thread went on:
  *   - in detail for its first `detail` instructions (a hook on every
  *     instruction and memory access): the values each instruction writes,
  *     load/store conflicts, raw steps;
  *   - then by blocks only (a hook per translation block, the instructions
- *     in a block counted once with capstone): the path;
+ *     in a block counted once with capstone, one per memory access that
+ *     fetches pages not got yet): the path;
  *   - until the limit, the time cap, a system call, an instruction the
  *     emulator lacks (popcnt and pclmulqdq, which unicorn 2.0.1 refuses,
  *     are done here), a page that cannot be read, or a fault.
@@ -67,25 +68,35 @@ void emu_engine_bind(struct emu_engine *e, uint64_t space);
 void emu_engine_fill(struct emu_engine *e, uint64_t addr, const uint8_t *data);
 
 /*
- * Follows req's state; fills out (its lists allocated: emu_result_release).
- * If req->keep and the burst ended at its limit or time cap (between two
- * blocks, where the emulation may go on), the engine keeps where it
- * stopped, its registers and pages, for emu_engine_window() (out->kept):
- * later bursts may run meanwhile.
+ * Prepares a burst: req's state, the copy of memory made at its stop
+ * (req->snap: used before any page of the process, which has run on), the
+ * first pages it will want; the emulation waits for emu_engine_follow(),
+ * when the thread's later samples are known.
  */
-void emu_engine_burst(struct emu_engine *e, const struct emu_burst_req *req,
-		      struct emu_result *out);
-
-/* True if a burst is kept for a window; forgets it. */
-bool emu_engine_kept(const struct emu_engine *e);
-void emu_engine_drop_kept(struct emu_engine *e);
+void emu_engine_prepare(struct emu_engine *e, const struct emu_burst_req *req);
+/* True if a burst is prepared; forgets it. */
+bool emu_engine_prepared(const struct emu_engine *e);
+void emu_engine_drop_prepared(struct emu_engine *e);
 
 /*
- * Goes on from where a kept burst stopped until the state of req->b1, then
- * of req->b2 (every general register, rip and the arithmetic flags equal),
- * counting the instructions between them and the blocks run.
+ * Follows the prepared burst from its stop: its part (req's limit, the
+ * first `detail` instructions in detail: burst, as emu_result says) and,
+ * through it and on, the trail's points in turn (every general register
+ * and rip equal where it passes a point's rip), counting the instructions
+ * between them, and the blocks run from point req->count_from on; ends at
+ * the first point not reached (a system call, the limit, a fault...:
+ * trail->miss).  Past the burst's part it runs in an engine with a hook
+ * per block only: pages not filled are made inaccessible and fetched by
+ * their faults.  req NULL: the burst alone.  Pages other than the copy
+ * come from the pager; how many of them were data (not code) is
+ * burst->live, trail->live: a burst that read none followed the thread as
+ * it was, and one a later point matched followed it right.
  */
-void emu_engine_window(struct emu_engine *e, const struct emu_window_req *req,
-		       struct emu_window_result *out);
+void emu_engine_follow(struct emu_engine *e, const struct emu_trail_req *req, struct emu_result *burst,
+		       struct emu_trail_result *trail);
+
+/* A burst alone, prepared and followed (emu_result_release). */
+void emu_engine_burst(struct emu_engine *e, const struct emu_burst_req *req,
+		      struct emu_result *out);
 
 #endif

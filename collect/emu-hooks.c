@@ -16,8 +16,6 @@
 #include <stdio.h>
 #include <string.h>
 
-/* The arithmetic flags compared at a window's samples: CF PF AF ZF SF DF OF. */
-#define FLAGS_COMPARED 0ull
 
 /* ---- registers ---------------------------------------------------------------------- */
 
@@ -175,17 +173,26 @@ static uint32_t count_insns(struct emu_engine *e, uint64_t pc, uint32_t size, ui
 
 static struct blk *block_get(struct emu_engine *e, uint64_t pc, uint32_t size)
 {
+	struct blk **recent;
 	uint32_t h;
 
 	if (size > PATHS_MAX_BLOCK_BYTES)
 		size = PATHS_MAX_BLOCK_BYTES;
+	/*
+	 * The blocks run last, by their pc: a hot loop's few blocks stay in the
+	 * cache, where the table (8 MiB) costs a miss a block (measured: the
+	 * lookup was the worker's largest cost in a trail of a compute loop).
+	 */
+	recent = &e->recent[(pc ^ (pc >> 9)) & (RECENT_BLOCKS - 1)];
+	if (*recent && (*recent)->pc == pc && (*recent)->size == size)
+		return *recent;
 	h = (uint32_t)hash_u64(pc ^ ((uint64_t)size << 48)) & (BLOCKS_CAP - 1);
 
 	for (;; h = (h + 1) & (BLOCKS_CAP - 1)) {
 		struct blk *b = &e->blocks[h];
 
 		if (b->used && b->pc == pc && b->size == size)
-			return b;
+			return *recent = b;
 		if (b->used)
 			continue;
 		if (e->n_blocks >= BLOCKS_CAP / 2) {
@@ -198,7 +205,7 @@ static struct blk *block_get(struct emu_engine *e, uint64_t pc, uint32_t size)
 		b->insns = count_insns(e, pc, b->size, UINT64_MAX, &b->last);
 		e->n_blocks++;
 		emu_mark_code(e, pc, size);
-		return b;
+		return *recent = b;
 	}
 }
 
@@ -377,25 +384,55 @@ static void stop_at_block(struct emu_engine *e, enum paths_end why, uint64_t pc)
 	}
 }
 
-/* A block that runs: its count (its count between a window's samples), and the next edge's source. */
+/*
+ * A trail's segment ended: at a point matched, the executions of its
+ * blocks go to the windows' counts; at the trail's end, beyond the last
+ * point matched, they are no window's.
+ */
+void emu_segment_end(struct emu_engine *e, bool keep)
+{
+	for (size_t i = 0; i < e->n_seg; i++) {
+		struct blk *b = &e->blocks[e->seg_blocks[i]];
+
+		if (keep && b->sgen == e->sgen) {
+			if (b->wgen != e->wgen) {
+				b->wgen = e->wgen;
+				b->wcount = 0;
+				if (b->gen != e->gen)
+					touch(&e->t_blocks, &e->n_tb, &e->a_tb, e->seg_blocks[i]);
+			}
+			b->wcount += b->seg;
+		}
+		b->seg = 0;
+	}
+	e->n_seg = 0;
+	if (!++e->sgen)
+		e->sgen = 1;
+}
+
+/* A block that runs: its count (a trail's: in its segment), and the next edge's source. */
 void emu_count_block(struct emu_engine *e, struct blk *b)
 {
-	/* A window counts blocks between its samples only; a burst, all. */
-	if (!e->win) {
+	/* A burst counts its blocks; a trail, those between its points, for its windows. */
+	if (e->burst_on) {
 		if (b->gen != e->gen) {
 			b->gen = e->gen;
 			b->count = 0;
 			touch(&e->t_blocks, &e->n_tb, &e->a_tb, (uint32_t)(b - e->blocks));
 		}
 		b->count++;
-	} else if (e->windowing) {
-		if (b->wgen != e->wgen) {
-			b->wgen = e->wgen;
-			b->wcount = 0;
-			if (b->gen != e->gen)
-				touch(&e->t_blocks, &e->n_tb, &e->a_tb, (uint32_t)(b - e->blocks));
+	}
+	if (e->trail) {
+		if (b->pc >= e->here_lo && b->pc < e->here_hi)
+			e->seg_here += b->insns;
+		if (e->windowing) {
+			if (b->sgen != e->sgen) {
+				b->sgen = e->sgen;
+				b->seg = 0;
+				touch(&e->seg_blocks, &e->n_seg, &e->a_seg, (uint32_t)(b - e->blocks));
+			}
+			b->seg++;
 		}
-		b->wcount++;
 	}
 	e->prev = b;
 	e->cur = b;
@@ -414,7 +451,7 @@ void emu_count_soft(struct emu_engine *e, uint64_t pc, unsigned len)
 
 	if (!b)
 		return;
-	if (e->prev && !e->win)
+	if (e->prev && e->burst_on)
 		edge_add(e, e->prev->last, pc);
 	e->hooked = b;
 	e->hooked_start = e->total;
@@ -449,12 +486,15 @@ static void on_block(uc_engine *uc, uint64_t pc, uint32_t size, void *ud)
 		stop_at_block(e, STOP_RETRANSLATE, pc);
 		return;
 	}
-	if (e->prev && !e->win)
+	if (e->prev && e->burst_on)
 		edge_add(e, e->prev->last, pc);
 	e->prev = NULL;
 	e->hooked = b;
 	e->hooked_counted = false;
 	e->hooked_start = e->total;     /* so far: the instructions before this block */
+	/* A burst a trail follows ends at its limit, and the run goes on. */
+	if (e->burst_on && e->burst_passes && e->total + b->insns > e->b_limit)
+		emu_burst_passes(e, pc);
 	/* The limit is never passed: a block that would pass it is not counted. */
 	if (e->total + b->insns > e->limit || (e->detail_on && e->detailed >= e->detail)) {
 		stop_at_block(e, PATHS_END_LIMIT, pc);
@@ -553,23 +593,24 @@ static void on_mem(uc_engine *uc, uc_mem_type type, uint64_t addr, int size, int
 }
 
 /*
- * A window, before B1, goes past the writes to files the thread made (it
- * did them before B1, which is all the window counts from): each taken as
+ * A trail goes past the writes to files the thread made: each taken as
  * done in full, its count returned; a write changes nothing the thread
- * reads.  Not a read: by the time the window runs, the thread has read
- * later data into the same buffer (measured on gzip: windows past a read
- * never matched).  A guess that was wrong (a short write) leads to a state
- * that is not B1's: no match, never a wrong count.  Between B1 and B2 a
- * system call still ends the window: the kernel's time would be in the
- * period.
+ * reads.  A period with a write in it has the write's time in the kernel:
+ * such periods are windows too (leaving them out would leave out the
+ * periods that run fewer instructions), whose samples in the kernel are
+ * points (EMU_POINT_KERNEL).  Not a read: by the time the trail runs, the
+ * thread has read later data into the same buffer (measured on gzip:
+ * windows past a read never matched).  A guess that was wrong (a short
+ * write) leads to a state that is not the next point's: no match, never a
+ * wrong count.
  */
-#define EMU_MAX_PASSED 64
+#define EMU_MAX_PASSED 256
 
 static bool pass_syscall(struct emu_engine *e, uc_engine *uc)
 {
 	uint64_t nr = 0, rip = 0, flags = 0, count = 0;
 
-	if (!e->win || e->matched_b1 || e->passed >= EMU_MAX_PASSED)
+	if (!e->trail || e->passed >= EMU_MAX_PASSED)
 		return false;
 	uc_reg_read(uc, UC_X86_REG_RAX, &nr);
 	if (nr != 1 && nr != 18)        /* write, pwrite64 */
@@ -590,9 +631,12 @@ static bool pass_syscall(struct emu_engine *e, uc_engine *uc)
 static void on_syscall(uc_engine *uc, void *ud)
 {
 	struct emu_engine *e = ud;
+	uint64_t nr = 0;
 
 	if (pass_syscall(e, uc))
 		return;
+	uc_reg_read(uc, UC_X86_REG_RAX, &nr);
+	snprintf(e->mnemonic, sizeof(e->mnemonic), "syscall %llu", (unsigned long long)(nr & 0xffff));
 	stop(e, PATHS_END_SYSCALL, emu_read_rip(uc));
 }
 
@@ -611,41 +655,57 @@ static void on_intr(uc_engine *uc, uint32_t intno, void *ud)
 		stop(e, PATHS_END_FAULT, intno == 3 ? rip - 1 : rip);
 }
 
-/* A window's sample: the state compared where the emulation passes its rip. */
+/* A trail's sample: the state compared where the emulation passes its rip. */
 void emu_on_target(uc_engine *uc, uint64_t pc, uint32_t size, void *ud)
 {
 	struct emu_engine *e = ud;
 	const struct emu_point *t;
 	uint64_t regs[VALUES_NREGS];
+	bool kernel;
 
 	(void)size;
-	if (!e->win || e->matched)
+	if (!e->trail || e->matched || e->next >= e->trail->n)
 		return;
-	t = e->matched_b1 ? &e->win->b2 : &e->win->b1;
+	t = &e->trail->pt[e->next].p;
 	if (pc != t->rip)
 		return;
+	/* in the kernel: rax held the system call's number, not its result yet */
+	kernel = e->trail->pt[e->next].flags & EMU_POINT_KERNEL;
 	/*
-	 * One register first, one that differs between B1 and B2 (a loop's
-	 * counter, most likely): most passes are other iterations, refused
-	 * for the price of reading it.
+	 * One register first, one that differs between the state the segment
+	 * began with and the point (a loop's counter, most likely): most passes
+	 * are other iterations, refused for the price of reading it.
 	 */
 	if (e->key_reg >= 0 && (uc_reg_read(uc, uc_gpr[e->key_reg], &regs[0]) ||
 				regs[0] != t->regs[e->key_reg]))
 		return;
-	read_regs(uc, regs);
-	for (unsigned r = 0; r < VREG_RFLAGS; r++)
-		if (regs[r] != t->regs[r])
-			return;
-	if ((regs[VREG_RFLAGS] ^ t->regs[VREG_RFLAGS]) & FLAGS_COMPARED)
-		return;
-	if (!e->matched_b1) {
-		e->at_b1 = e->blk_start + emu_index_in(e, e->cur, pc);
-		e->matched_b1 = true;
-		e->windowing = true;
-		/* B2 at the same place: its hook is this one; it must not match at once. */
-		return;
+	/* The general registers (the flags are not compared: reading them costs their computation). */
+	{
+		void *p[VREG_RFLAGS];
+
+		for (unsigned k = 0; k < VREG_RFLAGS; k++)
+			p[k] = &regs[k];
+		uc_reg_read_batch(uc, (int *)uc_gpr, p, VREG_RFLAGS);
 	}
-	e->at_b2 = e->blk_start + emu_index_in(e, e->cur, pc);
+	{
+		unsigned differ = 0;
+		int first = -1;
+
+		for (unsigned r = 0; r < VREG_RFLAGS; r++)
+			if (regs[r] != t->regs[r] && !(kernel && r == VREG_RAX)) {
+				differ++;
+				if (first < 0)
+					first = (int)r;
+			}
+		if (differ) {
+			if (differ < e->closest)
+				e->closest = differ;
+			/* the register that told this pass apart tells the next ones, likely (a counter) */
+			e->key_reg = first;
+			return;
+		}
+	}
+	e->at_match = e->blk_start + emu_index_in(e, e->cur, pc);
 	e->matched = true;
 	stop(e, PATHS_END_LIMIT, pc);
 }
@@ -717,7 +777,7 @@ bool emu_emulate_missing(struct emu_engine *e, uint64_t rip)
 /* ---- the hooks on an engine ---------------------------------------------------------- */
 
 /* The hooks both engines have; the slow one has those of detail too. */
-void emu_add_hooks(struct emu_engine *e, uc_engine *uc, bool detail)
+void emu_add_hooks(struct emu_engine *e, uc_engine *uc, enum emu_hooks kind)
 {
 	uc_hook h;
 
@@ -726,10 +786,16 @@ void emu_add_hooks(struct emu_engine *e, uc_engine *uc, bool detail)
 	uc_hook_add(uc, &h, UC_HOOK_INSN, on_syscall, e, 1, 0, UC_X86_INS_SYSCALL);
 	uc_hook_add(uc, &h, UC_HOOK_INSN, on_syscall, e, 1, 0, UC_X86_INS_SYSENTER);
 	uc_hook_add(uc, &h, UC_HOOK_INTR, on_intr, e, 1, 0);
-	if (detail) {
+	if (kind == EMU_HOOKS_DETAIL) {
 		uc_hook_add(uc, &h, UC_HOOK_CODE, on_insn, e, 1, 0);
 		uc_hook_add(uc, &h, UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE, on_mem, e, 1, 0);
-	} else {
-		uc_hook_add(uc, &h, UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE, emu_on_access, e, 1, 0);
 	}
+	/*
+	 * The fast engine has no hook on memory: a page not filled is
+	 * inaccessible (emu_protect_unfilled()) and its fault fetches it.  A
+	 * hook on every access cost 20-30 ns each, more than the emulation of
+	 * a memory-bound loop itself; and an engine with memory hooks stopped
+	 * from a block hook does not stop where its rip says (measured: rip at
+	 * an `add` it had already done), so that it could not go on.
+	 */
 }

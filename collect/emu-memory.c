@@ -122,12 +122,11 @@ static void remember(struct emu_engine *e, uint64_t page)
 
 /*
  * A new burst sees the process as it is now: every page is fetched again
- * before it is used (emu_refresh(), from the hook on every memory access; the
- * pages in want at once).  Pages stay mapped read-write: making a page
- * inaccessible and accessible again costs 20-30 us on these VMs (a fault at
- * its next access, measured with a loop of mprotect), the hook 20-30 ns an
- * access.  Unless the engine holds too much memory: then it is given back,
- * and its pages are found again by their faults.
+ * before it is used (the pages in want at once; the others by their faults
+ * once emu_protect_unfilled() has made them inaccessible, or, in detail,
+ * by emu_refresh() from the hook on every memory access).  Unless the
+ * engine holds too much memory, its pages stay backed: it is given back,
+ * and they are found again by their faults.
  */
 void emu_forget_pages(struct emu_engine *e, const uint64_t *want, size_t n)
 {
@@ -145,6 +144,7 @@ void emu_forget_pages(struct emu_engine *e, const uint64_t *want, size_t n)
 		}
 		memset(c->filled, 0, sizeof(c->filled));
 		memset(c->unreadable, 0, sizeof(c->unreadable));
+		memset(c->snapped, 0, sizeof(c->snapped));
 	}
 	if (release)
 		e->resident = 0;
@@ -297,13 +297,6 @@ void emu_refresh(struct emu_engine *e, uint64_t addr, size_t size)
 	}
 }
 
-void emu_on_access(uc_engine *uc, uc_mem_type type, uint64_t addr, int size, int64_t value,
-		   void *ud)
-{
-	(void)uc, (void)type, (void)value;
-	emu_refresh(ud, addr, size > 0 ? (size_t)size : 1);
-}
-
 int emu_engine_setup(void)
 {
 	struct sigaction sa;
@@ -358,14 +351,32 @@ void emu_mark_code(struct emu_engine *e, uint64_t pc, uint32_t size)
 	}
 }
 
-/*
- * At a burst's start, before it runs: every page forgotten, and those worth
- * having at once (rip's, the stack's, the last burst's, the code pages to
- * check) fetched in one round trip.
- */
-void emu_prefetch(struct emu_engine *e, const struct emu_state *s)
+/* True if the distinct, sorted pages of snap hold page. */
+static bool in_snap(const struct emu_page *snap, size_t n, uint64_t page)
 {
-	uint64_t want[EMU_MAX_PAGE_REQ];
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (snap[mid].addr < page)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && snap[lo].addr == page;
+}
+
+/*
+ * At a burst's start, before it runs: every page forgotten; the copy made
+ * at the stop put in place (memory as the thread had it); and the others
+ * worth having at once (rip's, the stack's, the last burst's, the code
+ * pages to check) fetched in one round trip, unless the copy has them.
+ */
+void emu_prefetch(struct emu_engine *e, const struct emu_state *s, const struct emu_page *snap,
+		  size_t n_snap)
+{
+	uint64_t want[EMU_MAX_PAGE_REQ + EMU_MAX_SNAP];
 	size_t n = 0;
 	uint64_t sp = s->regs[VREG_RSP] & ~(uint64_t)(EMU_PAGE_SIZE - 1);
 
@@ -378,6 +389,8 @@ void emu_prefetch(struct emu_engine *e, const struct emu_state *s)
 		for (size_t k = 0; k < CHUNK_PAGES && n < MAX_CODE_CHECK + MAX_WORKING; k++)
 			if (bit(e->chunks[i].code, k))
 				want[n++] = e->chunks[i].guest + k * EMU_PAGE_SIZE;
+	for (size_t i = 0; i < n_snap; i++)
+		want[n++] = snap[i].addr;
 	/* Distinct, in order (the same page twice is harmless, but costs a copy). */
 	for (size_t i = 1; i < n; i++)
 		for (size_t j = i; j > 0 && want[j - 1] > want[j]; j--) {
@@ -400,7 +413,77 @@ void emu_prefetch(struct emu_engine *e, const struct emu_state *s)
 	for (size_t i = 0; i < n; i++)
 		if (!emu_chunk_of(e, want[i]))
 			emu_map_chunk(e, want[i]);
-	emu_fetch_pages(e, want, n);
+	for (size_t i = 0; i < n_snap; i++) {
+		struct chunk *c;
+
+		emu_engine_fill(e, snap[i].addr, snap[i].data);
+		if ((c = emu_chunk_of(e, snap[i].addr)))
+			set_bit(c->snapped, (size_t)((snap[i].addr - c->guest) / EMU_PAGE_SIZE));
+	}
+	/* The rest from the process as it is now. */
+	{
+		size_t m = 0;
+
+		for (size_t i = 0; i < n; i++)
+			if (!in_snap(snap, n_snap, want[i]))
+				want[m++] = want[i];
+		if (m)
+			emu_fetch_pages(e, want, m);
+	}
+}
+
+uint64_t emu_live_pages(const struct emu_engine *e)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < e->n_chunks; i++) {
+		const struct chunk *c = &e->chunks[i];
+
+		for (size_t w = 0; w < WORDS; w++)
+			n += (uint64_t)__builtin_popcountll(c->filled[w] & ~c->snapped[w] & ~c->code[w] &
+							    ~c->unreadable[w]);
+	}
+	return n;
+}
+
+size_t emu_working_pages(const struct emu_engine *e, uint64_t *out, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < e->n_working && n < max; i++) {
+		uint64_t p = e->working[(e->next_working + MAX_WORKING - 1 - i) % MAX_WORKING];
+		const struct chunk *c = emu_chunk_of((struct emu_engine *)e, p);
+		size_t k;
+
+		if (!c)
+			continue;
+		k = (size_t)((p - c->guest) / EMU_PAGE_SIZE);
+		if (bit(c->filled, k) && !bit(c->code, k) && !bit(c->unreadable, k))
+			out[n++] = p;
+	}
+	return n;
+}
+
+void emu_protect_unfilled(struct emu_engine *e)
+{
+	for (size_t i = 0; i < e->n_chunks; i++) {
+		struct chunk *c = &e->chunks[i];
+
+		for (size_t k = 0; k < CHUNK_PAGES;) {
+			size_t run = 0;
+
+			if (!bit(c->open, k) || bit(c->filled, k)) {
+				k++;
+				continue;
+			}
+			while (k + run < CHUNK_PAGES && bit(c->open, k + run) && !bit(c->filled, k + run))
+				run++;
+			if (!mprotect(c->host + k * EMU_PAGE_SIZE, run * EMU_PAGE_SIZE, PROT_NONE))
+				for (size_t j = k; j < k + run; j++)
+					c->open[j / 64] &= ~(1ull << (j % 64));
+			k += run;
+		}
+	}
 }
 
 /* Code that changed since it was translated: its translations and the caches go. */
@@ -423,6 +506,7 @@ void emu_drop_changed_code(struct emu_engine *e)
 		}
 	}
 	memset(e->blocks, 0, BLOCKS_CAP * sizeof(*e->blocks));
+	memset(e->recent, 0, sizeof(e->recent));
 	memset(e->insns, 0, INSNS_CAP * sizeof(*e->insns));
 	e->n_blocks = e->n_insns = 0;
 	e->code_changed = false;

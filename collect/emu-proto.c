@@ -143,13 +143,20 @@ void emu_encode_burst(struct strbuf *out, uint32_t seq, const struct emu_burst_r
 	put_state(out, &r->st);
 	put(out, r->limit), put(out, r->detail), put(out, r->trace), put(out, r->time_us);
 	put(out, r->keep);
+	put(out, r->n_snap);
+	for (size_t i = 0; i < r->n_snap; i++) {
+		put(out, r->snap[i].addr / EMU_PAGE_SIZE);
+		strbuf_add(out, r->snap[i].data, EMU_PAGE_SIZE);
+	}
 	emu_msg_finish(out, start);
 }
 
-int emu_decode_burst(const void *payload, size_t len, struct emu_burst_req *r, const char **why)
+int emu_decode_burst(const void *payload, size_t len, struct emu_burst_req *r,
+		     struct emu_page *snap, const char **why)
 {
 	struct varint_reader rd = VARINT_READER(payload, len);
 	uint64_t limit, detail, trace, time_us, keep;
+	size_t n;
 
 	memset(r, 0, sizeof(*r));
 	r->space = varint_next(&rd);
@@ -162,8 +169,21 @@ int emu_decode_burst(const void *payload, size_t len, struct emu_burst_req *r, c
 	if (!limit || limit > EMU_MAX_LIMIT || detail > limit || trace > detail ||
 	    trace > EMU_MAX_TRACE || !time_us || time_us > 10000000 || !is_bool(keep))
 		FAIL("bad burst limits");
+	n = list_len(&rd, EMU_MAX_SNAP, 1 + EMU_PAGE_SIZE);
+	for (size_t i = 0; i < n && !rd.bad; i++) {
+		uint64_t page = varint_next(&rd);
+
+		/* distinct, in order: each page once */
+		if (page >= EMU_USER_END / EMU_PAGE_SIZE || (i && page * EMU_PAGE_SIZE <= snap[i - 1].addr))
+			FAIL("bad snapshot page");
+		snap[i] = (struct emu_page){ page * EMU_PAGE_SIZE, true, varint_next_bytes(&rd, EMU_PAGE_SIZE) };
+	}
+	if (rd.bad)
+		FAIL("truncated snapshot");
 	if (rd.p != rd.end)
 		FAIL("trailing bytes");
+	r->n_snap = n;
+	r->snap = n ? snap : NULL;
 	r->limit = (uint32_t)limit;
 	r->detail = (uint32_t)detail;
 	r->trace = (uint32_t)trace;
@@ -231,46 +251,78 @@ static void get_point(struct varint_reader *r, struct emu_point *p)
 		r->bad = true;
 }
 
-void emu_encode_window(struct strbuf *out, uint32_t seq, const struct emu_window_req *r)
+void emu_encode_trail(struct strbuf *out, uint32_t seq, const struct emu_trail_req *r)
 {
 	size_t start = out->len;
 
-	emu_msg_begin(out, EMU_REQ_MAGIC, EMU_MSG_WINDOW, seq);
-	put_point(out, &r->b1);
-	put_point(out, &r->b2);
-	put(out, r->limit), put(out, r->time_us);
+	emu_msg_begin(out, EMU_REQ_MAGIC, EMU_MSG_TRAIL, seq);
+	put(out, r->n);
+	for (uint32_t i = 0; i < r->n; i++) {
+		put_point(out, &r->pt[i].p);
+		put(out, r->pt[i].lo), put(out, r->pt[i].hi), put(out, r->pt[i].flags);
+	}
+	put(out, r->count_from), put(out, r->limit), put(out, r->segment), put(out, r->time_us);
 	emu_msg_finish(out, start);
 }
 
-int emu_decode_window(const void *payload, size_t len, struct emu_window_req *r,
-		      const char **why)
+void emu_trail_req_release(struct emu_trail_req *r)
+{
+	free(r->pt);
+	memset(r, 0, sizeof(*r));
+}
+
+int emu_decode_trail(const void *payload, size_t len, struct emu_trail_req *r, const char **why)
 {
 	struct varint_reader rd = VARINT_READER(payload, len);
-	uint64_t time_us;
+	uint64_t count_from, time_us;
+	size_t n;
 
 	memset(r, 0, sizeof(*r));
-	get_point(&rd, &r->b1);
-	get_point(&rd, &r->b2);
+	n = list_len(&rd, EMU_MAX_TRAIL, 4 + VALUES_NREGS);
+	if (rd.bad)
+		FAIL("bad trail length");
+	r->pt = xcalloc(n ? n : 1, sizeof(*r->pt));
+	for (size_t i = 0; i < n && !rd.bad; i++) {
+		uint64_t flags;
+
+		get_point(&rd, &r->pt[i].p);
+		r->pt[i].lo = varint_next(&rd), r->pt[i].hi = varint_next(&rd);
+		flags = varint_next(&rd);
+		if (r->pt[i].lo > r->pt[i].hi || r->pt[i].hi > EMU_USER_END || flags > (EMU_POINT_PERIOD | EMU_POINT_KERNEL))
+			rd.bad = true;
+		r->pt[i].flags = (uint32_t)flags;
+	}
+	count_from = varint_next(&rd);
 	r->limit = varint_next(&rd);
+	r->segment = varint_next(&rd);
 	time_us = varint_next(&rd);
 	if (rd.bad)
-		FAIL("truncated window");
-	if (!r->limit || !time_us || time_us > 10000000)
-		FAIL("bad window limits");
+		FAIL("truncated trail");
+	if ((n ? count_from >= n : count_from != 0) || !r->limit || !r->segment ||
+	    r->segment > EMU_MAX_SEGMENT || !time_us || time_us > 10000000)
+		FAIL("bad trail limits");
 	if (rd.p != rd.end)
 		FAIL("trailing bytes");
+	r->n = (uint32_t)n;
+	r->count_from = (uint32_t)count_from;
 	r->time_us = (uint32_t)time_us;
 	return 0;
 bad:
+	emu_trail_req_release(r);
 	return -1;
+}
+
+void emu_encode_empty(struct strbuf *out, uint32_t magic, enum emu_msg type, uint32_t seq)
+{
+	size_t start = out->len;
+
+	emu_msg_begin(out, magic, type, seq);
+	emu_msg_finish(out, start);
 }
 
 void emu_encode_drop(struct strbuf *out, uint32_t seq)
 {
-	size_t start = out->len;
-
-	emu_msg_begin(out, EMU_REQ_MAGIC, EMU_MSG_DROP, seq);
-	emu_msg_finish(out, start);
+	emu_encode_empty(out, EMU_REQ_MAGIC, EMU_MSG_DROP, seq);
 }
 
 /* ---- worker to collector ------------------------------------------------------------ */
@@ -349,7 +401,11 @@ void emu_encode_result(struct strbuf *out, uint32_t seq, const struct emu_result
 	emu_msg_begin(out, EMU_REP_MAGIC, EMU_MSG_RESULT, seq);
 	put(out, r->end), put(out, r->end_pc);
 	put_word(out, r->mnemonic);
-	put(out, r->insns), put(out, r->detailed), put(out, r->pages), put(out, r->kept);
+	put(out, r->insns), put(out, r->detailed), put(out, r->pages), put(out, r->live);
+	put(out, r->kept);
+	put(out, r->n_working);
+	for (size_t i = 0; i < r->n_working; i++)
+		put(out, r->working[i] / EMU_PAGE_SIZE);
 	put_blocks(out, r->blocks, r->n_blocks);
 	put(out, r->n_edges);
 	for (size_t i = 0; i < r->n_edges; i++)
@@ -473,10 +529,21 @@ int emu_decode_result(const void *payload, size_t len, struct emu_result *r, con
 	if (get_word(&rd, r->mnemonic, sizeof(r->mnemonic)))
 		FAIL("bad mnemonic");
 	r->insns = varint_next(&rd), r->detailed = varint_next(&rd), r->pages = varint_next(&rd);
+	r->live = varint_next(&rd);
 	kept = varint_next(&rd);
-	if (rd.bad || !is_bool(kept) || r->detailed > r->insns)
+	if (rd.bad || !is_bool(kept) || r->detailed > r->insns || r->live > r->pages)
 		FAIL("bad totals");
 	r->kept = kept;
+	r->n_working = list_len(&rd, EMU_MAX_WORKING, 1);
+	for (size_t i = 0; i < r->n_working && !rd.bad; i++) {
+		uint64_t page = varint_next(&rd);
+
+		if (page >= EMU_USER_END / EMU_PAGE_SIZE)
+			FAIL("bad working page");
+		r->working[i] = page * EMU_PAGE_SIZE;
+	}
+	if (rd.bad)
+		FAIL("bad working pages");
 	if (get_blocks(&rd, &r->blocks, &r->n_blocks, &held))
 		FAIL("bad block");
 	if (r->insns > held)
@@ -497,48 +564,72 @@ bad:
 	return -1;
 }
 
-void emu_encode_window_result(struct strbuf *out, uint32_t seq, const struct emu_window_result *r)
+void emu_encode_trail_result(struct strbuf *out, uint32_t seq, const struct emu_trail_result *r)
 {
 	size_t start = out->len;
 
-	emu_msg_begin(out, EMU_REP_MAGIC, EMU_MSG_WINDOW_RESULT, seq);
-	put(out, r->matched), put(out, r->miss), put(out, r->to_b1), put(out, r->insns);
-	put(out, r->end_pc);
+	emu_msg_begin(out, EMU_REP_MAGIC, EMU_MSG_TRAIL_RESULT, seq);
+	put(out, r->matched), put(out, r->miss), put(out, r->to_first), put(out, r->end_pc);
 	put_word(out, r->mnemonic);
+	put(out, r->closest), put(out, r->live);
+	for (uint32_t k = 1; k < r->matched; k++)
+		put(out, r->at[k] - r->at[k - 1]), put(out, r->here[k]);
 	put_blocks(out, r->blocks, r->n_blocks);
 	emu_msg_finish(out, start);
 }
 
-void emu_window_result_release(struct emu_window_result *r)
+void emu_trail_result_release(struct emu_trail_result *r)
 {
+	free(r->at);
+	free(r->here);
 	free(r->blocks);
 	memset(r, 0, sizeof(*r));
 }
 
-int emu_decode_window_result(const void *payload, size_t len, struct emu_window_result *r,
-			     const char **why)
+int emu_decode_trail_result(const void *payload, size_t len, uint32_t n,
+			    struct emu_trail_result *r, const char **why)
 {
 	struct varint_reader rd = VARINT_READER(payload, len);
-	uint64_t matched, miss, held;
+	uint64_t matched, miss, held, total = 0, closest;
 
 	memset(r, 0, sizeof(*r));
 	matched = varint_next(&rd), miss = varint_next(&rd);
-	r->to_b1 = varint_next(&rd), r->insns = varint_next(&rd), r->end_pc = varint_next(&rd);
-	if (rd.bad || !is_bool(matched) || miss >= PATHS_MISS__COUNT || r->end_pc >= EMU_USER_END ||
-	    (matched && (miss || !r->insns)))
-		FAIL("bad window result");
-	r->matched = matched;
+	r->to_first = varint_next(&rd), r->end_pc = varint_next(&rd);
+	if (rd.bad || matched > n || n > EMU_MAX_TRAIL || miss >= PATHS_MISS__COUNT ||
+	    r->end_pc >= EMU_USER_END)
+		FAIL("bad trail result");
+	r->matched = (uint32_t)matched;
 	r->miss = (uint8_t)miss;
 	if (get_word(&rd, r->mnemonic, sizeof(r->mnemonic)))
 		FAIL("bad mnemonic");
+	closest = varint_next(&rd);
+	r->live = varint_next(&rd);
+	if (closest > VALUES_NREGS && closest != EMU_NOT_PASSED)
+		FAIL("bad closest");
+	r->closest = (uint8_t)closest;
+	r->at = xcalloc(n + 1, sizeof(*r->at));
+	r->here = xcalloc(n + 1, sizeof(*r->here));
+	for (uint32_t k = 1; k < r->matched && !rd.bad; k++) {
+		uint64_t d = varint_next(&rd), h = varint_next(&rd);
+
+		/* two points never match at one instruction; a segment's part is within it */
+		if (!d || h > d || d > EMU_MAX_SEGMENT)
+			FAIL("bad segment");
+		r->at[k] = r->at[k - 1] + d;
+		r->here[k] = h;
+		total += d;
+	}
+	if (rd.bad)
+		FAIL("truncated trail result");
 	if (get_blocks(&rd, &r->blocks, &r->n_blocks, &held))
 		FAIL("bad block");
-	if (r->matched && r->insns > held + PATHS_MAX_BLOCK_BYTES)
-		FAIL("more instructions than its blocks hold");
+	/* the counted blocks ran within the segments matched (blocks counted whole: some slack) */
+	if (held > total + (uint64_t)PATHS_MAX_BLOCK_BYTES * (r->matched + 1))
+		FAIL("more instructions in its blocks than between its points");
 	if (rd.p != rd.end)
 		FAIL("trailing bytes");
 	return 0;
 bad:
-	emu_window_result_release(r);
+	emu_trail_result_release(r);
 	return -1;
 }

@@ -4,13 +4,17 @@
  * (collect/emu-worker.h) say to each other, as pure encoders and decoders.
  *
  *   collector (root, the tracer)              worker (nobody, seccomp, unicorn)
- *     BURST: a stopped thread's state  ---->   follows it in an emulator
- *     PAGES: the pages asked for       ---->
- *                                      <----   PAGE_REQ: pages it needs
- *                                      <----   RESULT: the path, values, conflicts, the end
- *     WINDOW: two later samples' state ---->   goes on from the burst's end to them
- *                                      <----   WINDOW_RESULT: instructions between them
- *     DROP: forget the kept window     ---->
+ *     BURST: a thread's state at a stop,  ---->   prepares it (its first pages)
+ *            the memory copied then
+ *     PAGES: the pages asked for          ---->
+ *                                         <----   PAGE_REQ: pages it needs
+ *                                         <----   PREPARED: ready for the trail
+ *     TRAIL: the thread's later samples   ---->   follows it from the stop through them
+ *                                         <----   RESULT: the burst's path, values,
+ *                                                 conflicts, its end
+ *                                         <----   TRAIL_RESULT: how far it matched, the
+ *                                                 instructions between each two
+ *     DROP: forget the prepared burst     ---->
  *
  * Every message is a 16-byte header (magic, type, sequence number, payload
  * length, little-endian) and a payload of varints (pages: their 4096 bytes
@@ -39,6 +43,13 @@ struct strbuf;
 #define EMU_MAX_PAYLOAD ((size_t)16 << 20)
 /* Pages one request may ask for. */
 #define EMU_MAX_PAGE_REQ 256
+/* Pages of memory copied at a stop that a burst may carry (collect/stopmem.h). */
+#define EMU_MAX_SNAP 64
+/* Pages a result names as fetched from the live process (the next stop's copy). */
+#define EMU_MAX_WORKING 64
+/* Samples a trail may hold, and the instructions between two of them at most. */
+#define EMU_MAX_TRAIL 128
+#define EMU_MAX_SEGMENT ((uint64_t)1 << 36)
 /* The most records of each kind a result may hold. */
 #define EMU_MAX_RECORDS 65536
 /* The longest burst the collector asks for; steps of a raw trace at most. */
@@ -50,11 +61,12 @@ struct strbuf;
 enum emu_msg {
 	EMU_MSG_BURST = 1,
 	EMU_MSG_PAGES,
-	EMU_MSG_WINDOW,
+	EMU_MSG_TRAIL,
 	EMU_MSG_DROP,
 	EMU_MSG_PAGE_REQ = 16,
 	EMU_MSG_RESULT,
-	EMU_MSG_WINDOW_RESULT,
+	EMU_MSG_TRAIL_RESULT,
+	EMU_MSG_PREPARED,
 };
 
 struct emu_header {
@@ -85,6 +97,12 @@ struct emu_state {
 
 /* ---- collector to worker ------------------------------------------------------------ */
 
+struct emu_page {
+	uint64_t addr;          /* page-aligned */
+	bool ok;                /* readable: data holds its bytes */
+	const uint8_t *data;    /* EMU_PAGE_SIZE bytes (into the message), NULL if !ok */
+};
+
 struct emu_burst_req {
 	uint64_t space;         /* the address space's identity: the worker's caches follow it */
 	struct emu_state st;
@@ -92,13 +110,15 @@ struct emu_burst_req {
 	uint32_t detail;        /* of them, followed in detail (values, addresses) */
 	uint32_t trace;         /* raw steps wanted back (<= detail, <= EMU_MAX_TRACE) */
 	uint32_t time_us;       /* the time cap: the worker's CPU (EMU_WALL_FACTOR times on the clock) */
-	bool keep;              /* keep the engine where the burst ends, for a window */
-};
-
-struct emu_page {
-	uint64_t addr;          /* page-aligned */
-	bool ok;                /* readable: data holds its bytes */
-	const uint8_t *data;    /* EMU_PAGE_SIZE bytes (into the message), NULL if !ok */
+	bool keep;              /* a trail follows (else the burst is followed at once) */
+	/*
+	 * Memory as it was at the stop (distinct pages, in order of address;
+	 * readable ones only): the worker uses these before asking for any
+	 * page of the process, which has run on since.  Decoded, data points
+	 * into the payload.
+	 */
+	size_t n_snap;
+	const struct emu_page *snap;
 };
 
 /* A sample's user state: where it was and its registers (values order). */
@@ -107,9 +127,34 @@ struct emu_point {
 	uint64_t regs[VALUES_NREGS];
 };
 
-struct emu_window_req {
-	struct emu_point b1, b2;
-	uint64_t limit;         /* instructions from the burst's end to B2 at most */
+/*
+ * A sample of a trail: its state, the code it is in ([lo, hi): its image's
+ * mapping), and flags: it came one sampling period of the thread after the
+ * one before (EMU_POINT_PERIOD: the emulation may run ahead to near it);
+ * it was taken in the kernel (EMU_POINT_KERNEL: its registers as at the
+ * kernel's entry, rax not compared).
+ */
+struct emu_trail_point {
+	struct emu_point p;
+	uint64_t lo, hi;
+	uint32_t flags;
+};
+#define EMU_POINT_PERIOD 1u
+#define EMU_POINT_KERNEL 2u
+#define EMU_NOT_PASSED 255
+
+/*
+ * The samples of a stopped thread after it went on, in order: the
+ * emulation goes from the prepared burst's stop through each in turn
+ * (every general register and rip equal where it passes its rip).  Block
+ * executions are counted from point count_from to the last one matched.
+ */
+struct emu_trail_req {
+	uint32_t n;             /* 0..EMU_MAX_TRAIL (0: the burst alone) */
+	struct emu_trail_point *pt;     /* decoded: allocated (emu_trail_req_release) */
+	uint32_t count_from;    /* < n, or 0 */
+	uint64_t limit;         /* instructions from the stop to the last point at most */
+	uint64_t segment;       /* ...from one point to the next (and to the first) at most */
 	uint32_t time_us;       /* as a burst's */
 };
 
@@ -119,15 +164,17 @@ struct emu_window_req {
 void emu_encode_burst(struct strbuf *out, uint32_t seq, const struct emu_burst_req *r);
 /* Pages: n of them, data of the readable ones copied in. */
 void emu_encode_pages(struct strbuf *out, uint32_t seq, const struct emu_page *p, size_t n);
-void emu_encode_window(struct strbuf *out, uint32_t seq, const struct emu_window_req *r);
+void emu_encode_trail(struct strbuf *out, uint32_t seq, const struct emu_trail_req *r);
 void emu_encode_drop(struct strbuf *out, uint32_t seq);
 
-int emu_decode_burst(const void *payload, size_t len, struct emu_burst_req *r, const char **why);
+/* Fills r; its snapshot's pages go into snap (room for EMU_MAX_SNAP), their data into payload. */
+int emu_decode_burst(const void *payload, size_t len, struct emu_burst_req *r,
+		     struct emu_page *snap, const char **why);
 /* Fills p (room for max) with the pages; their data points into payload. */
 int emu_decode_pages(const void *payload, size_t len, struct emu_page *p, size_t max, size_t *n,
 		     const char **why);
-int emu_decode_window(const void *payload, size_t len, struct emu_window_req *r,
-		      const char **why);
+int emu_decode_trail(const void *payload, size_t len, struct emu_trail_req *r, const char **why);
+void emu_trail_req_release(struct emu_trail_req *r);
 
 /* ---- worker to collector ------------------------------------------------------------ */
 
@@ -173,7 +220,10 @@ struct emu_result {
 	uint64_t insns;         /* instructions followed */
 	uint64_t detailed;      /* of them, in detail */
 	uint64_t pages;         /* pages it read */
-	bool kept;              /* the engine waits for a window */
+	uint64_t live;          /* of them, data pages not in the snapshot: read after the stop */
+	bool kept;              /* (unused: 0) */
+	uint64_t working[EMU_MAX_WORKING];      /* pages it read after the stop (for the next copy) */
+	size_t n_working;
 	struct emu_block_rec *blocks;
 	size_t n_blocks;
 	struct emu_edge_rec *edges;
@@ -188,29 +238,37 @@ struct emu_result {
 	size_t n_steps;
 };
 
-struct emu_window_result {
-	bool matched;
-	uint8_t miss;           /* enum paths_miss when not matched */
-	uint64_t to_b1;         /* instructions from the burst's end to B1 */
-	uint64_t insns;         /* from B1 to B2 */
+struct emu_trail_result {
+	uint32_t matched;       /* points matched, in order: 0..n */
+	uint8_t miss;           /* enum paths_miss: why not all of them */
+	uint64_t to_first;      /* instructions from the stop to point 0 */
+	uint64_t *at;           /* [matched]: instructions from point 0 to point k (at[0] = 0) */
+	uint64_t *here;         /* [matched]: for k >= 1, of those between points k-1 and k,
+				   the ones in point k-1's [lo, hi) (here[0] = 0) */
 	uint64_t end_pc;
-	char mnemonic[32];
-	struct emu_block_rec *blocks;   /* executions between B1 and B2 */
+	char mnemonic[32];      /* the instruction it ended at ("syscall 0": the call's number) */
+	uint8_t closest;        /* at the point missed: the fewest registers that differed at
+				   a pass of its rip (EMU_NOT_PASSED: never passed) */
+	uint64_t live;          /* data pages read from the live process during the trail */
+	struct emu_block_rec *blocks;   /* executions from point count_from to the last matched */
 	size_t n_blocks;
 };
 
 void emu_encode_page_req(struct strbuf *out, uint32_t seq, const uint64_t *addr, size_t n);
+/* A message with no payload (DROP, PREPARED). */
+void emu_encode_empty(struct strbuf *out, uint32_t magic, enum emu_msg type, uint32_t seq);
 void emu_encode_result(struct strbuf *out, uint32_t seq, const struct emu_result *r);
-void emu_encode_window_result(struct strbuf *out, uint32_t seq, const struct emu_window_result *r);
+void emu_encode_trail_result(struct strbuf *out, uint32_t seq, const struct emu_trail_result *r);
 
 int emu_decode_page_req(const void *payload, size_t len, uint64_t *addr, size_t max, size_t *n,
 			const char **why);
 /* Fills r (its lists allocated: emu_result_release); 0, or -1 with *why (r then empty). */
 int emu_decode_result(const void *payload, size_t len, struct emu_result *r, const char **why);
-int emu_decode_window_result(const void *payload, size_t len, struct emu_window_result *r,
-			     const char **why);
+/* n: the trail's points (matched and the arrays are bounded by it). */
+int emu_decode_trail_result(const void *payload, size_t len, uint32_t n,
+			    struct emu_trail_result *r, const char **why);
 
 void emu_result_release(struct emu_result *r);
-void emu_window_result_release(struct emu_window_result *r);
+void emu_trail_result_release(struct emu_trail_result *r);
 
 #endif

@@ -42,6 +42,7 @@ struct wk {
 	size_t in_size;
 	struct strbuf out;              /* room for a page request, kept (the pager runs in a fault) */
 	struct emu_page *pages;
+	struct emu_page *snap;          /* a burst's copy of memory at the stop (EMU_MAX_SNAP) */
 	struct emu_engine *eng[WORKER_ENGINES];    /* by address space, the last used first */
 	size_t n_eng;
 	struct emu_engine *spare;       /* a fresh one, made while nothing waits */
@@ -71,7 +72,7 @@ static void read_msg(struct wk *w, struct emu_header *h)
 	    sandbox_recv_all(w->sock, w->in, h->len))
 		_exit(0);
 	/* A request's process memory comes with it (and goes with its answer). */
-	if (passed >= 0 && h->type != EMU_MSG_BURST && h->type != EMU_MSG_WINDOW)
+	if (passed >= 0 && h->type != EMU_MSG_BURST && h->type != EMU_MSG_TRAIL)
 		close(passed);
 	else if (passed >= 0) {
 		if (w->mem >= 0)
@@ -165,11 +166,11 @@ static struct emu_engine *engine_for(struct wk *w, uint64_t space)
 	return e;
 }
 
-/* The engine holding a burst kept for a window, or NULL. */
-static struct emu_engine *kept_engine(struct wk *w)
+/* The engine holding a prepared burst, or NULL. */
+static struct emu_engine *prepared_engine(struct wk *w)
 {
 	for (size_t i = 0; i < w->n_eng; i++)
-		if (emu_engine_kept(w->eng[i]))
+		if (emu_engine_prepared(w->eng[i]))
 			return w->eng[i];
 	return NULL;
 }
@@ -183,54 +184,79 @@ static void make_spare(struct wk *w)
 		w->spare = emu_engine_new(0, &pager);
 }
 
+/* The burst's answer, then the trail's if it had one. */
+static void answer(struct wk *w, uint32_t seq, struct emu_result *res, struct emu_trail_result *tr)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	emu_encode_result(&sb, seq, res);
+	if (tr)
+		emu_encode_trail_result(&sb, seq, tr);
+	send_out(w, &sb);
+}
+
+/*
+ * A burst: prepared, to be followed with its trail (its thread has gone
+ * on, the trail's samples are to come); or, without one, followed now.
+ */
 static void do_burst(struct wk *w, const struct emu_header *h)
 {
 	struct emu_burst_req req;
 	struct emu_result res;
-	struct strbuf sb = STRBUF_INIT;
 	struct emu_engine *e;
 	const char *why;
 
-	if (emu_decode_burst(w->in, h->len, &req, &why))
+	if (emu_decode_burst(w->in, h->len, &req, w->snap, &why))
 		_exit(0);
 	TEST_POINT("emulate-burst");
+	/* One at a time: a burst prepared before is forgotten. */
+	for (size_t i = 0; i < w->n_eng; i++)
+		emu_engine_drop_prepared(w->eng[i]);
 	memset(&res, 0, sizeof(res));
 	if (!(e = engine_for(w, req.space))) {
 		res.end = PATHS_END_FAULT;
 		res.end_pc = req.st.rip;
+	} else if (req.keep) {
+		struct strbuf sb = STRBUF_INIT;
+
+		emu_engine_prepare(e, &req);
+		forget_mem(w);
+		emu_encode_empty(&sb, EMU_REP_MAGIC, EMU_MSG_PREPARED, h->seq);
+		send_out(w, &sb);
+		make_spare(w);
+		return;
 	} else {
 		emu_engine_burst(e, &req, &res);
 	}
-	/* One window at a time: a burst kept before is forgotten. */
-	for (size_t i = 0; res.kept && i < w->n_eng; i++)
-		if (w->eng[i] != e && emu_engine_kept(w->eng[i]))
-			emu_engine_drop_kept(w->eng[i]);
 	forget_mem(w);
-	emu_encode_result(&sb, h->seq, &res);
+	answer(w, h->seq, &res, NULL);
 	emu_result_release(&res);
-	send_out(w, &sb);
 	make_spare(w);
 }
 
-static void do_window(struct wk *w, const struct emu_header *h)
+static void do_trail(struct wk *w, const struct emu_header *h)
 {
-	struct emu_window_req req;
-	struct emu_window_result res;
-	struct strbuf sb = STRBUF_INIT;
+	struct emu_trail_req req;
+	struct emu_trail_result tr;
+	struct emu_result res;
 	struct emu_engine *e;
 	const char *why;
 
-	if (emu_decode_window(w->in, h->len, &req, &why))
+	if (emu_decode_trail(w->in, h->len, &req, &why))
 		_exit(0);
-	memset(&res, 0, sizeof(res));
-	if ((e = kept_engine(w)))
-		emu_engine_window(e, &req, &res);
-	else
-		res.miss = PATHS_MISS_LOST;
+	if ((e = prepared_engine(w))) {
+		emu_engine_follow(e, &req, &res, &tr);
+	} else {
+		memset(&res, 0, sizeof(res));
+		memset(&tr, 0, sizeof(tr));
+		res.end = PATHS_END_FAULT;
+		tr.miss = PATHS_MISS_LOST;
+	}
 	forget_mem(w);
-	emu_encode_window_result(&sb, h->seq, &res);
-	emu_window_result_release(&res);
-	send_out(w, &sb);
+	answer(w, h->seq, &res, &tr);
+	emu_result_release(&res);
+	emu_trail_result_release(&tr);
+	emu_trail_req_release(&req);
 }
 
 static void worker_main(int sock, void *ctx)
@@ -244,6 +270,7 @@ static void worker_main(int sock, void *ctx)
 	w.in_size = EMU_MAX_PAYLOAD;
 	w.in = xmalloc(w.in_size);
 	w.pages = xcalloc(EMU_MAX_PAGE_REQ, sizeof(*w.pages));
+	w.snap = xcalloc(EMU_MAX_SNAP, sizeof(*w.snap));
 	strbuf_init(&w.out, EMU_HEADER_SIZE + EMU_MAX_PAGE_REQ * 12);
 	if (emu_engine_setup())
 		_exit(1);
@@ -255,32 +282,36 @@ static void worker_main(int sock, void *ctx)
 		read_msg(&w, &h);
 		if (h.type == EMU_MSG_BURST)
 			do_burst(&w, &h);
-		else if (h.type == EMU_MSG_WINDOW)
-			do_window(&w, &h);
+		else if (h.type == EMU_MSG_TRAIL)
+			do_trail(&w, &h);
 		else if (h.type == EMU_MSG_DROP) {
-			struct emu_engine *e = kept_engine(&w);
+			struct emu_engine *e = prepared_engine(&w);
 
 			if (e)
-				emu_engine_drop_kept(e);
+				emu_engine_drop_prepared(e);
 		} else {
 			_exit(0);
 		}
 	}
 }
 
-/* The worker's nice value during a burst. */
-#define EMU_BURST_NICE (-10)
-
 /* ---- the collector's side ---------------------------------------------------------------- */
 
-enum { IDLE, BURST, WINDOW };
+/*
+ * What the collector awaits: nothing (IDLE; READY: a burst prepared), that
+ * it is prepared (PREPARE), a burst's answer (BURST), a trail's two
+ * (TRAIL: the burst's, then TRAIL_REST: the trail's); pages are served
+ * meanwhile.
+ */
+enum { IDLE, PREPARE, READY, BURST, TRAIL, TRAIL_REST };
 
 struct emu_worker {
 	struct sandbox sb;
 	bool gave_up;
 	bool lend_memory;               /* requests go with the process's memory */
 	uint32_t seq;
-	int busy;                       /* IDLE, BURST or WINDOW */
+	int busy;                       /* IDLE, PREPARE, READY, BURST, TRAIL, TRAIL_REST */
+	uint32_t trail_n;               /* the trail's points (its answer is bounded by them) */
 	pid_t pid;                      /* the process pages come from */
 	int pidfd;
 	int64_t deadline;
@@ -525,75 +556,87 @@ static int ready(struct emu_worker *w)
 }
 
 int emu_worker_burst(struct emu_worker *w, const struct emu_burst_req *req, pid_t pid, int pidfd,
-		     int64_t deadline, struct emu_result *out, const char **why)
+		     int64_t deadline)
 {
-	struct strbuf answer = STRBUF_INIT;
-	int r;
+	const char *why;
 
-	memset(out, 0, sizeof(*out));
-	*why = "no emulating worker";
 	if (w->busy != IDLE || ready(w))
 		return -1;
 	w->pid = pid;
 	w->pidfd = pidfd;
 	w->deadline = deadline;
-	w->busy = BURST;
-	/*
-	 * While a thread waits for it, the worker goes first (root only; a
-	 * user's collector cannot): on a loaded host it got a quarter of a CPU
-	 * at nice 0, so that a burst of 10 ms of work kept its thread stopped
-	 * 30-200 ms.
-	 */
-	setpriority(PRIO_PROCESS, (id_t)w->sb.pid, EMU_BURST_NICE);
+	w->busy = req->keep ? PREPARE : BURST;
 	emu_encode_burst(&w->out, ++w->seq, req);
-	if (send_with_mem(w, pid, pidfd))
-		return fail(w, why, "the emulating worker died (restarted)");
-	r = pump(w, EMU_MSG_RESULT, true, &answer, why);
-	w->busy = IDLE;
-	if (w->sb.pid > 0)
-		setpriority(PRIO_PROCESS, (id_t)w->sb.pid, 0);
-	if (r == 1 && emu_decode_result(answer.buf, answer.len, out, why)) {
-		strbuf_release(&answer);
-		return fail(w, why, "the emulating worker sent a bad result (restarted)");
-	}
-	strbuf_release(&answer);
-	return r == 1 ? 0 : -1;
-}
-
-int emu_worker_window(struct emu_worker *w, const struct emu_window_req *req, pid_t pid,
-		      int pidfd, int64_t deadline)
-{
-	const char *why;
-
-	if (w->busy != IDLE || w->sb.pid <= 0)
-		return -1;
-	w->pid = pid;
-	w->pidfd = pidfd;
-	w->deadline = deadline;
-	w->busy = WINDOW;
-	emu_encode_window(&w->out, ++w->seq, req);
 	if (send_with_mem(w, pid, pidfd))
 		return fail(w, &why, "the emulating worker died (restarted)");
 	return 0;
 }
 
-int emu_worker_poll(struct emu_worker *w, struct emu_window_result *out)
+int emu_worker_trail(struct emu_worker *w, const struct emu_trail_req *req, pid_t pid,
+		     int pidfd, int64_t deadline)
+{
+	const char *why;
+
+	if (w->busy != READY || w->sb.pid <= 0)
+		return -1;
+	w->pid = pid;
+	w->pidfd = pidfd;
+	w->deadline = deadline;
+	w->busy = TRAIL;
+	w->trail_n = req->n;
+	emu_encode_trail(&w->out, ++w->seq, req);
+	if (send_with_mem(w, pid, pidfd))
+		return fail(w, &why, "the emulating worker died (restarted)");
+	return 0;
+}
+
+int emu_worker_poll(struct emu_worker *w, struct emu_answer *out, const char **why)
 {
 	struct strbuf answer = STRBUF_INIT;
-	const char *why;
-	int r;
+	int r, busy = w->busy;
+	uint32_t want = busy == TRAIL_REST ? EMU_MSG_TRAIL_RESULT :
+			busy == PREPARE ? EMU_MSG_PREPARED : EMU_MSG_RESULT;
 
 	memset(out, 0, sizeof(*out));
-	if (w->busy != WINDOW)
-		return -1;
-	r = pump(w, EMU_MSG_WINDOW_RESULT, false, &answer, &why);
+	*why = NULL;
+	if (busy == IDLE)
+		return 0;
+	/* Prepared: nothing may come, and no deadline runs until the trail is sent. */
+	if (busy == READY) {
+		int64_t deadline = w->deadline;
+
+		w->deadline = INT64_MAX;
+		r = pump(w, 0, false, &answer, why);
+		w->deadline = deadline;
+		strbuf_release(&answer);
+		return r < 0 ? -1 : 0;
+	}
+	r = pump(w, want, false, &answer, why);
+	if (r == 1 && busy == PREPARE) {
+		w->busy = READY;
+		strbuf_release(&answer);
+		return 0;
+	}
 	if (r == 1) {
-		w->busy = IDLE;
-		if (emu_decode_window_result(answer.buf, answer.len, out, &why))
-			r = fail(w, &why, "the emulating worker sent a bad window (restarted)");
+		w->busy = busy == TRAIL ? TRAIL_REST : IDLE;
+		out->kind = busy == TRAIL_REST ? EMU_ANSWER_TRAIL : EMU_ANSWER_BURST;
+		if (busy == TRAIL_REST ? emu_decode_trail_result(answer.buf, answer.len, w->trail_n,
+								 &out->trail, why)
+				       : emu_decode_result(answer.buf, answer.len, &out->burst, why))
+			r = fail(w, why, busy == TRAIL_REST ? "the emulating worker sent a bad trail (restarted)"
+							    : "the emulating worker sent a bad result (restarted)");
 	}
 	strbuf_release(&answer);
 	return r;
+}
+
+void emu_answer_release(struct emu_answer *a)
+{
+	if (a->kind == EMU_ANSWER_BURST)
+		emu_result_release(&a->burst);
+	else if (a->kind == EMU_ANSWER_TRAIL)
+		emu_trail_result_release(&a->trail);
+	memset(a, 0, sizeof(*a));
 }
 
 bool emu_worker_busy(const struct emu_worker *w)
@@ -601,15 +644,21 @@ bool emu_worker_busy(const struct emu_worker *w)
 	return w && w->busy != IDLE;
 }
 
+bool emu_worker_ready(const struct emu_worker *w)
+{
+	return w && w->busy == READY;
+}
+
 int emu_worker_fd(const struct emu_worker *w)
 {
-	return w && w->busy == WINDOW ? w->sb.fd : -1;
+	return w && w->busy != IDLE ? w->sb.fd : -1;
 }
 
 void emu_worker_drop(struct emu_worker *w)
 {
-	if (!w || w->busy != IDLE || w->sb.pid <= 0)
+	if (!w || (w->busy != IDLE && w->busy != READY) || w->sb.pid <= 0)
 		return;
+	w->busy = IDLE;
 	emu_encode_drop(&w->out, ++w->seq);
 	if (send_msg(w)) {
 		const char *why;

@@ -62,32 +62,45 @@ void emu_worker_stop(struct emu_worker *w);
 bool emu_worker_usable(const struct emu_worker *w);
 
 /*
- * A burst, synchronously: sends req, serves the pages the worker asks for
- * from process pid (alive while pidfd, if >= 0, says so) until the result
- * comes or deadline (monotonic ns) passes.  Returns 0 with out filled
- * (emu_result_release), or -1 with *why (the worker is then restarted at
- * the next request).
+ * A burst, sent: its thread has gone on (the copy of memory made at the
+ * stop comes with req).  emu_worker_poll() serves the pages the worker
+ * asks for from process pid (alive while pidfd, if >= 0, says so) and
+ * takes the answer, until deadline (monotonic ns).  Returns 0, or -1 if no
+ * worker can take it.
  */
 int emu_worker_burst(struct emu_worker *w, const struct emu_burst_req *req, pid_t pid, int pidfd,
-		     int64_t deadline, struct emu_result *out, const char **why);
+		     int64_t deadline);
 
 /*
- * A window, asynchronously: sends req; emu_worker_poll() serves the pages
- * and takes the answer.  Returns 0, or -1 if the worker is gone.
+ * A trail, sent, once the burst's answer came and kept the engine: the
+ * thread's later samples.  Returns 0, or -1 if the worker is gone or busy.
  */
-int emu_worker_window(struct emu_worker *w, const struct emu_window_req *req, pid_t pid,
-		      int pidfd, int64_t deadline);
+int emu_worker_trail(struct emu_worker *w, const struct emu_trail_req *req, pid_t pid,
+		     int pidfd, int64_t deadline);
+
+enum emu_answer_kind { EMU_ANSWER_NONE, EMU_ANSWER_BURST, EMU_ANSWER_TRAIL };
+
+struct emu_answer {
+	enum emu_answer_kind kind;
+	struct emu_result burst;
+	struct emu_trail_result trail;
+};
+
 /*
- * While a window runs: serves what has arrived, without blocking.  Returns
- * 1 with out filled (emu_window_result_release), 0 while it runs, -1 if
- * it failed (its deadline passed, the worker died: restarted next time).
+ * While a request runs: serves what has arrived, without blocking.
+ * Returns 1 with out filled (emu_answer_release), 0 while it runs or none
+ * does, -1 if it failed (*why: its deadline passed, the worker died or
+ * broke the protocol: restarted at the next request).
  */
-int emu_worker_poll(struct emu_worker *w, struct emu_window_result *out);
-/* True while a window runs. */
+int emu_worker_poll(struct emu_worker *w, struct emu_answer *out, const char **why);
+void emu_answer_release(struct emu_answer *a);
+/* True while a request runs (or a burst waits prepared). */
 bool emu_worker_busy(const struct emu_worker *w);
-/* The descriptor to poll while a window runs, else -1. */
+/* True when a burst is prepared: its trail may be sent. */
+bool emu_worker_ready(const struct emu_worker *w);
+/* The descriptor to poll while a request runs, else -1. */
 int emu_worker_fd(const struct emu_worker *w);
-/* The worker forgets the burst it kept for a window. */
+/* The worker forgets the burst it kept for a trail. */
 void emu_worker_drop(struct emu_worker *w);
 
 const struct emu_worker_stats *emu_worker_stats(const struct emu_worker *w);

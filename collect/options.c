@@ -69,15 +69,16 @@ int collect_parse_events(struct collect_options *o, const char *list)
 }
 
 /*
- * --bursts[=[step|emulate][,PCT]]: emulated bursts (the default) or single
- * steps, at most PCT% of the time.
+ * --bursts[=[step|emulate][,PCT]]: emulated bursts (the default), at most
+ * PCT% of the CPU time sampled, or single steps, at most PCT% of the time.
  */
 static int parse_bursts(struct collect_options *o, const char *arg)
 {
 	char *copy, *tok, *save = NULL;
+	bool pct = false;
 	int r = 0;
 
-	o->burst_budget = BURST_DEFAULT_BUDGET;
+	o->burst_budget = EMBURST_DEFAULT_BUDGET;
 	o->burst_step = false;
 	if (!arg)
 		return 0;
@@ -93,8 +94,11 @@ static int parse_bursts(struct collect_options *o, const char *arg)
 			r = errorf("bad --bursts '%s' (step or emulate, and a percentage of the time, "
 				   "1 to 50: --bursts=step,10)", arg);
 		else
-			o->burst_budget = (double)v / 100;
+			o->burst_budget = (double)v / 100, pct = true;
 	}
+	/* single steps' budget is a share of the time; emulated bursts', of the CPU sampled */
+	if (!pct && o->burst_step)
+		o->burst_budget = BURST_DEFAULT_BUDGET;
 	free(copy);
 	return r;
 }

@@ -389,6 +389,13 @@ unsigned procs_slot(struct procs *p, struct addr_space *as)
 	return as->slot;
 }
 
+const struct mapping *procs_mapping(const struct addr_space *as, uint64_t addr)
+{
+	size_t i = as ? first_after(as, addr) : 0;
+
+	return as && i < as->n && as->maps[i].start <= addr ? &as->maps[i] : NULL;
+}
+
 bool procs_resolve(struct procs *p, struct addr_space *as, uint64_t pc, uint32_t *image,
 		   uint64_t *offset)
 {

@@ -151,6 +151,9 @@ static inline struct addr_space *procs_slot_space(struct procs *p, unsigned slot
 bool procs_resolve(struct procs *p, struct addr_space *as, uint64_t pc, uint32_t *image,
 		   uint64_t *offset);
 
+/* The mapping of as holding addr, or NULL. */
+const struct mapping *procs_mapping(const struct addr_space *as, uint64_t addr);
+
 /* Every sample hash has been drained: retired slots can be reused. */
 void procs_drained(struct procs *p);
 

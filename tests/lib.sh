@@ -140,23 +140,29 @@ test_eval_body() {
 }
 
 # run_bounded SECS: runs the body in $body with a time limit, output in
-# $TEST_OUT; returns its status (137 if it had to be killed).
+# $TEST_OUT; returns its status (137 if it had to be killed).  The timer is
+# this shell's own child, known before anything can stop it: a watchdog
+# subshell that started its sleep and was told to stop before it had the
+# sleep's pid left a `sleep 300` behind a body that ended at once.
 run_bounded() {
-	local secs=$1 pid wd rc
+	local secs=$1 pid timer done rc
 	(cd "$TEST_DIR" && test_eval_body) >"$TEST_OUT" 2>&1 </dev/null &
 	pid=$!
-	(
-		trap 'kill $s 2>/dev/null; exit 0' TERM
-		sleep "$secs" & s=$!
-		wait $s
+	sleep "$secs" </dev/null >/dev/null 2>&1 &
+	timer=$!
+	done=
+	while [ -z "$done" ]; do
+		wait -n -p done "$pid" "$timer"
+		rc=$?
+	done
+	if [ "$done" = "$timer" ]; then
 		echo "timed out after $secs s: killed" >>"$TEST_OUT"
-		kill_tree $pid
-	) >/dev/null 2>&1 &
-	wd=$!
-	wait $pid
-	rc=$?
-	kill -TERM $wd 2>/dev/null
-	wait $wd
+		kill_tree "$pid"
+		wait "$pid" 2>/dev/null
+		return 137
+	fi
+	kill "$timer" 2>/dev/null
+	wait "$timer" 2>/dev/null
 	return $rc
 }
 
@@ -327,7 +333,7 @@ test_kill_leftovers() {
 		pid=${f#/proc/}
 		pid=${pid%/environ}
 		[ "$pid" = "$TEST_PID" ] && continue
-		cmd=$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | cut -c 1-160)
+		cmd=$(tr '\0' ' ' 2>/dev/null <"/proc/$pid/cmdline" | cut -c 1-160)
 		[ -n "$cmd" ] || continue   # gone meanwhile, or a zombie
 		echo "left running: pid $pid: $cmd (killed)"
 		kill -KILL "$pid" 2>/dev/null

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Fuzz target: what the emulating worker sends the root collector
- * (collect/emu-proto.h): a burst's result, a window's, a page request.  The
+ * (collect/emu-proto.h): a burst's result, a trail's, a page request.  The
  * worker runs another program's code, so this is hostile input.  The
  * input's first byte picks the message; whatever a decoder accepts must
  * encode back to the same bytes and stay within the protocol's bounds.
@@ -43,15 +43,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		break;
 	}
 	case 1: {
-		struct emu_window_result r;
+		struct emu_trail_result r;
+		uint32_t n = len ? p[0] % (EMU_MAX_TRAIL + 1) : 0;
 
-		if (emu_decode_window_result(p, len, &r, &why))
+		/* the trail's length comes with the request: the first byte plays it */
+		if (!len || emu_decode_trail_result(p + 1, len - 1, n, &r, &why))
 			break;
-		if (r.matched && r.miss)
+		if (r.matched > n)
 			abort();
-		emu_encode_window_result(&sb, 1, &r);
-		same(&sb, p, len);
-		emu_window_result_release(&r);
+		for (uint32_t k = 1; k < r.matched; k++)
+			if (r.at[k] <= r.at[k - 1] || r.here[k] > r.at[k] - r.at[k - 1])
+				abort();
+		emu_encode_trail_result(&sb, 1, &r);
+		same(&sb, p + 1, len - 1);
+		emu_trail_result_release(&r);
 		break;
 	}
 	default: {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Fuzz target: what the collector sends its emulating worker
- * (collect/emu-proto.h): a burst, pages, a window.  The worker checks it
+ * (collect/emu-proto.h): a burst with its copy of memory, pages, a trail.  The worker checks it
  * too.  The input's first byte picks the message; whatever a decoder
  * accepts must encode back to the same bytes, within its bounds.
  */
@@ -30,23 +30,30 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	switch (data[0] % 3) {
 	case 0: {
+		static struct emu_page snap[EMU_MAX_SNAP];
 		struct emu_burst_req r;
 
-		if (emu_decode_burst(p, len, &r, &why))
+		if (emu_decode_burst(p, len, &r, snap, &why))
 			break;
-		if (!r.limit || r.detail > r.limit || r.trace > r.detail)
+		if (!r.limit || r.detail > r.limit || r.trace > r.detail || r.n_snap > EMU_MAX_SNAP)
 			abort();
+		for (size_t i = 1; i < r.n_snap; i++)
+			if (r.snap[i].addr <= r.snap[i - 1].addr || !r.snap[i].data)
+				abort();
 		emu_encode_burst(&sb, 1, &r);
 		same(&sb, p, len);
 		break;
 	}
 	case 1: {
-		struct emu_window_req r;
+		struct emu_trail_req r;
 
-		if (emu_decode_window(p, len, &r, &why))
+		if (emu_decode_trail(p, len, &r, &why))
 			break;
-		emu_encode_window(&sb, 1, &r);
+		if (!r.n || r.n > EMU_MAX_TRAIL || r.count_from >= r.n)
+			abort();
+		emu_encode_trail(&sb, 1, &r);
 		same(&sb, p, len);
+		emu_trail_req_release(&r);
 		break;
 	}
 	default: {

@@ -3,8 +3,9 @@
  * Unit tests of the burst emulator (collect/emu-engine.h) and its protocol
  * (collect/emu-proto.h): small pieces of code in this process's memory,
  * followed in the engine with a pager that reads this process; the paths,
- * values, conflicts and ends they give; a window matched between two
- * states of a loop; every message encoded and decoded, damage refused.
+ * values, conflicts and ends they give; a trail matched through later
+ * states of a loop; a burst that reads the memory copied at its stop;
+ * every message encoded and decoded, damage refused.
  */
 #include "config.h"
 
@@ -308,17 +309,31 @@ static void an_unreadable_page_ends_the_burst(void **state)
 	munmap(code, CODE_PAGES * EMU_PAGE_SIZE);
 }
 
+/* The trail's point k from a raw step, in code [lo, hi). */
+static void point_from(struct emu_trail_point *p, const struct emu_step *s, uint64_t lo, uint64_t hi)
+{
+	memset(p, 0, sizeof(*p));
+	p->p.rip = s->pc;
+	memcpy(p->p.regs, s->regs, sizeof(p->p.regs));
+	p->lo = lo;
+	p->hi = hi;
+}
+
 /*
- * A window: from where a burst stopped through two later states of the
- * loop, the instructions between them counted exactly.
+ * A trail: a burst prepared at its stop, then followed through later
+ * states of the loop in turn, the instructions between each two counted
+ * exactly, the blocks from the point asked for on; points within the
+ * burst's own part are passed too.
  */
-static void a_window_between_two_states(void **state)
+static void a_trail_through_later_states(void **state)
 {
 	uint8_t *code = code_page(counted_loop, sizeof(counted_loop));
+	uint64_t base = (uint64_t)code;
 	struct emu_engine *e;
 	struct emu_burst_req req;
-	struct emu_window_req w;
-	struct emu_window_result wr;
+	struct emu_trail_point pts[4];
+	struct emu_trail_req t;
+	struct emu_trail_result tr;
 	struct emu_result r, trace;
 
 	(void)state;
@@ -330,45 +345,163 @@ static void a_window_between_two_states(void **state)
 	req.trace = 3001;
 	emu_engine_burst(e, &req, &trace);
 	assert_int_equal(trace.n_steps, 3001);
-	/* A burst stopped at 100 instructions, kept; then the window. */
+	point_from(&pts[0], &trace.steps[400], base, base + 2);     /* "here": the first two bytes only */
+	point_from(&pts[1], &trace.steps[1000], base, base + 16);
+	point_from(&pts[2], &trace.steps[1900], base, base + 16);
+	point_from(&pts[3], &trace.steps[2500], base, base + 16);
+	memset(&t, 0, sizeof(t));
+	t.n = 4;
+	t.pt = pts;
+	t.count_from = 1;
+	t.limit = 100000;
+	t.segment = 100000;
+	t.time_us = 2000000;
+	/* A burst of 100 instructions, in detail for 10, prepared; then followed with its trail. */
+	burst_at(&req, code, 100);
+	req.detail = 10;
+	req.keep = true;
+	emu_engine_prepare(e, &req);
+	assert_true(emu_engine_prepared(e));
+	emu_engine_follow(e, &t, &r, &tr);
+	assert_false(emu_engine_prepared(e));
+	assert_int_equal(r.end, PATHS_END_LIMIT);
+	assert_int_equal(r.insns, 100);
+	assert_int_equal(r.detailed, 10);
+	emu_result_release(&r);
+	assert_int_equal(tr.matched, 4);
+	assert_int_equal(tr.to_first, 400);
+	assert_true(tr.at[1] == 600 && tr.at[2] == 1500 && tr.at[3] == 2100);
+	/* nothing of the loop is in [base, base + 2) but xor's block: none of window 0 */
+	assert_true(tr.here[1] <= 3 && tr.here[2] == 900 && tr.here[3] == 600);
+	/* the blocks counted from point 1 on: 1500 instructions, 500 iterations */
+	assert_true(tr.n_blocks >= 1);
+	{
+		uint64_t held = 0;
+
+		for (size_t i = 0; i < tr.n_blocks; i++)
+			held += tr.blocks[i].count * tr.blocks[i].insns;
+		/* a block a point is in counts whole in the segment it began in: 3 more a point at most */
+		assert_true(held >= 1500 && held <= 1509);
+	}
+	emu_trail_result_release(&tr);
+	/* Points within the burst's part: passed on the way, the burst goes on to its limit. */
+	burst_at(&req, code, 1200);
+	req.keep = true;
+	emu_engine_prepare(e, &req);
+	emu_engine_follow(e, &t, &r, &tr);
+	/* its limit at a block's end, whose boundaries the points moved */
+	assert_true(r.insns >= 1197 && r.insns <= 1200);
+	{
+		uint64_t held = 0;
+
+		for (size_t i = 0; i < r.n_blocks; i++)
+			held += r.blocks[i].count * r.blocks[i].insns;
+		assert_true(held >= r.insns && held <= r.insns + 6);
+	}
+	assert_int_equal(tr.matched, 4);
+	assert_true(tr.to_first == 400 && tr.at[3] == 2100);
+	emu_result_release(&r);
+	emu_trail_result_release(&tr);
+	/* Nothing prepared: the trail is lost; a state never reached: the points before it. */
+	emu_engine_follow(e, &t, &r, &tr);
+	assert_int_equal(tr.matched, 0);
+	assert_int_equal(tr.miss, PATHS_MISS_LOST);
+	emu_result_release(&r);
+	emu_trail_result_release(&tr);
 	burst_at(&req, code, 100);
 	req.keep = true;
-	emu_engine_burst(e, &req, &r);
-	assert_true(r.kept);
+	emu_engine_prepare(e, &req);
+	pts[2].p.regs[VREG_RBX] = 42;
+	emu_engine_follow(e, &t, &r, &tr);
 	emu_result_release(&r);
-	/* Another burst meanwhile: the kept one's state and pages come back for the window. */
-	burst_at(&req, code, 50);
-	req.st.regs[VREG_RAX] = 77;
-	emu_engine_burst(e, &req, &r);
-	assert_false(r.kept);
-	emu_result_release(&r);
-	memset(&w, 0, sizeof(w));
-	w.b1.rip = trace.steps[400].pc;
-	memcpy(w.b1.regs, trace.steps[400].regs, sizeof(w.b1.regs));
-	w.b2.rip = trace.steps[1900].pc;
-	memcpy(w.b2.regs, trace.steps[1900].regs, sizeof(w.b2.regs));
-	w.limit = 100000;
-	w.time_us = 2000000;
-	emu_engine_window(e, &w, &wr);
-	assert_true(wr.matched);
-	assert_int_equal(wr.insns, 1500);
-	assert_true(wr.to_b1 >= 298 && wr.to_b1 <= 302);
-	assert_true(wr.n_blocks >= 1 && wr.blocks[0].count >= 499);
-	emu_window_result_release(&wr);
-	/* No kept burst: the window is lost; a state never reached: no match. */
-	emu_engine_window(e, &w, &wr);
-	assert_false(wr.matched);
-	assert_int_equal(wr.miss, PATHS_MISS_LOST);
+	assert_int_equal(tr.matched, 2);
+	assert_int_equal(tr.miss, PATHS_MISS_SYSCALL);
+	assert_true(tr.at[1] == 600);
+	emu_trail_result_release(&tr);
+	/*
+	 * Points a sampling period apart: the emulation runs to near the next
+	 * one without its hook (3/4 of the shortest period yet); a period much
+	 * shorter than the others misses its point, and the trail ends there.
+	 */
+	point_from(&pts[0], &trace.steps[400], base, base + 16);
+	point_from(&pts[1], &trace.steps[1000], base, base + 16);
+	point_from(&pts[2], &trace.steps[1600], base, base + 16);
+	point_from(&pts[3], &trace.steps[2200], base, base + 16);
+	pts[2].flags = pts[3].flags = EMU_POINT_PERIOD;
 	burst_at(&req, code, 100);
 	req.keep = true;
-	emu_engine_burst(e, &req, &r);
+	emu_engine_prepare(e, &req);
+	emu_engine_follow(e, &t, &r, &tr);
 	emu_result_release(&r);
-	w.b2.regs[VREG_RBX] = 42;
-	emu_engine_window(e, &w, &wr);
-	assert_false(wr.matched);
-	assert_int_equal(wr.miss, PATHS_MISS_SYSCALL);
-	emu_window_result_release(&wr);
+	assert_int_equal(tr.matched, 4);
+	assert_true(tr.at[3] == 1800);
+	emu_trail_result_release(&tr);
+	point_from(&pts[3], &trace.steps[1900], base, base + 16);
+	pts[3].flags = EMU_POINT_PERIOD;
+	emu_engine_prepare(e, &req);
+	emu_engine_follow(e, &t, &r, &tr);
+	emu_result_release(&r);
+	assert_int_equal(tr.matched, 3);
+	emu_trail_result_release(&tr);
 	emu_result_release(&trace);
+	emu_engine_free(e);
+	munmap(code, CODE_PAGES * EMU_PAGE_SIZE);
+}
+
+/*
+ * Memory as it was at the stop: a burst given a copy of a page reads the
+ * copy, not the page as the process has it now, and says it read nothing
+ * live; without the copy it reads the page now, and says so.
+ */
+static void a_burst_reads_the_copy_made_at_the_stop(void **state)
+{
+	/* mov rax, [rdi]; syscall */
+	static const uint8_t load[] = { 0x48, 0x8b, 0x07, 0x0f, 0x05 };
+	uint8_t *code = code_page(load, sizeof(load));
+	uint8_t copy[EMU_PAGE_SIZE];
+	struct emu_page snap[3];
+	struct emu_engine *e;
+	struct emu_burst_req req;
+	struct emu_result r;
+	uint64_t sp;
+
+	(void)state;
+	assert_int_equal(emu_engine_setup(), 0);
+	e = emu_engine_new(9, &pager);
+	*(uint64_t *)(code + EMU_PAGE_SIZE) = 1111;     /* the page "now" */
+	memset(copy, 0, sizeof(copy));
+	*(uint64_t *)copy = 2222;                       /* the page "at the stop" */
+	burst_at(&req, code, 100);
+	req.detail = 10;
+	req.trace = 10;
+	sp = req.st.regs[VREG_RSP] & ~(uint64_t)(EMU_PAGE_SIZE - 1);
+	/* the copy holds the data page and the stack's two pages */
+	snap[0] = (struct emu_page){ (uint64_t)code + EMU_PAGE_SIZE, true, copy };
+	snap[1] = (struct emu_page){ sp, true, (const uint8_t *)sp };
+	snap[2] = (struct emu_page){ sp + EMU_PAGE_SIZE, true, (const uint8_t *)(sp + EMU_PAGE_SIZE) };
+	if (snap[0].addr > snap[1].addr) {
+		struct emu_page t = snap[0];
+
+		snap[0] = snap[1], snap[1] = snap[2], snap[2] = t;
+	}
+	req.snap = snap;
+	req.n_snap = 3;
+	emu_engine_burst(e, &req, &r);
+	assert_int_equal(r.end, PATHS_END_SYSCALL);
+	/* what the load wrote */
+	assert_int_equal(r.n_values, 1);
+	assert_int_equal(r.values[0].value, 2222);
+	assert_int_equal(r.live, 0);
+	emu_result_release(&r);
+	/* without it: the page as it is now, read live */
+	req.snap = NULL;
+	req.n_snap = 0;
+	emu_engine_burst(e, &req, &r);
+	assert_int_equal(r.n_values, 1);
+	assert_int_equal(r.values[0].value, 1111);
+	assert_true(r.live >= 1);
+	assert_true(r.n_working >= 1);
+	emu_result_release(&r);
 	emu_engine_free(e);
 	munmap(code, CODE_PAGES * EMU_PAGE_SIZE);
 }
@@ -386,7 +519,8 @@ static void messages_round_trip_and_damage(void **state)
 	struct emu_value_rec values[1] = { { 0x401002, VREG_RAX, 7, 3 } };
 	struct emu_step steps[1] = { { 0x401000, { 1, 2, 3 } } };
 	uint8_t page[EMU_PAGE_SIZE];
-	struct emu_page pages[2] = { { 0x7000, true, page }, { 0x8000, false, NULL } }, got[4];
+	struct emu_page pages[2] = { { 0x7000, true, page }, { 0x8000, false, NULL } }, got[EMU_MAX_SNAP];
+	struct emu_page snaps[2] = { { 0x7000, true, page }, { 0x9000, true, page } };
 	uint64_t addrs[3] = { 0x1000, 0x7fff0000, 0x2000 }, back[4];
 	const char *why;
 	size_t n;
@@ -397,16 +531,31 @@ static void messages_round_trip_and_damage(void **state)
 	emu_encode_burst(&sb, 7, &req);
 	assert_int_equal(emu_header_decode(sb.buf, EMU_REQ_MAGIC, &h), 0);
 	assert_true(h.type == EMU_MSG_BURST && h.seq == 7 && h.len == sb.len - EMU_HEADER_SIZE);
-	assert_int_equal(emu_decode_burst(sb.buf + EMU_HEADER_SIZE, h.len, &req2, &why), 0);
+	assert_int_equal(emu_decode_burst(sb.buf + EMU_HEADER_SIZE, h.len, &req2, got, &why), 0);
 	assert_memory_equal(&req, &req2, sizeof(req));
 	for (size_t len = 0; len < h.len; len++)
-		assert_int_equal(emu_decode_burst(sb.buf + EMU_HEADER_SIZE, len, &req2, &why), -1);
+		assert_int_equal(emu_decode_burst(sb.buf + EMU_HEADER_SIZE, len, &req2, got, &why), -1);
+	/* with its copy of memory: pages in order, each once */
+	memset(page, 0x5a, sizeof(page));
+	req.snap = snaps, req.n_snap = 2;
+	strbuf_reset(&sb);
+	emu_encode_burst(&sb, 7, &req);
+	assert_int_equal(emu_decode_burst(sb.buf + EMU_HEADER_SIZE, sb.len - EMU_HEADER_SIZE, &req2,
+					  got, &why), 0);
+	assert_true(req2.n_snap == 2 && req2.snap[1].addr == 0x9000 && req2.snap[1].data[7] == 0x5a);
+	snaps[1].addr = 0x7000;
+	strbuf_reset(&sb);
+	emu_encode_burst(&sb, 7, &req);
+	assert_int_equal(emu_decode_burst(sb.buf + EMU_HEADER_SIZE, sb.len - EMU_HEADER_SIZE, &req2,
+					  got, &why), -1);
+	assert_string_equal(why, "bad snapshot page");
+	req.snap = NULL, req.n_snap = 0;
 	assert_int_equal(emu_header_decode(sb.buf, EMU_REP_MAGIC, &h), -1);
 	req.trace = req.detail + 1;
 	strbuf_reset(&sb);
 	emu_encode_burst(&sb, 7, &req);
 	assert_int_equal(emu_decode_burst(sb.buf + EMU_HEADER_SIZE, sb.len - EMU_HEADER_SIZE, &req2,
-					  &why), -1);
+					  got, &why), -1);
 	assert_string_equal(why, "bad burst limits");
 
 	memset(page, 0x5a, sizeof(page));
@@ -456,6 +605,59 @@ static void messages_round_trip_and_damage(void **state)
 	assert_int_equal(emu_decode_result(sb.buf + EMU_HEADER_SIZE, sb.len - EMU_HEADER_SIZE, &r2,
 					   &why), -1);
 	assert_string_equal(why, "bad mnemonic");
+	/* a trail and its result */
+	{
+		struct emu_trail_point tp[3];
+		struct emu_trail_req t = { 3, tp, 1, 1000000, 100000, 500000 }, t2;
+		uint64_t at[3] = { 0, 5000, 12000 }, here[3] = { 0, 4000, 7000 };
+		struct emu_trail_result tr, tr2;
+
+		memset(tp, 0, sizeof(tp));
+		for (int k = 0; k < 3; k++)
+			tp[k].p.rip = 0x401000 + (uint64_t)k, tp[k].p.regs[1] = (uint64_t)k,
+			tp[k].lo = 0x400000, tp[k].hi = 0x402000;
+		strbuf_reset(&sb);
+		emu_encode_trail(&sb, 4, &t);
+		assert_int_equal(emu_decode_trail(sb.buf + EMU_HEADER_SIZE, sb.len - EMU_HEADER_SIZE,
+						  &t2, &why), 0);
+		assert_true(t2.n == 3 && t2.count_from == 1 && t2.pt[2].p.regs[1] == 2 &&
+			    t2.pt[1].hi == 0x402000);
+		emu_trail_req_release(&t2);
+		for (size_t len = 0; len + EMU_HEADER_SIZE < sb.len; len++)
+			assert_int_equal(emu_decode_trail(sb.buf + EMU_HEADER_SIZE, len, &t2, &why), -1);
+		t.count_from = 3;               /* past its points */
+		strbuf_reset(&sb);
+		emu_encode_trail(&sb, 4, &t);
+		assert_int_equal(emu_decode_trail(sb.buf + EMU_HEADER_SIZE, sb.len - EMU_HEADER_SIZE,
+						  &t2, &why), -1);
+		memset(&tr, 0, sizeof(tr));
+		tr.matched = 3, tr.at = at, tr.here = here, tr.live = 2;
+		tr.blocks = blocks, tr.n_blocks = 1;
+		blocks[0].count = 100;
+		strbuf_reset(&sb);
+		emu_encode_trail_result(&sb, 5, &tr);
+		assert_int_equal(emu_decode_trail_result(sb.buf + EMU_HEADER_SIZE,
+							 sb.len - EMU_HEADER_SIZE, 3, &tr2, &why), 0);
+		assert_true(tr2.matched == 3 && tr2.at[2] == 12000 && tr2.here[1] == 4000 &&
+			    tr2.live == 2 && tr2.n_blocks == 1);
+		emu_trail_result_release(&tr2);
+		/* more points matched than the trail had; a segment's part bigger than it */
+		assert_int_equal(emu_decode_trail_result(sb.buf + EMU_HEADER_SIZE,
+							 sb.len - EMU_HEADER_SIZE, 2, &tr2, &why), -1);
+		here[2] = 8000;
+		strbuf_reset(&sb);
+		emu_encode_trail_result(&sb, 5, &tr);
+		assert_int_equal(emu_decode_trail_result(sb.buf + EMU_HEADER_SIZE,
+							 sb.len - EMU_HEADER_SIZE, 3, &tr2, &why), -1);
+		assert_string_equal(why, "bad segment");
+		/* its blocks ran more than its segments: a forged count */
+		here[2] = 7000;
+		blocks[0].count = 100000;
+		strbuf_reset(&sb);
+		emu_encode_trail_result(&sb, 5, &tr);
+		assert_int_equal(emu_decode_trail_result(sb.buf + EMU_HEADER_SIZE,
+							 sb.len - EMU_HEADER_SIZE, 3, &tr2, &why), -1);
+	}
 	strbuf_release(&sb);
 	strbuf_release(&sb2);
 }
@@ -468,7 +670,8 @@ int main(void)
 		cmocka_unit_test(instructions_the_emulator_lacks),
 		cmocka_unit_test(glibc_memcmp_in_avx512),
 		cmocka_unit_test(an_unreadable_page_ends_the_burst),
-		cmocka_unit_test(a_window_between_two_states),
+		cmocka_unit_test(a_trail_through_later_states),
+		cmocka_unit_test(a_burst_reads_the_copy_made_at_the_stop),
 		cmocka_unit_test(messages_round_trip_and_damage),
 	};
 
