@@ -43,7 +43,7 @@ static void put(struct strbuf *out, uint64_t v)
 	strbuf_add_varint(out, v);
 }
 
-/* A short printable word (a mnemonic): its length, then its bytes. */
+/* A short printable word (a mnemonic, "syscall 60"): its length, then its bytes. */
 static void put_word(struct strbuf *out, const char *w)
 {
 	size_t n = strlen(w);
@@ -60,7 +60,7 @@ static int get_word(struct varint_reader *r, char *w, size_t size)
 	if (!b)
 		return -1;
 	for (size_t i = 0; i < n; i++)
-		if (b[i] < 0x21 || b[i] > 0x7e)
+		if (b[i] < 0x20 || b[i] > 0x7e)
 			return -1;
 	memcpy(w, b, (size_t)n);
 	w[n] = '\0';
