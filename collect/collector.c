@@ -56,7 +56,7 @@ static void setup_values(struct collector *c)
 	if (!c->opt.values)
 		return;
 	c->fmt.sample_type |= PERF_SAMPLE_REGS_USER;
-	c->fmt.regs_user |= CVALUES_PERF_REGS | 1ull << PERF_REG_X86_IP;
+	c->fmt.regs_user |= CVALUES_PERF_REGS;
 	c->values_ev = values_event(c);
 	c->values = XNEW(struct cvalues);
 	cvalues_init(c->values, c->opt.values_bytes, c->rng);

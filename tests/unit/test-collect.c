@@ -11,6 +11,8 @@
 #include "collect/collector-int.h"
 #include "collect/collector.h"
 #include "collect/ctl.h"
+#include "collect/emdip.h"
+#include "collect/emtrail.h"
 #include "collect/kallsyms.h"
 #include "collect/order.h"
 #include "collect/perfrec.h"
@@ -1570,6 +1572,100 @@ static void test_calib_measure(void **state)
 	assert_int_equal(calib_measure(&spec, 200000, false, &r, why, sizeof(why)), -1);
 }
 
+/* ---- trails and the dip -------------------------------------------------------- */
+
+/*
+ * The dip, measured: trails whose first windows run at 0.6, 0.8, 0.9 of
+ * the rest, with a 2% jitter, give the skip 3 once enough of them say so;
+ * before that, and with windows too noisy to tell, the reference's index.
+ */
+static void test_dip_measured(void **state)
+{
+	struct emdip d;
+	struct hotlist_rng rng = HOTLIST_RNG_INIT(7);
+	uint64_t insns[EMU_MAX_TRAIL];
+	bool ok[EMU_MAX_TRAIL];
+	double se;
+	(void)state;
+
+	emdip_init(&d, 100000);         /* 10 kHz: the reference from 2 ms on, window 20 */
+	assert_int_equal(d.reach, 20);
+	assert_int_equal(emdip_skip(&d), 20);
+	for (int t = 0; t < 40; t++) {
+		for (unsigned j = 0; j < 40; j++) {
+			double r = j == 0 ? 0.6 : j == 1 ? 0.8 : j == 2 ? 0.9 : 1;
+			double jitter = 1 + 0.02 * ((double)(hotlist_rand(&rng) % 2001) / 1000 - 1);
+
+			insns[j] = (uint64_t)(400000 * r * jitter);
+			ok[j] = true;
+		}
+		ok[7] = t % 2;          /* not one period: left out */
+		emdip_add(&d, insns, ok, 40);
+		if (t == 3)             /* too few trails yet */
+			assert_int_equal(emdip_skip(&d), 20);
+	}
+	assert_int_equal(d.trails, 40);
+	assert_int_equal(emdip_skip(&d), 3);
+	assert_true(fabs(emdip_ratio(&d, 0, &se) - 0.6) < 0.01 && se < 0.01);
+	assert_int_equal(d.acc[7].n, 20);              /* half the trails: not one period */
+	/* windows too noisy to tell (30% apart): the skip stays at the reference */
+	emdip_init(&d, 100000);
+	for (int t = 0; t < 40; t++) {
+		for (unsigned j = 0; j < 40; j++) {
+			insns[j] = 400000 + (hotlist_rand(&rng) % 240000);
+			ok[j] = true;
+		}
+		emdip_add(&d, insns, ok, 40);
+	}
+	assert_true(emdip_skip(&d) > 3);
+	/* a dip longer than the reference's start: the reference moves out */
+	emdip_init(&d, 100000);
+	for (int t = 0; t < 20; t++) {
+		for (unsigned j = 0; j < 60; j++) {
+			insns[j] = j < 30 ? 200000 : 400000;
+			ok[j] = true;
+		}
+		emdip_add(&d, insns, ok, 60);
+	}
+	assert_int_equal(d.reach, 40);
+}
+
+/* A trail's points: its thread's samples after the stop, the windows among them. */
+static void test_trail_points(void **state)
+{
+	struct emtrail t;
+	uint64_t regs[VALUES_NREGS] = { 1, 2, 3 };
+	(void)state;
+
+	emtrail_init(&t);
+	emtrail_start(&t, 42, 1000, 4);
+	/* before the stop's release, another thread, another CPU's: counted, not points */
+	assert_false(emtrail_sample(&t, 0, 42, 900, true, 0x401000, regs));
+	assert_false(emtrail_sample(&t, 0, 7, 1100, true, 0x401000, regs));
+	assert_true(emtrail_sample(&t, 0, 42, 1200, true, 0x401000, regs));
+	assert_true(emtrail_sample(&t, 0, 42, 1300, true, 0x401004, regs));
+	/* in the kernel: a point, flagged */
+	assert_true(emtrail_sample(&t, 1, 42, 1400, false, 0x401008, regs));
+	assert_int_equal(t.pt[2].flags, EMU_POINT_KERNEL);
+	assert_false(emtrail_complete(&t));
+	assert_true(emtrail_sample(&t, 1, 42, 1500, true, 0x40100c, regs));
+	assert_true(emtrail_complete(&t));
+	assert_false(emtrail_sample(&t, 1, 42, 1600, true, 0x40100c, regs));   /* full */
+	/* windows: one period (100) on one CPU with no other sample of it between */
+	assert_true(emtrail_window_ok(&t, 0, 100));
+	emtrail_start(&t, 42, 2000, 4);
+	assert_true(emtrail_sample(&t, 0, 42, 2100, true, 0x401000, regs));
+	assert_false(emtrail_sample(&t, 0, 7, 2150, true, 0x401000, regs));
+	assert_true(emtrail_sample(&t, 0, 42, 2200, true, 0x401004, regs));
+	assert_true(emtrail_sample(&t, 1, 42, 2300, true, 0x401008, regs));
+	assert_false(emtrail_window_ok(&t, 0, 100));            /* 7's sample came between */
+	assert_false(emtrail_window_ok(&t, 1, 100));            /* it moved to CPU 1 */
+	/* a sample without user registers ends it */
+	assert_false(emtrail_sample(&t, 1, 42, 2400, true, 0x40100c, NULL));
+	assert_true(t.ended && emtrail_complete(&t));
+	emtrail_release(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1592,6 +1688,8 @@ int main(void)
 		cmocka_unit_test(test_calib_meta),
 		cmocka_unit_test(test_calib_loop),
 		cmocka_unit_test(test_calib_measure),
+		cmocka_unit_test(test_dip_measured),
+		cmocka_unit_test(test_trail_points),
 		cmocka_unit_test_setup_teardown(test_offline_attribution, setup_db, teardown_db),
 		cmocka_unit_test_setup_teardown(test_offline_write_failure, setup_db, teardown_db),
 		cmocka_unit_test_setup_teardown(test_offline_continue_and_new_epoch, setup_db,
