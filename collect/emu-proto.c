@@ -633,3 +633,88 @@ bad:
 	emu_trail_result_release(r);
 	return -1;
 }
+
+/* ---- an answer within its request ---------------------------------------------------- */
+
+/* a + b, saturating. */
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+int emu_result_check(const struct emu_result *r, const struct emu_burst_req *asked,
+		     const char **why)
+{
+	uint64_t execs = 0, writes = 0, conflicts = 0, edges = 0;
+
+	if (r->insns > asked->limit)
+		FAIL("more instructions than asked for");
+	if (r->detailed > asked->detail)
+		FAIL("more instructions in detail than asked for");
+	if (r->n_steps > asked->trace)
+		FAIL("more raw steps than asked for");
+	for (size_t i = 0; i < r->n_insn; i++)
+		execs = sat_add(execs, r->insn[i].execs);
+	if (execs > r->detailed)
+		FAIL("more executions than instructions followed in detail");
+	/* a detailed instruction writes a few registers: at most every general one */
+	for (size_t i = 0; i < r->n_values; i++)
+		writes = sat_add(writes, r->values[i].count);
+	if (writes > r->detailed * (uint64_t)VREG_RFLAGS)
+		FAIL("more values written than instructions followed in detail");
+	for (size_t i = 0; i < r->n_conflicts; i++)
+		conflicts = sat_add(conflicts, r->conflicts[i].count);
+	if (conflicts > r->detailed)
+		FAIL("more conflicts than instructions followed in detail");
+	for (size_t i = 0; i < r->n_edges; i++)
+		edges = sat_add(edges, r->edges[i].count);
+	if (edges > r->insns)
+		FAIL("more branches taken than instructions followed");
+	return 0;
+bad:
+	return -1;
+}
+
+int emu_trail_result_check(const struct emu_trail_result *r, const struct emu_trail_req *asked,
+			   const char **why)
+{
+	if (r->matched > asked->n)
+		FAIL("more points matched than asked for");
+	if (r->to_first > asked->segment)
+		FAIL("more instructions to the first point than a segment");
+	if (r->matched && sat_add(r->to_first, r->at[r->matched - 1]) > asked->limit)
+		FAIL("more instructions than asked for");
+	return 0;
+bad:
+	return -1;
+}
+
+/* ---- the worker's hello --------------------------------------------------------------- */
+
+void emu_encode_hello(struct strbuf *out, enum emu_hello_status status)
+{
+	size_t start = out->len;
+
+	emu_msg_begin(out, EMU_REP_MAGIC, EMU_MSG_HELLO, 0);
+	put(out, EMU_PROTO_VERSION);
+	put(out, (uint64_t)status);
+	emu_msg_finish(out, start);
+}
+
+int emu_decode_hello(const void *payload, size_t len, enum emu_hello_status *status,
+		     const char **why)
+{
+	struct varint_reader rd = VARINT_READER(payload, len);
+	uint64_t version = varint_next(&rd), st = varint_next(&rd);
+
+	if (rd.bad || rd.p != rd.end)
+		FAIL("bad hello");
+	if (version != EMU_PROTO_VERSION)
+		FAIL("another version of the protocol");
+	if (st >= EMU_HELLO__COUNT)
+		FAIL("bad hello status");
+	*status = (enum emu_hello_status)st;
+	return 0;
+bad:
+	return -1;
+}
