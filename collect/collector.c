@@ -78,6 +78,8 @@ static void setup_bursts(struct collector *c)
 		bursts_init(c->bursts, c->opt.burst_budget, BURST_DEFAULT_STEPS, c->opt.pid);
 		return;
 	}
+	/* Its workers: forked, or the dcpi-emulate service's (--emulate-socket). */
+	emu_worker_configure(&(struct emu_worker_opts){ c->opt.emulate_socket, NULL, NULL, false, -1 });
 	if (!(c->emb = emburst_new(c->opt.burst_budget, c->opt.burst_limit, c->opt.pid, c->rng)))
 		return;
 	if (c->opt.burst_deadline_ms)
@@ -882,6 +884,11 @@ static void maybe_burst(struct collector *c, int64_t now)
 		c->burst_tid = 0;
 		return;
 	}
+	/* Its user's worker backing off after failures: not stopped for nothing. */
+	if (c->emb && emburst_due(c->emb, now) && !emu_worker_can_take(c->emb->worker, c->burst_pid)) {
+		c->burst_tid = 0;
+		return;
+	}
 	if (c->bursts && bursts_due(c->bursts, now))
 		bursts_run(c->bursts, c->burst_pid, c->burst_tid, &c->procs, now);
 	else if (c->emb && emburst_due(c->emb, now))
@@ -1032,6 +1039,17 @@ void collector_summary(struct collector *c, struct collect_summary *s)
 		s->burst_share = el > 0 ? (double)c->bursts->st.ns / (double)el : 0;
 	}
 	if (c->emb) {
+		const struct emu_worker *w = emburst_worker(c->emb);
+		struct strbuf causes = STRBUF_INIT;
+
+		if (emu_worker_off(w) != EMU_CAUSE__COUNT)
+			snprintf(s->burst_off, sizeof(s->burst_off), "%s", emu_cause_name(emu_worker_off(w)));
+		emu_worker_causes(w, false, &causes);
+		snprintf(s->burst_lost, sizeof(s->burst_lost), "%s", causes.len ? causes.buf : "");
+		strbuf_reset(&causes);
+		emu_worker_causes(w, true, &causes);
+		snprintf(s->burst_not_tried, sizeof(s->burst_not_tried), "%s", causes.len ? causes.buf : "");
+		strbuf_release(&causes);
 		emburst_report(c->emb, c->started, &s->emulated);
 		s->burst_emulated = true;
 		s->bursts = s->emulated.bursts;

@@ -186,6 +186,11 @@ int collect_option(struct collect_options *o, int opt, const char *arg)
 			return errorf("bad --values-mode '%s' (0600 or 0640)", arg);
 		o->values_mode = strstr(arg, "640") ? 0640 : 0600;
 		return 1;
+	case COLLECT_OPT_EMULATE_SOCKET:
+		if (!*arg || strlen(arg) >= 108)
+			return errorf("bad --emulate-socket '%s' (a socket's path, under 108 bytes)", arg);
+		o->emulate_socket = arg;
+		return 1;
 	case COLLECT_OPT_RING_PAGES:
 		if (cli_parse_range(arg, 1, 65536, &v) || (v & (v - 1)))
 			return errorf("bad ring size '%s' (pages per CPU, a power of two)", arg);
