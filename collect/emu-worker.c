@@ -366,12 +366,7 @@ enum { IDLE, PREPARE, READY, BURST, TRAIL, TRAIL_REST };
 #define REQUEST_BYTES (2 * (EMU_HEADER_SIZE + EMU_MAX_PAYLOAD) + ((size_t)16 << 20))
 /* A worker's hello awaited at start. */
 #define HELLO_WAIT_NS (2000 * 1000000LL)
-/*
- * The emulating worker's limits: its address space holds unicorn's code
- * buffers, reserved, not used (measured: 4.2 GB of address space for its
- * five engines); CPU for a long life (past it, it is replaced).
- */
-static const struct sandbox_limits emu_limits = { (uint64_t)8 << 30, 1800 };
+const struct sandbox_limits emu_worker_limits = { (uint64_t)8 << 30, 1800 };
 
 /* A worker process: forked, or the service's, for one user's bursts. */
 struct emu_proc {
@@ -514,7 +509,7 @@ static int proc_start(struct emu_worker *w, struct emu_proc *p)
 		p->sb.pid = 0;
 	} else {
 		if (sandbox_spawn(&p->sb, "dcpi-emulate", w->opt.main ? w->opt.main : worker_main,
-				  w->opt.main ? w->opt.ctx : NULL, &emu_limits))
+				  w->opt.main ? w->opt.ctx : NULL, &emu_worker_limits))
 			return -1;
 		p->pid = p->sb.pid;
 	}
@@ -525,8 +520,12 @@ static int proc_start(struct emu_worker *w, struct emu_proc *p)
 	return 0;
 }
 
-/* Ends the worker in slot p; returns the signal it died of by itself, or 0. */
-static int proc_stop(struct emu_worker *w, struct emu_proc *p)
+/*
+ * Ends the worker in slot p (hard: it failed, and may hang: killed; else
+ * a service's ends with its connection); returns the signal it died of by
+ * itself, or 0.
+ */
+static int proc_end(struct emu_worker *w, struct emu_proc *p, bool hard)
 {
 	int died = 0;
 
@@ -539,10 +538,10 @@ static int proc_stop(struct emu_worker *w, struct emu_proc *p)
 		close(p->sb.fd);
 		p->sb.fd = -1;
 		/* A hung one would not see the end of its socket: the kernel's pid, by its pidfd. */
-		if (p->pidfd >= 0) {
+		if (p->pidfd >= 0 && hard)
 			syscall(SYS_pidfd_send_signal, p->pidfd, SIGKILL, NULL, 0);
+		if (p->pidfd >= 0)
 			close(p->pidfd);
-		}
 	} else {
 		int64_t cpu = cpu_of(p->pid);
 
@@ -555,6 +554,11 @@ static int proc_stop(struct emu_worker *w, struct emu_proc *p)
 	strbuf_setlen(&p->in, 0);
 	p->in_off = 0;
 	return died;
+}
+
+static int proc_stop(struct emu_worker *w, struct emu_proc *p)
+{
+	return proc_end(w, p, true);
 }
 
 /* The worker's process as the kernel names it, from what it sent (service workers). */
@@ -720,7 +724,7 @@ static struct emu_proc *free_slot(struct emu_worker *w)
 			lru = p;
 	}
 	if (lru)
-		proc_stop(w, lru);
+		proc_end(w, lru, false);
 	return lru;
 }
 
@@ -810,7 +814,7 @@ void emu_worker_stop(struct emu_worker *w)
 	if (!w)
 		return;
 	for (size_t i = 0; i < EMU_WORKER_PROCS; i++) {
-		proc_stop(w, &w->p[i]);
+		proc_end(w, &w->p[i], false);
 		strbuf_release(&w->p[i].in);
 	}
 	if (w->pass >= 0)

@@ -206,6 +206,14 @@ struct json_writer;
 /* The same as JSON members "lost_causes", "not_started" (objects by cause) and "off". */
 void emu_worker_causes_json(const struct emu_worker *w, struct json_writer *j);
 
+/*
+ * The worker's resource limits: its address space holds unicorn's code
+ * buffers, reserved, not used (measured: 4.2 GB of address space for its
+ * five engines); CPU for a long life (past it, it is replaced).
+ */
+struct sandbox_limits;
+extern const struct sandbox_limits emu_worker_limits;
+
 /* The worker's side, for the dcpi-emulate service's main: serves on sock, never returns. */
 void emu_worker_serve(int sock);
 /* The worker's seccomp filter (a test's worker takes it to show what it forbids). */

@@ -14,6 +14,7 @@
 #include "core/strbuf.h"
 #include "core/timeutil.h"
 #include "core/xalloc.h"
+#include "tests/helper/mdwe-filter.h"
 
 #include <errno.h>
 #include <setjmp.h>
@@ -24,8 +25,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -585,30 +584,9 @@ static void test_worker_no_exec(void **state)
 
 /*
  * The real worker, in a process under the filter systemd's
- * MemoryDenyWriteExecute=yes installs (mmap and mprotect refuse writable
- * and executable memory: EPERM): it says so, and bursts are off.
+ * MemoryDenyWriteExecute=yes installs (tests/helper/mdwe-filter.h): it
+ * says it has no executable memory, and bursts are off.
  */
-static void mdwe_filter(void)
-{
-	struct sock_filter f[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_mmap, 0, 3),
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[2])),
-		BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, PROT_EXEC, 0, 6),
-		BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, PROT_WRITE, 4, 5),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_mprotect, 0, 4),
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[2])),
-		BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, PROT_EXEC, 0, 2),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-	};
-	struct sock_fprog prog = { ARRAY_SIZE(f), f };
-
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) || prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog))
-		_exit(3);
-}
-
 static void test_real_worker_under_mdwe(void **state)
 {
 	int status;
@@ -623,7 +601,8 @@ static void test_real_worker_under_mdwe(void **state)
 		struct emu_answer a;
 		const char *why;
 
-		mdwe_filter();
+		if (mdwe_filter_install())
+			_exit(3);
 		w = emu_worker_start(false);
 		/* A loaded host may take longer than the start's wait: a burst finds out too. */
 		memset(&req, 0, sizeof(req));
