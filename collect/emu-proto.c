@@ -645,6 +645,8 @@ static uint64_t sat_add(uint64_t a, uint64_t b)
 int emu_result_check(const struct emu_result *r, const struct emu_burst_req *asked,
 		     const char **why)
 {
+	/* The hooks count up to the detail asked for (one more, cut short, at most). */
+	uint64_t detail = (uint64_t)asked->detail + 1;
 	uint64_t execs = 0, writes = 0, conflicts = 0, edges = 0;
 
 	if (r->insns > asked->limit)
@@ -655,21 +657,22 @@ int emu_result_check(const struct emu_result *r, const struct emu_burst_req *ask
 		FAIL("more raw steps than asked for");
 	for (size_t i = 0; i < r->n_insn; i++)
 		execs = sat_add(execs, r->insn[i].execs);
-	if (execs > r->detailed)
-		FAIL("more executions than instructions followed in detail");
-	/* a detailed instruction writes a few registers: at most every general one */
+	if (execs > detail)
+		FAIL("more executions than instructions asked for in detail");
+	/* an instruction writes a few registers (at most every general one), touches a few places */
 	for (size_t i = 0; i < r->n_values; i++)
 		writes = sat_add(writes, r->values[i].count);
-	if (writes > r->detailed * (uint64_t)VREG_RFLAGS)
-		FAIL("more values written than instructions followed in detail");
+	if (writes > detail * VREG_RFLAGS)
+		FAIL("more values written than instructions asked for in detail");
 	for (size_t i = 0; i < r->n_conflicts; i++)
 		conflicts = sat_add(conflicts, r->conflicts[i].count);
-	if (conflicts > r->detailed)
-		FAIL("more conflicts than instructions followed in detail");
+	if (conflicts > detail * EMU_MAX_ACCESSES)
+		FAIL("more conflicts than instructions asked for in detail");
+	/* an edge ends a block of one instruction at least */
 	for (size_t i = 0; i < r->n_edges; i++)
 		edges = sat_add(edges, r->edges[i].count);
-	if (edges > r->insns)
-		FAIL("more branches taken than instructions followed");
+	if (edges > (uint64_t)asked->limit + 1)
+		FAIL("more branches taken than instructions asked for");
 	return 0;
 bad:
 	return -1;

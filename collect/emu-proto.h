@@ -276,13 +276,16 @@ void emu_trail_result_release(struct emu_trail_result *r);
  * Every count of an answer bounded by the request it answers (the decoders
  * bound them by the protocol's maxima only): a burst's result by its
  * limits (instructions, detail, trace: the executions, values, conflicts
- * and edges it counts add up to no more than the instructions it followed
- * in detail, or at all), a trail's by its instructions.  Loops in the
+ * and edges it counts add up to no more than the instructions asked for
+ * in detail, or at all, times what one instruction can do), a trail's by
+ * its instructions.  Loops in the
  * collector that a count drives stay within what was asked for.  0, or -1
  * with *why.
  */
 int emu_result_check(const struct emu_result *r, const struct emu_burst_req *asked,
 		     const char **why);
+/* The memory accesses of one instruction that conflicts are counted for, at most (the bound's). */
+#define EMU_MAX_ACCESSES 8
 int emu_trail_result_check(const struct emu_trail_result *r, const struct emu_trail_req *asked,
 			   const char **why);
 

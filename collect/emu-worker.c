@@ -366,7 +366,7 @@ enum { IDLE, PREPARE, READY, BURST, TRAIL, TRAIL_REST };
 #define REQUEST_BYTES (2 * (EMU_HEADER_SIZE + EMU_MAX_PAYLOAD) + ((size_t)16 << 20))
 /* A worker's hello awaited at start. */
 #define HELLO_WAIT_NS (2000 * 1000000LL)
-const struct sandbox_limits emu_worker_limits = { (uint64_t)8 << 30, 1800 };
+const struct sandbox_limits emu_worker_limits = { (uint64_t)32 << 30, 1800 };
 
 /* A worker process: forked, or the service's, for one user's bursts. */
 struct emu_proc {
@@ -933,8 +933,6 @@ static int fail(struct emu_worker *w, enum emu_cause cause, const char **why, co
 {
 	struct emu_proc *p = w->cur;
 
-	if (getenv("DCPI_DEBUG_WORKER"))
-		fprintf(stderr, "worker failed: %s (%s; %s)\n", msg, emu_cause_name(cause), *why);
 	*why = msg;
 	if (p) {
 		uid_t uid = p->uid;
