@@ -676,7 +676,9 @@ static void on_sample(struct collector *c, struct ccpu *cc, const struct perf_re
 		on_values(c, r, as);
 	if (c->emb && v - 1 == c->values_ev)
 		on_burst_sample(c, cc, r);
-	if ((c->bursts || c->emb) && as && r->u.sample.user) {
+	/* The next burst's thread: the latest sampled in user mode of a process whose values may be had. */
+	if ((c->bursts || c->emb) && as && r->u.sample.user &&
+	    (!c->whose || whose_allowed(c->whose, (pid_t)r->pid, (int64_t)r->time))) {
 		c->burst_pid = (pid_t)r->pid;
 		c->burst_tid = (pid_t)r->tid;
 	}

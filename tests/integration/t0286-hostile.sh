@@ -94,7 +94,7 @@ test_expect_success 'a program raising SIGTRAP itself: every one delivered' '
 # Single steps over the program's own int3: each a SIGTRAP the step's trap
 # must not be taken for.
 test_expect_success 'single-step bursts of a program raising SIGTRAP itself: every one delivered' '
-	dcpirun -d step.db -F 2000 --bursts=step -- setpriv --reuid=nobody --regid=nogroup \
+	dcpirun -d step.db -F 2000 --bursts=step --values-users=nobody -- setpriv --reuid=nobody --regid=nogroup \
 		--clear-groups dcpi-hostile trap 300000 >step.out 2>step.err &&
 	cat step.out step.err &&
 	grep -q "trap: .* ok" step.out &&
