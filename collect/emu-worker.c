@@ -805,7 +805,8 @@ struct emu_worker *emu_worker_start(bool lend_memory)
 					 "for it" : "cannot start the emulating worker%s: bursts wait for it",
 			w->opt.service ? w->opt.service : "");
 	else
-		wait_hello(w, &w->p[0], time_monotonic_ns() + HELLO_WAIT_NS);
+		/* A worker played by the caller has sent what it sends: one look. */
+		wait_hello(w, &w->p[0], time_monotonic_ns() + (w->opt.attach ? 0 : HELLO_WAIT_NS));
 	return w;
 }
 
