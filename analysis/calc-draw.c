@@ -370,6 +370,7 @@ void calc_render(const struct calc *c, struct calc_lines *out, unsigned flags)
 	if (!(flags & CALC_RENDER_NO_HEADER)) {
 		line_add(out, CALC_LINE_HEADER, CALC_HEAD_TITLE, -1, -1);
 		line_add(out, CALC_LINE_HEADER, CALC_HEAD_RANGE, -1, -1);
+		line_add(out, CALC_LINE_HEADER, CALC_HEAD_MODEL, -1, -1);
 		line_add(out, CALC_LINE_HEADER, CALC_HEAD_SAMPLES, -1, -1);
 		if (l->img->forced && l->img->why)
 			line_add(out, CALC_LINE_HEADER, CALC_HEAD_FORCED, -1, -1);
@@ -499,6 +500,10 @@ static void header_line(const struct calc *c, unsigned part, size_t item, long i
 	case CALC_HEAD_RANGE:
 		listing_draw_range(l, d, c->n_insns, c->n_blocks ? c->n_blocks - 1 : 0);
 		draw_printf(d, STYLE_NORMAL, "; model %s", c->model->name);
+		break;
+	case CALC_HEAD_MODEL:
+		/* "model:", not "model NAME": no bubble line's shape (a word, a space) */
+		draw_printf(d, STYLE_NORMAL, "  model: %s (%s)", c->model->name, c->model_reason);
 		break;
 	case CALC_HEAD_SAMPLES:
 		if (l->view)

@@ -47,6 +47,7 @@ enum calc_head {
 	CALC_HEAD_BURSTS,   /* bursts through the procedure, and where they ended */
 	CALC_HEAD_PATHS,    /* where the counts from paths got their scale */
 	CALC_HEAD_CONFLICT, /* a memory-ordering conflict (item: its index in c->paths.conflicts) */
+	CALC_HEAD_MODEL,    /* the processor model and why it was chosen */
 };
 
 /*

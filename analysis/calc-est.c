@@ -3,11 +3,12 @@
  * analysis/calc-est.c - each frequency-equivalence class's own estimate: from its
  * samples over the schedules' M (freq.h), counted from retired-instruction
  * samples or an induction register (measure.h), or a pointer chase's
- * burst estimate; and its confidence.
+ * burst estimate; and its relative error (calc-conf.h).
  */
 #include "config.h"
 
 #include "analysis/calc-int.h"
+#include "analysis/calc-conf.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -17,48 +18,79 @@
 #include "db/meta.h"
 
 /*
- * The confidence of a class's estimate (the DCPI paper, 6.1.5), calibrated on
- * measured errors (docs/analysis.md): on an out-of-order core the
- * estimate is only as good as M, and M is trustworthy when the two
- * schedule models (cold or steady state, and after the predecessors'
- * code) agree on it and few instructions load (a cache miss is a stall
- * every window shares).  Few samples (the sum-ratio fallback) are low.
+ * The model's error in an estimate from samples (sampled_error()),
+ * measured over the accuracy harness (docs/analysis.md, "Confidence"):
+ * EST_ERR_STEADY for a class whose blocks the schedule takes in their
+ * loop's steady state, EST_ERR_COLD for one it takes cold or after its
+ * predecessors (on an out-of-order core a cold M is a guess at how much
+ * of the block overlaps the code around it), in proportion to their issue
+ * cycles; plus EST_ERR_AGREE per unit of the schedule models'
+ * disagreement (|log| of their ratio; EST_ERR_SINGLE when the class has
+ * one schedule, nothing to agree with), EST_ERR_LOADS per unit of the
+ * share of loads (a miss is a stall every window shares), and
+ * EST_ERR_SPILL over the class's issue cycles (samples spill across its
+ * boundaries: a class of one cycle is as much its neighbours' as its
+ * own); the sum ratio over a sparse class adds EST_ERR_SUM.
  */
-static enum calc_conf confidence(const struct est_result *r, double agree, double loads)
-{
-	double dev = agree > 0 ? fabs(log(agree)) : INFINITY;
+#define EST_ERR_STEADY 0.02
+#define EST_ERR_COLD 0.3
+#define EST_ERR_AGREE 1.0
+#define EST_ERR_SINGLE 1.0
+#define EST_ERR_LOADS 1.0
+#define EST_ERR_SPILL 0.08
+#define EST_ERR_SUM 0.3
+/*
+ * A pointer chase's burst estimate: the samples the rest of an iteration
+ * gets measure interrupt delivery around the burst as much as time (0.5x
+ * to 2.4x the truth measured): a factor of two.
+ */
+#define EST_ERR_BURST 1.0
 
-	if (r->method == EST_NONE)
-		return CALC_CONF_NONE;
-	if (r->method == EST_SUM || r->samples < 50)
-		return CALC_CONF_LOW;
-	if (dev < log(1.03) && loads < 0.05 && r->samples >= 200)
-		return CALC_CONF_HIGH;
-	if (dev < log(1.05) && loads < 0.10 && r->samples >= 100)
-		return CALC_CONF_MEDIUM;
-	return CALC_CONF_LOW;
+/*
+ * The relative error of a class's estimate from its samples over the
+ * schedules' M (calc-conf.h): the samples' Poisson error, and the
+ * model's (above).  agree: the schedule models' agreement (0: one
+ * schedule); loads: the share of loads; steady: the share of the class's
+ * issue cycles scheduled in a loop's steady state.
+ */
+static double sampled_error(const struct est_result *r, double agree, double loads, double steady)
+{
+	double dev = agree > 0 ? EST_ERR_AGREE * fabs(log(agree)) : EST_ERR_SINGLE, model;
+
+	if (!(r->samples > 0) || !(r->total_m > 0))
+		return CALC_ERR_UNBOUNDED;
+	model = EST_ERR_STEADY * steady + EST_ERR_COLD * (1 - steady) + dev + EST_ERR_LOADS * loads +
+		EST_ERR_SPILL / r->total_m;
+	if (r->method == EST_SUM)
+		model = calc_err_add(model, EST_ERR_SUM);
+	return calc_err_add(1 / sqrt(r->samples), model);
 }
 
 /*
- * Agreement of the schedule models and share of loads over class cls.  A
- * class none of whose blocks has a schedule besides the cold one (a
- * procedure's entry, blocks entered only from outside or after calls) has
- * nothing to compare: its agreement is 0, not a trivial 1 (sort's compare()
- * prologue was medium at 0.35x).
+ * What the error of class cls's estimate rests on: the agreement of the
+ * schedule models, the share of loads, and the share of its issue cycles
+ * scheduled in a loop's steady state.  A class none of whose blocks has a
+ * schedule besides the cold one (a procedure's entry, blocks entered only
+ * from outside or after calls) has nothing to compare: its agreement is
+ * 0, not a trivial 1 (sort's compare() prologue was medium at 0.35x).
  */
-static void class_features(const struct calc_work *w, int cls, double *agree, double *loads)
+static void class_features(const struct calc_work *w, int cls, double *agree, double *loads,
+			   double *steady)
 {
 	const struct cfg *cfg = w->cfg;
-	double used = 0, alt = 0, n = 0, ld = 0;
+	double used = 0, alt = 0, n = 0, ld = 0, in_loop = 0;
 	bool compared = false;
 
 	for (uint32_t k = w->cls_first[cls]; k < w->cls_first[cls + 1]; k++) {
 		uint32_t b = w->cls_blocks[k];
 		const struct cfg_block *blk = &cfg->blocks[b];
+		const struct block_schedule *s = &w->c->blocks[b].sched;
 
 		compared |= w->bs[b].n > 1;
-		used += w->c->blocks[b].sched.cycles;
+		used += s->cycles;
 		alt += w->alt_m[b];
+		if (s->entry == SCHED_ENTRY_LOOP)
+			in_loop += s->cycles;
 		for (uint32_t i = blk->first; i < blk->first + blk->n_insns; i++) {
 			n++;
 			ld += !!(cfg->insns[i].flags & INSN_F_LOAD);
@@ -66,6 +98,7 @@ static void class_features(const struct calc_work *w, int cls, double *agree, do
 	}
 	*agree = used > 0 && compared ? alt / used : 0;
 	*loads = n > 0 ? ld / n : 0;
+	*steady = used > 0 ? in_loop / used : 0;
 }
 
 /* The points of class cls, block by block. */
@@ -127,6 +160,8 @@ static bool instructions_estimate(struct calc_work *w, const size_t *idx, size_t
 	r->f = s * (double)e->period / count / w->c->period;
 	r->samples = s;
 	r->points = (unsigned)count;
+	/* a Poisson count of events; the executions do not rest on the period */
+	r->rel_error = s > 0 ? 1 / sqrt(s) : CALC_ERR_UNBOUNDED;
 	return true;
 }
 
@@ -213,20 +248,16 @@ static bool burst_estimate(struct calc_work *w, int cls, struct est_result *r)
 	r->method = EST_BURST;
 	r->f = rest / (n / w->c->model->retire_width > 1 ? n / w->c->model->retire_width : 1);
 	r->samples = rest;
+	r->rel_error = EST_ERR_BURST;
 	return true;
 }
 
 /*
  * A count measured from an induction register (measure.h) for class cls:
- * executions over the cycles of a sample.  Confidence: the count's error
- * is that of the loop's samples (periodic, not Poisson: about one sample
- * in a run) and of the pairs' mean, small with tens of pairs; what can
- * spoil it is a loop whose runs a pair straddles, each of which loses up
- * to a pair's iterations: the share of wrong-way pairs bounds the error
- * (unless the trip count accounts for them).
+ * executions over the cycles of a sample (the count itself does not rest
+ * on them).  Its error is the measurement's (measure_rel_error()).
  */
-static bool measured_estimate(struct calc_work *w, int cls, struct est_result *r,
-			      enum calc_conf *conf)
+static bool measured_estimate(struct calc_work *w, int cls, struct est_result *r)
 {
 	const struct calc *c = w->c;
 	const struct measure *best = NULL;
@@ -245,23 +276,8 @@ static bool measured_estimate(struct calc_work *w, int cls, struct est_result *r
 	r->f = best->execs / c->period;
 	r->samples = best->loop_samples;
 	r->points = (unsigned)best->good;
-	double wrong = best->trip ? 0 : (double)best->against / (double)best->pairs;
-
-	if (best->good >= 40 && best->loop_samples >= 200 && wrong <= 0.01)
-		*conf = CALC_CONF_HIGH;
-	else if (best->good >= 20 && best->loop_samples >= 50 && wrong <= 0.05)
-		*conf = CALC_CONF_MEDIUM;
-	else
-		*conf = CALC_CONF_LOW;
+	r->rel_error = measure_rel_error(best);
 	return true;
-}
-
-/* Sampling error alone: about 1/sqrt(samples). */
-static enum calc_conf instructions_confidence(const struct est_result *r)
-{
-	if (r->samples >= 400)
-		return CALC_CONF_HIGH;
-	return r->samples >= 100 ? CALC_CONF_MEDIUM : CALC_CONF_LOW;
 }
 
 void calc_estimate_classes(struct calc_work *w)
@@ -279,30 +295,34 @@ void calc_estimate_classes(struct calc_work *w)
 		w->c->insns[i].flags &= ~CALC_I_USED;
 	for (size_t cls = 0; cls < cfg->n_classes; cls++) {
 		struct est_result *r = &w->cls_est[cls];
+		double steady;
 		size_t n;
 
 		w->cls_state[cls] = FREQ_UNKNOWN;
 		w->cls_val[cls] = 0;
-		w->cls_conf[cls] = CALC_CONF_NONE;
+		w->cls_err[cls] = -1;
+		w->cls_pshare[cls] = 0;
 		if (!has[cls] || !w->c->has_time)
 			continue;
 		n = class_points(w, (int)cls, p, idx);
 		freq_estimate_class(p, n, w->c->opts.est, r, used);
 		w->cls_m[cls] = r->total_m;
-		class_features(w, (int)cls, &w->cls_agree[cls], &w->cls_loads[cls]);
-		if (measured_estimate(w, (int)cls, r, &w->cls_conf[cls])) {
+		class_features(w, (int)cls, &w->cls_agree[cls], &w->cls_loads[cls], &steady);
+		/* counts (measured, instructions) do not rest on the period; estimates do */
+		if (measured_estimate(w, (int)cls, r) || instructions_estimate(w, idx, n, r)) {
 			memset(used, 0, n);
-		} else if (instructions_estimate(w, idx, n, r)) {
-			memset(used, 0, n);
-			w->cls_conf[cls] = instructions_confidence(r);
 		} else if (burst_estimate(w, (int)cls, r)) {
 			memset(used, 0, n);
-			w->cls_conf[cls] = CALC_CONF_LOW;
+			w->cls_pshare[cls] = 1;
 		} else if (r->method != EST_NONE) {
-			w->cls_conf[cls] = confidence(r, w->cls_agree[cls], w->cls_loads[cls]);
+			r->rel_error = sampled_error(r, w->cls_agree[cls], w->cls_loads[cls], steady);
+			w->cls_pshare[cls] = 1;
 		} else {
 			continue;
 		}
+		if (!(r->rel_error >= 0))
+			r->rel_error = CALC_ERR_UNBOUNDED;
+		w->cls_err[cls] = r->rel_error;
 		w->cls_val[cls] = r->f;
 		w->cls_state[cls] = FREQ_ESTIMATED;
 		for (size_t k = 0; k < n; k++)

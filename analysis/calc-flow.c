@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * analysis/calc-flow.c - the global flow correction (flow.h, opts.flow): block and
- * edge frequencies made to conserve flow at the least weighted change.
+ * edge frequencies made to conserve flow at the least weighted change, each
+ * weighed by its relative error (calc-conf.h), and its error after.
  */
 #include "config.h"
 
 #include "analysis/calc-int.h"
+#include "analysis/calc-conf.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -13,28 +15,20 @@
 #include "analysis/flow.h"
 #include "core/xalloc.h"
 
-static double rel_error(enum calc_conf conf)
-{
-	switch (conf) {
-	case CALC_CONF_HIGH: return 0.05;
-	case CALC_CONF_MEDIUM: return 0.15;
-	case CALC_CONF_LOW: return 0.4;
-	default: return 0;
-	}
-}
-
 /*
  * The weight of an estimate: one over its expected error, relative to the
  * magnitude it comes from (a propagated difference of large values is as
- * uncertain as they are), with a floor for sampling error (about one
+ * uncertain as they are: its error, carried relative to itself, is
+ * taken back to that scale), with a floor for sampling error (about one
  * sample per class issue cycle).  About 0 for unknown values.
  */
-static double est_weight(double val, enum calc_conf conf, double class_m, double scale)
+static double est_weight(double val, double err, double class_m, double scale)
 {
-	double rel = rel_error(conf), floor = class_m > 0 ? 1.0 / class_m : 1.0, mag, sigma;
+	double floor = class_m > 0 ? 1.0 / class_m : 1.0, mag, rel, sigma;
 
-	if (conf == CALC_CONF_NONE || val < 0)
+	if (!(err >= 0) || val < 0)
 		return 1e-9;
+	rel = scale > val ? err * val / scale : err;
 	mag = scale > val ? scale : val;
 	sigma = sqrt(rel * mag * rel * mag + floor * floor);
 	return 1.0 / sigma;
@@ -43,28 +37,28 @@ static double est_weight(double val, enum calc_conf conf, double class_m, double
 struct netb {
 	uint32_t *from, *to;
 	double *est, *w;
-	/* per arc while building: confidence, class issue cycles, scale */
-	enum calc_conf *conf;
+	/* per arc while building: relative error, class issue cycles, scale */
+	double *err;
 	double *cm, *scale;
 	size_t n, alloc[7];
 	long *block_arc, *edge_arc;
 	long inv_arc;
 };
 
-static size_t net_arc(struct netb *n, uint32_t u, uint32_t v, double est, enum calc_conf conf,
+static size_t net_arc(struct netb *n, uint32_t u, uint32_t v, double est, double err,
 		      double cm, double scale)
 {
 	ALLOC_GROW(n->from, n->n + 1, n->alloc[0]);
 	ALLOC_GROW(n->to, n->n + 1, n->alloc[1]);
 	ALLOC_GROW(n->est, n->n + 1, n->alloc[2]);
 	ALLOC_GROW(n->w, n->n + 1, n->alloc[3]);
-	ALLOC_GROW(n->conf, n->n + 1, n->alloc[4]);
+	ALLOC_GROW(n->err, n->n + 1, n->alloc[4]);
 	ALLOC_GROW(n->cm, n->n + 1, n->alloc[5]);
 	ALLOC_GROW(n->scale, n->n + 1, n->alloc[6]);
 	n->from[n->n] = u;
 	n->to[n->n] = v;
 	n->est[n->n] = est > 0 ? est : 0;
-	n->conf[n->n] = est >= 0 ? conf : CALC_CONF_NONE;
+	n->err[n->n] = est >= 0 ? err : -1;
 	n->cm[n->n] = cm;
 	n->scale[n->n] = scale;
 	return n->n++;
@@ -112,7 +106,7 @@ static void net_weights(struct netb *n, size_t n_nodes)
 	for (size_t k = 0; k < n->n; k++) {
 		double local = mag[n->from[k]] > mag[n->to[k]] ? mag[n->from[k]] : mag[n->to[k]];
 
-		n->w[k] = est_weight(n->est[k], n->conf[k], n->cm[k],
+		n->w[k] = est_weight(n->est[k], n->err[k], n->cm[k],
 				     n->scale[k] > local ? n->scale[k] : local);
 	}
 	free(mag);
@@ -132,8 +126,8 @@ static void build_net(struct calc_work *w, struct netb *n)
 		n->block_arc[b] = -1;
 		if (!calc_reachable(cfg, b))
 			continue;
-		n->block_arc[b] = (long)net_arc(n, node_in(cfg, b), node_out(cfg, b), cb->freq, cb->conf,
-						class_m(w, cls), class_scale(w, cls));
+		n->block_arc[b] = (long)net_arc(n, node_in(cfg, b), node_out(cfg, b), cb->freq,
+						cb->rel_error, class_m(w, cls), class_scale(w, cls));
 	}
 	for (size_t e = 0; e < cfg->n_edges; e++) {
 		const struct cfg_edge *ed = &cfg->edges[e];
@@ -144,20 +138,34 @@ static void build_net(struct calc_work *w, struct netb *n)
 		    !(ed->to == cfg->exit || calc_reachable(cfg, ed->to)))
 			continue;
 		n->edge_arc[e] = (long)net_arc(n, node_out(cfg, ed->from), node_in(cfg, ed->to),
-					       ce->freq, ce->conf, class_m(w, ed->cls),
+					       ce->freq, ce->rel_error, class_m(w, ed->cls),
 					       class_scale(w, ed->cls));
 	}
 	n->inv_arc = (long)net_arc(n, node_out(cfg, cfg->exit), node_in(cfg, cfg->entry),
-				   c->invocations, c->blocks[cfg->exit].conf,
+				   c->invocations, c->blocks[cfg->exit].rel_error,
 				   class_m(w, cfg->blocks[cfg->exit].cls),
 				   class_scale(w, cfg->blocks[cfg->exit].cls));
 	net_weights(n, 2 * cfg->n_blocks);
 }
 
-static void take_flow(double old, double nv, double *freq, enum calc_how *how)
+/*
+ * A value the correction changed: the change is the disagreement between
+ * it and its neighbours, which its error must cover; one it gave a value
+ * to had no estimate: a guess (an error of 1, a factor of two).  Its
+ * share resting on the period stays (or is the whole, for a guess).
+ */
+static void take_flow(double old, double nv, double *freq, double *err, double *share,
+		      enum calc_conf *conf, enum calc_how *how)
 {
 	if (old < 0 || fabs(nv - old) > 0.02 * (old > 0 ? old : 1e-12))
 		*how = CALC_HOW_FLOW;
+	if (old < 0 || !(*err >= 0)) {
+		*err = 1;
+		*share = 1;
+	} else if (nv != old) {
+		*err = calc_err_add(*err, nv > 0 ? fabs(nv - old) / nv : CALC_ERR_UNBOUNDED);
+	}
+	*conf = calc_conf_of(*err);
 	*freq = nv;
 }
 
@@ -178,29 +186,32 @@ void calc_flow_correct(struct calc_work *w)
 	net = (struct flow_net){ 2 * cfg->n_blocks, n.n, n.from, n.to, n.est, n.w, 0 };
 	x = xcalloc(n.n + 1, sizeof(*x));
 	if (!flow_correct(&net, x)) {
-		for (size_t b = 0; b < cfg->n_blocks; b++)
+		for (size_t b = 0; b < cfg->n_blocks; b++) {
+			struct calc_block *cb = &c->blocks[b];
+
 			if (n.block_arc[b] >= 0)
-				take_flow(c->blocks[b].freq, x[n.block_arc[b]], &c->blocks[b].freq,
-					  &c->blocks[b].how);
-		for (size_t e = 0; e < cfg->n_edges; e++)
+				take_flow(cb->freq, x[n.block_arc[b]], &cb->freq, &cb->rel_error,
+					  &cb->period_share, &cb->conf, &cb->how);
+		}
+		for (size_t e = 0; e < cfg->n_edges; e++) {
+			struct calc_edge *ce = &c->edges[e];
+
 			if (n.edge_arc[e] >= 0)
-				take_flow(c->edges[e].freq, x[n.edge_arc[e]], &c->edges[e].freq,
-					  &c->edges[e].how);
-		c->invocations = x[n.inv_arc];
-		c->blocks[cfg->exit].freq = c->invocations;
-		for (size_t b = 0; b < cfg->n_blocks; b++)
-			if (c->blocks[b].conf == CALC_CONF_NONE && c->blocks[b].freq >= 0)
-				c->blocks[b].conf = CALC_CONF_LOW;
-		for (size_t e = 0; e < cfg->n_edges; e++)
-			if (c->edges[e].conf == CALC_CONF_NONE && c->edges[e].freq >= 0)
-				c->edges[e].conf = CALC_CONF_LOW;
+				take_flow(ce->freq, x[n.edge_arc[e]], &ce->freq, &ce->rel_error,
+					  &ce->period_share, &ce->conf, &ce->how);
+		}
+		struct calc_block *ex = &c->blocks[cfg->exit];
+
+		take_flow(ex->freq, x[n.inv_arc], &ex->freq, &ex->rel_error, &ex->period_share,
+			  &ex->conf, &ex->how);
+		c->invocations = ex->freq;
 	}
 	free(x);
 	free(n.from);
 	free(n.to);
 	free(n.est);
 	free(n.w);
-	free(n.conf);
+	free(n.err);
 	free(n.cm);
 	free(n.scale);
 	free(n.block_arc);

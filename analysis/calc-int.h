@@ -9,7 +9,8 @@
  *                   one each mode uses
  *   calc-skid.c     samples moved back to the instructions they measured
  *   calc-est.c      each class's frequency from its own samples (or
- *                   counted, or a pointer chase's burst estimate)
+ *                   counted, or a pointer chase's burst estimate), and its
+ *                   relative error
  *   calc-prop.c     local: the repair of inflated estimates, propagation,
  *                   bounds on what is left, the values put on blocks and edges
  *   calc-paths.c    counts from the paths of bursts (pathview.h)
@@ -59,7 +60,10 @@ struct calc_work {
 	uint32_t *cls_first, *cls_blocks;
 	double *cls_val;               /* per class */
 	unsigned char *cls_state;      /* enum freq_state */
-	enum calc_conf *cls_conf;
+	/* per class: its value's relative error without the period's, and the
+	   share of its value that rests on the period (calc-conf.h); err < 0:
+	   no value */
+	double *cls_err, *cls_pshare;
 	struct est_result *cls_est;
 	double *cls_m;                 /* usable issue cycles of each class */
 	double *cls_scale;             /* magnitude behind each value (freq_propagate) */
@@ -114,11 +118,13 @@ void calc_skid_attribute(struct calc_work *w, bool weighted);
 
 /* The estimator's knobs (c->opts.est, else the defaults). */
 const struct est_params *calc_est_params(const struct calc_work *w);
-/* Each class's frequency and confidence from its own samples, counts or bursts. */
+/* Each class's frequency and relative error from its own samples, counts or bursts. */
 void calc_estimate_classes(struct calc_work *w);
 
 /* ---- calc-prop.c ----------------------------------------------------------- */
 
+/* Class cls's value's whole relative error, the period's included (calc-conf.h). */
+double calc_class_error(const struct calc_work *w, int cls);
 /* Lowers estimates inflated by mispredicts to agree with their flow neighbours. */
 void calc_repair(struct calc_work *w);
 /* Values the classes the flow constraints determine from the known ones. */

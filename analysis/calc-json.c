@@ -167,9 +167,12 @@ static void json_insn(struct json_writer *w, const struct calc *c, const struct 
 	json_object_end(w);
 }
 
-/* A block's or an edge's estimate: its frequency, executions, confidence and how. */
+/*
+ * A block's or an edge's estimate: its frequency, executions, confidence,
+ * how, and the relative error the confidence is the level of (-1: none).
+ */
 static void json_estimate(struct json_writer *w, double freq, double execs, enum calc_conf conf,
-			  enum calc_how how)
+			  enum calc_how how, double rel_error)
 {
 	json_key(w, "freq");
 	json_num(w, freq);
@@ -179,6 +182,8 @@ static void json_estimate(struct json_writer *w, double freq, double execs, enum
 	json_string(w, calc_conf_name(conf));
 	json_key(w, "how");
 	json_string(w, calc_how_name(how));
+	json_key(w, "rel_error");
+	json_num(w, rel_error >= 0 ? rel_error : -1);
 }
 
 static void json_block(struct json_writer *w, const struct calc *c, size_t b)
@@ -194,9 +199,7 @@ static void json_block(struct json_writer *w, const struct calc *c, size_t b)
 	json_hex(w, cb->cfg->end);
 	json_key(w, "class");
 	json_i64(w, cb->cfg->cls);
-	json_estimate(w, cb->freq, cb->execs, cb->conf, cb->how);
-	json_key(w, "rel_error");
-	json_num(w, cb->est.rel_error > 0 ? cb->est.rel_error : -1);
+	json_estimate(w, cb->freq, cb->execs, cb->conf, cb->how, cb->rel_error);
 	json_key(w, "best_cpi");
 	json_double(w, cb->best_cpi, 4);
 	json_key(w, "cpi");
@@ -230,7 +233,7 @@ static void json_edge(struct json_writer *w, const struct calc *c, size_t e)
 	json_string(w, cfg_edge_kind_name(ce->cfg->kind));
 	json_key(w, "site");
 	json_hex(w, ce->cfg->site);
-	json_estimate(w, ce->freq, ce->execs, ce->conf, ce->how);
+	json_estimate(w, ce->freq, ce->execs, ce->conf, ce->how, ce->rel_error);
 	json_object_end(w);
 }
 
@@ -336,6 +339,8 @@ void calc_json(const struct calc *c, struct json_writer *w)
 	json_string(w, c->model->name);
 	json_key(w, "model_exact");
 	json_bool(w, c->model_exact);
+	json_key(w, "model_reason");
+	json_string(w, c->model_reason);
 	json_key(w, "event");
 	json_string(w, event_name(c->time_event));
 	json_key(w, "period_cycles");

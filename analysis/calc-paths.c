@@ -30,14 +30,16 @@
  *    averaged (consistent()), and a region's windows fewer than
  *    PATHS_MIN_WINDOWS count only if nothing else can say.
  *
- * Confidence from the relative standard error: the scale's, the share's
+ * The relative error of a count (calc-conf.h): the scale's, the share's
  * (Poisson in its count in bursts, and the bursts' own sampling: kappa
  * (1 - s) / (s n) for a share s of the procedure's instructions seen in
- * about n bursts).
+ * about n bursts).  The period's error is in the model's scale, the one
+ * source that rests on it.
  */
 #include "config.h"
 
 #include "analysis/calc-int.h"
+#include "analysis/calc-conf.h"
 #include "analysis/pathscale.h"
 
 #include <math.h>
@@ -46,9 +48,10 @@
 
 #include "core/xalloc.h"
 
-/* Relative standard errors at most these: high, medium confidence. */
-#define PATHS_HIGH 0.03
-#define PATHS_MEDIUM 0.07
+/* The model's scale: a factor of two either way is common (docs/analysis.md). */
+#define PATHS_MODEL_ERR 0.7
+/* Sources that disagreed leave the scale at least this error: low confidence. */
+#define PATHS_CONFLICT_ERR (2 * CALC_ERR_MEDIUM)
 /*
  * Matched windows that began in a region, fewer than which its windows are
  * left out when another source can say (their spread cannot be told from
@@ -210,8 +213,8 @@ static bool measured_scale(struct calc_work *w, const struct pclass *pc, struct 
 
 	for (size_t k = 0; k < cfg->n_classes; k++)
 		if (w->cls_est[k].method == EST_MEASURED && w->cls_state[k] == FREQ_ESTIMATED &&
-		    w->cls_conf[k] >= CALC_CONF_MEDIUM && pc[k].count > 0 && pc[k].insns > 0 &&
-		    (best < 0 || w->cls_conf[k] > w->cls_conf[best]))
+		    w->cls_err[k] <= CALC_ERR_MEDIUM && pc[k].count > 0 && pc[k].insns > 0 &&
+		    (best < 0 || w->cls_err[k] < w->cls_err[best]))
 			best = (long)k;
 	if (best < 0)
 		return false;
@@ -226,8 +229,7 @@ static bool measured_scale(struct calc_work *w, const struct pclass *pc, struct 
 			inside += cfg->blocks[b].n_insns * pathview_block_count(&c->paths, cfg, b, false);
 	free(in_loop);
 	sc->x = w->cls_val[best] * c->period * followed / pc[best].count;
-	sc->r = (w->cls_conf[best] == CALC_CONF_HIGH ? 0.02 : 0.05) +
-		0.5 * (inside < followed ? 1 - inside / followed : 0);
+	sc->r = w->cls_err[best] + 0.5 * (inside < followed ? 1 - inside / followed : 0);
 	sc->src = CALC_PSCALE_MEASURED;
 	return true;
 }
@@ -281,15 +283,15 @@ static bool pooled_model_scale(struct calc_work *w, const struct pclass *pc, str
 	if (r.method == EST_NONE || !(r.f > 0))
 		return false;
 	sc->x = r.f * c->period * followed / top;
-	sc->r = 0.7;
+	sc->r = calc_err_add(PATHS_MODEL_ERR, c->period_error);
 	sc->src = CALC_PSCALE_MODEL;
 	return true;
 }
 
 /*
  * The scale from the model: the sample-weighted median of the classes'
- * estimates from their samples over their shares.  The model's error:
- * a factor of two either way is common (docs/analysis.md).
+ * estimates from their samples over their shares.  Its error: the
+ * model's, PATHS_MODEL_ERR, and the period's.
  */
 static bool model_scale(struct calc_work *w, const struct pclass *pc, struct scale *sc)
 {
@@ -320,7 +322,7 @@ static bool model_scale(struct calc_work *w, const struct pclass *pc, struct sca
 	if (!(x > 0))
 		return false;
 	sc->x = x;
-	sc->r = 0.7;
+	sc->r = calc_err_add(PATHS_MODEL_ERR, w->c->period_error);
 	sc->src = CALC_PSCALE_MODEL;
 	return true;
 }
@@ -411,15 +413,10 @@ static bool procedure_scale(struct calc_work *w, const struct pclass *pc)
 	ps->source = cand[best].src;
 	ps->insns = exp(sl / sw);
 	ps->rel_error = 1 / sqrt(sw);
-	if (ps->conflict && ps->rel_error < PATHS_MEDIUM * 2)
-		ps->rel_error = PATHS_MEDIUM * 2;
+	if (ps->conflict && ps->rel_error < PATHS_CONFLICT_ERR)
+		ps->rel_error = PATHS_CONFLICT_ERR;
 	ps->per_sample = ps->insns / (double)w->c->list.totals[w->c->time_event];
 	return true;
-}
-
-static enum calc_conf conf_of(double rel)
-{
-	return rel <= PATHS_HIGH ? CALC_CONF_HIGH : rel <= PATHS_MEDIUM ? CALC_CONF_MEDIUM : CALC_CONF_LOW;
 }
 
 size_t calc_paths_estimate(struct calc_work *w)
@@ -453,7 +450,7 @@ size_t calc_paths_estimate(struct calc_work *w)
 			continue;
 		/* a loop counted from its registers with confidence stays counted */
 		if (w->cls_est[cls].method == EST_MEASURED && w->cls_state[cls] == FREQ_ESTIMATED &&
-		    w->cls_conf[cls] >= CALC_CONF_MEDIUM)
+		    w->cls_err[cls] <= CALC_ERR_MEDIUM)
 			continue;
 		execs = x * n / followed;
 		share = pc[cls].insns * n / followed;
@@ -467,7 +464,8 @@ size_t calc_paths_estimate(struct calc_work *w)
 		w->cls_est[cls].method = EST_PATHS;
 		w->cls_est[cls].samples = n;
 		w->cls_est[cls].rel_error = sqrt(var);
-		w->cls_conf[cls] = conf_of(sqrt(var));
+		w->cls_err[cls] = sqrt(var);
+		w->cls_pshare[cls] = 0;
 		w->cls_repaired[cls] = 0;
 		valued++;
 	}

@@ -3,17 +3,28 @@
  * analysis/calc-prop.c - class values from their neighbours, locally: the repair of
  * estimates inflated by mispredicts (freq_repair), propagation over the
  * flow constraints (freq_propagate), bounds for what is left, and the
- * values put on blocks and edges.
+ * values put on blocks and edges, each with its relative error
+ * (calc-conf.h) and the level it makes.
  */
 #include "config.h"
 
 #include "analysis/calc-int.h"
+#include "analysis/calc-conf.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/xalloc.h"
+
+/*
+ * What the repair adds to the error of a class it lowered: its value is
+ * the other side of a cut's, shared among the suspect classes in the
+ * proportions of their own inflated estimates, a guess at which of them
+ * took the penalty (docs/analysis.md: 3.5% of the repaired samples within
+ * 15% on one recording of the suite, 100% of wl-branchy's on another).
+ */
+#define REPAIR_ERR 0.3
 
 /* The flow graph of the procedure for propagation. */
 static void fgraph_make(const struct cfg *cfg, struct fgraph *g, int **ncls, int **acls,
@@ -46,23 +57,9 @@ static void fgraph_make(const struct cfg *cfg, struct fgraph *g, int **ncls, int
 	g->in_constraints = !(cfg->flags & CFG_MISSING_EDGES);
 }
 
-/* Confidence of propagated classes: the weakest estimate, one level down. */
-static void propagated_confidence(struct calc_work *w)
+double calc_class_error(const struct calc_work *w, int cls)
 {
-	enum calc_conf lo = CALC_CONF_HIGH;
-	bool any = false;
-
-	for (size_t c = 0; c < w->cfg->n_classes; c++)
-		if (w->cls_state[c] == FREQ_ESTIMATED) {
-			any = true;
-			if (w->cls_conf[c] < lo)
-				lo = w->cls_conf[c];
-		}
-	if (!any)
-		return;
-	for (size_t c = 0; c < w->cfg->n_classes; c++)
-		if (w->cls_state[c] == FREQ_PROPAGATED)
-			w->cls_conf[c] = lo > CALC_CONF_LOW ? lo - 1 : CALC_CONF_LOW;
+	return calc_err_total(w->cls_err[cls], w->cls_pshare[cls], w->c->period_error);
 }
 
 void calc_propagate(struct calc_work *w)
@@ -74,8 +71,8 @@ void calc_propagate(struct calc_work *w)
 	fgraph_make(w->cfg, &g, &ncls, &acls, &from, &to);
 	for (size_t c = 0; c < w->cfg->n_classes; c++)
 		w->cls_scale[c] = w->cls_val[c];
-	freq_propagate(&g, w->cls_val, w->cls_state, w->cls_scale);
-	propagated_confidence(w);
+	freq_propagate(&g, w->cls_val, w->cls_state, w->cls_scale,
+		       &(struct freq_errors){ w->cls_err, w->cls_pshare });
 	free(ncls);
 	free(acls);
 	free(from);
@@ -122,7 +119,9 @@ static void block_bounds(const struct calc_work *w, size_t b, double *lo, double
  * A class with samples that neither its samples (no issue point: the
  * steady state of its loop hides it) nor propagation valued: the middle of
  * the bounds its neighbours put on it (bzip2's unrolled compares: about
- * its predecessor's frequency).  Low confidence.
+ * its predecessor's frequency).  Its error: the deviation of a value
+ * anywhere between the bounds, evenly; with no lower bound, the upper one
+ * is a guess: an error of 1 (a factor of two).
  */
 void calc_bound_unknown(struct calc_work *w)
 {
@@ -151,7 +150,8 @@ void calc_bound_unknown(struct calc_work *w)
 			hi = lo;
 		w->cls_val[cls] = lo > 0 ? (lo + hi) / 2 : hi;
 		w->cls_state[cls] = FREQ_PROPAGATED;
-		w->cls_conf[cls] = CALC_CONF_LOW;
+		w->cls_err[cls] = lo > 0 && hi > lo ? (hi - lo) / sqrt(12) / w->cls_val[cls] : 1;
+		w->cls_pshare[cls] = 1;
 	}
 }
 
@@ -183,21 +183,25 @@ void calc_spread_values(struct calc_work *w)
 		struct calc_block *cb = &c->blocks[b];
 
 		cb->freq = -1;
+		cb->period_share = 0;
 		cb->conf = CALC_CONF_NONE;
 		cb->how = CALC_HOW_NONE;
 		memset(&cb->est, 0, sizeof(cb->est));
+		cb->rel_error = -1;
 		if (cls >= 0) {
 			const struct est_result *r = &w->cls_est[cls];
 
 			cb->est = (struct calc_estimate){ (int)r->method, r->windows, r->points, r->spread,
 							  r->support, r->samples, r->total_s, r->total_m,
 							  w->cls_agree[cls], w->cls_loads[cls],
-							  r->method == EST_PATHS ? r->rel_error : 0 };
+							  r->method != EST_NONE ? r->rel_error : -1 };
 		}
 		if (cls < 0 || w->cls_state[cls] == FREQ_UNKNOWN)
 			continue;
 		cb->freq = w->cls_val[cls];
-		cb->conf = w->cls_conf[cls];
+		cb->rel_error = calc_class_error(w, cls);
+		cb->period_share = w->cls_pshare[cls];
+		cb->conf = calc_conf_of(cb->rel_error);
 		cb->how = how_of(w, cls);
 	}
 	for (size_t e = 0; e < cfg->n_edges; e++) {
@@ -205,12 +209,16 @@ void calc_spread_values(struct calc_work *w)
 		struct calc_edge *ce = &c->edges[e];
 
 		ce->freq = -1;
+		ce->rel_error = -1;
+		ce->period_share = 0;
 		ce->conf = CALC_CONF_NONE;
 		ce->how = CALC_HOW_NONE;
 		if (cls < 0 || w->cls_state[cls] == FREQ_UNKNOWN)
 			continue;
 		ce->freq = w->cls_val[cls];
-		ce->conf = w->cls_conf[cls];
+		ce->rel_error = calc_class_error(w, cls);
+		ce->period_share = w->cls_pshare[cls];
+		ce->conf = calc_conf_of(ce->rel_error);
 		ce->how = how_of(w, cls);
 	}
 	c->invocations = c->blocks[cfg->exit].freq;
@@ -239,9 +247,9 @@ static bool after_branch(const struct cfg *cfg, size_t b)
  * Local repair of inflated estimates (freq_repair, beyond the paper): the
  * weight of a class is its samples minus those at the heads of blocks a
  * conditional or indirect branch leads to, where a mispredict's penalty
- * shows; a class whose samples are mostly there is suspect.  Repaired
- * classes are low confidence (their value comes from their neighbours'
- * and a guess at which side of a branch took the penalty).
+ * shows; a class whose samples are mostly there is suspect.  A repaired
+ * class's value comes from its neighbours' and a guess at which side of a
+ * branch took the penalty: REPAIR_ERR.
  */
 void calc_repair(struct calc_work *w)
 {
@@ -281,7 +289,7 @@ void calc_repair(struct calc_work *w)
 	for (size_t c = 0; c < n; c++) {
 		w->cls_repaired[c] = changed[c];
 		if (changed[c])
-			w->cls_conf[c] = CALC_CONF_LOW;
+			w->cls_err[c] = calc_err_add(w->cls_err[c], REPAIR_ERR);
 	}
 	free(ncls);
 	free(acls);

@@ -120,8 +120,10 @@ static void choose_period(struct calc *c, const struct epoch_meta *meta)
 		c->period = c->opts.period_cycles;
 		c->period_source = "option";
 	} else if (e && e->period_in_ns && c->opts.mhz > 0) {
+		/* a clock period x MHz leaves out what sampling takes, however right the MHz */
 		c->period = (double)e->period * c->opts.mhz / 1000.0;
 		c->period_source = "option";
+		c->period_error = CALC_PERIOD_ERROR_MHZ;
 	} else if (meta) {
 		const struct epoch_calib *cal = epoch_meta_calib(meta, c->time_event);
 
@@ -226,7 +228,8 @@ static void work_init(struct calc_work *w, struct calc *c, const struct epoch_me
 	w->bs = xcalloc(cfg->n_blocks + 1, sizeof(*w->bs));
 	w->cls_val = xcalloc(nc, sizeof(double));
 	w->cls_state = xcalloc(nc, 1);
-	w->cls_conf = xcalloc(nc, sizeof(enum calc_conf));
+	w->cls_err = xcalloc(nc, sizeof(double));
+	w->cls_pshare = xcalloc(nc, sizeof(double));
 	w->cls_est = xcalloc(nc, sizeof(struct est_result));
 	w->cls_m = xcalloc(nc, sizeof(double));
 	w->cls_scale = xcalloc(nc, sizeof(double));
@@ -259,7 +262,8 @@ static void work_release(struct calc_work *w)
 	sched_prep_free(w->prep);
 	free(w->cls_val);
 	free(w->cls_state);
-	free(w->cls_conf);
+	free(w->cls_err);
+	free(w->cls_pshare);
 	free(w->cls_est);
 	free(w->cls_m);
 	free(w->cls_scale);
@@ -271,7 +275,7 @@ static void work_release(struct calc_work *w)
 
 /*
  * Says once per process (not in every report) that the epoch's CPU has no
- * model of its own, and which one its schedules use instead.
+ * model of its own, which one its schedules use instead, and why.
  */
 static void note_inexact_model(const struct calc *c, const struct epoch_meta *meta)
 {
@@ -285,9 +289,26 @@ static void note_inexact_model(const struct calc *c, const struct epoch_meta *me
 			 meta->cpu_family, meta->cpu_model_id);
 	else
 		snprintf(cpu, sizeof(cpu), "an unknown CPU");
-	warning("no processor model for %s: the schedules use %s%s", cpu,
+	warning("no processor model for %s: the schedules use %s%s (%s)", cpu,
 		c->model == cpu_model_generic() ? "the generic one, " : "the closest one, ",
-		c->model->name);
+		c->model->name, c->model_reason);
+}
+
+/* The model the schedules use: the caller's, or the one chosen for the epoch's CPU. */
+static void choose_model(struct calc *c, const struct epoch_meta *meta)
+{
+	struct model_choice ch;
+
+	if (c->opts.model) {
+		c->model = c->opts.model;
+		c->model_exact = true;
+		snprintf(c->model_reason, sizeof(c->model_reason),
+			 "chosen by the caller, not by the epoch's CPU");
+		return;
+	}
+	c->model = cpu_model_choose(meta, &ch);
+	c->model_exact = ch.exact;
+	snprintf(c->model_reason, sizeof(c->model_reason), "%s", ch.reason);
 }
 
 int calc_from_listing(struct calc *c, const struct epoch_meta *meta, const uint64_t *epoch_totals,
@@ -297,9 +318,7 @@ int calc_from_listing(struct calc *c, const struct epoch_meta *meta, const uint6
 	struct calc_work w;
 
 	c->opts = o ? *o : defaults;
-	c->model = c->opts.model ? c->opts.model : cpu_model_for(meta, &c->model_exact);
-	if (c->opts.model)
-		c->model_exact = true;
+	choose_model(c, meta);
 	note_inexact_model(c, meta);
 	choose_event(c, meta);
 	choose_period(c, meta);

@@ -41,8 +41,10 @@
  *     anomaly rejection; the paper's fine and dependence windows on
  *     request), then local propagation over the flow constraints, and on
  *     request (opts.flow) a global min-cost flow correction (flow.h) so
- *     that block and edge frequencies conserve flow.  Each estimate gets a
- *     confidence (low, medium, high), calibrated on measured errors.
+ *     that block and edge frequencies conserve flow.  Each estimate
+ *     carries its relative error, and its confidence (low, medium, high)
+ *     is the level of that error (calc-conf.h), calibrated on measured
+ *     errors.
  *  5. CPI per instruction and block (actual and best case), stall cycles
  *     split into static (from the schedule) and dynamic, and the culprits
  *     of each dynamic stall, "guilty until proven innocent" (culprit.h).
@@ -188,7 +190,7 @@ struct calc_insn {
 	double stall_dynamic;         /* cpi - M (negative: an unexplained gain); 0 if unknown */
 	enum calc_static sreason;     /* why the static stall (CALC_STATIC__COUNT: none) */
 	unsigned culprits;            /* dynamic stall: bits of enum calc_culprit (0: none) */
-	enum calc_conf conf;          /* the block's confidence */
+	enum calc_conf conf;          /* the block's confidence (its rel_error's level) */
 	unsigned flags;               /* enum calc_insn_flags */
 	struct calc_cause *causes;    /* culprit instructions (static and dynamic), by address */
 	size_t n_causes;
@@ -207,7 +209,10 @@ struct calc_block {
 	const struct cfg_block *cfg;  /* start, end, edges, class (in calc.list.cfg) */
 	double freq;                  /* executions per sampling period; < 0 unknown */
 	double execs;                 /* freq x period; < 0 unknown */
-	enum calc_conf conf;
+	double rel_error;             /* the relative error of execs, the period's included
+					 (analysis/calc-conf.h); < 0 unknown */
+	double period_share;          /* ... the share of execs that rests on the period */
+	enum calc_conf conf;          /* calc_conf_of(rel_error) */
 	enum calc_how how;
 	double samples;               /* time samples of its instructions (after skid) */
 	double best_cycles;           /* sum of M_i: cycles per execution at best */
@@ -229,14 +234,15 @@ struct calc_block {
 		double agreement;     /* best-case cycles of the class under the other
 					 schedule model over those used (1: they agree) */
 		double loads;         /* share of the class's instructions that load */
-		double rel_error;     /* paths: the estimate's relative standard error
-					 (its confidence's ground); 0 otherwise */
+		double rel_error;     /* the class's own estimate's relative error, the
+					 period's left out (calc-conf.h); < 0 none */
 	} est;
 };
 
 struct calc_edge {
 	const struct cfg_edge *cfg;   /* from, to, kind (in calc.list.cfg) */
 	double freq, execs;           /* < 0 unknown */
+	double rel_error, period_share; /* as a block's */
 	enum calc_conf conf;
 	enum calc_how how;
 };
@@ -294,6 +300,7 @@ struct calc {
 	struct listing list;          /* the instructions, samples per event, CFG */
 	const struct cpu_model *model;
 	bool model_exact;             /* the epoch's CPU was recognised */
+	char model_reason[256];       /* why the model (struct model_choice's reason) */
 	enum dcpi_event time_event;   /* the event used for time (cycles, or clock) */
 	bool has_time;                /* the epoch has samples of it */
 	int skid;                     /* instructions of skid assumed for the time event */
@@ -305,8 +312,9 @@ struct calc {
 					 5-30% off), "events" (a cycles counter), "option"
 					 (--period-cycles / --mhz), "none" */
 	double period_error;          /* the period's relative uncertainty: the calibration's
-					 (how far its clocks disagree, at least 1%), 0 if
-					 given or counted by events */
+					 (how far its clocks disagree, at least 1%), 0.3 for a
+					 clock period x MHz (--mhz too: what sampling takes is
+					 left out), 0 if given in cycles or counted by events */
 	char period_problem[160];     /* what is wrong with the calibration, or "" (the
 					 clocks disagree; an old add-immediate loop) */
 	struct calc_insn *insns;      /* list.n_insns, in address order */

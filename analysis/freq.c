@@ -455,8 +455,42 @@ static void build_constraints(const struct fgraph *g, struct constraints *cs)
 	adj_release(&a);
 }
 
+/*
+ * The error of a value solved from a constraint: the others' absolute
+ * errors added as independent deviations, the shares resting on the
+ * common factor added as they are (they move together).  A value
+ * clamped at zero has no bound.
+ */
+static void solve_error(const struct constraints *cs, size_t k, const double *val,
+			const struct freq_errors *e, int unknown, double coef)
+{
+	double var = 0, common = 0, u = val[unknown];
+
+	for (size_t t = cs->start[k]; t < cs->start[k + 1]; t++) {
+		int c = cs->terms[t].cls;
+		double x = cs->terms[t].coef * val[c] / coef, rel = e->err[c];
+
+		if (c == unknown)
+			continue;
+		if (!(rel >= 0) || rel > FREQ_ERR_UNBOUNDED)
+			rel = FREQ_ERR_UNBOUNDED;
+		var += x * rel * x * rel;
+		if (e->share)
+			common -= x * e->share[c];
+	}
+	if (!(u > 0)) {
+		e->err[unknown] = FREQ_ERR_UNBOUNDED;
+		if (e->share)
+			e->share[unknown] = 0;
+		return;
+	}
+	e->err[unknown] = sqrt(var) / u < FREQ_ERR_UNBOUNDED ? sqrt(var) / u : FREQ_ERR_UNBOUNDED;
+	if (e->share)
+		e->share[unknown] = common / u;
+}
+
 static bool solve(const struct constraints *cs, size_t k, double *val, unsigned char *state,
-		  double *scale, int *which)
+		  double *scale, const struct freq_errors *e, int *which)
 {
 	int unknown = -1;
 	double sum = 0, coef = 0, mag = 0;
@@ -482,12 +516,15 @@ static bool solve(const struct constraints *cs, size_t k, double *val, unsigned 
 		scale[unknown] = mag / fabs(coef);
 	if (!(val[unknown] > 0))
 		val[unknown] = 0;
+	if (e && e->err)
+		solve_error(cs, k, val, e, unknown, coef);
 	state[unknown] = FREQ_PROPAGATED;
 	*which = unknown;
 	return true;
 }
 
-size_t freq_propagate(const struct fgraph *g, double *val, unsigned char *state, double *scale)
+size_t freq_propagate(const struct fgraph *g, double *val, unsigned char *state, double *scale,
+		      const struct freq_errors *e)
 {
 	struct constraints cs = { 0 };
 	size_t *cnt, *cstart, *clist, *queue, qh = 0, qt = 0, filled = 0;
@@ -514,7 +551,7 @@ size_t freq_propagate(const struct fgraph *g, double *val, unsigned char *state,
 		size_t k = queue[qh++];
 		int c;
 
-		if (!solve(&cs, k, val, state, scale, &c))
+		if (!solve(&cs, k, val, state, scale, e, &c))
 			continue;
 		filled++;
 		/* the constraints of c may now have one unknown left */

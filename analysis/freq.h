@@ -75,7 +75,8 @@ struct est_result {
 	double total_m;    /* issue cycles of the class's usable points */
 	double total_s;    /* samples of the class's usable points */
 	unsigned rejected; /* clusters rejected as anomalous before the chosen one */
-	double rel_error;  /* EST_PATHS: the estimate's relative standard error */
+	double rel_error;  /* the estimate's relative error, without the period's
+			      (analysis/calc-conf.h); set by its estimator */
 };
 
 /* The estimator's knobs (defaults in EST_PARAMS_INIT, as calibrated in docs/analysis.md). */
@@ -127,14 +128,29 @@ struct fgraph {
 enum freq_state { FREQ_UNKNOWN, FREQ_ESTIMATED, FREQ_PROPAGATED };
 
 /*
+ * The errors of the class values, carried through propagation: err[c],
+ * the relative error of class c's value independent of the others', and
+ * share[c] (may be NULL), the share of it that rests on a factor common to
+ * all (the cycles per sample: calc-conf.h).  A value solved from others
+ * gets their absolute errors added as independent deviations and their
+ * common shares added as they are; a value clamped at zero, or made of
+ * values with no error (< 0), FREQ_ERR_UNBOUNDED.
+ */
+struct freq_errors {
+	double *err, *share;
+};
+#define FREQ_ERR_UNBOUNDED 10.0
+
+/*
  * Fills unknown classes from the flow constraints.  val[c] is the value
  * of class c, state[c] its enum freq_state (updated).  scale (may be NULL)
  * receives, for each class filled, the largest of the values it was
  * computed from: a value found as a small difference of large ones is
- * only as precise as they are (the flow correction weighs it so).
- * Returns how many classes got a value.
+ * only as precise as they are (the flow correction weighs it so).  e (may
+ * be NULL) carries the errors.  Returns how many classes got a value.
  */
-size_t freq_propagate(const struct fgraph *g, double *val, unsigned char *state, double *scale);
+size_t freq_propagate(const struct fgraph *g, double *val, unsigned char *state, double *scale,
+		      const struct freq_errors *e);
 
 /* ---- repair ----------------------------------------------------------------- */
 

@@ -7,6 +7,7 @@
 #include "core/xalloc.h"
 #include "disasm/decode.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -526,6 +527,20 @@ size_t measure_loops(const struct listing *l, const struct values_profile *prof,
 	free(s.bwd);
 	decoder_free(s.dec);
 	return n;
+}
+
+double measure_rel_error(const struct measure *m)
+{
+	double good = (double)m->good, e;
+
+	if (!(good > 0) || !(m->loop_samples > 0) || !m->pairs)
+		return -1;
+	e = MEASURE_PAIR_CV / sqrt(good) + 1 / m->loop_samples;
+	if (!m->trip)
+		e += (double)m->against / (double)m->pairs;
+	if (m->lost)
+		e += (double)m->lost / (m->loop_samples + (double)m->lost);
+	return e;
 }
 
 void measure_describe(const struct measure *m, const struct listing *l, struct strbuf *sb)

@@ -38,6 +38,13 @@
 /* Fewest pairs moving the right way for a measurement. */
 #define MEASURE_MIN_PAIRS 12
 
+/*
+ * The spread assumed of one pair's change (its coefficient of
+ * variation): the useful work of a sampling period varies by a quarter
+ * or more on a virtual machine (as matched windows' do, pathscale.h).
+ */
+#define MEASURE_PAIR_CV 0.3
+
 struct measure {
 	long block;             /* the block of the counting instruction (cfg index) */
 	size_t insn;            /* the counting instruction (listing index) */
@@ -75,6 +82,17 @@ struct measure {
 size_t measure_loops(const struct listing *l, const struct values_profile *prof,
 		     enum dcpi_event ev, double cycles_per_sample, unsigned width,
 		     struct measure **out);
+
+/*
+ * The relative error of m's count (analysis/calc-conf.h): the mean
+ * change of its pairs (MEASURE_PAIR_CV over the root of the pairs that
+ * moved), a sample more or less in the loop, what the pairs that went
+ * the wrong way may have lost (each up to a pair's iterations: none when
+ * the trip accounts for them), and the samples the collector lost, as if
+ * all had been in the loop.  The count does not rest on the cycles per
+ * sample.
+ */
+double measure_rel_error(const struct measure *m);
 
 struct strbuf;
 struct json_writer;

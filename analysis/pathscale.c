@@ -15,6 +15,7 @@
 #include "analysis/lookup.h"
 #include "core/u64map.h"
 #include "core/xalloc.h"
+#include "db/paths.h"
 
 struct build {
 	struct pathscale *ps;
@@ -154,7 +155,8 @@ static void factors(struct pathscale *ps, const struct paths_profile *prof, stru
 		if (r->win_b1 > 0 && self >= 0.5 && r->samples > 0) {
 			kk = r->samples / r->win_b1;
 			r->own = true;
-			r->rel_error = sqrt(cv * cv / kept[k] + (self < 1 ? (1 - self) * (1 - self) : 0));
+			r->rel_error = sqrt(cv * cv / kept[k] + (self < 1 ? (1 - self) * (1 - self) : 0) +
+					    PATHS_WINDOW_BIAS * PATHS_WINDOW_BIAS);
 		} else if (ps->img_k > 0) {
 			kk = ps->img_k;
 			n = prof->n_win && all > 0 ? r->wfollowed / (all / (double)prof->n_win) : 1;

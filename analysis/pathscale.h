@@ -23,7 +23,9 @@
  * the instructions a window runs (at least WINDOW_CV: on a virtual machine
  * the useful work in a period varies by a quarter or more) over the root
  * of the windows, with the share of the region's window instructions that
- * windows of other code ran.  A region no window began in but whose code
+ * windows of other code ran, and the slowdown the collector may have left
+ * in the windows it kept (PATHS_WINDOW_BIAS: a bias no count of windows
+ * averages away).  A region no window began in but whose code
  * windows ran takes the image's samples per window instead (unbiased only
  * if every period matches as often: 10% error at least).
  */

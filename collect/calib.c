@@ -227,6 +227,11 @@ static double tsc_mhz_since(uint64_t tsc0, int64_t ns0)
 	return ns > 1000000 ? (double)tsc * 1000.0 / (double)ns : 0;
 }
 
+/* Where the two clocks agree; turns of the two chains taken, at least and at most. */
+#define CALIB_AGREE EPOCH_CALIB_AGREE
+#define CALIB_TURNS_MIN 2
+#define CALIB_TURNS_MAX 8
+
 /*
  * The unsampled clocks and the core's signatures: the register-add chain's
  * clock (the sampled loop's own, to size it), checked against the imul
@@ -246,9 +251,33 @@ static void unsampled(struct calib_result *r, bool signatures)
 		r->mhz = 8 * (double)n * 1000.0 / t;
 	if (!(r->mhz > 0))
 		return;
-	n = iterations(r->mhz, 24, 1e6);
-	if ((t = least_ns(calib_imul_loop, n, 2, &sink)) > 0)
-		r->imul_mhz = 24 * (double)n * 1000.0 / t;
+	/*
+	 * The two chains in turns, the fastest run of each kept: a busy
+	 * sibling thread or a clock that moved slows one run, not the least
+	 * of several, and more turns are taken while the two disagree (a core
+	 * that folds the adds disagrees in every turn).
+	 */
+	{
+		uint64_t na = n, ni = iterations(r->mhz, 24, 1e6);
+		double ta = t, ti = 0;
+
+		for (int turn = 0; turn < CALIB_TURNS_MAX; turn++) {
+			double a = least_ns(add_chain, na, 1, &sink);
+			double i = least_ns(calib_imul_loop, ni, 1, &sink);
+
+			if (a > 0 && (!(ta > 0) || a < ta))
+				ta = a;
+			if (i > 0 && (!(ti > 0) || i < ti))
+				ti = i;
+			if (turn + 1 >= CALIB_TURNS_MIN && ta > 0 && ti > 0 &&
+			    fabs((8 * (double)na / ta) / (24 * (double)ni / ti) - 1) <= CALIB_AGREE)
+				break;
+		}
+		if (ta > 0)
+			r->mhz = 8 * (double)na * 1000.0 / ta;
+		if (ti > 0)
+			r->imul_mhz = 24 * (double)ni * 1000.0 / ti;
+	}
 	if (!signatures)
 		goto out;
 	/* the signatures, in cycles of the checked clock */
@@ -285,7 +314,6 @@ out:
  * shortened).  A clock outside CALIB_TSC_LO..HI times the TSC's rate is
  * implausible: its error says so.
  */
-#define CALIB_AGREE EPOCH_CALIB_AGREE
 #define CALIB_ERROR_FLOOR 0.01
 #define CALIB_TSC_LO 0.4
 #define CALIB_TSC_HI 2.5

@@ -69,6 +69,7 @@ struct emburst *emburst_new(double budget, uint32_t limit, pid_t watch, uint64_t
 	e->tracer.watch = watch;
 	e->rng = (struct hotlist_rng)HOTLIST_RNG_INIT(seed);
 	e->pidfd = -1;
+	stopfiles_init(&e->files);
 	emtrail_init(&e->trail);
 	emdip_init(&e->dip, 0);
 	stopmem_init(&e->mem);
@@ -97,6 +98,7 @@ static void burst_end(struct emburst *e)
 		emu_result_release(&e->res);
 	e->have_res = false;
 	emtrail_stop(&e->trail);
+	stopfiles_close(&e->files);
 	e->state = B_IDLE;
 }
 
@@ -496,9 +498,14 @@ void emburst_run(struct emburst *e, pid_t pid, pid_t tid, struct procs *procs)
 	/* What the burst reads first, as the thread has it; the last burst's pages of this space. */
 	stopmem_take(&e->mem, pid, &req.st, e->hint_as == (const void *)as ? e->hint : NULL,
 		     e->hint_as == (const void *)as ? e->n_hint : 0);
+	/* where the thread is in the files the last trail of its space read */
+	stopfiles_take(&e->files, pid, e->hint_fd, e->hint_as == (const void *)as ? e->n_hint_fd : 0);
 	tracer_release(&e->tracer, tid, 0);
 	stopped = time_monotonic_ns();
 	count_stop(e, stopped - start);
+	stopfiles_open(&e->files, pid);
+	req.n_files = e->files.n;
+	memcpy(req.files, e->files.f, e->files.n * sizeof(req.files[0]));
 	e->st.snap_pages += e->mem.n;
 	req.space = space_of(e, pid, as);
 	req.limit = e->limit;
@@ -512,7 +519,7 @@ void emburst_run(struct emburst *e, pid_t pid, pid_t tid, struct procs *procs)
 	req.snap = e->mem.page;
 	e->pidfd = open_pidfd(pid);
 	e->cpu_mark = emu_worker_cpu_ns(e->worker);
-	if (emu_worker_burst(e->worker, &req, pid, e->pidfd, stopped + e->deadline_ns)) {
+	if (emu_worker_burst(e->worker, &req, pid, e->pidfd, e->files.local, stopped + e->deadline_ns)) {
 		e->st.lost++;
 		e->pending.lost++;
 		burst_end(e);
@@ -685,6 +692,15 @@ static void trail_done(struct emburst *e, struct procs *procs, const struct emu_
 	}
 	e->st.points += r->matched;
 	e->st.live_pages += r->live;
+	/* a read it could not pass: the next stop of this space learns where that file is */
+	if (r->read_fd >= 0 && e->hint_as == e->as) {
+		size_t k;
+
+		for (k = 0; k < e->n_hint_fd && e->hint_fd[k] != (uint32_t)r->read_fd; k++)
+			;
+		if (k == e->n_hint_fd && k < EMU_MAX_FILES)
+			e->hint_fd[e->n_hint_fd++] = (uint32_t)r->read_fd;
+	}
 	commit_burst(e, procs, as, verified(e, r));
 	if (!t->n)
 		return;
@@ -716,16 +732,13 @@ static void answered(struct emburst *e, struct procs *procs, struct emu_answer *
 		e->st.worker_ns += cpu - e->cpu_mark;
 	e->cpu_mark = cpu;
 	if (a->kind == EMU_ANSWER_BURST) {
-		if (getenv("DCPI_DEBUG_BURSTS"))
-			fprintf(stderr, "burst: end %d insns %llu live %llu pages %llu; trail %u of %u\n",
-				a->burst.end, (unsigned long long)a->burst.insns,
-				(unsigned long long)a->burst.live, (unsigned long long)a->burst.pages,
-				e->trail.n, e->trail.want);
 		e->res = a->burst;
 		memset(&a->burst, 0, sizeof(a->burst));
 		e->have_res = true;
 		e->st.live_pages += e->res.live;
 		/* the pages it read from the live process: the next stop of this space copies them */
+		if (e->hint_as != e->as)
+			e->n_hint_fd = 0;
 		e->hint_as = e->as;
 		e->n_hint = e->res.n_working;
 		memcpy(e->hint, e->res.working, e->res.n_working * sizeof(e->hint[0]));
@@ -735,11 +748,6 @@ static void answered(struct emburst *e, struct procs *procs, struct emu_answer *
 			burst_end(e);
 		}
 	} else if (a->kind == EMU_ANSWER_TRAIL) {
-		if (getenv("DCPI_DEBUG_BURSTS"))
-			fprintf(stderr, "trail: %u of %u matched, miss %d (%s, closest %u), to first %llu, last %llu, live %llu, skip %u, worker cpu %.1f ms\n",
-				a->trail.matched, e->trail.n, a->trail.miss, a->trail.mnemonic, a->trail.closest,
-				(unsigned long long)a->trail.to_first, a->trail.matched ? (unsigned long long)a->trail.at[a->trail.matched - 1] : 0ULL, (unsigned long long)a->trail.live,
-				e->skip, (double)(emu_worker_cpu_ns(e->worker) - e->dbg_cpu) / 1e6);
 		trail_done(e, procs, &a->trail);
 		burst_end(e);
 	}

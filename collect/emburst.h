@@ -38,6 +38,7 @@
 
 #include "collect/emdip.h"
 #include "collect/emtrail.h"
+#include "collect/stopfiles.h"
 #include "collect/stopmem.h"
 #include "collect/tracestop.h"
 #include "core/hotlist.h"
@@ -145,12 +146,14 @@ struct emburst {
 	int64_t deadline;                       /* the worker's answer awaited until then */
 	int64_t trail_give_up;                  /* the trail's samples awaited until then */
 	int64_t cpu_mark;                       /* the worker's CPU time at the last answer */
-	int64_t dbg_cpu;
 	struct emu_result res;                  /* the burst's answer, until a sample confirms it */
 	bool have_res;
 	struct emtrail trail;
 	unsigned skip;                          /* the trail's windows counted from here */
 	struct stopmem mem;                     /* the memory copied at the stop */
+	struct stopfiles files;                 /* the files read, their positions at the stop */
+	uint32_t hint_fd[EMU_MAX_FILES];        /* fds the last trail could not read, of hint_as */
+	size_t n_hint_fd;
 	struct emdip dip;
 	const void *hint_as;                    /* the last burst's pages read live, and its space */
 	uint64_t hint[EMU_MAX_WORKING];

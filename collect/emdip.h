@@ -35,9 +35,10 @@
 #include <stdint.h>
 
 #include "collect/emu-proto.h"
+#include "db/paths.h"
 
 #define EMDIP_PRIOR_NS (2 * 1000000LL)
-#define EMDIP_TOLERANCE 0.03
+#define EMDIP_TOLERANCE PATHS_WINDOW_BIAS
 #define EMDIP_MIN_TRAILS 8
 #define EMDIP_MAX_REACH (EMU_MAX_TRAIL / 2)
 

@@ -102,6 +102,13 @@ struct emu_engine {
 	size_t n_chunks;
 	struct chunk *last_chunk;       /* emu_refresh()'s last, looked at first */
 	uint64_t working[MAX_WORKING];  /* the last burst's pages */
+	/*
+	 * The copy made at the stop, installed as each page is first needed
+	 * (so that the working set names the pages of the copy it used too).
+	 */
+	uint8_t *stash;                 /* EMU_MAX_SNAP pages */
+	uint64_t stash_addr[EMU_MAX_SNAP];      /* in order of address */
+	size_t n_stash;
 	size_t n_working, next_working;
 	size_t pages;                   /* filled since the run began */
 	size_t resident;                /* pages backed by memory */
@@ -111,8 +118,12 @@ struct emu_engine {
 	bool late;                      /* pages refused past the time cap: stop at the next block */
 	bool code_changed;              /* a code page came back different */
 	uint64_t stop_rip;              /* where it stopped */
-	/* A burst prepared (emu_engine_prepare): where it starts, its limits. */
+	/* A burst prepared (emu_engine_prepare): where it starts, its limits, its files. */
 	bool prepared;
+	size_t n_files;
+	struct emu_file files[EMU_MAX_FILES];   /* positions tracked as reads are passed */
+	int32_t read_fd;                /* a read it could not pass (-1: none) */
+	uint8_t *read_buf;              /* EMU_MAX_READ bytes, for the reads passed */
 	uint64_t start_rip;
 	uint64_t b_limit;
 	uint32_t b_time_us;

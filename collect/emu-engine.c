@@ -284,6 +284,8 @@ void emu_engine_prepare(struct emu_engine *e, const struct emu_burst_req *req)
 	/* The pages not fetched yet are found by their faults (the fast engine has no memory hook). */
 	emu_protect_unfilled(e);
 	e->start_rip = req->st.rip;
+	e->n_files = req->n_files;
+	memcpy(e->files, req->files, req->n_files * sizeof(e->files[0]));
 	e->b_limit = req->limit;
 	e->b_time_us = req->time_us;
 	e->detail = req->detail;
@@ -359,6 +361,17 @@ static enum step step(struct emu_engine *e, const struct emu_trail_point *pt, ui
 	}
 	if (pt) {
 		e->key_reg = key_register(e, &pt->p, pt->flags & EMU_POINT_KERNEL);
+		/*
+		 * The state is the point's already.  The first sample after the
+		 * stop may come before the thread runs an instruction (a timer
+		 * due while it was stopped): it is here.  Any later point is
+		 * a period on, and which pass is meant cannot be told.
+		 */
+		if (e->key_reg == -2 && e->next == 0) {
+			e->at_match = e->total;
+			e->matched = true;
+			return STEP_MATCH;
+		}
 		if (e->key_reg == -2)
 			return STEP_AMBIGUOUS;
 		uc_hook_add(e->uc, &h, UC_HOOK_CODE, emu_on_target, e, pt->p.rip, pt->p.rip);
@@ -452,6 +465,8 @@ void emu_engine_follow(struct emu_engine *e, const struct emu_trail_req *req, st
 
 	memset(burst, 0, sizeof(*burst));
 	memset(out, 0, sizeof(*out));
+	out->read_fd = -1;
+	e->read_fd = -1;
 	out->at = xcalloc(n + 1, sizeof(*out->at));
 	out->here = xcalloc(n + 1, sizeof(*out->here));
 	if (!e->prepared) {
@@ -534,6 +549,7 @@ void emu_engine_follow(struct emu_engine *e, const struct emu_trail_req *req, st
 		out->miss = (uint8_t)(r == STEP_AMBIGUOUS ? PATHS_MISS_AMBIGUOUS : miss_of(e->end));
 		out->end_pc = e->end_pc < EMU_USER_END ? e->end_pc : 0;
 		out->closest = (uint8_t)e->closest;
+		out->read_fd = e->read_fd;
 		if (e->end == PATHS_END_UNSUPPORTED || e->end == PATHS_END_SYSCALL)
 			memcpy(out->mnemonic, e->mnemonic, sizeof(out->mnemonic));
 	}
@@ -604,6 +620,8 @@ void emu_engine_free(struct emu_engine *e)
 	free(e->seg_blocks);
 	if (e->cs)
 		cs_close(&e->cs);
+	free(e->read_buf);
+	free(e->stash);
 	for (size_t i = 0; i < e->n_chunks; i++) {
 		munmap(e->chunks[i].host, CHUNK_SIZE);
 		free(e->chunks[i].crc);

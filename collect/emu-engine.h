@@ -48,6 +48,13 @@ struct emu_engine;
  */
 struct emu_pager {
 	int (*fetch)(void *ctx, struct emu_engine *e, const uint64_t *addr, size_t n);
+	/*
+	 * A read(2) the thread made of a file the burst knows (its position
+	 * tracked from the stop): up to count bytes of fd at offset into buf;
+	 * returns the bytes read (0 at the end of the file), -1 if it cannot.
+	 * NULL: no reads are passed.
+	 */
+	int64_t (*read)(void *ctx, uint32_t fd, uint64_t offset, uint64_t count, uint8_t *buf);
 	void *ctx;
 };
 

@@ -628,15 +628,77 @@ static bool pass_syscall(struct emu_engine *e, uc_engine *uc)
 	return true;
 }
 
+/*
+ * A trail goes past the reads of a file whose position at the stop the
+ * collector knew: it gives the bytes the thread read (the same file, at
+ * the position tracked from there), put where the thread put them.  A read
+ * of another file ends the trail and says which (the next burst of the
+ * address space learns its position).
+ */
+static struct emu_file *file_of(struct emu_engine *e, uint64_t fd)
+{
+	for (size_t i = 0; i < e->n_files; i++)
+		if (e->files[i].fd == fd)
+			return &e->files[i];
+	return NULL;
+}
+
+static bool pass_read(struct emu_engine *e, uc_engine *uc)
+{
+	uint64_t nr = 0, fd = 0, buf = 0, count = 0, rip = 0, flags = 0;
+	struct emu_file *f;
+	int64_t n;
+
+	uc_reg_read(uc, UC_X86_REG_RAX, &nr);
+	if (nr != 0 || !e->trail)
+		return false;
+	uc_reg_read(uc, UC_X86_REG_RDI, &fd);
+	uc_reg_read(uc, UC_X86_REG_RSI, &buf);
+	uc_reg_read(uc, UC_X86_REG_RDX, &count);
+	if (!(f = file_of(e, fd)) || !e->pager.read || e->passed >= EMU_MAX_PASSED) {
+		e->read_fd = fd <= INT32_MAX ? (int32_t)fd : -1;
+		return false;
+	}
+	if (count > EMU_MAX_READ)
+		count = EMU_MAX_READ;
+	if (buf >= EMU_USER_END || buf + count > EMU_USER_END)
+		return false;
+	if (!e->read_buf)
+		e->read_buf = xmalloc(EMU_MAX_READ);
+	/* outside the emulation's fault path: chunks may be mapped, pages fetched */
+	emu_active = NULL;
+	n = count ? e->pager.read(e->pager.ctx, (uint32_t)fd, f->pos, count, e->read_buf) : 0;
+	if (n > 0) {
+		for (uint64_t p = buf & ~(uint64_t)(EMU_PAGE_SIZE - 1); p < buf + (uint64_t)n; p += EMU_PAGE_SIZE)
+			if (!emu_chunk_of(e, p))
+				emu_map_chunk(e, p);
+		emu_refresh(e, buf, (size_t)n);
+		if (e->taint || uc_mem_write(uc, buf, e->read_buf, (size_t)n))
+			n = -1;
+	}
+	emu_active = e;
+	if (n < 0)
+		return false;
+	f->pos += (uint64_t)n;
+	uc_reg_read(uc, UC_X86_REG_RIP, &rip);
+	uc_reg_read(uc, UC_X86_REG_RFLAGS, &flags);
+	rip += 2;                       /* what syscall leaves in rcx and r11 */
+	uc_reg_write(uc, UC_X86_REG_RCX, &rip);
+	uc_reg_write(uc, UC_X86_REG_R11, &flags);
+	uc_reg_write(uc, UC_X86_REG_RAX, &n);
+	e->passed++;
+	return true;
+}
+
 static void on_syscall(uc_engine *uc, void *ud)
 {
 	struct emu_engine *e = ud;
 	uint64_t nr = 0;
 
-	if (pass_syscall(e, uc))
+	if (pass_syscall(e, uc) || pass_read(e, uc))
 		return;
 	uc_reg_read(uc, UC_X86_REG_RAX, &nr);
-	snprintf(e->mnemonic, sizeof(e->mnemonic), "syscall %llu", (unsigned long long)(nr & 0xffff));
+	snprintf(e->mnemonic, sizeof(e->mnemonic), "syscall-%llu", (unsigned long long)(nr & 0xffff));
 	stop(e, PATHS_END_SYSCALL, emu_read_rip(uc));
 }
 

@@ -189,13 +189,50 @@ static void open_pages(struct emu_engine *e, const uint64_t *addr, size_t n)
 	}
 }
 
-/* Asks the pager for n pages; those it did not give read as nothing (unreadable). */
+
+/* Where page is in the copy made at the stop, or -1. */
+static long stash_index(const struct emu_engine *e, uint64_t page)
+{
+	size_t lo = 0, hi = e->n_stash;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (e->stash_addr[mid] < page)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < e->n_stash && e->stash_addr[lo] == page ? (long)lo : -1;
+}
+
+/*
+ * Asks the pager for n pages, those of the copy made at the stop taken
+ * from it instead; those the pager did not give read as nothing
+ * (unreadable).
+ */
 int emu_fetch_pages(struct emu_engine *e, const uint64_t *addr, size_t n)
 {
-	int r;
+	uint64_t rest[EMU_MAX_PAGE_REQ + EMU_MAX_SNAP];
+	size_t m = 0;
+	int r = 0;
 
 	open_pages(e, addr, n);
-	r = e->pager.fetch(e->pager.ctx, e, addr, n);
+	for (size_t k = 0; k < n; k++) {
+		long s = e->n_stash ? stash_index(e, addr[k]) : -1;
+		struct chunk *c;
+
+		if (s < 0) {
+			if (m < sizeof(rest) / sizeof(rest[0]))
+				rest[m++] = addr[k];
+			continue;
+		}
+		emu_engine_fill(e, addr[k], e->stash + (size_t)s * EMU_PAGE_SIZE);
+		if ((c = emu_chunk_of(e, addr[k])))
+			set_bit(c->snapped, (size_t)((addr[k] - c->guest) / EMU_PAGE_SIZE));
+	}
+	if (m)
+		r = e->pager.fetch(e->pager.ctx, e, rest, m);
 	for (size_t k = 0; k < n; k++) {
 		struct chunk *c = emu_chunk_of(e, addr[k]);
 
@@ -225,8 +262,11 @@ static size_t readahead(struct emu_engine *e, struct chunk *c, uint64_t addr, ui
 	if (page == e->last_fault + EMU_PAGE_SIZE)
 		to = i + group;
 	e->last_fault = page;
-	e->faults++;
 	out[n++] = page;
+	/* A page of the copy made at the stop costs no round trip: it alone. */
+	if (e->n_stash && stash_index(e, page) >= 0)
+		return n;
+	e->faults++;
 	for (size_t k = from; k < to && k < CHUNK_PAGES; k++)
 		if (k != i && !bit(c->filled, k))
 			out[n++] = c->guest + k * EMU_PAGE_SIZE;
@@ -413,12 +453,19 @@ void emu_prefetch(struct emu_engine *e, const struct emu_state *s, const struct 
 	for (size_t i = 0; i < n; i++)
 		if (!emu_chunk_of(e, want[i]))
 			emu_map_chunk(e, want[i]);
-	for (size_t i = 0; i < n_snap; i++) {
-		struct chunk *c;
-
-		emu_engine_fill(e, snap[i].addr, snap[i].data);
-		if ((c = emu_chunk_of(e, snap[i].addr)))
-			set_bit(c->snapped, (size_t)((snap[i].addr - c->guest) / EMU_PAGE_SIZE));
+	/*
+	 * The copy kept aside, each page installed at its first use
+	 * (emu_fetch_pages): what the burst used of it is then known.
+	 */
+	if (!e->stash && n_snap)
+		e->stash = xmalloc((size_t)EMU_MAX_SNAP * EMU_PAGE_SIZE);
+	e->n_stash = 0;
+	for (size_t i = 0; i < n_snap && i < EMU_MAX_SNAP; i++) {
+		if (e->n_stash && snap[i].addr <= e->stash_addr[e->n_stash - 1])
+			continue;       /* the copy comes in order of address, distinct */
+		e->stash_addr[e->n_stash] = snap[i].addr;
+		memcpy(e->stash + e->n_stash * EMU_PAGE_SIZE, snap[i].data, EMU_PAGE_SIZE);
+		e->n_stash++;
 	}
 	/* The rest from the process as it is now. */
 	{

@@ -148,6 +148,9 @@ void emu_encode_burst(struct strbuf *out, uint32_t seq, const struct emu_burst_r
 		put(out, r->snap[i].addr / EMU_PAGE_SIZE);
 		strbuf_add(out, r->snap[i].data, EMU_PAGE_SIZE);
 	}
+	put(out, r->n_files);
+	for (size_t i = 0; i < r->n_files; i++)
+		put(out, r->files[i].fd), put(out, r->files[i].pos);
 	emu_msg_finish(out, start);
 }
 
@@ -180,6 +183,20 @@ int emu_decode_burst(const void *payload, size_t len, struct emu_burst_req *r,
 	}
 	if (rd.bad)
 		FAIL("truncated snapshot");
+	r->n_files = list_len(&rd, EMU_MAX_FILES, 2);
+	for (size_t i = 0; i < r->n_files && !rd.bad; i++) {
+		uint64_t fd = varint_next(&rd);
+
+		r->files[i].pos = varint_next(&rd);
+		if (fd > INT32_MAX || r->files[i].pos > INT64_MAX)
+			FAIL("bad file");
+		for (size_t k = 0; k < i; k++)
+			if (r->files[k].fd == fd)
+				FAIL("bad file");
+		r->files[i].fd = (uint32_t)fd;
+	}
+	if (rd.bad)
+		FAIL("truncated files");
 	if (rd.p != rd.end)
 		FAIL("trailing bytes");
 	r->n_snap = n;
@@ -323,6 +340,63 @@ void emu_encode_empty(struct strbuf *out, uint32_t magic, enum emu_msg type, uin
 void emu_encode_drop(struct strbuf *out, uint32_t seq)
 {
 	emu_encode_empty(out, EMU_REQ_MAGIC, EMU_MSG_DROP, seq);
+}
+
+void emu_encode_read_req(struct strbuf *out, uint32_t seq, uint32_t fd, uint64_t offset,
+			 uint64_t count)
+{
+	size_t start = out->len;
+
+	emu_msg_begin(out, EMU_REP_MAGIC, EMU_MSG_READ_REQ, seq);
+	put(out, fd), put(out, offset), put(out, count);
+	emu_msg_finish(out, start);
+}
+
+int emu_decode_read_req(const void *payload, size_t len, uint32_t *fd, uint64_t *offset,
+			uint64_t *count, const char **why)
+{
+	struct varint_reader rd = VARINT_READER(payload, len);
+	uint64_t f = varint_next(&rd);
+
+	*offset = varint_next(&rd);
+	*count = varint_next(&rd);
+	if (rd.bad || rd.p != rd.end || f > INT32_MAX || *offset > INT64_MAX || !*count ||
+	    *count > EMU_MAX_READ)
+		FAIL("bad read request");
+	*fd = (uint32_t)f;
+	return 0;
+bad:
+	return -1;
+}
+
+void emu_encode_data(struct strbuf *out, uint32_t seq, int64_t n, const void *data)
+{
+	size_t start = out->len;
+
+	emu_msg_begin(out, EMU_REQ_MAGIC, EMU_MSG_DATA, seq);
+	put(out, n < 0 ? 0 : (uint64_t)n + 1);
+	if (n > 0)
+		strbuf_add(out, data, (size_t)n);
+	emu_msg_finish(out, start);
+}
+
+int emu_decode_data(const void *payload, size_t len, uint64_t max, int64_t *n, const uint8_t **data,
+		    const char **why)
+{
+	struct varint_reader rd = VARINT_READER(payload, len);
+	uint64_t v = varint_next(&rd);
+
+	*data = NULL;
+	if (rd.bad || v > max + 1)
+		FAIL("bad data");
+	*n = (int64_t)v - 1;
+	if (*n > 0 && !(*data = varint_next_bytes(&rd, (size_t)*n)))
+		FAIL("truncated data");
+	if (rd.p != rd.end)
+		FAIL("trailing bytes");
+	return 0;
+bad:
+	return -1;
 }
 
 /* ---- worker to collector ------------------------------------------------------------ */
@@ -571,7 +645,7 @@ void emu_encode_trail_result(struct strbuf *out, uint32_t seq, const struct emu_
 	emu_msg_begin(out, EMU_REP_MAGIC, EMU_MSG_TRAIL_RESULT, seq);
 	put(out, r->matched), put(out, r->miss), put(out, r->to_first), put(out, r->end_pc);
 	put_word(out, r->mnemonic);
-	put(out, r->closest), put(out, r->live);
+	put(out, r->closest), put(out, (uint64_t)(r->read_fd + 1)), put(out, r->live);
 	for (uint32_t k = 1; k < r->matched; k++)
 		put(out, r->at[k] - r->at[k - 1]), put(out, r->here[k]);
 	put_blocks(out, r->blocks, r->n_blocks);
@@ -590,7 +664,7 @@ int emu_decode_trail_result(const void *payload, size_t len, uint32_t n,
 			    struct emu_trail_result *r, const char **why)
 {
 	struct varint_reader rd = VARINT_READER(payload, len);
-	uint64_t matched, miss, held, total = 0, closest;
+	uint64_t matched, miss, held, total = 0, closest, read_fd;
 
 	memset(r, 0, sizeof(*r));
 	matched = varint_next(&rd), miss = varint_next(&rd);
@@ -603,9 +677,11 @@ int emu_decode_trail_result(const void *payload, size_t len, uint32_t n,
 	if (get_word(&rd, r->mnemonic, sizeof(r->mnemonic)))
 		FAIL("bad mnemonic");
 	closest = varint_next(&rd);
+	read_fd = varint_next(&rd);
 	r->live = varint_next(&rd);
-	if (closest > VALUES_NREGS && closest != EMU_NOT_PASSED)
+	if ((closest > VALUES_NREGS && closest != EMU_NOT_PASSED) || read_fd > (uint64_t)INT32_MAX + 1)
 		FAIL("bad closest");
+	r->read_fd = (int32_t)read_fd - 1;
 	r->closest = (uint8_t)closest;
 	r->at = xcalloc(n + 1, sizeof(*r->at));
 	r->here = xcalloc(n + 1, sizeof(*r->here));

@@ -8,6 +8,8 @@
  *            the memory copied then
  *     PAGES: the pages asked for          ---->
  *                                         <----   PAGE_REQ: pages it needs
+ *     DATA: the bytes of a file read      ---->
+ *                                         <----   READ_REQ: a read the thread made
  *                                         <----   PREPARED: ready for the trail
  *     TRAIL: the thread's later samples   ---->   follows it from the stop through them
  *                                         <----   RESULT: the burst's path, values,
@@ -47,6 +49,9 @@ struct strbuf;
 #define EMU_MAX_SNAP 64
 /* Pages a result names as fetched from the live process (the next stop's copy). */
 #define EMU_MAX_WORKING 64
+/* Files a burst may read from (their position at the stop known), and a read's bytes at most. */
+#define EMU_MAX_FILES 4
+#define EMU_MAX_READ ((uint64_t)1 << 20)
 /* Samples a trail may hold, and the instructions between two of them at most. */
 #define EMU_MAX_TRAIL 128
 #define EMU_MAX_SEGMENT ((uint64_t)1 << 36)
@@ -63,10 +68,12 @@ enum emu_msg {
 	EMU_MSG_PAGES,
 	EMU_MSG_TRAIL,
 	EMU_MSG_DROP,
+	EMU_MSG_DATA,
 	EMU_MSG_PAGE_REQ = 16,
 	EMU_MSG_RESULT,
 	EMU_MSG_TRAIL_RESULT,
 	EMU_MSG_PREPARED,
+	EMU_MSG_READ_REQ,
 	EMU_MSG_HELLO = 32,     /* the worker's first message: it runs, sealed, or why not */
 };
 
@@ -104,6 +111,12 @@ struct emu_page {
 	const uint8_t *data;    /* EMU_PAGE_SIZE bytes (into the message), NULL if !ok */
 };
 
+/* A file the thread has open (a regular one), and its position at the stop. */
+struct emu_file {
+	uint32_t fd;
+	uint64_t pos;
+};
+
 struct emu_burst_req {
 	uint64_t space;         /* the address space's identity: the worker's caches follow it */
 	struct emu_state st;
@@ -120,6 +133,13 @@ struct emu_burst_req {
 	 */
 	size_t n_snap;
 	const struct emu_page *snap;
+	/*
+	 * Files whose reads the emulation may pass: a read(2) of fd in the
+	 * trail asks the collector for the bytes at the position it tracks
+	 * from pos (READ_REQ), which reads them from the same file.
+	 */
+	size_t n_files;
+	struct emu_file files[EMU_MAX_FILES];
 };
 
 /* A sample's user state: where it was and its registers (values order). */
@@ -247,9 +267,10 @@ struct emu_trail_result {
 	uint64_t *here;         /* [matched]: for k >= 1, of those between points k-1 and k,
 				   the ones in point k-1's [lo, hi) (here[0] = 0) */
 	uint64_t end_pc;
-	char mnemonic[32];      /* the instruction it ended at ("syscall 0": the call's number) */
+	char mnemonic[32];      /* the instruction it ended at ("syscall-0": the call's number) */
 	uint8_t closest;        /* at the point missed: the fewest registers that differed at
 				   a pass of its rip (EMU_NOT_PASSED: never passed) */
+	int32_t read_fd;        /* the fd of a read(2) it could not pass, or -1 */
 	uint64_t live;          /* data pages read from the live process during the trail */
 	struct emu_block_rec *blocks;   /* executions from point count_from to the last matched */
 	size_t n_blocks;
@@ -258,6 +279,15 @@ struct emu_trail_result {
 void emu_encode_page_req(struct strbuf *out, uint32_t seq, const uint64_t *addr, size_t n);
 /* A message with no payload (DROP, PREPARED). */
 void emu_encode_empty(struct strbuf *out, uint32_t magic, enum emu_msg type, uint32_t seq);
+/* A read the thread made: count bytes of fd at offset. */
+void emu_encode_read_req(struct strbuf *out, uint32_t seq, uint32_t fd, uint64_t offset,
+			 uint64_t count);
+int emu_decode_read_req(const void *payload, size_t len, uint32_t *fd, uint64_t *offset,
+			uint64_t *count, const char **why);
+/* What it read: n bytes (0: the end of the file; -1: none could be read), data into payload. */
+void emu_encode_data(struct strbuf *out, uint32_t seq, int64_t n, const void *data);
+int emu_decode_data(const void *payload, size_t len, uint64_t max, int64_t *n, const uint8_t **data,
+		    const char **why);
 void emu_encode_result(struct strbuf *out, uint32_t seq, const struct emu_result *r);
 void emu_encode_trail_result(struct strbuf *out, uint32_t seq, const struct emu_trail_result *r);
 

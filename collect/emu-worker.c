@@ -133,6 +133,27 @@ static int fetch(void *ctx, struct emu_engine *e, const uint64_t *addr, size_t n
 	return 0;
 }
 
+/* The reader: a read the thread made, its bytes from the collector. */
+static int64_t read_file(void *ctx, uint32_t fd, uint64_t offset, uint64_t count, uint8_t *buf)
+{
+	struct wk *w = ctx;
+	struct emu_header h;
+	const uint8_t *data;
+	const char *why;
+	int64_t n;
+
+	strbuf_setlen(&w->out, 0);
+	emu_encode_read_req(&w->out, ++w->seq, fd, offset, count);
+	if (sandbox_send_all(w->sock, w->out.buf, w->out.len))
+		_exit(0);
+	read_msg(w, &h);
+	if (h.type != EMU_MSG_DATA || emu_decode_data(w->in, h.len, count, &n, &data, &why))
+		_exit(0);
+	if (n > 0)
+		memcpy(buf, data, (size_t)n);
+	return n;
+}
+
 static void send_out(struct wk *w, struct strbuf *sb)
 {
 	if (sandbox_send_all(w->sock, sb->buf, sb->len))
@@ -148,7 +169,7 @@ static void send_out(struct wk *w, struct strbuf *sb)
  */
 static struct emu_engine *engine_for(struct wk *w, uint64_t space)
 {
-	struct emu_pager pager = { fetch, w };
+	struct emu_pager pager = { fetch, read_file, w };
 	struct emu_engine *e = NULL;
 	size_t i;
 
@@ -185,7 +206,7 @@ static struct emu_engine *prepared_engine(struct wk *w)
 /* Nothing waits: make the next engine now. */
 static void make_spare(struct wk *w)
 {
-	struct emu_pager pager = { fetch, w };
+	struct emu_pager pager = { fetch, read_file, w };
 
 	if (!w->spare)
 		w->spare = emu_engine_new(0, &pager);
@@ -258,6 +279,7 @@ static void do_trail(struct wk *w, const struct emu_header *h)
 		memset(&tr, 0, sizeof(tr));
 		res.end = PATHS_END_FAULT;
 		tr.miss = PATHS_MISS_LOST;
+		tr.read_fd = -1;
 	}
 	forget_mem(w);
 	answer(w, h->seq, &res, &tr);
@@ -411,8 +433,12 @@ struct emu_worker {
 	int pass;                       /* a descriptor to pass with out's first byte, else -1 */
 	struct pagecheck pc;
 	size_t received;                /* bytes the request received */
+	uint64_t read_bytes;            /* bytes of the thread's files it had read */
 	uint8_t *pages;                 /* room for a request's pages */
 	int64_t gone_cpu_ns;            /* service workers gone */
+	struct emu_worker_file files[EMU_MAX_FILES];    /* the burst's files, served in order */
+	size_t n_files;
+	uint8_t *read_buf;              /* EMU_MAX_READ */
 	struct emu_worker_stats st;
 };
 
@@ -825,6 +851,7 @@ void emu_worker_stop(struct emu_worker *w)
 	pagecheck_end(&w->pc);
 	strbuf_release(&w->out);
 	free(w->pages);
+	free(w->read_buf);
 	free(w);
 }
 
@@ -1121,6 +1148,44 @@ static int serve_pages(struct emu_worker *w, const uint8_t *payload, size_t len,
 }
 
 /*
+ * A read the thread made, served: only of a file the burst named, only at
+ * the position the file had at the stop and the reads served since (the
+ * bytes the thread read next, nothing else of the file), at most
+ * EMU_MAX_READ at a time, within the request's budget.  0, or -1 with *cause.
+ */
+static int serve_read(struct emu_worker *w, const uint8_t *payload, size_t len,
+		      enum emu_cause *cause)
+{
+	struct emu_worker_file *f = NULL;
+	uint64_t offset, count;
+	uint32_t fd;
+	const char *why;
+	ssize_t n = -1;
+
+	*cause = EMU_CAUSE_PROTOCOL;
+	if (emu_decode_read_req(payload, len, &fd, &offset, &count, &why))
+		return -1;
+	for (size_t i = 0; i < w->n_files; i++)
+		if (w->files[i].fd == fd)
+			f = &w->files[i];
+	if (!f || offset != f->pos)
+		return -1;
+	/* The bytes read count against the request's budget as pages would. */
+	*cause = EMU_CAUSE_PAGES;
+	if ((w->read_bytes += count) > (uint64_t)EMU_PAGE_BUDGET * EMU_PAGE_SIZE)
+		return -1;
+	if (!w->read_buf)
+		w->read_buf = xmalloc(EMU_MAX_READ);
+	if (!exited(w->pidfd))
+		n = pread(f->local, w->read_buf, (size_t)count, (off_t)offset);
+	if (n > 0)
+		f->pos += (uint64_t)n;
+	w->st.reads++;
+	emu_encode_data(&w->out, ++w->seq, n < 0 ? -1 : n, w->read_buf);
+	return 0;
+}
+
+/*
  * Without waiting: writes what is queued, reads what has come, handles the
  * whole messages (a hello, page requests served, the answer of type
  * `want`, its payload copied to answer).  Returns 1 with the answer, 0 if
@@ -1163,6 +1228,11 @@ static int pump(struct emu_worker *w, uint32_t want, struct strbuf *answer, cons
 				return fail(w, cause, why, cause == EMU_CAUSE_PAGES ?
 					    "the emulating worker asked for too many pages (replaced)" :
 					    "the emulating worker asked for bad pages (replaced)");
+		} else if (h.type == EMU_MSG_READ_REQ) {
+			if (serve_read(w, payload, h.len, &cause))
+				return fail(w, cause, why, cause == EMU_CAUSE_PAGES ?
+					    "the emulating worker asked for too many bytes (replaced)" :
+					    "the emulating worker asked for a bad read (replaced)");
 		} else if (h.type == want && w->busy != READY) {
 			strbuf_setlen(answer, 0);
 			strbuf_add(answer, payload, h.len);
@@ -1213,11 +1283,12 @@ static void request_begin(struct emu_worker *w, pid_t pid, int pidfd, int64_t de
 	w->pidfd = pidfd;
 	w->deadline = deadline;
 	w->received = 0;
+	w->read_bytes = 0;
 	pagecheck_begin(&w->pc, pid, EMU_PAGE_BUDGET);
 }
 
 int emu_worker_burst(struct emu_worker *w, const struct emu_burst_req *req, pid_t pid, int pidfd,
-		     int64_t deadline)
+		     const int *local, int64_t deadline)
 {
 	enum emu_cause cause;
 	const char *why;
@@ -1234,6 +1305,9 @@ int emu_worker_burst(struct emu_worker *w, const struct emu_burst_req *req, pid_
 		return -1;
 	}
 	request_begin(w, pid, pidfd, deadline);
+	w->n_files = req->n_files;
+	for (size_t i = 0; i < req->n_files; i++)
+		w->files[i] = (struct emu_worker_file){ req->files[i].fd, req->files[i].pos, local[i] };
 	w->asked = *req;
 	w->asked.n_snap = 0;
 	w->asked.snap = NULL;

@@ -102,6 +102,14 @@ struct emu_worker_stats {
 	uint64_t page_requests;     /* round trips */
 	uint64_t lost[EMU_CAUSE__COUNT];        /* requests lost, by cause */
 	uint64_t not_started[EMU_CAUSE__COUNT]; /* bursts not tried (emu_worker_can_take), by cause */
+	uint64_t reads;             /* reads of the thread's files served */
+};
+
+/* A file of a burst, as the collector serves it: the thread's fd, the next offset, its own fd. */
+struct emu_worker_file {
+	uint32_t fd;
+	uint64_t pos;
+	int local;
 };
 
 struct emu_worker;
@@ -147,12 +155,13 @@ bool emu_worker_can_take(struct emu_worker *w, pid_t pid);
 /*
  * A burst, sent: its thread has gone on (the copy of memory made at the
  * stop comes with req).  emu_worker_poll() serves the pages the worker
- * asks for from process pid (alive while pidfd, if >= 0, says so) and
- * takes the answer, until deadline (monotonic ns).  Returns 0, or -1 if no
- * worker can take it.
+ * asks for from process pid (alive while pidfd, if >= 0, says so), and the
+ * reads of req->files (local[i]: the collector's own descriptor of
+ * req->files[i], open until the burst's end), and takes the answer, until
+ * deadline (monotonic ns).  Returns 0, or -1 if no worker can take it.
  */
 int emu_worker_burst(struct emu_worker *w, const struct emu_burst_req *req, pid_t pid, int pidfd,
-		     int64_t deadline);
+		     const int *local, int64_t deadline);
 
 /*
  * A trail, sent, once the burst's answer came and kept the engine: the

@@ -39,7 +39,10 @@ void collector_set_period(struct cevent *e, const struct collect_options *o)
 			e->mean = (uint64_t)((double)o->period * 1000.0 / cpu_mhz());
 	} else if (e->spec.time) {
 		e->mean = (uint64_t)(NS_PER_SEC / (int64_t)o->freq_hz);
-	} else if (e->spec.event == EVENT_CYCLES) {
+	} else if (e->spec.event == EVENT_CYCLES || e->spec.event == EVENT_INSTRUCTIONS) {
+		/* A fixed (randomised) period: a count from instruction samples
+		 * needs every sample to stand for the same number; about as many
+		 * instructions as the cycles of a cycles sample. */
 		e->mean = (uint64_t)(cpu_mhz() * 1e6 / (double)o->freq_hz);
 	} else {
 		/* Other hardware events: the kernel adjusts the period to the rate. */

@@ -17,7 +17,12 @@
 void collect_options_init(struct collect_options *o)
 {
 	memset(o, 0, sizeof(*o));
+	/* DCPI's cycles and imiss, and where a PMU counts them the retired
+	 * instructions: the analysis counts executions from them
+	 * (docs/analysis.md, "Retired-instruction samples").  Without a PMU
+	 * the last two are skipped quietly and cycles is the clock. */
 	o->events[o->n_events++] = EVENT_CYCLES;
+	o->events[o->n_events++] = EVENT_INSTRUCTIONS;
 	o->events[o->n_events++] = EVENT_IMISS;
 	o->freq_hz = COLLECT_DEFAULT_HZ;
 	o->pid = -1;

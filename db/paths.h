@@ -80,6 +80,13 @@ struct strbuf;
 #define PATHS_KEEP_WINDOWS 256
 /* Instructions back a store may still be in flight for a conflict. */
 #define PATHS_CONFLICT_WINDOW 48
+/*
+ * The slowdown a stop may still leave in the windows the collector keeps:
+ * it keeps those past the dip where the rate is within this much of the
+ * rate far from the stop (collect/emdip.h), so a rate from windows may be
+ * this much low whatever their spread.
+ */
+#define PATHS_WINDOW_BIAS 0.03
 /* The longest block a profile accepts (the emulator's are one or two pages at most). */
 #define PATHS_MAX_BLOCK_BYTES 8192
 

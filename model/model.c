@@ -1,17 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * model/model.c - table lookup with the models' rules, and the choice of a
- * model from the CPU an epoch was recorded on.  The models themselves are
- * in model/models.c, the tables in model/table-*.c.
+ * model/model.c - table lookup with the models' rules.  The models
+ * themselves are in model/models.c, the tables in model/table-*.c, the
+ * choice of a model for an epoch in model/choose.c.
  */
 #include "config.h"
 
 #include <capstone/capstone.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/search.h"
 #include "core/xalloc.h"
-#include "db/meta.h"
 #include "model/model.h"
 
 /* The tables are keyed by capstone 4.0's instruction ids: another capstone
@@ -269,6 +269,56 @@ static bool eliminated_move(const struct cpu_model *m, const struct insn *in,
 	return t->latency == 0 || (m->arch == ARCH_X86_64 && renamable_move(in->cs_id, in->opsize));
 }
 
+/*
+ * A dependent add of a small immediate the core folds at rename (Golden
+ * Cove: add/sub r64, imm8 and inc/dec r64, which llvm-mca-19 times as no
+ * micro-op): no unit and no latency, the register passes its source's
+ * timing on.  The immediate's value, not its encoding, decides.
+ */
+static bool folded_add_imm(const struct cpu_model *m, const struct insn *in)
+{
+	const char *c;
+	char *end;
+	long long v;
+
+	if (!m->fold_add_imm || m->arch != ARCH_X86_64 || in->opsize != 8 ||
+	    (in->flags & (INSN_F_LOCK | INSN_F_LOAD | INSN_F_STORE)))
+		return false;
+	switch (in->cs_id) {
+	case X86_INS_INC: case X86_INS_DEC:
+		return in->opsig == OPK_REG;
+	case X86_INS_ADD: case X86_INS_SUB:
+		if (in->opsig != (OPK_REG | OPK_IMM << 2) || !(c = strrchr(in->text, ',')))
+			return false;
+		v = strtoll(c + 1, &end, 0);
+		return end != c + 1 && !*end && v >= -128 && v <= 127;
+	default:
+		return false;
+	}
+}
+
+/*
+ * On a folding model the table times add/sub r64, imm as no micro-op,
+ * whatever the immediate (llvm-mca encodes its text with the shortest
+ * one): an add the core does not fold runs as the register form does.
+ */
+static void unfolded_add_imm(const struct cpu_model *m, const struct insn *in,
+			     struct model_timing *t)
+{
+	const struct model_entry *e;
+
+	if (!m->fold_add_imm || t->n_groups || t->eliminated || sig_has_mem(in->opsig) ||
+	    (in->cs_id != X86_INS_ADD && in->cs_id != X86_INS_SUB))
+		return;
+	e = model_table_find(m->table, in->cs_id, OPK_REG | OPK_REG << 2, in->opsize);
+	if (!e)
+		return;
+	t->uops = e->uops;
+	t->rthroughput = e->rthroughput / 100.0;
+	t->n_groups = e->n_groups;
+	memcpy(t->groups, e->groups, sizeof(t->groups));
+}
+
 static void apply_override(const struct cpu_model *m, const struct insn *in,
 			   struct model_timing *t)
 {
@@ -364,7 +414,7 @@ static void apply_rules(const struct cpu_model *m, const struct insn *in, struct
 	if (m->microfusion && (t->flags & ME_STORE) && (t->flags & ME_LOAD) && t->uops >= 3)
 		t->uops--;
 	if ((in->flags & (INSN_F_NOP | INSN_F_ZERO_IDIOM)) || t->fu == FU_NONE ||
-	    eliminated_move(m, in, t)) {
+	    eliminated_move(m, in, t) || folded_add_imm(m, in)) {
 		t->eliminated = true;
 		t->latency = 0;
 		t->n_groups = 0;
@@ -373,6 +423,7 @@ static void apply_rules(const struct cpu_model *m, const struct insn *in, struct
 			t->fu = FU_NONE;
 		t->flags &= ~ME_UNMODELED;
 	}
+	unfolded_add_imm(m, in, t);
 	vector_latency(m, in, t);
 	if (!t->uops)
 		t->uops = 1;
@@ -385,102 +436,4 @@ enum model_match model_lookup(const struct cpu_model *m, const struct insn *in,
 	t->match = find_timing(m, in, t);
 	apply_rules(m, in, t);
 	return t->match;
-}
-
-/* ---- choosing a model ------------------------------------------------------ */
-
-/* AMD family 19h model ranges of Zen 4 (Genoa, Raphael, Phoenix, Bergamo/Siena). */
-static bool amd_zen4(int model)
-{
-	return (model >= 0x10 && model <= 0x1f) || (model >= 0x60 && model <= 0x7f) ||
-	       (model >= 0xa0 && model <= 0xaf);
-}
-
-/*
- * AMD family 1Ah model ranges of Zen 5 (Linux's): Turin, Granite Ridge and
- * Strix Halo have 512-bit vector pipes, Strix and Krackan Point 256-bit ones.
- */
-static const char *amd_zen5(int model)
-{
-	if ((model >= 0x20 && model <= 0x2f) || (model >= 0x60 && model <= 0x6f))
-		return "znver5-256";
-	if ((model >= 0x00 && model <= 0x1f) || (model >= 0x40 && model <= 0x4f) ||
-	    (model >= 0x70 && model <= 0x7f))
-		return "znver5";
-	return NULL;
-}
-
-static const struct cpu_model *amd_model(int family, int model, bool *exact)
-{
-	const char *zen5;
-
-	if (family == 0x19) {
-		*exact = true;
-		return cpu_model_by_name(amd_zen4(model) ? "znver4" : "znver3");
-	}
-	if (family == 0x1a) {
-		zen5 = amd_zen5(model);
-		*exact = zen5 != NULL;
-		return cpu_model_by_name(zen5 ? zen5 : "znver5");  /* later: the closest known */
-	}
-	return NULL;
-}
-
-/* Intel family 6 models of the Skylake family (client, server, and their refreshes). */
-static const struct cpu_model *intel_model(int family, int model, bool *exact)
-{
-	static const int skylake_family[] = { 0x4e, 0x5e, 0x55, 0x8e, 0x9e, 0xa5, 0xa6 };
-	static const int later[] = { 0x66, 0x6a, 0x6c, 0x7d, 0x7e, 0x8c, 0x8d, 0xa7, 0x8f,
-				     0x97, 0x9a, 0xb7, 0xba, 0xbf, 0xcf };
-
-	if (family != 6)
-		return NULL;
-	for (size_t i = 0; i < ARRAY_SIZE(skylake_family); i++)
-		if (model == skylake_family[i]) {
-			*exact = true;
-			return cpu_model_by_name("skylake");
-		}
-	for (size_t i = 0; i < ARRAY_SIZE(later); i++)
-		if (model == later[i])  /* Ice Lake and later: Skylake is the closest */
-			return cpu_model_by_name("skylake");
-	return NULL;
-}
-
-const struct cpu_model *cpu_model_for_cpu(const char *vendor, int family, int model,
-					  bool *exact)
-{
-	const struct cpu_model *m = NULL;
-	bool dummy;
-
-	if (!exact)
-		exact = &dummy;
-	*exact = false;
-	if (vendor && !strcmp(vendor, "AuthenticAMD"))
-		m = amd_model(family, model, exact);
-	else if (vendor && !strcmp(vendor, "GenuineIntel"))
-		m = intel_model(family, model, exact);
-	return m ? m : cpu_model_generic();
-}
-
-const struct cpu_model *cpu_model_for(const struct epoch_meta *meta, bool *exact)
-{
-	if (!meta) {
-		if (exact)
-			*exact = false;
-		return cpu_model_generic();
-	}
-	return cpu_model_for_cpu(meta->cpu_vendor, meta->cpu_family, meta->cpu_model_id, exact);
-}
-
-const struct cpu_model *cpu_model_by_name(const char *name)
-{
-	for (size_t i = 0; name && cpu_models[i]; i++)
-		if (!strcmp(cpu_models[i]->name, name))
-			return cpu_models[i];
-	return NULL;
-}
-
-const struct cpu_model *cpu_model_generic(void)
-{
-	return cpu_model_by_name("generic-x86-64");
 }

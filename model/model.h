@@ -9,7 +9,7 @@
  * units and functional-unit class, keyed by (capstone instruction id,
  * operand signature, widest operand size) exactly as disasm/ fills struct
  * insn.  docs/model.md says where every number comes from; the tables are
- * made offline by model/gen/generate.sh from llvm-mca-14.
+ * made offline by model/gen/generate.sh from llvm-mca (LLVM 14 and 19).
  *
  * Models are static data: nothing here allocates or needs releasing.
  */
@@ -76,7 +76,9 @@ struct model_table {
 };
 
 extern const struct model_table model_table_znver3;
+extern const struct model_table model_table_znver4;
 extern const struct model_table model_table_skylake;
+extern const struct model_table model_table_goldencove;
 
 /* Capstone x86 ids: model_x86_class[id] = enum model_fu | MODEL_X86_MOVE. */
 #define MODEL_X86_NIDS 1501
@@ -119,6 +121,8 @@ struct cpu_model {
 	bool stack_engine;         /* push/pop/call/ret do not wait for rsp */
 	bool microfusion;          /* a load-op or store counts as one dispatch slot */
 	bool zmm_double_pumped;    /* 512-bit ops: the 256-bit form's timing, twice the unit cycles */
+	bool fold_add_imm;         /* add/sub r64, imm8 and inc/dec r64 folded at rename:
+				      no unit, no latency (Golden Cove) */
 
 	/* Execution units, if not the table's: names (the table's units first, in its
 	   order, then more) and the groups that spread over the added units. */
@@ -137,6 +141,7 @@ struct cpu_model {
 	unsigned store_forward_latency; /* store to a load of the same address */
 	unsigned lock_latency;     /* a locked read-modify-write, uncontended */
 	uint32_t lea_units;        /* units (table mask) of a lea the table gives none, 0: none */
+	bool lea_units_replace;    /* ... and of every lea (the table's are wrong) */
 	unsigned lea3_latency;     /* lea base + index + displacement (0: the table's) */
 	uint32_t lea3_units;       /* its second op's units (0: one op) */
 	unsigned lea3_cycles;      /* unit-cycles of that second op (0: 1) */
@@ -177,13 +182,41 @@ struct model_override {
 extern const struct cpu_model *const cpu_models[];
 
 /*
- * The model for the CPU an epoch was recorded on (meta->cpu_vendor,
- * cpu_family, cpu_model_id), or the generic x86-64 model when the CPU is not
- * known or meta is NULL.  Never NULL.  *exact (may be NULL) says whether the
- * CPU was recognised rather than the generic fallback taken.
+ * Why a model was chosen for an epoch (cpu_model_choose).  exact: the
+ * CPU's identification names a core the model is made for, and nothing the
+ * epoch recorded contradicts it; otherwise the model is the closest one,
+ * and the reason says what chose it.
  */
+struct model_choice {
+	const struct cpu_model *model;
+	bool exact;
+	char reason[256];         /* one line: "AuthenticAMD family 26 model 2 is Zen 5 (...)" */
+};
+
+/*
+ * The model for the CPU an epoch was recorded on, chosen by what the core
+ * does as well as by what it says it is (model/choose.c, docs/model.md
+ * "How the model is chosen"):
+ *  - the identification (meta->cpu_vendor, cpu_family, cpu_model_id),
+ *    which a virtual machine may mask;
+ *  - the CPU's flags (meta->cpu_flags): avx512fp16 or AMX name Sapphire
+ *    Rapids' class, avx_vnni without avx512f Alder Lake's, on AMD avx_vnni
+ *    or avx512_vp2intersect Zen 5, avx512f Zen 4;
+ *  - the core's signatures (meta->core_sig): add-immediates that fold in
+ *    the renamer (above 1.5 a cycle) make it a Golden Cove-class core; the
+ *    load-to-use and divide latencies tell cores apart where the
+ *    identification does not.
+ * An epoch without flags or signatures (older databases) is chosen for
+ * by what it has, and the reason says so.  meta NULL: the generic model.
+ * Fills *out (may be NULL) and returns out->model, never NULL.
+ */
+const struct cpu_model *cpu_model_choose(const struct epoch_meta *meta, struct model_choice *out);
+/* cpu_model_choose()'s model; *exact (may be NULL) is the choice's exact. */
 const struct cpu_model *cpu_model_for(const struct epoch_meta *meta, bool *exact);
-/* The same from the identification alone (vendor as in /proc/cpuinfo). */
+/*
+ * The model from the identification alone (vendor as in /proc/cpuinfo):
+ * *exact (may be NULL) false when it is the closest or the generic one.
+ */
 const struct cpu_model *cpu_model_for_cpu(const char *vendor, int family, int model,
 					  bool *exact);
 /* A model by name ("znver4"...), or NULL. */

@@ -7,8 +7,9 @@
  *  [SOG19h]  AMD Software Optimization Guide for AMD Family 19h Processors
  *            (pub. 56665, Zen 3), as quoted in LLVM's X86ScheduleZnver3.td.
  *  [SOGZen4] AMD Software Optimization Guide for the AMD Family 19h (Zen 4)
- *            Microarchitecture (pub. 57647), as quoted in LLVM 16's
- *            X86ScheduleZnver4.td (read for its facts; LLVM 14 has no znver4).
+ *            Microarchitecture (pub. 57647), as quoted in LLVM's
+ *            X86ScheduleZnver4.td (LLVM 16 and later; the znver4 table is
+ *            llvm-mca-19's).
  *  [LLVM-SKL] LLVM's X86SchedSkylakeClient.td (SchedMachineModel).
  *  [Intel]   Intel 64 and IA-32 Architectures Optimization Reference Manual,
  *            Skylake chapter (4 uops allocated and retired per cycle per thread,
@@ -23,9 +24,21 @@
  *            cycle (2-ahead predictor), 512-bit FP datapath on desktop/server,
  *            256-bit on mobile.
  *  [Linux]   arch/x86/kernel/cpu/amd.c: the Zen 5 model ranges of family 1Ah.
+ *  [LLVM-SPR] LLVM 19's X86SchedSapphireRapids.td (SchedMachineModel: 6
+ *            allocated a cycle, 512-entry reorder buffer, 5-cycle loads,
+ *            mispredict penalty 14; vector loads 7), the model llvm-mca-19
+ *            -mcpu=sapphirerapids times the goldencove table with.
+ *  [GLC]     Intel's Architecture Day 2021 on Golden Cove as reported by
+ *            Chips and Cheese, "Popping the Hood on Golden Cove" (2021) and
+ *            AnandTech's Alder Lake deep dive: 6-wide decode and allocation,
+ *            12 ports (5 integer ALUs, loads on 3, stores on 2), load
+ *            buffer 192, store buffer 114, 5-cycle L1 data cache.
  *  [measured] model/gen/measure.c on this project's machines (AMD EPYC,
  *            family 25 model 17, Zen 4; AMD EPYC, family 26 model 2, Zen 5),
- *            docs/model.md "Measured".
+ *            docs/model.md "Measured"; on an Intel Xeon of the Sapphire
+ *            Rapids class (KVM, family 6 model 167): dependent `add $1, %rax`
+ *            15.4 a ns against 4.0 for `add %rbx, %rax` at 4.0 GHz (an imul
+ *            chain's clock), the collector's signatures (collect/calib.c).
  */
 #include "config.h"
 
@@ -36,8 +49,9 @@
 
 /*
  * Zen 4 measured (model/gen/measure.c): div r32 and r64 with a small
- * quotient take 10 cycles and start every 7, idiv r64 9 (llvm-mca's znver3:
- * 13-17, both); 15-16 with a 62-bit quotient.  M_i wants the best case.
+ * quotient take 10 cycles and start every 7, idiv r64 9 (llvm-mca-19's
+ * znver4, as its znver3: 13-17, both); 15-16 with a 62-bit quotient.  M_i
+ * wants the best case.
  */
 static const struct model_override znver4_overrides[] = {
 	{ X86_INS_DIV, 10, 700, "measured: small quotient", 0 },
@@ -47,27 +61,28 @@ static const struct model_override znver4_overrides[] = {
 static const struct cpu_model znver4 = {
 	.name = "znver4",
 	.description = "AMD Zen 4 (family 19h models 10h-1Fh, 60h-7Fh, A0h-AFh)",
-	.provenance = "llvm-mca-14 -mcpu=znver3 table (LLVM 14 has no znver4); 512-bit forms "
-		      "from the 256-bit ones at half throughput; machine facts from AMD's Zen 4 "
-		      "optimization guide as quoted by LLVM 16's znver4 model, and measured",
+	.provenance = "llvm-mca-19 -mcpu=znver4 table; machine facts from AMD's Zen 4 "
+		      "optimization guide as quoted by LLVM's znver4 model, and measured",
 	.arch = ARCH_X86_64,
-	.table = &model_table_znver3,
+	.table = &model_table_znver4,
 	.dispatch_width = 6,        /* [SOGZen4] 2.9.8 */
 	.retire_width = 8,          /* [SOG19h] 2.10.3 says 8; [SOGZen4] as quoted says 9 */
 	.rob_size = 320,            /* [SOGZen4] 2.10.3 */
 	.taken_per_cycle = 1,
 	.fusion = FUSION_AMD_ZEN3,  /* [corsix] Zen 3+ */
-	.move_elimination = true,   /* llvm-mca times reg-reg moves as 0 on znver3 */
+	.move_elimination = true,   /* llvm-mca-19 times reg-reg moves as 0 on znver4 */
 	.stack_engine = true,
 	.microfusion = false,       /* the table already counts macro-ops */
-	.zmm_double_pumped = true,  /* [SOGZen4] 512-bit ops on 256-bit pipes; [measured] */
+	.zmm_double_pumped = true,  /* [SOGZen4] 512-bit ops on 256-bit pipes; [measured]
+				       (the table has most 512-bit forms so: for the others) */
 	.load_latency = 4,          /* [SOGZen4] 2.12; [measured] 4 for [r] and [r+d] */
 	.scaled_index_latency = 1,  /* [measured] [r+r*2], [r+r*8], [r+r*8+d]: 5; [r+r]: 4 */
 	.vec_load_latency = 7,      /* [SOGZen4] 2.12 */
-	.table_load_bias = 1,       /* llvm-mca-14 znver3: mov r64,[m] = 5 */
+	.table_load_bias = 1,       /* llvm-mca-19 znver4: mov r64,[m] = 5 */
 	.store_forward_latency = 1, /* [measured] store + reload of [r]: 1 cycle (memory renaming) */
 	.lock_latency = 8,          /* [measured] lock xadd, uncontended, L1 */
-	.lea_units = 0xf,           /* [measured] lea r,[r+r]: 4 a cycle, with adds 4 a cycle */
+	.lea_units = 0xf,           /* [measured] lea r,[r+r]: 4 a cycle, with adds 4 a cycle
+				       (llvm-mca-19's znver4: no unit) */
 	.lea3_latency = 2,          /* [measured] lea r,[r+r+d]: latency 2, 2 a cycle, and */
 	.lea3_units = 0x6,          /*   with rol (ALU1/2) or adds: two ops, one on ALU1/2 */
 	.gpr_to_vec_latency = 3,    /* [measured] vmovq xmm,r + vmovq r,xmm: 6; */
@@ -269,6 +284,51 @@ static const struct cpu_model generic_x86_64 = {
 	SKYLAKE_FACTS,
 };
 
+/*
+ * Golden Cove (Alder Lake and Raptor Lake P-cores, Sapphire Rapids,
+ * Emerald Rapids): llvm-mca-19's Sapphire Rapids table with Golden Cove's
+ * machine facts.  Its renamer folds dependent adds of small immediates: a
+ * chain of `add $1, %rax` retires several a cycle ([measured], 3.85 a
+ * cycle; llvm-mca-19 times add/sub r64, imm8 and inc/dec r64 as no
+ * micro-op).  Not measured here: what this machine cannot run.
+ */
+static const struct cpu_model goldencove = {
+	.name = "goldencove",
+	.description = "Intel Golden Cove (Alder Lake, Raptor Lake P-cores; Sapphire Rapids, "
+		       "Emerald Rapids)",
+	.provenance = "llvm-mca-19 -mcpu=sapphirerapids table; machine facts from LLVM 19's "
+		      "Sapphire Rapids model and Intel's Architecture Day 2021; add-immediate "
+		      "folding measured on a Sapphire Rapids-class host",
+	.arch = ARCH_X86_64,
+	.table = &model_table_goldencove,
+	.dispatch_width = 6,        /* [LLVM-SPR] IssueWidth 6 (allocation); [GLC] */
+	.retire_width = 8,          /* assumed: no narrower than the 8 micro-ops a cycle the
+				       micro-op cache delivers [GLC]; not measured */
+	.rob_size = 512,            /* [LLVM-SPR], [GLC] */
+	.taken_per_cycle = 1,
+	.fusion = FUSION_INTEL_SNB, /* [corsix] Sandy Bridge..Skylake rules, assumed unchanged */
+	.move_elimination = true,   /* llvm-mca-19 times reg-reg moves as no micro-op */
+	.stack_engine = true,
+	.microfusion = true,        /* llvm-mca-19 counts unfused-domain micro-ops (add r,[m]: 2) */
+	.fold_add_imm = true,       /* [measured] 3.85 dependent add $1 a cycle; [LLVM-SPR] */
+	.lea_units = 0x1f,          /* [GLC] lea on the five integer ports, one cycle */
+	.lea_units_replace = true,  /*   ([LLVM-SPR] has port 1 only) */
+	.load_latency = 5,          /* [LLVM-SPR] LoadLatency 5, any address; [GLC] */
+	.vec_load_latency = 7,      /* [LLVM-SPR] WriteFLoadX 7 */
+	.table_load_bias = 0,       /* llvm-mca-19 sapphirerapids: mov r64,[m] = 5 */
+	.store_forward_latency = 5, /* assumed as Skylake; not measured */
+	.lock_latency = 18,         /* assumed as Skylake; not measured */
+	.loads_per_cycle = 3,       /* [GLC] ports 2, 3, 11 */
+	.stores_per_cycle = 2,      /* [GLC] store data 4, 9; address 7, 8 */
+	.load_queue = 192,          /* [GLC] */
+	.store_queue = 114,         /* [GLC] */
+	.cache_line = 64,
+	.int_dividers = 1,          /* [LLVM-SPR] port 1 */
+	.int_multipliers = 1,       /* [LLVM-SPR] port 1 */
+	.fp_dividers = 1,           /* [LLVM-SPR] port 0 */
+	.mispredict_penalty = 14,   /* [LLVM-SPR] */
+};
+
 const struct cpu_model *const cpu_models[] = {
-	&znver5, &znver5_256, &znver4, &znver3, &skylake, &generic_x86_64, NULL
+	&znver5, &znver5_256, &znver4, &znver3, &goldencove, &skylake, &generic_x86_64, NULL
 };

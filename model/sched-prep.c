@@ -265,7 +265,8 @@ static unsigned address_latency(const struct cpu_model *m, const struct proto *p
 
 /*
  * A lea computes on an ALU, which llvm-mca's znver3 table does not say
- * (m->lea_units); with three components (base, index, displacement) it is
+ * and its Golden Cove tables put on one port only (m->lea_units,
+ * m->lea_units_replace); with three components (base, index, displacement) it is
  * slower and, on Zen, two ops (m->lea3_latency, m->lea3_units).
  */
 static void lea_timing(const struct cpu_model *m, struct proto *p, const char *mem)
@@ -274,7 +275,7 @@ static void lea_timing(const struct cpu_model *m, struct proto *p, const char *m
 
 	if (p->in->cs_id != X86_INS_LEA || (t->flags & (ME_LOAD | ME_STORE)))
 		return;
-	if (m->lea_units && !t->n_groups) {
+	if (m->lea_units && (!t->n_groups || m->lea_units_replace)) {
 		t->groups[0] = (struct model_unit_group){ m->lea_units, 1 };
 		t->n_groups = 1;
 	}

@@ -377,6 +377,25 @@ kill_stopped() {
 	return 0
 }
 
+# record_bursts DB MIN [dcpirun options] -- COMMAND...: epoch 1 of DB
+# recorded with the options, appended again until it holds MIN bursts
+# followed (its paths_bursts counter) or 8 runs: a burst takes its budget's
+# share of the CPU sampled, and a loaded host can lose a short run's only
+# one.  RUNS is set to the runs made (counts known by construction are
+# that many times one run's).
+record_bursts() {
+	local db=$1 min=$2 got=0
+	shift 2
+	RUNS=0
+	while [ $RUNS -lt 8 ]; do
+		dcpirun -q -d "$db" $([ $RUNS -gt 0 ] && echo --append) "$@" >/dev/null || return 1
+		RUNS=$((RUNS + 1))
+		got=$(awk '$1 == "counter" && $2 == "paths_bursts" { print $3 }' "$db/000001/meta")
+		[ "${got:-0}" -ge "$min" ] && break
+	done
+	echo "# $db: ${got:-0} bursts followed in $RUNS runs"
+}
+
 # ---- other users, other hosts ------------------------------------------------------
 
 # share_programs DIR PROG...: copies of the programs, in DIR (made, mode

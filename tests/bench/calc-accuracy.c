@@ -7,7 +7,7 @@
  *
  *   calc-accuracy -d DB [-E EPOCH] --callgrind FILE [--callgrind FILE...]
  *                 [--scale X] [--period-cycles P | --mhz M]
- *                 [--schedule auto|cold|pred|loop] [--no-flow]
+ *                 [--schedule auto|cold|pred|loop] [--no-flow] [--model NAME]
  *                 [--min-samples N] [--label NAME] [--csv FILE] [--procs] [--rates]
  *
  * Callgrind output (--dump-instr=yes --collect-jumps=yes --compress-pos=no
@@ -31,6 +31,10 @@
  * instructions over its time samples); --counted NAME=INSNS does the same
  * for a procedure callgrind did not run whose instructions are known
  * (calc-calib's loop: 6 an iteration), per profiled run.
+ *
+ * --model NAME schedules with that processor model (model/model.h:
+ * "znver5", "goldencove"...) instead of the one chosen for the epoch's
+ * CPU: the same recordings under another table.
  */
 #include "config.h"
 
@@ -303,11 +307,16 @@ static void dump_blocks(const struct calc *c, const struct object *ob, double sc
 		if (!cb->cfg->n_insns || cb->samples <= 0)
 			continue;
 		t = truth_of(ob, cb->cfg->start, scale);
-		fprintf(csv, "%s,%s,0x%" PRIx64 ",%d,%d,%u,%u,%.4g,%.4g,%.4g,%.4g,%.4g,%s,%s,%.6g,%.6g,%.6g,%.4g,%.4g\n",
+		fprintf(csv, "%s,%s,0x%" PRIx64 ",%d,%d,%u,%u,%.4g,%.4g,%.4g,%.4g,%.4g,%s,%s,%.6g,%.6g,%.6g,%.4g,%.4g,"
+			"%.4g,%.4g,%.4g,%d,%u,%d,%.4g,%.4g,%.4g,%.4g,%d\n",
 			c->list.img->base, c->list.ref.proc->name, cb->cfg->start, cb->cfg->cls,
 			cb->est.method, cb->est.windows, cb->est.points, cb->est.spread, cb->est.support,
 			cb->est.samples, cb->est.class_samples, cb->est.class_m, calc_how_name(cb->how),
-			calc_conf_name(cb->conf), cb->samples, cb->execs, t, cb->est.agreement, cb->est.loads);
+			calc_conf_name(cb->conf), cb->samples, cb->execs, t, cb->est.agreement, cb->est.loads,
+			cb->rel_error, cb->period_share, cb->est.rel_error, (int)cb->sched.entry, cb->n_insns,
+			(int)c->pscale.source, c->pscale.rel_error, c->pscale.cand_error[CALC_PSCALE_WINDOWS],
+			c->pscale.cand_error[CALC_PSCALE_MEASURED], c->pscale.cand_error[CALC_PSCALE_MODEL],
+			(int)c->pscale.conflict);
 	}
 }
 
@@ -436,6 +445,10 @@ static void print_buckets(const struct tally *t)
 	       pc(t->conf_w[3], t->w), pc(t->conf_w[2], t->w), pc(t->conf_w[1], t->w), pc(t->conf_w[0], t->w),
 	       pc(t->conf_within15[3], t->conf_w[3]), pc(t->conf_within15[2], t->conf_w[2]),
 	       pc(t->conf_within15[1], t->conf_w[1]));
+	/* the same as sample counts, for calc-accuracy.sh's table of levels */
+	printf("  levels samples and within 15%%: high %.0f %.0f medium %.0f %.0f low %.0f %.0f none %.0f %.0f\n",
+	       t->conf_w[3], t->conf_within15[3], t->conf_w[2], t->conf_within15[2], t->conf_w[1],
+	       t->conf_within15[1], t->conf_w[0], t->conf_within15[0]);
 }
 
 /*
@@ -501,7 +514,7 @@ static void counted_rate(struct epoch_view *v, const char *spec, double runs, co
 
 static const char usage[] =
 	"usage: calc-accuracy -d DB [-E EPOCH] --callgrind FILE... [--scale X]\n"
-	"                     [--period-cycles P | --mhz M] [--schedule MODE] [--flow]\n"
+	"                     [--period-cycles P | --mhz M] [--schedule MODE] [--flow] [--model NAME]\n"
 	"                     [--min-samples N] [--label NAME] [--csv FILE] [--procs] [--rates]\n"
 	"                     [--calibrate NAME=CYCLES] [--counted NAME=INSTRUCTIONS]\n";
 
@@ -555,6 +568,7 @@ int main(int argc, char **argv)
 		{ "dump", required_argument, NULL, 'D' },
 		{ "calibrate", required_argument, NULL, 'K' },
 		{ "counted", required_argument, NULL, 'N' },
+		{ "model", required_argument, NULL, 'm' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct est_params ep = EST_PARAMS_INIT;
@@ -588,6 +602,10 @@ int main(int argc, char **argv)
 			break;
 		case 'N':
 			counted = optarg;
+			break;
+		case 'm':
+			if (!(a.co.model = cpu_model_by_name(optarg)))
+				die("no processor model '%s'", optarg);
 			break;
 		case 'D':
 			if (!(dump = fopen(optarg, "w")))

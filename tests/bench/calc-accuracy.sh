@@ -3,7 +3,8 @@
 # tests/bench/calc-accuracy.sh - dcpicalc's frequency estimates against
 # callgrind's exact counts (the DCPI paper, Anderson et al., SOSP 1997, Figures 8 and 9), per workload.
 #
-#   calc-accuracy.sh [-o DIR] [-F HZ] [-r RUNS] [-m MODES] [-V] [-B] [-b BUILD] [WORKLOAD...]
+#   calc-accuracy.sh [-o DIR] [-F HZ] [-r RUNS] [-m MODES] [-M MODELS] [-V] [-B] [-b BUILD]
+#                    [WORKLOAD...]
 #
 # For each workload: profile it RUNS times into one epoch (dcpirun --append),
 # each run preceded in the same process tree by calc-calib, a loop of known
@@ -24,6 +25,13 @@
 # adds a block with the default schedule that leaves them unused (--est
 # measure=0 --est branches=0): what the measured frequencies and the
 # branch outcomes change on the same recordings.
+#
+# -M MODELS (processor models, "znver5 znver4 goldencove") adds a block per
+# model: the default schedule, no flow correction, calc-calib's calibration,
+# with that model's table and machine facts instead of the one chosen for
+# the epoch's CPU (calc-accuracy --model): what each table does to the
+# estimates of the same recordings.  -m '' leaves the schedule-mode blocks
+# out.
 #
 # -b BUILD analyses the same recordings once more with BUILD's calc-accuracy
 # (another build of dcpi, e.g. main's: the estimator before a change), the
@@ -46,16 +54,18 @@ runs=3
 modes="loop cold pred auto"
 values=
 before=
-while getopts o:F:r:m:VBb: opt; do
+models=
+while getopts o:F:r:m:M:VBb: opt; do
 	case $opt in
 	o) out=$OPTARG ;;
 	F) hz=$OPTARG ;;
 	r) runs=$OPTARG ;;
 	m) modes=$OPTARG ;;
+	M) models=$OPTARG ;;
 	V) values="$values --values" ;;
 	B) values="$values --bursts" ;;
 	b) before=$(cd "$OPTARG" && pwd) ;;
-	*) echo "usage: $0 [-o DIR] [-F HZ] [-r RUNS] [-m MODES] [-V] [-B] [-b BUILD] [WORKLOAD...]" >&2; exit 1 ;;
+	*) echo "usage: $0 [-o DIR] [-F HZ] [-r RUNS] [-m MODES] [-M MODELS] [-V] [-B] [-b BUILD] [WORKLOAD...]" >&2; exit 1 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -133,19 +143,58 @@ profile() { # NAME
 	fi
 }
 
-# The suite-wide figures of a block of compare outputs (stdin, passed through).
+# The suite-wide figures of a block of compare outputs (stdin, passed through),
+# then the confidence levels per workload and over the suite: the share of
+# the samples at each level, the share of each level within 15% of the
+# truth, the share of those more than 15% off marked low (or without an
+# estimate), and of those within 15% marked high: the levels' promise is
+# at least 95%, 95% and 50% (docs/analysis.md, "Confidence").
+DEFAULT="three branchy chase copy lib gzip gunzip bzip2 xz sort sha1"
 suite() {
-	awk '{ print }
+	awk -v defaults="$DEFAULT" 'BEGIN { nd = split(defaults, d); for (k = 1; k <= nd; k++) isdef[d[k]] = 1 }
+	{ print }
 	$2 ~ /^[0-9]+$/ && $1 !~ /:/ && $6 == ">15%:" {
 		n += $2; a += $2 * $3; b += $2 * $4; c += $2 * $5
 		o = $7; sub(/%/, "", o); l = $9; sub(/%/, "", l); over += $2 * o; low += $2 * o * l / 100
 		h = $15; sub(/%/, "", h); high += $2 * h; e = $19; sub(/%/, "", e); edges += e; m++
 		if ($24 == "edge-execs") { ew += $25; ewithin += $25 * e }
+		label = $1
 	}
-	END { if (n) printf "SUITE %d samples: %.1f%% %.1f%% %.1f%% within 5/10/15%%; >15%%: %.1f%%, %.1f%% of them low;" \
-		" high confidence %.1f%%; edges within 10%%: %.1f%% (mean of workloads), %s of the executions\n",
-		n, a / n, b / n, c / n, over / n, over ? 100 * low / over : 0, high / n, m ? edges / m : 0,
-		ew ? sprintf("%.1f%%", ewithin / ew) : "?" }'
+	$1 == "levels" && $6 == "high" {
+		rows[++nr] = label
+		for (k = 0; k < 4; k++) {
+			lw[nr, k] = $(7 + 3 * k); lok[nr, k] = $(8 + 3 * k)
+			sw[k] += lw[nr, k]; sok[k] += lok[nr, k]
+			if (label in isdef) { dw[k] += lw[nr, k]; dok[k] += lok[nr, k]; ndr++ }
+			else { hw[k] += lw[nr, k]; hok[k] += lok[nr, k]; nh++ }
+		}
+	}
+	function pct(x, y) { return y > 0 ? sprintf("%5.1f%%", 100 * x / y) : "     -" }
+	function row(name, w, ok,    tot, within, over, k) {
+		tot = w[0] + w[1] + w[2] + w[3]; within = ok[0] + ok[1] + ok[2] + ok[3]
+		over = tot - within
+		printf "%-10s %8.0f  %s %s %s %s  %s %s %s  %s  %s\n", name, tot,
+			pct(w[0], tot), pct(w[1], tot), pct(w[2], tot), pct(w[3], tot),
+			pct(ok[0], w[0]), pct(ok[1], w[1]), pct(ok[2], w[2]),
+			pct(w[2] - ok[2] + w[3] - ok[3], over), pct(ok[0], within)
+	}
+	END {
+		if (n) printf "SUITE %d samples: %.1f%% %.1f%% %.1f%% within 5/10/15%%; >15%%: %.1f%%, %.1f%% of them low;" \
+			" high confidence %.1f%%; edges within 10%%: %.1f%% (mean of workloads), %s of the executions\n",
+			n, a / n, b / n, c / n, over / n, over ? 100 * low / over : 0, high / n, m ? edges / m : 0,
+			ew ? sprintf("%.1f%%", ewithin / ew) : "?"
+		if (!nr) exit
+		printf "%-10s %8s  %6s %6s %6s %6s  %-20s  %6s  %6s\n", "levels", "samples", "high", "medium",
+			"low", "none", "within 15%: H/M/L", ">15% L", "<=15% H"
+		for (r = 1; r <= nr; r++) {
+			for (k = 0; k < 4; k++) { w[k] = lw[r, k]; ok[k] = lok[r, k] }
+			row(rows[r], w, ok)
+		}
+		# the order of the levels line: high, medium, low, none
+		row("SUITE", sw, sok)
+		# with held-out programs named: the default suite and they apart
+		if (nh && ndr) { row("(suite)", dw, dok); row("(held-out)", hw, hok) }
+	}'
 }
 
 compare() { # NAME [calc-accuracy options...]
@@ -155,7 +204,7 @@ compare() { # NAME [calc-accuracy options...]
 	${ACCURACY:-calc-accuracy} -d "$name.db" --callgrind "$name.cg" --scale "$n" --label "$name" "$@"
 }
 
-[ $# -gt 0 ] || set -- three branchy chase copy lib gzip gunzip bzip2 xz sort sha1
+[ $# -gt 0 ] || set -- $DEFAULT
 for w in "$@"; do
 	workload "$w" >/dev/null || { echo "unknown workload '$w'" >&2; exit 1; }
 	profile "$w"
@@ -167,6 +216,13 @@ for m in $modes; do
 			compare "$w" --calibrate calib_loop=$((4 * CALIB_N)) --schedule "$m" $flow | grep -v '^calibration'
 		done | suite
 	done
+done
+for model in $models; do
+	echo "== model $model: default schedule, no flow correction"
+	for w in "$@"; do
+		compare "$w" --calibrate calib_loop=$((4 * CALIB_N)) --model "$model" |
+			grep -v '^calibration'
+	done | suite
 done
 if [ -n "$values" ]; then
 	echo "== default schedule, no flow correction, values and bursts unused (--est measure=0, paths=0)"

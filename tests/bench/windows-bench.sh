@@ -8,8 +8,9 @@
 #
 # Run from the build directory as root (make bench-bursts does); needs
 # valgrind.  Workloads: three (wl-three: compute), chase (wl-chase: a
-# memory-bound pointer chase), calib (calc-calib: a counted loop), and gzip,
-# bzip2, xz.  For each, RUNS runs of dcpirun -F HZ --bursts=PCT into one
+# memory-bound pointer chase through 32 MiB), chase2m (the same through 2
+# MiB), calib (calc-calib: a counted loop), and gzip, bzip2, bunzip2 (bzip2
+# -d), xz.  For each, RUNS runs of dcpirun -F HZ --bursts=PCT into one
 # epoch (--append) and one run under callgrind, then for each procedure
 # with samples:
 #  - the truth: callgrind's instructions in it, times RUNS, over its samples;
@@ -40,14 +41,17 @@ done
 T=$(mktemp -d /tmp/windows-bench.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 cat /usr/lib/x86_64-linux-gnu/*.so* 2>/dev/null | head -c 6000000 >"$T/bin.dat"
+bzip2 -c "$T/bin.dat" >"$T/bin.bz2"
 
 workload() {
 	case $1 in
 	three) echo "$W/wl-three -n 60000000" ;;
 	chase) echo "$W/wl-chase -n 6000000" ;;
+	chase2m) echo "$W/wl-chase --small -n 60000000" ;;
 	calib) echo "$(command -v calc-calib) 600000000" ;;
 	gzip) echo "gzip -9 -c $T/bin.dat" ;;
 	bzip2) echo "bzip2 -c $T/bin.dat" ;;
+	bunzip2) echo "bzip2 -d -c $T/bin.bz2" ;;
 	xz) echo "xz -3 -c $T/bin.dat" ;;
 	*) return 1 ;;
 	esac
@@ -68,7 +72,7 @@ for w in "$@"; do
 	dcpiprof -d "$T/db" --json >"$T/prof.json" 2>/dev/null
 	dcpi-test-helper paths "$T/db" >"$T/paths.txt"
 	echo
-	echo "== $w: $(echo "$cmd" | sed "s|$T/||g; s|$W/||; s|$top_builddir/tests/bench/||"), $(grep -h "windows matched" "$T"/err.* | sed 's/.*; \([0-9]* of [0-9]* windows matched\).*/\1/' | paste -sd+) windows"
+	echo "== $w: $(echo "$cmd" | sed "s|$T/||g; s|$W/||; s|$top_builddir/tests/bench/||"), $(grep -h "windows from" "$T"/err.* | sed 's/.*; \([0-9]* windows from [0-9]* trails\).*/\1/' | paste -sd+), stops p99: $(grep -h "stops, p99" "$T"/err.* | sed 's/.* stops, p99 \([0-9]*\) us.*/\1/' | paste -sd/) us"
 	python3 - "$RUNS" "$T/cg.txt" "$T/prof.json" "$T/paths.txt" <<-\EOF
 	import json, re, sys
 	runs = int(sys.argv[1])

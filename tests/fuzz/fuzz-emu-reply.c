@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Fuzz target: what the emulating worker sends the root collector
- * (collect/emu-proto.h): a burst's result, a trail's, a page request.  The
+ * (collect/emu-proto.h): a burst's result, a trail's, a page request, a read request.  The
  * worker runs another program's code, so this is hostile input.  The
  * input's first byte picks the message; whatever a decoder accepts must
  * encode back to the same bytes and stay within the protocol's bounds.
@@ -29,7 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!size)
 		return 0;
-	switch (data[0] % 3) {
+	switch (data[0] % 4) {
 	case 0: {
 		struct emu_result r;
 
@@ -57,6 +57,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		emu_encode_trail_result(&sb, 1, &r);
 		same(&sb, p + 1, len - 1);
 		emu_trail_result_release(&r);
+		break;
+	}
+	case 2: {
+		uint32_t fd;
+		uint64_t off, count;
+
+		if (emu_decode_read_req(p, len, &fd, &off, &count, &why))
+			break;
+		if (!count || count > EMU_MAX_READ || fd > INT32_MAX)
+			abort();
+		emu_encode_read_req(&sb, 1, fd, off, count);
+		same(&sb, p, len);
 		break;
 	}
 	default: {

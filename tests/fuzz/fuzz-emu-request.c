@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Fuzz target: what the collector sends its emulating worker
- * (collect/emu-proto.h): a burst with its copy of memory, pages, a trail.  The worker checks it
+ * (collect/emu-proto.h): a burst with its copy of memory, pages, a trail, a read's bytes.  The worker checks it
  * too.  The input's first byte picks the message; whatever a decoder
  * accepts must encode back to the same bytes, within its bounds.
  */
@@ -28,7 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!size)
 		return 0;
-	switch (data[0] % 3) {
+	switch (data[0] % 4) {
 	case 0: {
 		static struct emu_page snap[EMU_MAX_SNAP];
 		struct emu_burst_req r;
@@ -54,6 +54,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		emu_encode_trail(&sb, 1, &r);
 		same(&sb, p, len);
 		emu_trail_req_release(&r);
+		break;
+	}
+	case 2: {
+		int64_t n;
+		const uint8_t *d;
+
+		if (emu_decode_data(p, len, EMU_MAX_READ, &n, &d, &why))
+			break;
+		if (n > (int64_t)EMU_MAX_READ || (n > 0 && !d))
+			abort();
+		emu_encode_data(&sb, 1, n, d);
+		same(&sb, p, len);
 		break;
 	}
 	default: {

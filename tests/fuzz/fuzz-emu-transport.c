@@ -92,7 +92,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	req.limit = 1000, req.detail = 100, req.trace = 10, req.time_us = 1000;
 	req.keep = flags & 4;
 	end = time_monotonic_ns() + DEADLINE_NS + GRACE_NS;
-	got = emu_worker_burst(w, &req, getpid(), -1, time_monotonic_ns() + DEADLINE_NS);
+	got = emu_worker_burst(w, &req, getpid(), -1, NULL, time_monotonic_ns() + DEADLINE_NS);
 	while (!got) {
 		struct emu_answer a;
 		const char *why;

@@ -8,12 +8,13 @@
  * sample arrives.  It links nothing of dcpi.
  *
  *   dcpi-can-sample [--kernel]
- *   dcpi-can-sample --counter cycles|imiss
+ *   dcpi-can-sample --counter cycles|instructions|imiss
  *
  * --kernel asks for kernel samples too (exclude_kernel=0); without it user
  * space only is enough (what perf_event_paranoid=2 allows an ordinary user).
- * --counter asks whether the processor counts cycles or instruction-cache
- * misses (a PMU; virtual machines often have none): the event opens.
+ * --counter asks whether the processor counts cycles, retired instructions
+ * or instruction-cache misses (a PMU; virtual machines often have none):
+ * the event opens.
  * Exit 0 if it can; 1 if it cannot, with the reason on stdout (one line: the
  * tests put it in their SKIP); 2 on bad usage.
  */
@@ -83,12 +84,15 @@ static int has_counter(struct perf_event_attr *attr, const char *name)
 	if (!strcmp(name, "cycles")) {
 		attr->type = PERF_TYPE_HARDWARE;
 		attr->config = PERF_COUNT_HW_CPU_CYCLES;
+	} else if (!strcmp(name, "instructions")) {
+		attr->type = PERF_TYPE_HARDWARE;
+		attr->config = PERF_COUNT_HW_INSTRUCTIONS;
 	} else if (!strcmp(name, "imiss")) {
 		attr->type = PERF_TYPE_HW_CACHE;
 		attr->config = PERF_COUNT_HW_CACHE_L1I | (PERF_COUNT_HW_CACHE_OP_READ << 8) |
 			       (PERF_COUNT_HW_CACHE_RESULT_MISS << 16);
 	} else {
-		fprintf(stderr, "dcpi-can-sample: unknown counter '%s' (cycles, imiss)\n", name);
+		fprintf(stderr, "dcpi-can-sample: unknown counter '%s' (cycles, instructions, imiss)\n", name);
 		return 2;
 	}
 	fd = open_event(attr, 0);
@@ -124,7 +128,7 @@ int main(int argc, char **argv)
 		kernel = 1;
 	else if (argc != 1) {
 		fprintf(stderr, "usage: dcpi-can-sample [--kernel]\n"
-				"       dcpi-can-sample --counter cycles|imiss\n");
+				"       dcpi-can-sample --counter cycles|instructions|imiss\n");
 		return 2;
 	}
 	fd = open_event(&attr, kernel);

@@ -196,12 +196,12 @@ test_expect_success 'signals sent to dcpirun reach the command' '
 	kill -TERM $pid && wait_exit $pid && wait $pid; test $? = 42
 '
 
-# Only the summary: the default events (cycles, imiss) take what the machine
-# has without a word (issue 10: every run warned about imiss in a VM).
+# Only the summary: the default events (cycles, instructions, imiss) take
+# what the machine has without a word (every run warned about imiss in a VM).
 test_expect_success 'a one-line summary on stderr, and nothing else' '
 	dcpirun -d db -F 1000 -- $W/wl-three -n 20000000 >/dev/null 2>err &&
 	cat err &&
-	grep -E "^dcpirun: [0-9]+ samples \(cycles(=clock)?\), [0-9]+ lost, [0-9]+ throttled, [0-9]+ unknown \([0-9.]+%\).*; epoch [0-9]+ of db" err &&
+	grep -E "^dcpirun: [0-9]+ samples \(cycles(=clock)?(,[a-z]+)*\), [0-9]+ lost, [0-9]+ throttled, [0-9]+ unknown \([0-9.]+%\).*; epoch [0-9]+ of db" err &&
 	test "$(wc -l <err)" = 1
 '
 
@@ -215,6 +215,28 @@ else
 		cat err &&
 		test_grep "warning: event .imiss. is not available: .*; skipping it" err &&
 		test "$(grep -c "^dcpirun: [0-9]* samples" err)" = 1
+	'
+fi
+
+# Where a PMU counts retired instructions the default samples them beside
+# cycles, at a fixed period (their samples count executions: the analysis'
+# "Retired-instruction samples"); without one, only the clock.
+if why=$(dcpi-can-sample --counter instructions); then
+	test_expect_success 'a PMU: the default samples instructions beside cycles' '
+		rm -rf dbi && dcpirun -q -d dbi -F 1000 -- $W/wl-three -n 20000000 >/dev/null &&
+		cat dbi/000001/meta &&
+		grep -E "^event cycles cycles [0-9]+ events " dbi/000001/meta &&
+		awk "\$1 == \"event\" && \$2 == \"instructions\" && \$3 == \"instructions\" &&
+		     \$4 > 0 && \$5 == \"events\" && \$7 > 0 { ok = 1 } END { exit !ok }" dbi/000001/meta
+	'
+	test_skip 'no PMU: the default samples only the clock' "this machine counts instructions"
+else
+	test_skip 'a PMU: the default samples instructions beside cycles' "$why"
+	test_expect_success 'no PMU: the default samples only the clock' '
+		rm -rf dbi && dcpirun -q -d dbi -F 1000 -- $W/wl-three -n 20000000 >/dev/null &&
+		cat dbi/000001/meta &&
+		grep "^event cycles clock " dbi/000001/meta &&
+		! grep -E "^event (instructions|imiss) " dbi/000001/meta
 	'
 fi
 

@@ -67,13 +67,14 @@ calib_test 'dcpirun records the measured cycles per sample' '
 
 # The clock no core can shorten: at 1 ms a sample, the cycles are those of
 # the imul chain's clock, less what a sample costs (2-5% here; 30% would
-# be a host where a sample takes 300 us): within 5% above, 30% below.
+# be a host where a sample takes 300 us): within 10% above (a clock that
+# boosts between the two: 8% seen at load 7), 30% below.
 calib_test 'the clock is checked against an imul chain: a 1 ms sample, in its cycles' '
 	dcpirun -d ms -F 1000 -- $W/wl-three -n 20000000 >/dev/null 2>err &&
 	cat err && grep "^calib" ms/000001/meta &&
 	C=$(calib ms 000001 3) && I=$(calib_check ms 000001 3) && E=$(calib_check ms 000001 5) &&
 	awk -v c="$C" -v i="$I" -v e="$E" "BEGIN { r = c / (1000 * i); print \"cycles / imul clock: \" r \", error \" e;
-		exit !(r <= 1.05 && r >= 0.7 && e < 0.03) }" &&
+		exit !(r <= 1.10 && r >= 0.7 && e < 0.03) }" &&
 	! grep "clocks disagree" err
 '
 

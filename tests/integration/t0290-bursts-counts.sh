@@ -26,8 +26,8 @@ insn_addr() { # BINARY FUNCTION PATTERN
 }
 
 test_expect_success 'wl-branchy: the arms from the paths, about half the iterations each' '
-	n=40000000 &&
-	dcpirun -q -d br.db -F 4000 --values --bursts -- $W/wl-branchy -n $n >/dev/null &&
+	record_bursts br.db 4 -F 4000 --values --bursts -- $W/wl-branchy -n 40000000 &&
+	n=$((40000000 * RUNS)) &&
 	dcpicalc -d br.db branchy >br.txt &&
 	grep "^  bursts: [0-9.e+]* instructions followed here" br.txt &&
 	grep "^  counts from paths: " br.txt &&
@@ -63,16 +63,16 @@ test_expect_success 'wl-branchy: the arms from the paths, about half the iterati
 '
 
 test_expect_success 'wl-three: N, 2N and 3N iterations; the confident counts within 15%' '
-	n=60000000 &&
-	dcpirun -q -d three.db -F 4000 --values --bursts -- $W/wl-three -n $n >/dev/null &&
+	record_bursts three.db 4 -F 4000 --values --bursts -- $W/wl-three -n 60000000 &&
+	n=$((60000000 * RUNS)) &&
 	for f in one two three; do
 		dcpicalc -d three.db --json $f >$f.json &&
 		echo "$f $(insn_addr $W/wl-three $f "imul ")" || return 1
 	done >loops &&
 	cat loops &&
-	python3 - "$n" loops <<-\EOF
+	python3 - "$n" loops "$RUNS" <<-\EOF
 	import json, sys
-	n = int(sys.argv[1])
+	n, runs = int(sys.argv[1]), int(sys.argv[3])
 	for k, (f, a) in enumerate(l.split() for l in open(sys.argv[2])):
 	    p = json.load(open(f + ".json"))["procedures"][0]
 	    a = int(a, 16)
@@ -82,8 +82,8 @@ test_expect_success 'wl-three: N, 2N and 3N iterations; the confident counts wit
 	    assert abs(loop["execs"] / truth - 1) < 0.15 or loop["confidence"] == "low", loop
 	    for b in p["blocks"]:
 	        if b["confidence"] == "high" and b is not loop:
-	            # the rest runs at most once a round, 20 rounds
-	            assert b["execs"] is not None and b["execs"] <= 20 * 1.15 + 3, b
+	            # the rest runs at most once a round, 20 rounds a run
+	            assert b["execs"] is not None and b["execs"] <= 20 * runs * 1.15 + 3, b
 	EOF
 '
 

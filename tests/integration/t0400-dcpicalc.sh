@@ -133,6 +133,20 @@ test_expect_success '--json: the fields of every instruction, block and edge' '
 	test "$(grep -c "\"addr\": \"0x" out.json)" -ge "$(wc -l <insns)"
 '
 
+test_expect_success 'the header names the model and why it was chosen, as --json does' '
+	dcpicalc -d db nested_loops >text &&
+	python3 - >check.out <<-\EOF &&
+	import json
+	p = json.load(open("out.json"))["procedures"][0]
+	lines = open("text").read().splitlines()
+	assert isinstance(p["model_exact"], bool)
+	assert p["model_reason"] and "\n" not in p["model_reason"]
+	assert "  model: %s (%s)" % (p["model"], p["model_reason"]) in lines, lines[:4]
+	print("ok")
+	EOF
+	test_grep "^ok" check.out
+'
+
 test_expect_success '--dot: the annotated control-flow graph' '
 	dcpicalc -d db --dot nested_loops >out.dot &&
 	test_grep "^digraph \"nested_loops\" {$" out.dot &&

@@ -18,7 +18,21 @@ mkdir -p "$HOME"
 tmux_socket="$TEST_DIR/tmux.sock"
 TMUX_SESSION=${TMUX_SESSION:-tui}
 tm() { tmux -S "$tmux_socket" "$@"; }
-test_at_end 'tm kill-server 2>/dev/null'
+# The server is gone when this returns: kill-server only asks it to go, and
+# the test's last check, that nothing it started still runs, saw it
+# exiting on a loaded host.
+tm_stop() {
+	local pid
+	pid=$(tm display-message -p '#{pid}' 2>/dev/null)
+	tm kill-server 2>/dev/null
+	[ -n "$pid" ] || return 0
+	for _ in $(seq 100); do
+		kill -0 "$pid" 2>/dev/null || return 0
+		sleep 0.05
+	done
+	kill -9 "$pid" 2>/dev/null
+}
+test_at_end tm_stop
 
 # pane_poll TRIES TEST-COMMAND...: captures the pane until the command succeeds.
 pane_poll() {

@@ -1295,7 +1295,11 @@ static void test_options(void **state)
 
 	(void)state;
 	collect_options_init(&o);
-	assert_int_equal(o.n_events, 2);
+	/* DCPI's cycles and imiss, and the retired instructions (a PMU's) */
+	assert_int_equal(o.n_events, 3);
+	assert_int_equal(o.events[0], EVENT_CYCLES);
+	assert_int_equal(o.events[1], EVENT_INSTRUCTIONS);
+	assert_int_equal(o.events[2], EVENT_IMISS);
 	assert_int_equal(collect_parse_events(&o, "clock,cycles,clock"), 0);
 	assert_int_equal(o.n_events, 2);
 	assert_int_equal(collect_parse_events(&o, "cycles,bogus"), -1);
@@ -1556,11 +1560,12 @@ static void test_calib_measure(void **state)
 	assert_true(r.intervals >= 16);
 	/*
 	 * In the imul chain's clock, which no core shortens: at most the
-	 * period's cycles (5% for a clock that boosts between the two), at
+	 * period's cycles (10% for a clock that boosts between the two: 8%
+	 * seen on a host at load 7, its other core busy, then idle), at
 	 * least what is left when a sample costs 30% of a period (a few
 	 * percent at 1 ms on every host seen).
 	 */
-	assert_true(r.cycles <= 1000 * r.imul_mhz * 1.05 && r.cycles >= 1000 * r.imul_mhz * 0.7);
+	assert_true(r.cycles <= 1000 * r.imul_mhz * 1.10 && r.cycles >= 1000 * r.imul_mhz * 0.7);
 	assert_true(r.cost_ns > 0 && r.cost_ns < 400 * 1000000ll);
 	assert_true(r.sig.have);
 	assert_true(r.sig.addimm_per_cycle > 0.5 && r.sig.addimm_per_cycle < 16);

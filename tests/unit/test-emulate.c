@@ -46,7 +46,23 @@ static int self_fetch(void *ctx, struct emu_engine *e, const uint64_t *addr, siz
 	return 0;
 }
 
-static const struct emu_pager pager = { self_fetch, NULL };
+/* The reader: fd 9 is a file whose bytes at 100.. are "0123456789abcdef..." */
+static uint64_t read_at;
+
+static int64_t self_read(void *ctx, uint32_t fd, uint64_t offset, uint64_t count, uint8_t *buf)
+{
+	static const char text[] = "0123456789abcdefghijklmnopqrstuv";
+
+	(void)ctx;
+	if (fd != 9 || offset < 100)
+		return -1;
+	read_at = offset;
+	for (uint64_t i = 0; i < count; i++)
+		buf[i] = (uint8_t)text[(offset - 100 + i) % 32];
+	return (int64_t)count;
+}
+
+static const struct emu_pager pager = { self_fetch, self_read, NULL };
 
 /* A page holding code (never run here: only the emulator reads it), then data. */
 #define CODE_PAGES 4
@@ -443,7 +459,81 @@ static void a_trail_through_later_states(void **state)
 	emu_result_release(&r);
 	assert_int_equal(tr.matched, 3);
 	emu_trail_result_release(&tr);
+	/* A first point where the thread stood at the stop (a sample due as it was let go): there. */
+	point_from(&pts[0], &trace.steps[0], base, base + 16);
+	point_from(&pts[1], &trace.steps[1000], base, base + 16);
+	point_from(&pts[2], &trace.steps[1600], base, base + 16);
+	point_from(&pts[3], &trace.steps[2200], base, base + 16);
+	emu_engine_prepare(e, &req);
+	emu_engine_follow(e, &t, &r, &tr);
+	emu_result_release(&r);
+	assert_int_equal(tr.matched, 4);
+	assert_true(tr.to_first == 0 && tr.at[1] == 1000 && tr.at[3] == 2200);
+	emu_trail_result_release(&tr);
 	emu_result_release(&trace);
+	emu_engine_free(e);
+	munmap(code, CODE_PAGES * EMU_PAGE_SIZE);
+}
+
+/*
+ * A trail passes a read of a file it knows: the bytes the thread read
+ * (the file at its position), where it read them; a read of a file it does
+ * not know ends it and names the descriptor.
+ */
+static void a_trail_passes_a_read(void **state)
+{
+	/* mov edi,9; lea rsi,[rip+0xff4]; mov edx,16; xor eax,eax; syscall; mov rax,[rsi]; nop; syscall */
+	static const uint8_t prog[] = {
+		0xbf, 0x09, 0x00, 0x00, 0x00, 0x48, 0x8d, 0x35, 0xf4, 0x0f, 0x00, 0x00,
+		0xba, 0x10, 0x00, 0x00, 0x00, 0x31, 0xc0, 0x0f, 0x05, 0x48, 0x8b, 0x06,
+		0x90, 0x0f, 0x05,
+	};
+	uint8_t *code = code_page(prog, sizeof(prog));
+	uint64_t base = (uint64_t)code;
+	struct emu_engine *e;
+	struct emu_burst_req req;
+	struct emu_trail_point pt;
+	struct emu_trail_req t;
+	struct emu_trail_result tr;
+	struct emu_result r;
+
+	(void)state;
+	assert_int_equal(emu_engine_setup(), 0);
+	e = emu_engine_new(11, &pager);
+	burst_at(&req, code, 1000);
+	req.keep = true;
+	req.n_files = 1;
+	req.files[0] = (struct emu_file){ 9, 100 };
+	memset(&pt, 0, sizeof(pt));
+	pt.p.rip = base + 0x18;
+	memcpy(pt.p.regs, req.st.regs, sizeof(pt.p.regs));
+	pt.p.regs[VREG_RDI] = 9;
+	pt.p.regs[VREG_RSI] = base + 0x1000;
+	pt.p.regs[VREG_RDX] = 16;
+	memcpy(&pt.p.regs[VREG_RAX], "01234567", 8);
+	pt.p.regs[VREG_RCX] = base + 0x15;
+	pt.p.regs[VREG_R11] = 0x246;
+	pt.lo = base, pt.hi = base + 64;
+	memset(&t, 0, sizeof(t));
+	t.n = 1, t.pt = &pt, t.limit = 10000, t.segment = 10000, t.time_us = 2000000;
+	emu_engine_prepare(e, &req);
+	read_at = 0;
+	emu_engine_follow(e, &t, &r, &tr);
+	assert_int_equal(read_at, 100);
+	assert_int_equal(tr.matched, 1);
+	assert_int_equal(tr.read_fd, -1);
+	emu_result_release(&r);
+	emu_trail_result_release(&tr);
+	/* the file unknown: the trail ends at the read, which says its fd */
+	req.n_files = 0;
+	emu_engine_prepare(e, &req);
+	emu_engine_follow(e, &t, &r, &tr);
+	assert_int_equal(tr.matched, 0);
+	assert_int_equal(tr.miss, PATHS_MISS_SYSCALL);
+	assert_int_equal(tr.read_fd, 9);
+	assert_string_equal(tr.mnemonic, "syscall-0");
+	emu_result_release(&r);
+	emu_trail_result_release(&tr);
 	emu_engine_free(e);
 	munmap(code, CODE_PAGES * EMU_PAGE_SIZE);
 }
@@ -492,6 +582,14 @@ static void a_burst_reads_the_copy_made_at_the_stop(void **state)
 	assert_int_equal(r.n_values, 1);
 	assert_int_equal(r.values[0].value, 2222);
 	assert_int_equal(r.live, 0);
+	/* the page of the copy it used is in its working set: the next stop copies it again */
+	{
+		bool named = false;
+
+		for (size_t i = 0; i < r.n_working; i++)
+			named |= r.working[i] == (uint64_t)code + EMU_PAGE_SIZE;
+		assert_true(named);
+	}
 	emu_result_release(&r);
 	/* without it: the page as it is now, read live */
 	req.snap = NULL;
@@ -672,6 +770,7 @@ int main(void)
 		cmocka_unit_test(an_unreadable_page_ends_the_burst),
 		cmocka_unit_test(a_trail_through_later_states),
 		cmocka_unit_test(a_burst_reads_the_copy_made_at_the_stop),
+		cmocka_unit_test(a_trail_passes_a_read),
 		cmocka_unit_test(messages_round_trip_and_damage),
 	};
 

@@ -462,7 +462,7 @@ static struct outcome one_burst(enum hostile mode, pid_t pid, int64_t deadline_m
 	memset(&o, 0, sizeof(o));
 	t0 = time_monotonic_ns();
 	c0 = cpu_secs();
-	o.got = emu_worker_burst(w, &req, pid ? pid : getpid(), -1, t0 + deadline_ms * 1000000);
+	o.got = emu_worker_burst(w, &req, pid ? pid : getpid(), -1, NULL, t0 + deadline_ms * 1000000);
 	while (!o.got) {
 		o.got = emu_worker_poll(w, &a, &why);
 		if (o.got > 0)
@@ -609,7 +609,7 @@ static void test_real_worker_under_mdwe(void **state)
 		req.st.rip = (uint64_t)(uintptr_t)mapped;
 		req.limit = 1000, req.detail = 100, req.time_us = 1000;
 		if (emu_worker_usable(w) &&
-		    !emu_worker_burst(w, &req, getpid(), -1, time_monotonic_ns() + 20000000000LL))
+		    !emu_worker_burst(w, &req, getpid(), -1, NULL, time_monotonic_ns() + 20000000000LL))
 			while (!emu_worker_poll(w, &a, &why))
 				usleep(1000);
 		_exit(emu_worker_off(w) == EMU_CAUSE_NO_EXEC ? 0 : 1);
@@ -656,7 +656,7 @@ static void test_worker_per_user(void **state)
 	for (int k = 0; k < 2; k++) {
 		int got = 0;
 
-		assert_int_equal(emu_worker_burst(w, &req, k ? other : getpid(), -1,
+		assert_int_equal(emu_worker_burst(w, &req, k ? other : getpid(), -1, NULL,
 						  time_monotonic_ns() + 2000000000LL), 0);
 		while (!(got = emu_worker_poll(w, &a, &why)))
 			usleep(200);
@@ -689,7 +689,7 @@ static void test_worker_backoff(void **state)
 	req.st.rip = (uint64_t)(uintptr_t)mapped;
 	req.limit = 1000, req.detail = 100, req.time_us = 1000;
 	assert_true(emu_worker_can_take(w, getpid()));
-	assert_int_equal(emu_worker_burst(w, &req, getpid(), -1, time_monotonic_ns() + 2000000000LL), 0);
+	assert_int_equal(emu_worker_burst(w, &req, getpid(), -1, NULL, time_monotonic_ns() + 2000000000LL), 0);
 	while (!(got = emu_worker_poll(w, &a, &why)))
 		usleep(200);
 	assert_int_equal(got, -1);

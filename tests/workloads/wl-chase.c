@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later
  * wl-chase: a pointer chase.
  *
- *   wl-chase [-n STEPS]
+ *   wl-chase [-n STEPS] [--small]
  *
  * chase() follows a random cyclic permutation of 4M pointers (32 MiB), so
- * nearly every step misses the caches and the TLB.  Prints where it ended,
+ * nearly every step misses the caches and the TLB; with --small, of 256K
+ * (2 MiB: the L2 and the last level's latencies, not memory's).  Prints where it ended,
  * then "chase SHARE": chase()'s share of the process's CPU time (building
  * the permutation takes the rest: how much depends on the machine's memory),
  * and "chase_cpu SECONDS", its CPU time.
@@ -23,14 +24,15 @@ __attribute__((noinline)) size_t chase(const size_t *next, size_t at, uint64_t s
 int main(int argc, char **argv)
 {
 	uint64_t steps = wl_iterations(argc, argv, 12000000), rng = 88172645463325252ull;
-	size_t *next = malloc(NODES * sizeof(*next)), *perm = malloc(NODES * sizeof(*perm)), end;
+	size_t nodes = wl_flag(argc, argv, "--small") ? NODES / 16 : NODES;
+	size_t *next = malloc(nodes * sizeof(*next)), *perm = malloc(nodes * sizeof(*perm)), end;
 	double t0, in_chase;
 
 	if (!next || !perm)
 		return 1;
-	for (size_t i = 0; i < NODES; i++)
+	for (size_t i = 0; i < nodes; i++)
 		perm[i] = i;
-	for (size_t i = NODES - 1; i > 0; i--) {
+	for (size_t i = nodes - 1; i > 0; i--) {
 		size_t j, t;
 
 		rng ^= rng << 13;
@@ -41,8 +43,8 @@ int main(int argc, char **argv)
 		perm[i] = perm[j];
 		perm[j] = t;
 	}
-	for (size_t i = 0; i < NODES; i++)
-		next[perm[i]] = perm[(i + 1) % NODES];
+	for (size_t i = 0; i < nodes; i++)
+		next[perm[i]] = perm[(i + 1) % nodes];
 	t0 = wl_thread_cpu();
 	end = chase(next, perm[0], steps);
 	in_chase = wl_thread_cpu() - t0;

@@ -1,0 +1,130 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# What the confidence levels promise, checked against the truth
+# (docs/analysis.md, "Confidence"): real recordings of workloads of the
+# suite (the compute loops of wl-three and wl-lib, wl-branchy's
+# mispredicted branches) and of a real program (gzip), callgrind's counts of the same runs, and
+# calc-accuracy's tally of dcpicalc's execution counts by level, over all
+# of them (samples weighted, as the accuracy harness does):
+#   - at least 95% of the samples marked high are within 15% of the truth;
+#   - at least 95% of those more than 15% off are marked low (or have no
+#     estimate);
+#   - at least half of those within 15% are marked high.
+# Each workload is recorded in runs appended to one epoch, each after a
+# calibration loop of known cycles in the same process tree (as
+# tests/bench/calc-accuracy.sh does), until it has enough samples for its
+# loops' levels to mean something or eight runs: the count comes from the
+# run, not from this machine's speed.  As root, the same again recorded
+# with --values --bursts (counts measured from registers and from paths).
+. "$top_srcdir/tests/lib.sh"
+
+require_sampling
+command -v valgrind >/dev/null || skip_all "valgrind is not installed (callgrind counts the truth)"
+ACC=$top_builddir/tests/bench/calc-accuracy
+CALIB=$top_builddir/tests/bench/calc-calib
+W=$top_builddir/tests/workloads
+GZIP=$(command -v gzip) || skip_all "gzip is not installed"
+LIBC=$(readlink -f "$(ldd "$GZIP" 2>/dev/null | awk '/libc\.so/ { print $3; exit }')")
+
+CALIB_N=50000000   # calc-calib iterations per run: 4 cycles each
+ENOUGH=4000        # time samples a workload's epoch should have (wl-three's
+		   # loops: a few thousand samples, a few percent of Poisson error)
+
+head -c 4000000 "$LIBC" >"$TEST_DIR/data"
+# NAME -> command line (run in $TEST_DIR)
+workload() {
+	case $1 in
+	three) echo "$W/wl-three -n 30000000" ;;
+	lib) echo "$W/wl-lib -n 30000000" ;;
+	branchy) echo "$W/wl-branchy -n 20000000" ;;
+	gzip) echo "$GZIP -c data" ;;
+	esac
+}
+WORKLOADS="three lib branchy gzip"
+
+# The samples calc-accuracy compared in DB (its tally line), scaled by RUNS.
+compared() { # NAME DB RUNS
+	"$ACC" -d "$2" --callgrind "$1.cg" --scale "$3" --label "$1" |
+		awk -v n="$1" '$1 == n { print $2; exit }'
+}
+
+# Records NAME into DB (dcpirun options after) until it has ENOUGH samples
+# compared, at most 8 runs; leaves the runs in DB.runs.
+record() { # NAME DB [dcpirun options...]
+	local name=$1 db=$2 runs=0 cmd s
+	shift 2
+	cmd=$(workload "$name")
+	rm -rf "$db"
+	while [ $runs -lt 8 ]; do
+		dcpirun -q -d "$db" -F 10000 "$@" $([ $runs -gt 0 ] && echo --append) -- \
+			sh -c "$CALIB $CALIB_N && exec $cmd >/dev/null" >/dev/null || return 1
+		runs=$((runs + 1))
+		s=$(compared "$name" "$db" $runs) || return 1
+		echo "$name: $runs runs, $s samples compared"
+		[ "${s:-0}" -ge $ENOUGH ] && break
+	done
+	echo $runs >"$db.runs"
+}
+
+# The levels of NAME's counts in DB (calc-accuracy's output in DB.acc): one
+# line, NAME DB, then samples and samples within 15% at each level, high,
+# medium, low, none.
+levels() { # NAME DB
+	"$ACC" -d "$2" --callgrind "$1.cg" --scale "$(cat "$2.runs")" --label "$1" \
+		--calibrate calib_loop=$((4 * CALIB_N)) >"$2.acc" &&
+	awk -v n="$1" -v db="$2" '$1 == "levels" { print n, db, $7, $8, $10, $11, $13, $14, $16, $17 }' \
+		"$2.acc"
+}
+
+# The three figures over the lines of levels(), and whether they keep the promise.
+promise() { # FILE
+	awk '{ printf "%-8s %-12s high %6d (%6d within 15%%) medium %6d (%6d) low %6d (%6d) none %6d\n",
+		$1, $2, $3, $4, $5, $6, $7, $8, $9
+		for (k = 0; k < 4; k++) { w[k] += $(3 + 2 * k); ok[k] += $(4 + 2 * k) } }
+	END {
+		tot = w[0] + w[1] + w[2] + w[3]; within = ok[0] + ok[1] + ok[2] + ok[3]; over = tot - within
+		a = w[0] > 0 ? ok[0] / w[0] : 1
+		b = over > 0 ? (w[2] - ok[2] + w[3] - ok[3]) / over : 1
+		c = within > 0 ? ok[0] / within : 0
+		printf "high within 15%%: %.1f%% (at least 95%%); more than 15%% off, low: %.1f%% (at least 95%%);" \
+			" within 15%%, high: %.1f%% (at least 50%%); %d samples, %.1f%% within 15%%\n",
+			100 * a, 100 * b, 100 * c, tot, (tot > 0 ? 100 * within / tot : 0)
+		exit !(a >= 0.95 && b >= 0.95 && c >= 0.5 && tot > 0)
+	}' "$1"
+}
+
+test_expect_success 'callgrind counts the workloads' '
+	for w in $WORKLOADS; do
+		valgrind --tool=callgrind --dump-instr=yes --collect-jumps=yes --compress-pos=no \
+			--compress-strings=no --callgrind-out-file=$w.cg $(workload $w) \
+			>/dev/null 2>$w.vg || { cat $w.vg; return 1; }
+		test -s $w.cg || return 1
+	done
+'
+
+test_expect_success 'record each workload, after a calibration loop' '
+	for w in $WORKLOADS; do
+		record $w $w.db || return 1
+	done
+'
+
+if [ "$(id -u)" = 0 ]; then
+	test_expect_success 'record them again with --values --bursts' '
+		for w in $WORKLOADS; do
+			record $w $w-vb.db --values --bursts || return 1
+		done
+	'
+else
+	test_skip 'record them again with --values --bursts' 'needs root'
+fi
+
+test_expect_success 'the levels keep their promise over all the recordings' '
+	for db in *.db; do
+		w=${db%.db} && w=${w%-vb} &&
+		levels $w $db || return 1
+	done >levels.txt &&
+	grep -h "^[a-z]* *[0-9]" *.acc &&
+	promise levels.txt
+'
+
+test_done
