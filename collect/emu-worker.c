@@ -7,6 +7,7 @@
 #include "collect/emu-worker.h"
 #include "collect/emu-engine.h"
 #include "collect/pagecheck.h"
+#include "collect/procinfo.h"
 #include "collect/sandbox.h"
 #include "core/die.h"
 #include "core/json.h"
@@ -630,39 +631,26 @@ static int proc_read(struct emu_proc *p, size_t *received)
 
 		strbuf_grow(&p->in, 1 << 16);
 		iov = (struct iovec){ p->in.buf + p->in.len, p->in.alloc - p->in.len - 1 };
-		memset(&u, 0, sizeof(u));
-		memset(&m, 0, sizeof(m));
-		m.msg_iov = &iov;
-		m.msg_iovlen = 1;
-		m.msg_control = u.b;
-		m.msg_controllen = sizeof(u.b);
+		sandbox_msg(&m, &iov, u.b, sizeof(u.b));
 		n = recvmsg(p->sb.fd, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
 			break;
+		/* A worker passes no descriptor: whatever came is closed. */
+		if (n >= 0)
+			sandbox_msg_fds(&m, NULL);
 		if (n <= 0)
 			return -1;
 		for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
-			if (c->cmsg_level != SOL_SOCKET)
+			struct ucred cr;
+
+			if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_CREDENTIALS ||
+			    c->cmsg_len < CMSG_LEN(sizeof(struct ucred)))
 				continue;
-			if (c->cmsg_type == SCM_CREDENTIALS && c->cmsg_len >= CMSG_LEN(sizeof(struct ucred))) {
-				struct ucred cr;
-
-				memcpy(&cr, CMSG_DATA(c), sizeof(cr));
-				if (take_pid(p, cr.pid))
-					return -1;
-			} else if (c->cmsg_type == SCM_RIGHTS) {
-				/* A worker passes no descriptor: whatever came is closed. */
-				size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-
-				for (size_t i = 0; i < k; i++) {
-					int fd;
-
-					memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
-					close(fd);
-				}
-			}
+			memcpy(&cr, CMSG_DATA(c), sizeof(cr));
+			if (take_pid(p, cr.pid))
+				return -1;
 		}
 		strbuf_setlen(&p->in, p->in.len + (size_t)n);
 		got += (size_t)n;
@@ -722,19 +710,6 @@ static bool backing_off(struct emu_worker *w, uid_t uid)
 }
 
 /* ---- the pool ---- */
-
-/* The user whose process pid is: its /proc directory's owner (its euid; root if not dumpable). */
-static int uid_of(pid_t pid, uid_t *uid)
-{
-	char path[32];
-	struct stat st;
-
-	snprintf(path, sizeof(path), "/proc/%ld", (long)pid);
-	if (stat(path, &st))
-		return -1;
-	*uid = st.st_uid;
-	return 0;
-}
 
 /* A slot for a new worker: an empty one, else the least recently used (stopped). */
 static struct emu_proc *free_slot(struct emu_worker *w)
@@ -874,7 +849,7 @@ bool emu_worker_can_take(struct emu_worker *w, pid_t pid)
 			w->st.not_started[w->off]++;
 		return false;
 	}
-	if (!uid_of(pid, &uid) && backing_off(w, uid)) {
+	if (!procinfo_owner(pid, &uid) && backing_off(w, uid)) {
 		bool has = false;
 
 		for (size_t i = 0; i < EMU_WORKER_PROCS; i++)
@@ -1054,21 +1029,9 @@ static int flush_out(struct emu_worker *w)
 		struct msghdr m;
 		ssize_t n;
 
-		memset(&m, 0, sizeof(m));
-		m.msg_iov = &iov;
-		m.msg_iovlen = 1;
-		if (w->pass >= 0) {
-			struct cmsghdr *c;
-
-			memset(&u, 0, sizeof(u));
-			m.msg_control = u.b;
-			m.msg_controllen = sizeof(u.b);
-			c = CMSG_FIRSTHDR(&m);
-			c->cmsg_level = SOL_SOCKET;
-			c->cmsg_type = SCM_RIGHTS;
-			c->cmsg_len = CMSG_LEN(sizeof(int));
-			memcpy(CMSG_DATA(c), &w->pass, sizeof(int));
-		}
+		sandbox_msg(&m, &iov, w->pass >= 0 ? u.b : NULL, sizeof(u.b));
+		if (w->pass >= 0)
+			sandbox_msg_pass(&m, w->pass);
 		n = sendmsg(fd, &m, MSG_DONTWAIT | MSG_NOSIGNAL);
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -1296,7 +1259,7 @@ int emu_worker_burst(struct emu_worker *w, const struct emu_burst_req *req, pid_
 
 	if (w->busy != IDLE || !emu_worker_usable(w))
 		return -1;
-	if (uid_of(pid, &uid)) {
+	if (procinfo_owner(pid, &uid)) {
 		w->st.lost[EMU_CAUSE_GONE]++;
 		return -1;
 	}

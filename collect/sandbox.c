@@ -232,6 +232,47 @@ int sandbox_recv_all(int fd, void *buf, size_t len)
 	return transfer_all(fd, NULL, buf, len);
 }
 
+void sandbox_msg(struct msghdr *m, struct iovec *iov, void *control, size_t controllen)
+{
+	memset(m, 0, sizeof(*m));
+	m->msg_iov = iov;
+	m->msg_iovlen = 1;
+	if (control) {
+		memset(control, 0, controllen);
+		m->msg_control = control;
+		m->msg_controllen = controllen;
+	}
+}
+
+void sandbox_msg_pass(struct msghdr *m, int fd)
+{
+	struct cmsghdr *c = CMSG_FIRSTHDR(m);
+
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &fd, sizeof(int));
+}
+
+void sandbox_msg_fds(struct msghdr *m, int *first)
+{
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(m); c; c = CMSG_NXTHDR(m, c)) {
+		size_t k = c->cmsg_len > CMSG_LEN(0) ? (c->cmsg_len - CMSG_LEN(0)) / sizeof(int) : 0;
+
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		for (size_t i = 0; i < k; i++) {
+			int got;
+
+			memcpy(&got, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+			if (first && *first < 0)
+				*first = got;
+			else
+				close(got);
+		}
+	}
+}
+
 int sandbox_send_fd(int fd, const void *buf, size_t len, int pass)
 {
 	union {
@@ -240,22 +281,12 @@ int sandbox_send_fd(int fd, const void *buf, size_t len, int pass)
 	} u;
 	struct iovec iov = { (void *)buf, len };
 	struct msghdr m;
-	struct cmsghdr *c;
 	ssize_t n;
 
 	if (pass < 0 || !len)
 		return sandbox_send_all(fd, buf, len);
-	memset(&u, 0, sizeof(u));
-	memset(&m, 0, sizeof(m));
-	m.msg_iov = &iov;
-	m.msg_iovlen = 1;
-	m.msg_control = u.b;
-	m.msg_controllen = sizeof(u.b);
-	c = CMSG_FIRSTHDR(&m);
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &pass, sizeof(int));
+	sandbox_msg(&m, &iov, u.b, sizeof(u.b));
+	sandbox_msg_pass(&m, pass);
 	do
 		n = sendmsg(fd, &m, MSG_NOSIGNAL);
 	while (n < 0 && errno == EINTR);
@@ -277,34 +308,15 @@ int sandbox_recv_fd(int fd, void *buf, size_t len, int *passed)
 	*passed = -1;
 	if (!len)
 		return 0;
-	memset(&u, 0, sizeof(u));
-	memset(&m, 0, sizeof(m));
-	m.msg_iov = &iov;
-	m.msg_iovlen = 1;
-	m.msg_control = u.b;
-	m.msg_controllen = sizeof(u.b);
+	sandbox_msg(&m, &iov, u.b, sizeof(u.b));
 	do
 		n = recvmsg(fd, &m, MSG_CMSG_CLOEXEC);
 	while (n < 0 && errno == EINTR);
 	/* A failed call says nothing of the control buffer: it is not parsed. */
 	if (n < 0)
 		return -1;
-	for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
-		size_t k = c->cmsg_len > CMSG_LEN(0) ? (c->cmsg_len - CMSG_LEN(0)) / sizeof(int) : 0;
-
-		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
-			continue;
-		for (size_t i = 0; i < k; i++) {
-			int got;
-
-			memcpy(&got, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
-			if (*passed < 0)
-				*passed = got;
-			else
-				close(got);
-		}
-	}
-	if (n <= 0)
+	sandbox_msg_fds(&m, passed);
+	if (n == 0)
 		return -1;
 	return sandbox_recv_all(fd, (uint8_t *)buf + n, len - (size_t)n);
 }

@@ -87,6 +87,20 @@ int sandbox_send_fd(int fd, const void *buf, size_t len, int pass);
 int sandbox_recv_fd(int fd, void *buf, size_t len, int *passed);
 
 /*
+ * The pieces of those, for a caller that sends and receives without
+ * blocking (collect/emu-worker.c): m set to one buffer (iov) and, if
+ * control, room for control data (zeroed); a descriptor put in it
+ * (SCM_RIGHTS, room for CMSG_SPACE(sizeof(int))); the descriptors m
+ * received: the first into *first if it is < 0 (first NULL: none kept),
+ * every other closed.
+ */
+struct msghdr;
+struct iovec;
+void sandbox_msg(struct msghdr *m, struct iovec *iov, void *control, size_t controllen);
+void sandbox_msg_pass(struct msghdr *m, int fd);
+void sandbox_msg_fds(struct msghdr *m, int *first);
+
+/*
  * Kills the worker (unless it died by itself: then warns how, naming it
  * what), reaps it (waiting 100 ms at most: one that is not gone by then
  * is reaped later, by the next sandbox_stop or sandbox_spawn) and closes

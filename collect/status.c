@@ -3,6 +3,7 @@
 #include "config.h"
 #include "collect/collector-int.h"
 #include "collect/emu-worker.h"
+#include "collect/procinfo.h"
 #include "core/die.h"
 #include "core/json.h"
 #include "core/strbuf.h"
@@ -60,22 +61,12 @@ static void rss_bytes(uint64_t *rss, uint64_t *peak)
 /* The CPU seconds (user and system) of process pid so far, from /proc; 0 if unknown. */
 static double proc_cpu_secs(pid_t pid)
 {
-	char path[64], buf[1024], *p;
+	char buf[1024];
+	const char *p = procinfo_stat(pid, buf, sizeof(buf));
 	unsigned long long ut = 0, st = 0;
-	ssize_t n;
-	int fd;
 
-	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	/* after the command's closing parenthesis: state, then fields 4..13, then utime stime */
-	if (!(p = strrchr(buf, ')')) ||
-	    sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
+	/* state, then fields 4..13, then utime stime */
+	if (!p || sscanf(p, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
 		return 0;
 	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
 }

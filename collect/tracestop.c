@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "config.h"
 #include "collect/tracestop.h"
+#include "collect/procinfo.h"
 #include "core/timeutil.h"
 #include "core/xalloc.h"
 #include "db/values.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -151,40 +151,22 @@ static void hold_end(struct tracer *t, pid_t tid)
 /* Thread tid's state letter in /proc (R, S, D, T, t, Z...), 0 if it cannot be read. */
 static char thread_state(pid_t tid)
 {
-	char path[48], buf[512];
-	const char *p;
-	ssize_t n;
-	int fd;
+	char buf[512];
+	const char *p = procinfo_stat(tid, buf, sizeof(buf));
 
-	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)tid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	/* After the command's closing parenthesis (the command may hold any byte). */
-	if (!(p = strrchr(buf, ')')) || p[1] != ' ')
-		return 0;
-	return p[2];
+	return p ? *p : 0;
 }
 
 bool tracer_may_step(pid_t tid)
 {
-	char path[48], line[256];
-	unsigned long long blk = ~0ull, ign = ~0ull;
-	FILE *f;
+	char blk[32], ign[32];
+	unsigned long long b, i;
 
-	snprintf(path, sizeof(path), "/proc/%ld/status", (long)tid);
-	if (!(f = fopen(path, "re")))
+	if (!procinfo_status(tid, "SigBlk", blk, sizeof(blk)) ||
+	    !procinfo_status(tid, "SigIgn", ign, sizeof(ign)) || sscanf(blk, "%llx", &b) != 1 ||
+	    sscanf(ign, "%llx", &i) != 1)
 		return false;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "SigBlk: %llx", &blk) == 1 || sscanf(line, "SigIgn: %llx", &ign) == 1)
-			continue;
-	}
-	fclose(f);
-	return !((blk | ign) >> (SIGTRAP - 1) & 1);
+	return !((b | i) >> (SIGTRAP - 1) & 1);
 }
 
 int tracer_stop(struct tracer *t, pid_t tid, int *sig)

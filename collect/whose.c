@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "config.h"
 #include "collect/whose.h"
+#include "collect/procinfo.h"
 #include "core/cli.h"
 #include "core/die.h"
 #include "core/strbuf.h"
@@ -13,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -102,22 +102,13 @@ static bool chosen(const struct whose *w, uid_t uid)
 /* The real, effective and saved uids of pid (the Uid line of its status): 0, or -1. */
 static int proc_uids(pid_t pid, uid_t *uid)
 {
-	char path[48], line[256];
+	char line[128];
 	unsigned long r, e, s;
-	int ret = -1;
-	FILE *f;
 
-	snprintf(path, sizeof(path), "/proc/%ld/status", (long)pid);
-	if (!(f = fopen(path, "re")))
+	if (!procinfo_status(pid, "Uid", line, sizeof(line)) || sscanf(line, "%lu %lu %lu", &r, &e, &s) != 3)
 		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Uid: %lu %lu %lu", &r, &e, &s) == 3) {
-			uid[0] = (uid_t)r, uid[1] = (uid_t)e, uid[2] = (uid_t)s;
-			ret = 0;
-			break;
-		}
-	fclose(f);
-	return ret;
+	uid[0] = (uid_t)r, uid[1] = (uid_t)e, uid[2] = (uid_t)s;
+	return 0;
 }
 
 /*
@@ -148,17 +139,14 @@ static bool root_dumpable(pid_t pid)
 /* The verdict on pid now, counted. */
 static bool look(struct whose *w, pid_t pid)
 {
-	char path[32];
-	struct stat st;
-	uid_t uid[3];
+	uid_t owner, uid[3];
 
 	w->st.checks++;
-	snprintf(path, sizeof(path), "/proc/%ld", (long)pid);
-	if (pid <= 0 || stat(path, &st))
+	if (procinfo_owner(pid, &owner))
 		return false;
 	/* Its effective uid if dumpable, root if not. */
-	if (st.st_uid != 0) {
-		if (chosen(w, st.st_uid))
+	if (owner != 0) {
+		if (chosen(w, owner))
 			return true;
 		w->st.not_chosen++;
 		return false;
