@@ -24,6 +24,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+/* A sanitizer's runtime reserves terabytes of address space and makes system calls of its own. */
+#if defined(__SANITIZE_ADDRESS__)
+#define SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SANITIZED 1
+#endif
+#endif
+
 /* Processes killed but not reaped yet (stuck for a moment in the kernel): reaped later. */
 #define LATER_MAX 16
 static pid_t later[LATER_MAX];
@@ -63,12 +72,30 @@ static void set_descriptors(int keep)
 	}
 }
 
+/* Lowers a limit to soft, hard (never raising either: a caller may run under lower ones). */
+static int lower_limit(int resource, rlim_t soft, rlim_t hard)
+{
+	struct rlimit r;
+
+	if (getrlimit(resource, &r))
+		return -1;
+	if (hard > r.rlim_max)
+		hard = r.rlim_max;
+	if (soft > hard)
+		soft = hard;
+	r.rlim_cur = soft;
+	r.rlim_max = hard;
+	return setrlimit(resource, &r);
+}
+
 static void set_limits(const struct sandbox_limits *l)
 {
 	uint64_t as = l && l->as_bytes ? l->as_bytes : (uint64_t)1 << 30;
 	uint64_t cpu = l && l->cpu_secs ? l->cpu_secs : 600;
 	const struct { int resource; rlim_t soft, hard; } lim[] = {
+#ifndef SANITIZED
 		{ RLIMIT_AS, (rlim_t)as, (rlim_t)as },
+#endif
 		{ RLIMIT_CPU, (rlim_t)cpu, (rlim_t)cpu + 5 },
 		{ RLIMIT_FSIZE, 0, 0 },         /* writes no file */
 		{ RLIMIT_CORE, 0, 0 },
@@ -76,12 +103,10 @@ static void set_limits(const struct sandbox_limits *l)
 		{ RLIMIT_MEMLOCK, 0, 0 },
 	};
 
-	for (size_t i = 0; i < ARRAY_SIZE(lim); i++) {
-		struct rlimit r = { lim[i].soft, lim[i].hard };
-
-		if (setrlimit(lim[i].resource, &r))
+	(void)as;
+	for (size_t i = 0; i < ARRAY_SIZE(lim); i++)
+		if (lower_limit(lim[i].resource, lim[i].soft, lim[i].hard))
 			_exit(1);
-	}
 }
 
 static void drop_privileges(void)
@@ -191,7 +216,7 @@ void sandbox_seal(const int *allowed, size_t n)
 	prog.filter = f;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) || prctl(PR_SET_DUMPABLE, 0, 0, 0, 0))
 		_exit(1);
-#if defined(__SANITIZE_ADDRESS__)
+#ifdef SANITIZED
 	/* The sanitizers' runtime makes system calls of its own. */
 	(void)prog;
 #else
