@@ -191,8 +191,9 @@ static void on_trap(int sig)
 static void test_own_sigtrap_delivered(void **state)
 {
 	struct tracer t;
-	int fd[2], status, sig;
+	int fd[2], status = 0, sig;
 	unsigned got = 0;
+	bool ended = false;
 	pid_t p;
 
 	(void)state;
@@ -203,7 +204,7 @@ static void test_own_sigtrap_delivered(void **state)
 	p = fork();
 	assert_true(p >= 0);
 	if (!p) {
-		unsigned n = 200000, c;
+		unsigned n = 20000, c;
 
 		signal(SIGTRAP, on_trap);
 		for (unsigned i = 0; i < n; i++)
@@ -213,20 +214,24 @@ static void test_own_sigtrap_delivered(void **state)
 	}
 	close(fd[1]);
 	t.watch = p;
-	for (int i = 0; i < 300; i++) {
+	for (int i = 0; i < 100 && !t.reaped; i++) {
 		if (!tracer_stop(&t, p, &sig))
 			tracer_release(&t, p, sig);
 		usleep(200);
 	}
-	assert_int_equal(read(fd[0], &got, sizeof(got)), (ssize_t)sizeof(got));
+	/* Its count, then its end (a minute at most on a loaded host): never left running. */
+	if (read(fd[0], &got, sizeof(got)) != (ssize_t)sizeof(got))
+		got = 0;
 	close(fd[0]);
-	for (int i = 0; i < 5000 && !tracer_wait_child(&t, p, &status); i++)
+	for (int i = 0; i < 60000 && !(ended = tracer_wait_child(&t, p, &status)); i++)
 		usleep(1000);
-	assert_true(WIFEXITED(status));
-	assert_int_equal(WEXITSTATUS(status), 0);
-	assert_int_equal(got, 200000);
-	assert_true(t.st.stops > 0);
+	if (!ended)
+		end_child(&t, p);
 	tracer_clear(&t);
+	assert_true(ended && WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_int_equal(got, 20000);
+	assert_true(t.st.stops > 0);
 }
 
 /* Killed while held: reaped by the tracer, its status kept for its parent (dcpirun). */
