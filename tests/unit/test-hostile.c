@@ -35,9 +35,23 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-static bool can_ptrace(void)
+/* A test of stops: root's (it traces its children), with a fresh tracer. */
+static void begin(struct tracer *t)
 {
-	return geteuid() == 0;
+	if (geteuid() != 0)
+		skip();
+	memset(t, 0, sizeof(*t));
+}
+
+/* A child with a pipe to talk to it: the child's 0, the parent the child's pid. */
+static pid_t fork_piped(int fd[2])
+{
+	pid_t p;
+
+	assert_int_equal(pipe(fd), 0);
+	p = fork();
+	assert_true(p >= 0);
+	return p;
 }
 
 /* A child spinning until killed. */
@@ -85,9 +99,7 @@ static void test_stop_and_release(void **state)
 	int sig = -1;
 
 	(void)state;
-	if (!can_ptrace())
-		skip();
-	memset(&t, 0, sizeof(t));
+	begin(&t);
 	p = spinner();
 	assert_int_equal(tracer_stop(&t, p, &sig), 0);
 	assert_int_equal(sig, 0);
@@ -109,13 +121,8 @@ static void test_vfork_parent_not_stopped(void **state)
 	char c;
 
 	(void)state;
-	if (!can_ptrace())
-		skip();
-	memset(&t, 0, sizeof(t));
-	assert_int_equal(pipe(fd), 0);
-	p = fork();
-	assert_true(p >= 0);
-	if (!p) {
+	begin(&t);
+	if (!(p = fork_piped(fd))) {
 		pid_t c2;
 
 		close(fd[0]);
@@ -159,9 +166,7 @@ static void test_late_stop_let_go(void **state)
 	int sig;
 
 	(void)state;
-	if (!can_ptrace())
-		skip();
-	memset(&t, 0, sizeof(t));
+	begin(&t);
 	p = spinner();
 	for (int i = 0; i < 200 && !t.st.late; i++) {
 		if (!tracer_stop_within(&t, p, 0, &sig))
@@ -197,13 +202,8 @@ static void test_own_sigtrap_delivered(void **state)
 	pid_t p;
 
 	(void)state;
-	if (!can_ptrace())
-		skip();
-	memset(&t, 0, sizeof(t));
-	assert_int_equal(pipe(fd), 0);
-	p = fork();
-	assert_true(p >= 0);
-	if (!p) {
+	begin(&t);
+	if (!(p = fork_piped(fd))) {
 		unsigned n = 20000, c;
 
 		signal(SIGTRAP, on_trap);
@@ -242,9 +242,7 @@ static void test_killed_while_held_is_reaped(void **state)
 	pid_t p;
 
 	(void)state;
-	if (!can_ptrace())
-		skip();
-	memset(&t, 0, sizeof(t));
+	begin(&t);
 	p = spinner();
 	t.watch = p;
 	assert_int_equal(tracer_stop(&t, p, &sig), 0);
