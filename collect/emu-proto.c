@@ -43,7 +43,7 @@ static void put(struct strbuf *out, uint64_t v)
 	strbuf_add_varint(out, v);
 }
 
-/* A short printable word (a mnemonic): its length, then its bytes. */
+/* A short printable word (a mnemonic, "syscall 60"): its length, then its bytes. */
 static void put_word(struct strbuf *out, const char *w)
 {
 	size_t n = strlen(w);
@@ -60,7 +60,7 @@ static int get_word(struct varint_reader *r, char *w, size_t size)
 	if (!b)
 		return -1;
 	for (size_t i = 0; i < n; i++)
-		if (b[i] < 0x21 || b[i] > 0x7e)
+		if (b[i] < 0x20 || b[i] > 0x7e)
 			return -1;
 	memcpy(w, b, (size_t)n);
 	w[n] = '\0';
@@ -697,5 +697,93 @@ int emu_decode_trail_result(const void *payload, size_t len, uint32_t n,
 	return 0;
 bad:
 	emu_trail_result_release(r);
+	return -1;
+}
+
+/* ---- an answer within its request ---------------------------------------------------- */
+
+/* a + b, saturating. */
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+int emu_result_check(const struct emu_result *r, const struct emu_burst_req *asked,
+		     const char **why)
+{
+	/* The hooks count up to the detail asked for (one more, cut short, at most). */
+	uint64_t detail = (uint64_t)asked->detail + 1;
+	uint64_t execs = 0, writes = 0, conflicts = 0, edges = 0;
+
+	if (r->insns > asked->limit)
+		FAIL("more instructions than asked for");
+	if (r->detailed > asked->detail)
+		FAIL("more instructions in detail than asked for");
+	if (r->n_steps > asked->trace)
+		FAIL("more raw steps than asked for");
+	for (size_t i = 0; i < r->n_insn; i++)
+		execs = sat_add(execs, r->insn[i].execs);
+	if (execs > detail)
+		FAIL("more executions than instructions asked for in detail");
+	/* an instruction writes a few registers (at most every general one), touches a few places */
+	for (size_t i = 0; i < r->n_values; i++)
+		writes = sat_add(writes, r->values[i].count);
+	if (writes > detail * VREG_RFLAGS)
+		FAIL("more values written than instructions asked for in detail");
+	for (size_t i = 0; i < r->n_conflicts; i++)
+		conflicts = sat_add(conflicts, r->conflicts[i].count);
+	if (conflicts > detail * EMU_MAX_ACCESSES)
+		FAIL("more conflicts than instructions asked for in detail");
+	/* an edge ends a block of one instruction at least */
+	for (size_t i = 0; i < r->n_edges; i++)
+		edges = sat_add(edges, r->edges[i].count);
+	if (edges > (uint64_t)asked->limit + 1)
+		FAIL("more branches taken than instructions asked for");
+	return 0;
+bad:
+	return -1;
+}
+
+int emu_trail_result_check(const struct emu_trail_result *r, const struct emu_trail_req *asked,
+			   const char **why)
+{
+	if (r->matched > asked->n)
+		FAIL("more points matched than asked for");
+	if (r->to_first > asked->segment)
+		FAIL("more instructions to the first point than a segment");
+	if (r->matched && sat_add(r->to_first, r->at[r->matched - 1]) > asked->limit)
+		FAIL("more instructions than asked for");
+	return 0;
+bad:
+	return -1;
+}
+
+/* ---- the worker's hello --------------------------------------------------------------- */
+
+void emu_encode_hello(struct strbuf *out, enum emu_hello_status status)
+{
+	size_t start = out->len;
+
+	emu_msg_begin(out, EMU_REP_MAGIC, EMU_MSG_HELLO, 0);
+	put(out, EMU_PROTO_VERSION);
+	put(out, (uint64_t)status);
+	emu_msg_finish(out, start);
+}
+
+int emu_decode_hello(const void *payload, size_t len, enum emu_hello_status *status,
+		     const char **why)
+{
+	struct varint_reader rd = VARINT_READER(payload, len);
+	uint64_t version = varint_next(&rd), st = varint_next(&rd);
+
+	if (rd.bad || rd.p != rd.end)
+		FAIL("bad hello");
+	if (version != EMU_PROTO_VERSION)
+		FAIL("another version of the protocol");
+	if (st >= EMU_HELLO__COUNT)
+		FAIL("bad hello status");
+	*status = (enum emu_hello_status)st;
+	return 0;
+bad:
 	return -1;
 }

@@ -650,7 +650,7 @@ static uint32_t encode_cb(const void *p, struct strbuf *out)
 }
 
 static const struct blob_type type = {
-	{ PATHS_MAGIC, PATHS_VERSION, "path profile" }, sizeof(struct paths_profile),
+	{ PATHS_MAGIC, PATHS_VERSION, "path profile", true }, sizeof(struct paths_profile),
 	init_cb, release_cb, decode_cb, merge_cb, encode_cb,
 };
 

@@ -161,7 +161,7 @@ test_expect_success 'a damaged value profile is reported by name, the rest still
 '
 
 test_expect_success 'dcpid --values: values per image, reported by dcpictl status' '
-	dcpid -f -d sysdb --socket "$SOCK" -F 2000 --values --write-interval 1 >/dev/null 2>dcpid.err &
+	dcpid -f -d sysdb --socket "$SOCK" -F 2000 --values --values-users=root --write-interval 1 >/dev/null 2>dcpid.err &
 	echo $! >dcpid.pid && test_register_pid $(cat dcpid.pid) dcpid &&
 	for i in $(seq 100); do
 		[ -S "$SOCK" ] && dcpictl --socket "$SOCK" status >/dev/null 2>&1 && break
