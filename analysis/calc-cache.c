@@ -22,6 +22,7 @@
 #include "analysis/calc-cache.h"
 #include "analysis/calc-cache-id.h"
 #include "analysis/calc-int.h"
+#include "analysis/calc-memo.h"
 
 #include <capstone/capstone.h>
 #include <pthread.h>
@@ -30,8 +31,10 @@
 
 #include "core/cursor.h"
 #include "core/die.h"
+#include "core/hash.h"
 #include "core/search.h"
 #include "core/strbuf.h"
+#include "core/u64map.h"
 #include "core/utf8.h"
 #include "core/varint.h"
 #include "core/xalloc.h"
@@ -322,14 +325,14 @@ static void get_str(struct cursor *r, char *out, size_t max)
 	r->p += n;
 }
 
-/* A count of records of `size` bytes each at least `least` bytes of input must back. */
+/* A count of records each at least `least` bytes of input must back (cursor_count()). */
 static size_t get_count(struct cursor *r, size_t least)
 {
-	size_t n = (size_t)get_u(r, UINT32_MAX);
+	uint64_t n;
 
-	if (!r->why && n > (size_t)(r->end - r->p) / (least ? least : 1))
-		return bad(r, "count larger than its records"), 0;
-	return n;
+	if (cursor_count(r, &n, UINT32_MAX, least))
+		return bad(r, r->why), 0;
+	return (size_t)n;
 }
 
 static void get_regs(struct cursor *r, struct regset *rs)
@@ -627,6 +630,8 @@ struct centry {
 
 /* One (build-id, model): what the database held and what was found here. */
 struct cfile {
+	uint64_t hash;            /* of build-id, model and symbols: the index's key */
+	uint64_t used;            /* the cache's tick when last used */
 	uint8_t id[IMAGE_BUILD_ID_MAX];  /* the build-id */
 	unsigned id_len;
 	char hex[2 * 32 + 1], model[DB_CALC_MODEL_MAX + 1];
@@ -640,11 +645,22 @@ struct cfile {
 	size_t nf, alloc_f;
 };
 
+/*
+ * What a cache holds of its files' records at most: beyond it, the least
+ * recently used files are stored (if they have records found here) and
+ * forgotten (read again when needed).  A session that analyses a million
+ * procedures must not hold them all.
+ */
+#define HELD_MAX (16u << 20)
+
 struct calc_cache {
 	pthread_mutex_t lock;
 	struct db *db;
 	struct cfile *files;
 	size_t n, alloc;
+	struct u64map index;      /* hash -> index + 1 in files (the first of that hash) */
+	uint64_t tick;
+	size_t held;              /* bytes of records held (disk and fresh) */
 	struct calc_cache_stats st;
 };
 
@@ -653,6 +669,7 @@ struct calc_cache *calc_cache_new(struct db *db)
 	struct calc_cache *cc = xcalloc(1, sizeof(*cc));
 
 	pthread_mutex_init(&cc->lock, NULL);
+	u64map_init(&cc->index);
 	cc->db = db;
 	return cc;
 }
@@ -741,10 +758,15 @@ static int read_index(const uint8_t *p, size_t len, unsigned count, const struct
 int calc_cache_check_payload(const void *payload, size_t len, unsigned count, const char **why)
 {
 	const struct cpu_model *m = cpu_model_generic();
+	struct cursor first = CURSOR_INIT(payload, len);
 	struct centry *ent;
+	uint64_t format;
 	size_t n;
 	int r = 0;
 
+	/* a memo of a view's figures (calc-memo.h) lives beside the static parts */
+	if (!cursor_varint(&first, &format) && format == CALC_MEMO_FORMAT)
+		return calc_memo_check_payload(payload, len, count, why);
 	if (read_index(payload, len, count, NULL, &ent, &n, why) < 0)
 		return -1;
 	for (size_t k = 0; k < n && !r; k++) {
@@ -780,6 +802,7 @@ static void load_file(struct calc_cache *cc, struct cfile *f)
 			       h.count, f, &f->ent, &f->n, &why);
 		if (!r) {
 			strbuf_add(&f->disk, buf.buf + BLOB_HEADER_SIZE, (size_t)h.payload_size);
+			cc->held += f->disk.len;
 		} else {
 			free(f->ent);
 			f->ent = NULL;
@@ -795,6 +818,13 @@ static void load_file(struct calc_cache *cc, struct cfile *f)
 	strbuf_release(&buf);
 }
 
+static bool same_file(const struct cfile *f, const struct image *img, const struct cpu_model *m)
+{
+	return f->id_len == img->rec.build_id_len &&
+	       !memcmp(f->id, img->rec.build_id, img->rec.build_id_len) &&
+	       !strcmp(f->model, m->name) && !strcmp(f->symbols, symbols_of(img));
+}
+
 /* The file of img's build-id on model m, or NULL if img is not cached. */
 static struct cfile *file_of(struct calc_cache *cc, const struct image *img,
 			     const struct cpu_model *m)
@@ -802,21 +832,31 @@ static struct cfile *file_of(struct calc_cache *cc, const struct image *img,
 	struct strbuf hex = STRBUF_INIT;
 	struct cfile *f = NULL;
 
+	uint64_t hash, k;
+
 	if (img->state != IMAGE_OK || img->forced || img->rec.kind != IMAGE_FILE ||
 	    !img->rec.build_id_len || img->rec.build_id_len > IMAGE_BUILD_ID_MAX)
 		return NULL;
-	for (size_t k = 0; k < cc->n; k++)
-		if (cc->files[k].id_len == img->rec.build_id_len &&
-		    !memcmp(cc->files[k].id, img->rec.build_id, img->rec.build_id_len) &&
-		    !strcmp(cc->files[k].model, m->name) &&
-		    !strcmp(cc->files[k].symbols, symbols_of(img)))
-			return &cc->files[k];
+	hash = hash_bytes(HASH_FNV_INIT, img->rec.build_id, img->rec.build_id_len);
+	hash = hash_bytes(hash, m->name, strlen(m->name) + 1);
+	hash = hash_bytes(hash, symbols_of(img), strlen(symbols_of(img)) + 1);
+	if (u64map_get(&cc->index, hash, &k)) {
+		if (same_file(&cc->files[k - 1], img, m))
+			return &cc->files[k - 1];
+		/* another file of the same hash (it never happens): looked for in all */
+		for (size_t j = 0; j < cc->n; j++)
+			if (same_file(&cc->files[j], img, m))
+				return &cc->files[j];
+	}
 	strbuf_add_build_id(&hex, &img->rec);
 	if (!db_binary_name_valid(hex.buf) || !db_calc_model_valid(m->name))
 		goto out;
 	ALLOC_GROW(cc->files, cc->n + 1, cc->alloc);
 	f = &cc->files[cc->n++];
 	memset(f, 0, sizeof(*f));
+	f->hash = hash;
+	if (!u64map_get(&cc->index, hash, &k))
+		*u64map_slot(&cc->index, hash) = cc->n;
 	memcpy(f->id, img->rec.build_id, img->rec.build_id_len);
 	f->id_len = img->rec.build_id_len;
 	snprintf(f->hex, sizeof(f->hex), "%s", hex.buf);
@@ -827,6 +867,58 @@ static struct cfile *file_of(struct calc_cache *cc, const struct image *img,
 out:
 	strbuf_release(&hex);
 	return f;
+}
+
+/* Lets go of f's records (what was found here too: store it first); read again when needed. */
+static void forget(struct calc_cache *cc, struct cfile *f)
+{
+	cc->held -= f->disk.len + f->fresh.len;
+	free(f->ent);
+	f->ent = NULL;
+	f->n = 0;
+	strbuf_release(&f->disk);
+	strbuf_release(&f->fresh);
+	free(f->fent);
+	f->fent = NULL;
+	f->nf = f->alloc_f = 0;
+	f->loaded = false;
+}
+
+static int store_file(struct calc_cache *cc, struct cfile *f);
+
+static int older(const void *x, const void *y, void *ctx)
+{
+	const struct cfile *files = ctx;
+	uint64_t a = files[*(const size_t *)x].used, b = files[*(const size_t *)y].used;
+
+	return (a > b) - (a < b);
+}
+
+/*
+ * Keeps what cc holds under HELD_MAX: the least recently used files but
+ * keep are stored (what was found here) and forgotten, down to half of it.
+ * Returns keep (cc->files does not move).
+ */
+static struct cfile *bound(struct calc_cache *cc, struct cfile *keep)
+{
+	size_t *v, n = 0;
+
+	if (cc->held <= HELD_MAX)
+		return keep;
+	v = xcalloc(cc->n, sizeof(*v));
+	for (size_t k = 0; k < cc->n; k++)
+		if (&cc->files[k] != keep && cc->files[k].disk.len + cc->files[k].fresh.len)
+			v[n++] = k;
+	qsort_r(v, n, sizeof(*v), older, cc->files);
+	for (size_t k = 0; k < n && cc->held > HELD_MAX / 2; k++) {
+		struct cfile *f = &cc->files[v[k]];
+
+		if (f->nf && cc->db)
+			store_file(cc, f);
+		forget(cc, f);
+	}
+	free(v);
+	return keep;
 }
 
 static const struct centry *find_entry(const struct centry *v, size_t n, uint64_t start)
@@ -847,8 +939,11 @@ struct calc_static_part *calc_cache_get(struct calc_cache *cc, struct image *img
 
 	pthread_mutex_lock(&cc->lock);
 	if ((f = file_of(cc, img, m))) {
-		if (!f->loaded)
+		f->used = ++cc->tick;
+		if (!f->loaded) {
 			load_file(cc, f);
+			f = bound(cc, f);
+		}
 		/* what was found here first: it is what this build makes */
 		for (size_t k = f->nf; k-- > 0 && !e;)
 			if (f->fent[k].start == p->start) {
@@ -894,10 +989,13 @@ void calc_cache_put(struct calc_cache *cc, const struct calc_work *w)
 	put_record(&rec, w);
 	pthread_mutex_lock(&cc->lock);
 	if ((f = file_of(cc, l->img, w->c->model))) {
+		f->used = ++cc->tick;
 		ALLOC_GROW(f->fent, f->nf + 1, f->alloc_f);
 		f->fent[f->nf++] = (struct centry){ l->ref.proc->start, l->ref.proc->end,
 						     f->fresh.len, rec.len };
 		strbuf_add(&f->fresh, rec.buf, rec.len);
+		cc->held += rec.len;
+		bound(cc, f);
 	}
 	pthread_mutex_unlock(&cc->lock);
 	strbuf_release(&rec);
@@ -967,15 +1065,7 @@ int calc_cache_flush(struct calc_cache *cc)
 		if (store_file(cc, f))
 			r = -1;
 		/* what was stored is what the database holds now: read it again when needed */
-		free(f->ent);
-		f->ent = NULL;
-		f->n = 0;
-		strbuf_release(&f->disk);
-		strbuf_release(&f->fresh);
-		free(f->fent);
-		f->fent = NULL;
-		f->nf = f->alloc_f = 0;
-		f->loaded = false;
+		forget(cc, f);
 	}
 	pthread_mutex_unlock(&cc->lock);
 	return r;
@@ -994,6 +1084,7 @@ void calc_cache_free(struct calc_cache *cc)
 		strbuf_release(&cc->files[k].fresh);
 	}
 	free(cc->files);
+	u64map_release(&cc->index);
 	pthread_mutex_destroy(&cc->lock);
 	free(cc);
 }

@@ -63,8 +63,9 @@ void calc_cache_get_stats(struct calc_cache *cc, struct calc_cache_stats *st);
 /*
  * Validates the payload of a cached analysis file (the blob's payload,
  * count its record count) as a reader would: every procedure's record
- * decoded and checked.  Returns 0, or -1 with *why (static text).  For
- * dcpidb check and the fuzz target.
+ * decoded and checked (or, for a memo of a view's figures, calc-memo.h,
+ * every row).  Returns 0, or -1 with *why (static text).  For dcpidb check
+ * and the fuzz target.
  */
 int calc_cache_check_payload(const void *payload, size_t len, unsigned count, const char **why);
 

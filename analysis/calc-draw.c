@@ -120,6 +120,11 @@ const char *calc_unmeasured_note(const struct calc_insn *ci)
 
 /* ---- stalls and their reasons ------------------------------------------------------- */
 
+bool calc_insn_stalled(const struct calc_insn *ci)
+{
+	return ci->culprits && ci->stall_dynamic >= 0.5;
+}
+
 bool calc_bubble_of(const struct calc *c, size_t i, struct calc_bubble *out)
 {
 	const struct calc_insn *ci = &c->insns[i];
@@ -130,7 +135,7 @@ bool calc_bubble_of(const struct calc *c, size_t i, struct calc_bubble *out)
 		out->static_cycles = ci->stall_static;
 		out->static_letter = calc_static_letter(ci->sreason);
 	}
-	if (ci->culprits && ci->stall_dynamic >= 0.5) {
+	if (calc_insn_stalled(ci)) {
 		out->dynamic_cycles = ci->stall_dynamic;
 		for (size_t k = 0; k < CULPRIT__COUNT; k++)
 			if (ci->culprits & CALC_CAUSE_CULPRIT(k))
@@ -655,23 +660,44 @@ void calc_draw_causes(const struct calc_insn *ci, struct draw *d)
 		draw_printf(d, STYLE_DIM, "  %s", calc_unmeasured_note(ci));
 }
 
+/* s right-aligned in width, or all of it if it is wider. */
+static void draw_right(struct draw *d, enum style st, const char *s, int width)
+{
+	int len = (int)strlen(s);
+
+	draw_field(d, st, s, len > width ? len : width, ALIGN_RIGHT);
+}
+
+void calc_draw_insn_figures(const struct calc_insn *ci, int samples_w, int cpi_w, struct draw *d)
+{
+	char buf[32];
+
+	calc_format_samples(ci, buf, sizeof(buf));
+	draw_right(d, ci->samples > 0 && !(ci->flags & CALC_I_UNMEASURED) ? STYLE_NORMAL : STYLE_DIM,
+		   buf, samples_w);
+	calc_format_cycles(ci->cpi, buf, sizeof(buf));
+	draw_space(d, STYLE_NORMAL, 1);
+	draw_right(d, ci->cpi < 0 ? STYLE_DIM : calc_insn_stalled(ci) ? STYLE_BUBBLE : STYLE_NORMAL,
+		   buf, cpi_w);
+	draw_space(d, STYLE_NORMAL, 1);
+	buf[0] = calc_conf_letter(ci->conf);
+	buf[1] = '\0';
+	draw_text(d, calc_conf_style(ci->conf), buf);
+}
+
 static void insn_line(const struct calc *c, size_t i, struct draw *d)
 {
 	const struct calc_insn *ci = &c->insns[i];
-	char *text = display_safe(ci->insn->text), cpi[32], samples[32];
+	char *text = display_safe(ci->insn->text);
 	const char *note = calc_unmeasured_note(ci);
-	bool stalled = ci->culprits && ci->stall_dynamic >= 0.5;
 
 	if (strlen(text) > TEXT_WIDTH) {
 		text[TEXT_WIDTH - 1] = '~';
 		text[TEXT_WIDTH] = '\0';
 	}
-	calc_format_samples(ci, samples, sizeof(samples));
-	calc_format_cycles(ci->cpi, cpi, sizeof(cpi));
 	draw_printf(d, STYLE_ADDRESS, "%*" PRIx64, addr_width(c), ci->insn->addr);
-	draw_printf(d, STYLE_NORMAL, "  %-*s %8s ", TEXT_WIDTH, text, samples);
-	draw_printf(d, stalled ? STYLE_BUBBLE : STYLE_NORMAL, "%8s", cpi);
-	draw_printf(d, calc_conf_style(ci->conf), " %c", calc_conf_letter(ci->conf));
+	draw_printf(d, STYLE_NORMAL, "  %-*s ", TEXT_WIDTH, text);
+	calc_draw_insn_figures(ci, 8, 8, d);
 	for (size_t k = 0; k < ci->n_causes; k++)
 		draw_printf(d, STYLE_TARGET, "%c%" PRIx64, k ? ',' : ' ', ci->causes[k].addr);
 	if (!note && ci->m <= 0 && ci->cpi >= 0 && ci->cpi < 0.5)

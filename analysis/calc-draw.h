@@ -106,6 +106,21 @@ void calc_draw_bubble(const struct calc *c, const struct calc_line *l, struct dr
  * style when half a cycle an instruction above the best case).
  */
 void calc_draw_block_brief(const struct calc *c, size_t b, struct draw *d);
+/*
+ * True if instruction ci stalled for a reason the analysis found (a
+ * dynamic stall of half a cycle or more with culprits): its CPI is drawn in
+ * the bubble style, and its bubble lines have letters.  The one rule of
+ * dcpicalc and dcpi-tui.
+ */
+bool calc_insn_stalled(const struct calc_insn *ci);
+/*
+ * An instruction's figures as dcpicalc's row has them, one space apart:
+ * its samples after the skid model (calc_format_samples(), right-aligned
+ * in samples_w; dim without samples of its own), its CPI (in cpi_w: dim
+ * when unknown, in the bubble style when calc_insn_stalled()), its
+ * confidence letter in its style.
+ */
+void calc_draw_insn_figures(const struct calc_insn *ci, int samples_w, int cpi_w, struct draw *d);
 /* An instruction's culprit addresses, "  <- 401050,401060", and why it has no samples. */
 void calc_draw_causes(const struct calc_insn *ci, struct draw *d);
 /* The plain text of line l (what dcpicalc prints), appended to sb. */

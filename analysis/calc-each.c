@@ -1,17 +1,27 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * analysis/calc-each.c - procedures analysed on several threads, taken in
- * order (calc-each.h), on core/workpool.h.
+ * order or as a view asks (calc-each.h), on core/workpool.h.
  */
 #include "config.h"
 
 #include "analysis/calc-each.h"
 
-#include <pthread.h>
 #include <stdlib.h>
 
-#include "core/workpool.h"
 #include "core/xalloc.h"
+
+/* Prepares under the view's lock, computes without it; what calc_build() returns. */
+static int analyse(struct calc *c, struct epoch_view *v, pthread_mutex_t *view_lock,
+		   const struct proc_ref *ref, const struct calc_opts *o)
+{
+	int r;
+
+	pthread_mutex_lock(view_lock);
+	r = calc_prepare(c, v, ref, o);
+	pthread_mutex_unlock(view_lock);
+	return r ? r : calc_compute(c);
+}
 
 struct each {
 	struct epoch_view *v;
@@ -28,11 +38,7 @@ static void work(void *arg, size_t i)
 {
 	struct each *e = arg;
 
-	pthread_mutex_lock(&e->view_lock);
-	e->r[i] = calc_prepare(&e->c[i], e->v, &e->refs[i], e->o);
-	pthread_mutex_unlock(&e->view_lock);
-	if (!e->r[i])
-		e->r[i] = calc_compute(&e->c[i]);
+	e->r[i] = analyse(&e->c[i], e->v, &e->view_lock, &e->refs[i], e->o);
 }
 
 static void done(void *arg, size_t i)
@@ -48,14 +54,49 @@ void calc_each(struct epoch_view *v, const struct proc_ref *refs, size_t n,
 	       void (*each)(void *ctx, size_t i, struct calc *c, int r), void *ctx)
 {
 	struct each e = { .v = v, .refs = refs, .o = o, .each = each, .ctx = ctx };
-	struct workpool_job job = { .n = n, .threads = workpool_threads(threads), .work = work,
+	struct workpool_batch b = { .n = n, .threads = workpool_threads(threads), .work = work,
 				    .done = done, .ctx = &e };
 
 	pthread_mutex_init(&e.view_lock, NULL);
 	e.c = xcalloc(n + 1, sizeof(*e.c));
 	e.r = xcalloc(n + 1, sizeof(*e.r));
-	workpool_run(&job);
+	workpool_run(&b);
 	free(e.c);
 	free(e.r);
 	pthread_mutex_destroy(&e.view_lock);
+}
+
+static void row_work(void *arg, size_t i)
+{
+	struct calc_rows *cr = arg;
+	struct calc c;
+	int r;
+
+	if (!cr->refs[i].proc || (cr->wanted && !cr->wanted(cr->ctx, i)))
+		return;
+	r = analyse(&c, cr->v, &cr->view_lock, &cr->refs[i], cr->o);
+	cr->row(cr->ctx, i, &c, r);
+	calc_release(&c);
+}
+
+int calc_rows_run(struct calc_rows *cr)
+{
+	int r;
+
+	pthread_mutex_init(&cr->view_lock, NULL);
+	/* field by field: workpool_prefer() may read the batch meanwhile */
+	cr->batch.n = cr->n;
+	cr->batch.threads = cr->threads;
+	cr->batch.work = row_work;
+	cr->batch.done = NULL;
+	cr->batch.ctx = cr;
+	cr->batch.any_order = true;
+	r = workpool_run(&cr->batch);
+	pthread_mutex_destroy(&cr->view_lock);
+	return r;
+}
+
+void calc_rows_prefer(struct calc_rows *cr, size_t i)
+{
+	workpool_prefer(&cr->batch, i);
 }

@@ -154,6 +154,8 @@ struct diff {
 	bool has_proc;
 	const char *unaligned;      /* why instructions are not compared, or NULL */
 	enum diff_sort sort;        /* the rows' order */
+	/* private: each source row's place by name, image and address (sorting) */
+	uint32_t *name_rank;
 };
 
 /*
@@ -180,6 +182,12 @@ void diff_epochs_release(struct diff_epochs *de);
 
 /* Exchanges the sides: every number and verdict is recomputed. */
 void diff_swap(struct diff *d);
+/*
+ * Compares the same rows normalised otherwise (opts.norm): every number
+ * and verdict is recomputed.  Returns 0, or -1 (reported, d unchanged)
+ * when a period is unknown for PERIOD.
+ */
+int diff_renorm(struct diff *d, enum pset_norm norm);
 
 void diff_sort(struct diff *d, enum diff_sort how);
 

@@ -114,7 +114,8 @@ int invariants_build(struct invariants *inv, struct epoch_view *v,
 			warning("epoch %" PRIu32 " has no value profiles (record with dcpirun --values)",
 				v->seq);
 	}
-	qsort(inv->v, inv->n, sizeof(*inv->v), hotter);
+	if (inv->n > 1)
+		qsort(inv->v, inv->n, sizeof(*inv->v), hotter);
 	if (o->limit && inv->n > o->limit) {
 		for (size_t k = o->limit; k < inv->n; k++)
 			free(inv->v[k].text);

@@ -12,8 +12,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "analysis/epochview-open.h"
 #include "analysis/lookup.h"
-#include "analysis/procprof.h"
+#include "core/arena.h"
 #include "core/die.h"
 #include "core/hash.h"
 #include "core/json.h"
@@ -355,9 +356,9 @@ const char *pset_level_name(enum pset_level level)
 
 /* ---- rows: a string-keyed index ----------------------------------------- */
 
-/* Maps byte strings to indices 0..n-1 in the order they were added. */
+/* Maps byte strings to indices 0..n-1 in the order they were added (the keys in an arena). */
 struct strindex_key {
-	char *key;
+	const char *key;     /* with a NUL after its len bytes */
 	size_t len;
 };
 
@@ -365,12 +366,11 @@ struct strindex {
 	struct u64map map;  /* hash (probed on collision) -> index + 1 */
 	struct strindex_key *v;
 	size_t n, alloc;
+	struct arena *mem;  /* where keys are copied */
 };
 
 static void strindex_release(struct strindex *x)
 {
-	for (size_t i = 0; i < x->n; i++)
-		free(x->v[i].key);
 	free(x->v);
 	u64map_release(&x->map);
 }
@@ -385,8 +385,11 @@ static size_t strindex_get(struct strindex *x, const char *key, size_t len, bool
 		const struct strindex_key *k;
 
 		if (!*slot) {
+			char *copy = arena_memdup(x->mem, key, len + 1);
+
+			copy[len] = '\0';
 			ALLOC_GROW(x->v, x->n + 1, x->alloc);
-			x->v[x->n].key = xmemdup(key, len);
+			x->v[x->n].key = copy;
 			x->v[x->n].len = len;
 			*slot = ++x->n;
 			*created = true;
@@ -411,12 +414,23 @@ struct image_info {
 
 struct rows_priv {
 	struct pset *const *sets;
+	struct arena mem;         /* the rows' names, keys, counts, texts; image paths */
 	struct strindex rows;
 	struct strindex images;   /* image match key -> infos */
 	struct image_info *infos;
 	size_t alloc_infos;
 	struct strindex warned;   /* image match keys warned about */
+	struct strindex paths;    /* the image paths of rows, once each */
 };
+
+/* path, copied once for every row that names it. */
+static const char *intern_path(struct rows_priv *pv, const char *path)
+{
+	bool created;
+	size_t i = strindex_get(&pv->paths, path, strlen(path), &created);
+
+	return pv->paths.v[i].key;
+}
 
 static void image_match_key(const struct db_image *rec, struct strbuf *sb)
 {
@@ -497,10 +511,10 @@ static struct pset_row *get_row(struct pset_rows *t, const struct strbuf *key, c
 	ALLOC_GROW(t->rows, t->n_rows + 1, t->alloc);
 	r = &t->rows[t->n_rows++];
 	memset(r, 0, sizeof(*r));
-	r->name = xstrdup(name);
-	r->image = xstrdup(image);
-	r->counts = xcalloc(t->n_sets ? t->n_sets : 1, sizeof(*r->counts));
-	r->key = xmemdup(key->buf, key->len + 1);
+	r->name = arena_strdup(&pv->mem, name);
+	r->image = (char *)intern_path(pv, image);
+	r->counts = arena_calloc(&pv->mem, t->n_sets ? t->n_sets : 1, sizeof(*r->counts));
+	r->key = (char *)pv->rows.v[i].key;
 	r->keylen = key->len;
 	return r;
 }
@@ -537,46 +551,106 @@ static unsigned name_ordinal(struct image *img, const struct proc *p)
 	return k;
 }
 
-static void proc_rows(struct pset_rows *t, size_t set, struct epoch_view *v)
-{
-	struct procprof_opts o = PROCPROF_OPTS_INIT;
-	struct strbuf key = STRBUF_INIT;
-	struct procprof pp;
+/* A procedure's samples in an image (proc NULL: samples outside every procedure). */
+struct proc_count {
+	const struct proc *proc;
+	uint64_t count;
+};
 
-	o.events = &t->event;
-	o.n_events = 1;
-	o.quiet = true;
-	if (procprof_build(&pp, v, &o))
-		return;
-	for (size_t r = 0; r < pp.n_rows; r++) {
-		const struct procprof_row *row = &pp.rows[r];
-		const struct db_image *rec = v->images[row->image].rec;
-		unsigned ord = row->proc ? name_ordinal(epoch_view_image(v, row->image), row->proc) : 0;
+/*
+ * The samples of image i of v by procedure, as procprof_build() makes its
+ * rows, for t's event: in the order of their addresses (the profile's).
+ */
+static size_t count_procs(struct pset_rows *t, struct epoch_view *v, size_t i,
+			  struct proc_count **out, size_t *alloc)
+{
+	struct image *img = epoch_view_image(v, i);
+	const struct profile *prof = epoch_view_profile(v, i, t->event);
+	const struct proc *last = NULL;
+	uint64_t got = profile_total(prof), want = v->images[i].samples[t->event];
+	struct u64map at;   /* proc pointer (0: none) -> index + 1 in out */
+	size_t n = 0;
+
+	u64map_init(&at);
+	for (size_t k = 0; k <= prof->n; k++) {
+		const struct proc *p = NULL;
+		uint64_t addr, count, *slot;
+
+		if (k < prof->n) {
+			count = prof->v[k].count;
+			if (image_offset_to_addr(img, prof->v[k].offset, &addr)) {
+				if (last && addr >= last->start && addr < last->end)
+					p = last;
+				else
+					p = last = image_proc_at(img, addr);
+			}
+		} else if (want > got) {
+			count = want - got;  /* the header counts them, the profile lacks them */
+		} else {
+			break;
+		}
+		slot = u64map_slot(&at, (uint64_t)(uintptr_t)p);
+		if (!*slot) {
+			ALLOC_GROW(*out, n + 1, *alloc);
+			(*out)[n] = (struct proc_count){ p, 0 };
+			*slot = ++n;
+		}
+		(*out)[*slot - 1].count += count;
+	}
+	u64map_release(&at);
+	return n;
+}
+
+static void proc_rows_of_image(struct pset_rows *t, size_t set, struct epoch_view *v, size_t i,
+			       struct proc_count **pc, size_t *alloc)
+{
+	const struct db_image *rec = v->images[i].rec;
+	struct image *img = epoch_view_image(v, i);
+	const char *unnamed = image_unnamed(img);
+	size_t n = count_procs(t, v, i, pc, alloc);
+	struct strbuf key = STRBUF_INIT;
+
+	for (size_t k = 0; k < n; k++) {
+		const struct proc *p = (*pc)[k].proc;
+		const char *pname = p ? p->name : unnamed;
+		unsigned ord = p ? name_ordinal(img, p) : 0;
 		struct pset_row *out;
 		char *name;
 
-		if (!row->samples[t->event])
+		if (!(*pc)[k].count)
 			continue;
 		note_image(t, set, rec);
-		if (!row->proc)
-			warn_image(t, v, row->image);
+		if (!p)
+			warn_image(t, v, i);
 		strbuf_setlen(&key, 0);
 		image_match_key(rec, &key);
 		strbuf_addch(&key, '\0');
-		strbuf_addstr(&key, row->name);
+		strbuf_addstr(&key, pname);
 		strbuf_addf(&key, "%c%u", '\0', ord);
 		/* the second procedure of a name in an image is NAME#2 */
-		name = ord ? xasprintf("%s#%u", row->name, ord + 1) : xstrdup(row->name);
-		out = get_row(t, &key, name, rec->path);
+		name = ord ? xasprintf("%s#%u", pname, ord + 1) : NULL;
+		out = get_row(t, &key, name ? name : pname, rec->path);
 		free(name);
-		if (row->proc && !out->has_addr) {
-			out->addr = row->start;
+		if (p && !out->has_addr) {
+			out->addr = p->start;
 			out->has_addr = true;
 		}
-		out->counts[set] += row->samples[t->event];
+		out->counts[set] += (*pc)[k].count;
 	}
-	procprof_release(&pp);
 	strbuf_release(&key);
+}
+
+/* Rows of every image of v by procedure, image after image, the images opened in parallel. */
+static void proc_rows(struct pset_rows *t, size_t set, struct epoch_view *v)
+{
+	struct proc_count *pc = NULL;
+	size_t alloc = 0;
+
+	epoch_view_open_images(v, NULL);
+	for (size_t i = 0; i < v->n_images; i++)
+		if (v->images[i].samples[t->event])
+			proc_rows_of_image(t, set, v, i, &pc, &alloc);
+	free(pc);
 }
 
 /* "name+0xOFF" for an address in p, "IMAGE+0xADDR" outside procedures. */
@@ -640,6 +714,7 @@ static void rows_init(struct pset_rows *t, struct pset *const *sets, size_t n,
 	for (size_t i = 0; i < n; i++)
 		t->totals[i] = pset_total(sets[i], ev);
 	pv->sets = sets;
+	pv->rows.mem = pv->images.mem = pv->warned.mem = pv->paths.mem = &pv->mem;
 	t->priv = pv;
 }
 
@@ -810,15 +885,16 @@ static char *why_unaligned(struct pset *const *sets, const struct proc_search *f
 /* The procedure's own row: its samples per set. */
 static void whole_proc_row(struct pset_rows *t, const struct proc_search *f)
 {
-	struct pset_row *r = XNEW(struct pset_row);
+	struct rows_priv *pv = t->priv;
+	struct pset_row *r = arena_calloc(&pv->mem, 1, sizeof(*r));
 	const struct found_proc *a = &f->v[0];
 
-	r->name = xstrdup(a->ref.proc->name);
-	r->image = xstrdup(found_rec(a)->path);
+	r->name = arena_strdup(&pv->mem, a->ref.proc->name);
+	r->image = (char *)intern_path(pv, found_rec(a)->path);
 	r->addr = a->ref.proc->start;
 	r->has_addr = true;
-	r->counts = xcalloc(t->n_sets ? t->n_sets : 1, sizeof(*r->counts));
-	r->key = xstrdup("");
+	r->counts = arena_calloc(&pv->mem, t->n_sets ? t->n_sets : 1, sizeof(*r->counts));
+	r->key = arena_strdup(&pv->mem, "");
 	for (size_t i = 0; i < f->n; i++)
 		r->counts[f->v[i].set] += proc_ref_samples(f->v[i].view, &f->v[i].ref, t->event);
 	t->proc = r;
@@ -852,7 +928,8 @@ static void decoded_rows(struct pset_rows *t, const struct proc_search *f)
 		if (!image_has_code(img, NULL) || image_decode(img, fp->ref.proc, &insns, &n))
 			continue;
 		for (size_t k = 0; k < n; k++)
-			insn_row(t, insns[k].addr, fp)->text = xstrdup(insns[k].text);
+			insn_row(t, insns[k].addr, fp)->text =
+				arena_strdup(&((struct rows_priv *)t->priv)->mem, insns[k].text);
 		free(insns);
 		return;
 	}
@@ -885,16 +962,6 @@ static void sampled_rows(struct pset_rows *t, const struct proc_search *f)
 	}
 }
 
-static void copy_row(struct pset_row *dst, const struct pset_row *src, size_t n_sets)
-{
-	*dst = *src;
-	dst->name = xstrdup(src->name);
-	dst->image = xstrdup(src->image);
-	dst->text = src->text ? xstrdup(src->text) : NULL;
-	dst->counts = xmemdup(src->counts, (n_sets ? n_sets : 1) * sizeof(*src->counts));
-	dst->key = xmemdup(src->key, src->keylen + 1);
-}
-
 int pset_rows_build_proc(struct pset_rows *t, struct pset *const *sets, size_t n,
 			 enum dcpi_event ev, const char *spec)
 {
@@ -914,7 +981,7 @@ int pset_rows_build_proc(struct pset_rows *t, struct pset *const *sets, size_t n
 		t->level = PSET_PROCEDURES;
 		t->rows = XNEW(struct pset_row);
 		t->alloc = t->n_rows = 1;
-		copy_row(&t->rows[0], t->proc, n);
+		t->rows[0] = *t->proc;  /* the same strings and counts: the arena's */
 		t->rows[0].builds_differ = true;
 	} else {
 		decoded_rows(t, &f);
@@ -926,26 +993,11 @@ int pset_rows_build_proc(struct pset_rows *t, struct pset *const *sets, size_t n
 	return 0;
 }
 
-static void row_release(struct pset_row *r)
-{
-	free(r->name);
-	free(r->image);
-	free(r->text);
-	free(r->counts);
-	free(r->key);
-}
-
 void pset_rows_release(struct pset_rows *t)
 {
 	struct rows_priv *pv = t->priv;
 
-	for (size_t r = 0; r < t->n_rows; r++)
-		row_release(&t->rows[r]);
 	free(t->rows);
-	if (t->proc) {
-		row_release(t->proc);
-		free(t->proc);
-	}
 	for (size_t i = 0; i < t->n_notes; i++)
 		free(t->notes[i]);
 	free(t->notes);
@@ -961,6 +1013,8 @@ void pset_rows_release(struct pset_rows *t)
 		strindex_release(&pv->rows);
 		strindex_release(&pv->images);
 		strindex_release(&pv->warned);
+		strindex_release(&pv->paths);
+		arena_release(&pv->mem);
 		free(pv);
 	}
 	memset(t, 0, sizeof(*t));

@@ -28,6 +28,7 @@ void bursts_init(struct bursts *b, double budget, unsigned max_steps, pid_t watc
 void bursts_release(struct bursts *b)
 {
 	burst_set_release(&b->set);
+	tracer_clear(&b->tracer);
 }
 
 bool bursts_due(struct bursts *b, int64_t now)
@@ -68,10 +69,17 @@ static void resolve(struct bursts *b, struct procs *procs, struct addr_space *as
 	st->offset = off;
 }
 
-/* Steps tid (stopped) into trace t; returns the signal to deliver at detach, or -1 if gone. */
+/*
+ * Steps tid (stopped) into trace t; returns the signal to deliver at
+ * detach, or -1 if it is gone or its step did not come back in time.
+ */
 static int follow(struct bursts *b, pid_t tid, struct procs *procs, struct addr_space *as,
 		  struct burst_trace *t, int64_t start)
 {
+	if (!tracer_may_step(tid)) {
+		b->st.trap_masked++;
+		return 0;
+	}
 	for (unsigned k = 0; k < b->max_steps; k++) {
 		struct user_regs_struct u;
 		struct burst_step st;
@@ -93,10 +101,11 @@ static int follow(struct bursts *b, pid_t tid, struct procs *procs, struct addr_
 		}
 		if (ptrace(PTRACE_SINGLESTEP, tid, NULL, NULL))
 			return 0;
-		if ((sig = tracer_wait(&b->tracer, tid)) != 0) {
+		/* A step that does not come back in time (a fault on a FUSE file) ends it too. */
+		if ((sig = tracer_wait(&b->tracer, tid, 0)) != 0) {
 			if (sig > 0)
 				b->st.signals++;
-			return sig;
+			return sig == TRACER_STOPPED_ELSE ? 0 : sig;
 		}
 		b->st.steps++;
 	}

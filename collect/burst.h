@@ -44,6 +44,7 @@ struct burst_stats {
 	uint64_t refused;           /* threads that could not be traced */
 	uint64_t syscalls;          /* bursts ended at a system call */
 	uint64_t signals;           /* bursts ended by a signal (delivered) */
+	uint64_t trap_masked;       /* not stepped: the thread blocks or ignores SIGTRAP */
 	int64_t ns;                 /* wall time threads spent stopped in bursts */
 	uint64_t written;           /* bursts that reached the database */
 };

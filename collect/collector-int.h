@@ -9,6 +9,7 @@
 
 #include "collect/burst.h"
 #include "collect/emburst.h"
+#include "collect/whose.h"
 #include "collect/collector.h"
 #include "collect/ladder.h"
 #include "collect/order.h"
@@ -68,6 +69,7 @@ struct collector {
 	size_t values_ev;           /* the event whose samples give values (in ev) */
 	struct bursts *bursts;      /* --bursts=step, else NULL */
 	struct emburst *emb;        /* --bursts (emulated), else NULL */
+	struct whose *whose;        /* whose values may be recorded (--values, --bursts), else NULL */
 	struct ladder ladder;       /* --values: load latencies measured here (ns 0: not yet) */
 	pid_t burst_pid, burst_tid; /* the thread of the latest user sample: the next burst's */
 	int64_t next_values_write;

@@ -14,6 +14,7 @@
 #include "collect/perf.h"
 #include "collect/perfrec.h"
 #include "collect/procs.h"
+#include "collect/emu-worker.h"
 #include "collect/unwind-worker.h"
 #include "core/cli.h"
 #include "core/die.h"
@@ -32,6 +33,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static void consume(void *ctx, const struct shash_entry *v, size_t n);
@@ -76,6 +78,8 @@ static void setup_bursts(struct collector *c)
 		bursts_init(c->bursts, c->opt.burst_budget, BURST_DEFAULT_STEPS, c->opt.pid);
 		return;
 	}
+	/* Its workers: forked, or the dcpi-emulate service's (--emulate-socket). */
+	emu_worker_configure(&(struct emu_worker_opts){ c->opt.emulate_socket, NULL, NULL, false, -1 });
 	if (!(c->emb = emburst_new(c->opt.burst_budget, c->opt.burst_limit, c->opt.pid, c->rng)))
 		return;
 	if (c->opt.burst_deadline_ms)
@@ -85,6 +89,28 @@ static void setup_bursts(struct collector *c)
 	c->values_ev = values_event(c);
 	if ((t = collector_time_event(c)) >= 0 && c->ev[t].spec.time)
 		emburst_set_period(c->emb, c->ev[t].mean);
+}
+
+/*
+ * Whose values --values and --bursts record (collect/whose.h): the users
+ * given, else dcpirun's invoker (dcpid: nobody's, said once).  Offline
+ * collectors' records come from no real process: no filter.
+ */
+static void setup_whose(struct collector *c)
+{
+	/* Files holding values: the writer's alone unless --values-mode opens them. */
+	db_set_values_mode(c->db, c->opt.values_mode);
+	if ((!c->opt.values && !(c->opt.burst_budget > 0)) || c->offline)
+		return;
+	c->whose = XNEW(struct whose);
+	whose_init(c->whose);
+	if (c->opt.values_users)
+		whose_parse(c->whose, c->opt.values_users);
+	else if (c->opt.pid > 0)
+		whose_add(c->whose, getuid());
+	if (whose_none(c->whose))
+		warning("--values and --bursts record the registers of no process: --values-users "
+			"names whose (see dcpid(8))");
 }
 
 static void discard(void *ctx, const struct shash_entry *v, size_t n)
@@ -171,6 +197,7 @@ struct collector *collector_new(const struct collect_options *o, struct db *db)
 	}
 	setup_values(c);
 	setup_bursts(c);
+	setup_whose(c);
 	/*
 	 * The unwinding worker is forked before the hash tables exist: every
 	 * page this process has at a fork faults at its next write (copy on
@@ -240,6 +267,10 @@ void collector_free(struct collector *c)
 		free(c->bursts);
 	}
 	emburst_free(c->emb);
+	if (c->whose) {
+		whose_release(c->whose);
+		free(c->whose);
+	}
 	free(c);
 }
 
@@ -567,6 +598,12 @@ static void on_values(struct collector *c, const struct perf_rec *r, struct addr
 	/* A kernel sample leaves the thread's user registers as they were. */
 	if (!r->u.sample.user)
 		return;
+	if (c->whose && !whose_allowed(c->whose, (pid_t)r->pid, (int64_t)r->time)) {
+		c->values->st.refused++;
+		c->whose->st.samples_refused++;
+		cvalues_break(c->values, r->tid);
+		return;
+	}
 	if (!as || !values_regs(&c->fmt, r, perf) ||
 	    !procs_resolve(&c->procs, as, r->u.sample.ip, &image, &off)) {
 		c->values->st.unresolved++;
@@ -639,7 +676,9 @@ static void on_sample(struct collector *c, struct ccpu *cc, const struct perf_re
 		on_values(c, r, as);
 	if (c->emb && v - 1 == c->values_ev)
 		on_burst_sample(c, cc, r);
-	if ((c->bursts || c->emb) && as && r->u.sample.user) {
+	/* The next burst's thread: the latest sampled in user mode of a process whose values may be had. */
+	if ((c->bursts || c->emb) && as && r->u.sample.user &&
+	    (!c->whose || whose_allowed(c->whose, (pid_t)r->pid, (int64_t)r->time))) {
 		c->burst_pid = (pid_t)r->pid;
 		c->burst_tid = (pid_t)r->tid;
 	}
@@ -699,6 +738,8 @@ static void dispatch(void *ctx, int k, const void *rec, size_t len)
 		on_mmap(c, &r);
 		break;
 	case PERF_REC_COMM:
+		if (r.u.comm.exec && c->whose)
+			whose_forget(c->whose, (pid_t)r.pid);
 		if (r.u.comm.exec)
 			procs_exec(&c->procs, r.pid, r.u.comm.comm);
 		else if (r.pid == r.tid)
@@ -711,6 +752,8 @@ static void dispatch(void *ctx, int k, const void *rec, size_t len)
 	case PERF_REC_EXIT:
 		if (r.u.task.pid == r.u.task.tid)
 			procs_exit(&c->procs, r.u.task.pid);
+		if (r.u.task.pid == r.u.task.tid && c->whose)
+			whose_forget(c->whose, (pid_t)r.u.task.pid);
 		if (c->values)
 			cvalues_forget(c->values, r.u.task.tid);
 		break;
@@ -808,8 +851,15 @@ static int write_values(struct collector *c, int64_t now, bool force)
 	return r;
 }
 
+/* True if pid is the collector's own process or one of its workers. */
+static bool own_process(struct collector *c, pid_t pid)
+{
+	return pid == getpid() || (c->cg && pid == callchain_worker_pid(c->cg)) ||
+	       (c->emb && emu_worker_owns(c->emb->worker, pid));
+}
+
 /* The tracer of whichever kind of bursts runs. */
-static const struct tracer *burst_tracer(const struct collector *c)
+static struct tracer *burst_tracer(struct collector *c)
 {
 	return c->bursts ? &c->bursts->tracer : c->emb ? &c->emb->tracer : NULL;
 }
@@ -817,12 +867,30 @@ static const struct tracer *burst_tracer(const struct collector *c)
 /* --bursts: one on the thread last sampled, when the budget allows. */
 static void maybe_burst(struct collector *c, int64_t now)
 {
-	const struct tracer *t = burst_tracer(c);
+	struct tracer *t = burst_tracer(c);
 
+	if (t)
+		tracer_poll(t);         /* late stops let go, exits reaped: never waited for */
 	if (c->emb)
 		emburst_poll(c->emb, &c->procs, now);
 	if (!t || !c->burst_tid || !c->store.seq || t->reaped)
 		return;
+	/*
+	 * Never the daemon's own processes (its workers), and only a process
+	 * whose values may be recorded, looked at now (it may have made
+	 * itself non-dumpable since its samples).
+	 */
+	if ((c->bursts ? bursts_due(c->bursts, now) : emburst_due(c->emb, now)) &&
+	    (own_process(c, c->burst_pid) || !whose_check(c->whose, c->burst_pid))) {
+		c->whose->st.bursts_refused++;
+		c->burst_tid = 0;
+		return;
+	}
+	/* Its user's worker backing off after failures: not stopped for nothing. */
+	if (c->emb && emburst_due(c->emb, now) && !emu_worker_can_take(c->emb->worker, c->burst_pid)) {
+		c->burst_tid = 0;
+		return;
+	}
 	if (c->bursts && bursts_due(c->bursts, now))
 		bursts_run(c->bursts, c->burst_pid, c->burst_tid, &c->procs, now);
 	else if (c->emb && emburst_due(c->emb, now))
@@ -832,14 +900,17 @@ static void maybe_burst(struct collector *c, int64_t now)
 	c->burst_tid = 0;
 }
 
-bool collector_child_reaped(struct collector *c, int *status)
+bool collector_wait_child(struct collector *c, pid_t pid, int *status)
 {
-	const struct tracer *t = burst_tracer(c);
+	struct tracer *t = burst_tracer(c);
+	pid_t r;
 
-	if (!t || !t->reaped)
-		return false;
-	*status = t->reaped_status;
-	return true;
+	if (t)
+		return tracer_wait_child(t, pid, status);
+	do
+		r = waitpid(pid, status, WNOHANG | __WALL);
+	while (r < 0 && errno == EINTR);
+	return r == pid && (WIFEXITED(*status) || WIFSIGNALED(*status));
 }
 
 int64_t collector_tick(struct collector *c, int64_t now)
@@ -970,6 +1041,17 @@ void collector_summary(struct collector *c, struct collect_summary *s)
 		s->burst_share = el > 0 ? (double)c->bursts->st.ns / (double)el : 0;
 	}
 	if (c->emb) {
+		const struct emu_worker *w = emburst_worker(c->emb);
+		struct strbuf causes = STRBUF_INIT;
+
+		if (emu_worker_off(w) != EMU_CAUSE__COUNT)
+			snprintf(s->burst_off, sizeof(s->burst_off), "%s", emu_cause_name(emu_worker_off(w)));
+		emu_worker_causes(w, false, &causes);
+		snprintf(s->burst_lost, sizeof(s->burst_lost), "%s", causes.len ? causes.buf : "");
+		strbuf_reset(&causes);
+		emu_worker_causes(w, true, &causes);
+		snprintf(s->burst_not_tried, sizeof(s->burst_not_tried), "%s", causes.len ? causes.buf : "");
+		strbuf_release(&causes);
 		emburst_report(c->emb, c->started, &s->emulated);
 		s->burst_emulated = true;
 		s->bursts = s->emulated.bursts;

@@ -79,6 +79,10 @@ struct collect_options {
 				       (collect/emburst.h) */
 	uint32_t burst_limit;       /* --burst-limit: instructions an emulated burst follows (0: default) */
 	uint32_t burst_deadline_ms; /* --burst-deadline: the worker's answer awaited (0: default) */
+	const char *values_users;   /* --values-users: whose values (collect/whose.h); NULL: dcpirun's
+				       invoker, dcpid nobody's */
+	unsigned values_mode;       /* --values-mode: value-bearing files' mode (0600 or 0640) */
+	const char *emulate_socket; /* --emulate-socket: the dcpi-emulate service's, else NULL: forked */
 	size_t values_bytes;        /* memory cap of the value tables */
 	char **per_process;         /* image paths with per-process profiles */
 	size_t n_per_process;
@@ -110,6 +114,9 @@ enum {
 	COLLECT_OPT_BURSTS,
 	COLLECT_OPT_BURST_LIMIT,
 	COLLECT_OPT_BURST_DEADLINE,
+	COLLECT_OPT_VALUES_USERS,
+	COLLECT_OPT_VALUES_MODE,
+	COLLECT_OPT_EMULATE_SOCKET,
 };
 int collect_option(struct collect_options *o, int opt, const char *arg);
 /* 0 if label can name a new epoch (db/meta.h), else -1 after saying why. */
@@ -142,6 +149,18 @@ int collect_cli_option(const struct cli_option *opt, const char *arg);
 		     "steps), at most PCT% of the time (default 5): paths, branch\n"      \
 		     "outcomes, written values, store/load conflicts, instructions\n"     \
 		     "per sample period", COLLECT_OPT_BURSTS, CLI_OPTARG),                  \
+	COLLECT_OPT_(0, "values-users", (o), "LIST",                                         \
+		     "whose registers --values and --bursts record: users (names\n"        \
+		     "or uids), or all; dumpable processes only (dcpirun: its\n"            \
+		     "invoker's; dcpid: nobody's unless given)", COLLECT_OPT_VALUES_USERS, 0), \
+	COLLECT_OPT_(0, "values-mode", (o), "MODE",                                          \
+		     "mode of the files holding values (0600, the default, or 0640:\n"     \
+		     "readable by the database's group)", COLLECT_OPT_VALUES_MODE, 0),       \
+	COLLECT_OPT_(0, "emulate-socket", (o), "PATH",                                       \
+		     "emulate bursts in workers of the dcpi-emulate socket\n"                \
+		     "service at PATH instead of forked ones (dcpid.service: its\n"        \
+		     "MemoryDenyWriteExecute= leaves a forked one no JIT)",                 \
+		     COLLECT_OPT_EMULATE_SOCKET, 0),                                        \
 	COLLECT_OPT_(0, "burst-limit", (o), "N", NULL, COLLECT_OPT_BURST_LIMIT, CLI_HIDDEN), \
 	COLLECT_OPT_(0, "burst-deadline", (o), "MS", NULL, COLLECT_OPT_BURST_DEADLINE, CLI_HIDDEN), \
 	COLLECT_OPT_(0, "ring-pages", (o), "N", "ring buffer pages per CPU (default: 64)",    \
@@ -222,10 +241,12 @@ void collector_read(struct collector *c, bool final);
 int64_t collector_tick(struct collector *c, int64_t now);
 
 /*
- * dcpirun: true if a burst reaped the exit of the command (its wait status
- * in *status): dcpirun must not wait for it again.
+ * dcpirun: without waiting, true once its command (pid) has exited, with
+ * its wait status in *status, whether a burst's tracer reaped it or this
+ * call did (a ptrace stop of the command this wait sees goes to the
+ * tracer: collect/tracestop.h).
  */
-bool collector_child_reaped(struct collector *c, int *status);
+bool collector_wait_child(struct collector *c, pid_t pid, int *status);
 
 /* Reads, drains every table and writes every profile (dcpictl flush). */
 int collector_flush(struct collector *c);
@@ -252,6 +273,9 @@ struct collect_summary {
 	double burst_share;                 /* ... the share of the run's time they took */
 	bool burst_emulated;                /* emulated is valid */
 	struct emburst_report emulated;     /* the emulated bursts: how they ended, the windows */
+	char burst_off[80];                 /* why no burst can be emulated ("": they can) */
+	char burst_lost[240];               /* requests lost by cause ("2 timed out, ...") */
+	char burst_not_tried[240];          /* bursts not tried by cause ("40 backing off ...") */
 	double calib_cycles;        /* this run's calibration: cycles per sample (0: none) */
 	double calib_mhz;           /* ... the loop's clock */
 	int64_t calib_ns;           /* ... and its cost (CPU time) */

@@ -105,10 +105,8 @@ static bool handle_signals(struct run *r, struct collector *c)
 		if (si.ssi_code == SI_USER || si.ssi_code == SI_QUEUE)
 			kill(r->child.pid, (int)si.ssi_signo);
 	}
-	/* A burst that was following the command when it exited has its status. */
-	if (collector_child_reaped(c, &r->status))
-		return true;
-	if (waitpid(r->child.pid, &r->status, WNOHANG) == r->child.pid)
+	/* Never waiting: a burst's tracer may have reaped it, or hold it seized. */
+	if (collector_wait_child(c, r->child.pid, &r->status))
 		done = true;
 	return done;
 }
@@ -157,8 +155,9 @@ static void begin_epoch(struct run *r, struct collector *c, struct db *db)
  * Emulated bursts: how many, how far, which ended early (before the limit
  * or a system call) and at which instructions, the windows matched.
  */
-static void burst_summary(const struct emburst_report *r)
+static void burst_summary(const struct collect_summary *s)
 {
+	const struct emburst_report *r = &s->emulated;
 	uint64_t early = 0;
 
 	for (int i = 0; i < PATHS_END__COUNT; i++)
@@ -171,8 +170,13 @@ static void burst_summary(const struct emburst_report *r)
 		fprintf(stderr, ", at %s", r->end_names);
 	if (r->unverified)
 		fprintf(stderr, "; %" PRIu64 " unverified", r->unverified);
+	/* Never just "lost": why, by cause. */
+	if (*s->burst_off)
+		fprintf(stderr, "; bursts off: %s", s->burst_off);
 	if (r->lost)
-		fprintf(stderr, "; %" PRIu64 " LOST", r->lost);
+		fprintf(stderr, "; %" PRIu64 " lost (%s)", r->lost, *s->burst_lost ? s->burst_lost : "?");
+	if (*s->burst_not_tried)
+		fprintf(stderr, "; not tried: %s", s->burst_not_tried);
 	fprintf(stderr, "; %" PRIu64 " stops, p99 %.0f us, longest %.0f us", r->stops,
 		(double)r->stop_p99_ns / 1e3, (double)r->stop_max_ns / 1e3);
 	fprintf(stderr, "; %" PRIu64 " windows from %" PRIu64 " trails, from the %u%s sample "
@@ -210,7 +214,7 @@ static void summary(struct run *r, struct collector *c, unsigned snapshots)
 		fprintf(stderr, ", %" PRIu64 " bursts of %" PRIu64 " steps (%.1f%% of the time)",
 			s.bursts, s.burst_steps, 100 * s.burst_share);
 	if (s.burst_emulated)
-		burst_summary(&s.emulated);
+		burst_summary(&s);
 	if (s.calib_cycles > 0)
 		fprintf(stderr, ", 1 sample = %.0f cycles (calibrated in %.0f ms%s%s)", s.calib_cycles,
 			(double)s.calib_ns / 1e6, s.calib_problem[0] ? "; " : "", s.calib_problem);
@@ -255,7 +259,8 @@ int main(int argc, char **argv)
 	/* Before the command runs, so that it does not compete for a CPU. */
 	collector_calibrate(c);
 	if ((err = spawn_release(&r.child, r.argv[0]))) {
-		waitpid(r.child.pid, &r.status, 0);
+		/* It could not exec: it has exited already, or is about to. */
+		waitpid(r.child.pid, &r.status, __WALL);
 		errno = err;
 		errorf_errno("cannot run '%s'", r.argv[0]);
 		collector_free(c);

@@ -115,6 +115,7 @@ void emburst_free(struct emburst *e)
 	free(e->img);
 	u64map_release(&e->img_at);
 	burst_set_release(&e->raw);
+	tracer_clear(&e->tracer);
 	free(e);
 }
 
@@ -231,29 +232,34 @@ static void name_end(struct emburst *e, const char *mnemonic)
 	e->ends[i].count++;
 }
 
-/* The registers each value record of pc writes (from the worker's values of it). */
-static uint32_t written_mask(const struct emu_result *r, uint64_t pc)
+/*
+ * The registers each pc's value records write (from the worker's values of
+ * it), in a map pc -> mask made in one pass: a look a record, not a pass
+ * over the values (quadratic in what the worker sends).
+ */
+static void written_masks(const struct emu_result *r, struct u64map *masks)
 {
-	uint32_t m = 0;
-
 	for (size_t i = 0; i < r->n_values; i++)
-		if (r->values[i].pc == pc)
-			m |= 1u << r->values[i].reg;
-	return m;
+		*u64map_slot(masks, r->values[i].pc) |= 1u << r->values[i].reg;
 }
 
 static void add_detail(struct emburst *e, struct procs *procs, struct addr_space *as,
 		       const struct emu_result *r)
 {
+	struct u64map masks = U64MAP_INIT;
+
+	written_masks(r, &masks);
 	for (size_t i = 0; i < r->n_insn; i++) {
-		uint64_t off;
+		uint64_t off, mask = 0;
 		struct emburst_image *im = where(e, procs, as, r->insn[i].pc, &off);
 
+		u64map_get(&masks, r->insn[i].pc, &mask);
 		if (im) {
-			value_rec(e, im, off, written_mask(r, r->insn[i].pc))->samples += r->insn[i].execs;
+			value_rec(e, im, off, (uint32_t)mask)->samples += r->insn[i].execs;
 			im->prof.detailed += r->insn[i].execs;
 		}
 	}
+	u64map_release(&masks);
 	for (size_t i = 0; i < r->n_values; i++) {
 		const struct emu_value_rec *v = &r->values[i];
 		uint64_t off;

@@ -410,7 +410,8 @@ static void end_burst(struct emu_engine *e, struct emu_result *out)
 {
 	if (!e->burst_passed) {
 		emu_burst_passes(e, e->end_pc);
-		e->b_end = e->end;
+		/* a trail that ended before anything ran (a point it cannot tell): as far as it went */
+		e->b_end = e->end >= 0 ? e->end : PATHS_END_LIMIT;
 	}
 	out->end = (uint8_t)e->b_end;
 	out->end_pc = e->b_end_pc < EMU_USER_END ? e->b_end_pc : 0;

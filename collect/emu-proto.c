@@ -43,7 +43,7 @@ static void put(struct strbuf *out, uint64_t v)
 	strbuf_add_varint(out, v);
 }
 
-/* A short printable word (a mnemonic): its length, then its bytes. */
+/* A short printable word (a mnemonic, "syscall 60"): its length, then its bytes. */
 static void put_word(struct strbuf *out, const char *w)
 {
 	size_t n = strlen(w);
@@ -60,21 +60,11 @@ static int get_word(struct varint_reader *r, char *w, size_t size)
 	if (!b)
 		return -1;
 	for (size_t i = 0; i < n; i++)
-		if (b[i] < 0x21 || b[i] > 0x7e)
+		if (b[i] < 0x20 || b[i] > 0x7e)
 			return -1;
 	memcpy(w, b, (size_t)n);
 	w[n] = '\0';
 	return 0;
-}
-
-/* A list's length: at most max, and one record per min_bytes of what is left. */
-static size_t list_len(struct varint_reader *r, size_t max, size_t min_bytes)
-{
-	uint64_t n = varint_next(r);
-
-	if (n > max || n > varint_left(r) / min_bytes)
-		r->bad = true;
-	return r->bad ? 0 : (size_t)n;
 }
 
 static bool is_bool(uint64_t v)
@@ -172,7 +162,7 @@ int emu_decode_burst(const void *payload, size_t len, struct emu_burst_req *r,
 	if (!limit || limit > EMU_MAX_LIMIT || detail > limit || trace > detail ||
 	    trace > EMU_MAX_TRACE || !time_us || time_us > 10000000 || !is_bool(keep))
 		FAIL("bad burst limits");
-	n = list_len(&rd, EMU_MAX_SNAP, 1 + EMU_PAGE_SIZE);
+	n = varint_count(&rd, EMU_MAX_SNAP, 1 + EMU_PAGE_SIZE);
 	for (size_t i = 0; i < n && !rd.bad; i++) {
 		uint64_t page = varint_next(&rd);
 
@@ -183,7 +173,7 @@ int emu_decode_burst(const void *payload, size_t len, struct emu_burst_req *r,
 	}
 	if (rd.bad)
 		FAIL("truncated snapshot");
-	r->n_files = list_len(&rd, EMU_MAX_FILES, 2);
+	r->n_files = varint_count(&rd, EMU_MAX_FILES, 2);
 	for (size_t i = 0; i < r->n_files && !rd.bad; i++) {
 		uint64_t fd = varint_next(&rd);
 
@@ -230,7 +220,7 @@ int emu_decode_pages(const void *payload, size_t len, struct emu_page *p, size_t
 		     const char **why)
 {
 	struct varint_reader rd = VARINT_READER(payload, len);
-	size_t count = list_len(&rd, max, 2);
+	size_t count = varint_count(&rd, max, 2);
 
 	*n = 0;
 	if (rd.bad)
@@ -295,7 +285,7 @@ int emu_decode_trail(const void *payload, size_t len, struct emu_trail_req *r, c
 	size_t n;
 
 	memset(r, 0, sizeof(*r));
-	n = list_len(&rd, EMU_MAX_TRAIL, 4 + VALUES_NREGS);
+	n = varint_count(&rd, EMU_MAX_TRAIL, 4 + VALUES_NREGS);
 	if (rd.bad)
 		FAIL("bad trail length");
 	r->pt = xcalloc(n ? n : 1, sizeof(*r->pt));
@@ -416,7 +406,7 @@ int emu_decode_page_req(const void *payload, size_t len, uint64_t *addr, size_t 
 			const char **why)
 {
 	struct varint_reader rd = VARINT_READER(payload, len);
-	size_t count = list_len(&rd, max, 1);
+	size_t count = varint_count(&rd, max, 1);
 
 	*n = 0;
 	if (rd.bad || !count)
@@ -447,7 +437,7 @@ static void put_blocks(struct strbuf *out, const struct emu_block_rec *b, size_t
 static int get_blocks(struct varint_reader *r, struct emu_block_rec **b, size_t *n,
 		      uint64_t *insns)
 {
-	size_t count = list_len(r, EMU_MAX_RECORDS, 4);
+	size_t count = varint_count(r, EMU_MAX_RECORDS, 4);
 
 	*insns = 0;
 	*b = xcalloc(count ? count : 1, sizeof(**b));
@@ -520,7 +510,7 @@ void emu_result_release(struct emu_result *r)
 
 static int get_edges(struct varint_reader *rd, struct emu_result *r)
 {
-	size_t n = list_len(rd, EMU_MAX_RECORDS, 3);
+	size_t n = varint_count(rd, EMU_MAX_RECORDS, 3);
 
 	r->edges = xcalloc(n ? n : 1, sizeof(*r->edges));
 	for (size_t i = 0; i < n && !rd->bad; i++) {
@@ -536,7 +526,7 @@ static int get_edges(struct varint_reader *rd, struct emu_result *r)
 
 static int get_detail(struct varint_reader *rd, struct emu_result *r)
 {
-	size_t n = list_len(rd, EMU_MAX_RECORDS, 2);
+	size_t n = varint_count(rd, EMU_MAX_RECORDS, 2);
 
 	r->insn = xcalloc(n ? n : 1, sizeof(*r->insn));
 	for (size_t i = 0; i < n && !rd->bad; i++) {
@@ -545,7 +535,7 @@ static int get_detail(struct varint_reader *rd, struct emu_result *r)
 			return -1;
 		r->n_insn = i + 1;
 	}
-	n = list_len(rd, EMU_MAX_RECORDS, 4);
+	n = varint_count(rd, EMU_MAX_RECORDS, 4);
 	r->values = xcalloc(n ? n : 1, sizeof(*r->values));
 	for (size_t i = 0; i < n && !rd->bad; i++) {
 		struct emu_value_rec *v = &r->values[i];
@@ -558,7 +548,7 @@ static int get_detail(struct varint_reader *rd, struct emu_result *r)
 		v->reg = (uint8_t)reg;
 		r->n_values = i + 1;
 	}
-	n = list_len(rd, EMU_MAX_RECORDS, 4);
+	n = varint_count(rd, EMU_MAX_RECORDS, 4);
 	r->conflicts = xcalloc(n ? n : 1, sizeof(*r->conflicts));
 	for (size_t i = 0; i < n && !rd->bad; i++) {
 		struct emu_conflict_rec *c = &r->conflicts[i];
@@ -577,7 +567,7 @@ static int get_detail(struct varint_reader *rd, struct emu_result *r)
 
 static int get_steps(struct varint_reader *rd, struct emu_result *r)
 {
-	size_t n = list_len(rd, EMU_MAX_TRACE, 1 + VALUES_NREGS);
+	size_t n = varint_count(rd, EMU_MAX_TRACE, 1 + VALUES_NREGS);
 
 	r->steps = xcalloc(n ? n : 1, sizeof(*r->steps));
 	for (size_t i = 0; i < n && !rd->bad; i++) {
@@ -608,7 +598,7 @@ int emu_decode_result(const void *payload, size_t len, struct emu_result *r, con
 	if (rd.bad || !is_bool(kept) || r->detailed > r->insns || r->live > r->pages)
 		FAIL("bad totals");
 	r->kept = kept;
-	r->n_working = list_len(&rd, EMU_MAX_WORKING, 1);
+	r->n_working = varint_count(&rd, EMU_MAX_WORKING, 1);
 	for (size_t i = 0; i < r->n_working && !rd.bad; i++) {
 		uint64_t page = varint_next(&rd);
 
@@ -707,5 +697,93 @@ int emu_decode_trail_result(const void *payload, size_t len, uint32_t n,
 	return 0;
 bad:
 	emu_trail_result_release(r);
+	return -1;
+}
+
+/* ---- an answer within its request ---------------------------------------------------- */
+
+/* a + b, saturating. */
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+int emu_result_check(const struct emu_result *r, const struct emu_burst_req *asked,
+		     const char **why)
+{
+	/* The hooks count up to the detail asked for (one more, cut short, at most). */
+	uint64_t detail = (uint64_t)asked->detail + 1;
+	uint64_t execs = 0, writes = 0, conflicts = 0, edges = 0;
+
+	if (r->insns > asked->limit)
+		FAIL("more instructions than asked for");
+	if (r->detailed > asked->detail)
+		FAIL("more instructions in detail than asked for");
+	if (r->n_steps > asked->trace)
+		FAIL("more raw steps than asked for");
+	for (size_t i = 0; i < r->n_insn; i++)
+		execs = sat_add(execs, r->insn[i].execs);
+	if (execs > detail)
+		FAIL("more executions than instructions asked for in detail");
+	/* an instruction writes a few registers (at most every general one), touches a few places */
+	for (size_t i = 0; i < r->n_values; i++)
+		writes = sat_add(writes, r->values[i].count);
+	if (writes > detail * VREG_RFLAGS)
+		FAIL("more values written than instructions asked for in detail");
+	for (size_t i = 0; i < r->n_conflicts; i++)
+		conflicts = sat_add(conflicts, r->conflicts[i].count);
+	if (conflicts > detail * EMU_MAX_ACCESSES)
+		FAIL("more conflicts than instructions asked for in detail");
+	/* an edge ends a block of one instruction at least */
+	for (size_t i = 0; i < r->n_edges; i++)
+		edges = sat_add(edges, r->edges[i].count);
+	if (edges > (uint64_t)asked->limit + 1)
+		FAIL("more branches taken than instructions asked for");
+	return 0;
+bad:
+	return -1;
+}
+
+int emu_trail_result_check(const struct emu_trail_result *r, const struct emu_trail_req *asked,
+			   const char **why)
+{
+	if (r->matched > asked->n)
+		FAIL("more points matched than asked for");
+	if (r->to_first > asked->segment)
+		FAIL("more instructions to the first point than a segment");
+	if (r->matched && sat_add(r->to_first, r->at[r->matched - 1]) > asked->limit)
+		FAIL("more instructions than asked for");
+	return 0;
+bad:
+	return -1;
+}
+
+/* ---- the worker's hello --------------------------------------------------------------- */
+
+void emu_encode_hello(struct strbuf *out, enum emu_hello_status status)
+{
+	size_t start = out->len;
+
+	emu_msg_begin(out, EMU_REP_MAGIC, EMU_MSG_HELLO, 0);
+	put(out, EMU_PROTO_VERSION);
+	put(out, (uint64_t)status);
+	emu_msg_finish(out, start);
+}
+
+int emu_decode_hello(const void *payload, size_t len, enum emu_hello_status *status,
+		     const char **why)
+{
+	struct varint_reader rd = VARINT_READER(payload, len);
+	uint64_t version = varint_next(&rd), st = varint_next(&rd);
+
+	if (rd.bad || rd.p != rd.end)
+		FAIL("bad hello");
+	if (version != EMU_PROTO_VERSION)
+		FAIL("another version of the protocol");
+	if (st >= EMU_HELLO__COUNT)
+		FAIL("bad hello status");
+	*status = (enum emu_hello_status)st;
+	return 0;
+bad:
 	return -1;
 }

@@ -74,6 +74,7 @@ enum emu_msg {
 	EMU_MSG_TRAIL_RESULT,
 	EMU_MSG_PREPARED,
 	EMU_MSG_READ_REQ,
+	EMU_MSG_HELLO = 32,     /* the worker's first message: it runs, sealed, or why not */
 };
 
 struct emu_header {
@@ -300,5 +301,44 @@ int emu_decode_trail_result(const void *payload, size_t len, uint32_t n,
 
 void emu_result_release(struct emu_result *r);
 void emu_trail_result_release(struct emu_trail_result *r);
+
+/*
+ * Every count of an answer bounded by the request it answers (the decoders
+ * bound them by the protocol's maxima only): a burst's result by its
+ * limits (instructions, detail, trace: the executions, values, conflicts
+ * and edges it counts add up to no more than the instructions asked for
+ * in detail, or at all, times what one instruction can do), a trail's by
+ * its instructions.  Loops in the
+ * collector that a count drives stay within what was asked for.  0, or -1
+ * with *why.
+ */
+int emu_result_check(const struct emu_result *r, const struct emu_burst_req *asked,
+		     const char **why);
+/* The memory accesses of one instruction that conflicts are counted for, at most (the bound's). */
+#define EMU_MAX_ACCESSES 8
+int emu_trail_result_check(const struct emu_trail_result *r, const struct emu_trail_req *asked,
+			   const char **why);
+
+/* ---- the worker's hello ------------------------------------------------------------- */
+
+/*
+ * The worker's first message, before it reads anything: its protocol
+ * version and whether it can emulate.  Under a unit with
+ * MemoryDenyWriteExecute= (a seccomp filter refusing writable and
+ * executable memory, inherited by a forked worker) unicorn cannot make its
+ * code buffer: EMU_HELLO_NO_EXEC.  The collector takes the sender's pid
+ * from the kernel (SO_PASSCRED), not from the payload.
+ */
+#define EMU_PROTO_VERSION 1
+enum emu_hello_status {
+	EMU_HELLO_OK,
+	EMU_HELLO_NO_EXEC,              /* no writable and executable memory */
+	EMU_HELLO_NO_ENGINE,            /* the emulator would not start */
+	EMU_HELLO__COUNT,
+};
+
+void emu_encode_hello(struct strbuf *out, enum emu_hello_status status);
+int emu_decode_hello(const void *payload, size_t len, enum emu_hello_status *status,
+		     const char **why);
 
 #endif

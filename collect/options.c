@@ -33,6 +33,7 @@ void collect_options_init(struct collect_options *o)
 	o->drain_ns = 60 * NS_PER_SEC;
 	o->slack_ns = 20 * 1000000;
 	o->values_bytes = CVALUES_DEFAULT_MAX_BYTES;
+	o->values_mode = 0600;
 	store_config_init(&o->store);
 }
 
@@ -171,6 +172,29 @@ int collect_option(struct collect_options *o, int opt, const char *arg)
 		if (cli_parse_range(arg, 10, 600000, &v))
 			return errorf("bad burst deadline '%s' (ms, 10 to 600000)", arg);
 		o->burst_deadline_ms = (uint32_t)v;
+		return 1;
+	case COLLECT_OPT_VALUES_USERS: {
+		struct whose w;
+		int r;
+
+		/* Checked now (an unknown user is a bad option), kept as given. */
+		whose_init(&w);
+		r = whose_parse(&w, arg);
+		whose_release(&w);
+		if (r)
+			return -1;
+		o->values_users = arg;
+		return 1;
+	}
+	case COLLECT_OPT_VALUES_MODE:
+		if (strcmp(arg, "0600") && strcmp(arg, "600") && strcmp(arg, "0640") && strcmp(arg, "640"))
+			return errorf("bad --values-mode '%s' (0600 or 0640)", arg);
+		o->values_mode = strstr(arg, "640") ? 0640 : 0600;
+		return 1;
+	case COLLECT_OPT_EMULATE_SOCKET:
+		if (!*arg || strlen(arg) >= 108)
+			return errorf("bad --emulate-socket '%s' (a socket's path, under 108 bytes)", arg);
+		o->emulate_socket = arg;
 		return 1;
 	case COLLECT_OPT_RING_PAGES:
 		if (cli_parse_range(arg, 1, 65536, &v) || (v & (v - 1)))

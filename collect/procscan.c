@@ -7,6 +7,7 @@
  * /proc/PID/maps, and their images are keyed by path, device and inode.
  */
 #include "config.h"
+#include "collect/procmap.h"
 #include "collect/procs.h"
 #include "core/strbuf.h"
 #include "core/xalloc.h"
@@ -16,38 +17,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <linux/ioctl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
-
-/* From <linux/fs.h> of Linux 6.11 (uapi, stable); older headers lack it. */
-struct dcpi_procmap_query {
-	uint64_t size;
-	uint64_t query_flags;
-	uint64_t query_addr;
-	uint64_t vma_start;
-	uint64_t vma_end;
-	uint64_t vma_flags;
-	uint64_t vma_page_size;
-	uint64_t vma_offset;
-	uint64_t inode;
-	uint32_t dev_major;
-	uint32_t dev_minor;
-	uint32_t vma_name_size;
-	uint32_t build_id_size;
-	uint64_t vma_name_addr;
-	uint64_t build_id_addr;
-};
-
-#define DCPI_PROCMAP_QUERY _IOWR('f', 17, struct dcpi_procmap_query)
-#define DCPI_PROCMAP_QUERY_VMA_EXECUTABLE 0x04
-#define DCPI_PROCMAP_QUERY_COVERING_OR_NEXT_VMA 0x10
-
-_Static_assert(sizeof(struct dcpi_procmap_query) == 104, "procmap_query layout");
 
 static bool query_unsupported;
 

@@ -2,6 +2,8 @@
 /* dcpictl status: what the collector is doing, as text or JSON. */
 #include "config.h"
 #include "collect/collector-int.h"
+#include "collect/emu-worker.h"
+#include "collect/procinfo.h"
 #include "core/die.h"
 #include "core/json.h"
 #include "core/strbuf.h"
@@ -22,6 +24,10 @@ struct status {
 	double uptime, cpu_secs;
 	double worker_secs;     /* the unwinding worker's CPU (this one and those before it) */
 	bool has_worker;
+	double emulate_secs;    /* the emulating workers' (running, gone, the service's) */
+	double total_secs;      /* the daemon's own and its workers' */
+	double held_secs;       /* the time it held other threads stopped */
+	uint64_t stops;
 	long online;            /* CPUs online: the machine's share is of uptime x these */
 	uint64_t rss, peak_rss, structures, db_bytes;
 	struct shash_stats hash, shadow;
@@ -55,24 +61,20 @@ static void rss_bytes(uint64_t *rss, uint64_t *peak)
 /* The CPU seconds (user and system) of process pid so far, from /proc; 0 if unknown. */
 static double proc_cpu_secs(pid_t pid)
 {
-	char path[64], buf[1024], *p;
+	char buf[1024];
+	const char *p = procinfo_stat(pid, buf, sizeof(buf));
 	unsigned long long ut = 0, st = 0;
-	ssize_t n;
-	int fd;
 
-	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	/* after the command's closing parenthesis: state, then fields 4..13, then utime stime */
-	if (!(p = strrchr(buf, ')')) ||
-	    sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
+	/* state, then fields 4..13, then utime stime */
+	if (!p || sscanf(p, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
 		return 0;
 	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+}
+
+/* The tracer of whichever kind of bursts runs, or NULL. */
+static const struct tracer *tracer_of(const struct collector *c)
+{
+	return c->bursts ? &c->bursts->tracer : c->emb ? &c->emb->tracer : NULL;
 }
 
 static void gather(struct collector *c, struct status *s)
@@ -90,16 +92,36 @@ static void gather(struct collector *c, struct status *s)
 	s->online = sysconf(_SC_NPROCESSORS_ONLN);
 	if (s->online < 1)
 		s->online = (long)(c->ncpu ? c->ncpu : 1);
-	/* the unwinding worker: a child; those that ended are in RUSAGE_CHILDREN */
-	if (c->cg) {
-		pid_t w = callchain_worker_pid(c->cg);
+	/*
+	 * The workers: children, those that ended in RUSAGE_CHILDREN (the
+	 * emulating ones' part of it known apart); the emulating service's
+	 * are not children, their pool counts them.
+	 */
+	{
+		double children = 0, reaped_emu = 0;
 
-		s->has_worker = true;
 		if (!getrusage(RUSAGE_CHILDREN, &ru))
-			s->worker_secs = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
-					 (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
-		if (w > 0)
-			s->worker_secs += proc_cpu_secs(w);
+			children = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+				   (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+		if (c->emb) {
+			const struct emu_worker *w = emburst_worker(c->emb);
+
+			s->emulate_secs = (double)emu_worker_total_cpu_ns(w) / 1e9;
+			reaped_emu = (double)emu_worker_reaped_cpu_ns(w) / 1e9;
+		}
+		s->worker_secs = children > reaped_emu ? children - reaped_emu : 0;
+		if (c->cg) {
+			pid_t w = callchain_worker_pid(c->cg);
+
+			s->has_worker = true;
+			if (w > 0)
+				s->worker_secs += proc_cpu_secs(w);
+		}
+	}
+	s->total_secs = s->cpu_secs + s->worker_secs + s->emulate_secs;
+	if (tracer_of(c)) {
+		s->held_secs = (double)tracer_of(c)->st.held_ns / 1e9;
+		s->stops = tracer_of(c)->st.stops;
 	}
 	s->structures = procs_bytes(&c->procs) + store_bytes(&c->store) + order_bytes(&c->order);
 	for (size_t k = 0; k < c->ncpu; k++)
@@ -218,6 +240,82 @@ static void retention_json(struct json_writer *w, const struct collect_retention
 	strbuf_release(&sb);
 }
 
+/* "stops: 120 threads held 0.31 s (longest 4.1 ms); not stopped: 3 in state D, ..." */
+static void stops_text(const struct tracer *t, struct strbuf *o)
+{
+	const struct tracer_stats *ts = &t->st;
+
+	strbuf_addf(o, "stops: %" PRIu64 " threads held %.3f s in all (longest %.1f ms); not stopped: %"
+		    PRIu64 " in state D (a vfork, FUSE, I/O), %" PRIu64 " refused, %" PRIu64 " late (%"
+		    PRIu64 " let go since, %zu still seized); %" PRIu64 " exited while held, %" PRIu64
+		    " of their own signals delivered\n", ts->stops, (double)ts->held_ns / 1e9,
+		    (double)ts->longest_ns / 1e6, ts->blocked, ts->refused, ts->late,
+		    ts->late_released, tracer_pending(t), t->gone, ts->signals);
+}
+
+static void stops_json(const struct tracer *t, struct json_writer *w)
+{
+	const struct tracer_stats *ts = &t->st;
+
+	json_key(w, "stops"), json_object_begin(w);
+	JSON_U64_MEMBERS(w, { "stopped", ts->stops }, { "blocked", ts->blocked },
+			 { "refused", ts->refused }, { "late", ts->late },
+			 { "late_released", ts->late_released }, { "pending", tracer_pending(t) },
+			 { "gone", t->gone }, { "signals", ts->signals });
+	json_key(w, "held_s"), json_double(w, (double)ts->held_ns / 1e9, 6);
+	json_key(w, "longest_s"), json_double(w, (double)ts->longest_ns / 1e9, 6);
+	json_object_end(w);
+}
+
+/* "emulating workers: 2 running; lost: 1 timed out; not tried: ..." */
+static void emulation_text(const struct emu_worker *w, struct strbuf *o)
+{
+	size_t mark;
+
+	strbuf_addf(o, "emulating workers: %zu running, %" PRIu64 " started", emu_worker_procs(w),
+		    emu_worker_stats(w)->starts);
+	if (emu_worker_off(w) != EMU_CAUSE__COUNT)
+		strbuf_addf(o, "; bursts off: %s", emu_cause_name(emu_worker_off(w)));
+	strbuf_addstr(o, "; lost: ");
+	mark = o->len;
+	emu_worker_causes(w, false, o);
+	if (o->len == mark)
+		strbuf_addstr(o, "none");
+	strbuf_addstr(o, "; not tried: ");
+	mark = o->len;
+	emu_worker_causes(w, true, o);
+	if (o->len == mark)
+		strbuf_addstr(o, "none");
+	strbuf_addf(o, "; %" PRIu64 " pages asked for outside the process's mappings (not read)\n",
+		    emu_worker_stats(w)->outside);
+}
+
+/* "values of: alice, bob (dumpable processes); not recorded: ..." */
+static void whose_text(const struct whose *w, struct strbuf *o)
+{
+	char who[256];
+
+	whose_describe(w, who, sizeof(who));
+	strbuf_addf(o, "values of: %s (dumpable processes only); not recorded: %" PRIu64 " value "
+		    "samples, %" PRIu64 " bursts (%" PRIu64 " looks: %" PRIu64 " not dumpable, %" PRIu64
+		    " of other users)\n", who, w->st.samples_refused, w->st.bursts_refused,
+		    w->st.checks, w->st.not_dumpable, w->st.not_chosen);
+}
+
+static void whose_json(const struct whose *w, struct json_writer *j)
+{
+	char who[256];
+
+	whose_describe(w, who, sizeof(who));
+	json_key(j, "values_of"), json_object_begin(j);
+	json_key(j, "users"), json_string(j, who);
+	json_key(j, "all"), json_bool(j, w->all);
+	JSON_U64_MEMBERS(j, { "samples_refused", w->st.samples_refused },
+			 { "bursts_refused", w->st.bursts_refused }, { "checks", w->st.checks },
+			 { "not_dumpable", w->st.not_dumpable }, { "not_chosen", w->st.not_chosen });
+	json_object_end(j);
+}
+
 static void text_report(struct collector *c, const struct status *s, struct strbuf *o)
 {
 	const struct epoch_meta *m = &c->store.meta;
@@ -291,6 +389,11 @@ static void text_report(struct collector *c, const struct status *s, struct strb
 			    100 * ratio(s->shadow.hits, s->shadow.samples), s->shadow.evictions);
 	if (c->cg)
 		callchain_status(c->cg, o);
+	/* What it costs in all: itself, its workers, and the time it held threads stopped. */
+	strbuf_addf(o, "overhead: %.3f%% of the machine's CPU (%.2f s: dcpid %.2f s, its unwinding "
+		    "worker %.2f s, its emulating workers %.2f s); threads held stopped %.3f s (%" PRIu64
+		    " stops)\n", 100 * machine_share(s->total_secs, s), s->total_secs, s->cpu_secs,
+		    s->worker_secs, s->emulate_secs, s->held_secs, s->stops);
 	strbuf_addf(o, "daemon: %.3f%% of the machine's CPU (%.2f s of %ld CPUs x %.0f s), %.2f us "
 		    "per sample; memory %.1f MB resident (peak %.1f MB, tables %.1f MB)\n",
 		    100 * machine_share(s->cpu_secs, s), s->cpu_secs, s->online, s->uptime,
@@ -321,12 +424,20 @@ static void text_report(struct collector *c, const struct status *s, struct strb
 
 		strbuf_addf(o, "bursts: %" PRIu64 " of %" PRIu64 " steps, %.2f%% of the time (budget "
 			    "%.0f%%), %" PRIu64 " refused, %" PRIu64 " ended at a system call, %" PRIu64
-			    " by a signal, %" PRIu64 " written\n",
+			    " by a signal, %" PRIu64 " not stepped (SIGTRAP blocked or ignored), %" PRIu64
+			    " written\n",
 			    bs->bursts, bs->steps, el > 0 ? 100 * (double)bs->ns / el : 0,
-			    100 * c->bursts->budget, bs->refused, bs->syscalls, bs->signals, bs->written);
+			    100 * c->bursts->budget, bs->refused, bs->syscalls, bs->signals,
+			    bs->trap_masked, bs->written);
 	}
-	if (c->emb)
+	if (c->emb) {
 		emburst_status_text(c->emb, c->started, o);
+		emulation_text(emburst_worker(c->emb), o);
+	}
+	if (tracer_of(c))
+		stops_text(tracer_of(c), o);
+	if (c->whose)
+		whose_text(c->whose, o);
 	strbuf_addf(o, "processes: %" PRIu64 " forks, %" PRIu64 " execs, %" PRIu64 " exits, %" PRIu64
 		    " mmaps, %zu images; records %" PRIu64 " (%" PRIu64 " malformed, %" PRIu64
 		    " out of order)\n",
@@ -442,6 +553,15 @@ static void json_report(struct collector *c, const struct status *s, FILE *f)
 		json_double(&w, s->cpu_secs * 1e6 / (double)(c->samples ? c->samples : 1), 6);
 	json_key(&w, "cpu_share"), json_double(&w, machine_share(s->cpu_secs, s), 0);
 	json_key(&w, "cpus_online"), json_i64(&w, s->online);
+	json_key(&w, "overhead"), json_object_begin(&w);
+	json_key(&w, "cpu_seconds"), json_double(&w, s->total_secs, 6);
+	json_key(&w, "cpu_share"), json_double(&w, machine_share(s->total_secs, s), 0);
+	json_key(&w, "dcpid_s"), json_double(&w, s->cpu_secs, 6);
+	json_key(&w, "unwinding_s"), json_double(&w, s->worker_secs, 6);
+	json_key(&w, "emulating_s"), json_double(&w, s->emulate_secs, 6);
+	json_key(&w, "held_stopped_s"), json_double(&w, s->held_secs, 6);
+	json_key(&w, "stops"), json_u64(&w, s->stops);
+	json_object_end(&w);
 	if (s->has_worker) {
 		json_key(&w, "worker"), json_object_begin(&w);
 		json_key(&w, "cpu_seconds"), json_double(&w, s->worker_secs, 0);
@@ -489,6 +609,7 @@ static void json_report(struct collector *c, const struct status *s, FILE *f)
 		json_key(&w, "refused"), json_u64(&w, bs->refused);
 		json_key(&w, "syscalls"), json_u64(&w, bs->syscalls);
 		json_key(&w, "signals"), json_u64(&w, bs->signals);
+		json_key(&w, "trap_masked"), json_u64(&w, bs->trap_masked);
 		json_key(&w, "gone"), json_u64(&w, c->bursts->tracer.gone);
 		json_key(&w, "written"), json_u64(&w, bs->written);
 		json_object_end(&w);
@@ -497,7 +618,14 @@ static void json_report(struct collector *c, const struct status *s, FILE *f)
 		json_key(&w, "bursts"), json_object_begin(&w);
 		emburst_status_json(c->emb, c->started, &w);
 		json_object_end(&w);
+		json_key(&w, "emulation"), json_object_begin(&w);
+		emu_worker_causes_json(emburst_worker(c->emb), &w);
+		json_object_end(&w);
 	}
+	if (tracer_of(c))
+		stops_json(tracer_of(c), &w);
+	if (c->whose)
+		whose_json(c->whose, &w);
 	json_key(&w, "images"), json_u64(&w, c->procs.n_images);
 	json_key(&w, "records"), json_u64(&w, c->records);
 	json_key(&w, "malformed_records"), json_u64(&w, c->bad_records);

@@ -192,7 +192,10 @@ static void worker_main(int sock, void *ctx)
 
 static int start_worker(struct unwind_worker *w)
 {
-	if (sandbox_spawn(&w->sb, "dcpi-unwind", worker_main, NULL))
+	/* It maps whole binaries (a browser's is hundreds of MB) and holds their tables. */
+	static const struct sandbox_limits limits = { (uint64_t)4 << 30, 3600 };
+
+	if (sandbox_spawn(&w->sb, "dcpi-unwind", worker_main, NULL, &limits))
 		return -1;
 	w->starts++;
 	return 0;

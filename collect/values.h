@@ -71,6 +71,7 @@ struct cvalues_stats {
 	uint64_t pairs;             /* ... of them with a previous sample nearby */
 	uint64_t dropped;           /* not aggregated: the memory cap */
 	uint64_t unresolved;        /* user samples outside any known image */
+	uint64_t refused;           /* user samples of processes whose values are not recorded */
 	uint64_t writes, write_failures;
 	uint64_t written_samples;   /* value samples in the database (this run) */
 };

@@ -37,6 +37,19 @@ int cursor_varint_max(struct cursor *c, uint64_t *v, uint64_t max, const char *w
 	return 0;
 }
 
+int cursor_count(struct cursor *c, uint64_t *n, uint64_t max, size_t min_bytes)
+{
+	struct varint_reader r = VARINT_READER(c->p, cursor_left(c));
+
+	if (c->why)
+		return -1;
+	*n = varint_count(&r, max, min_bytes);
+	if (r.bad)
+		return cursor_fail(c, "count larger than the payload");
+	c->p = r.p;
+	return 0;
+}
+
 const char *cursor_string(struct cursor *c, size_t max, size_t *len)
 {
 	const uint8_t *at = c->p;

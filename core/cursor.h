@@ -82,6 +82,13 @@ int cursor_varint(struct cursor *c, uint64_t *v);
 int cursor_varint_max(struct cursor *c, uint64_t *v, uint64_t max, const char *what);
 
 /*
+ * The length of a list, bounded as varint_count() (core/varint.h) bounds
+ * it: at most max, and a record per min_bytes of what is left after it;
+ * -1 ("count larger than the payload") if it is more.
+ */
+int cursor_count(struct cursor *c, uint64_t *n, uint64_t max, size_t min_bytes);
+
+/*
  * A string: its length (a varint of at most max), then that many bytes,
  * none of them NUL.  Returns the bytes in place (not terminated) and sets
  * *len; NULL ("string too long", "truncated string", "NUL in a string").

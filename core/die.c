@@ -10,6 +10,7 @@
 static const char *prog = "dcpi";
 static report_fn report_routine;
 static _Atomic unsigned n_errors; /* errors may come from worker threads */
+static _Thread_local struct report_log *capture;
 
 void set_progname(const char *argv0)
 {
@@ -34,9 +35,51 @@ unsigned error_count(void)
 	return n_errors;
 }
 
-static void vreport(enum report_level level, int errnum, const char *fmt, va_list ap)
+/* Out of memory where xalloc cannot be used (it reports through here). */
+static _Noreturn void no_memory(void)
+{
+	fprintf(stderr, "%s: fatal: out of memory keeping a message\n", prog);
+	exit(1);
+}
+
+/* Keeps a copy of msg at the end of log. */
+static void log_add(struct report_log *log, enum report_level level, const char *msg)
+{
+	char *text = strdup(msg);
+
+	if (!text)
+		no_memory();
+	if (log->n == log->alloc) {
+		size_t alloc = log->alloc ? 2 * log->alloc : 4;
+		struct report_msg *v = realloc(log->v, alloc * sizeof(*v));
+
+		if (!v)
+			no_memory();
+		log->v = v;
+		log->alloc = alloc;
+	}
+	log->v[log->n++] = (struct report_msg){ level, text };
+}
+
+/* Says msg: into this thread's log, to the report routine, or on stderr. */
+static void say(enum report_level level, const char *msg)
 {
 	static const char *const prefix[] = { "warning: ", "error: ", "fatal: " };
+
+	if (capture && level != REPORT_FATAL) {
+		log_add(capture, level, msg);
+		return;
+	}
+	if (report_routine) {
+		report_routine(level, msg);
+		return;
+	}
+	fflush(stdout);
+	fprintf(stderr, "%s: %s%s\n", prog, prefix[level], msg);
+}
+
+static void vreport(enum report_level level, int errnum, const char *fmt, va_list ap)
+{
 	char msg[4096];
 	size_t len;
 
@@ -45,12 +88,7 @@ static void vreport(enum report_level level, int errnum, const char *fmt, va_lis
 		len = strlen(msg);
 		snprintf(msg + len, sizeof(msg) - len, ": %s", strerror(errnum));
 	}
-	if (report_routine) {
-		report_routine(level, msg);
-		return;
-	}
-	fflush(stdout);
-	fprintf(stderr, "%s: %s%s\n", prog, prefix[level], msg);
+	say(level, msg);
 }
 
 #define REPORT(level, errnum)                        \
@@ -116,4 +154,41 @@ void bug_at(const char *file, int line, const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	abort();
+}
+
+struct report_log *report_capture(struct report_log *log)
+{
+	struct report_log *prev = capture;
+
+	capture = log;
+	return prev;
+}
+
+struct report_log *report_capture_log(void)
+{
+	return capture;
+}
+
+void report_log_replay(struct report_log *log)
+{
+	/* a log may be replayed into itself: take its messages first */
+	struct report_log take = *log;
+
+	memset(log, 0, sizeof(*log));
+	for (size_t i = 0; i < take.n; i++)
+		say(take.v[i].level, take.v[i].text);
+	report_log_clear(&take);
+}
+
+void report_log_clear(struct report_log *log)
+{
+	for (size_t i = 0; i < log->n; i++)
+		free(log->v[i].text);
+	free(log->v);
+	memset(log, 0, sizeof(*log));
+}
+
+const char *report_log_last(const struct report_log *log, const char *dflt)
+{
+	return log->n ? log->v[log->n - 1].text : dflt;
 }

@@ -14,6 +14,7 @@
 #define DCPI_CORE_DIE_H
 
 #include <stdarg.h>
+#include <stddef.h>
 
 /* Sets the name used as message prefix (basename of argv0). */
 void set_progname(const char *argv0);
@@ -46,5 +47,46 @@ _Noreturn void bug_at(const char *file, int line, const char *fmt, ...)
 
 /* Counts errorf() calls since start (tests and tools use it for exit status). */
 unsigned error_count(void);
+
+/*
+ * Messages kept to be said later, in order: what work done on another
+ * thread reported (core/workpool.h keeps a task's, and each item's of a
+ * batch), said again by whoever collects it, where it belongs (the status
+ * line of dcpi-tui, stderr after the output before it).  While a thread
+ * captures into a log, its errorf() and warning() go to the log (counted
+ * by error_count() as they happen), not to the report routine; die() is
+ * said at once.  One thread writes a log at a time.
+ *
+ *   struct report_log log = REPORT_LOG_INIT;
+ *   struct report_log *prev = report_capture(&log);
+ *   ... work that may report ...
+ *   report_capture(prev);
+ *   report_log_replay(&log);      // said now, on this thread, in order
+ */
+struct report_msg {
+	enum report_level level;
+	char *text;
+};
+
+struct report_log {
+	struct report_msg *v;
+	size_t n, alloc;
+};
+
+#define REPORT_LOG_INIT { NULL, 0, 0 }
+
+/* This thread's messages go to log from now on (NULL: said); returns the log before. */
+struct report_log *report_capture(struct report_log *log);
+/* The log this thread captures into, or NULL. */
+struct report_log *report_capture_log(void);
+/*
+ * Says log's messages again on this thread (into the log it captures
+ * into, if any), in order, without counting them again, and empties log.
+ */
+void report_log_replay(struct report_log *log);
+/* Forgets every message of log (and frees them). */
+void report_log_clear(struct report_log *log);
+/* The text of log's last message, or dflt. */
+const char *report_log_last(const struct report_log *log, const char *dflt);
 
 #endif

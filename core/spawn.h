@@ -24,6 +24,17 @@ struct spawn {
 void spawn_start(struct spawn *s, char *const *argv, const sigset_t *old);
 
 /*
+ * The same, the child having mapped the files maps[0..n) (read-only and
+ * executable, the whole file; one that cannot be is left out) before
+ * spawn_start_mapped() returns: uprobes attached to the child then are
+ * placed in those mappings at once, their instructions read from the
+ * files where a failure is the caller's error, not at the child's exec,
+ * where the kernel ignores one (dcpiwatch).  The mappings go with the exec.
+ */
+void spawn_start_mapped(struct spawn *s, char *const *argv, const sigset_t *old,
+			const char *const *maps, size_t n);
+
+/*
  * Lets the child exec; returns 0 if it did, else the errno of its execvp
  * (the child has then exited 127 for ENOENT, else 126).
  */

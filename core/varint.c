@@ -69,6 +69,15 @@ uint64_t varint_next(struct varint_reader *r)
 	return r->bad ? 0 : v;
 }
 
+size_t varint_count(struct varint_reader *r, uint64_t max, size_t min_bytes)
+{
+	uint64_t n = varint_next(r);
+
+	if (n > max || n > varint_left(r) / (min_bytes ? min_bytes : 1) || n > SIZE_MAX)
+		r->bad = true;
+	return r->bad ? 0 : (size_t)n;
+}
+
 const uint8_t *varint_next_bytes(struct varint_reader *r, size_t n)
 {
 	const uint8_t *p = r->p;

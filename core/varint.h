@@ -52,6 +52,14 @@ static inline size_t varint_left(const struct varint_reader *r)
 {
 	return (size_t)(r->end - r->p);
 }
+/*
+ * The length of a list, read from r: at most max, and no more records than
+ * the bytes left after it hold at min_bytes each (0 counts as 1), so that a
+ * damaged count never makes a decoder allocate more than its input backs.
+ * 0, r->bad set, if it is more.  The one guard of every decoder's lists
+ * (cursor_count() of core/cursor.h reads it through a cursor).
+ */
+size_t varint_count(struct varint_reader *r, uint64_t max, size_t min_bytes);
 
 struct strbuf;
 

@@ -29,7 +29,8 @@ bool db_aux_name_valid(const char *name)
 	return true;
 }
 
-int db_aux_store(struct db *db, uint32_t seq, const char *name, const void *data, size_t len)
+static int aux_store(struct db *db, uint32_t seq, const char *name, const void *data, size_t len,
+		     unsigned mode)
 {
 	char *what;
 	int fd, r;
@@ -40,10 +41,21 @@ int db_aux_store(struct db *db, uint32_t seq, const char *name, const void *data
 	if ((fd = db_open_epoch(db, seq)) < 0)
 		return -1;
 	what = db_epoch_file_path(db, seq, name);
-	r = fsio_write_atomic(fd, name, what, data, len, db_sync_enabled(db));
+	r = fsio_write_atomic_mode(fd, name, what, data, len, db_sync_enabled(db), mode);
 	close(fd);
 	free(what);
 	return r;
+}
+
+int db_aux_store(struct db *db, uint32_t seq, const char *name, const void *data, size_t len)
+{
+	return aux_store(db, seq, name, data, len, FSIO_FILE_MODE);
+}
+
+int db_aux_store_values(struct db *db, uint32_t seq, const char *name, const void *data,
+			size_t len)
+{
+	return aux_store(db, seq, name, data, len, db->values_mode ? db->values_mode : FSIO_VALUES_MODE);
 }
 
 static bool aux_with_prefix(const char *name, const void *prefix)

@@ -20,6 +20,9 @@ struct strbuf;
 bool db_aux_name_valid(const char *name);
 /* Writer: stores an auxiliary file in an epoch. */
 int db_aux_store(struct db *db, uint32_t seq, const char *name, const void *data, size_t len);
+/* The same for a file holding register values: made with the database's values mode. */
+int db_aux_store_values(struct db *db, uint32_t seq, const char *name, const void *data,
+			size_t len);
 /* Reads an auxiliary file (at most max bytes); 1 if absent. */
 int db_aux_load(struct db *db, uint32_t seq, const char *name, size_t max, struct strbuf *out);
 /* The names of an epoch's auxiliary files starting with prefix (allocated; free each and *names). */

@@ -11,17 +11,25 @@
 
 #include <stdlib.h>
 
-int db_blob_store(struct db *db, uint32_t seq, const char *name, const char *magic,
-		  uint16_t version, uint16_t flags, uint32_t count, const void *payload,
-		  size_t len)
+static int store(struct db *db, uint32_t seq, const char *name, const char *magic,
+		 uint16_t version, uint16_t flags, uint32_t count, const void *payload, size_t len,
+		 bool values)
 {
 	struct strbuf sb = STRBUF_INIT;
 	int r;
 
 	blob_encode(magic, version, flags, count, payload, len, &sb);
-	r = db_aux_store(db, seq, name, sb.buf, sb.len);
+	r = values ? db_aux_store_values(db, seq, name, sb.buf, sb.len) :
+		     db_aux_store(db, seq, name, sb.buf, sb.len);
 	strbuf_release(&sb);
 	return r;
+}
+
+int db_blob_store(struct db *db, uint32_t seq, const char *name, const char *magic,
+		  uint16_t version, uint16_t flags, uint32_t count, const void *payload,
+		  size_t len)
+{
+	return store(db, seq, name, magic, version, flags, count, payload, len, false);
 }
 
 int db_blob_load(struct db *db, uint32_t seq, const char *name, const char *magic,
@@ -47,10 +55,10 @@ int db_blob_quarantine(struct db *db, uint32_t seq, const char *name)
 	return db_file_quarantine(db, seq, name);
 }
 
-/* db_blob_merge, naming the kind what in messages. */
+/* db_blob_merge, naming the kind what in messages (values: it holds register values). */
 static int merge_kind(struct db *db, uint32_t seq, const char *name, const char *magic,
-		      uint16_t version, const char *what, uint16_t flags, blob_merge_fn merge,
-		      void *ctx)
+		      uint16_t version, const char *what, bool values, uint16_t flags,
+		      blob_merge_fn merge, void *ctx)
 {
 	struct strbuf old = STRBUF_INIT, out = STRBUF_INIT;
 	struct blob_header h;
@@ -68,7 +76,7 @@ static int merge_kind(struct db *db, uint32_t seq, const char *name, const char 
 		r = merge(ctx, old.buf + BLOB_HEADER_SIZE, old.len - BLOB_HEADER_SIZE, &h, &out,
 			  &count);
 	if (!r)
-		r = db_blob_store(db, seq, name, magic, version, flags, count, out.buf, out.len);
+		r = store(db, seq, name, magic, version, flags, count, out.buf, out.len, values);
 out:
 	strbuf_release(&old);
 	strbuf_release(&out);
@@ -78,7 +86,7 @@ out:
 int db_blob_merge(struct db *db, uint32_t seq, const char *name, const char *magic,
 		  uint16_t version, uint16_t flags, blob_merge_fn merge, void *ctx)
 {
-	return merge_kind(db, seq, name, magic, version, NULL, flags, merge, ctx);
+	return merge_kind(db, seq, name, magic, version, NULL, false, flags, merge, ctx);
 }
 
 int db_blob_read(struct db *db, uint32_t seq, const char *name, const struct blob_kind *k,
@@ -100,7 +108,8 @@ int db_blob_read(struct db *db, uint32_t seq, const char *name, const struct blo
 int db_blob_update(struct db *db, uint32_t seq, const char *name, const struct blob_kind *k,
 		   uint16_t flags, blob_merge_fn merge, void *ctx, const char **invalid)
 {
-	int r = merge_kind(db, seq, name, k->magic, k->version, k->what, flags, merge, ctx);
+	int r = merge_kind(db, seq, name, k->magic, k->version, k->what, k->values, flags, merge,
+			   ctx);
 
 	if (r && *invalid) {
 		/* A sound container with a payload its decoder refuses: set it aside too. */
@@ -113,7 +122,8 @@ int db_blob_update(struct db *db, uint32_t seq, const char *name, const struct b
 		*invalid = NULL;
 		if (db_blob_quarantine(db, seq, name))
 			return -1;
-		r = merge_kind(db, seq, name, k->magic, k->version, k->what, flags, merge, ctx);
+		r = merge_kind(db, seq, name, k->magic, k->version, k->what, k->values, flags, merge,
+			       ctx);
 	}
 	return r;
 }

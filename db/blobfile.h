@@ -63,6 +63,7 @@ struct blob_kind {
 	const char *magic;
 	uint16_t version;       /* written, and the highest read */
 	const char *what;       /* for messages: "value profile" */
+	bool values;            /* holds register values: stored with the values mode (db.h) */
 };
 
 /*

@@ -249,7 +249,7 @@ static uint32_t encode_cb(const void *p, struct strbuf *out)
 }
 
 static const struct blob_type type = {
-	{ BURSTS_MAGIC, BURSTS_VERSION, "burst traces" }, sizeof(struct burst_set),
+	{ BURSTS_MAGIC, BURSTS_VERSION, "burst traces", true }, sizeof(struct burst_set),
 	init_cb, release_cb, decode_cb, merge_cb, encode_cb,
 };
 

@@ -273,6 +273,11 @@ void db_close(struct db *db)
 	free(db);
 }
 
+void db_set_values_mode(struct db *db, unsigned mode)
+{
+	db->values_mode = mode;
+}
+
 bool db_sync_enabled(const struct db *db)
 {
 	return !(db->flags & DB_NOSYNC);

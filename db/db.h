@@ -42,6 +42,7 @@ struct db {
 	int lockfd;    /* -1 unless opened for writing */
 	unsigned flags;
 	struct db_damage_log *damage; /* what readers found damaged (db/damage.h) */
+	unsigned values_mode; /* files holding register values (db_set_values_mode); 0: 0600 */
 };
 
 /* ---- what readers found damaged (db/damage.h reads the log) ------------ */
@@ -89,6 +90,14 @@ const char *db_default_path(const char *opt);
  */
 struct db *db_open(const char *path, unsigned flags);
 void db_close(struct db *db);
+
+/*
+ * The mode files holding processes' register values are made with (value
+ * profiles, path profiles, burst traces: blob kinds marked `values`):
+ * FSIO_VALUES_MODE (0600, the writer's only) unless set, or 0640 (the
+ * database's group, as every other file).
+ */
+void db_set_values_mode(struct db *db, unsigned mode);
 
 /* ---- epochs ---------------------------------------------------------- */
 

@@ -153,14 +153,14 @@ static void tmp_name(char *name, size_t size, const char *base)
 }
 
 /* Creates a new temporary file for name in dirfd, its name in tmp; -1 with errno. */
-static int open_tmp(int dirfd, const char *name, char *tmp, size_t size)
+static int open_tmp(int dirfd, const char *name, char *tmp, size_t size, unsigned mode)
 {
 	int fd, tries = 0;
 
 	do {
 		tmp_name(tmp, size, name);
 		fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-			    FSIO_FILE_MODE);
+			    (mode_t)mode);
 	} while (fd < 0 && errno == EEXIST && ++tries < 10);
 	return fd;
 }
@@ -208,12 +208,12 @@ static int copy_all(int fd, int src, uint64_t len)
 }
 
 static int write_atomic(int dirfd, const char *name, const char *what, const void *data,
-			int src, uint64_t len, bool sync)
+			int src, uint64_t len, bool sync, unsigned mode)
 {
 	char tmp[128];
 	int fd;
 
-	fd = open_tmp(dirfd, name, tmp, sizeof(tmp));
+	fd = open_tmp(dirfd, name, tmp, sizeof(tmp), mode);
 	if (fd < 0)
 		return errorf_errno("cannot create a temporary file for '%s'", what);
 	if (src >= 0 ? copy_all(fd, src, len) : write_all(fd, data, (size_t)len)) {
@@ -249,13 +249,19 @@ fail:
 int fsio_write_atomic(int dirfd, const char *name, const char *what, const void *data,
 		      size_t len, bool sync)
 {
-	return write_atomic(dirfd, name, what, data, -1, len, sync);
+	return write_atomic(dirfd, name, what, data, -1, len, sync, FSIO_FILE_MODE);
+}
+
+int fsio_write_atomic_mode(int dirfd, const char *name, const char *what, const void *data,
+			   size_t len, bool sync, unsigned mode)
+{
+	return write_atomic(dirfd, name, what, data, -1, len, sync, mode);
 }
 
 int fsio_copy_atomic(int dirfd, const char *name, const char *what, int src, uint64_t len,
 		     bool sync)
 {
-	return write_atomic(dirfd, name, what, NULL, src, len, sync);
+	return write_atomic(dirfd, name, what, NULL, src, len, sync, FSIO_FILE_MODE);
 }
 
 int fsio_write_cache(int dirfd, const char *name, const void *data, size_t len)
@@ -263,7 +269,7 @@ int fsio_write_cache(int dirfd, const char *name, const void *data, size_t len)
 	char tmp[128];
 	int fd, err;
 
-	fd = open_tmp(dirfd, name, tmp, sizeof(tmp));
+	fd = open_tmp(dirfd, name, tmp, sizeof(tmp), FSIO_FILE_MODE);
 	if (fd < 0)
 		return -1;
 	if (write_all(fd, data, len)) {

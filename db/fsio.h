@@ -23,6 +23,8 @@ struct strbuf;
 #define FSIO_TMP_PREFIX ".tmp."
 #define FSIO_FILE_MODE 0640
 #define FSIO_DIR_MODE 0750
+/* Files holding processes' register values: their owner's only (db_set_values_mode). */
+#define FSIO_VALUES_MODE 0600
 
 /*
  * Reads the regular file `name` (no symlinks) into out, at most max bytes
@@ -69,6 +71,9 @@ int fsio_read_quiet(int dirfd, const char *name, size_t max, struct strbuf *out,
  */
 int fsio_write_atomic(int dirfd, const char *name, const char *what, const void *data,
 		      size_t len, bool sync);
+/* The same, the new file made with mode (before the umask) instead of FSIO_FILE_MODE. */
+int fsio_write_atomic_mode(int dirfd, const char *name, const char *what, const void *data,
+			   size_t len, bool sync, unsigned mode);
 
 /*
  * The same with the first len bytes of the open file src (copy_file_range:

@@ -428,16 +428,6 @@ uint32_t paths_encode(const struct paths_profile *p, struct strbuf *out)
 	return (uint32_t)p->n_blocks;
 }
 
-/* A list's length: at most one record per min_bytes of what is left. */
-static size_t list_len(struct varint_reader *r, size_t min_bytes)
-{
-	uint64_t n = varint_next(r);
-
-	if (n > varint_left(r) / min_bytes)
-		r->bad = true;
-	return r->bad ? 0 : (size_t)n;
-}
-
 static uint64_t unrel(uint64_t z, uint64_t base)
 {
 	return z ? base + varint_unzigzag(z - 1) : PATHS_ELSEWHERE;
@@ -448,7 +438,7 @@ static uint64_t unrel(uint64_t z, uint64_t base)
 static int get_blocks(struct varint_reader *r, struct paths_profile *out, uint32_t count,
 		      const char **why)
 {
-	size_t n = list_len(r, 5);
+	size_t n = varint_count(r, SIZE_MAX, 5);
 	uint64_t off = 0;
 
 	if (r->bad)
@@ -476,7 +466,7 @@ static int get_blocks(struct varint_reader *r, struct paths_profile *out, uint32
 
 static int get_edges(struct varint_reader *r, struct paths_profile *out, const char **why)
 {
-	size_t n = list_len(r, 3);
+	size_t n = varint_count(r, SIZE_MAX, 3);
 	uint64_t from = 0;
 
 	if (r->bad)
@@ -502,7 +492,7 @@ static int get_edges(struct varint_reader *r, struct paths_profile *out, const c
 
 static int get_conflicts(struct varint_reader *r, struct paths_profile *out, const char **why)
 {
-	size_t n = list_len(r, 4);
+	size_t n = varint_count(r, SIZE_MAX, 4);
 	uint64_t load = 0;
 
 	if (r->bad)
@@ -527,7 +517,7 @@ static int get_conflicts(struct varint_reader *r, struct paths_profile *out, con
 
 static int get_stops(struct varint_reader *r, struct paths_profile *out, const char **why)
 {
-	size_t n = list_len(r, 3);
+	size_t n = varint_count(r, SIZE_MAX, 3);
 	uint64_t off = 0;
 
 	if (r->bad)
@@ -556,7 +546,7 @@ static int get_windows(struct varint_reader *r, struct paths_profile *out, const
 
 	out->windows = varint_next(r);
 	out->window_insns = varint_next(r);
-	n = list_len(r, 5);
+	n = varint_count(r, SIZE_MAX, 5);
 	if (r->bad)
 		return *why = "truncated windows", -1;
 	if (n > PATHS_KEEP_WINDOWS || n > out->windows)
@@ -660,7 +650,7 @@ static uint32_t encode_cb(const void *p, struct strbuf *out)
 }
 
 static const struct blob_type type = {
-	{ PATHS_MAGIC, PATHS_VERSION, "path profile" }, sizeof(struct paths_profile),
+	{ PATHS_MAGIC, PATHS_VERSION, "path profile", true }, sizeof(struct paths_profile),
 	init_cb, release_cb, decode_cb, merge_cb, encode_cb,
 };
 

@@ -479,18 +479,12 @@ void stack_table_encode(const struct stack_table *t, struct strbuf *out, uint32_
 
 /* ---- decoding ---------------------------------------------------------------------- */
 
-/* A count of items each at least min_bytes long: bounded by what is left. */
-static int get_count(struct cursor *d, uint64_t *n, size_t min_bytes)
-{
-	return cursor_varint_max(d, n, cursor_left(d) / min_bytes, "count larger than the payload");
-}
-
 static int decode_strings(struct cursor *d, struct stack_table *t, bool images)
 {
 	char buf[64], prev[64] = "";
 	uint64_t n;
 
-	if (get_count(d, &n, 1))
+	if (cursor_count(d, &n, UINT64_MAX, 1))
 		return -1;
 	for (uint64_t i = 0; i < n; i++) {
 		size_t len;
@@ -517,7 +511,7 @@ static int decode_frames(struct cursor *d, struct stack_table *t)
 {
 	uint64_t n, image = 0, off = 0, di, v;
 
-	if (get_count(d, &n, 2))
+	if (cursor_count(d, &n, UINT64_MAX, 2))
 		return -1;
 	for (uint64_t i = 0; i < n; i++) {
 		if (cursor_varint_max(d, &di, t->n_images, "bad frame image") || cursor_varint(d, &v))
@@ -540,7 +534,7 @@ static int decode_threads(struct cursor *d, struct stack_table *t)
 	uint64_t n, tgid, tid, comm;
 	struct stack_thread prev = { 0, 0, 0 };
 
-	if (get_count(d, &n, 3) || n > STACK_MAX_THREADS)
+	if (cursor_count(d, &n, UINT64_MAX, 3) || n > STACK_MAX_THREADS)
 		return d->why ? -1 : (d->why = "too many threads", -1);
 	for (uint64_t i = 0; i < n; i++) {
 		if (cursor_varint_max(d, &tgid, UINT32_MAX, "bad tgid") ||
@@ -567,7 +561,7 @@ static int decode_stacks(struct cursor *d, struct stack_table *t)
 	uint64_t n, depth, f;
 	struct canon o = { .t = t };
 
-	if (get_count(d, &n, 3))
+	if (cursor_count(d, &n, UINT64_MAX, 3))
 		return -1;
 	/* Frames are already in canonical order: the identity maps them. */
 	o.frame = xmalloc((t->n_frames + 1) * sizeof(*o.frame));
@@ -608,7 +602,7 @@ static int decode_samples(struct cursor *d, struct stack_table *t, uint32_t coun
 	uint64_t n, ds, thread, ev, cnt, stack = 0;
 	struct stack_sample prev = { 0, 0, 0, 0 };
 
-	if (get_count(d, &n, 4))
+	if (cursor_count(d, &n, UINT64_MAX, 4))
 		return -1;
 	if (n != count) {
 		d->why = "sample count does not match the header";

@@ -512,7 +512,7 @@ static uint32_t encode_cb(const void *p, struct strbuf *out)
 }
 
 static const struct blob_type type = {
-	{ VALUES_MAGIC, VALUES_VERSION, "value profile" }, sizeof(struct values_profile),
+	{ VALUES_MAGIC, VALUES_VERSION, "value profile", true }, sizeof(struct values_profile),
 	init_cb, release_cb, decode_cb, merge_cb, encode_cb,
 };
 

@@ -465,7 +465,7 @@ static int merge_fn(void *vctx, const void *old, size_t old_len, const struct bl
 int db_watch_merge(struct db *db, uint32_t seq, const struct watch_set *s)
 {
 	/* The merge reports a payload that does not decode; it is set aside without a warning. */
-	static const struct blob_kind kind = { WATCH_MAGIC, WATCH_VERSION, NULL };
+	static const struct blob_kind kind = { WATCH_MAGIC, WATCH_VERSION, NULL, false };
 	struct merge_ctx ctx = { s, seq, NULL };
 
 	return db_blob_update(db, seq, WATCH_FILE, &kind, 0, merge_fn, &ctx, &ctx.invalid);

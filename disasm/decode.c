@@ -211,6 +211,17 @@ void decoder_free(struct decoder *d)
 	free(d);
 }
 
+struct decoder *decoder_of_thread(enum insn_arch arch)
+{
+	static _Thread_local struct decoder *mine[ARCH_AARCH64 + 1];
+
+	if ((unsigned)arch > ARCH_AARCH64)
+		return NULL;
+	if (!mine[arch])
+		mine[arch] = decoder_new(arch);
+	return mine[arch];
+}
+
 enum insn_arch decoder_arch(const struct decoder *d)
 {
 	return d->arch;

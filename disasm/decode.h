@@ -35,6 +35,12 @@ struct decoder;
 /* Opens a decoder for arch; NULL (after reporting) if capstone fails. */
 struct decoder *decoder_new(enum insn_arch arch);
 void decoder_free(struct decoder *d);
+/*
+ * This thread's decoder for arch, opened on first use and kept for the
+ * thread's life (one per thread and architecture, whatever the number of
+ * images); NULL (after reporting) if capstone fails.
+ */
+struct decoder *decoder_of_thread(enum insn_arch arch);
 enum insn_arch decoder_arch(const struct decoder *d);
 
 /*

@@ -9,6 +9,7 @@
 
 #include <elf.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@
 #include <unistd.h>
 
 #include "core/die.h"
+#include "core/hash.h"
 #include "core/strbuf.h"
 #include "core/u64map.h"
 #include "core/xalloc.h"
@@ -51,16 +53,43 @@ struct frag {
 
 enum nr_state { NR_UNKNOWN = 0, NR_RETURNS = 1, NR_NORETURN = 2, NR_BUSY = 3 };
 
+/*
+ * Binaries open at once, at most, and their bytes: the others are closed
+ * (their mappings gone) until they are needed again.  A server's epoch has
+ * 10,000 images; a report reads each one's symbols, a few procedures'
+ * code, and goes on.
+ */
+#define OPEN_MAX 32
+#define OPEN_BYTES_MAX (256u << 20)
+
 struct image_private {
 	struct image_opts opts;
+	/*
+	 * The binary and its debug file while open (NULL when closed: opened
+	 * again by bin_pin()), guarded by the cache's lock with the fields
+	 * after them.
+	 */
 	struct elffile *bin, *dbg;
+	unsigned pins;                  /* users of bin now: it stays open */
+	struct image *lru_prev, *lru_next; /* in the cache of open binaries (file images) */
+	bool cached;                    /* in that list */
+	bool lost;                      /* could not be opened again as the same binary */
+	/* what is kept of the binary while it is closed */
+	bool has_bin;                   /* a binary was opened */
+	bool arch_known, bin_has_code;
+	struct elffile segs;            /* its PT_LOAD segments only (offsets <-> addresses) */
+	uint8_t bin_id[ELF_BUILD_ID_MAX];
+	unsigned bin_id_len;
+	uint64_t bin_size;
+	/* a file's image is shared by the epochs that profiled the same file (see below) */
+	unsigned refs;                  /* guarded by shared_images.lock */
+	uint64_t identity;              /* hash of what it was opened from */
 	bool dbg_searched;
 	bool procs_loaded;
 	struct proctab procs;
 	struct proc **gaps;
 	size_t n_gaps, alloc_gaps;
 	struct u64map gap_by_start;     /* start -> index + 1 */
-	struct decoder *dec;
 	struct dwarf_info *dw;
 	bool dw_tried;
 	const char *dw_why;
@@ -74,6 +103,145 @@ struct image_private {
 	struct frag *frags;
 	size_t n_frags, alloc_frags;
 };
+
+/* ---- the binaries open at once ---------------------------------------------------- */
+
+static struct {
+	pthread_mutex_t lock;
+	struct image *head, *tail;      /* most recently used first */
+	size_t n, bytes;
+} open_bins = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static void lru_unlink(struct image *img)
+{
+	struct image_private *p = img->priv;
+
+	if (!p->cached)
+		return;
+	*(p->lru_prev ? &p->lru_prev->priv->lru_next : &open_bins.head) = p->lru_next;
+	*(p->lru_next ? &p->lru_next->priv->lru_prev : &open_bins.tail) = p->lru_prev;
+	p->lru_prev = p->lru_next = NULL;
+	p->cached = false;
+	open_bins.n--;
+	open_bins.bytes -= p->bin_size;
+}
+
+static void lru_push(struct image *img)
+{
+	struct image_private *p = img->priv;
+
+	p->lru_next = open_bins.head;
+	p->lru_prev = NULL;
+	*(open_bins.head ? &open_bins.head->priv->lru_prev : &open_bins.tail) = img;
+	open_bins.head = img;
+	p->cached = true;
+	open_bins.n++;
+	open_bins.bytes += p->bin_size;
+}
+
+/* Closes the least recently used binaries nobody uses now, down to the bounds (lock held). */
+static void lru_trim(void)
+{
+	struct image *img = open_bins.tail;
+
+	while (img && (open_bins.n > OPEN_MAX || open_bins.bytes > OPEN_BYTES_MAX)) {
+		struct image *prev = img->priv->lru_prev;
+		struct image_private *p = img->priv;
+
+		if (!p->pins) {
+			lru_unlink(img);
+			elffile_close(p->bin);
+			elffile_close(p->dbg);
+			p->bin = p->dbg = NULL;
+		}
+		img = prev;
+	}
+}
+
+/* What is kept of a binary just opened, and it in the cache (a file's; lock not held). */
+static void bin_opened(struct image *img)
+{
+	struct image_private *p = img->priv;
+	struct elffile *ef = p->bin;
+
+	p->has_bin = true;
+	p->arch_known = ef->arch_known;
+	p->bin_has_code = elffile_has_code(ef);
+	p->segs.n_loads = ef->n_loads;
+	p->segs.loads = xmemdup(ef->loads, (ef->n_loads ? ef->n_loads : 1) * sizeof(*ef->loads));
+	memcpy(p->bin_id, ef->build_id, sizeof(p->bin_id));
+	p->bin_id_len = ef->build_id_len;
+	p->bin_size = ef->file_size;
+	if (img->rec.kind != IMAGE_FILE)
+		return;  /* the vdso: a copy in memory, never closed */
+	pthread_mutex_lock(&open_bins.lock);
+	lru_push(img);
+	lru_trim();
+	pthread_mutex_unlock(&open_bins.lock);
+}
+
+static struct elffile *open_quiet(const char *path, char **err);
+
+/*
+ * The binary, open (again, if it was closed: the same build-id and size
+ * as when first opened, else it is lost) and pinned until bin_unpin();
+ * NULL if there is none or it is lost.
+ */
+static struct elffile *bin_pin(struct image *img)
+{
+	struct image_private *p = img->priv;
+	struct elffile *ef;
+
+	if (!p->has_bin)
+		return NULL;
+	pthread_mutex_lock(&open_bins.lock);
+	if (!p->bin && !p->lost) {
+		ef = open_quiet(img->bin_path, NULL);
+		if (ef && ef->file_size == p->bin_size && ef->build_id_len == p->bin_id_len &&
+		    !memcmp(ef->build_id, p->bin_id, p->bin_id_len)) {
+			p->bin = ef;
+			lru_push(img);
+		} else {
+			elffile_close(ef);
+			p->lost = true;
+		}
+	} else if (p->cached && open_bins.head != img) {
+		lru_unlink(img);
+		lru_push(img);
+	}
+	if ((ef = p->bin)) {
+		p->pins++;
+		lru_trim();
+	}
+	pthread_mutex_unlock(&open_bins.lock);
+	return ef;
+}
+
+static void bin_unpin(struct image *img)
+{
+	pthread_mutex_lock(&open_bins.lock);
+	img->priv->pins--;
+	lru_trim();
+	pthread_mutex_unlock(&open_bins.lock);
+}
+
+/* The debug file found for a pinned binary, open again if it was closed (NULL: none). */
+static struct elffile *debug_file(struct image *img)
+{
+	struct image_private *p = img->priv;
+
+	if (!p->dbg && img->dbg_path) {
+		struct elffile *d = open_quiet(img->dbg_path, NULL);
+
+		pthread_mutex_lock(&open_bins.lock);
+		if (!p->dbg)
+			p->dbg = d;
+		else
+			elffile_close(d);
+		pthread_mutex_unlock(&open_bins.lock);
+	}
+	return p->dbg;
+}
 
 const char *image_state_name(enum image_state state)
 {
@@ -221,6 +389,7 @@ static void open_file(struct image *img)
 		set_state(img, IMAGE_NAMES_ONLY,
 			  xasprintf("'%s': machine %u is not supported for decoding", img->bin_path,
 				    p->bin->machine));
+	bin_opened(img);
 }
 
 /* ---- the vdso of the running kernel ------------------------------------------ */
@@ -263,16 +432,148 @@ static void open_vdso(struct image *img)
 				    p->opts.kernel_release, u.release));
 	if (img->state == IMAGE_CHANGED)
 		img->forced = p->opts.force;
+	bin_opened(img);
 }
 
 /* ---- open / free --------------------------------------------------------------- */
 
+/*
+ * The images of files open in this process, shared: every epoch of a
+ * week profiled the same binaries, and a diff of two epochs or a second
+ * epoch opened in dcpi-tui finds their symbols read once.  Two records
+ * name the same image when they name the same file the same way: key,
+ * path, build-id, size and mtime, in the same database, forced alike,
+ * with the same debug directory.
+ */
+static struct {
+	pthread_mutex_t lock;
+	struct image **v;
+	size_t n, alloc;
+	struct u64map by_identity;      /* identity -> index + 1 in v (the first of that hash) */
+} shared_images = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static uint64_t identity_of(const struct db_image *rec, const struct image_opts *o)
+{
+	uint64_t h = hash_bytes(HASH_FNV_INIT, rec->key, strlen(rec->key) + 1);
+	const void *db = o ? (const void *)o->db : NULL;
+	const char *dd = o && o->debug_dir ? o->debug_dir : "";
+	uint8_t force = o && o->force;
+
+	h = hash_bytes(h, rec->path ? rec->path : "", rec->path ? strlen(rec->path) + 1 : 1);
+	h = hash_bytes(h, rec->build_id, rec->build_id_len);
+	h = hash_bytes(h, &rec->size, sizeof(rec->size));
+	h = hash_bytes(h, &rec->mtime_ns, sizeof(rec->mtime_ns));
+	h = hash_bytes(h, &db, sizeof(db));
+	h = hash_bytes(h, dd, strlen(dd) + 1);
+	return hash_bytes(h, &force, 1);
+}
+
+static bool same_opening(const struct image *img, const struct db_image *rec,
+			 const struct image_opts *o)
+{
+	const struct image_opts *io = &img->priv->opts;
+	const char *dd = o && o->debug_dir ? o->debug_dir : "";
+
+	return !strcmp(img->rec.key, rec->key) && !strcmp(img->rec.path, rec->path ? rec->path : "") &&
+	       img->rec.build_id_len == rec->build_id_len &&
+	       !memcmp(img->rec.build_id, rec->build_id, rec->build_id_len) &&
+	       img->rec.size == rec->size && img->rec.mtime_ns == rec->mtime_ns &&
+	       io->db == (o ? o->db : NULL) && io->force == (o && o->force) &&
+	       !strcmp(io->debug_dir ? io->debug_dir : "", dd);
+}
+
+/* The shared image opened from rec as o says, with a reference for the caller, or NULL (lock held). */
+static struct image *shared_find(uint64_t id, const struct db_image *rec, const struct image_opts *o)
+{
+	uint64_t k;
+
+	if (!u64map_get(&shared_images.by_identity, id, &k) || !k)
+		return NULL;
+	for (size_t i = k - 1; i < shared_images.n; i++) {
+		struct image *img = shared_images.v[i];
+
+		if (img && img->priv->identity == id && same_opening(img, rec, o)) {
+			img->priv->refs++;
+			return img;
+		}
+	}
+	return NULL;
+}
+
+/* Shares img (just opened), or returns the image shared meanwhile (img freed). */
+static struct image *shared_add(struct image *img)
+{
+	struct image_private *p = img->priv;
+	struct image *found;
+	uint64_t *slot;
+
+	pthread_mutex_lock(&shared_images.lock);
+	if ((found = shared_find(p->identity, &img->rec, &p->opts))) {
+		pthread_mutex_unlock(&shared_images.lock);
+		p->identity = 0;
+		image_free(img);
+		return found;
+	}
+	p->refs = 1;
+	ALLOC_GROW(shared_images.v, shared_images.n + 1, shared_images.alloc);
+	shared_images.v[shared_images.n++] = img;
+	slot = u64map_slot(&shared_images.by_identity, p->identity);
+	if (!*slot)
+		*slot = shared_images.n;
+	pthread_mutex_unlock(&shared_images.lock);
+	return img;
+}
+
+/*
+ * Drops a reference to a shared image: false while others hold it.  Its
+ * place is left empty; the index points past it to the next image of the
+ * same hash, or nowhere.
+ */
+static bool shared_put(struct image *img)
+{
+	struct image_private *p = img->priv;
+	bool last;
+
+	pthread_mutex_lock(&shared_images.lock);
+	last = !--p->refs;
+	if (last) {
+		uint64_t *slot = u64map_slot(&shared_images.by_identity, p->identity);
+		size_t i = *slot ? *slot - 1 : 0;
+
+		while (shared_images.v[i] != img)
+			i++;
+		shared_images.v[i] = NULL;
+		if (*slot == i + 1) {
+			*slot = 0;
+			for (size_t j = i + 1; j < shared_images.n && !*slot; j++)
+				if (shared_images.v[j] && shared_images.v[j]->priv->identity == p->identity)
+					*slot = j + 1;
+		}
+		/* nothing shared any more: the list starts again */
+		while (shared_images.n && !shared_images.v[shared_images.n - 1])
+			shared_images.n--;
+	}
+	pthread_mutex_unlock(&shared_images.lock);
+	return last;
+}
+
 struct image *image_open(const struct db_image *rec, const struct image_opts *opts)
 {
-	struct image *img = XNEW(struct image);
+	struct image *img;
 	const char *slash;
+	uint64_t id = 0;
 
+	if (rec->kind == IMAGE_FILE) {
+		id = identity_of(rec, opts);
+		pthread_mutex_lock(&shared_images.lock);
+		img = shared_find(id, rec, opts);
+		pthread_mutex_unlock(&shared_images.lock);
+		if (img)
+			return img;
+	}
+	img = XNEW(struct image);
 	img->priv = XNEW(struct image_private);
+	img->priv->identity = id;
 	if (opts)
 		img->priv->opts = *opts;
 	img->rec = *rec;
@@ -302,7 +603,7 @@ struct image *image_open(const struct db_image *rec, const struct image_opts *op
 	default:
 		set_state(img, IMAGE_NOTHING, xstrdup("samples that no image holds"));
 	}
-	return img;
+	return rec->kind == IMAGE_FILE ? shared_add(img) : img;
 }
 
 void image_free(struct image *img)
@@ -312,8 +613,14 @@ void image_free(struct image *img)
 	if (!img)
 		return;
 	p = img->priv;
+	if (p->identity && !shared_put(img))
+		return;
+	pthread_mutex_lock(&open_bins.lock);
+	lru_unlink(img);
+	pthread_mutex_unlock(&open_bins.lock);
 	elffile_close(p->bin);
 	elffile_close(p->dbg);
+	free(p->segs.loads);
 	proctab_release(&p->procs);
 	for (size_t i = 0; i < p->n_gaps; i++)
 		free(p->gaps[i]);
@@ -328,7 +635,6 @@ void image_free(struct image *img)
 	for (size_t i = 0; i < p->n_frags; i++)
 		free(p->frags[i].targets);
 	free(p->frags);
-	decoder_free(p->dec);
 	dwarf_info_close(p->dw);
 	free(p);
 	free(img->rec.path);
@@ -342,7 +648,7 @@ void image_free(struct image *img)
 
 static bool binary_usable(const struct image *img)
 {
-	return img->priv->bin && (img->state != IMAGE_CHANGED || img->forced);
+	return img->priv->has_bin && (img->state != IMAGE_CHANGED || img->forced);
 }
 
 /* ---- debug files -------------------------------------------------------------- */
@@ -439,19 +745,24 @@ static int load_aux_syms(struct image *img, const char *name,
 static int load_elf_syms(struct image *img)
 {
 	struct image_private *p = img->priv;
+	struct elffile *bin;
+	int r = 0;
 
-	if (!binary_usable(img)) {
+	if (!binary_usable(img) || !(bin = bin_pin(img))) {
 		proctab_finish(&p->procs, NULL, NULL);
 		return 0;
 	}
-	if (!elffile_section(p->bin, ".symtab"))
+	if (!elffile_section(bin, ".symtab"))
 		find_debug(img);
-	if (elfsyms_load(&p->procs, p->bin, p->dbg, img->base)) {
+	if (elfsyms_load(&p->procs, bin, debug_file(img), img->base)) {
 		img->syms_why = xasprintf("cannot read symbols of '%s': %s", img->bin_path,
-					  p->bin->sections_bad ? "damaged section headers"
-							       : "malformed symbol tables or .eh_frame");
-		return -1;
+					  bin->sections_bad ? "damaged section headers"
+							    : "malformed symbol tables or .eh_frame");
+		r = -1;
 	}
+	bin_unpin(img);
+	if (r)
+		return -1;
 	if (!p->procs.n)
 		img->syms_why = xasprintf("no symbols in '%s' (no symbol table and no .eh_frame)",
 					  img->bin_path);
@@ -513,7 +824,7 @@ bool image_offset_to_addr(const struct image *img, uint64_t offset, uint64_t *ad
 		*addr = offset;
 		return true;
 	}
-	return img->priv->bin && !elffile_off_to_vaddr(img->priv->bin, offset, addr);
+	return img->priv->has_bin && !elffile_off_to_vaddr(&img->priv->segs, offset, addr);
 }
 
 bool image_addr_to_offset(const struct image *img, uint64_t addr, uint64_t *offset)
@@ -522,7 +833,7 @@ bool image_addr_to_offset(const struct image *img, uint64_t addr, uint64_t *offs
 		*offset = addr;
 		return true;
 	}
-	return img->priv->bin && !elffile_vaddr_to_off(img->priv->bin, addr, offset);
+	return img->priv->has_bin && !elffile_vaddr_to_off(&img->priv->segs, addr, offset);
 }
 
 /* Makes (or finds) the PROC_GAP procedure holding addr. */
@@ -531,16 +842,21 @@ static const struct proc *gap_at(struct image *img, uint64_t addr)
 	struct image_private *p = img->priv;
 	const struct elf_section *sec;
 	const struct proctab *t = &p->procs;
-	uint64_t lo, hi, idx;
+	uint64_t lo = 0, hi = 0, idx;
+	struct elffile *bin;
 	size_t next;
 	struct proc *g;
 	char name[320];
 
-	if (!binary_usable(img) || !(sec = elffile_section_at(p->bin, addr)) ||
-	    !(sec->flags & SHF_EXECINSTR))
+	if (!binary_usable(img) || !(bin = bin_pin(img)))
 		return NULL;
-	lo = sec->addr;
-	hi = sec->addr + sec->size;
+	if ((sec = elffile_section_at(bin, addr)) && (sec->flags & SHF_EXECINSTR)) {
+		lo = sec->addr;
+		hi = sec->addr + sec->size;
+	}
+	bin_unpin(img);
+	if (lo == hi)
+		return NULL;
 	next = proctab_lower_bound(t, addr);
 	if (next < t->n && t->v[next].start < hi)
 		hi = t->v[next].start;
@@ -626,9 +942,9 @@ bool image_has_code(const struct image *img, const char **why)
 		w = "the binary changed since it was profiled (use --force to use it anyway)";
 	else if (img->state != IMAGE_OK && img->state != IMAGE_CHANGED)
 		w = img->why ? img->why : "no code";
-	else if (!p->bin || !p->bin->arch_known)
+	else if (!p->has_bin || !p->arch_known)
 		w = "unsupported architecture";
-	else if (!elffile_has_code(p->bin))
+	else if (!p->bin_has_code)
 		w = "the file has no code (a debug file?)";
 	if (why)
 		*why = w;
@@ -638,22 +954,23 @@ bool image_has_code(const struct image *img, const char **why)
 int image_read(struct image *img, uint64_t addr, void *buf, size_t size)
 {
 	const uint8_t *b;
+	struct elffile *bin;
 	size_t avail;
+	int r = -1;
 
-	if (!binary_usable(img) || !(b = elffile_bytes_at(img->priv->bin, addr, &avail)) ||
-	    avail < size)
+	if (!binary_usable(img) || !(bin = bin_pin(img)))
 		return -1;
-	memcpy(buf, b, size);
-	return 0;
+	if ((b = elffile_bytes_at(bin, addr, &avail)) && avail >= size) {
+		memcpy(buf, b, size);
+		r = 0;
+	}
+	bin_unpin(img);
+	return r;
 }
 
 struct decoder *image_decoder(struct image *img)
 {
-	struct image_private *p = img->priv;
-
-	if (!p->dec)
-		p->dec = decoder_new(img->arch);
-	return p->dec;
+	return decoder_of_thread(img->arch);
 }
 
 int image_decode(struct image *img, const struct proc *pr, struct insn **v, size_t *n)
@@ -662,16 +979,24 @@ int image_decode(struct image *img, const struct proc *pr, struct insn **v, size
 	const uint8_t *b;
 	size_t avail, alloc = 0, len;
 	struct decoder *dec;
+	struct elffile *bin;
 
 	*v = NULL;
 	*n = 0;
 	if (!image_has_code(img, &why))
 		return errorf("cannot decode '%s' in '%s': %s", pr->name, img->rec.path, why);
-	if (!(b = elffile_bytes_at(img->priv->bin, pr->start, &avail)))
+	if (!(bin = bin_pin(img)))
+		return errorf("cannot decode '%s': '%s' cannot be opened again as the binary profiled",
+			      pr->name, img->bin_path);
+	if (!(b = elffile_bytes_at(bin, pr->start, &avail))) {
+		bin_unpin(img);
 		return errorf("cannot decode '%s': its address 0x%llx is not in '%s'", pr->name,
 			      (unsigned long long)pr->start, img->bin_path);
-	if (!(dec = image_decoder(img)))
+	}
+	if (!(dec = image_decoder(img))) {
+		bin_unpin(img);
 		return -1;
+	}
 	len = pr->end - pr->start;
 	if (len > avail)
 		len = avail;
@@ -685,6 +1010,7 @@ int image_decode(struct image *img, const struct proc *pr, struct insn **v, size
 		if (*n + *n / 4 < alloc)
 			*v = xreallocarray(*v, *n ? *n : 1, sizeof(**v));
 	}
+	bin_unpin(img);
 	return 0;
 }
 
@@ -998,16 +1324,18 @@ struct dwarf_info *image_dwarf(struct image *img, const char **why)
 	const char *path = NULL;
 
 	if (!p->dw_tried) {
+		struct elffile *bin = NULL, *dbg;
+
 		p->dw_tried = true;
-		if (binary_usable(img) && img->rec.kind == IMAGE_FILE) {
-			if (has_dwarf(p->bin)) {
+		if (binary_usable(img) && img->rec.kind == IMAGE_FILE && (bin = bin_pin(img))) {
+			if (has_dwarf(bin)) {
 				path = img->bin_path;
-				ef = p->bin;
+				ef = bin;
 			} else {
 				find_debug(img);
-				if (p->dbg && has_dwarf(p->dbg)) {
+				if ((dbg = debug_file(img)) && has_dwarf(dbg)) {
 					path = img->dbg_path;
-					ef = p->dbg;
+					ef = dbg;
 				}
 			}
 		}
@@ -1015,6 +1343,8 @@ struct dwarf_info *image_dwarf(struct image *img, const char **why)
 			p->dw_why = "malformed DWARF (range or location lists)";
 		else if (path)
 			p->dw = dwarf_info_open(path, &p->dw_why);
+		if (bin)
+			bin_unpin(img);
 	}
 	if (why)
 		*why = p->dw_why;

@@ -29,6 +29,17 @@
  * procedures are read on the first lookup, DWARF on the first source
  * query, and code one procedure at a time.
  *
+ * Memory that does not grow with the database: the image of a file is
+ * shared by every epoch that profiled it (image_open() of the same record,
+ * database and options returns the same image, counted: image_free()
+ * drops a reference), and at most a few dozen binaries stay open (mapped)
+ * at once: the least recently used are closed, and opened again when
+ * their code is read (one replaced since is not used: reads and decoding
+ * fail).  What is kept of a closed binary is what is needed without its
+ * bytes: its segments and whether it has code.  Decoders are one per
+ * thread (image_decoder()).  An image is used by one thread at a time,
+ * but image_read() may be called from any thread.
+ *
  * Addresses ("addr") are those of the image's own address space: ELF
  * virtual addresses for files and the vdso (as objdump shows them), kernel
  * virtual addresses for kernel and module images, process addresses for
@@ -161,7 +172,7 @@ bool image_noreturn(struct image *img, uint64_t addr);
  */
 struct dwarf_info *image_dwarf(struct image *img, const char **why);
 
-/* The decoder of this image's architecture (created on first use). */
+/* A decoder of this image's architecture: this thread's (decoder_of_thread()). */
 struct decoder *image_decoder(struct image *img);
 
 #endif

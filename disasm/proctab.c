@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/arena.h"
 #include "core/die.h"
 #include "core/search.h"
 #include "core/xalloc.h"
@@ -26,51 +27,12 @@ struct name_ref {
 	uint32_t proc;
 };
 
-/* ---- string pool ------------------------------------------------------- */
-
-#define POOL_CHUNK 65536
-
-struct strpool {
-	char **chunks;
-	size_t n, alloc;
-	size_t used, cap;       /* in the last chunk */
-};
-
-static const char *pool_add(struct strpool *p, const char *s)
-{
-	size_t len = strlen(s) + 1;
-	char *dst;
-
-	if (len > p->cap - p->used) {
-		size_t cap = len > POOL_CHUNK ? len : POOL_CHUNK;
-
-		ALLOC_GROW(p->chunks, p->n + 1, p->alloc);
-		p->chunks[p->n++] = xmalloc(cap);
-		p->used = 0;
-		p->cap = cap;
-	}
-	dst = p->chunks[p->n - 1] + p->used;
-	memcpy(dst, s, len);
-	p->used += len;
-	return dst;
-}
-
-static void pool_free(struct strpool *p)
-{
-	if (!p)
-		return;
-	for (size_t i = 0; i < p->n; i++)
-		free(p->chunks[i]);
-	free(p->chunks);
-	free(p);
-}
-
 /* ---- building ---------------------------------------------------------- */
 
 void proctab_init(struct proctab *t)
 {
 	memset(t, 0, sizeof(*t));
-	t->pool = XNEW(struct strpool);
+	t->pool = XNEW(struct arena);
 }
 
 void proctab_release(struct proctab *t)
@@ -79,13 +41,15 @@ void proctab_release(struct proctab *t)
 	free(t->aliases);
 	free(t->cand);
 	free(t->names);
-	pool_free(t->pool);
+	if (t->pool)
+		arena_release(t->pool);
+	free(t->pool);
 	memset(t, 0, sizeof(*t));
 }
 
 const char *proctab_strdup(struct proctab *t, const char *s)
 {
-	return pool_add(t->pool, s);
+	return arena_strdup(t->pool, s);
 }
 
 void proctab_add(struct proctab *t, uint64_t start, uint64_t size, const char *name,
@@ -101,7 +65,7 @@ void proctab_add(struct proctab *t, uint64_t start, uint64_t size, const char *n
 	c = &t->cand[t->n_cand++];
 	c->start = start;
 	c->size = start + size < start ? UINT64_MAX - start : size;
-	c->name = pool_add(t->pool, name);
+	c->name = arena_strdup(t->pool, name);
 	c->flags = flags | (size ? 0 : PROC_NOSIZE);
 }
 
@@ -283,7 +247,7 @@ static void set_display_names(struct proctab *t)
 	for (size_t i = 0; i < t->n; i++) {
 		char *d = demangle(t->v[i].sym);
 
-		t->v[i].name = d ? pool_add(t->pool, d) : t->v[i].sym;
+		t->v[i].name = d ? arena_strdup(t->pool, d) : t->v[i].sym;
 		free(d);
 	}
 }
@@ -316,6 +280,9 @@ void proctab_finish(struct proctab *t, uint64_t (*limit)(void *ctx, uint64_t add
 	t->aliases = ab.v;
 	t->n_aliases = ab.n;
 	set_display_names(t);
+	/* read-only from now on: no room to grow (10,000 tables of an epoch) */
+	if (t->v)
+		t->v = xreallocarray(t->v, t->n ? t->n : 1, sizeof(*t->v));
 	free(t->cand);
 	t->cand = NULL;
 	t->n_cand = t->alloc_cand = 0;

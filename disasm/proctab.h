@@ -51,6 +51,7 @@ struct proc {
 
 struct proc_cand;
 struct name_ref;
+struct arena;
 
 struct proctab {
 	struct proc *v;           /* sorted by start, non-overlapping */
@@ -61,7 +62,7 @@ struct proctab {
 	/* private */
 	struct proc_cand *cand;
 	size_t n_cand, alloc_cand;
-	struct strpool *pool;
+	struct arena *pool;       /* the names (core/arena.h) */
 	struct name_ref *names;   /* name index, built on first lookup by name */
 	size_t n_names;
 	bool finished;

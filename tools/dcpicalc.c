@@ -17,6 +17,7 @@
 #include "analysis/calc-dot.h"
 #include "analysis/calc-draw.h"
 #include "analysis/calc-json.h"
+#include "analysis/epochview-open.h"
 #include "analysis/lookup.h"
 #include "analysis/procprof.h"
 #include "core/die.h"
@@ -116,6 +117,9 @@ static int by_name(struct epoch_view *view, struct out *o, const char *spec)
 {
 	struct proc_ref ref;
 
+	/* a name looked for in every image: their symbols read on the engine's threads first */
+	if (!o->a->image)
+		epoch_view_open_images(view, NULL);
 	if (proc_lookup(view, spec, o->a->image, &ref))
 		return -1;
 	return one(view, o, &ref);

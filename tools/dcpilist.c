@@ -8,6 +8,7 @@
 
 #include <stdio.h>
 
+#include "analysis/epochview-open.h"
 #include "analysis/listing.h"
 #include "analysis/lookup.h"
 #include "analysis/valprof.h"
@@ -25,6 +26,9 @@ static int list(const char *spec, const char *image, bool source, bool blocks, b
 	struct valprof vp;
 	int r = 0;
 
+	/* a name looked for in every image: their symbols read on the engine's threads first */
+	if (!image)
+		epoch_view_open_images(&t.view, NULL);
 	if (proc_lookup(&t.view, spec, image, &ref))
 		return -1;
 	lo.events = t.events.n ? t.events.v : NULL;

@@ -486,8 +486,27 @@ int main(int argc, char **argv)
 	sigprocmask(SIG_BLOCK, &mask, &old);
 	if ((w.sigfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC)) < 0)
 		die_errno("signalfd");
-	if (w.argv)
-		spawn_start(&w.child, w.argv, &old);
+	if (w.argv) {
+		/*
+		 * The child maps the probed images before the probes are made: the
+		 * kernel reads each probed instruction from its file when it first
+		 * places the probe, and at the exec it would do so under the exec's
+		 * locks and ignore a failure (the command then runs unprobed: a
+		 * function that ran counted 0 times).  Placed in the child's
+		 * mappings when the probes are opened, a failure is an error here.
+		 */
+		const char **maps = xcalloc(2 * plan.nt + 1, sizeof(*maps));
+		size_t nmaps = 0;
+
+		for (size_t i = 0; i < plan.nt; i++)
+			if (!plan.t[i].kernel) {
+				maps[nmaps++] = plan.t[i].path;
+				if (plan.t[i].path_b)
+					maps[nmaps++] = plan.t[i].path_b;
+			}
+		spawn_start_mapped(&w.child, w.argv, &old, maps, nmaps);
+		free(maps);
+	}
 
 	struct watch_agg_opts ao = { &plan, w.nev + 1, names, w.all, w.raw ? NULL : &bias, trace };
 	struct watch_session_opts so = { &plan, w.all ? -1 : w.pid > 0 ? (pid_t)w.pid : w.child.pid,

@@ -134,6 +134,90 @@ static void describe(struct diff_data *dd)
 	rank_images(dd);
 }
 
+/*
+ * dd made into the comparison with its sides exchanged (swap) and
+ * normalised by norm, in place: the numbers and verdicts computed again
+ * from its rows, the view rows rewritten where they are (a view that still
+ * points at them reads rows, not freed memory), each image's rank kept.
+ * -1 (reported) if norm cannot be (a period unknown): then only swapped.
+ */
+static int remake(struct diff_data *dd, bool swap, enum pset_norm norm)
+{
+	struct diff *d = &dd->de.diff;
+	uint32_t *rank = xcalloc(dd->n + 1, sizeof(*rank));
+	int r = 0;
+
+	for (size_t i = 0; i < dd->n; i++) {
+		rank[dd->rows[i].r->src - d->rows_src.rows] = dd->rows[i].image_rank;
+		vrow_release(&dd->rows[i]);
+	}
+	if (swap) {
+		uint32_t a = dd->a;
+		char *desc = dd->desc_a;
+
+		diff_swap(d);
+		dd->a = dd->b;
+		dd->b = a;
+		dd->desc_a = dd->desc_b;
+		dd->desc_b = desc;
+	}
+	if (norm != d->opts.norm)
+		r = diff_renorm(d, norm);
+	dd->n_shown = 0;
+	for (size_t i = 0; i < dd->n; i++) {
+		vrow_init(&dd->rows[i], d, &d->rows[i]);
+		dd->rows[i].image_rank = rank[d->rows[i].src - d->rows_src.rows];
+		dd->n_shown += dd->rows[i].shown;
+	}
+	if (d->has_proc) {
+		vrow_release(&dd->proc);
+		vrow_init(&dd->proc, d, &d->proc);
+	}
+	free(rank);
+	return r;
+}
+
+/*
+ * The diff req asks for, made from one of the same two epochs already
+ * loaded (the sides exchanged, x; the other normalisation, %) instead of
+ * comparing them again: true if there was one.
+ */
+static bool remade(struct sources *s, const struct diff_req *req)
+{
+	struct source_env other = s->env;
+	const struct diff_req swapped = { req->b, req->a, NULL };
+	const struct { const struct diff_req *from; bool other_norm, swap; } ways[] = {
+		{ &swapped, false, true }, { req, true, false }, { &swapped, true, true },
+	};
+	enum pset_norm norm = s->env.norm_period ? PSET_NORM_PERIOD : PSET_NORM_TOTAL;
+
+	other.norm_period = !s->env.norm_period;
+	if (req->procedure || source_peek(s, &diff_source, req))
+		return false;
+	for (size_t k = 0; k < sizeof(ways) / sizeof(ways[0]); k++) {
+		const struct source_env *env = ways[k].other_norm ? &other : NULL;
+		struct diff_data *dd = (struct diff_data *)source_peek_as(s, &diff_source, env,
+									  ways[k].from);
+
+		if (!dd || dd->status)
+			continue;
+		struct report_log said = REPORT_LOG_INIT, *prev = report_capture(&said);
+		int r = remake(dd, ways[k].swap, norm);
+
+		report_capture(prev);
+		report_log_clear(&said);
+		if (r) {
+			/* a period unknown: as it was; the job for req fails and says why */
+			if (ways[k].swap)
+				remake(dd, true, dd->de.diff.opts.norm);
+			return false;
+		}
+		source_refile(s, &diff_source, env, ways[k].from, req);
+		return true;
+	}
+	return false;
+}
+
 /* The event asked for if either epoch has samples of it, else dcpidiff's default. */
 static enum dcpi_event pick_event(struct diff_epochs *de, int event)
 {
@@ -232,7 +316,10 @@ const struct tui_source diff_source = {
 const struct diff_data *data_diff(struct sources *s, uint32_t a, uint32_t b, const char *procedure,
 				  struct view *waiter)
 {
+	const struct diff_req req = { a, b, procedure };
+
 	if (!a || !b)
 		return NULL;
-	return source_load(s, &diff_source, &(struct diff_req){ a, b, procedure }, waiter);
+	remade(s, &req);
+	return source_load(s, &diff_source, &req, waiter);
 }

@@ -76,7 +76,12 @@ struct diff_arg {
 extern const struct tui_source diff_source;
 /*
  * Epochs a and b compared as dcpidiff compares them, for the session's
- * event, :force and :normalize; NULL while loading (waiter waits).
+ * event, :force and :normalize; NULL while loading (waiter waits).  A
+ * diff of every procedure of the same two epochs already loaded, the
+ * other way round (x) or normalised otherwise (%), is made into this one
+ * where it is (diff_swap(), diff_renorm(): every number and verdict
+ * computed again, the rows not built again; the views showing it reload),
+ * not compared again.
  */
 const struct diff_data *data_diff(struct sources *s, uint32_t a, uint32_t b, const char *procedure,
 				  struct view *waiter);

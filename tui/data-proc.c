@@ -12,7 +12,8 @@
 #include "core/utf8.h"
 #include "core/xalloc.h"
 #include "disasm/srcfile.h"
-#include "core/workpool.h"
+#include "analysis/calc-memo.h"
+#include "analysis/epochview-open.h"
 #include "tui/job.h"
 #include "tui/view.h"
 
@@ -53,87 +54,6 @@ void procs_data_free(void *data)
 	free(pd->error);
 	shared_epoch_put(pd->se);
 	free(pd);
-}
-
-static bool image_wanted(struct epoch_view *v, size_t i, const char *image)
-{
-	bool any = false;
-
-	for (int e = 0; e < EVENT__COUNT; e++)
-		any |= v->images[i].samples[e] != 0;
-	return any && (!image || epoch_view_image_matches(v, i, image));
-}
-
-/*
- * Opens the images and reads their symbols, with progress: the slow part
- * of the procedures of a big epoch (10,000 images on a server), which
- * procprof_build() would otherwise do in one go.  Chunks of images go to
- * helper threads and the job's; what each chunk reports is kept apart (in
- * a job of its own) and said in the order of the images, as one thread
- * would have said it.  Images are apart: each is opened by one thread.
- */
-#define OPEN_CHUNK 32
-#define OPEN_THREADS 2
-
-struct open_work {
-	struct epoch_view *v;
-	const char *image;
-	struct job *job;
-	struct job *chunks;          /* per chunk: what it reported */
-	size_t n_chunks;
-	atomic_size_t next;          /* the next chunk */
-	atomic_size_t opened;        /* images looked at */
-};
-
-static void open_chunks(struct open_work *w)
-{
-	size_t c;
-
-	while ((c = atomic_fetch_add(&w->next, 1)) < w->n_chunks && !job_cancelled(w->job)) {
-		size_t end = (c + 1) * OPEN_CHUNK < w->v->n_images ? (c + 1) * OPEN_CHUNK
-								   : w->v->n_images;
-
-		job_enter(&w->chunks[c]);
-		for (size_t i = c * OPEN_CHUNK; i < end; i++)
-			if (image_wanted(w->v, i, w->image))
-				image_procs(epoch_view_image(w->v, i));
-		job_progress(w->job, atomic_fetch_add(&w->opened, end - c * OPEN_CHUNK) +
-			     end - c * OPEN_CHUNK, w->v->n_images);
-	}
-	job_enter(NULL);
-}
-
-static void *open_thread(void *p)
-{
-	open_chunks(p);
-	return NULL;
-}
-
-static void open_images(struct job *job, struct epoch_view *v, const char *image)
-{
-	struct open_work w = { .v = v, .image = image, .job = job };
-	pthread_t threads[OPEN_THREADS];
-	size_t started = 0;
-
-	w.n_chunks = (v->n_images + OPEN_CHUNK - 1) / OPEN_CHUNK;
-	w.chunks = xcalloc(w.n_chunks ? w.n_chunks : 1, sizeof(*w.chunks));
-	atomic_init(&w.next, 0);
-	atomic_init(&w.opened, 0);
-	for (; w.n_chunks > 1 && started < OPEN_THREADS - 1; started++)
-		if (pthread_create(&threads[started], NULL, open_thread, &w))
-			break;
-	open_chunks(&w);
-	for (size_t t = 0; t < started; t++)
-		pthread_join(threads[t], NULL);
-	job_enter(job);
-	for (size_t c = 0; c < w.n_chunks; c++) {
-		for (size_t m = 0; m < w.chunks[c].n_msgs; m++) {
-			job_add_message(job, w.chunks[c].msgs[m].level, w.chunks[c].msgs[m].text);
-			free(w.chunks[c].msgs[m].text);
-		}
-		free(w.chunks[c].msgs);
-	}
-	free(w.chunks);
 }
 
 static void describe_images(struct procs_data *pd, struct epoch_view *v)
@@ -194,8 +114,7 @@ void data_load_procs(struct job *job)
 	v = &pd->se->view;
 	for (size_t k = 0; k < v->n_events; k++)
 		pd->events[v->events[k]] = true;
-	open_images(job, v, arg->req.image);
-	if (job_cancelled(job))
+	if (epoch_view_open_images(v, arg->req.image))
 		return;
 	po.images = arg->req.image ? images : NULL;
 	po.n_images = arg->req.image ? 1 : 0;
@@ -237,36 +156,69 @@ static bool has_time_samples(const struct procs_data *pd, const struct procprof_
 	return false;
 }
 
-struct procs_calc_arg *procs_calc_arg_new(const struct procs_data *pd)
+/*
+ * The rows image after image, the image of the hottest row first, each
+ * image's in their order (a counting sort: a million rows in two passes).
+ */
+static void order_by_image(const struct procs_data *pd, uint32_t *row_of)
+{
+	size_t *at = xcalloc(pd->n_images + 1, sizeof(*at)); /* per image: rows, then its first place */
+	uint32_t *order = xcalloc(pd->n_images + 1, sizeof(*order));
+	size_t n_order = 0, next = 0;
+
+	for (size_t i = 0; i < pd->n; i++) {
+		size_t img = pd->rows[i].pr->image;
+
+		if (!at[img]++)
+			order[n_order++] = (uint32_t)img;
+	}
+	for (size_t k = 0; k < n_order; k++) {
+		size_t count = at[order[k]];
+
+		at[order[k]] = next;
+		next += count;
+	}
+	for (size_t i = 0; i < pd->n; i++)
+		row_of[at[pd->rows[i].pr->image]++] = (uint32_t)i;
+	free(at);
+	free(order);
+}
+
+struct procs_calc_arg *procs_calc_arg_new(const struct procs_data *pd, struct calc_cache *cache)
 {
 	struct procs_calc_arg *a = XNEW(struct procs_calc_arg);
 	struct procs_calc *res = XNEW(struct procs_calc);
+	size_t n = pd->n ? pd->n : 1;
 
 	a->se = pd->se;
 	shared_epoch_get(a->se);
+	a->cache = cache;
 	a->n = pd->n;
-	a->refs = xcalloc(pd->n ? pd->n : 1, sizeof(*a->refs));
-	atomic_init(&a->next, 0);
+	a->refs = xcalloc(n, sizeof(*a->refs));
+	a->row_of = xcalloc(n, sizeof(*a->row_of));
 	pthread_mutex_init(&a->lock, NULL);
-	a->threads = workpool_threads(0);
 	res->n = pd->n;
-	res->an = xcalloc(pd->n ? pd->n : 1, sizeof(*res->an));
-	res->ready = xcalloc(pd->n ? pd->n : 1, sizeof(*res->ready));
-	atomic_init(&res->done, 0);
+	res->an = xcalloc(n, sizeof(*res->an));
+	res->ready = xcalloc(n, sizeof(*res->ready));
+	res->item_of = xcalloc(n, sizeof(*res->item_of));
 	atomic_init(&res->n_analysed, 0);
 	atomic_init(&res->n_failed, 0);
 	pthread_mutex_init(&res->want_lock, NULL);
-	atomic_init(&res->n_want, 0);
-	for (size_t i = 0; i < pd->n; i++) {
+	/* image after image (their binaries are open once), hottest first */
+	order_by_image(pd, a->row_of);
+	for (size_t k = 0; k < pd->n; k++) {
+		size_t i = a->row_of[k];
 		const struct procprof_row *r = pd->rows[i].pr;
-
 		const struct procs_image *pi = &pd->images[r->image];
 
+		res->item_of[i] = (uint32_t)k;
 		/* kernel, JIT: names without code, nothing to analyse */
 		if (!r->proc || !has_time_samples(pd, r) ||
-		    !(pi->state == IMAGE_OK || (pi->state == IMAGE_CHANGED && pi->forced)))
+		    !(pi->state == IMAGE_OK || (pi->state == IMAGE_CHANGED && pi->forced))) {
+			atomic_init(&res->ready[i], 1);
 			continue;
-		a->refs[i] = (struct proc_ref){ r->image, r->proc };
+		}
+		a->refs[k] = (struct proc_ref){ r->image, r->proc };
 		res->n_todo++;
 	}
 	a->res = res;
@@ -281,8 +233,10 @@ void procs_calc_arg_free(void *arg)
 		return;
 	shared_epoch_put(a->se);
 	free(a->refs);
+	free(a->row_of);
 	free(a->res->an);
 	free((void *)a->res->ready);
+	free(a->res->item_of);
 	pthread_mutex_destroy(&a->res->want_lock);
 	free(a->res);
 	free(a->first_error);
@@ -302,10 +256,8 @@ void procs_calc_want(const struct procs_calc *calc, size_t i)
 	if (procs_calc_ready(c, i))
 		return;
 	pthread_mutex_lock(&c->want_lock);
-	if (atomic_load(&c->n_want) < PROCS_CALC_WANT) {
-		c->want[atomic_load(&c->n_want)] = i;
-		atomic_fetch_add(&c->n_want, 1);
-	}
+	if (c->rows)
+		calc_rows_prefer(c->rows, c->item_of[i]);
 	pthread_mutex_unlock(&c->want_lock);
 }
 
@@ -324,165 +276,117 @@ const char *proc_analysis_culprit(const struct proc_analysis *an)
 }
 
 /*
- * Analyses row i (any thread; own is where the thread's messages go, job
- * the background job).  A
+ * The analysis of item k (a row) done, on the thread that did it.  A
  * failure keeps the message of the lowest row that failed, for the one
- * summary said at the end (the same whatever the threads' timing).
+ * summary said at the end (the same whatever the threads' timing), and
+ * says nothing else; what a row that could be analysed said stays said.
  */
-static void analyse_row(struct procs_calc_arg *a, struct job *job, struct job *own, size_t i)
+/* Row i's figures (any thread): final once ready. */
+static void set_figures(struct procs_calc *res, size_t i, const struct calc_procrow *row)
 {
-	struct calc_opts co = CALC_OPTS_INIT;
-	struct proc_analysis *an = &a->res->an[i];
-	struct calc_procrow row;
-	struct calc c;
-	int r;
+	struct proc_analysis *an = &res->an[i];
 
-	pthread_mutex_lock(&a->lock);
-	r = calc_prepare(&c, &a->se->view, &a->refs[i], &co);
-	pthread_mutex_unlock(&a->lock);
-	if (r || calc_compute(&c)) {
-		calc_release(&c);
+	an->valid = true;
+	an->cpi = row->cpi;
+	an->best_cpi = row->best_cpi;
+	an->dominant = (int8_t)(row->dominant >= 0 ? row->dominant : -1);
+	an->culprit_share = row->dominant_share;
+	an->high_conf = row->high_share;
+}
+
+static void fill_row(void *ctx, size_t k, struct calc *c, int r)
+{
+	struct procs_calc_arg *a = ctx;
+	struct procs_calc *res = a->res;
+	size_t i = a->row_of[k];
+	struct calc_procrow row;
+
+	if (r) {
+		struct report_log *said = report_capture_log();
+
 		pthread_mutex_lock(&a->lock);
 		if (!a->first_error || i < a->first_error_row) {
 			free(a->first_error);
-			a->first_error = xstrdup(job_last_message(own, "?"));
+			a->first_error = xstrdup(said ? report_log_last(said, "?") : "?");
 			a->first_error_row = i;
 		}
 		pthread_mutex_unlock(&a->lock);
-		for (size_t m = 0; m < own->n_msgs; m++)
-			free(own->msgs[m].text);
-		own->n_msgs = 0;
-		atomic_fetch_add(&a->res->n_failed, 1);
-		return;
+		if (said)
+			report_log_clear(said);
+		atomic_fetch_add(&res->n_failed, 1);
+	} else {
+		calc_procrow(c, &row);
+		set_figures(res, i, &row);
 	}
-	calc_procrow(&c, &row);
-	an->valid = true;
-	an->cpi = row.cpi;
-	an->best_cpi = row.best_cpi;
-	an->dominant = (int8_t)(row.dominant >= 0 ? row.dominant : -1);
-	an->culprit_share = row.dominant_share;
-	an->high_conf = row.high_share;
-	calc_release(&c);
-	/* what a row that could be analysed said stays said */
-	for (size_t m = 0; m < own->n_msgs; m++) {
-		job_add_message(job, own->msgs[m].level, own->msgs[m].text);
-		free(own->msgs[m].text);
-	}
-	own->n_msgs = 0;
+	workpool_progress(atomic_fetch_add(&res->n_analysed, 1) + 1, res->n_todo);
+	atomic_store_explicit(&res->ready[i], 1, memory_order_release);
 }
 
-/* Takes row i for this thread (ready 0 -> 2: in work), false if another has it or had it. */
-static bool take(struct procs_calc *res, size_t i)
+/* Item k has yet to be analysed (its figures were not found in the memo). */
+static bool not_ready(void *ctx, size_t k)
 {
-	unsigned char idle = 0;
+	struct procs_calc_arg *a = ctx;
 
-	return atomic_compare_exchange_strong(&res->ready[i], &idle, 2);
+	return !procs_calc_ready(a->res, a->row_of[k]);
 }
 
-/* The next row to analyse: one a view wants, else the next in order; false: none left. */
-static bool claim(struct procs_calc_arg *a, size_t *i)
+/* Item k's figures for the memo, if it has some. */
+static bool memo_row_of(void *ctx, size_t k, size_t *image, const struct proc **p,
+			struct calc_procrow *row)
 {
-	struct procs_calc *res = a->res;
+	struct procs_calc_arg *a = ctx;
+	const struct proc_analysis *an = &a->res->an[a->row_of[k]];
 
-	if (atomic_load(&res->n_want)) { /* the lock is taken only when a view asked */
-		bool found = false;
-
-		pthread_mutex_lock(&res->want_lock);
-		while (atomic_load(&res->n_want) && !found) {
-			*i = res->want[atomic_fetch_sub(&res->n_want, 1) - 1];
-			found = *i < a->n && a->refs[*i].proc && take(res, *i);
-		}
-		pthread_mutex_unlock(&res->want_lock);
-		if (found)
-			return true;
-	}
-	for (;;) {
-		*i = atomic_fetch_add(&a->next, 1);
-		if (*i >= a->n)
-			return false;
-		if (take(res, *i))
-			return true;
-	}
-}
-
-struct calc_thread {
-	struct procs_calc_arg *a;
-	struct job *job;              /* the background job */
-	struct job own;               /* what this thread reported */
-	pthread_t tid;
-};
-
-static void analyse_rows(struct calc_thread *t)
-{
-	struct procs_calc_arg *a = t->a;
-	struct procs_calc *res = a->res;
-	size_t i;
-
-	job_enter(&t->own);
-	while (!job_cancelled(t->job) && !job_should_yield(t->job) && claim(a, &i)) {
-		if (a->refs[i].proc) {
-			analyse_row(a, t->job, &t->own, i);
-			atomic_fetch_add(&res->n_analysed, 1);
-			job_progress(t->job, atomic_load(&res->n_analysed), res->n_todo);
-		}
-		atomic_store_explicit(&res->ready[i], 1, memory_order_release);
-	}
-	job_enter(NULL);
-}
-
-static void *calc_thread_main(void *p)
-{
-	analyse_rows(p);
-	return NULL;
-}
-
-/* Rows [0, next) are claimed; those final from done on move done. */
-static void advance_done(struct procs_calc_arg *a)
-{
-	struct procs_calc *res = a->res;
-	size_t d = atomic_load(&res->done);
-
-	while (d < a->n && atomic_load(&res->ready[d]) == 1)
-		d++;
-	atomic_store(&res->done, d);
+	if (!a->refs[k].proc || !an->valid)
+		return false;
+	*image = a->refs[k].image;
+	*p = a->refs[k].proc;
+	memset(row, 0, sizeof(*row));
+	row->cpi = an->cpi;
+	row->best_cpi = an->best_cpi;
+	row->dominant = an->dominant;
+	row->dominant_share = an->culprit_share;
+	row->high_share = an->high_conf;
+	return true;
 }
 
 void data_calc_procs(struct job *job)
 {
 	struct procs_calc_arg *a = job->arg;
 	struct procs_calc *res = a->res;
-	struct calc_thread t[8];
-	unsigned n = a->threads < 8 ? a->threads : 8, started;
+	struct calc_opts co = CALC_OPTS_INIT;
+	struct calc_rows rows = { .refs = a->refs, .n = a->n, .o = &co, .row = fill_row, .ctx = a,
+				  .wanted = not_ready };
+	struct calc_memo *memo;
+	int r;
 
 	if (a->se->status)
 		goto done;
-	memset(t, 0, sizeof(t));
-	for (unsigned k = 0; k < n; k++) {
-		t[k].a = a;
-		t[k].job = job;
+	co.cache = a->cache;
+	rows.v = &a->se->view;
+	/* what an earlier session found of these very rows first */
+	memo = calc_memo_open(a->se->db, &a->se->view, &co);
+	for (size_t k = 0; k < a->n; k++) {
+		struct calc_procrow row;
+
+		if (!a->refs[k].proc || !calc_memo_get(memo, a->refs[k].image, a->refs[k].proc, &row))
+			continue;
+		set_figures(res, a->row_of[k], &row);
+		atomic_fetch_add(&res->n_analysed, 1);
+		atomic_store_explicit(&res->ready[a->row_of[k]], 1, memory_order_release);
 	}
-	/*
-	 * On threads of their own, the job's waiting: their allocations go to
-	 * arenas of their own too, not among the million rows the job thread
-	 * allocated (malloc was a fifth of the time there).
-	 */
-	for (started = 0; started < n; started++)
-		if (pthread_create(&t[started].tid, NULL, calc_thread_main, &t[started]))
-			break;
-	if (!started)
-		analyse_rows(&t[0]); /* no thread: here */
-	for (unsigned k = 0; k < started; k++)
-		pthread_join(t[k].tid, NULL);
-	job_enter(job);
-	for (unsigned k = 0; k < n; k++)
-		free(t[k].own.msgs);
-	advance_done(a);
-	if (job_cancelled(job))
+	calc_memo_done_reading(memo);
+	pthread_mutex_lock(&res->want_lock);
+	res->rows = &rows;
+	pthread_mutex_unlock(&res->want_lock);
+	r = calc_rows_run(&rows);
+	pthread_mutex_lock(&res->want_lock);
+	res->rows = NULL;
+	pthread_mutex_unlock(&res->want_lock);
+	/* what was found is kept, also when the job was cancelled half way */
+	calc_memo_close(memo, a->n, memo_row_of, a);
+	if (r)
 		return;
-	if (atomic_load(&a->next) < a->n || atomic_load(&res->done) < a->n) {
-		job_yield(job);
-		return;
-	}
 	if (atomic_load(&res->n_failed)) {
 		size_t nf = atomic_load(&res->n_failed);
 
@@ -492,7 +396,6 @@ void data_calc_procs(struct job *job)
 done:
 	for (size_t i = 0; i < a->n; i++)
 		atomic_store(&res->ready[i], 1);
-	atomic_store(&res->done, a->n);
 	job->result = res;
 	job->status = 0;
 }
@@ -540,7 +443,7 @@ static bool changed_binary(struct epoch_view *v, const char *image)
 	for (size_t i = 0; i < v->n_images; i++) {
 		struct image *img;
 
-		if (!image_wanted(v, i, image))
+		if (!epoch_view_image_sampled(v, i, image))
 			continue;
 		img = epoch_view_image(v, i);
 		if (img->state == IMAGE_CHANGED && !img->forced)
@@ -715,6 +618,7 @@ void data_load_proc(struct job *job)
 		return;
 	co.source = true;
 	co.src = data_ctx_srcfiles(arg->env.analysis);
+	co.cache = arg->env.calc_cache;
 	if (calc_build(&pd->c, v, &ref, &co)) {
 		calc_release(&pd->c);
 		proc_failed(job, pd, v, v->images[ref.image].rec->key);
@@ -799,7 +703,7 @@ static void calc_title(const struct source_env *env, const void *req, struct str
 
 static void *calc_arg(const struct source_env *env, const void *req)
 {
-	return procs_calc_arg_new(req);
+	return procs_calc_arg_new(req, env->calc_cache);
 }
 
 static const void *calc_partial(const struct job *job)

@@ -27,6 +27,7 @@
 #include <stdint.h>
 
 #include "analysis/calc.h"
+#include "analysis/calc-each.h"
 #include "analysis/calc-draw.h"
 #include "analysis/epochview.h"
 #include "analysis/listing.h"
@@ -130,23 +131,23 @@ void procs_complete_names(struct sources *s, uint32_t seq, struct candidates *c)
 
 /*
  * The analysis of the rows of a procs_data, readable while the job runs:
- * row i is final once ready[i] is set.  Rows go in row order (hottest
- * first), on every core, except that the rows a view asks for
- * (procs_calc_want(): those on its screen) go before the others.
+ * row i is final once ready[i] is set.  Rows are analysed on the engine's
+ * threads (analysis/calc-each.h calc_rows) image after image, hottest
+ * image first, except that the rows a view asks for (procs_calc_want():
+ * those on its screen) go before the others; with the session's analysis
+ * cache (analysis/calc-cache.h), as dcpicalc analyses them.
  */
-#define PROCS_CALC_WANT 128
 struct procs_calc {
 	size_t n;                    /* rows */
 	struct proc_analysis *an;    /* per row */
 	_Atomic unsigned char *ready; /* per row: an[i] is final */
-	atomic_size_t done;          /* rows [0, done) are final */
 	size_t n_todo;               /* rows with a procedure and time samples */
 	atomic_size_t n_analysed;    /* ... analysed so far */
 	atomic_size_t n_failed;      /* ... that could not be (reported once) */
-	/* the rows a view wants first (main thread writes, the job takes them) */
+	/* the analysis under way, for the rows a view wants first */
 	pthread_mutex_t want_lock;
-	size_t want[PROCS_CALC_WANT];
-	atomic_size_t n_want;        /* read without the lock to see whether to take it */
+	struct calc_rows *rows;
+	uint32_t *item_of;           /* per row: its place in the analysis' order */
 };
 
 /* True if row i of calc is final (its an[i] may be read). */
@@ -155,26 +156,26 @@ static inline bool procs_calc_ready(const struct procs_calc *calc, size_t i)
 	return i < calc->n && atomic_load_explicit(&calc->ready[i], memory_order_acquire);
 }
 
-/* Asks for row i before the rows in order (a row being drawn); extra asks are dropped. */
+/* Asks for row i before the rows in order (a row being drawn). */
 void procs_calc_want(const struct procs_calc *calc, size_t i);
 
 struct procs_calc_arg {
 	struct shared_epoch *se;     /* a reference: the procedures' epoch view */
-	struct proc_ref *refs;       /* per row (proc NULL: nothing to analyse) */
+	struct calc_cache *cache;    /* the session's, or NULL */
+	struct proc_ref *refs;       /* in the order analysed (proc NULL: nothing to analyse) */
+	uint32_t *row_of;            /* per ref: its row */
 	size_t n;                    /* rows */
-	atomic_size_t next;          /* the next row in order to look at */
 	struct procs_calc *res;      /* owned; the job's result once done */
 	char *first_error;           /* the message of the first row that failed ... */
 	size_t first_error_row;      /* ... that row */
-	pthread_mutex_t lock;        /* the view (calc_prepare), first_error, done */
-	unsigned threads;            /* threads analysing at once (the job's included) */
+	pthread_mutex_t lock;        /* first_error */
 };
 
 /*
  * The argument of the analysis of pd's rows (main thread, pd collected):
  * takes a reference on pd's epoch view.  Free with procs_calc_arg_free().
  */
-struct procs_calc_arg *procs_calc_arg_new(const struct procs_data *pd);
+struct procs_calc_arg *procs_calc_arg_new(const struct procs_data *pd, struct calc_cache *cache);
 void procs_calc_arg_free(void *arg);
 /* Background job: analyses every row (arg: struct procs_calc_arg *). */
 void data_calc_procs(struct job *job);

@@ -9,7 +9,6 @@
 #include "tui/view.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -113,10 +112,7 @@ static void count_images(struct job *job)
 
 		if (job_cancelled(job))
 			return;
-		if (job_should_yield(job)) {
-			job_yield(job);
-			return;
-		}
+		workpool_yield();
 		if (a->done % 16 == 0)
 			job_progress(job, a->done, a->n);
 		a->res->n_images[i] = db_images_load(a->db, a->seqs[i], &idx) ? SIZE_MAX : idx.n;
@@ -320,14 +316,11 @@ static void build_rows(struct images_data *id, const struct db_image_totals *tot
 
 /*
  * The totals of a big epoch: one small read per profile (10,000 on a
- * server), the first screen's slow part.  Read by helper threads while the
- * job thread reads the metadata and the image index, then by it too, a
- * chunk of profiles at a time; what each chunk reports is kept apart
- * (chunk c's messages in a job of its own) and said in the order of the
- * profiles, as one thread would have said it.
+ * server), the first screen's slow part, spread over the engine's threads
+ * a chunk of profiles at a time (what a chunk reports is said in the
+ * order of the profiles, as one thread would have said it).
  */
 #define TOTALS_CHUNK 256
-#define TOTALS_THREADS 2
 
 struct totals_work {
 	struct db *db;
@@ -336,37 +329,23 @@ struct totals_work {
 	size_t n;
 	uint64_t *total;             /* per profile */
 	bool *bad;                   /* per profile: unreadable or corrupt */
-	struct job *chunks;          /* per chunk: what it reported */
-	atomic_size_t next;          /* the next chunk to read */
-	struct job *job;
 };
 
-static void read_chunks(struct totals_work *w)
+static void read_chunk(void *ctx, size_t c)
 {
-	size_t c;
+	struct totals_work *w = ctx;
+	size_t end = (c + 1) * TOTALS_CHUNK < w->n ? (c + 1) * TOTALS_CHUNK : w->n;
 
-	while ((c = atomic_fetch_add(&w->next, 1)) * TOTALS_CHUNK < w->n && !job_cancelled(w->job)) {
-		size_t end = (c + 1) * TOTALS_CHUNK < w->n ? (c + 1) * TOTALS_CHUNK : w->n;
+	for (size_t i = c * TOTALS_CHUNK; i < end; i++) {
+		struct profile_header h;
 
-		job_enter(&w->chunks[c]);
-		for (size_t i = c * TOTALS_CHUNK; i < end; i++) {
-			struct profile_header h;
-
-			if (w->ids[i].per_pid)
-				continue;
-			if (!db_profile_stat(w->db, w->seq, &w->ids[i], &h))
-				w->total[i] = h.total;
-			else
-				w->bad[i] = true;
-		}
+		if (w->ids[i].per_pid)
+			continue;
+		if (!db_profile_stat(w->db, w->seq, &w->ids[i], &h))
+			w->total[i] = h.total;
+		else
+			w->bad[i] = true;
 	}
-	job_enter(NULL);
-}
-
-static void *totals_thread(void *p)
-{
-	read_chunks(p);
-	return NULL;
 }
 
 /*
@@ -397,28 +376,16 @@ static void totals_by_key(const struct totals_work *w, struct db_image_totals **
 	}
 }
 
-/* The chunks' messages, in order, as the job's own. */
-static void replay(struct totals_work *w, size_t n_chunks)
-{
-	for (size_t c = 0; c < n_chunks; c++) {
-		for (size_t m = 0; m < w->chunks[c].n_msgs; m++) {
-			job_add_message(w->job, w->chunks[c].msgs[m].level, w->chunks[c].msgs[m].text);
-			free(w->chunks[c].msgs[m].text);
-		}
-		free(w->chunks[c].msgs);
-	}
-}
-
 void data_load_images(struct job *job)
 {
 	struct data_arg *arg = job->arg;
 	struct images_data *id = XNEW(struct images_data);
-	struct totals_work w = { .db = arg->db, .seq = arg->seq, .job = job };
+	struct totals_work w = { .db = arg->db, .seq = arg->seq };
+	struct workpool_batch chunks = { .work = read_chunk, .ctx = &w };
 	struct db_profile_id *ids = NULL;
 	struct db_image_totals *tot = NULL;
 	bool *bad = NULL;
-	pthread_t threads[TOTALS_THREADS];
-	size_t n_tot = 0, n_chunks, started = 0;
+	size_t n_tot = 0;
 
 	job->result = id;
 	id->seq = arg->seq;
@@ -427,30 +394,20 @@ void data_load_images(struct job *job)
 	if (db_profiles_list(arg->db, arg->seq, &ids, &w.n))
 		job->status = -1;
 	w.ids = ids;
-	n_chunks = (w.n + TOTALS_CHUNK - 1) / TOTALS_CHUNK;
 	w.total = xcalloc(w.n ? w.n : 1, sizeof(*w.total));
 	w.bad = xcalloc(w.n ? w.n : 1, sizeof(*w.bad));
-	w.chunks = xcalloc(n_chunks ? n_chunks : 1, sizeof(*w.chunks));
-	atomic_init(&w.next, 0);
-	for (; n_chunks > 1 && started < TOTALS_THREADS; started++)
-		if (pthread_create(&threads[started], NULL, totals_thread, &w))
-			break;
 	id->meta_ok = db_meta_load(arg->db, arg->seq, &id->meta) == 0;
 	for (size_t k = 0; id->meta_ok && k < id->meta.n_events; k++)
 		id->events[id->meta.events[k].event] = true;
 	id->index_ok = db_images_load(arg->db, arg->seq, &id->index) == 0;
-	read_chunks(&w);
-	job_enter(job);
-	for (size_t t = 0; t < started; t++)
-		pthread_join(threads[t], NULL);
-	replay(&w, n_chunks);
+	chunks.n = (w.n + TOTALS_CHUNK - 1) / TOTALS_CHUNK;
+	workpool_run(&chunks);
 	totals_by_key(&w, &tot, &bad, &n_tot);
 	build_rows(id, tot, bad, n_tot);
 	free(tot);
 	free(bad);
 	free(w.total);
 	free(w.bad);
-	free(w.chunks);
 	free(ids);
 	if (!id->index_ok)
 		job->status = -1;
@@ -562,10 +519,7 @@ static void run_checks(struct job *job)
 
 		if (job_cancelled(job))
 			return;
-		if (job_should_yield(job)) {
-			job_yield(job);
-			return;
-		}
+		workpool_yield();
 		if (a->next % 64 == 0)
 			job_progress(job, a->next, a->n);
 		if (a->recs[i].kind == IMAGE_FILE)
@@ -623,8 +577,10 @@ static void *checks_arg_new(const struct source_env *env, const void *req)
 	a->order = xcalloc(a->n ? a->n : 1, sizeof(*a->order));
 	for (size_t i = 0; i < a->n; i++) {
 		a->order[i] = i;
-		if (!id->rows[i].img)
+		if (!id->rows[i].img) {
+			a->recs[i].kind = IMAGE_UNKNOWN;  /* profiles without an index entry: no binary */
 			continue;
+		}
 		a->recs[i] = *id->rows[i].img;
 		a->recs[i].path = xstrdup(id->rows[i].img->path ? id->rows[i].img->path : "");
 	}

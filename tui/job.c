@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * tui/job.c - the session's jobs: tasks of the engine (core/workpool.h)
+ * with their cache keys and results (tui/job.h).
+ */
 #include "config.h"
 #include "tui/job.h"
 
 #include "core/strbuf.h"
-#include "core/timeutil.h"
 #include "core/xalloc.h"
 
 #include <fcntl.h>
@@ -11,136 +14,62 @@
 #include <string.h>
 #include <unistd.h>
 
-static _Thread_local struct job *current_job;
-/* Messages may come from a job's helper threads at once (job_enter()). */
-static pthread_mutex_t messages_lock = PTHREAD_MUTEX_INITIALIZER;
-
-struct job *job_current(void)
-{
-	return current_job;
-}
-
-void job_enter(struct job *job)
-{
-	current_job = job;
-}
-
-const char *job_last_message(const struct job *job, const char *dflt)
-{
-	return job->n_msgs ? job->msgs[job->n_msgs - 1].text : dflt;
-}
-
-void job_add_message(struct job *job, enum report_level level, const char *text)
-{
-	pthread_mutex_lock(&messages_lock);
-	ALLOC_GROW(job->msgs, job->n_msgs + 1, job->alloc_msgs);
-	job->msgs[job->n_msgs].level = level;
-	job->msgs[job->n_msgs].text = xstrdup(text);
-	job->n_msgs++;
-	pthread_mutex_unlock(&messages_lock);
-}
+#define JOB_OF(t) ((struct job *)((char *)(t) - offsetof(struct job, task)))
 
 void job_progress(struct job *job, uint64_t done, uint64_t total)
 {
-	atomic_store(&job->total, total);
-	atomic_store(&job->done, done);
+	atomic_store(&job->task.total, total);
+	atomic_store(&job->task.done, done);
 }
 
 bool job_cancelled(struct job *job)
 {
-	return atomic_load(&job->cancel);
+	return atomic_load(&job->task.cancel);
 }
 
-bool job_should_yield(struct job *job)
+const char *job_last_message(const struct job *job, const char *dflt)
 {
-	return job->background && job->owner && atomic_load(&job->owner->fg_queued) > 0;
+	return report_log_last(&job->task.log, dflt);
 }
 
-void job_yield(struct job *job)
+static bool job_done(const struct job *job)
 {
-	job->yielded = true;
+	return workpool_state(&job->task) == WORKPOOL_DONE;
 }
 
 static void job_free(struct job *job)
 {
+	workpool_wait(&job->task);
 	if (job->free_arg)
 		job->free_arg(job->arg);
 	if (job->free_result && job->result)
 		job->free_result(job->result);
-	for (size_t i = 0; i < job->n_msgs; i++)
-		free(job->msgs[i].text);
-	free(job->msgs);
+	report_log_clear(&job->task.log);
 	free(job->key);
 	free(job->title);
 	free(job);
 }
 
-static void job_execute(struct job *job)
+static void job_run(struct workpool_task *t)
 {
-	int64_t start = time_monotonic_ns();
+	struct job *job = JOB_OF(t);
 
-	current_job = job;
-	job->yielded = false;
 	job->run(job);
-	current_job = NULL;
-	job->run_ns += time_monotonic_ns() - start;
 }
 
-/* The oldest queued foreground job, else the oldest background one; lock held. */
-static struct job *next_queued(struct jobs *jobs)
+/* On the engine's thread: a job finished, the main loop wakes. */
+static void wake(void *ctx)
 {
-	struct job *bg = NULL;
+	struct jobs *jobs = ctx;
 
-	for (size_t i = 0; i < jobs->n_all; i++) {
-		struct job *job = jobs->all[i];
-
-		if (job->state != JOB_QUEUED)
-			continue;
-		if (!job->background)
-			return job;
-		if (!bg)
-			bg = job;
+	if (write(jobs->wake[1], "", 1) < 0) {
+		/* Full pipe: the main loop has wake-ups pending anyway. */
 	}
-	return bg;
-}
-
-static void *worker_main(void *arg)
-{
-	struct jobs *jobs = arg;
-
-	pthread_mutex_lock(&jobs->lock);
-	while (!jobs->stop) {
-		struct job *job = next_queued(jobs);
-
-		if (!job) {
-			pthread_cond_wait(&jobs->cond, &jobs->lock);
-			continue;
-		}
-		job->state = JOB_RUNNING;
-		if (!job->background)
-			atomic_fetch_sub(&jobs->fg_queued, 1);
-		pthread_mutex_unlock(&jobs->lock);
-		job_execute(job);
-		pthread_mutex_lock(&jobs->lock);
-		if (job->yielded && !atomic_load(&job->cancel)) {
-			job->state = JOB_QUEUED; /* behind the foreground jobs */
-			continue;
-		}
-		job->state = JOB_DONE;
-		pthread_cond_broadcast(&jobs->cond);
-		if (jobs->wake[1] >= 0 && write(jobs->wake[1], "", 1) < 0) {
-			/* Full pipe: the main loop has wake-ups pending anyway. */
-		}
-	}
-	pthread_mutex_unlock(&jobs->lock);
-	return NULL;
 }
 
 void jobs_init(struct jobs *jobs, bool sync)
 {
 	memset(jobs, 0, sizeof(*jobs));
-	pthread_mutex_init(&jobs->lock, NULL);
-	pthread_cond_init(&jobs->cond, NULL);
 	jobs->sync = sync;
 	jobs->wake[0] = jobs->wake[1] = -1;
 	if (!sync && pipe2(jobs->wake, O_CLOEXEC | O_NONBLOCK))
@@ -162,35 +91,30 @@ static void drain_wake(struct jobs *jobs)
 
 void jobs_release(struct jobs *jobs)
 {
-	pthread_mutex_lock(&jobs->lock);
-	jobs->stop = true;
 	for (size_t i = 0; i < jobs->n_all; i++)
-		atomic_store(&jobs->all[i]->cancel, true);
-	pthread_cond_broadcast(&jobs->cond);
-	pthread_mutex_unlock(&jobs->lock);
-	if (jobs->started)
-		pthread_join(jobs->worker, NULL);
+		workpool_cancel(&jobs->all[i]->task);
 	for (size_t i = 0; i < jobs->n_all; i++)
 		job_free(jobs->all[i]);
 	free(jobs->all);
 	for (int i = 0; i < 2; i++)
 		if (jobs->wake[i] >= 0)
 			close(jobs->wake[i]);
-	pthread_cond_destroy(&jobs->cond);
-	pthread_mutex_destroy(&jobs->lock);
 	memset(jobs, 0, sizeof(*jobs));
 }
 
 struct job *jobs_find(struct jobs *jobs, const char *key)
 {
-	struct job *found = NULL;
-
-	pthread_mutex_lock(&jobs->lock);
-	for (size_t i = 0; i < jobs->n_all && !found; i++)
+	for (size_t i = 0; i < jobs->n_all; i++)
 		if (jobs->all[i]->generation == jobs->generation && !strcmp(jobs->all[i]->key, key))
-			found = jobs->all[i];
-	pthread_mutex_unlock(&jobs->lock);
-	return found;
+			return jobs->all[i];
+	return NULL;
+}
+
+void jobs_rekey(struct jobs *jobs, struct job *job, const char *key)
+{
+	(void)jobs;
+	free(job->key);
+	job->key = xstrdup(key);
 }
 
 static struct job *submit(struct jobs *jobs, const char *key, const char *title,
@@ -212,26 +136,18 @@ static struct job *submit(struct jobs *jobs, const char *key, const char *title,
 	job->free_arg = free_arg;
 	job->free_result = free_result;
 	job->background = background;
-	job->owner = jobs;
-	if (jobs->sync) {
-		do
-			job_execute(job);
-		while (job->yielded && !job_cancelled(job));
-		job->state = JOB_DONE;
-	}
-	pthread_mutex_lock(&jobs->lock);
-	if (!jobs->sync && !background)
-		atomic_fetch_add(&jobs->fg_queued, 1);
 	job->generation = jobs->generation;
+	job->task.run = job_run;
+	job->task.prio = background ? WORKPOOL_BACKGROUND : WORKPOOL_NORMAL;
 	ALLOC_GROW(jobs->all, jobs->n_all + 1, jobs->alloc_all);
 	jobs->all[jobs->n_all++] = job;
-	if (!jobs->sync && !jobs->started) {
-		if (pthread_create(&jobs->worker, NULL, worker_main, jobs))
-			die("cannot start the worker thread");
-		jobs->started = true;
+	if (jobs->sync) {
+		workpool_run_here(&job->task);
+	} else {
+		job->task.finished = wake;
+		job->task.finished_ctx = jobs;
+		workpool_submit(&job->task);
 	}
-	pthread_cond_broadcast(&jobs->cond);
-	pthread_mutex_unlock(&jobs->lock);
 	return job;
 }
 
@@ -249,13 +165,12 @@ struct job *jobs_submit_background(struct jobs *jobs, const char *key, const cha
 	return submit(jobs, key, title, run, arg, free_arg, free_result, true);
 }
 
-/* Called with the lock held. */
-static bool busy_locked(struct jobs *jobs, bool any_generation, bool foreground)
+static bool busy(struct jobs *jobs, bool any_generation, bool foreground)
 {
 	for (size_t i = 0; i < jobs->n_all; i++) {
 		struct job *job = jobs->all[i];
 
-		if (job->state != JOB_DONE && (!foreground || !job->background) &&
+		if (!job_done(job) && (!foreground || !job->background) &&
 		    (any_generation || job->generation == jobs->generation))
 			return true;
 	}
@@ -267,7 +182,6 @@ void jobs_foreach_collected(struct jobs *jobs, const char *prefix,
 {
 	size_t n = strlen(prefix);
 
-	pthread_mutex_lock(&jobs->lock);
 	for (size_t i = 0; i < jobs->n_all; i++) {
 		struct job *job = jobs->all[i];
 
@@ -275,109 +189,72 @@ void jobs_foreach_collected(struct jobs *jobs, const char *prefix,
 		    !strncmp(job->key, prefix, n))
 			fn(job, data);
 	}
-	pthread_mutex_unlock(&jobs->lock);
 }
 
 bool jobs_busy(struct jobs *jobs)
 {
-	bool busy;
-
-	pthread_mutex_lock(&jobs->lock);
-	busy = busy_locked(jobs, false, false);
-	pthread_mutex_unlock(&jobs->lock);
-	return busy;
+	return busy(jobs, false, false);
 }
 
 bool jobs_busy_foreground(struct jobs *jobs)
 {
-	bool busy;
+	return busy(jobs, false, true);
+}
 
-	pthread_mutex_lock(&jobs->lock);
-	busy = busy_locked(jobs, false, true);
-	pthread_mutex_unlock(&jobs->lock);
-	return busy;
+/* Waits for the jobs (foreground ones only, if foreground) of every generation. */
+static void wait_jobs(struct jobs *jobs, bool foreground)
+{
+	for (size_t i = 0; i < jobs->n_all; i++)
+		if (!foreground || !jobs->all[i]->background)
+			workpool_wait(&jobs->all[i]->task);
 }
 
 void jobs_wait_idle(struct jobs *jobs)
 {
-	pthread_mutex_lock(&jobs->lock);
-	while (busy_locked(jobs, true, false))
-		pthread_cond_wait(&jobs->cond, &jobs->lock);
-	pthread_mutex_unlock(&jobs->lock);
+	wait_jobs(jobs, false);
 }
 
 void jobs_wait_foreground(struct jobs *jobs)
 {
-	pthread_mutex_lock(&jobs->lock);
-	while (busy_locked(jobs, true, true))
-		pthread_cond_wait(&jobs->cond, &jobs->lock);
-	pthread_mutex_unlock(&jobs->lock);
-}
-
-/* Takes the finished, uncollected jobs out under the lock. */
-static size_t take_finished(struct jobs *jobs, struct job ***out, struct job ***stale, size_t *n_stale)
-{
-	size_t n = 0, kept = 0, alloc = 0, alloc_stale = 0;
-
-	*out = NULL;
-	*stale = NULL;
-	*n_stale = 0;
-	pthread_mutex_lock(&jobs->lock);
-	for (size_t i = 0; i < jobs->n_all; i++) {
-		struct job *job = jobs->all[i];
-
-		if (job->state == JOB_DONE && job->generation != jobs->generation) {
-			ALLOC_GROW(*stale, *n_stale + 1, alloc_stale);
-			(*stale)[(*n_stale)++] = job;
-			continue;
-		}
-		jobs->all[kept++] = job;
-		if (job->state == JOB_DONE && !job->collected) {
-			job->collected = true;
-			ALLOC_GROW(*out, n + 1, alloc);
-			(*out)[n++] = job;
-		}
-	}
-	jobs->n_all = kept;
-	pthread_mutex_unlock(&jobs->lock);
-	return n;
+	wait_jobs(jobs, true);
 }
 
 size_t jobs_collect(struct jobs *jobs, void (*fn)(struct job *job, void *data), void *data)
 {
-	struct job **done, **stale;
-	size_t n_stale, n;
+	struct job **done = NULL;
+	size_t n = 0, alloc = 0, kept = 0;
 
 	drain_wake(jobs);
-	n = take_finished(jobs, &done, &stale, &n_stale);
+	for (size_t i = 0; i < jobs->n_all; i++) {
+		struct job *job = jobs->all[i];
 
-	for (size_t i = 0; i < n_stale; i++)
-		job_free(stale[i]);
-	for (size_t i = 0; i < n; i++) {
-		struct job *job = done[i];
-
-		for (size_t m = 0; m < job->n_msgs; m++) {
-			if (job->msgs[m].level == REPORT_WARNING)
-				warning("%s", job->msgs[m].text);
-			else
-				errorf("%s", job->msgs[m].text);
+		if (job_done(job) && job->generation != jobs->generation) {
+			job_free(job);
+			continue;
 		}
+		jobs->all[kept++] = job;
+		if (job_done(job) && !job->collected) {
+			job->collected = true;
+			ALLOC_GROW(done, n + 1, alloc);
+			done[n++] = job;
+		}
+	}
+	jobs->n_all = kept;
+	for (size_t i = 0; i < n; i++) {
+		report_log_replay(&done[i]->task.log);
 		if (fn)
-			fn(job, data);
+			fn(done[i], data);
 	}
 	free(done);
-	free(stale);
 	return n;
 }
 
 void jobs_invalidate(struct jobs *jobs)
 {
-	pthread_mutex_lock(&jobs->lock);
 	for (size_t i = 0; i < jobs->n_all; i++)
-		if (jobs->all[i]->state != JOB_DONE)
-			atomic_store(&jobs->all[i]->cancel, true);
+		if (!job_done(jobs->all[i]))
+			workpool_cancel(&jobs->all[i]->task);
 	jobs->generation++;
-	pthread_mutex_unlock(&jobs->lock);
 	/*
 	 * Old jobs are freed by the next jobs_collect(), not here: views still
 	 * point into their results until they have reloaded.  Their messages
@@ -392,13 +269,14 @@ void jobs_describe(struct jobs *jobs, struct strbuf *sb)
 	struct job *first = NULL;
 	size_t more = 0;
 
-	pthread_mutex_lock(&jobs->lock);
 	for (size_t i = 0; i < jobs->n_all; i++) {
 		struct job *job = jobs->all[i];
+		enum workpool_state st = workpool_state(&job->task);
 
-		if (job->generation != jobs->generation || job->state == JOB_DONE)
+		if (job->generation != jobs->generation || st == WORKPOOL_DONE)
 			continue;
-		if (!first || (job->state == JOB_RUNNING && first->state != JOB_RUNNING)) {
+		if (!first || (st == WORKPOOL_RUNNING &&
+			       workpool_state(&first->task) != WORKPOOL_RUNNING)) {
 			if (first)
 				more++;
 			first = job;
@@ -407,13 +285,12 @@ void jobs_describe(struct jobs *jobs, struct strbuf *sb)
 		}
 	}
 	if (first) {
-		uint64_t done = atomic_load(&first->done), total = atomic_load(&first->total);
+		uint64_t done = atomic_load(&first->task.done), total = atomic_load(&first->task.total);
 
 		strbuf_addstr(sb, first->title);
-		if (first->state == JOB_RUNNING && total)
+		if (workpool_state(&first->task) == WORKPOOL_RUNNING && total)
 			strbuf_addf(sb, ": %d%%", (int)(done * 100 / total));
 		if (more)
 			strbuf_addf(sb, " (%zu more queued)", more);
 	}
-	pthread_mutex_unlock(&jobs->lock);
 }

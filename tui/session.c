@@ -42,24 +42,20 @@ static int64_t process_cpu_ns(void)
 static struct tui *report_tui;
 
 /*
- * Every errorf()/warning() of the session lands here: in a job it is kept
- * with the job (shown when collected), otherwise in the status line and the
- * messages view.  Only a fatal error ends the program, with the terminal
- * restored first.
+ * Every errorf()/warning() of the session's main thread lands here, and
+ * those of its jobs when they are collected (the engine keeps them with the
+ * job meanwhile, core/workpool.h): in the status line and the messages
+ * view.  Only a fatal error ends the program, with the terminal restored
+ * first.
  */
 static void report(enum report_level level, const char *msg)
 {
 	static const char *const prefix[] = { "warning", "error", "fatal" };
-	struct job *job = job_current();
 
 	if (level == REPORT_FATAL || !report_tui) {
 		if (level == REPORT_FATAL)
 			display_emergency();
 		fprintf(stderr, "%s: %s: %s\n", progname(), prefix[level], msg);
-		return;
-	}
-	if (job) {
-		job_add_message(job, level, msg);
 		return;
 	}
 	tui_message(report_tui, level, msg);
@@ -72,7 +68,7 @@ static void open_database(struct tui *t)
 {
 	uint32_t seq;
 
-	t->src.env.db = db_open(t->db_path, DB_READ);
+	sources_set_db(&t->src, db_open(t->db_path, DB_READ));
 	if (t->src.env.db && !db_epoch_resolve(t->src.env.db, t->opt.epoch, &seq))
 		t->epoch = seq;
 }

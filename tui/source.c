@@ -6,6 +6,7 @@
 #include "config.h"
 #include "tui/source.h"
 
+#include "analysis/calc-cache.h"
 #include "core/strbuf.h"
 #include "tui/view.h"
 
@@ -21,6 +22,23 @@ void sources_init(struct sources *s, bool sync)
 void sources_release(struct sources *s)
 {
 	jobs_release(&s->jobs);
+	calc_cache_free(s->env.calc_cache);
+	s->env.calc_cache = NULL;
+}
+
+void sources_set_db(struct sources *s, struct db *db)
+{
+	s->env.db = db;
+	if (db && !s->env.calc_cache)
+		s->env.calc_cache = calc_cache_new(db);
+}
+
+/* The cache key of req under env. */
+static void key_of(const struct source_env *env, const struct tui_source *src, const void *req,
+		   struct strbuf *key)
+{
+	strbuf_addf(key, "%s/", src->name);
+	src->key(env, req, key);
 }
 
 /* The job of src for req (its cache key in key), submitted if submit and missing. */
@@ -31,8 +49,7 @@ static struct job *source_job(struct sources *s, const struct tui_source *src, c
 	struct job *job;
 	void *arg;
 
-	strbuf_addf(key, "%s/", src->name);
-	src->key(&s->env, req, key);
+	key_of(&s->env, src, req, key);
 	if ((job = jobs_find(&s->jobs, key->buf)) || !submit)
 		return job;
 	src->title(&s->env, req, &title);
@@ -87,6 +104,39 @@ const void *source_peek(struct sources *s, const struct tui_source *src, const v
 
 	strbuf_release(&key);
 	return job && job->collected ? job->result : NULL;
+}
+
+/* The collected result of src for req under env (NULL: the session's), and its job. */
+static struct job *loaded(struct sources *s, const struct tui_source *src,
+			  const struct source_env *env, const void *req)
+{
+	struct strbuf key = STRBUF_INIT;
+	struct job *job;
+
+	key_of(env ? env : &s->env, src, req, &key);
+	job = s->env.db ? jobs_find(&s->jobs, key.buf) : NULL;
+	strbuf_release(&key);
+	return job && job->collected ? job : NULL;
+}
+
+const void *source_peek_as(struct sources *s, const struct tui_source *src,
+			   const struct source_env *env, const void *req)
+{
+	struct job *job = loaded(s, src, env, req);
+
+	return job ? job->result : NULL;
+}
+
+void source_refile(struct sources *s, const struct tui_source *src, const struct source_env *env,
+		   const void *req, const void *to)
+{
+	struct strbuf to_key = STRBUF_INIT;
+	struct job *job = loaded(s, src, env, req);
+
+	key_of(&s->env, src, to, &to_key);
+	if (job && !jobs_find(&s->jobs, to_key.buf))
+		jobs_rekey(&s->jobs, job, to_key.buf);
+	strbuf_release(&to_key);
 }
 
 struct foreach_ctx {

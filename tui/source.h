@@ -50,6 +50,7 @@
 
 #include "tui/job.h"
 
+struct calc_cache;
 struct data_ctx;
 struct db;
 struct strbuf;
@@ -63,6 +64,8 @@ struct source_env {
 	bool norm_period;           /* :normalize period (diffs) */
 	const char *debug_dir;      /* --debug-dir, or NULL */
 	struct data_ctx *analysis;  /* the epochs opened for analysis, shared (tui/data-epoch.h) */
+	/* what the analysis of a binary found, shared with dcpicalc (analysis/calc-cache.h) */
+	struct calc_cache *calc_cache;
 };
 
 struct tui_source {
@@ -92,8 +95,13 @@ struct sources {
 
 /* Starts the cache (sync: jobs run inline, tui/job.h); env zeroed, event -1. */
 void sources_init(struct sources *s, bool sync);
-/* Cancels and frees every job (env's members are the session's). */
+/*
+ * Cancels and frees every job, then stores and frees the analysis cache
+ * (env's other members are the session's).
+ */
 void sources_release(struct sources *s);
+/* The session's database from now on (not owned), with an analysis cache over it. */
+void sources_set_db(struct sources *s, struct db *db);
 
 /*
  * The data src loads for req, or NULL: while it loads (waiter, if not
@@ -112,6 +120,19 @@ const void *source_load_partial(struct sources *s, const struct tui_source *src,
 
 /* The result if it is loaded already, else NULL (nothing is started). */
 const void *source_peek(struct sources *s, const struct tui_source *src, const void *req);
+
+/* The same as the session's data would be under env (another :normalize, say). */
+const void *source_peek_as(struct sources *s, const struct tui_source *src,
+			   const struct source_env *env, const void *req);
+
+/*
+ * The result loaded for req under env (NULL: the session's), now made into
+ * what to names under the session's env: filed under to's key from now on
+ * (req's is free).  The caller changed it (main thread; views that show it
+ * reload); nothing is done if to has a job already.
+ */
+void source_refile(struct sources *s, const struct tui_source *src, const struct source_env *env,
+		   const void *req, const void *to);
 
 /*
  * Calls fn with every loaded result of src whose key, after "NAME/",

@@ -151,22 +151,47 @@ struct keyed {
 	size_t i;
 };
 
-static int compare_keyed(const void *pa, const void *pb)
+/*
+ * Sorts keyed rows by key (ascending, or descending with desc), ties in
+ * the order given: a radix sort, a byte of the key a pass, passes over
+ * bytes every key shares skipped (sample counts fit in two or three).  A
+ * million rows sort in a few passes of a few milliseconds, where qsort
+ * took a tenth of a second.
+ */
+static void radix_sort(struct keyed *v, size_t n, bool desc)
 {
-	const struct keyed *a = pa, *b = pb;
+	size_t (*count)[256] = xcalloc(8, sizeof(*count));
+	struct keyed *tmp = xcalloc(n ? n : 1, sizeof(*tmp)), *from = v, *to = tmp;
+	uint64_t flip = desc ? UINT64_MAX : 0;
 
-	if (a->key != b->key)
-		return a->key < b->key ? -1 : 1;
-	return (a->i > b->i) - (a->i < b->i);
-}
+	if (n < 2) {
+		free(tmp);
+		free(count);
+		return;
+	}
+	for (size_t k = 0; k < n; k++)
+		for (unsigned b = 0; b < 8; b++)
+			count[b][((v[k].key ^ flip) >> (8 * b)) & 0xff]++;
+	for (unsigned b = 0; b < 8; b++) {
+		size_t at = 0;
 
-static int compare_keyed_desc(const void *pa, const void *pb)
-{
-	const struct keyed *a = pa, *b = pb;
+		if (count[b][((v[0].key ^ flip) >> (8 * b)) & 0xff] == n)
+			continue;  /* every key has this byte */
+		for (unsigned d = 0; d < 256; d++) {
+			size_t c = count[b][d];
 
-	if (a->key != b->key)
-		return a->key > b->key ? -1 : 1;
-	return (a->i > b->i) - (a->i < b->i);
+			count[b][d] = at;
+			at += c;
+		}
+		for (size_t k = 0; k < n; k++)
+			to[count[b][((from[k].key ^ flip) >> (8 * b)) & 0xff]++] = from[k];
+		from = to;
+		to = from == v ? tmp : v;
+	}
+	if (from != v)
+		memcpy(v, from, n * sizeof(*v));
+	free(tmp);
+	free(count);
 }
 
 /*
@@ -192,7 +217,7 @@ static void sort_shown(struct table *t)
 	v = xcalloc(t->n_shown, sizeof(*v));
 	for (k = 0; k < t->n_shown; k++)
 		v[k] = (struct keyed){ col->key(col, t->rows[t->shown[k]]), t->shown[k] };
-	qsort(v, t->n_shown, sizeof(*v), t->desc ? compare_keyed_desc : compare_keyed);
+	radix_sort(v, t->n_shown, t->desc);
 	for (k = 0; k < t->n_shown; k++)
 		t->shown[k] = v[k].i;
 	free(v);

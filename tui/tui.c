@@ -261,7 +261,9 @@ int tui_reload(struct tui *t)
 {
 	uint32_t seq;
 
-	if (!t->src.env.db && !(t->src.env.db = db_open(t->db_path, DB_READ)))
+	if (!t->src.env.db)
+		sources_set_db(&t->src, db_open(t->db_path, DB_READ));
+	if (!t->src.env.db)
 		return -1;
 	jobs_invalidate(&t->src.jobs);
 	data_ctx_invalidate(t->src.env.analysis);

@@ -434,27 +434,6 @@ static void draw_insn_text(struct draw *d, const struct insn *in, const char *ta
 	}
 }
 
-/* dcpicalc's columns: samples after skid, CPI, confidence letter. */
-static void draw_calc_columns(struct proc_view *pv, const struct calc_insn *ci, size_t i,
-			      struct draw *d)
-{
-	bool stalled = pv->pd->bubble_n[i] > 0;
-	char buf[32];
-
-	calc_format_samples(ci, buf, sizeof(buf));
-	draw_space(d, STYLE_NORMAL, 1);
-	draw_field(d, ci->samples > 0 && !(ci->flags & CALC_I_UNMEASURED) ? STYLE_NORMAL : STYLE_DIM,
-		   buf, pv->tw, ALIGN_RIGHT);
-	calc_format_cycles(ci->cpi, buf, sizeof(buf));
-	draw_space(d, STYLE_NORMAL, 1);
-	draw_field(d, ci->cpi < 0 ? STYLE_DIM : stalled ? STYLE_BUBBLE : STYLE_NORMAL, buf, pv->cw,
-		   ALIGN_RIGHT);
-	draw_space(d, STYLE_NORMAL, 1);
-	buf[0] = calc_conf_letter(ci->conf);
-	buf[1] = '\0';
-	draw_text(d, calc_conf_style(ci->conf), buf);
-}
-
 static void draw_insn(struct view *v, const struct listing_insn *li, size_t i, struct draw *d)
 {
 	struct proc_view *pv = PRV(v);
@@ -480,7 +459,9 @@ static void draw_insn(struct view *v, const struct listing_insn *li, size_t i, s
 		draw_space(d, STYLE_NORMAL, 1);
 		draw_field(d, share_style(n, total), buf, 5, ALIGN_RIGHT);
 	}
-	draw_calc_columns(pv, &pv->pd->c.insns[i], i, d);
+	/* dcpicalc's columns: samples after skid, CPI, confidence letter */
+	draw_space(d, STYLE_NORMAL, 1);
+	calc_draw_insn_figures(&pv->pd->c.insns[i], pv->tw, pv->cw, d);
 	draw_space(d, STYLE_NORMAL, 2);
 	draw_insn_text(d, li->insn, pv->pd->targets[i].name, &pv->pd->c.list);
 	calc_draw_causes(&pv->pd->c.insns[i], d);

@@ -6,6 +6,7 @@
 #include "core/hash.h"
 #include "core/strbuf.h"
 #include "core/u64map.h"
+#include "core/workpool.h"
 #include "core/xalloc.h"
 #include "tui/table.h"
 
@@ -494,7 +495,7 @@ static size_t text_line(const struct view *v, size_t off)
  * (dir 1) or the last (dir -1), or -1.  A match never spans two lines: the
  * pattern has no NUL.
  */
-static long texts_find(const struct view *v, const char *needle, size_t from, size_t to, int dir)
+static long texts_find_in(const struct view *v, const char *needle, size_t from, size_t to, int dir)
 {
 	size_t nlen = strlen(needle), at = v->text_at[from], end = v->text_at[to];
 	long found = -1;
@@ -508,6 +509,52 @@ static long texts_find(const struct view *v, const char *needle, size_t from, si
 			break;
 		at = v->text_at[line + 1]; /* the last match: on to the next line */
 	}
+	return found;
+}
+
+/* Lines searched by one thread at a time: a million lines are split over the engine's threads. */
+#define FIND_CHUNK_LINES 65536
+
+struct texts_search {
+	const struct view *v;
+	const char *needle;
+	size_t from, to;
+	int dir;
+	long *found;                 /* per chunk */
+};
+
+static void find_chunk(void *ctx, size_t c)
+{
+	struct texts_search *ts = ctx;
+	size_t lo = ts->from + c * FIND_CHUNK_LINES;
+	size_t hi = lo + FIND_CHUNK_LINES < ts->to ? lo + FIND_CHUNK_LINES : ts->to;
+
+	ts->found[c] = texts_find_in(ts->v, ts->needle, lo, hi, ts->dir);
+}
+
+/* texts_find_in() over chunks of lines at once (core/workpool.h): the first or last match of all. */
+static long texts_find(const struct view *v, const char *needle, size_t from, size_t to, int dir)
+{
+	struct texts_search ts = { v, needle, from, to, dir, NULL };
+	struct workpool_batch b = { .work = find_chunk, .ctx = &ts };
+	long found = -1;
+
+	if (to <= from)
+		return -1;
+	b.n = (to - from + FIND_CHUNK_LINES - 1) / FIND_CHUNK_LINES;
+	if (b.n == 1)
+		return texts_find_in(v, needle, from, to, dir);
+	ts.found = xcalloc(b.n, sizeof(*ts.found));
+	workpool_run(&b);
+	for (size_t c = 0; c < b.n; c++) {
+		size_t k = dir > 0 ? c : b.n - 1 - c;
+
+		if (ts.found[k] >= 0) {
+			found = ts.found[k];
+			break;
+		}
+	}
+	free(ts.found);
 	return found;
 }
 

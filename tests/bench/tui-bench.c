@@ -4,7 +4,8 @@
  * and how much memory it takes, measured headless (--script, drawing to
  * /dev/null through ncurses).
  *
- *   tui-bench [--images N] [--procs M] [--epochs E] [--runs R] [DCPI-TUI [DIR]]
+ *   tui-bench [--images N] [--procs M] [--epochs E] [--runs R] [--reuse]
+ *             [--only first,keys,proc,diff,epochs] [DCPI-TUI [DIR]]
  *
  * (default 1,000 images of 100 procedures, 2,000 epochs, 7 runs;
  * tui/dcpi-tui, tui-bench.d; `make bench-tui-big` runs 10,000 x 100.)
@@ -39,6 +40,11 @@
  * < 20 ms and max < 50 ms, P drawn < 800 ms, RSS < 300 MB, the background
  * analysis of every procedure < 15 s, the epochs view of E epochs < 200 ms.
  * Exits 1 if a target was missed.  Every check holds at any size.
+ *
+ * --reuse keeps the databases of an earlier run with the same sizes (their
+ * analysis caches emptied, so that the first opening is one), and --only
+ * measures some of the above: a run of a part at 10,000 images takes
+ * minutes instead of a quarter of an hour.
  */
 #include "config.h"
 #include "core/cli.h"
@@ -75,6 +81,19 @@
 #define EPOCHS_VIEW_MS 200.0
 
 static uint64_t n_images = 1000, n_procs = 100, n_epochs = 2000, runs = 7;
+static bool reuse;
+static const char *only;
+
+/* True if the part called name is measured (--only). */
+static bool measured(const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = only; p && *p; p += strcspn(p, ","), p += *p == ',')
+		if (!strncmp(p, name, n) && (p[n] == ',' || !p[n]))
+			return true;
+	return !only;
+}
 
 /* ---- the binaries ---------------------------------------------------------- */
 
@@ -255,6 +274,45 @@ static struct db *new_db(const char *path)
 	return db_open(path, DB_CREATE | DB_NOSYNC);
 }
 
+/*
+ * With --reuse, true if path holds the database an earlier run built for
+ * these sizes (its stamp), its cached analyses removed; else the stamp is
+ * removed, to be written once the database is built (reused_stamp()).
+ */
+static bool reused(const char *path, const char *sizes)
+{
+	char *stamp = xasprintf("%s.built", path), *cmd;
+	char have[128] = "";
+	FILE *f = fopen(stamp, "r");
+	bool same;
+
+	if (f && !fgets(have, sizeof(have), f))
+		have[0] = '\0';
+	if (f)
+		fclose(f);
+	same = reuse && !strcmp(have, sizes);
+	if (!same)
+		unlink(stamp);
+	free(stamp);
+	if (!same)
+		return false;
+	cmd = xasprintf("rm -rf '%s/calc'", path);
+	if (system(cmd))
+		die("cannot remove '%s/calc'", path);
+	free(cmd);
+	return true;
+}
+
+static void reused_stamp(const char *path, const char *sizes)
+{
+	char *stamp = xasprintf("%s.built", path);
+	FILE *f = fopen(stamp, "w");
+
+	if (!f || fputs(sizes, f) == EOF || fclose(f))
+		die_errno("cannot write '%s'", stamp);
+	free(stamp);
+}
+
 static int finish_epoch(struct db *db, struct epoch_meta *m, struct image_index *idx)
 {
 	int r = db_images_store(db, m->seq, idx) || db_meta_store(db, m) ? -1 : 0;
@@ -279,9 +337,14 @@ static int start_epoch(struct db *db, struct epoch_meta *m, const char *label, i
 /* Epochs "bench", "bench2" ... of n images and the big one, counts varied. */
 static int build_db(const char *path, const char *bindir, uint64_t n, int epochs)
 {
-	struct db *db = new_db(path);
+	char sizes[96];
+	struct db *db;
 
-	if (!db)
+	snprintf(sizes, sizeof(sizes), "%s %" PRIu64 " %" PRIu64 " %d v%d", bindir, n, n_procs,
+		 epochs, GEN_VERSION);
+	if (reused(path, sizes))
+		return 0;
+	if (!(db = new_db(path)))
 		return -1;
 	for (int e = 0; e < epochs; e++) {
 		struct image_index idx = IMAGE_INDEX_INIT;
@@ -303,6 +366,7 @@ static int build_db(const char *path, const char *bindir, uint64_t n, int epochs
 			return -1;
 	}
 	db_close(db);
+	reused_stamp(path, sizes);
 	return 0;
 }
 
@@ -316,9 +380,13 @@ static int build_epochs_db(const char *path, const char *bindir)
 	struct db_image recs[EPOCH_IMAGES];
 	struct profile base[EPOCH_IMAGES];
 	int64_t t0 = 1780000000 * (int64_t)1000000000;
-	struct db *db = new_db(path);
+	char sizes[96];
+	struct db *db;
 
-	if (!db)
+	snprintf(sizes, sizeof(sizes), "%s %" PRIu64 " v%d", bindir, n_epochs, GEN_VERSION);
+	if (reused(path, sizes))
+		return 0;
+	if (!(db = new_db(path)))
 		return -1;
 	for (int i = 0; i < EPOCH_IMAGES; i++) {
 		char *bin = image_path(bindir, (uint64_t)i, n_images);
@@ -356,6 +424,7 @@ static int build_epochs_db(const char *path, const char *bindir)
 		free(recs[i].path);
 	}
 	db_close(db);
+	reused_stamp(path, sizes);
 	return 0;
 }
 
@@ -861,12 +930,15 @@ int main(int argc, char **argv)
 			2, 100000, "number of epochs"),
 		OPT_U64(0, "runs", &runs, "R", "runs of each measure (default 7)", 1, 100,
 			"number of runs"),
+		OPT_BOOL(0, "reuse", &reuse, "the databases of an earlier run of the same sizes"),
+		OPT_STRING(0, "only", &only, "LIST", "these measures only: first, keys, proc, diff, epochs"),
 		OPT_ARGUMENT("DCPI-TUI", "the dcpi-tui to measure (default tui/dcpi-tui)"),
 		OPT_ARGUMENT("DIR", "where the binaries and databases go (default tui-bench.d)"),
 		OPT_END()
 	};
 	const struct cli_command cmd = {
-		.usage = "tui-bench [--images N] [--procs M] [--epochs E] [--runs R] [DCPI-TUI [DIR]]",
+		.usage = "tui-bench [--images N] [--procs M] [--epochs E] [--runs R] [--reuse]\n"
+			 "          [--only first,keys,proc,diff,epochs] [DCPI-TUI [DIR]]",
 		.about = "How fast dcpi-tui answers, and its size, at any scale.",
 		.options = options, .max_args = 2,
 	};
@@ -901,20 +973,27 @@ int main(int argc, char **argv)
 
 	printf("tui-bench: %" PRIu64 " images of %" PRIu64 " procedures, %" PRIu64
 	       " epochs, %" PRIu64 " runs each (%s)\n", n_images, n_procs, n_epochs, runs, tui_path);
-	first_screen(small, quit, &s_small, &w_small);
-	first_screen(big, quit, &s_big, &w_big);
-	small_ms = pct_ms(s_small.v, s_small.n, 0.5);
-	report_once("first screen, 11 images", &s_small, 0);
-	snprintf(what, sizeof(what), "first screen, %" PRIu64 " images", n_images + 1);
-	big_ms = report_once(what, &s_big, FIRST_SCREEN_MS);
-	printf("   ratio %.1f\n", small_ms > 0 ? big_ms / small_ms : 0);
-	report_once("whole run (exec to exit), 11 images", &w_small, 0);
-	snprintf(what, sizeof(what), "whole run (exec to exit), %" PRIu64 " images", n_images + 1);
-	report_once(what, &w_big, 0);
-	measure_keys(big, kpath, ks.n_keys, p_key);
-	measure_proc(big, ppath, ps.n_keys, open_key);
-	measure_diff(big, dpath, ds.n_keys, dmarks);
-	measure_epochs(many, quit, epath, es.n_keys, emarks);
+	if (measured("first")) {
+		first_screen(small, quit, &s_small, &w_small);
+		first_screen(big, quit, &s_big, &w_big);
+		small_ms = pct_ms(s_small.v, s_small.n, 0.5);
+		report_once("first screen, 11 images", &s_small, 0);
+		snprintf(what, sizeof(what), "first screen, %" PRIu64 " images", n_images + 1);
+		big_ms = report_once(what, &s_big, FIRST_SCREEN_MS);
+		printf("   ratio %.1f\n", small_ms > 0 ? big_ms / small_ms : 0);
+		report_once("whole run (exec to exit), 11 images", &w_small, 0);
+		snprintf(what, sizeof(what), "whole run (exec to exit), %" PRIu64 " images",
+			 n_images + 1);
+		report_once(what, &w_big, 0);
+	}
+	if (measured("keys"))
+		measure_keys(big, kpath, ks.n_keys, p_key);
+	if (measured("proc"))
+		measure_proc(big, ppath, ps.n_keys, open_key);
+	if (measured("diff"))
+		measure_diff(big, dpath, ds.n_keys, dmarks);
+	if (measured("epochs"))
+		measure_epochs(many, quit, epath, es.n_keys, emarks);
 	printf("peak resident size of dcpi-tui (largest of the runs): %.1f MB   < %.0f MB: %s\n",
 	       (double)peak_rss_kb / 1024, RSS_MB, target((double)peak_rss_kb / 1024 < RSS_MB));
 

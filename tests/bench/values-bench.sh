@@ -8,10 +8,12 @@
 # Run from the build directory (make bench-values does).  REPS times each,
 # interleaved (plain, values, bursts, step, plain, values ...): dcpirun -F HZ
 # on wl-three --cpu (a CPU-bound loop, -n UNIT), then dcpirun -F HZ --values
-# on the same, then --values --bursts (emulated, 5%), then --values
-# --bursts=step (single steps, 5%).  With -w gzip, gzip -6 of the
-# machine's libraries instead (it prints no times of its own: its CPU and
-# run time come from rucpu and the clock around it).  Reports, as medians:
+# on the same, then --values --bursts (emulated, the default budget: a
+# share of the CPU sampled), then --values --bursts=step (single steps, 5%).
+# With -w gzip, gzip -6 of the machine's libraries instead; -w bunzip2,
+# bzip2 -d of them compressed; -w chase, wl-chase (a pointer chase through
+# 32 MiB): these print no times of their own, their CPU and run time come
+# from rucpu and the clock around dcpirun.  Reports, as medians:
 #  - the CPU of the whole run (dcpirun and the workload: what a user pays),
 #    from /usr/bin/time, and the ratio values / plain;
 #  - the workload's own run time (it times itself: the slowdown it sees);
@@ -32,7 +34,7 @@ while [ $# -gt 0 ]; do
 	-r) REPS=$2; shift ;;
 	-n) UNIT=$2; shift ;;
 	-w) WL=$2; shift ;;
-	*) echo "usage: values-bench.sh [-F HZ] [-r REPS] [-n UNIT] [-w three|gzip]" >&2; exit 1 ;;
+	*) echo "usage: values-bench.sh [-F HZ] [-r REPS] [-n UNIT] [-w three|gzip|bunzip2|chase]" >&2; exit 1 ;;
 	esac
 	shift
 done
@@ -44,10 +46,23 @@ trap 'rm -rf "$T"' EXIT
 median() {
 	sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
-if [ "$WL" = gzip ]; then
+case $WL in
+three) ;;
+gzip|bunzip2|chase)
 	[ -x "$RUCPU" ] || { echo "values-bench: $RUCPU is not built (make tests/helper/rucpu)" >&2; exit 1; }
-	cat /usr/lib/x86_64-linux-gnu/*.so* 2>/dev/null | head -c 24000000 >"$T/bin.dat"
-fi
+	[ "$WL" = chase ] ||
+		cat /usr/lib/x86_64-linux-gnu/*.so* 2>/dev/null | head -c 24000000 >"$T/bin.dat"
+	[ "$WL" = bunzip2 ] && bzip2 -c "$T/bin.dat" >"$T/bin.bz2" ;;
+*) echo "values-bench: no workload '$WL' (three, gzip, bunzip2, chase)" >&2; exit 1 ;;
+esac
+# The command timed by rucpu (for the workloads that do not time themselves).
+inner() {
+	case $WL in
+	gzip) echo gzip -6 -c "$T/bin.dat" ;;
+	bunzip2) echo bzip2 -d -c "$T/bin.bz2" ;;
+	chase) echo "$W/wl-chase" ${UNIT:+-n "$UNIT"} ;;
+	esac
+}
 # One run: prints "RUN-CPU WORKLOAD-WALL WORKLOAD-CPU DB-BYTES VALUES-BYTES SAMPLES
 # BURST-BYTES BURST-SHARE PATHS-BYTES"
 one() { # plain|values|bursts|step
@@ -60,25 +75,25 @@ one() { # plain|values|bursts|step
 	esac
 	t0=$(date +%s.%N)
 	# shellcheck disable=SC2086
-	if [ "$WL" = gzip ]; then
+	if [ "$WL" != three ]; then
 		/usr/bin/time -f "%U %S" -o "$T/time" \
 			dcpirun -d "$db" -F "$HZ" --no-snapshot $opts -- \
-			"$RUCPU" "$T/inner" -- gzip -6 -c "$T/bin.dat" >/dev/null 2>"$T/run.err"
+			"$RUCPU" "$T/inner" -- $(inner) >/dev/null 2>"$T/run.err"
 	else
 		/usr/bin/time -f "%U %S" -o "$T/time" \
 			dcpirun -d "$db" -F "$HZ" --no-snapshot $opts -- \
 			"$W/wl-three" --cpu ${UNIT:+-n "$UNIT"} >"$T/w.out" 2>"$T/run.err"
 	fi || { echo "values-bench: dcpirun failed:" >&2; cat "$T/run.err" >&2; exit 1; }
 	t1=$(date +%s.%N)
-	# gzip times nothing itself: its CPU from rucpu, its run time the clock's around dcpirun
-	[ "$WL" = gzip ] && awk -v c="$(cat "$T/inner")" -v a="$t0" -v b="$t1" \
+	# the others time nothing themselves: their CPU from rucpu, their run time the clock's around dcpirun
+	[ "$WL" != three ] && awk -v c="$(cat "$T/inner")" -v a="$t0" -v b="$t1" \
 		'BEGIN { print "wall", b - a; print "cpu", c }' >"$T/w.out"
 	awk -v t="$(cat "$T/time")" -v db="$(du -sb "$db/000001" | cut -f1)" \
 	    -v vb="$(cat "$db"/000001/*.values 2>/dev/null | wc -c)" \
 	    -v n="$(sed -n 's/^dcpirun: \([0-9]*\) samples.*/\1/p' "$T/run.err")" \
 	    -v bb="$(cat "$db"/000001/bursts 2>/dev/null | wc -c)" \
 	    -v pb="$(cat "$db"/000001/*.paths 2>/dev/null | wc -c)" \
-	    -v bs="$(sed -n 's/.*bursts of [0-9]* [a-z]* (\([0-9.]*\)% of the time.*/\1/p' "$T/run.err")" '
+	    -v bs="$(sed -n 's/.*bursts of [0-9]* [a-z]* (\([0-9.]*\)% of the \(time\|CPU sampled\).*/\1/p' "$T/run.err")" '
 		$1 == "wall" { w = $2 } $1 == "cpu" { c = $2 }
 		END { split(t, x, " "); printf "%.3f %.3f %.3f %d %d %d %d %.2f %d\n", x[1] + x[2], w, c, db, vb, n,
 			bb, bs + 0, pb }' "$T/w.out"

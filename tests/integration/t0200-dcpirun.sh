@@ -197,7 +197,7 @@ test_expect_success 'signals sent to dcpirun reach the command' '
 '
 
 # Only the summary: the default events (cycles, instructions, imiss) take
-# what the machine has without a word (every run warned about imiss in a VM).
+# what the machine has without a word (every run used to warn about imiss in a VM).
 test_expect_success 'a one-line summary on stderr, and nothing else' '
 	dcpirun -d db -F 1000 -- $W/wl-three -n 20000000 >/dev/null 2>err &&
 	cat err &&

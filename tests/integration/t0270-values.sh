@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Value sampling end to end (issue 11): dcpirun --values on wl-values,
+# Value sampling end to end: dcpirun --values on wl-values,
 # whose one load reads 0x5eed5eed 95% of the time: the load's value and its
 # share (within 5 points of what the workload counted) in dcpicalc
 # --values, dcpilist --values (text and JSON) and dcpivals; --append
@@ -161,7 +161,7 @@ test_expect_success 'a damaged value profile is reported by name, the rest still
 '
 
 test_expect_success 'dcpid --values: values per image, reported by dcpictl status' '
-	dcpid -f -d sysdb --socket "$SOCK" -F 2000 --values --write-interval 1 >/dev/null 2>dcpid.err &
+	dcpid -f -d sysdb --socket "$SOCK" -F 2000 --values --values-users=root --write-interval 1 >/dev/null 2>dcpid.err &
 	echo $! >dcpid.pid && test_register_pid $(cat dcpid.pid) dcpid &&
 	for i in $(seq 100); do
 		[ -S "$SOCK" ] && dcpictl --socket "$SOCK" status >/dev/null 2>&1 && break

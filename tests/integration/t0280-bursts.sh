@@ -192,7 +192,7 @@ test_expect_success '--bursts=step: single steps, as before' '
 '
 
 test_expect_success 'dcpid --bursts: reported by dcpictl status' '
-	dcpid -f -d sysdb --socket "$SOCK" -F 1000 --bursts --write-interval 1 >/dev/null 2>dcpid.err &
+	dcpid -f -d sysdb --socket "$SOCK" -F 1000 --bursts --values-users=root --write-interval 1 >/dev/null 2>dcpid.err &
 	echo $! >dcpid.pid && test_register_pid $(cat dcpid.pid) dcpid &&
 	for i in $(seq 100); do
 		[ -S "$SOCK" ] && dcpictl --socket "$SOCK" status >/dev/null 2>&1 && break

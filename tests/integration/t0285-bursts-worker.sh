@@ -14,7 +14,8 @@ command -v python3 >/dev/null || skip_all "python3 is needed to read the JSON"
 W=$top_builddir/tests/workloads
 SOCK=$TEST_DIR/ctl/dcpid.sock
 
-lost_bursts() { sed -n "s/.*; \([0-9]*\) LOST;.*/\1/p" "$1"; }
+# The bursts a run summary says were lost, and why ("2 lost (2 the worker died)").
+lost_bursts() { sed -n "s/.*; \([0-9]*\) lost (.*/\1/p" "$1"; }
 
 # Until PARENT exits: kills each of its emulating workers that stopped itself
 # at its point (a new worker stops at its own Nth burst again), saying so.
@@ -42,6 +43,7 @@ test_expect_success 'the worker killed in the middle of a burst: that burst is l
 	cat err killed &&
 	grep -q "^killed " killed &&
 	lost=$(lost_bursts err) && test "$lost" -ge 1 &&
+	grep -q "lost ([0-9]* the worker died" err &&
 	grep "^three " out &&
 	dcpidb -d killed.db check &&
 	dcpi-test-helper dump killed.db | grep -q "^sample .* cycles " &&
@@ -53,6 +55,7 @@ test_expect_success 'a worker that hangs: the burst is given up at its deadline,
 	cat err &&
 	# each new worker hangs at its second burst, until the collector gives up on them
 	lost=$(lost_bursts err) && test "$lost" -ge 1 &&
+	grep -q "lost ([0-9]* timed out" err &&
 	grep "^three " out &&
 	dcpidb -d hung.db check
 '
@@ -77,7 +80,7 @@ test_expect_success 'dcpid: a worker killed mid-burst is started again, the daem
 	# The daemon may burst any thread, the killing loop too: then nothing
 	# kills the stopped worker and the burst is given up at its deadline,
 	# which is as good (the assertions below hold either way).
-	{ DCPI_TEST_STOP_AT=emulate-burst@2 dcpid -f -d sysdb --socket "$SOCK" -F 1000 --bursts=10 \
+	{ DCPI_TEST_STOP_AT=emulate-burst@2 dcpid -f -d sysdb --socket "$SOCK" -F 1000 --bursts=10 --values-users=root \
 		--burst-deadline=20000 --write-interval 1 >/dev/null 2>dcpid.err & } &&
 	daemon=$! && test_register_pid $daemon dcpid &&
 	wait_for 30 "dcpid to answer" "dcpictl --socket \"$SOCK\" status >/dev/null 2>&1" &&

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Call stacks end to end (issue 12): dcpirun -g on a program built -O2
+# Call stacks end to end: dcpirun -g on a program built -O2
 # without frame pointers and on Debian's own binaries, unwound at
 # collection time; how many stacks reach their thread's entry; the 3:1
 # split of a leaf between two callers; cycles; frame pointers; --append;

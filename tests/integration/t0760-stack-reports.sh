@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Reports from stacks (issue 12): dcpiprof --by comm|pid|tgid (from -g and
+# Reports from stacks (call graphs): dcpiprof --by comm|pid|tgid (from -g and
 # from --threads epochs), dcpiexport's folded stacks and pprof profile (read
 # back by go tool pprof, the real client), dcpicg's process filters.
 . "$top_srcdir/tests/lib.sh"

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# dcpid -g (issue 12): system-wide stacks from the daemon, its unwinding
+# dcpid -g, call stacks from the daemon: system-wide stacks, its unwinding
 # worker (unprivileged, gone with the daemon), epochs keep their own
 # stacks, dcpictl status reports them, and kill -9 during continuous
 # flushing leaves a readable stack table whose counts never go back.

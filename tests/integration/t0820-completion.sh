@@ -142,23 +142,31 @@ fi
 test_expect_success 'make install: completion, unit, group and settings where they are looked for' '
 	make -C "$top_builddir" install DESTDIR="$TEST_DIR/inst" >install.out 2>&1 ||
 		{ tail install.out; exit 1; }
-	vars=$(MAKEFLAGS= MFLAGS= make -s --no-print-directory -C "$top_builddir" -f Makefile -f - print <<<"print: ; @echo \$(bashcompletiondir) \$(systemdsystemunitdir) \$(sysusersdir) \$(sbindir) \$(sysconfdir)") &&
-	read -r bcdir unitdir sysusersdir sbindir sysconfdir <<<"$vars" &&
+	vars=$(MAKEFLAGS= MFLAGS= make -s --no-print-directory -C "$top_builddir" -f Makefile -f - print <<<"print: ; @echo \$(bashcompletiondir) \$(systemdsystemunitdir) \$(sysusersdir) \$(sbindir) \$(sysconfdir) \$(pkglibexecdir)") &&
+	read -r bcdir unitdir sysusersdir sbindir sysconfdir libexecdir <<<"$vars" &&
 	echo "$vars" &&
 	for c in $COMMANDS; do
 		test "$(readlink "inst$bcdir/$c")" = dcpi || { echo "no completion for $c"; exit 1; }
 	done &&
 	test -f "inst$bcdir/dcpi" &&
-	grep -x "ExecStart=$sbindir/dcpid --foreground --config $sysconfdir/dcpi/dcpid.conf -d /var/lib/dcpi --socket /run/dcpi/dcpid.sock --group dcpi" "inst$unitdir/dcpid.service" &&
+	grep -x "ExecStart=$sbindir/dcpid --foreground --config $sysconfdir/dcpi/dcpid.conf -d /var/lib/dcpi --socket /run/dcpi/dcpid.sock --group dcpi --emulate-socket /run/dcpi-emulate.sock" "inst$unitdir/dcpid.service" &&
 	test -x "inst$sbindir/dcpid" &&
+	test -x "inst$libexecdir/dcpi-emulate" &&
+	grep -x "ExecStart=$libexecdir/dcpi-emulate" "inst$unitdir/dcpi-emulate@.service" &&
+	grep -x "ListenStream=/run/dcpi-emulate.sock" "inst$unitdir/dcpi-emulate.socket" &&
 	grep -x "g dcpi - -" "inst$sysusersdir/dcpi.conf" &&
+	grep "^u dcpi-worker " "inst$sysusersdir/dcpi.conf" &&
 	grep -x "max-size = 1G" "inst$sysconfdir/dcpi/dcpid.conf" &&
 	if command -v systemd-analyze >/dev/null; then
 		sed "s|$sbindir/dcpid|$TEST_DIR/inst$sbindir/dcpid|" "inst$unitdir/dcpid.service" >dcpid.service &&
-		systemd-analyze verify --man=no ./dcpid.service
+		sed "s|$libexecdir/dcpi-emulate|$TEST_DIR/inst$libexecdir/dcpi-emulate|" \
+			"inst$unitdir/dcpi-emulate@.service" >dcpi-emulate@.service &&
+		cp "inst$unitdir/dcpi-emulate.socket" . &&
+		systemd-analyze verify --man=no ./dcpid.service ./dcpi-emulate.socket ./dcpi-emulate@.service
 	fi &&
 	make -C "$top_builddir" uninstall DESTDIR="$TEST_DIR/inst" >/dev/null 2>&1 &&
-	! test -e "inst$bcdir/dcpiprof" && ! test -e "inst$unitdir/dcpid.service"
+	! test -e "inst$bcdir/dcpiprof" && ! test -e "inst$unitdir/dcpid.service" &&
+	! test -e "inst$unitdir/dcpi-emulate.socket" && ! test -e "inst$libexecdir/dcpi-emulate"
 '
 
 test_done

@@ -31,6 +31,7 @@ if dpkg-query -W -f='${Status}' dcpi 2>/dev/null | grep -q "ok installed\|config
 fi
 [ -e /var/lib/dcpi ] && skip_all "/var/lib/dcpi exists already; this test does not touch it"
 getent group dcpi >/dev/null && had_group=1 || had_group=0
+getent passwd dcpi-worker >/dev/null && had_worker=1 || had_worker=0
 
 # Puts the machine back whatever happened.
 package_cleanup() {
@@ -40,6 +41,7 @@ package_cleanup() {
 		DEBIAN_FRONTEND=noninteractive apt-get purge -y -q -o DPkg::Lock::Timeout=300 dcpi >/dev/null 2>&1
 	fi
 	rm -rf /var/lib/dcpi /run/dcpi
+	[ $had_worker = 0 ] && getent passwd dcpi-worker >/dev/null && userdel dcpi-worker
 	[ $had_group = 0 ] && getent group dcpi >/dev/null && groupdel dcpi
 }
 test_at_end package_cleanup
@@ -91,9 +93,12 @@ test_expect_success 'apt installs the tools, the daemon, the unit, the group and
 	test -x /usr/sbin/dcpid && /usr/sbin/dcpid --version &&
 	man -w dcpidb && man -w 8 dcpid && man -w dcpi-tui &&
 	test -f $UNIT &&
-	grep -x "ExecStart=/usr/sbin/dcpid --foreground --config /etc/dcpi/dcpid.conf -d /var/lib/dcpi --socket /run/dcpi/dcpid.sock --group dcpi" $UNIT &&
+	grep -x "ExecStart=/usr/sbin/dcpid --foreground --config /etc/dcpi/dcpid.conf -d /var/lib/dcpi --socket /run/dcpi/dcpid.sock --group dcpi --emulate-socket /run/dcpi-emulate.sock" $UNIT &&
+	test -x /usr/libexec/dcpi/dcpi-emulate &&
+	grep -x "ExecStart=/usr/libexec/dcpi/dcpi-emulate" /lib/systemd/system/dcpi-emulate@.service &&
+	grep -x "ListenStream=/run/dcpi-emulate.sock" /lib/systemd/system/dcpi-emulate.socket &&
 	{ ! command -v systemd-analyze >/dev/null || systemd-analyze verify $UNIT; } &&
-	getent group dcpi &&
+	getent group dcpi && getent passwd dcpi-worker &&
 	test "$(stat -c %U:%a /etc/dcpi/dcpid.conf)" = root:644 &&
 	bash -c ". /usr/share/bash-completion/bash_completion 2>/dev/null &&
 		__load_completion dcpidb && complete -p dcpidb" | grep -x "complete -F _dcpi dcpidb" &&

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# The suite cannot pass on a broken product (issue 16).  A shim takes the
+# The suite cannot pass on a broken product.  A shim takes the
 # place of the collector (dcpirun) and of a report tool (dcpiprof), and the
 # tests that use them must FAIL: not pass, not skip.  The shims live in a
 # private shadow of the build tree (symbolic links to everything else): the

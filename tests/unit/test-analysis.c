@@ -1240,7 +1240,7 @@ static void calc_single_schedule_is_low(void **state)
  * placeholder (llvm-mca's 100 cycles and more); the samples at the
  * syscall measure only its user-mode part (the kernel's time is sampled in
  * the kernel), 5 cycles here.  The best case must not rest on the
- * placeholder (issue 10: read, best-case CPI 31.5 with a CPI of 0.5).
+ * placeholder (it once read best-case CPI 31.5 with a CPI of 0.5).
  */
 static const uint8_t syscall_loop[] = {
 	0x31, 0xc0,

@@ -25,12 +25,12 @@
 #include "analysis/calc-cache.h"
 #include "analysis/calc-draw.h"
 #include "analysis/calc-each.h"
+#include "analysis/calc-memo.h"
 #include "analysis/calc-json.h"
 #include "analysis/epochview.h"
 #include "core/die.h"
 #include "core/json.h"
 #include "core/strbuf.h"
-#include "core/workpool.h"
 #include "core/xalloc.h"
 #include "db/binaries.h"
 #include "db/blob.h"
@@ -168,25 +168,34 @@ static void report(void *ctx, size_t i, struct calc *c, int r)
 	free(buf);
 }
 
+/* The test's database and epoch, and the binary's first PROCS procedures (their number). */
+static size_t open_procs(struct db **db, struct epoch_view *v, struct proc_ref **refs)
+{
+	char *db_path = xasprintf("%s/db", dir);
+	struct proctab *tab;
+	size_t n;
+
+	assert_non_null(*db = db_open(db_path, 0));
+	free(db_path);
+	assert_int_equal(epoch_view_open(v, *db, NULL, NULL), 0);
+	tab = image_procs(epoch_view_image(v, 0));
+	n = tab->n < PROCS ? tab->n : PROCS;
+	*refs = xcalloc(n + 1, sizeof(**refs));
+	for (size_t k = 0; k < n; k++)
+		(*refs)[k] = (struct proc_ref){ 0, &tab->v[k] };
+	return n;
+}
+
 /* Analyses the binary's first PROCS procedures with cache cc on `threads` threads. */
 static void analyse(struct calc_cache *cc, unsigned threads, enum calc_sched mode,
 		    struct reports *rp)
 {
-	char *db_path = xasprintf("%s/db", dir);
-	struct db *db = db_open(db_path, 0);
 	struct calc_opts o = CALC_OPTS_INIT;
 	struct epoch_view v;
 	struct proc_ref *refs;
-	struct proctab *tab;
-	size_t n;
+	struct db *db;
+	size_t n = open_procs(&db, &v, &refs);
 
-	assert_non_null(db);
-	assert_int_equal(epoch_view_open(&v, db, NULL, NULL), 0);
-	tab = image_procs(epoch_view_image(&v, 0));
-	n = tab->n < PROCS ? tab->n : PROCS;
-	refs = xcalloc(n + 1, sizeof(*refs));
-	for (size_t k = 0; k < n; k++)
-		refs[k] = (struct proc_ref){ 0, &tab->v[k] };
 	o.sched = mode;
 	o.cache = cc;
 	strbuf_init(&rp->out, 0);
@@ -195,7 +204,6 @@ static void analyse(struct calc_cache *cc, unsigned threads, enum calc_sched mod
 	free(refs);
 	epoch_view_release(&v);
 	db_close(db);
-	free(db_path);
 }
 
 /* A cache over the test's database (the db stays open as long as the cache). */
@@ -411,51 +419,121 @@ static void decoder_refuses_damage(void **state)
 	strbuf_release(&buf);
 }
 
-/* A pool's items are done in order whatever the threads, each after its work. */
-struct pool_state {
-	size_t *worked;
-	size_t next_done;
-	int bad;
+/*
+ * A view's figures kept per epoch (calc-memo.h): read back exactly as
+ * found, for the same procedures only; other options are another memo; a
+ * damaged one is said and made again; dcpidb check's decoder accepts it.
+ */
+struct memo_ctx {
+	struct calc_memo *m;
+	struct calc_procrow rows[PROCS];
+	const struct proc *procs[PROCS];
+	size_t n;
 };
 
-static void pool_work(void *ctx, size_t i)
+static void memo_row(void *ctx, size_t i, struct calc *c, int r)
 {
-	struct pool_state *s = ctx;
+	struct memo_ctx *mc = ctx;
 
-	s->worked[i] = i * 3 + 1;
+	if (r)
+		return;
+	calc_procrow(c, &mc->rows[i]);
+	/* what the memo keeps: the figures a view shows */
+	mc->rows[i].samples = 0;
+	mc->rows[i].candidates = 0;
+	mc->procs[i] = c->list.ref.proc;
 }
 
-static void pool_done(void *ctx, size_t i)
+static bool memo_kept(void *ctx, size_t k, size_t *image, const struct proc **p,
+		      struct calc_procrow *row)
 {
-	struct pool_state *s = ctx;
+	struct memo_ctx *mc = ctx;
 
-	if (i != s->next_done++ || s->worked[i] != i * 3 + 1)
-		s->bad++;
+	if (!mc->procs[k])
+		return false;
+	*image = 0;
+	*p = mc->procs[k];
+	*row = mc->rows[k];
+	return true;
 }
 
-static void workpool_in_order(void **state)
+static void memo_round(struct memo_ctx *mc, enum calc_sched mode, bool analyse_them)
 {
-	(void)state;
-	for (unsigned threads = 1; threads <= 4; threads++)
-		for (size_t n = 0; n < 200; n += 1 + n / 3) {
-			struct pool_state s = { xcalloc(n + 1, sizeof(size_t)), 0, 0 };
-			struct workpool_job j = { n, threads, threads == 3 ? 1 : 0, pool_work, pool_done,
-						  &s };
+	struct calc_opts o = CALC_OPTS_INIT;
+	struct epoch_view v;
+	struct proc_ref *refs;
+	struct db *db;
 
-			workpool_run(&j);
-			assert_int_equal(s.bad, 0);
-			assert_int_equal(s.next_done, n);
-			free(s.worked);
+	mc->n = open_procs(&db, &v, &refs);
+	o.sched = mode;
+	mc->m = calc_memo_open(db, &v, &o);
+	assert_non_null(mc->m);
+	/* the procedures of this round's view (the last round's are gone with it) */
+	for (size_t k = 0; k < mc->n; k++)
+		mc->procs[k] = mc->procs[k] ? refs[k].proc : NULL;
+	if (analyse_them) {
+		calc_each(&v, refs, mc->n, &o, 2, memo_row, mc);
+	} else {
+		for (size_t k = 0; k < mc->n; k++) {
+			struct calc_procrow row;
+			bool found = calc_memo_get(mc->m, 0, refs[k].proc, &row);
+
+			assert_int_equal(found, mc->procs[k] != NULL);
+			if (found)
+				assert_memory_equal(&row, &mc->rows[k], sizeof(row));
 		}
+	}
+	calc_memo_done_reading(mc->m);
+	calc_memo_close(mc->m, mc->n, memo_kept, mc);
+	free(refs);
+	epoch_view_release(&v);
+	db_close(db);
+}
+
+static unsigned memo_warnings;
+
+static void count_memo_warnings(enum report_level level, const char *msg)
+{
+	memo_warnings += level == REPORT_WARNING && strstr(msg, "damaged");
+}
+
+static void memo_of_figures(void **state)
+{
+	struct memo_ctx mc;
+	char *cmd;
+
+	(void)state;
+	memset(&mc, 0, sizeof(mc));
+	remove_calc();
+	memo_round(&mc, CALC_SCHED_LOOP, true);
+	memo_round(&mc, CALC_SCHED_LOOP, false);
+	/* another schedule: another memo, nothing found */
+	{
+		struct memo_ctx other;
+
+		memset(&other, 0, sizeof(other));
+		memo_round(&other, CALC_SCHED_COLD, false);
+	}
+	/* every memo file decodes as dcpidb check decodes it; a damaged one is made again */
+	cmd = xasprintf("for f in '%s'/db/calc/*; do dd if=/dev/zero of=\"$f\" bs=1 seek=60 count=8 "
+			"conv=notrunc 2>/dev/null; done", dir);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+	set_report_routine(count_memo_warnings);
+	memo_round(&mc, CALC_SCHED_LOOP, true);
+	set_report_routine(NULL);
+	assert_int_equal(memo_warnings, 1);
+	memo_round(&mc, CALC_SCHED_LOOP, false);
+	remove_calc();
 }
 
 int main(void)
 {
 	static const struct CMUnitTest tests[] = {
-		cmocka_unit_test(workpool_in_order),
 		cmocka_unit_test(cached_reports_are_the_same),
 		cmocka_unit_test(damaged_cache_is_made_again),
 		cmocka_unit_test(decoder_refuses_damage),
+		cmocka_unit_test(memo_of_figures),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "core/arena.h"
 #include "core/crc32c.h"
 #include "core/cursor.h"
 #include "core/hotlist.h"
@@ -27,6 +28,38 @@
 #include "core/u64map.h"
 #include "core/utf8.h"
 #include "core/varint.h"
+
+/* Pieces keep their bytes, are aligned for anything, and go together. */
+static void arena_pieces(void **state)
+{
+	struct arena a = ARENA_INIT;
+	char *first = arena_strdup(&a, "first");
+	const char *s[5000];
+
+	for (int i = 0; i < 5000; i++) {
+		char buf[32];
+		uint64_t *x;
+
+		snprintf(buf, sizeof(buf), "name %d", i);
+		s[i] = arena_strdup(&a, buf);
+		x = arena_calloc(&a, 3, sizeof(*x));
+		assert_int_equal((uintptr_t)x % sizeof(uint64_t), 0);
+		assert_int_equal(x[0] | x[1] | x[2], 0);
+		x[2] = 7;
+	}
+	assert_non_null(arena_calloc(&a, 1, 3u << 20)); /* bigger than a chunk */
+	assert_string_equal(first, "first");
+	for (int i = 0; i < 5000; i++) {
+		char buf[32];
+
+		snprintf(buf, sizeof(buf), "name %d", i);
+		assert_string_equal(s[i], buf);
+	}
+	arena_release(&a);
+	assert_int_equal(a.n, 0);
+	assert_string_equal(arena_memdup(&a, "ab", 3), "ab");
+	arena_release(&a);
+}
 
 static void varint_round_trip(void **state)
 {
@@ -543,6 +576,7 @@ static void hotlist_raise_keeps_big_counts(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(arena_pieces),
 		cmocka_unit_test(varint_round_trip),
 		cmocka_unit_test(varint_rejects_malformed),
 		cmocka_unit_test(varint_reader_remembers_failure),

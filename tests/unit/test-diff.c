@@ -527,6 +527,26 @@ static void diff_normalised_by_period(void **state)
 	assert_near(r->effect, 100.0 * (500 * 4.0 / 3 - 500 * 2.0 / 3) / 875, 1e-9);
 	assert_rel(r->p, 2.04131037053142e-27, 1e-6);
 	assert_true(r->significant);
+	/* the same rows normalised again, both ways: the figures of a diff built so */
+	{
+		struct diff e;
+		struct diff_opts total = DIFF_OPTS_INIT;
+
+		assert_int_equal(diff_build(&e, t.a, 1, t.b, 1, &total), 0);
+		assert_int_equal(diff_renorm(&e, PSET_NORM_PERIOD), 0);
+		assert_int_equal(e.n_rows, d.n_rows);
+		for (size_t i = 0; i < d.n_rows; i++) {
+			assert_string_equal(e.rows[i].name, d.rows[i].name);
+			assert_near(e.rows[i].effect, d.rows[i].effect, 1e-12);
+			assert_near(e.rows[i].q, d.rows[i].q, 1e-12);
+			assert_int_equal(e.rows[i].significant, d.rows[i].significant);
+		}
+		assert_int_equal(diff_renorm(&e, PSET_NORM_TOTAL), 0);
+		r = find_row(&e, "alpha");
+		assert_near(r->ratio, (250.0 / 750) / 0.5, 1e-12);
+		assert_true(r->significant);
+		diff_release(&e);
+	}
 	diff_release(&d);
 	two_close(&t);
 }

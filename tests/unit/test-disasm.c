@@ -672,6 +672,97 @@ static void missing_and_changed(void **state)
 	free(np);
 }
 
+/*
+ * More images than binaries kept open: each is closed and opened again as
+ * it is needed, with the same code; one replaced on disk meanwhile is not
+ * used as if it were the binary profiled.
+ */
+#define MANY_IMAGES 40
+
+static void binaries_closed_and_opened_again(void **state)
+{
+	char *a = program("shapes-O2"), *np = program("shapes-O2-nopie");
+	char dir[] = "/tmp/dcpi-test-disasm.XXXXXX", *copy, *cmd;
+	struct image *img[MANY_IMAGES];
+	uint8_t first[4];
+	size_t n0 = 0;
+
+	assert_non_null(mkdtemp(dir));
+	copy = xasprintf("%s/shapes", dir);
+	cmd = xasprintf("cp '%s' '%s'", a, copy);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+	for (int round = 0; round < 2; round++)
+		for (int k = 0; k < MANY_IMAGES; k++) {
+			struct insn *v;
+			size_t n;
+			uint8_t b[4];
+
+			if (!round) {
+				/* images of the same file are one: other debug directories make others */
+				struct db_image rec = { .kind = IMAGE_FILE, .path = k ? a : copy };
+				char dd[32];
+				struct image_opts o = { .debug_dir = dd };
+
+				snprintf(dd, sizeof(dd), "/nonexistent/%d", k);
+				img[k] = image_open(&rec, &o);
+			}
+			assert_int_equal(image_decode(img[k], by_name(img[k], "main"), &v, &n), 0);
+			assert_int_equal(image_read(img[k], v[0].addr, b, sizeof(b)), 0);
+			if (!n0) {
+				n0 = n;
+				memcpy(first, b, sizeof(b));
+			}
+			assert_int_equal(n, n0);
+			assert_memory_equal(b, first, sizeof(b));
+			free(v);
+		}
+	/* the first was closed long ago: replaced now, it cannot be opened again as itself */
+	for (int k = 1; k < MANY_IMAGES; k++)
+		assert_non_null(by_name(img[k], "main"));
+	cmd = xasprintf("cp '%s' '%s'", np, copy);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+	for (int k = 1; k < MANY_IMAGES; k++)
+		image_free(img[k]);
+	{
+		struct insn *v = NULL;
+		size_t n;
+		uint8_t b[4];
+
+		set_report_routine(quiet);
+		assert_int_equal(image_decode(img[0], by_name(img[0], "main"), &v, &n), -1);
+		assert_int_equal(image_read(img[0], by_name(img[0], "main")->start, b, sizeof(b)), -1);
+		set_report_routine(NULL);
+		free(v);
+	}
+	image_free(img[0]);
+	unlink(copy);
+	rmdir(dir);
+	free(copy);
+	free(a);
+	free(np);
+}
+
+/* The images of one file opened twice (two epochs of it) are one, until both are freed. */
+static void images_of_a_file_shared(void **state)
+{
+	char *a = program("shapes-O2");
+	struct image *x = open_path(a, false), *y = open_path(a, false), *z = open_path(a, true);
+
+	assert_ptr_equal(x, y);
+	assert_true(x != z);     /* forced: opened otherwise */
+	assert_non_null(by_name(x, "main"));
+	image_free(x);
+	assert_non_null(by_name(y, "main"));
+	image_free(y);
+	y = open_path(a, false);
+	assert_non_null(by_name(y, "main"));
+	image_free(y);
+	image_free(z);
+	free(a);
+}
+
 static void malformed_elf(void **state)
 {
 	char *a = program("shapes-O2"), path[] = "/tmp/dcpi-test-elf-XXXXXX";
@@ -797,6 +888,8 @@ int main(void)
 		cmocka_unit_test(plt_names),
 		cmocka_unit_test(debug_files),
 		cmocka_unit_test(missing_and_changed),
+		cmocka_unit_test(binaries_closed_and_opened_again),
+		cmocka_unit_test(images_of_a_file_shared),
 		cmocka_unit_test(malformed_elf),
 		cmocka_unit_test(vdso),
 		cmocka_unit_test(dwarf_lines_and_inlines),

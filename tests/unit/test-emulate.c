@@ -470,6 +470,19 @@ static void a_trail_through_later_states(void **state)
 	assert_int_equal(tr.matched, 4);
 	assert_true(tr.to_first == 0 && tr.at[1] == 1000 && tr.at[3] == 2200);
 	emu_trail_result_release(&tr);
+	/*
+	 * A second point in that same state: which pass is meant cannot be
+	 * told, and nothing ran; the burst's end is still one the protocol
+	 * carries (it was -1, and its answer refused as garbage).
+	 */
+	point_from(&pts[1], &trace.steps[0], base, base + 16);
+	emu_engine_prepare(e, &req);
+	emu_engine_follow(e, &t, &r, &tr);
+	assert_int_equal(tr.matched, 1);
+	assert_int_equal(tr.miss, PATHS_MISS_AMBIGUOUS);
+	assert_true(r.end < PATHS_END__COUNT);
+	emu_result_release(&r);
+	emu_trail_result_release(&tr);
 	emu_result_release(&trace);
 	emu_engine_free(e);
 	munmap(code, CODE_PAGES * EMU_PAGE_SIZE);

@@ -503,15 +503,10 @@ static void view_moves_and_searches(void **state)
 
 static struct strbuf reported = STRBUF_INIT;
 
-/* Like the session's routine: messages of a job stay with the job. */
+/* Like the session's routine (a job's messages reach it when it is collected). */
 static void test_report(enum report_level level, const char *msg)
 {
-	struct job *job = job_current();
-
-	if (job)
-		job_add_message(job, level, msg);
-	else
-		strbuf_addf(&reported, "[%s]", msg);
+	strbuf_addf(&reported, "[%s]", msg);
 }
 
 /* ---- scripts ----------------------------------------------------------------- */
@@ -597,7 +592,7 @@ static void jobs_run_in_background(void **state)
 	b = jobs_submit(&jobs, "a", "again", slow_job, xstrdup("x"), free, free);
 	assert_ptr_equal(a, b); /* cached by key */
 	assert_true(jobs_busy(&jobs));
-	WAIT_UNTIL(atomic_load(&a->total) != 0);
+	WAIT_UNTIL(atomic_load(&a->task.total) != 0);
 	jobs_describe(&jobs, &sb);
 	assert_string_equal(sb.buf, "job a: 25%");
 	assert_int_equal(jobs_collect(&jobs, count_done, &done), 0);
@@ -641,35 +636,44 @@ static void jobs_run_inline(void **state)
 }
 
 /*
- * A background job of `n` steps that yields to foreground jobs between steps.
- * With hold, it waits after its first step until a foreground job asks it to
- * yield, and once resumed until the test releases it (30 s at most each:
- * then timed_out), so that what the test checks happens however slowly its
- * thread runs next to the worker.
+ * A background job of `n` steps with a yield point between steps.  With
+ * hold, it stays at its yield point after its first step until a
+ * foreground job has run there, and once resumed until the test releases
+ * it (30 s at most each: then timed_out), so that what the test checks
+ * happens however slowly its thread runs.
  */
 struct bg_work {
 	int next, n;
-	int steps_run, yields;
-	bool hold, held, resumed, timed_out;
+	int steps_run;
+	bool hold, resumed, timed_out;
 	atomic_bool release;
 };
 
-/* Waits until the job should yield (or, resumed, until released). */
-static void bg_hold(struct job *job, struct bg_work *w)
+static _Atomic int fg_ran;
+
+/* Waits at yield points until cond (30 s at most). */
+static void bg_hold(struct bg_work *w, bool (*cond)(struct bg_work *))
 {
 	int64_t until = time_monotonic_ns() + 30 * (int64_t)1000000000;
 
-	while (!job_cancelled(job) &&
-	       !(w->held ? atomic_load(&w->release) : job_should_yield(job))) {
+	while (!cond(w)) {
 		if (time_monotonic_ns() > until) {
 			w->timed_out = true;
 			break;
 		}
+		workpool_yield();
 		usleep(1000);
 	}
-	if (w->held)
-		w->resumed = true;
-	w->held = true;
+}
+
+static bool fg_has_run(struct bg_work *w)
+{
+	return atomic_load(&fg_ran);
+}
+
+static bool released(struct bg_work *w)
+{
+	return atomic_load(&w->release);
 }
 
 static void bg_job(struct job *job)
@@ -679,21 +683,18 @@ static void bg_job(struct job *job)
 	for (; w->next < w->n; w->next++) {
 		if (job_cancelled(job))
 			return;
-		if (w->hold && !w->resumed && w->next == 1)
-			bg_hold(job, w);
-		if (job_should_yield(job)) {
-			w->yields++;
-			job_yield(job);
-			return;
+		if (w->hold && !w->resumed && w->next == 1) {
+			bg_hold(w, fg_has_run);
+			w->resumed = true;
+			bg_hold(w, released);
 		}
+		workpool_yield();
 		usleep(500);
 		w->steps_run++;
 		job_progress(job, (uint64_t)w->next + 1, (uint64_t)w->n);
 	}
 	job->result = w;
 }
-
-static _Atomic int fg_ran;
 
 static void fg_job(struct job *job)
 {
@@ -712,30 +713,28 @@ static void jobs_background_yields(void **state)
 	atomic_store(&fg_ran, 0);
 	jobs_init(&jobs, false);
 	bg = jobs_submit_background(&jobs, "bg", "background", bg_job, w, free, NULL);
-	WAIT_UNTIL(atomic_load(&bg->done) != 0);
+	WAIT_UNTIL(atomic_load(&bg->task.done) != 0);
 	jobs_submit(&jobs, "fg", "foreground", fg_job, NULL, NULL, free);
 	jobs_wait_foreground(&jobs);
-	/* the foreground job ran while the background one was held after step 1
-	 * (it now waits to be released) */
+	/* the foreground job ran at the background one's yield point after
+	 * step 1 (it now waits to be released) */
 	assert_int_equal(atomic_load(&fg_ran), 1);
 	assert_false(jobs_busy_foreground(&jobs));
 	assert_true(jobs_busy(&jobs));
 	atomic_store(&w->release, true);
 	jobs_wait_idle(&jobs);
 	assert_false(w->timed_out);
-	assert_true(w->yields >= 1);
-	assert_int_equal(w->steps_run, w->n); /* every step once: resumed where it stopped */
+	assert_int_equal(w->steps_run, w->n); /* every step once: it went on where it stopped */
 	assert_ptr_equal(bg->result, w);
 	jobs_collect(&jobs, NULL, NULL);
 	jobs_release(&jobs);
 
-	/* inline (no worker): nothing waits, it runs to the end at once */
+	/* inline (no engine threads): nothing waits, it runs to the end at once */
 	w = XNEW(struct bg_work);
 	w->n = 3;
 	jobs_init(&jobs, true);
 	bg = jobs_submit_background(&jobs, "bg", "background", bg_job, w, free, NULL);
 	assert_int_equal(w->steps_run, 3);
-	assert_int_equal(w->yields, 0);
 	jobs_release(&jobs);
 }
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Unit tests of a database's upkeep (issue 15): sizes, retention plans,
+ * Unit tests of a database's upkeep: sizes, retention plans,
  * crash-safe epoch removal, snapshot collection, the checker (db/check.h),
  * configuration files and completion tables (core/cli.h).
  */

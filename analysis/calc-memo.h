@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * analysis/calc-memo.h - what a view shows of every procedure of an
+ * epoch (calc_procrow(): CPI, best-case CPI, the dominant culprit, the
+ * share of confident estimates), kept in the database's cache of
+ * analyses (calc/DIGEST.MODEL, beside calc-cache.h's files), so that
+ * dcpi-tui's procedures view of a million rows fills its columns in a new
+ * session from one file instead of analysing every procedure again.
+ *
+ * DIGEST (64 hex digits) names what the figures were made from: the
+ * epoch (its metadata, every image's key and samples), the options of the
+ * analysis, the model, the build of the analysis (a digest of its sources)
+ * and capstone; a memo is used only for exactly that, and per procedure
+ * only for the same range.  It is a cache: what calc-cache.h says of
+ * storing holds (any process that can write the directory; not fsynced;
+ * `dcpidb gc` removes it, as a file of no binary any epoch uses; a
+ * damaged one is made again with a warning).
+ *
+ *   struct calc_memo *m = calc_memo_open(db, &view, &opts);
+ *   for each procedure: calc_memo_get(m, image, proc, &row) ... or analyse it
+ *   calc_memo_close(m, n, each_row, ctx);        // stores them all if some are new
+ */
+#ifndef DCPI_CORE_ANALYSIS_CALC_MEMO_H
+#define DCPI_CORE_ANALYSIS_CALC_MEMO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "analysis/calc.h"
+
+struct db;
+
+/* The first number of a memo's payload (a cached static part starts with another). */
+#define CALC_MEMO_FORMAT 64
+
+struct calc_memo;
+
+/*
+ * The memo of v's procedures analysed with o (NULL: the defaults), with
+ * what the database holds of it; NULL if there can be none (an estimator
+ * of its own, o->est).  Reads v, not the images: call it where v may be
+ * read.
+ */
+struct calc_memo *calc_memo_open(struct db *db, struct epoch_view *v, const struct calc_opts *o);
+/*
+ * The figures of procedure p of image i of the view, if the memo has them
+ * (m may be NULL): those a view shows (cpi, best_cpi, dominant,
+ * dominant_share, high_share; the others 0).
+ */
+bool calc_memo_get(struct calc_memo *m, size_t image, const struct proc *p, struct calc_procrow *row);
+
+/* Lets go of what the database held (read with calc_memo_get() before), keeping its count. */
+void calc_memo_done_reading(struct calc_memo *m);
+
+/* A procedure's figures to keep: row(ctx, k, ...) gives the kth, false if it has none. */
+typedef bool (*calc_memo_row_fn)(void *ctx, size_t k, size_t *image, const struct proc **p,
+				 struct calc_procrow *row);
+/*
+ * Stores the figures of the n procedures row() gives if some are new
+ * (more than the memo had), and frees the memo (NULL: nothing).  The
+ * caller keeps the figures it shows: the memo holds none of its own.  A
+ * memo that cannot be stored is only not stored.
+ */
+void calc_memo_close(struct calc_memo *m, size_t n, calc_memo_row_fn row, void *ctx);
+
+/* Validates a memo's payload as calc_memo_open() reads it (dcpidb check, the fuzz target). */
+int calc_memo_check_payload(const void *payload, size_t len, unsigned count, const char **why);
+
+#endif
