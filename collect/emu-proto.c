@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "config.h"
 #include "collect/emu-proto.h"
+#include "core/cursor.h"
 #include "core/endian.h"
 #include "core/strbuf.h"
 #include "core/varint.h"
@@ -52,10 +53,10 @@ static void put_word(struct strbuf *out, const char *w)
 	strbuf_add(out, w, n);
 }
 
-static int get_word(struct varint_reader *r, char *w, size_t size)
+static int get_word(struct cursor *r, char *w, size_t size)
 {
-	uint64_t n = varint_next(r);
-	const uint8_t *b = varint_next_bytes(r, r->bad || n >= size ? SIZE_MAX : (size_t)n);
+	uint64_t n = cursor_next(r);
+	const uint8_t *b = cursor_next_bytes(r, r->why || n >= size ? SIZE_MAX : (size_t)n);
 
 	if (!b)
 		return -1;
@@ -82,10 +83,10 @@ static void put_regs(struct strbuf *out, const uint64_t *regs)
 		put(out, regs[k]);
 }
 
-static void get_regs(struct varint_reader *r, uint64_t *regs)
+static void get_regs(struct cursor *r, uint64_t *regs)
 {
 	for (unsigned k = 0; k < VALUES_NREGS; k++)
-		regs[k] = varint_next(r);
+		regs[k] = cursor_next(r);
 }
 
 static void put_state(struct strbuf *out, const struct emu_state *s)
@@ -98,21 +99,21 @@ static void put_state(struct strbuf *out, const struct emu_state *s)
 	strbuf_add(out, s->st, sizeof(s->st));
 }
 
-static int get_state(struct varint_reader *r, struct emu_state *s)
+static int get_state(struct cursor *r, struct emu_state *s)
 {
 	const uint8_t *b;
 	uint64_t mxcsr, fcw, fsw, ftw;
 
-	s->rip = varint_next(r);
+	s->rip = cursor_next(r);
 	get_regs(r, s->regs);
-	s->fs_base = varint_next(r);
-	s->gs_base = varint_next(r);
-	if ((b = varint_next_bytes(r, sizeof(s->xmm))))
+	s->fs_base = cursor_next(r);
+	s->gs_base = cursor_next(r);
+	if ((b = cursor_next_bytes(r, sizeof(s->xmm))))
 		memcpy(s->xmm, b, sizeof(s->xmm));
-	mxcsr = varint_next(r), fcw = varint_next(r), fsw = varint_next(r), ftw = varint_next(r);
-	if ((b = varint_next_bytes(r, sizeof(s->st))))
+	mxcsr = cursor_next(r), fcw = cursor_next(r), fsw = cursor_next(r), ftw = cursor_next(r);
+	if ((b = cursor_next_bytes(r, sizeof(s->st))))
 		memcpy(s->st, b, sizeof(s->st));
-	if (r->bad || mxcsr > UINT32_MAX || fcw > UINT16_MAX || fsw > UINT16_MAX || ftw > UINT8_MAX ||
+	if (r->why || mxcsr > UINT32_MAX || fcw > UINT16_MAX || fsw > UINT16_MAX || ftw > UINT8_MAX ||
 	    s->rip >= EMU_USER_END)
 		return -1;
 	s->mxcsr = (uint32_t)mxcsr;
@@ -147,37 +148,37 @@ void emu_encode_burst(struct strbuf *out, uint32_t seq, const struct emu_burst_r
 int emu_decode_burst(const void *payload, size_t len, struct emu_burst_req *r,
 		     struct emu_page *snap, const char **why)
 {
-	struct varint_reader rd = VARINT_READER(payload, len);
+	struct cursor rd = CURSOR_INIT(payload, len);
 	uint64_t limit, detail, trace, time_us, keep;
 	size_t n;
 
 	memset(r, 0, sizeof(*r));
-	r->space = varint_next(&rd);
+	r->space = cursor_next(&rd);
 	if (get_state(&rd, &r->st))
 		FAIL("bad state");
-	limit = varint_next(&rd), detail = varint_next(&rd), trace = varint_next(&rd);
-	time_us = varint_next(&rd), keep = varint_next(&rd);
-	if (rd.bad)
+	limit = cursor_next(&rd), detail = cursor_next(&rd), trace = cursor_next(&rd);
+	time_us = cursor_next(&rd), keep = cursor_next(&rd);
+	if (rd.why)
 		FAIL("truncated burst");
 	if (!limit || limit > EMU_MAX_LIMIT || detail > limit || trace > detail ||
 	    trace > EMU_MAX_TRACE || !time_us || time_us > 10000000 || !is_bool(keep))
 		FAIL("bad burst limits");
-	n = varint_count(&rd, EMU_MAX_SNAP, 1 + EMU_PAGE_SIZE);
-	for (size_t i = 0; i < n && !rd.bad; i++) {
-		uint64_t page = varint_next(&rd);
+	n = cursor_next_count(&rd, EMU_MAX_SNAP, 1 + EMU_PAGE_SIZE);
+	for (size_t i = 0; i < n && !rd.why; i++) {
+		uint64_t page = cursor_next(&rd);
 
 		/* distinct, in order: each page once */
 		if (page >= EMU_USER_END / EMU_PAGE_SIZE || (i && page * EMU_PAGE_SIZE <= snap[i - 1].addr))
 			FAIL("bad snapshot page");
-		snap[i] = (struct emu_page){ page * EMU_PAGE_SIZE, true, varint_next_bytes(&rd, EMU_PAGE_SIZE) };
+		snap[i] = (struct emu_page){ page * EMU_PAGE_SIZE, true, cursor_next_bytes(&rd, EMU_PAGE_SIZE) };
 	}
-	if (rd.bad)
+	if (rd.why)
 		FAIL("truncated snapshot");
-	r->n_files = varint_count(&rd, EMU_MAX_FILES, 2);
-	for (size_t i = 0; i < r->n_files && !rd.bad; i++) {
-		uint64_t fd = varint_next(&rd);
+	r->n_files = cursor_next_count(&rd, EMU_MAX_FILES, 2);
+	for (size_t i = 0; i < r->n_files && !rd.why; i++) {
+		uint64_t fd = cursor_next(&rd);
 
-		r->files[i].pos = varint_next(&rd);
+		r->files[i].pos = cursor_next(&rd);
 		if (fd > INT32_MAX || r->files[i].pos > INT64_MAX)
 			FAIL("bad file");
 		for (size_t k = 0; k < i; k++)
@@ -185,7 +186,7 @@ int emu_decode_burst(const void *payload, size_t len, struct emu_burst_req *r,
 				FAIL("bad file");
 		r->files[i].fd = (uint32_t)fd;
 	}
-	if (rd.bad)
+	if (rd.why)
 		FAIL("truncated files");
 	if (rd.p != rd.end)
 		FAIL("trailing bytes");
@@ -219,21 +220,21 @@ void emu_encode_pages(struct strbuf *out, uint32_t seq, const struct emu_page *p
 int emu_decode_pages(const void *payload, size_t len, struct emu_page *p, size_t max, size_t *n,
 		     const char **why)
 {
-	struct varint_reader rd = VARINT_READER(payload, len);
-	size_t count = varint_count(&rd, max, 2);
+	struct cursor rd = CURSOR_INIT(payload, len);
+	size_t count = cursor_next_count(&rd, max, 2);
 
 	*n = 0;
-	if (rd.bad)
+	if (rd.why)
 		FAIL("bad page count");
 	for (size_t i = 0; i < count; i++) {
-		uint64_t page = varint_next(&rd), ok = varint_next(&rd);
+		uint64_t page = cursor_next(&rd), ok = cursor_next(&rd);
 
-		if (rd.bad || page >= EMU_USER_END / EMU_PAGE_SIZE || !is_bool(ok))
+		if (rd.why || page >= EMU_USER_END / EMU_PAGE_SIZE || !is_bool(ok))
 			FAIL("bad page");
 		p[i].addr = page * EMU_PAGE_SIZE;
 		p[i].ok = ok;
-		p[i].data = ok ? varint_next_bytes(&rd, EMU_PAGE_SIZE) : NULL;
-		if (rd.bad)
+		p[i].data = ok ? cursor_next_bytes(&rd, EMU_PAGE_SIZE) : NULL;
+		if (rd.why)
 			FAIL("truncated page");
 	}
 	if (rd.p != rd.end)
@@ -250,12 +251,12 @@ static void put_point(struct strbuf *out, const struct emu_point *p)
 	put_regs(out, p->regs);
 }
 
-static void get_point(struct varint_reader *r, struct emu_point *p)
+static void get_point(struct cursor *r, struct emu_point *p)
 {
-	p->rip = varint_next(r);
+	p->rip = cursor_next(r);
 	get_regs(r, p->regs);
 	if (p->rip >= EMU_USER_END)
-		r->bad = true;
+		cursor_fail(r, "a point out of range");
 }
 
 void emu_encode_trail(struct strbuf *out, uint32_t seq, const struct emu_trail_req *r)
@@ -280,30 +281,30 @@ void emu_trail_req_release(struct emu_trail_req *r)
 
 int emu_decode_trail(const void *payload, size_t len, struct emu_trail_req *r, const char **why)
 {
-	struct varint_reader rd = VARINT_READER(payload, len);
+	struct cursor rd = CURSOR_INIT(payload, len);
 	uint64_t count_from, time_us;
 	size_t n;
 
 	memset(r, 0, sizeof(*r));
-	n = varint_count(&rd, EMU_MAX_TRAIL, 4 + VALUES_NREGS);
-	if (rd.bad)
+	n = cursor_next_count(&rd, EMU_MAX_TRAIL, 4 + VALUES_NREGS);
+	if (rd.why)
 		FAIL("bad trail length");
 	r->pt = xcalloc(n ? n : 1, sizeof(*r->pt));
-	for (size_t i = 0; i < n && !rd.bad; i++) {
+	for (size_t i = 0; i < n && !rd.why; i++) {
 		uint64_t flags;
 
 		get_point(&rd, &r->pt[i].p);
-		r->pt[i].lo = varint_next(&rd), r->pt[i].hi = varint_next(&rd);
-		flags = varint_next(&rd);
+		r->pt[i].lo = cursor_next(&rd), r->pt[i].hi = cursor_next(&rd);
+		flags = cursor_next(&rd);
 		if (r->pt[i].lo > r->pt[i].hi || r->pt[i].hi > EMU_USER_END || flags > (EMU_POINT_PERIOD | EMU_POINT_KERNEL))
-			rd.bad = true;
+			cursor_fail(&rd, "a point out of range");
 		r->pt[i].flags = (uint32_t)flags;
 	}
-	count_from = varint_next(&rd);
-	r->limit = varint_next(&rd);
-	r->segment = varint_next(&rd);
-	time_us = varint_next(&rd);
-	if (rd.bad)
+	count_from = cursor_next(&rd);
+	r->limit = cursor_next(&rd);
+	r->segment = cursor_next(&rd);
+	time_us = cursor_next(&rd);
+	if (rd.why)
 		FAIL("truncated trail");
 	if ((n ? count_from >= n : count_from != 0) || !r->limit || !r->segment ||
 	    r->segment > EMU_MAX_SEGMENT || !time_us || time_us > 10000000)
@@ -345,12 +346,12 @@ void emu_encode_read_req(struct strbuf *out, uint32_t seq, uint32_t fd, uint64_t
 int emu_decode_read_req(const void *payload, size_t len, uint32_t *fd, uint64_t *offset,
 			uint64_t *count, const char **why)
 {
-	struct varint_reader rd = VARINT_READER(payload, len);
-	uint64_t f = varint_next(&rd);
+	struct cursor rd = CURSOR_INIT(payload, len);
+	uint64_t f = cursor_next(&rd);
 
-	*offset = varint_next(&rd);
-	*count = varint_next(&rd);
-	if (rd.bad || rd.p != rd.end || f > INT32_MAX || *offset > INT64_MAX || !*count ||
+	*offset = cursor_next(&rd);
+	*count = cursor_next(&rd);
+	if (rd.why || rd.p != rd.end || f > INT32_MAX || *offset > INT64_MAX || !*count ||
 	    *count > EMU_MAX_READ)
 		FAIL("bad read request");
 	*fd = (uint32_t)f;
@@ -373,14 +374,14 @@ void emu_encode_data(struct strbuf *out, uint32_t seq, int64_t n, const void *da
 int emu_decode_data(const void *payload, size_t len, uint64_t max, int64_t *n, const uint8_t **data,
 		    const char **why)
 {
-	struct varint_reader rd = VARINT_READER(payload, len);
-	uint64_t v = varint_next(&rd);
+	struct cursor rd = CURSOR_INIT(payload, len);
+	uint64_t v = cursor_next(&rd);
 
 	*data = NULL;
-	if (rd.bad || v > max + 1)
+	if (rd.why || v > max + 1)
 		FAIL("bad data");
 	*n = (int64_t)v - 1;
-	if (*n > 0 && !(*data = varint_next_bytes(&rd, (size_t)*n)))
+	if (*n > 0 && !(*data = cursor_next_bytes(&rd, (size_t)*n)))
 		FAIL("truncated data");
 	if (rd.p != rd.end)
 		FAIL("trailing bytes");
@@ -405,16 +406,16 @@ void emu_encode_page_req(struct strbuf *out, uint32_t seq, const uint64_t *addr,
 int emu_decode_page_req(const void *payload, size_t len, uint64_t *addr, size_t max, size_t *n,
 			const char **why)
 {
-	struct varint_reader rd = VARINT_READER(payload, len);
-	size_t count = varint_count(&rd, max, 1);
+	struct cursor rd = CURSOR_INIT(payload, len);
+	size_t count = cursor_next_count(&rd, max, 1);
 
 	*n = 0;
-	if (rd.bad || !count)
+	if (rd.why || !count)
 		FAIL("bad page count");
 	for (size_t i = 0; i < count; i++) {
-		uint64_t page = varint_next(&rd);
+		uint64_t page = cursor_next(&rd);
 
-		if (rd.bad || page >= EMU_USER_END / EMU_PAGE_SIZE)
+		if (rd.why || page >= EMU_USER_END / EMU_PAGE_SIZE)
 			FAIL("bad page");
 		addr[i] = page * EMU_PAGE_SIZE;
 	}
@@ -434,20 +435,20 @@ static void put_blocks(struct strbuf *out, const struct emu_block_rec *b, size_t
 }
 
 /* Reads a block list into *b; the instructions they hold (saturating) into *insns. */
-static int get_blocks(struct varint_reader *r, struct emu_block_rec **b, size_t *n,
+static int get_blocks(struct cursor *r, struct emu_block_rec **b, size_t *n,
 		      uint64_t *insns)
 {
-	size_t count = varint_count(r, EMU_MAX_RECORDS, 4);
+	size_t count = cursor_next_count(r, EMU_MAX_RECORDS, 4);
 
 	*insns = 0;
 	*b = xcalloc(count ? count : 1, sizeof(**b));
-	for (size_t i = 0; i < count && !r->bad; i++) {
+	for (size_t i = 0; i < count && !r->why; i++) {
 		struct emu_block_rec *x = &(*b)[i];
 		uint64_t bytes, ins;
 
-		x->pc = varint_next(r), bytes = varint_next(r), ins = varint_next(r);
-		x->count = varint_next(r);
-		if (r->bad || x->pc >= EMU_USER_END || !bytes || bytes > PATHS_MAX_BLOCK_BYTES ||
+		x->pc = cursor_next(r), bytes = cursor_next(r), ins = cursor_next(r);
+		x->count = cursor_next(r);
+		if (r->why || x->pc >= EMU_USER_END || !bytes || bytes > PATHS_MAX_BLOCK_BYTES ||
 		    !ins || ins > bytes || !x->count)
 			return -1;
 		x->bytes = (uint32_t)bytes;
@@ -455,7 +456,7 @@ static int get_blocks(struct varint_reader *r, struct emu_block_rec **b, size_t 
 		*insns = x->count > (UINT64_MAX - *insns) / ins ? UINT64_MAX : *insns + x->count * ins;
 		*n = i + 1;
 	}
-	return r->bad ? -1 : 0;
+	return r->why ? -1 : 0;
 }
 
 void emu_encode_result(struct strbuf *out, uint32_t seq, const struct emu_result *r)
@@ -508,105 +509,105 @@ void emu_result_release(struct emu_result *r)
 	memset(r, 0, sizeof(*r));
 }
 
-static int get_edges(struct varint_reader *rd, struct emu_result *r)
+static int get_edges(struct cursor *rd, struct emu_result *r)
 {
-	size_t n = varint_count(rd, EMU_MAX_RECORDS, 3);
+	size_t n = cursor_next_count(rd, EMU_MAX_RECORDS, 3);
 
 	r->edges = xcalloc(n ? n : 1, sizeof(*r->edges));
-	for (size_t i = 0; i < n && !rd->bad; i++) {
+	for (size_t i = 0; i < n && !rd->why; i++) {
 		struct emu_edge_rec *e = &r->edges[i];
 
-		e->from = varint_next(rd), e->to = varint_next(rd), e->count = varint_next(rd);
-		if (rd->bad || e->from >= EMU_USER_END || e->to >= EMU_USER_END || !e->count)
+		e->from = cursor_next(rd), e->to = cursor_next(rd), e->count = cursor_next(rd);
+		if (rd->why || e->from >= EMU_USER_END || e->to >= EMU_USER_END || !e->count)
 			return -1;
 		r->n_edges = i + 1;
 	}
-	return rd->bad ? -1 : 0;
+	return rd->why ? -1 : 0;
 }
 
-static int get_detail(struct varint_reader *rd, struct emu_result *r)
+static int get_detail(struct cursor *rd, struct emu_result *r)
 {
-	size_t n = varint_count(rd, EMU_MAX_RECORDS, 2);
+	size_t n = cursor_next_count(rd, EMU_MAX_RECORDS, 2);
 
 	r->insn = xcalloc(n ? n : 1, sizeof(*r->insn));
-	for (size_t i = 0; i < n && !rd->bad; i++) {
-		r->insn[i].pc = varint_next(rd), r->insn[i].execs = varint_next(rd);
-		if (rd->bad || r->insn[i].pc >= EMU_USER_END || !r->insn[i].execs)
+	for (size_t i = 0; i < n && !rd->why; i++) {
+		r->insn[i].pc = cursor_next(rd), r->insn[i].execs = cursor_next(rd);
+		if (rd->why || r->insn[i].pc >= EMU_USER_END || !r->insn[i].execs)
 			return -1;
 		r->n_insn = i + 1;
 	}
-	n = varint_count(rd, EMU_MAX_RECORDS, 4);
+	n = cursor_next_count(rd, EMU_MAX_RECORDS, 4);
 	r->values = xcalloc(n ? n : 1, sizeof(*r->values));
-	for (size_t i = 0; i < n && !rd->bad; i++) {
+	for (size_t i = 0; i < n && !rd->why; i++) {
 		struct emu_value_rec *v = &r->values[i];
 		uint64_t reg;
 
-		v->pc = varint_next(rd), reg = varint_next(rd), v->value = varint_next(rd);
-		v->count = varint_next(rd);
-		if (rd->bad || v->pc >= EMU_USER_END || reg >= VREG_RFLAGS || !v->count)
+		v->pc = cursor_next(rd), reg = cursor_next(rd), v->value = cursor_next(rd);
+		v->count = cursor_next(rd);
+		if (rd->why || v->pc >= EMU_USER_END || reg >= VREG_RFLAGS || !v->count)
 			return -1;
 		v->reg = (uint8_t)reg;
 		r->n_values = i + 1;
 	}
-	n = varint_count(rd, EMU_MAX_RECORDS, 4);
+	n = cursor_next_count(rd, EMU_MAX_RECORDS, 4);
 	r->conflicts = xcalloc(n ? n : 1, sizeof(*r->conflicts));
-	for (size_t i = 0; i < n && !rd->bad; i++) {
+	for (size_t i = 0; i < n && !rd->why; i++) {
 		struct emu_conflict_rec *c = &r->conflicts[i];
 		uint64_t kind;
 
-		c->load = varint_next(rd), c->store = varint_next(rd), kind = varint_next(rd);
-		c->count = varint_next(rd);
-		if (rd->bad || c->load >= EMU_USER_END || c->store >= EMU_USER_END ||
+		c->load = cursor_next(rd), c->store = cursor_next(rd), kind = cursor_next(rd);
+		c->count = cursor_next(rd);
+		if (rd->why || c->load >= EMU_USER_END || c->store >= EMU_USER_END ||
 		    kind >= PATHS_CONFLICT__COUNT || !c->count)
 			return -1;
 		c->kind = (uint8_t)kind;
 		r->n_conflicts = i + 1;
 	}
-	return rd->bad ? -1 : 0;
+	return rd->why ? -1 : 0;
 }
 
-static int get_steps(struct varint_reader *rd, struct emu_result *r)
+static int get_steps(struct cursor *rd, struct emu_result *r)
 {
-	size_t n = varint_count(rd, EMU_MAX_TRACE, 1 + VALUES_NREGS);
+	size_t n = cursor_next_count(rd, EMU_MAX_TRACE, 1 + VALUES_NREGS);
 
 	r->steps = xcalloc(n ? n : 1, sizeof(*r->steps));
-	for (size_t i = 0; i < n && !rd->bad; i++) {
-		r->steps[i].pc = varint_next(rd);
+	for (size_t i = 0; i < n && !rd->why; i++) {
+		r->steps[i].pc = cursor_next(rd);
 		get_regs(rd, r->steps[i].regs);
-		if (rd->bad || r->steps[i].pc >= EMU_USER_END)
+		if (rd->why || r->steps[i].pc >= EMU_USER_END)
 			return -1;
 		r->n_steps = i + 1;
 	}
-	return rd->bad ? -1 : 0;
+	return rd->why ? -1 : 0;
 }
 
 int emu_decode_result(const void *payload, size_t len, struct emu_result *r, const char **why)
 {
-	struct varint_reader rd = VARINT_READER(payload, len);
+	struct cursor rd = CURSOR_INIT(payload, len);
 	uint64_t end, kept, held;
 
 	memset(r, 0, sizeof(*r));
-	end = varint_next(&rd), r->end_pc = varint_next(&rd);
-	if (rd.bad || end >= PATHS_END__COUNT || r->end_pc >= EMU_USER_END)
+	end = cursor_next(&rd), r->end_pc = cursor_next(&rd);
+	if (rd.why || end >= PATHS_END__COUNT || r->end_pc >= EMU_USER_END)
 		FAIL("bad end");
 	r->end = (uint8_t)end;
 	if (get_word(&rd, r->mnemonic, sizeof(r->mnemonic)))
 		FAIL("bad mnemonic");
-	r->insns = varint_next(&rd), r->detailed = varint_next(&rd), r->pages = varint_next(&rd);
-	r->live = varint_next(&rd);
-	kept = varint_next(&rd);
-	if (rd.bad || !is_bool(kept) || r->detailed > r->insns || r->live > r->pages)
+	r->insns = cursor_next(&rd), r->detailed = cursor_next(&rd), r->pages = cursor_next(&rd);
+	r->live = cursor_next(&rd);
+	kept = cursor_next(&rd);
+	if (rd.why || !is_bool(kept) || r->detailed > r->insns || r->live > r->pages)
 		FAIL("bad totals");
 	r->kept = kept;
-	r->n_working = varint_count(&rd, EMU_MAX_WORKING, 1);
-	for (size_t i = 0; i < r->n_working && !rd.bad; i++) {
-		uint64_t page = varint_next(&rd);
+	r->n_working = cursor_next_count(&rd, EMU_MAX_WORKING, 1);
+	for (size_t i = 0; i < r->n_working && !rd.why; i++) {
+		uint64_t page = cursor_next(&rd);
 
 		if (page >= EMU_USER_END / EMU_PAGE_SIZE)
 			FAIL("bad working page");
 		r->working[i] = page * EMU_PAGE_SIZE;
 	}
-	if (rd.bad)
+	if (rd.why)
 		FAIL("bad working pages");
 	if (get_blocks(&rd, &r->blocks, &r->n_blocks, &held))
 		FAIL("bad block");
@@ -653,30 +654,30 @@ void emu_trail_result_release(struct emu_trail_result *r)
 int emu_decode_trail_result(const void *payload, size_t len, uint32_t n,
 			    struct emu_trail_result *r, const char **why)
 {
-	struct varint_reader rd = VARINT_READER(payload, len);
+	struct cursor rd = CURSOR_INIT(payload, len);
 	uint64_t matched, miss, held, total = 0, closest, read_fd;
 
 	memset(r, 0, sizeof(*r));
-	matched = varint_next(&rd), miss = varint_next(&rd);
-	r->to_first = varint_next(&rd), r->end_pc = varint_next(&rd);
-	if (rd.bad || matched > n || n > EMU_MAX_TRAIL || miss >= PATHS_MISS__COUNT ||
+	matched = cursor_next(&rd), miss = cursor_next(&rd);
+	r->to_first = cursor_next(&rd), r->end_pc = cursor_next(&rd);
+	if (rd.why || matched > n || n > EMU_MAX_TRAIL || miss >= PATHS_MISS__COUNT ||
 	    r->end_pc >= EMU_USER_END)
 		FAIL("bad trail result");
 	r->matched = (uint32_t)matched;
 	r->miss = (uint8_t)miss;
 	if (get_word(&rd, r->mnemonic, sizeof(r->mnemonic)))
 		FAIL("bad mnemonic");
-	closest = varint_next(&rd);
-	read_fd = varint_next(&rd);
-	r->live = varint_next(&rd);
+	closest = cursor_next(&rd);
+	read_fd = cursor_next(&rd);
+	r->live = cursor_next(&rd);
 	if ((closest > VALUES_NREGS && closest != EMU_NOT_PASSED) || read_fd > (uint64_t)INT32_MAX + 1)
 		FAIL("bad closest");
 	r->read_fd = (int32_t)read_fd - 1;
 	r->closest = (uint8_t)closest;
 	r->at = xcalloc(n + 1, sizeof(*r->at));
 	r->here = xcalloc(n + 1, sizeof(*r->here));
-	for (uint32_t k = 1; k < r->matched && !rd.bad; k++) {
-		uint64_t d = varint_next(&rd), h = varint_next(&rd);
+	for (uint32_t k = 1; k < r->matched && !rd.why; k++) {
+		uint64_t d = cursor_next(&rd), h = cursor_next(&rd);
 
 		/* two points never match at one instruction; a segment's part is within it */
 		if (!d || h > d || d > EMU_MAX_SEGMENT)
@@ -685,7 +686,7 @@ int emu_decode_trail_result(const void *payload, size_t len, uint32_t n,
 		r->here[k] = h;
 		total += d;
 	}
-	if (rd.bad)
+	if (rd.why)
 		FAIL("truncated trail result");
 	if (get_blocks(&rd, &r->blocks, &r->n_blocks, &held))
 		FAIL("bad block");
@@ -773,10 +774,10 @@ void emu_encode_hello(struct strbuf *out, enum emu_hello_status status)
 int emu_decode_hello(const void *payload, size_t len, enum emu_hello_status *status,
 		     const char **why)
 {
-	struct varint_reader rd = VARINT_READER(payload, len);
-	uint64_t version = varint_next(&rd), st = varint_next(&rd);
+	struct cursor rd = CURSOR_INIT(payload, len);
+	uint64_t version = cursor_next(&rd), st = cursor_next(&rd);
 
-	if (rd.bad || rd.p != rd.end)
+	if (rd.why || rd.p != rd.end)
 		FAIL("bad hello");
 	if (version != EMU_PROTO_VERSION)
 		FAIL("another version of the protocol");

@@ -37,17 +37,42 @@ int cursor_varint_max(struct cursor *c, uint64_t *v, uint64_t max, const char *w
 	return 0;
 }
 
-int cursor_count(struct cursor *c, uint64_t *n, uint64_t max, size_t min_bytes)
+uint64_t cursor_next(struct cursor *c)
 {
-	struct varint_reader r = VARINT_READER(c->p, cursor_left(c));
+	uint64_t v;
+
+	return cursor_varint(c, &v) ? 0 : v;
+}
+
+const uint8_t *cursor_next_bytes(struct cursor *c, uint64_t n)
+{
+	const uint8_t *b;
+
+	return cursor_bytes(c, n, &b) ? NULL : b;
+}
+
+size_t cursor_next_count(struct cursor *c, uint64_t max, size_t min_bytes)
+{
+	const uint8_t *at = c->p;
+	uint64_t n;
 
 	if (c->why)
+		return 0;
+	if (varint_decode(&c->p, c->end, &n) || n > max ||
+	    n > cursor_left(c) / (min_bytes ? min_bytes : 1) || n > SIZE_MAX) {
+		c->p = at;
+		cursor_fail(c, "count larger than the payload");
+		return 0;
+	}
+	return (size_t)n;
+}
+
+int cursor_count(struct cursor *c, uint64_t *n, uint64_t max, size_t min_bytes)
+{
+	if (c->why)
 		return -1;
-	*n = varint_count(&r, max, min_bytes);
-	if (r.bad)
-		return cursor_fail(c, "count larger than the payload");
-	c->p = r.p;
-	return 0;
+	*n = cursor_next_count(c, max, min_bytes);
+	return c->why ? -1 : 0;
 }
 
 const char *cursor_string(struct cursor *c, size_t max, size_t *len)

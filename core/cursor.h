@@ -4,10 +4,11 @@
  * decode_varint and get_be32 on a moving pointer): where it is, where the
  * buffer ends, and why it stopped.
  *
- * Every read checks the bounds.  A read that fails leaves the position
- * where it was, records why (the first reason stays: a decoder's own check
- * may set why itself, or replace it) and returns -1; once why is set, every
- * read fails, so that a decoder may chain reads and test once:
+ * The one reader of bytes every decoder uses.  Every read checks the
+ * bounds.  A read that fails leaves the position where it was, records why
+ * (the first reason stays: a decoder's own check may set why itself, or
+ * replace it) and returns -1; once why is set, every read fails, so that
+ * a decoder may chain reads and test once:
  *
  *   struct cursor c = CURSOR_INIT(payload, len);
  *
@@ -82,10 +83,25 @@ int cursor_varint(struct cursor *c, uint64_t *v);
 int cursor_varint_max(struct cursor *c, uint64_t *v, uint64_t max, const char *what);
 
 /*
- * The length of a list, bounded as varint_count() (core/varint.h) bounds
- * it: at most max, and a record per min_bytes of what is left after it;
- * -1 ("count larger than the payload") if it is more.
+ * The same reads for a decoder that reads a record's fields in a row and
+ * tests once: the value, or 0 (NULL) once a read failed, c->why set and
+ * the position left where it was, as above:
+ *
+ *   uint64_t a = cursor_next(&c), b = cursor_next(&c);
+ *   const uint8_t *page = cursor_next_bytes(&c, 4096);
+ *   if (c.why) ...                 // truncated or malformed
  */
+uint64_t cursor_next(struct cursor *c);
+const uint8_t *cursor_next_bytes(struct cursor *c, uint64_t n);
+
+/*
+ * The length of a list: at most max, and no more records than the bytes
+ * left after it hold at min_bytes each (0 counts as 1), so that a damaged
+ * count never makes a decoder allocate more than its input backs; 0
+ * ("count larger than the payload") if it is more.  The one guard of
+ * every decoder's lists; cursor_count() is the same with a status.
+ */
+size_t cursor_next_count(struct cursor *c, uint64_t max, size_t min_bytes);
 int cursor_count(struct cursor *c, uint64_t *n, uint64_t max, size_t min_bytes);
 
 /*

@@ -60,36 +60,6 @@ void strbuf_add_varint(struct strbuf *sb, uint64_t v)
 	strbuf_add(sb, b, varint_encode(v, b));
 }
 
-uint64_t varint_next(struct varint_reader *r)
-{
-	uint64_t v = 0;
-
-	if (!r->bad && varint_decode(&r->p, r->end, &v))
-		r->bad = true;
-	return r->bad ? 0 : v;
-}
-
-size_t varint_count(struct varint_reader *r, uint64_t max, size_t min_bytes)
-{
-	uint64_t n = varint_next(r);
-
-	if (n > max || n > varint_left(r) / (min_bytes ? min_bytes : 1) || n > SIZE_MAX)
-		r->bad = true;
-	return r->bad ? 0 : (size_t)n;
-}
-
-const uint8_t *varint_next_bytes(struct varint_reader *r, size_t n)
-{
-	const uint8_t *p = r->p;
-
-	if (r->bad || n > varint_left(r)) {
-		r->bad = true;
-		return NULL;
-	}
-	r->p += n;
-	return p;
-}
-
 void strbuf_add_varint_string(struct strbuf *sb, const char *s, size_t len)
 {
 	strbuf_add_varint(sb, len);

@@ -6,7 +6,8 @@
  * but the last.  Values 0..127 take one byte; a uint64_t takes at most 10.
  * The decoder is strict: it rejects truncated input, encodings longer than
  * 10 bytes, values that overflow 64 bits and non-canonical (overlong)
- * encodings, so that every value has exactly one encoding.
+ * encodings, so that every value has exactly one encoding.  Decoders read
+ * them through a cursor (core/cursor.h: cursor_varint(), cursor_next()).
  */
 #ifndef DCPI_CORE_VARINT_H
 #define DCPI_CORE_VARINT_H
@@ -28,38 +29,6 @@ size_t varint_len(uint64_t v);
  * and returns 0.  Returns -1 (leaving *p unchanged) on malformed input.
  */
 int varint_decode(const uint8_t **p, const uint8_t *end, uint64_t *v);
-
-/*
- * A reader of a buffer of varints that remembers the first failure, so a
- * decoder reads a record's fields in a row and checks once:
- *
- *   struct varint_reader r = VARINT_READER(buf, len);
- *   uint64_t a = varint_next(&r), b = varint_next(&r);
- *   if (r.bad) ...                 // truncated or malformed
- */
-struct varint_reader {
-	const uint8_t *p, *end;
-	bool bad;
-};
-#define VARINT_READER(buf, len) { (const uint8_t *)(buf), (const uint8_t *)(buf) + (len), false }
-
-/* The next value; 0 once the input is bad (r->bad then stays set). */
-uint64_t varint_next(struct varint_reader *r);
-/* The next n bytes (NULL, r->bad set, if fewer are left). */
-const uint8_t *varint_next_bytes(struct varint_reader *r, size_t n);
-/* Bytes not read yet. */
-static inline size_t varint_left(const struct varint_reader *r)
-{
-	return (size_t)(r->end - r->p);
-}
-/*
- * The length of a list, read from r: at most max, and no more records than
- * the bytes left after it hold at min_bytes each (0 counts as 1), so that a
- * damaged count never makes a decoder allocate more than its input backs.
- * 0, r->bad set, if it is more.  The one guard of every decoder's lists
- * (cursor_count() of core/cursor.h reads it through a cursor).
- */
-size_t varint_count(struct varint_reader *r, uint64_t max, size_t min_bytes);
 
 struct strbuf;
 

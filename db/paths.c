@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "config.h"
 #include "db/paths.h"
+#include "core/cursor.h"
 #include "core/die.h"
 #include "core/strbuf.h"
 #include "core/varint.h"
@@ -435,20 +436,20 @@ static uint64_t unrel(uint64_t z, uint64_t base)
 
 #define FAIL(msg) do { *why = (msg); goto bad; } while (0)
 
-static int get_blocks(struct varint_reader *r, struct paths_profile *out, uint32_t count,
+static int get_blocks(struct cursor *r, struct paths_profile *out, uint32_t count,
 		      const char **why)
 {
-	size_t n = varint_count(r, SIZE_MAX, 5);
+	size_t n = cursor_next_count(r, SIZE_MAX, 5);
 	uint64_t off = 0;
 
-	if (r->bad)
+	if (r->why)
 		return *why = "truncated blocks", -1;
 	if (n != count)
 		return *why = "block count differs from the header's", -1;
 	for (size_t i = 0; i < n; i++) {
-		uint64_t d = varint_next(r), bytes = varint_next(r), insns = varint_next(r), c = varint_next(r), wc = varint_next(r);
+		uint64_t d = cursor_next(r), bytes = cursor_next(r), insns = cursor_next(r), c = cursor_next(r), wc = cursor_next(r);
 
-		if (r->bad)
+		if (r->why)
 			return *why = "truncated block", -1;
 		if (i && d > UINT64_MAX - off)
 			return *why = "block offsets overflow", -1;
@@ -464,17 +465,17 @@ static int get_blocks(struct varint_reader *r, struct paths_profile *out, uint32
 	return 0;
 }
 
-static int get_edges(struct varint_reader *r, struct paths_profile *out, const char **why)
+static int get_edges(struct cursor *r, struct paths_profile *out, const char **why)
 {
-	size_t n = varint_count(r, SIZE_MAX, 3);
+	size_t n = cursor_next_count(r, SIZE_MAX, 3);
 	uint64_t from = 0;
 
-	if (r->bad)
+	if (r->why)
 		return *why = "truncated edges", -1;
 	for (size_t i = 0; i < n; i++) {
-		uint64_t d = varint_next(r), to = varint_next(r), c = varint_next(r);
+		uint64_t d = cursor_next(r), to = cursor_next(r), c = cursor_next(r);
 
-		if (r->bad)
+		if (r->why)
 			return *why = "truncated edge", -1;
 		if (d > UINT64_MAX - from)
 			return *why = "edge offsets overflow", -1;
@@ -490,17 +491,17 @@ static int get_edges(struct varint_reader *r, struct paths_profile *out, const c
 	return 0;
 }
 
-static int get_conflicts(struct varint_reader *r, struct paths_profile *out, const char **why)
+static int get_conflicts(struct cursor *r, struct paths_profile *out, const char **why)
 {
-	size_t n = varint_count(r, SIZE_MAX, 4);
+	size_t n = cursor_next_count(r, SIZE_MAX, 4);
 	uint64_t load = 0;
 
-	if (r->bad)
+	if (r->why)
 		return *why = "truncated conflicts", -1;
 	for (size_t i = 0; i < n; i++) {
-		uint64_t d = varint_next(r), z = varint_next(r), kind = varint_next(r), c = varint_next(r);
+		uint64_t d = cursor_next(r), z = cursor_next(r), kind = cursor_next(r), c = cursor_next(r);
 
-		if (r->bad)
+		if (r->why)
 			return *why = "truncated conflict", -1;
 		if (d > UINT64_MAX - load)
 			return *why = "conflict offsets overflow", -1;
@@ -515,17 +516,17 @@ static int get_conflicts(struct varint_reader *r, struct paths_profile *out, con
 	return 0;
 }
 
-static int get_stops(struct varint_reader *r, struct paths_profile *out, const char **why)
+static int get_stops(struct cursor *r, struct paths_profile *out, const char **why)
 {
-	size_t n = varint_count(r, SIZE_MAX, 3);
+	size_t n = cursor_next_count(r, SIZE_MAX, 3);
 	uint64_t off = 0;
 
-	if (r->bad)
+	if (r->why)
 		return *why = "truncated stops", -1;
 	for (size_t i = 0; i < n; i++) {
-		uint64_t d = varint_next(r), reason = varint_next(r), c = varint_next(r);
+		uint64_t d = cursor_next(r), reason = cursor_next(r), c = cursor_next(r);
 
-		if (r->bad)
+		if (r->why)
 			return *why = "truncated stop", -1;
 		if (d > UINT64_MAX - off)
 			return *why = "stop offsets overflow", -1;
@@ -539,15 +540,15 @@ static int get_stops(struct varint_reader *r, struct paths_profile *out, const c
 	return 0;
 }
 
-static int get_windows(struct varint_reader *r, struct paths_profile *out, const char **why)
+static int get_windows(struct cursor *r, struct paths_profile *out, const char **why)
 {
 	uint64_t sum = 0;
 	size_t n;
 
-	out->windows = varint_next(r);
-	out->window_insns = varint_next(r);
-	n = varint_count(r, SIZE_MAX, 5);
-	if (r->bad)
+	out->windows = cursor_next(r);
+	out->window_insns = cursor_next(r);
+	n = cursor_next_count(r, SIZE_MAX, 5);
+	if (r->why)
 		return *why = "truncated windows", -1;
 	if (n > PATHS_KEEP_WINDOWS || n > out->windows)
 		return *why = "more windows kept than allowed or matched", -1;
@@ -557,13 +558,13 @@ static int get_windows(struct varint_reader *r, struct paths_profile *out, const
 		struct paths_window *w = &out->win[i];
 		uint64_t z;
 
-		w->b1 = varint_next(r);
-		z = varint_next(r);
+		w->b1 = cursor_next(r);
+		z = cursor_next(r);
 		w->b2 = unrel(z, w->b1);
-		w->insns = varint_next(r);
-		w->here = varint_next(r);
-		w->ns = varint_next(r);
-		if (r->bad)
+		w->insns = cursor_next(r);
+		w->here = cursor_next(r);
+		w->ns = cursor_next(r);
+		if (r->why)
 			return *why = "truncated window", -1;
 		if (w->b1 == PATHS_ELSEWHERE || (z && w->b2 == PATHS_ELSEWHERE) || !w->insns ||
 		    w->here > w->insns)
@@ -576,11 +577,11 @@ static int get_windows(struct varint_reader *r, struct paths_profile *out, const
 	return 0;
 }
 
-static int get_values(struct varint_reader *r, struct paths_profile *out, const char **why)
+static int get_values(struct cursor *r, struct paths_profile *out, const char **why)
 {
-	uint64_t n = varint_next(r), len = varint_next(r);
+	uint64_t n = cursor_next(r), len = cursor_next(r);
 
-	if (r->bad || len > varint_left(r))
+	if (r->why || len > cursor_left(r))
 		return *why = "truncated values", -1;
 	if (n > UINT32_MAX || values_decode(r->p, (size_t)len, (uint32_t)n, &out->values, why))
 		return -1;
@@ -594,13 +595,13 @@ static int get_values(struct varint_reader *r, struct paths_profile *out, const 
 int paths_decode(const void *payload, size_t len, uint32_t count, struct paths_profile *out,
 		 const char **why)
 {
-	struct varint_reader r = VARINT_READER(payload, len);
+	struct cursor r = CURSOR_INIT(payload, len);
 
 	paths_profile_release(out);
-	out->bursts = varint_next(&r);
-	out->insns = varint_next(&r);
-	out->detailed = varint_next(&r);
-	if (r.bad)
+	out->bursts = cursor_next(&r);
+	out->insns = cursor_next(&r);
+	out->detailed = cursor_next(&r);
+	if (r.why)
 		FAIL("truncated header");
 	if (out->detailed > out->insns)
 		FAIL("more instructions in detail than followed");

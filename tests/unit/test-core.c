@@ -103,26 +103,63 @@ static void varint_rejects_malformed(void **state)
 	assert_int_equal(varint_len(300), 2);
 }
 
-/* The reader keeps its first failure: fields read in a row, checked once. */
-static void varint_reader_remembers_failure(void **state)
+/* A cursor's chained reads keep the first failure: fields read in a row, checked once. */
+static void cursor_next_remembers_failure(void **state)
 {
 	static const uint8_t buf[] = { 0x05, 0xac, 0x02, 'a', 'b', 0x80 };
-	struct varint_reader r = VARINT_READER(buf, sizeof(buf));
+	struct cursor r = CURSOR_INIT(buf, sizeof(buf));
 	const uint8_t *bytes;
 
 	(void)state;
-	assert_true(varint_next(&r) == 5 && varint_next(&r) == 300);
-	bytes = varint_next_bytes(&r, 2);
+	assert_true(cursor_next(&r) == 5 && cursor_next(&r) == 300);
+	bytes = cursor_next_bytes(&r, 2);
 	assert_non_null(bytes);
 	assert_memory_equal(bytes, "ab", 2);
-	assert_false(r.bad);
-	assert_int_equal(varint_left(&r), 1);
-	assert_true(varint_next(&r) == 0 && r.bad);     /* truncated */
-	assert_true(varint_next(&r) == 0 && r.bad);     /* and stays so */
-	assert_null(varint_next_bytes(&r, 0));
-	r = (struct varint_reader)VARINT_READER(buf, 1);
-	assert_null(varint_next_bytes(&r, 2));
-	assert_true(r.bad);
+	assert_null(r.why);
+	assert_int_equal(cursor_left(&r), 1);
+	assert_true(cursor_next(&r) == 0 && r.why);     /* truncated */
+	assert_int_equal(cursor_left(&r), 1);           /* where it was */
+	assert_true(cursor_next(&r) == 0 && r.why);     /* and stays so */
+	assert_null(cursor_next_bytes(&r, 0));
+	r = (struct cursor)CURSOR_INIT(buf, 1);
+	assert_null(cursor_next_bytes(&r, 2));
+	assert_string_equal(r.why, "truncated");
+}
+
+/*
+ * The one list-length guard: at most max, and no more records than the
+ * bytes after the count hold at min_bytes each (0 counting as 1); a count
+ * refused leaves the position at it.
+ */
+static void cursor_list_lengths(void **state)
+{
+	static const uint8_t three[] = { 0x03, 1, 2, 3, 4, 5, 6 };
+	struct cursor c;
+	uint64_t n;
+
+	(void)state;
+	c = (struct cursor)CURSOR_INIT(three, sizeof(three));
+	assert_int_equal(cursor_next_count(&c, 3, 2), 3);    /* 6 bytes left: 3 of 2 */
+	assert_null(c.why);
+	c = (struct cursor)CURSOR_INIT(three, sizeof(three));
+	assert_int_equal(cursor_next_count(&c, 2, 1), 0);    /* more than max */
+	assert_string_equal(c.why, "count larger than the payload");
+	assert_ptr_equal(c.p, three);
+	c = (struct cursor)CURSOR_INIT(three, sizeof(three));
+	assert_int_equal(cursor_next_count(&c, 100, 3), 0);  /* 3 of 3 need 9 bytes */
+	assert_true(c.why != NULL);
+	c = (struct cursor)CURSOR_INIT(three, sizeof(three));
+	assert_int_equal(cursor_next_count(&c, 100, 0), 3);  /* 0 counts as 1 */
+	c = (struct cursor)CURSOR_INIT(three, 1);
+	assert_int_equal(cursor_count(&c, &n, 100, 1), -1);  /* nothing after the count */
+	assert_true(n == 0);
+	c = (struct cursor)CURSOR_INIT(three, sizeof(three));
+	assert_int_equal(cursor_count(&c, &n, 100, 2), 0);
+	assert_true(n == 3);
+	assert_ptr_equal(c.p, three + 1);
+	c = (struct cursor)CURSOR_INIT("\x80", 1);                /* a malformed count */
+	assert_int_equal(cursor_next_count(&c, 100, 1), 0);
+	assert_true(c.why != NULL);
 }
 
 static void cursor_reads(void **state)
@@ -579,7 +616,8 @@ int main(void)
 		cmocka_unit_test(arena_pieces),
 		cmocka_unit_test(varint_round_trip),
 		cmocka_unit_test(varint_rejects_malformed),
-		cmocka_unit_test(varint_reader_remembers_failure),
+		cmocka_unit_test(cursor_next_remembers_failure),
+		cmocka_unit_test(cursor_list_lengths),
 		cmocka_unit_test(cursor_reads),
 		cmocka_unit_test(crc32c_known_values),
 		cmocka_unit_test(strbuf_basics),
