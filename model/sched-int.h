@@ -227,9 +227,9 @@ uint32_t sched_memo_proto_id(const struct proto *p);
 size_t sched_memo_key(struct sched_prep *sp, const struct slot *sl, size_t n_ctx, size_t n,
 		      enum sched_entry_kind kind, uint64_t **out);
 /*
- * Fills the results of out's out->n instructions (all but their timing
- * and flags) and out->iterations from the schedule remembered for key;
- * false if there is none.
+ * Fills out's out->n instructions and out->iterations from the schedule
+ * remembered for key (the run that made it set their timing and flags as
+ * this one does); false if there is none.
  */
 bool sched_memo_get(const uint64_t *key, size_t n_key, struct block_schedule *out);
 /* Remembers schedule s (as finished) for key. */

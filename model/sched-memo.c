@@ -120,20 +120,13 @@ uint32_t sched_memo_proto_id(const struct proto *p)
 #define KEY_HEAD 3            /* the model, the entry and lengths, the digest's seed */
 #define MEMO_LIMIT_DEFAULT (16u << 20)
 
-/* What a run gave one instruction of the body (struct sched_insn but timing and flags). */
-struct memo_insn {
-	double m, stall;
-	int dispatch, issue, complete, retire;
-	uint32_t producer_index, unit;
-	uint8_t reason, reg, producer_kind;
-};
-
 struct memo_entry {
 	uint64_t hash;
 	size_t n_key, n;             /* key words, body instructions */
 	unsigned iterations;
 	uint64_t *key;               /* n_key words, then the results */
-	struct memo_insn *insn;
+	struct sched_insn *insn;     /* what the run gave the body (timing and flags are
+					set again from the instructions) */
 };
 
 struct memo_shard {
@@ -250,23 +243,7 @@ bool sched_memo_get(const uint64_t *key, size_t n_key, struct block_schedule *ou
 	pthread_mutex_lock(&sh->lock);
 	e = find(sh, h, key, n_key);
 	if (e && e->n == out->n) {
-		for (size_t i = 0; i < e->n; i++) {
-			const struct memo_insn *x = &e->insn[i];
-			struct sched_insn *o = &out->insn[i];
-
-			o->m = x->m;
-			o->stall = x->stall;
-			o->issue_point = x->m > 0;
-			o->reason = (enum sched_reason)x->reason;
-			o->reg = x->reg;
-			o->producer = (struct sched_ref){ (enum sched_ref_kind)x->producer_kind,
-							  x->producer_index };
-			o->unit = x->unit;
-			o->dispatch = x->dispatch;
-			o->issue = x->issue;
-			o->complete = x->complete;
-			o->retire = x->retire;
-		}
+		memcpy(out->insn, e->insn, e->n * sizeof(*e->insn));
 		out->iterations = e->iterations;
 	}
 	__atomic_add_fetch(e && e->n == out->n ? &memo_hits : &memo_misses, 1, __ATOMIC_RELAXED);
@@ -278,7 +255,7 @@ void sched_memo_put(const uint64_t *key, size_t n_key, const struct block_schedu
 {
 	uint64_t h = words_hash(n_key, key, n_key);
 	struct memo_shard *sh = shard_of(h);
-	size_t bytes = n_key * sizeof(*key) + s->n * sizeof(struct memo_insn) +
+	size_t bytes = n_key * sizeof(*key) + s->n * sizeof(*s->insn) +
 		       sizeof(struct memo_entry) + 32;
 	size_t limit = __atomic_load_n(&memo_limit, __ATOMIC_RELAXED);
 	struct memo_entry *e;
@@ -302,15 +279,8 @@ void sched_memo_put(const uint64_t *key, size_t n_key, const struct block_schedu
 	e->iterations = s->iterations;
 	e->key = xmalloc(n_key * sizeof(*key) + s->n * sizeof(*e->insn));
 	memcpy(e->key, key, n_key * sizeof(*key));
-	e->insn = (struct memo_insn *)(e->key + n_key);
-	for (size_t i = 0; i < s->n; i++) {
-		const struct sched_insn *o = &s->insn[i];
-
-		e->insn[i] = (struct memo_insn){ o->m, o->stall, o->dispatch, o->issue, o->complete,
-						 o->retire, o->producer.index, o->unit,
-						 (uint8_t)o->reason, (uint8_t)o->reg,
-						 (uint8_t)o->producer.kind };
-	}
+	e->insn = (struct sched_insn *)(e->key + n_key);
+	memcpy(e->insn, s->insn, s->n * sizeof(*e->insn));
 	idmap_add(&sh->index, h, (uint32_t)sh->n);
 	sh->n++;
 	sh->bytes += bytes;

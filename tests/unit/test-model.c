@@ -23,6 +23,7 @@
 #include "disasm/image.h"
 #include "model/model.h"
 #include "model/sched.h"
+#include "tests/unit/own-image.h"
 
 /* ---- building instructions by hand ---------------------------------------- */
 
@@ -849,120 +850,6 @@ static void sched_describe_and_errors(void **state)
 }
 
 
-/* Two schedules of one block are the same, field by field. */
-static void assert_same_schedule(const struct block_schedule *a, const struct block_schedule *b)
-{
-	assert_int_equal(a->n, b->n);
-	assert_true(a->cycles == b->cycles);
-	assert_int_equal(a->issue_points, b->issue_points);
-	assert_int_equal(a->iterations, b->iterations);
-	assert_int_equal(a->uncertain, b->uncertain);
-	for (size_t i = 0; i < a->n; i++) {
-		const struct sched_insn *x = &a->insn[i], *y = &b->insn[i];
-
-		assert_true(x->m == y->m && x->stall == y->stall);
-		assert_int_equal(x->reason, y->reason);
-		assert_int_equal(x->reg, y->reg);
-		assert_int_equal(x->producer.kind, y->producer.kind);
-		assert_int_equal(x->producer.index, y->producer.index);
-		assert_int_equal(x->unit, y->unit);
-		assert_int_equal(x->flags, y->flags);
-		assert_int_equal(x->timing.latency, y->timing.latency);
-		assert_int_equal(x->dispatch, y->dispatch);
-		assert_int_equal(x->issue, y->issue);
-		assert_int_equal(x->complete, y->complete);
-		assert_int_equal(x->retire, y->retire);
-	}
-}
-
-/*
- * Real code (this test's own, as compiled here): every block scheduled
- * from prepared instructions, cold, after the instructions before it and
- * as a loop, is what schedule_block() gives, and what every pass run
- * through the machine gives (no steady-state shortcut, no context kept
- * from a block to the next).
- */
-static void sched_prepared_is_exact(void **state)
-{
-	static const char *const models[] = { "znver5", "znver4", "skylake" };
-	char exe[4096];
-	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	struct db_image rec;
-	struct image *img;
-	struct proctab *tab;
-	size_t blocks = 0, loops = 0;
-	(void)state;
-
-	assert_true(len > 0);
-	exe[len] = 0;
-	memset(&rec, 0, sizeof(rec));
-	rec.kind = IMAGE_FILE;
-	rec.path = exe;
-	img = image_open(&rec, NULL);
-	assert_int_equal(img->state, IMAGE_OK);
-	tab = image_procs(img);
-	for (size_t k = 0; k < tab->n && blocks < 30000; k++) {
-		struct cfg cfg;
-
-		if (image_cfg(img, &tab->v[k], &cfg))
-			continue;
-		for (size_t mi = 0; mi < ARRAY_SIZE(models); mi++) {
-			const struct cpu_model *m = cpu_model_by_name(models[mi]);
-			struct sched_prep *fast = sched_prep_new(m, cfg.insns, cfg.n_insns);
-			struct sched_prep *full = sched_prep_new(m, cfg.insns, cfg.n_insns);
-
-			sched_prep_full_runs(full, true);
-			for (size_t b = 0; b < cfg.n_blocks; b++) {
-				const struct cfg_block *blk = &cfg.blocks[b];
-				uint32_t body[512], ctx[32];
-				size_t n = blk->n_insns < 512 ? blk->n_insns : 512;
-				size_t nc = blk->first < 32 ? blk->first : 32;
-
-				if (!n)
-					continue;
-				for (size_t i = 0; i < n; i++)
-					body[i] = blk->first + (uint32_t)i;
-				for (size_t i = 0; i < nc; i++)
-					ctx[i] = blk->first - (uint32_t)nc + (uint32_t)i;
-				for (int kind = SCHED_ENTRY_COLD; kind <= SCHED_ENTRY_LOOP; kind++) {
-					struct block_schedule a = BLOCK_SCHEDULE_INIT, c = BLOCK_SCHEDULE_INIT;
-					struct block_schedule r = BLOCK_SCHEDULE_INIT;
-					struct sched_entry e = { (enum sched_entry_kind)kind,
-								 &cfg.insns[blk->first - nc], nc };
-
-					if (kind == SCHED_ENTRY_LOOP && (b + mi) % 2)
-						continue;
-					assert_int_equal(schedule_prepared(fast, body, n, e.kind, ctx, nc, &a), 0);
-					assert_int_equal(schedule_prepared(full, body, n, e.kind, ctx, nc, &c), 0);
-					assert_int_equal(schedule_block(m, &cfg.insns[blk->first], n, &e, &r), 0);
-					assert_same_schedule(&a, &c);
-					assert_same_schedule(&a, &r);
-					loops += kind == SCHED_ENTRY_LOOP;
-					/* the next block after the same code: from the machine kept */
-					if (kind == SCHED_ENTRY_PRED && b + 1 < cfg.n_blocks &&
-					    cfg.blocks[b + 1].n_insns) {
-						uint32_t next = cfg.blocks[b + 1].first;
-
-						assert_int_equal(schedule_prepared(fast, &next, 1, e.kind, ctx, nc, &a), 0);
-						assert_int_equal(schedule_prepared(full, &next, 1, e.kind, ctx, nc, &c), 0);
-						assert_same_schedule(&a, &c);
-					}
-					block_schedule_release(&a);
-					block_schedule_release(&c);
-					block_schedule_release(&r);
-				}
-				blocks++;
-			}
-			sched_prep_free(fast);
-			sched_prep_free(full);
-		}
-		cfg_release(&cfg);
-	}
-	print_message("%zu blocks, %zu loops\n", blocks, loops);
-	assert_true(blocks > 1000);
-	image_free(img);
-}
-
 /* ---- the memo of schedules ---------------------------------------------------- */
 
 #define ALL_ENTRIES (1u << SCHED_ENTRY_COLD | 1u << SCHED_ENTRY_PRED | 1u << SCHED_ENTRY_LOOP)
@@ -997,6 +884,129 @@ static struct insn *moved(const struct insn *insns, size_t n, uint64_t delta)
 			v[i].mem_addr += delta;
 	}
 	return v;
+}
+
+/* Two schedules of one block are the same, field by field. */
+static void assert_same_schedule(const struct block_schedule *a, const struct block_schedule *b)
+{
+	assert_int_equal(a->n, b->n);
+	assert_true(a->cycles == b->cycles);
+	assert_int_equal(a->issue_points, b->issue_points);
+	assert_int_equal(a->iterations, b->iterations);
+	assert_int_equal(a->uncertain, b->uncertain);
+	for (size_t i = 0; i < a->n; i++) {
+		const struct sched_insn *x = &a->insn[i], *y = &b->insn[i];
+
+		assert_true(x->m == y->m && x->stall == y->stall);
+		assert_int_equal(x->reason, y->reason);
+		assert_int_equal(x->reg, y->reg);
+		assert_int_equal(x->producer.kind, y->producer.kind);
+		assert_int_equal(x->producer.index, y->producer.index);
+		assert_int_equal(x->unit, y->unit);
+		assert_int_equal(x->flags, y->flags);
+		assert_int_equal(x->timing.latency, y->timing.latency);
+		assert_int_equal(x->dispatch, y->dispatch);
+		assert_int_equal(x->issue, y->issue);
+		assert_int_equal(x->complete, y->complete);
+		assert_int_equal(x->retire, y->retire);
+	}
+}
+
+/*
+ * Real code (this test's own, as compiled here): every block scheduled
+ * from prepared instructions, cold, after the instructions before it and
+ * as a loop, is what schedule_block() gives, and what every pass run
+ * through the machine gives (no steady-state shortcut, no context kept
+ * from a block to the next, no memo).  With every kind of entry
+ * remembered, the same code moved elsewhere gets its schedule from the
+ * memo, the same one.
+ */
+static void sched_prepared_is_exact(void **state)
+{
+	static const char *const models[] = { "znver5", "znver4", "skylake" };
+	struct image *img = own_image();
+	struct proctab *tab = image_procs(img);
+	size_t blocks = 0, loops = 0;
+	uint64_t before;
+	(void)state;
+
+	sched_memo_limit(64u << 20);
+	sched_memo_kinds(ALL_ENTRIES);
+	before = memo_hits();
+	for (size_t k = 0; k < tab->n && blocks < 30000; k++) {
+		struct cfg cfg;
+		struct insn *far;
+
+		if (image_cfg(img, &tab->v[k], &cfg))
+			continue;
+		far = moved(cfg.insns, cfg.n_insns, 0x100000);
+		for (size_t mi = 0; mi < ARRAY_SIZE(models); mi++) {
+			const struct cpu_model *m = cpu_model_by_name(models[mi]);
+			struct sched_prep *fast = sched_prep_new(m, cfg.insns, cfg.n_insns);
+			struct sched_prep *full = sched_prep_new(m, cfg.insns, cfg.n_insns);
+			struct sched_prep *there = sched_prep_new(m, far, cfg.n_insns);
+
+			sched_prep_full_runs(full, true);
+			for (size_t b = 0; b < cfg.n_blocks; b++) {
+				const struct cfg_block *blk = &cfg.blocks[b];
+				uint32_t body[512], ctx[32];
+				size_t n = blk->n_insns < 512 ? blk->n_insns : 512;
+				size_t nc = blk->first < 32 ? blk->first : 32;
+
+				if (!n)
+					continue;
+				for (size_t i = 0; i < n; i++)
+					body[i] = blk->first + (uint32_t)i;
+				for (size_t i = 0; i < nc; i++)
+					ctx[i] = blk->first - (uint32_t)nc + (uint32_t)i;
+				for (int kind = SCHED_ENTRY_COLD; kind <= SCHED_ENTRY_LOOP; kind++) {
+					struct block_schedule a = BLOCK_SCHEDULE_INIT, c = BLOCK_SCHEDULE_INIT;
+					struct block_schedule r = BLOCK_SCHEDULE_INIT, t = BLOCK_SCHEDULE_INIT;
+					struct sched_entry e = { (enum sched_entry_kind)kind,
+								 &cfg.insns[blk->first - nc], nc };
+					uint64_t h;
+
+					if (kind == SCHED_ENTRY_LOOP && (b + mi) % 2)
+						continue;
+					assert_int_equal(schedule_prepared(fast, body, n, e.kind, ctx, nc, &a), 0);
+					assert_int_equal(schedule_prepared(full, body, n, e.kind, ctx, nc, &c), 0);
+					sched_unremembered(m, &cfg.insns[blk->first], n, &e, &r);
+					h = memo_hits();
+					assert_int_equal(schedule_prepared(there, body, n, e.kind, ctx, nc, &t), 0);
+					assert_true(memo_hits() > h);
+					assert_same_schedule(&a, &c);
+					assert_same_schedule(&a, &r);
+					assert_same_schedule(&t, &c);
+					loops += kind == SCHED_ENTRY_LOOP;
+					/* the next block after the same code: from the machine kept */
+					if (kind == SCHED_ENTRY_PRED && b + 1 < cfg.n_blocks &&
+					    cfg.blocks[b + 1].n_insns) {
+						uint32_t next = cfg.blocks[b + 1].first;
+
+						assert_int_equal(schedule_prepared(fast, &next, 1, e.kind, ctx, nc, &a), 0);
+						assert_int_equal(schedule_prepared(full, &next, 1, e.kind, ctx, nc, &c), 0);
+						assert_same_schedule(&a, &c);
+					}
+					block_schedule_release(&a);
+					block_schedule_release(&c);
+					block_schedule_release(&r);
+					block_schedule_release(&t);
+				}
+				blocks++;
+			}
+			sched_prep_free(fast);
+			sched_prep_free(full);
+			sched_prep_free(there);
+		}
+		free(far);
+		cfg_release(&cfg);
+	}
+	print_message("%zu blocks, %zu loops, %llu schedules from the memo\n", blocks, loops,
+		      (unsigned long long)(memo_hits() - before));
+	assert_true(blocks > 1000);
+	image_free(img);
+	sched_memo_kinds(1u << SCHED_ENTRY_LOOP);
+	sched_memo_limit(16u << 20);
 }
 
 /*
@@ -1080,93 +1090,6 @@ static void sched_memo_keys(void **state)
 	sched_memo_kinds(1u << SCHED_ENTRY_LOOP);
 }
 
-/*
- * Real code (this test's own) with every kind of entry remembered: each
- * block cold, after the instructions before it and as a loop, then the
- * same code moved elsewhere, which the memo gives back, each schedule the
- * one every pass run through the machine gives (no memo, no shortcut).
- */
-static void sched_memo_is_exact(void **state)
-{
-	char exe[4096];
-	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	const struct cpu_model *m = zen4();
-	struct db_image rec;
-	struct image *img;
-	struct proctab *tab;
-	size_t blocks = 0;
-	uint64_t before;
-	(void)state;
-
-	assert_true(len > 0);
-	exe[len] = 0;
-	memset(&rec, 0, sizeof(rec));
-	rec.kind = IMAGE_FILE;
-	rec.path = exe;
-	img = image_open(&rec, NULL);
-	assert_int_equal(img->state, IMAGE_OK);
-	tab = image_procs(img);
-	sched_memo_limit(64u << 20);
-	sched_memo_kinds(ALL_ENTRIES);
-	before = memo_hits();
-	for (size_t k = 0; k < tab->n && blocks < 3000; k++) {
-		struct cfg cfg;
-		struct insn *far;
-		struct sched_prep *here, *there, *full;
-
-		if (image_cfg(img, &tab->v[k], &cfg))
-			continue;
-		far = moved(cfg.insns, cfg.n_insns, 0x100000);
-		here = sched_prep_new(m, cfg.insns, cfg.n_insns);
-		there = sched_prep_new(m, far, cfg.n_insns);
-		full = sched_prep_new(m, cfg.insns, cfg.n_insns);
-		sched_prep_full_runs(full, true);
-		for (size_t b = 0; b < cfg.n_blocks; b++) {
-			const struct cfg_block *blk = &cfg.blocks[b];
-			uint32_t body[256], ctx[32];
-			size_t n = blk->n_insns < 256 ? blk->n_insns : 256;
-			size_t nc = blk->first < 32 ? blk->first : 32;
-
-			if (!n)
-				continue;
-			for (size_t i = 0; i < n; i++)
-				body[i] = blk->first + (uint32_t)i;
-			for (size_t i = 0; i < nc; i++)
-				ctx[i] = blk->first - (uint32_t)nc + (uint32_t)i;
-			for (int kind = SCHED_ENTRY_COLD; kind <= SCHED_ENTRY_LOOP; kind++) {
-				struct block_schedule a = BLOCK_SCHEDULE_INIT, c = BLOCK_SCHEDULE_INIT;
-				struct block_schedule f = BLOCK_SCHEDULE_INIT;
-				uint64_t h;
-
-				if (kind == SCHED_ENTRY_LOOP && b % 3)
-					continue;
-				assert_int_equal(schedule_prepared(here, body, n, kind, ctx, nc, &a), 0);
-				h = memo_hits();
-				assert_int_equal(schedule_prepared(there, body, n, kind, ctx, nc, &c), 0);
-				assert_true(memo_hits() > h);
-				assert_int_equal(schedule_prepared(full, body, n, kind, ctx, nc, &f), 0);
-				assert_same_schedule(&a, &f);
-				assert_same_schedule(&c, &f);
-				block_schedule_release(&a);
-				block_schedule_release(&c);
-				block_schedule_release(&f);
-			}
-			blocks++;
-		}
-		sched_prep_free(here);
-		sched_prep_free(there);
-		sched_prep_free(full);
-		free(far);
-		cfg_release(&cfg);
-	}
-	print_message("%zu blocks, %llu schedules from the memo\n", blocks,
-		      (unsigned long long)(memo_hits() - before));
-	assert_true(blocks > 1000);
-	image_free(img);
-	sched_memo_kinds(1u << SCHED_ENTRY_LOOP);
-	sched_memo_limit(16u << 20);
-}
-
 int main(void)
 {
 	static const struct CMUnitTest tests[] = {
@@ -1191,7 +1114,6 @@ int main(void)
 		cmocka_unit_test(sched_describe_and_errors),
 		cmocka_unit_test(sched_prepared_is_exact),
 		cmocka_unit_test(sched_memo_keys),
-		cmocka_unit_test(sched_memo_is_exact),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

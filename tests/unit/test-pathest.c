@@ -17,7 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <cmocka.h>
 
 #include "analysis/calc.h"
@@ -32,6 +31,7 @@
 #include "disasm/decode.h"
 #include "disasm/image.h"
 #include "disasm/proctab.h"
+#include "tests/unit/own-image.h"
 
 #define assert_rel(a, b, rel) assert_true(fabs((double)(a) - (double)(b)) <= (rel) * fabs((double)(b)))
 
@@ -121,6 +121,13 @@ static void synth_listing(struct synth *sy, struct calc *c, const uint8_t *code,
 		l->insns[i].insn = &l->cfg.insns[i];
 		l->insns[i].block = cfg_block_at(&l->cfg, l->cfg.insns[i].addr);
 	}
+}
+
+/* What synth_listing() made, let go. */
+static void synth_release(struct synth *sy, struct calc *c)
+{
+	calc_release(c);
+	epoch_meta_release(&sy->meta);
 }
 
 static long block_of(const struct calc *c, uint64_t addr)
@@ -217,8 +224,7 @@ static void pathview_maps_translation_blocks(void **state)
 	assert_false(pv.present);
 	pathview_release(&pv);
 	paths_profile_release(&p);
-	calc_release(&c);
-	epoch_meta_release(&sy.meta);
+	synth_release(&sy, &c);
 }
 
 /*
@@ -313,8 +319,7 @@ static void counts_from_windows(void **state)
 	}
 	strbuf_release(&sb);
 	paths_profile_release(&p);
-	calc_release(&c);
-	epoch_meta_release(&sy.meta);
+	synth_release(&sy, &c);
 }
 
 /*
@@ -343,8 +348,7 @@ static void confidence_from_windows(void **state)
 		if (k)
 			assert_int_equal(c.blocks[block_of(&c, 0x1002)].conf, CALC_CONF_LOW);
 		paths_profile_release(&p);
-		calc_release(&c);
-		epoch_meta_release(&sy.meta);
+		synth_release(&sy, &c);
 	}
 	assert_true(err[1] > 2 * err[0]);
 }
@@ -377,8 +381,7 @@ static void shares_without_windows(void **state)
 	assert_true(c.blocks[head].execs > 0);
 	assert_rel(c.blocks[arm_a].execs, c.blocks[head].execs / 2, 1e-3);
 	assert_rel(c.blocks[arm_b].execs, c.blocks[head].execs / 2, 1e-3);
-	calc_release(&c);
-	epoch_meta_release(&sy.meta);
+	synth_release(&sy, &c);
 	/* with the paths left out (--est paths=0), the model alone: not from paths */
 	{
 		struct est_params ep = EST_PARAMS_INIT;
@@ -391,8 +394,7 @@ static void shares_without_windows(void **state)
 		assert_int_equal(calc_from_listing(&c, &sy.meta, NULL, &o), 0);
 		assert_int_equal(c.pscale.source, CALC_PSCALE_NONE);
 		assert_int_not_equal(c.blocks[block_of(&c, 0x1002)].how, CALC_HOW_PATHS_SHARES);
-		calc_release(&c);
-		epoch_meta_release(&sy.meta);
+		synth_release(&sy, &c);
 	}
 	paths_profile_release(&p);
 }
@@ -445,8 +447,7 @@ static void values_written_in_bursts(void **state)
 	valprof_release(&vp);
 	strbuf_release(&sb);
 	values_profile_release(&wr);
-	calc_release(&c);
-	epoch_meta_release(&sy.meta);
+	synth_release(&sy, &c);
 }
 
 /*
@@ -459,20 +460,19 @@ static void values_read_from_the_listings_decode(void **state)
 {
 	static const uint8_t code[] = { 0x48, 0x8b, 0x43, 0x08,   /* mov rax, qword ptr [rbx + 8] */
 					0xc3 };                   /* ret */
+	uint64_t regs[VALUES_NREGS] = { [VREG_RBX] = 0x5000 };
+	struct hotlist_rng rng = HOTLIST_RNG_INIT(5);
+	struct values_profile prof = VALUES_PROFILE_INIT;
+	struct strbuf sb = STRBUF_INIT;
+	struct values_rec *r;
+	struct valprof vp;
 	struct synth sy;
 	struct calc c;
-	struct values_profile prof = VALUES_PROFILE_INIT;
-	struct valprof vp;
-	struct values_rec *r;
-	struct hotlist_rng rng = HOTLIST_RNG_INIT(5);
-	uint64_t regs[VALUES_NREGS] = { 0 };
-	struct strbuf sb = STRBUF_INIT;
 	(void)state;
 
 	synth_listing(&sy, &c, code, sizeof(code));
 	assert_true(c.list.cfg.insns[0].opds_known);
 	r = values_profile_add(&prof, BASE);
-	regs[VREG_RBX] = 0x5000;
 	for (int k = 0; k < 50; k++)
 		values_rec_sample(r, regs, 1u << VREG_RBX, &rng);
 	values_profile_sort(&prof);
@@ -490,8 +490,7 @@ static void values_read_from_the_listings_decode(void **state)
 	valprof_release(&vp);
 	strbuf_release(&sb);
 	values_profile_release(&prof);
-	calc_release(&c);
-	epoch_meta_release(&sy.meta);
+	synth_release(&sy, &c);
 }
 
 /*
@@ -501,22 +500,11 @@ static void values_read_from_the_listings_decode(void **state)
  */
 static void listing_decodes_missing_operands(void **state)
 {
-	char exe[4096];
-	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	struct db_image rec;
-	struct image *img;
-	struct proctab *tab;
+	struct image *img = own_image();
+	struct proctab *tab = image_procs(img);
 	size_t checked = 0;
 	(void)state;
 
-	assert_true(len > 0);
-	exe[len] = 0;
-	memset(&rec, 0, sizeof(rec));
-	rec.kind = IMAGE_FILE;
-	rec.path = exe;
-	img = image_open(&rec, NULL);
-	assert_int_equal(img->state, IMAGE_OK);
-	tab = image_procs(img);
 	for (size_t k = 0; k < tab->n && checked < 5000; k++) {
 		struct listing l;
 		struct insn *kept;
