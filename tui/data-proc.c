@@ -40,10 +40,6 @@ void procs_data_free(void *data)
 
 	if (!pd)
 		return;
-	for (size_t i = 0; i < pd->n; i++)
-		if (pd->rows[i].name != pd->rows[i].pr->name)
-			free(pd->rows[i].name);
-	free(pd->rows);
 	for (size_t i = 0; i < pd->n_images; i++) {
 		free(pd->images[i].path);
 		free(pd->images[i].why);
@@ -125,33 +121,40 @@ void data_load_procs(struct job *job)
 		return;
 	}
 	pd->n = pd->pp.n_rows;
-	pd->rows = xcalloc(pd->n ? pd->n : 1, sizeof(*pd->rows));
-	for (size_t r = 0; r < pd->n; r++) {
-		const char *name = pd->pp.rows[r].name;
-
-		pd->rows[r].pr = &pd->pp.rows[r];
-		/* most names need no escaping: borrow them (they outlive the rows) */
-		pd->rows[r].name = plain(name) ? (char *)name : display_safe(name);
-	}
 	describe_images(pd, v);
 }
 
-const struct procs_image *procs_row_image(const struct procs_data *pd, const struct proc_row *r)
+const struct procs_image *procs_row_image(const struct procs_data *pd, const struct procprof_row *r)
 {
-	return &pd->images[r->pr->image];
+	return &pd->images[r->image];
 }
 
-const char *procs_row_key(const struct procs_data *pd, const struct proc_row *r)
+const char *procs_row_key(const struct procs_data *pd, const struct procprof_row *r)
 {
-	return pd->se->view.images[r->pr->image].rec->key;
+	return pd->se->view.images[r->image].rec->key;
+}
+
+const char *procs_row_name(const struct procs_data *pd, size_t i, struct strbuf *buf)
+{
+	const char *name = procprof_name(&pd->pp, i);
+	char *safe;
+
+	/* most names need no escaping: drawn as they are */
+	if (plain(name))
+		return name;
+	safe = display_safe(name);
+	strbuf_reset(buf);
+	strbuf_addstr(buf, safe);
+	free(safe);
+	return buf->buf;
 }
 
 /* ---- every procedure analysed --------------------------------------------------- */
 
-static bool has_time_samples(const struct procs_data *pd, const struct procprof_row *r)
+static bool has_time_samples(const struct procs_data *pd, size_t i)
 {
 	for (size_t e = 0; e < pd->pp.n_events; e++)
-		if (event_is_time(pd->pp.events[e]) && r->samples[pd->pp.events[e]])
+		if (event_is_time(pd->pp.events[e]) && procprof_samples(&pd->pp, i, e))
 			return true;
 	return false;
 }
@@ -167,7 +170,7 @@ static void order_by_image(const struct procs_data *pd, uint32_t *row_of)
 	size_t n_order = 0, next = 0;
 
 	for (size_t i = 0; i < pd->n; i++) {
-		size_t img = pd->rows[i].pr->image;
+		size_t img = pd->pp.rows[i].image;
 
 		if (!at[img]++)
 			order[n_order++] = (uint32_t)img;
@@ -179,7 +182,7 @@ static void order_by_image(const struct procs_data *pd, uint32_t *row_of)
 		next += count;
 	}
 	for (size_t i = 0; i < pd->n; i++)
-		row_of[at[pd->rows[i].pr->image]++] = (uint32_t)i;
+		row_of[at[pd->pp.rows[i].image]++] = (uint32_t)i;
 	free(at);
 	free(order);
 }
@@ -208,12 +211,12 @@ struct procs_calc_arg *procs_calc_arg_new(const struct procs_data *pd, struct ca
 	order_by_image(pd, a->row_of);
 	for (size_t k = 0; k < pd->n; k++) {
 		size_t i = a->row_of[k];
-		const struct procprof_row *r = pd->rows[i].pr;
+		const struct procprof_row *r = &pd->pp.rows[i];
 		const struct procs_image *pi = &pd->images[r->image];
 
 		res->item_of[i] = (uint32_t)k;
 		/* kernel, JIT: names without code, nothing to analyse */
-		if (!r->proc || !has_time_samples(pd, r) ||
+		if (!r->proc || !has_time_samples(pd, i) ||
 		    !(pi->state == IMAGE_OK || (pi->state == IMAGE_CHANGED && pi->forced))) {
 			atomic_init(&res->ready[i], 1);
 			continue;
@@ -778,10 +781,12 @@ const struct proc_data *data_proc(struct sources *s, uint32_t seq, const char *i
 static void add_proc_names(const void *result, void *data)
 {
 	const struct procs_data *pd = result;
+	struct strbuf buf = STRBUF_INIT;
 
 	for (size_t r = 0; r < pd->n; r++)
-		if (pd->rows[r].pr->proc)
-			candidates_add(data, pd->rows[r].name);
+		if (pd->pp.rows[r].proc)
+			candidates_add(data, procs_row_name(pd, r, &buf));
+	strbuf_release(&buf);
 }
 
 void procs_complete_names(struct sources *s, uint32_t seq, struct candidates *c)

@@ -37,6 +37,7 @@
 #include "tui/source.h"
 
 struct candidates;
+struct strbuf;
 struct job;
 
 /* ---- procedures ---------------------------------------------------------- */
@@ -69,22 +70,16 @@ struct proc_analysis {
 const char *proc_analysis_culprit(const struct proc_analysis *an);
 
 /*
- * A row: what procprof made of it, and its name as drawn.  16 bytes: the
- * figures are procprof's row, the image's are the procs_image's.
+ * The rows are procprof's (pp.rows[i], its samples procprof_samples(&pp,
+ * i, c)): 16 bytes a row and 8 a column, the image's figures in images[].
  */
-struct proc_row {
-	const struct procprof_row *pr; /* samples, image, proc (NULL: unnamed samples) */
-	char *name;               /* terminal-safe: pr->name when that needs no escaping, else owned */
-};
-
 struct procs_data {
 	struct shared_epoch *se;
 	uint32_t seq;
 	bool force;
 	char *image;              /* the image key asked for, NULL: all */
 	struct procprof pp;
-	struct proc_row *rows;
-	size_t n;
+	size_t n;                 /* rows: pp.n_rows */
 	struct procs_image *images;  /* one per image of the epoch view */
 	size_t n_images;
 	bool events[EVENT__COUNT];   /* events with samples in the epoch */
@@ -193,8 +188,10 @@ const struct procs_calc *data_procs_calc(struct sources *s, const struct procs_d
 					 struct view *waiter, bool *complete);
 
 /* The image path and key of a row. */
-const struct procs_image *procs_row_image(const struct procs_data *pd, const struct proc_row *r);
-const char *procs_row_key(const struct procs_data *pd, const struct proc_row *r);
+const struct procs_image *procs_row_image(const struct procs_data *pd, const struct procprof_row *r);
+const char *procs_row_key(const struct procs_data *pd, const struct procprof_row *r);
+/* A row's name as drawn: terminal-safe, in buf when it needs escaping (else borrowed). */
+const char *procs_row_name(const struct procs_data *pd, size_t i, struct strbuf *buf);
 
 /* ---- one procedure ----------------------------------------------------------- */
 
