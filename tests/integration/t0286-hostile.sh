@@ -101,15 +101,18 @@ test_expect_success 'single-step bursts of a program raising SIGTRAP itself: eve
 	grep -q "[1-9][0-9]* bursts of" step.err
 '
 
+# Bursts of them were emulated to an answer: counted, or dropped as
+# unverified (these programs live in system calls and signals: what a
+# burst read may have changed before a later sample confirms it).
 test_expect_success 'the daemon took bursts of them, and stops' '
 	dcpictl --socket "$SOCK" --json status >status.json &&
 	python3 -c "
 import json
 s = json.load(open(\"status.json\"))
 b = s[\"bursts\"]
-print({k: b[k] for k in (\"bursts\", \"refused\", \"lost\") if k in b})
+print({k: b[k] for k in (\"bursts\", \"unverified\", \"refused\", \"lost\") if k in b})
 print(s.get(\"stops\"))
-assert b[\"bursts\"] > 0, b
+assert b[\"bursts\"] + b[\"unverified\"] > 0, b
 " &&
 	dcpictl --socket "$SOCK" quit &&
 	wait_exit $(cat daemon.pid) &&
