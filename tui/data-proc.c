@@ -80,15 +80,6 @@ static void describe_images(struct procs_data *pd, struct epoch_view *v)
 	}
 }
 
-/* True if display_safe(s) would be s: printable ASCII, no backslash. */
-static bool plain(const char *s)
-{
-	for (; *s; s++)
-		if (*s < 0x20 || *s > 0x7e || *s == '\\')
-			return false;
-	return true;
-}
-
 void data_load_procs(struct job *job)
 {
 	struct procs_arg *arg = job->arg;
@@ -136,17 +127,7 @@ const char *procs_row_key(const struct procs_data *pd, const struct procprof_row
 
 const char *procs_row_name(const struct procs_data *pd, size_t i, struct strbuf *buf)
 {
-	const char *name = procprof_name(&pd->pp, i);
-	char *safe;
-
-	/* most names need no escaping: drawn as they are */
-	if (plain(name))
-		return name;
-	safe = display_safe(name);
-	strbuf_reset(buf);
-	strbuf_addstr(buf, safe);
-	free(safe);
-	return buf->buf;
+	return display_safe_in(procprof_name(&pd->pp, i), buf);
 }
 
 /* ---- every procedure analysed --------------------------------------------------- */
