@@ -28,6 +28,7 @@
 struct builder {
 	struct procprof *pp;
 	size_t alloc;
+	struct profile scratch;   /* the profile of the image at hand (epoch_view_profile_pass) */
 };
 
 static size_t new_row(struct builder *b, size_t image, const struct proc *p, uint32_t group)
@@ -81,21 +82,18 @@ static void image_rows(struct builder *b, size_t i, bool quiet)
 	struct epoch_view *v = pp->view;
 	struct image *img = epoch_view_image(v, i);
 	struct u64map rows;   /* proc pointer (0: unnamed) -> row index + 1 */
-	size_t most = 1;
 
 	if (!quiet && (img->syms_why || !image_procs(img)->n || img->forced))
 		epoch_view_warn_image(v, i);
 	pp->unnamed[i] = image_unnamed(img);
-	for (size_t c = 0; c < pp->n_events; c++)
-		most += epoch_view_profile(v, i, pp->events[c])->n;
-	reserve_rows(b, most);
 	u64map_init(&rows);
 	for (size_t c = 0; c < pp->n_events; c++) {
 		enum dcpi_event ev = pp->events[c];
-		const struct profile *prof = epoch_view_profile(v, i, ev);
+		const struct profile *prof = epoch_view_profile_pass(v, i, ev, &b->scratch);
 		const struct proc *last = NULL;
 		size_t last_row = 0;
 
+		reserve_rows(b, prof->n + 1);
 		for (size_t k = 0; k < prof->n; k++) {
 			const struct proc *p = NULL;
 			uint64_t addr, *slot;
@@ -404,7 +402,7 @@ done:
 int procprof_build(struct procprof *pp, struct epoch_view *v, const struct procprof_opts *o)
 {
 	static const struct procprof_opts defaults = PROCPROF_OPTS_INIT;
-	struct builder b = { pp, 0 };
+	struct builder b = { pp, 0, PROFILE_INIT };
 
 	if (!o)
 		o = &defaults;
@@ -435,6 +433,7 @@ int procprof_build(struct procprof *pp, struct epoch_view *v, const struct procp
 			image_rows(&b, i, o->quiet);
 		}
 	}
+	profile_release(&b.scratch);
 	/* as many as were made: the room reserved for the worst case goes back */
 	if (pp->n_rows) {
 		pp->rows = xreallocarray(pp->rows, pp->n_rows, sizeof(*pp->rows));

@@ -455,6 +455,7 @@ struct rows_priv {
 	struct strindex warned;   /* image match keys warned about */
 	struct strindex paths;    /* the image paths of rows, once each */
 	size_t alloc_rows;
+	struct profile scratch;   /* the profile of the image at hand (epoch_view_profile_pass) */
 	struct u64map unique;     /* image pointer -> 1 + whether its names are all different */
 	uint32_t *image_row_info; /* images: per row, its info */
 };
@@ -675,7 +676,8 @@ static size_t count_procs(struct pset_rows *t, struct epoch_view *v, size_t i,
 			  struct proc_count **out, size_t *alloc)
 {
 	struct image *img = epoch_view_image(v, i);
-	const struct profile *prof = epoch_view_profile(v, i, t->event);
+	const struct profile *prof = epoch_view_profile_pass(v, i, t->event,
+							     &((struct rows_priv *)t->priv)->scratch);
 	const struct proc *last = NULL;
 	uint64_t got = profile_total(prof), want = v->images[i].samples[t->event];
 	struct u64map at;   /* proc pointer (0: none) -> index + 1 in out */
@@ -868,7 +870,8 @@ static void insn_rows_of_image(struct pset_rows *t, size_t set, struct epoch_vie
 {
 	const struct db_image *rec = v->images[i].rec;
 	struct image *img = epoch_view_image(v, i);
-	const struct profile *prof = epoch_view_profile(v, i, t->event);
+	const struct profile *prof = epoch_view_profile_pass(v, i, t->event,
+							     &((struct rows_priv *)t->priv)->scratch);
 	const struct proc *last = NULL;
 	struct strbuf key = STRBUF_INIT;
 
@@ -921,6 +924,7 @@ static void rows_init(struct pset_rows *t, struct pset *const *sets, size_t n,
 	pv->sets = sets;
 	pv->rows.mem = pv->images.mem = pv->warned.mem = pv->paths.mem = &pv->mem;
 	u64map_init(&pv->unique);
+	profile_init(&pv->scratch);
 	t->priv = pv;
 }
 
@@ -1241,6 +1245,7 @@ void pset_rows_release(struct pset_rows *t)
 		free(pv->infos);
 		free(pv->image_row_info);
 		u64map_release(&pv->unique);
+		profile_release(&pv->scratch);
 		strindex_release(&pv->rows);
 		strindex_release(&pv->images);
 		strindex_release(&pv->warned);
