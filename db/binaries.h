@@ -18,6 +18,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
+
+#include "db/blob.h"
+#include "db/fsio.h"
 
 struct db;
 struct strbuf;
@@ -94,6 +98,42 @@ int db_calc_store(struct db *db, const char *hex, const char *model, uint32_t co
 struct blob_header;
 int db_calc_load(struct db *db, const char *hex, const char *model, struct strbuf *buf,
 		 struct blob_header *h, const char **why);
+
+/*
+ * The same written and read piece by piece, for a payload too big to hold
+ * whole (the figures of a million procedures: tens of MB).  Writing: begin,
+ * write the payload's pieces, end (the header once the checksum is known,
+ * then the file renamed into place); every call -1 with errno and no
+ * message, after which end stores nothing.  Reading: begin verifies the
+ * file whole (its header, then its payload's checksum, read through once)
+ * before a piece of it is believed: 0 (h: the blob), 1 if there is none,
+ * -1 with *why; then read the payload's pieces.
+ */
+struct db_calc_writer {
+	struct fsio_cache_file f;
+	char name[128];
+	uint32_t crc;               /* of the payload so far */
+	uint64_t size;
+	bool failed;
+};
+
+int db_calc_write_begin(struct db *db, const char *hex, const char *model,
+			struct db_calc_writer *w);
+int db_calc_write(struct db_calc_writer *w, const void *data, size_t len);
+/* Ends the writer: stores it (count records) if keep and nothing failed; 0 if it did. */
+int db_calc_write_end(struct db_calc_writer *w, uint32_t count, bool keep);
+
+struct db_calc_reader {
+	int fd;
+	struct blob_header h;
+};
+
+int db_calc_read_begin(struct db *db, const char *hex, const char *model,
+		       struct db_calc_reader *r, const char **why);
+/* Up to len bytes of the payload from its byte at: how many (0 past its end), -1 with *why. */
+ssize_t db_calc_read(struct db_calc_reader *r, void *buf, size_t len, uint64_t at,
+		     const char **why);
+void db_calc_read_end(struct db_calc_reader *r);
 
 
 #endif

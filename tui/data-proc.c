@@ -314,6 +314,26 @@ static bool not_ready(void *ctx, size_t k)
 	return !procs_calc_ready(a->res, a->row_of[k]);
 }
 
+/* Item k's procedure, for the memo. */
+static bool memo_item(void *ctx, size_t k, size_t *image, const struct proc **p)
+{
+	struct procs_calc_arg *a = ctx;
+
+	*image = a->refs[k].image;
+	*p = a->refs[k].proc;
+	return *p != NULL;
+}
+
+/* Item k's figures, found in the memo: final at once. */
+static void memo_found(void *ctx, size_t k, const struct calc_procrow *row)
+{
+	struct procs_calc_arg *a = ctx;
+
+	set_figures(a->res, a->row_of[k], row);
+	atomic_fetch_add(&a->res->n_analysed, 1);
+	atomic_store_explicit(&a->res->ready[a->row_of[k]], 1, memory_order_release);
+}
+
 /* Item k's figures for the memo, if it has some. */
 static bool memo_row_of(void *ctx, size_t k, size_t *image, const struct proc **p,
 			struct calc_procrow *row)
@@ -350,16 +370,7 @@ void data_calc_procs(struct job *job)
 	rows.v = &a->se->view;
 	/* what an earlier session found of these very rows first */
 	memo = calc_memo_open(a->se->db, &a->se->view, &co);
-	for (size_t k = 0; k < a->n; k++) {
-		struct calc_procrow row;
-
-		if (!a->refs[k].proc || !calc_memo_get(memo, a->refs[k].image, a->refs[k].proc, &row))
-			continue;
-		set_figures(res, a->row_of[k], &row);
-		atomic_fetch_add(&res->n_analysed, 1);
-		atomic_store_explicit(&res->ready[a->row_of[k]], 1, memory_order_release);
-	}
-	calc_memo_done_reading(memo);
+	calc_memo_find(memo, a->n, memo_item, memo_found, a);
 	pthread_mutex_lock(&res->want_lock);
 	res->rows = &rows;
 	pthread_mutex_unlock(&res->want_lock);
