@@ -143,8 +143,10 @@ static int remake(struct diff_data *dd, bool swap, enum pset_norm norm)
 	}
 	if (norm != d->opts.norm)
 		r = diff_renorm(d, norm);
-	count_shown(dd);
-	dd->generation++;
+	if (swap || !r) {
+		count_shown(dd);
+		dd->generation++;
+	}
 	return r;
 }
 

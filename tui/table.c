@@ -18,6 +18,7 @@
 /* The order of every row under a sort: by a column (what it compares) and a direction. */
 struct table_order {
 	uint32_t *v;               /* NULL: none kept */
+	uint64_t *ties;            /* a bit per place: its row ties with the row before */
 	uint64_t (*key)(const struct table_column *col, const void *row);
 	table_cmp_fn cmp;
 	const void *data;
@@ -50,7 +51,9 @@ static void forget_orders(struct table *t, bool live_only)
 		if (live_only && !t->orders[k].live)
 			continue;
 		free(t->orders[k].v);
+		free(t->orders[k].ties);
 		t->orders[k].v = NULL;
+		t->orders[k].ties = NULL;
 	}
 }
 
@@ -240,8 +243,9 @@ static struct table_order *kept_order(struct table *t, const struct table_column
 	return NULL;
 }
 
-/* Keeps v as the order of col, desc (the oldest kept order makes room). */
-static void keep_order(struct table *t, const struct table_column *col, bool desc, uint32_t *v)
+/* Keeps v as the order of col, desc, ties its ties (the oldest kept order makes room). */
+static void keep_order(struct table *t, const struct table_column *col, bool desc, uint32_t *v,
+		       uint64_t *ties)
 {
 	struct table_order *o;
 
@@ -252,33 +256,37 @@ static void keep_order(struct table *t, const struct table_column *col, bool des
 		if (o->v && (!t->orders[k].v || t->orders[k].used < o->used))
 			o = &t->orders[k];
 	free(o->v);
-	*o = (struct table_order){ v, col->key, col->cmp, col->data, col->arg, desc, col->live,
+	free(o->ties);
+	*o = (struct table_order){ v, ties, col->key, col->cmp, col->data, col->arg, desc, col->live,
 				   t->generation, ++order_clock };
 }
 
-/* Row i's and row j's cells compare equal in col. */
-static bool tie(const struct table *t, const struct table_column *col, uint32_t i, uint32_t j)
+static bool tied(const uint64_t *ties, size_t k)
 {
-	if (col->key)
-		return col->key(col, table_row_at(t, i)) == col->key(col, table_row_at(t, j));
-	return !col->cmp(col, table_row_at(t, i), table_row_at(t, j));
+	return ties[k / 64] >> (k % 64) & 1;
 }
 
 /*
  * The order the other way round from another kept one: reversed, then
- * each run of ties reversed back (ties keep the given order either way).
+ * each run of ties reversed back (ties keep the given order either way);
+ * the runs are known from the sort, no row is compared again.
  */
-static uint32_t *reversed(const struct table *t, const struct table_column *col,
-			  const uint32_t *from, size_t n)
+static uint32_t *reversed(const uint32_t *from, const uint64_t *from_ties, size_t n,
+			  uint64_t **ties)
 {
 	uint32_t *v = xreallocarray(NULL, n ? n : 1, sizeof(*v));
 
+	*ties = xcalloc(n / 64 + 1, sizeof(**ties));
 	for (size_t k = 0; k < n; k++)
 		v[k] = from[n - 1 - k];
+	/* place k of v ties with the one before if place n - k of from did */
+	for (size_t k = 1; k < n; k++)
+		if (tied(from_ties, n - k))
+			(*ties)[k / 64] |= UINT64_C(1) << (k % 64);
 	for (size_t i = 0; i < n;) {
 		size_t j = i + 1;
 
-		while (j < n && tie(t, col, v[i], v[j]))
+		while (j < n && tied(*ties, j))
 			j++;
 		for (size_t a = i, b = j - 1; a < b; a++, b--) {
 			uint32_t x = v[a];
@@ -305,10 +313,12 @@ static int compare_rows(const void *pa, const void *pb, void *arg)
 
 /*
  * Sorts the rows v[0..n) (indices, ascending) by the sort column; a column
- * with a key sorts its keys, read once a row.  Rows given in the order
- * asked for (a report sorted by the same column) cost one pass.
+ * with a key sorts its keys, read once a row (all at once when every row
+ * is sorted and the column can).  Rows given in the order asked for (a
+ * report sorted by the same column) cost one pass.  ties (if not NULL):
+ * a bit per place set when its row ties with the one before.
  */
-static void sort_indices(struct table *t, uint32_t *v, size_t n)
+static void sort_indices(struct table *t, uint32_t *v, size_t n, uint64_t *ties)
 {
 	const struct table_column *col = &t->cols[t->sort];
 	struct radix_item *items;
@@ -321,18 +331,32 @@ static void sort_indices(struct table *t, uint32_t *v, size_t n)
 			k++;
 		if (k < n)
 			qsort_r(v, n, sizeof(*v), compare_rows, t);
+		for (k = 1; ties && k < n; k++)
+			if (!col->cmp(col, table_row_at(t, v[k - 1]), table_row_at(t, v[k])))
+				ties[k / 64] |= UINT64_C(1) << (k % 64);
 		return;
 	}
 	items = xreallocarray(NULL, n, sizeof(*items));
-	for (k = 0; k < n; k++)
-		items[k] = (struct radix_item){ col->key(col, table_row_at(t, v[k])), v[k] };
+	if (col->keys && n == t->n_rows) {
+		uint64_t *all = xreallocarray(NULL, n, sizeof(*all));
+
+		col->keys(col, t, all);
+		for (k = 0; k < n; k++)
+			items[k] = (struct radix_item){ all[v[k]], v[k] };
+		free(all);
+	} else {
+		for (k = 0; k < n; k++)
+			items[k] = (struct radix_item){ col->key(col, table_row_at(t, v[k])), v[k] };
+	}
 	for (k = 1; k < n; k++)
 		if (t->desc ? items[k - 1].key < items[k].key : items[k - 1].key > items[k].key)
 			break;
-	if (k < n) {
+	if (k < n)
 		radix_sort(items, n, t->desc);
-		for (k = 0; k < n; k++)
-			v[k] = items[k].i;
+	for (k = 0; k < n; k++) {
+		v[k] = items[k].i;
+		if (ties && k && items[k].key == items[k - 1].key)
+			ties[k / 64] |= UINT64_C(1) << (k % 64);
 	}
 	free(items);
 }
@@ -342,6 +366,7 @@ static const uint32_t *full_order(struct table *t)
 {
 	const struct table_column *col = &t->cols[t->sort];
 	struct table_order *o = kept_order(t, col, t->desc);
+	uint64_t *ties;
 	uint32_t *v;
 
 	if (o) {
@@ -350,14 +375,15 @@ static const uint32_t *full_order(struct table *t)
 	}
 	if ((o = kept_order(t, col, !t->desc))) {
 		o->used = ++order_clock;
-		v = reversed(t, col, o->v, t->n_rows);
+		v = reversed(o->v, o->ties, t->n_rows, &ties);
 	} else {
 		v = xreallocarray(NULL, t->n_rows ? t->n_rows : 1, sizeof(*v));
+		ties = xcalloc(t->n_rows / 64 + 1, sizeof(*ties));
 		for (size_t k = 0; k < t->n_rows; k++)
 			v[k] = (uint32_t)k;
-		sort_indices(t, v, t->n_rows);
+		sort_indices(t, v, t->n_rows, ties);
 	}
-	keep_order(t, col, t->desc, v);
+	keep_order(t, col, t->desc, v, ties);
 	return v;
 }
 
@@ -379,7 +405,7 @@ void table_update(struct table *t)
 		if (t->n_shown > t->n_rows / 8)
 			apply_filter(t, full_order(t));
 		else
-			sort_indices(t, t->shown, t->n_shown);
+			sort_indices(t, t->shown, t->n_shown, NULL);
 	} else {
 		apply_filter(t, full_order(t));
 	}

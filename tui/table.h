@@ -34,6 +34,7 @@
 #include "present/draw.h"
 
 struct strbuf;
+struct table;
 struct table_column;
 
 /* Compares two rows for this column, ascending; 0 when equal. */
@@ -66,6 +67,12 @@ struct table_column {
 	table_cmp_fn cmp;      /* NULL: not sortable */
 	/* Optional: a number that orders rows as cmp does (a million rows sort on it, not on cmp). */
 	uint64_t (*key)(const struct table_column *col, const void *row);
+	/*
+	 * Optional, with key: every row's key at once, out[i] for row i (for a
+	 * view whose rows' figures lie elsewhere in another order: read there
+	 * in their order, not a row at a time).
+	 */
+	void (*keys)(const struct table_column *col, const struct table *t, uint64_t *out);
 	table_cell_fn cell;
 	/* Optional: the cell's text as drawn, plain (searched without drawing the cell). */
 	const char *(*text)(void *ctx, const struct table_column *col, const void *row);

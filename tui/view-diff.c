@@ -26,8 +26,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+struct diff_view;
+
+/* What a column sorts by: a key of each source row (side: A's or B's). */
+struct diff_col {
+	const struct diff_view *dv;
+	uint64_t (*key)(const struct diff_view *dv, size_t src, int side);
+	int side;
+};
+
+enum { COL_A, COL_A_SHARE, COL_B, COL_B_SHARE, COL_DELTA, COL_RATIO, COL_VERDICT, COL_NAME,
+       COL_IMAGE, COL__COUNT };
+
 struct diff_view {
-	const struct diff_data *dd;
+	const struct diff_data *dd;      /* what is shown (maybe an error) */
+	const struct diff_data *rows_dd; /* whose rows are in the table */
+	struct diff_col cols[COL__COUNT];
 	unsigned generation;     /* dd's when its rows went into the table */
 	struct table table;
 	bool all;                /* every row, not only the notable ones */
@@ -51,17 +65,16 @@ static const struct diff_row *row_of(const struct diff_view *dv, const void *p)
 {
 	struct diff_view *w = (struct diff_view *)dv;  /* the cache is the view's to write */
 
-	if (w->last_src != SRC(p) || w->last_generation != dv->dd->generation + 1) {
-		diff_row_of(&dv->dd->de.diff, SRC(p), &w->last);
+	if (w->last_src != SRC(p) || w->last_generation != dv->rows_dd->generation + 1) {
+		diff_row_of(&dv->rows_dd->de.diff, SRC(p), &w->last);
 		w->last_src = SRC(p);
-		w->last_generation = dv->dd->generation + 1;
+		w->last_generation = dv->rows_dd->generation + 1;
 	}
 	return &w->last;
 }
 
 /* ROW(p): the numbers of the row at p of the view in ctx. */
 #define ROW(p) row_of(DV((struct view *)ctx), (p))
-#define SROW(c, p) row_of((c)->data, (p))
 
 /* ---- cells (shared with the diff-procedure view through the same logic) ---- */
 
@@ -115,7 +128,7 @@ static void cell_verdict(void *ctx, const struct table_column *col, const void *
 
 static const struct pset_row *src_of(const struct view *v, const void *row)
 {
-	return &DV(v)->dd->de.diff.rows_src.rows[SRC(row)];
+	return &DV(v)->rows_dd->de.diff.rows_src.rows[SRC(row)];
 }
 
 static const char *text_name(void *ctx, const struct table_column *col, const void *row)
@@ -160,78 +173,103 @@ static int by_key(const struct table_column *c, const void *a, const void *b)
 	return table_cmp_u64(c->key(c, a), c->key(c, b));
 }
 
-/* A side's count: with one set a side, what its share and time grow with too. */
-static uint64_t count_of(const struct diff_view *dv, const void *p, bool b)
+/* The numbers of source row src (not cached: the rows are read in another order). */
+static struct diff_row numbers(const struct diff_view *dv, size_t src)
 {
-	const struct diff *d = &dv->dd->de.diff;
-	const uint64_t *counts = d->rows_src.rows[SRC(p)].counts;
-	uint64_t n = 0;
+	struct diff_row r;
+
+	diff_row_of(&dv->rows_dd->de.diff, src, &r);
+	return r;
+}
+
+/* A side's count: with one set a side, what its share and time grow with too. */
+static uint64_t key_count(const struct diff_view *dv, size_t src, int b)
+{
+	const struct diff *d = &dv->rows_dd->de.diff;
+	const uint64_t *counts = d->rows_src.rows[src].counts;
 	const size_t *side = b ? d->side_b : d->side_a;
+	uint64_t n = 0;
 
 	for (size_t k = 0, n_side = b ? d->n_b : d->n_a; k < n_side; k++)
 		n += counts[side[k]];
 	return n;
 }
 
-static uint64_t key_count(const struct table_column *c, const void *row)
+static uint64_t key_share(const struct diff_view *dv, size_t src, int b)
 {
-	return count_of(c->data, row, c->arg);
-}
-
-static uint64_t key_share(const struct table_column *c, const void *row)
-{
-	const struct diff_view *dv = c->data;
-	const struct diff *d = &dv->dd->de.diff;
+	const struct diff *d = &dv->rows_dd->de.diff;
+	struct diff_row r;
 
 	if (d->n_a == 1 && d->n_b == 1)
-		return count_of(dv, row, c->arg);  /* the share is the count over the side's total */
-	return radix_key_double(c->arg ? SROW(c, row)->norm_b : SROW(c, row)->norm_a);
+		return key_count(dv, src, b);  /* the share is the count over the side's total */
+	r = numbers(dv, src);
+	return radix_key_double(b ? r.norm_b : r.norm_a);
 }
 
-static uint64_t key_delta(const struct table_column *c, const void *row)
+static uint64_t key_delta(const struct diff_view *dv, size_t src, int side)
 {
-	return radix_key_double(SROW(c, row)->effect);
+	return radix_key_double(numbers(dv, src).effect);
 }
 
 /* NaN (no samples on either side) below everything, +inf (new) above. */
-static uint64_t key_ratio(const struct table_column *c, const void *row)
+static uint64_t key_ratio(const struct diff_view *dv, size_t src, int side)
 {
-	double r = SROW(c, row)->ratio;
+	double r = numbers(dv, src).ratio;
 
 	return radix_key_double(isnan(r) ? -1 : r);
 }
 
-static uint64_t key_verdict(const struct table_column *c, const void *row)
+static uint64_t key_verdict(const struct diff_view *dv, size_t src, int side)
 {
-	const struct diff_row *r = SROW(c, row);
-	uint64_t mag = radix_key_double(fabs(r->effect));
+	struct diff_row r = numbers(dv, src);
+	uint64_t mag = radix_key_double(fabs(r.effect));
 
 	/* significant above the rest; within each, by the size of the change */
-	return r->significant ? mag | (UINT64_C(1) << 63) : mag & ~(UINT64_C(1) << 63);
+	return r.significant ? mag | (UINT64_C(1) << 63) : mag & ~(UINT64_C(1) << 63);
+}
+
+/* Names by their place among the rows' (diff.h's ranks: by name, image, address). */
+static uint64_t key_name(const struct diff_view *dv, size_t src, int side)
+{
+	return dv->rows_dd->de.diff.name_rank[src];
+}
+
+/* By file name, then by path (ranked by the job). */
+static uint64_t key_image(const struct diff_view *dv, size_t src, int side)
+{
+	return dv->rows_dd->path_rank[dv->rows_dd->de.diff.rows_src.rows[src].path];
+}
+
+static uint64_t key_row(const struct table_column *c, const void *row)
+{
+	const struct diff_col *dc = c->data;
+
+	return dc->key(dc->dv, SRC(row), dc->side);
+}
+
+/*
+ * Every row's key: computed source row after source row (their counts
+ * and numbers lie in that order), then put in the rows' order.
+ */
+static void keys_all(const struct table_column *c, const struct table *t, uint64_t *out)
+{
+	const struct diff_col *dc = c->data;
+	const struct diff *d = &dc->dv->rows_dd->de.diff;
+	uint64_t *by_src = xcalloc(d->n_rows + 1, sizeof(*by_src));
+
+	for (size_t src = 0; src < d->n_rows; src++)
+		by_src[src] = dc->key(dc->dv, src, dc->side);
+	for (size_t i = 0; i < t->n_rows && i < d->n_rows; i++)
+		out[i] = by_src[d->order[i]];
+	free(by_src);
 }
 
 static int cmp_name(const struct table_column *c, const void *a, const void *b)
 {
-	const struct diff_view *dv = c->data;
-	const struct pset_row *rows = dv->dd->de.diff.rows_src.rows;
+	const struct diff_col *dc = c->data;
+	const struct pset_row *rows = dc->dv->rows_dd->de.diff.rows_src.rows;
 
 	return strcmp(rows[SRC(a)].name, rows[SRC(b)].name);
-}
-
-/* Names by their place among the rows' (diff.h's ranks: by name, image, address). */
-static uint64_t key_name(const struct table_column *c, const void *row)
-{
-	const struct diff_view *dv = c->data;
-
-	return dv->dd->de.diff.name_rank[SRC(row)];
-}
-
-/* By file name, then by path (ranked by the job). */
-static uint64_t key_image(const struct table_column *c, const void *row)
-{
-	const struct diff_view *dv = c->data;
-
-	return dv->dd->path_rank[dv->dd->de.diff.rows_src.rows[SRC(row)].path];
 }
 
 /* ---- building --------------------------------------------------------------- */
@@ -239,38 +277,55 @@ static uint64_t key_image(const struct table_column *c, const void *row)
 static void build_columns(struct view *v)
 {
 	struct diff_view *dv = DV(v);
-	const struct diff *d = &dv->dd->de.diff;
+	const struct diff *d = &dv->rows_dd->de.diff;
 	struct table *t = &dv->table;
 	int wa = draw_digits(d->total_a), wb = draw_digits(d->total_b);
 	bool time = d->opts.norm == PSET_NORM_PERIOD; /* the headers say which */
 
+	static const struct { uint64_t (*key)(const struct diff_view *, size_t, int); int side; }
+		keys[COL__COUNT] = {
+		[COL_A] = { key_count, 0 }, [COL_A_SHARE] = { key_share, 0 },
+		[COL_B] = { key_count, 1 }, [COL_B_SHARE] = { key_share, 1 },
+		[COL_DELTA] = { key_delta, 0 }, [COL_RATIO] = { key_ratio, 0 },
+		[COL_VERDICT] = { key_verdict, 0 }, [COL_NAME] = { key_name, 0 },
+		[COL_IMAGE] = { key_image, 0 },
+	};
+
+	for (size_t k = 0; k < COL__COUNT; k++)
+		dv->cols[k] = (struct diff_col){ dv, keys[k].key, keys[k].side };
 	table_clear_columns(t);
 	table_add_column(t, &(struct table_column){ .name = "A", .width = wa > 3 ? wa : 3,
-		.align = ALIGN_RIGHT, .numeric = true, .data = dv, .cmp = by_key, .key = key_count,
-		.cell = cell_count, .chars = TABLE_CHARS_NUMBER });
+		.align = ALIGN_RIGHT, .numeric = true, .data = &dv->cols[COL_A], .cmp = by_key,
+		.key = key_row, .keys = keys_all, .cell = cell_count, .chars = TABLE_CHARS_NUMBER });
 	table_add_column(t, &(struct table_column){ .name = "A%", .title = time ? "A time" : NULL,
-		.width = 6, .align = ALIGN_RIGHT, .numeric = true, .data = dv, .cmp = by_key,
-		.key = key_share, .cell = cell_share, .chars = TABLE_CHARS_NUMBER });
+		.width = 6, .align = ALIGN_RIGHT, .numeric = true, .data = &dv->cols[COL_A_SHARE],
+		.cmp = by_key, .key = key_row, .keys = keys_all, .cell = cell_share,
+		.chars = TABLE_CHARS_NUMBER });
 	table_add_column(t, &(struct table_column){ .name = "B", .width = wb > 3 ? wb : 3,
-		.align = ALIGN_RIGHT, .numeric = true, .arg = 1, .data = dv, .cmp = by_key,
-		.key = key_count, .cell = cell_count, .chars = TABLE_CHARS_NUMBER });
+		.align = ALIGN_RIGHT, .numeric = true, .arg = 1, .data = &dv->cols[COL_B],
+		.cmp = by_key, .key = key_row, .keys = keys_all, .cell = cell_count,
+		.chars = TABLE_CHARS_NUMBER });
 	table_add_column(t, &(struct table_column){ .name = "B%", .title = time ? "B time" : NULL,
-		.width = 6, .align = ALIGN_RIGHT, .numeric = true, .arg = 1, .data = dv,
-		.cmp = by_key, .key = key_share, .cell = cell_share, .chars = TABLE_CHARS_NUMBER });
+		.width = 6, .align = ALIGN_RIGHT, .numeric = true, .arg = 1,
+		.data = &dv->cols[COL_B_SHARE], .cmp = by_key, .key = key_row, .keys = keys_all,
+		.cell = cell_share, .chars = TABLE_CHARS_NUMBER });
 	table_add_column(t, &(struct table_column){ .name = "delta", .title = time ? "delta t" : NULL,
-		.width = 7, .align = ALIGN_RIGHT, .numeric = true, .data = dv, .cmp = by_key,
-		.key = key_delta, .cell = cell_delta, .chars = TABLE_CHARS_NUMBER });
+		.width = 7, .align = ALIGN_RIGHT, .numeric = true, .data = &dv->cols[COL_DELTA],
+		.cmp = by_key, .key = key_row, .keys = keys_all, .cell = cell_delta,
+		.chars = TABLE_CHARS_NUMBER });
 	table_add_column(t, &(struct table_column){ .name = "ratio", .width = 7,
-		.align = ALIGN_RIGHT, .numeric = true, .data = dv, .cmp = by_key, .key = key_ratio,
-		.cell = cell_ratio, .chars = TABLE_CHARS_NUMBER "xnewgo" });
+		.align = ALIGN_RIGHT, .numeric = true, .data = &dv->cols[COL_RATIO], .cmp = by_key,
+		.key = key_row, .keys = keys_all, .cell = cell_ratio,
+		.chars = TABLE_CHARS_NUMBER "xnewgo" });
 	table_add_column(t, &(struct table_column){ .name = "verdict", .width = 12,
-		.numeric = true, .data = dv, .cmp = by_key, .key = key_verdict, .cell = cell_verdict,
-		.chars = "~-abcdeghilnprs" });
-	table_add_column(t, &(struct table_column){ .name = "procedure", .min = 12, .data = dv,
-		.cmp = cmp_name, .key = key_name, .cell = cell_name, .text = text_name });
+		.numeric = true, .data = &dv->cols[COL_VERDICT], .cmp = by_key, .key = key_row,
+		.keys = keys_all, .cell = cell_verdict, .chars = "~-abcdeghilnprs" });
+	table_add_column(t, &(struct table_column){ .name = "procedure", .min = 12,
+		.data = &dv->cols[COL_NAME], .cmp = cmp_name, .key = key_row, .keys = keys_all,
+		.cell = cell_name, .text = text_name });
 	table_add_column(t, &(struct table_column){ .name = "image", .min = 10,
-		.align = ALIGN_LEFT_TAIL, .data = dv, .cmp = by_key, .key = key_image,
-		.cell = cell_image, .text = text_image });
+		.align = ALIGN_LEFT_TAIL, .data = &dv->cols[COL_IMAGE], .cmp = by_key, .key = key_row,
+		.keys = keys_all, .cell = cell_image, .text = text_image });
 }
 
 static void diff_filter_text(void *ctx, const void *row, struct strbuf *out)
@@ -283,13 +338,13 @@ static void diff_filter_text(void *ctx, const void *row, struct strbuf *out)
 static void remember_cursor(struct view *v)
 {
 	struct diff_view *dv = DV(v);
-	const void *cur = table_row(v->table, v->pos);
+	const void *cur = v->lines ? table_row(v->table, v->pos) : NULL;
 
 	if (!cur)
 		return;
 	free(dv->keep_name);
 	free(dv->keep_image);
-	dv->keep_dd = dv->dd;
+	dv->keep_dd = dv->rows_dd;
 	dv->keep_src = SRC(cur);
 	dv->keep_name = xstrdup(src_of(v, cur)->name);
 	dv->keep_image = xstrdup(src_of(v, cur)->image);
@@ -302,9 +357,9 @@ static void remember_cursor(struct view *v)
 static bool find_kept(struct view *v)
 {
 	struct diff_view *dv = DV(v);
-	const struct diff *d = &dv->dd->de.diff;
+	const struct diff *d = &dv->rows_dd->de.diff;
 
-	if (dv->keep_name && dv->keep_dd == dv->dd && dv->keep_src < d->n_rows &&
+	if (dv->keep_name && dv->keep_dd == dv->rows_dd && dv->keep_src < d->n_rows &&
 	    !strcmp(d->rows_src.rows[dv->keep_src].name, dv->keep_name)) {
 		for (size_t i = 0; i < d->n_rows; i++) {
 			long pos;
@@ -329,10 +384,12 @@ static bool find_kept(struct view *v)
 	return false;
 }
 
-/* The rows shown: the notable ones (dcpidiff's without --all), or every one. */
+/* The rows shown: the notable ones (dcpidiff's without --all); every one has no keep(). */
 static bool diff_keep(void *ctx, const void *row)
 {
-	return DV((struct view *)ctx)->all || diff_src_shown(&DV((struct view *)ctx)->dd->de.diff, SRC(row));
+	const struct diff_view *dv = DV((struct view *)ctx);
+
+	return diff_src_shown(&dv->rows_dd->de.diff, SRC(row));
 }
 
 /*
@@ -343,7 +400,7 @@ static bool diff_keep(void *ctx, const void *row)
 static void set_rows(struct view *v)
 {
 	struct diff_view *dv = DV(v);
-	const struct diff_data *dd = dv->dd;
+	const struct diff_data *dd = dv->rows_dd;
 
 	table_set_row_array(&dv->table, dd->de.diff.order, dd->n, sizeof(*dd->de.diff.order));
 	dv->generation = dd->generation;
@@ -365,8 +422,9 @@ static void diff_reload(struct view *v)
 
 	remember_cursor(v);
 	dd = data_diff(v->src, v->loc.epoch, v->loc.epoch_b, NULL, v);
-	same = dd && dd == dv->dd && !dd->status && dd->generation == dv->generation;
-	if (!same)
+	same = dd && dd == dv->rows_dd && !dd->status && dd->generation == dv->generation;
+	/* an error shown leaves the table as it is: back to those rows, their orders hold */
+	if (!same && dd && !dd->status)
 		table_set_rows(&dv->table, NULL, 0);
 	dv->dd = dd;
 	v->empty = tui_has_db(v->tui) ? "(no samples in either epoch)" : "(no database)";
@@ -376,6 +434,7 @@ static void diff_reload(struct view *v)
 		view_set_lines(v, 0);
 		return;
 	}
+	dv->rows_dd = dd;
 	build_columns(v);
 	set_rows(v);
 	show_rows(v, same);
@@ -463,6 +522,7 @@ static enum view_result diff_request(struct view *v, enum request req, const cha
 		if (!dv->dd || dv->dd->status)
 			return VIEW_DONE;
 		dv->all = !dv->all;
+		dv->table.keep = dv->all ? NULL : diff_keep;
 		show_rows(v, true);
 		tui_info(v->tui, dv->all ? "every row (a again: the notable ones)"
 			 : "significant rows, and those above 0.1%% on a side (a again: every row)");
