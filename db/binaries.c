@@ -50,10 +50,11 @@ bool db_binary_exists(struct db *db, const char *hex)
 	int fd;
 	bool r;
 
-	if (!db_binary_name_valid(hex) || (fd = open_binaries(db, false)) < 0)
+	/* asked for every image of an epoch: binaries/ is kept open (or known absent) a while */
+	if (!db_binary_name_valid(hex) || (fd = db_subdir(db, DB_BINARIES_DIR)) < 0)
 		return false;
 	r = !fstatat(fd, hex, &st, AT_SYMLINK_NOFOLLOW) && S_ISREG(st.st_mode);
-	close(fd);
+	db_dir_put(db, fd);
 	return r;
 }
 
@@ -74,6 +75,7 @@ static int binary_store(struct db *db, const char *hex, const void *data, int sr
 		return 0;
 	if ((fd = open_binaries(db, true)) < 0)
 		return -1;
+	db_dirs_forget(db);  /* binaries/ may be new */
 	what = xasprintf("%s/%s/%s", db->path, DB_BINARIES_DIR, hex);
 	r = src >= 0 ? fsio_copy_atomic(fd, hex, what, src, len, db_sync_enabled(db)) :
 		       fsio_write_atomic(fd, hex, what, data, (size_t)len, db_sync_enabled(db));

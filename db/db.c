@@ -266,6 +266,7 @@ void db_close(struct db *db)
 		return;
 	if (db->lockfd >= 0)
 		close(db->lockfd);
+	db_dirs_release(db);
 	if (db->dirfd >= 0)
 		close(db->dirfd);
 	db_damage_release(db);
@@ -371,10 +372,10 @@ int db_epoch_read(struct db *db, uint32_t seq, const char *name, size_t max, str
 	int fd, r;
 
 	strbuf_reset(out);
-	if ((fd = db_open_epoch(db, seq)) < 0)
+	if ((fd = db_epoch_dir(db, seq)) < 0)
 		return -1;
 	r = fsio_read_at_why(fd, name, max, out, &why);
-	close(fd);
+	db_dir_put(db, fd);
 	if (r < 0) {
 		db_damage(db, DB_DAMAGED, seq, name, "%s", why);
 		free(why);
@@ -910,11 +911,11 @@ int db_profile_stat(struct db *db, uint32_t seq, const struct db_profile_id *id,
 	ssize_t n;
 	int dfd, fd, r = -1;
 
-	if ((dfd = db_open_epoch(db, seq)) < 0)
+	if ((dfd = db_epoch_dir(db, seq)) < 0)
 		return -1;
 	db_profile_name(id, name, sizeof(name));
 	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-	close(dfd);
+	db_dir_put(db, dfd);
 	if (fd < 0) {
 		if (errno == ENOENT)
 			r = 1;

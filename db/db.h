@@ -42,6 +42,7 @@ struct db {
 	int lockfd;    /* -1 unless opened for writing */
 	unsigned flags;
 	struct db_damage_log *damage; /* what readers found damaged (db/damage.h) */
+	struct db_dirs *dirs; /* directories kept open for the reads that follow (db-int.h) */
 	unsigned values_mode; /* files holding register values (db_set_values_mode); 0: 0600 */
 };
 

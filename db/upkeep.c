@@ -440,6 +440,7 @@ int db_epochs_remove(struct db *db, const uint32_t *seqs, size_t n, struct db_pr
 
 	if (!(db->flags & DB_WRITE))
 		BUG("removing epochs of database '%s' opened read-only", db->path);
+	db_dirs_forget(db);  /* none of them read through a directory kept */
 	if (db_epoch_current(db, &cur))
 		cur = 0;
 	/* Oldest first: after a crash the survivors are the newest. */
