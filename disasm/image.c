@@ -368,14 +368,15 @@ static void open_file(struct image *img)
 			return;
 		}
 	}
-	if (access(path, F_OK)) {
-		set_state(img, IMAGE_MISSING,
-			  xasprintf("cannot open '%s': %s", path, strerror(errno)));
-		free(snap);
-		return;
-	}
+	/* opened first (10,000 binaries: one system call less each); missing when it is not there */
 	if (!(p->bin = open_quiet(path, &err))) {
-		set_state(img, IMAGE_UNREADABLE, err);
+		if (access(path, F_OK)) {
+			set_state(img, IMAGE_MISSING,
+				  xasprintf("cannot open '%s': %s", path, strerror(errno)));
+			free(err);
+		} else {
+			set_state(img, IMAGE_UNREADABLE, err);
+		}
 		free(snap);
 		return;
 	}
