@@ -249,8 +249,6 @@ const struct profile *epoch_view_profile(struct epoch_view *v, size_t i, enum dc
 		e->prof_state[ev] = PROF_LOADED;
 		profile_init(&e->prof[ev]);
 		decode_raw(e, ev, &e->prof[ev]);
-		free(e->raw[ev]);
-		e->raw[ev] = NULL;
 	} else if (e->prof_state[ev] == PROF_NONE) {
 		e->prof_state[ev] = PROF_LOADED;
 		profile_init(&e->prof[ev]);
@@ -258,6 +256,18 @@ const struct profile *epoch_view_profile(struct epoch_view *v, size_t i, enum dc
 			db_profile_load(v->db, v->seq, &id, &e->prof[ev]);  /* errors reported */
 	}
 	return &e->prof[ev];
+}
+
+void epoch_view_profile_forget(struct epoch_view *v, size_t i)
+{
+	struct ev_image *e = &v->images[i];
+
+	for (int ev = 0; ev < EVENT__COUNT; ev++) {
+		if (e->prof_state[ev] != PROF_LOADED || !e->raw[ev])
+			continue;
+		profile_release(&e->prof[ev]);
+		e->prof_state[ev] = PROF_RAW;
+	}
 }
 
 const struct profile *epoch_view_profile_pass(struct epoch_view *v, size_t i, enum dcpi_event ev,

@@ -22,9 +22,10 @@
  * one is reported at once, by name, whatever the report then looks at; it
  * is treated as empty and the rest goes on.  The view keeps their files'
  * bytes (a few bytes per sampled instruction) and decodes a profile when
- * it is asked for (16 bytes a sample); a pass over every image decodes
- * each into a buffer of its own instead (epoch_view_profile_pass()), so
- * that 10,000 images' profiles are not all kept decoded.  What was lost is kept as data
+ * it is asked for (16 bytes a sample), until epoch_view_profile_forget();
+ * a pass over every image decodes each into a buffer of its own instead
+ * (epoch_view_profile_pass()), so that 10,000 images' profiles are not
+ * all kept decoded.  What was lost is kept as data
  * (db/damage.h): epoch_view_partial() says whether the reports of the view
  * are made from partial data, epoch_view_image_damage() which image's
  * files were damaged or missing, and unread[] how many samples the epoch
@@ -66,7 +67,7 @@ struct ev_image {
 	struct image *img;
 	struct profile prof[EVENT__COUNT];
 	unsigned char prof_state[EVENT__COUNT];
-	char *raw[EVENT__COUNT];         /* the profile's file, validated, until decoded into prof */
+	char *raw[EVENT__COUNT];         /* the profile's file, validated (decoded into prof on demand) */
 	uint32_t raw_len[EVENT__COUNT];
 	struct values_profile vals;
 	unsigned char vals_state;
@@ -135,6 +136,12 @@ struct image *epoch_view_image(struct epoch_view *v, size_t i);
  * until release.
  */
 const struct profile *epoch_view_profile(struct epoch_view *v, size_t i, enum dcpi_event ev);
+/*
+ * Lets go of image i's profiles decoded by epoch_view_profile() (decoded
+ * again from their files' bytes when asked for): for a caller that is
+ * done with the image, no pointer to them kept.
+ */
+void epoch_view_profile_forget(struct epoch_view *v, size_t i);
 /*
  * The same for a pass over every image: the view's if it keeps it decoded,
  * else decoded into scratch (replaced: one buffer for the whole pass,

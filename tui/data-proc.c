@@ -180,10 +180,11 @@ struct procs_calc_arg *procs_calc_arg_new(const struct procs_data *pd, struct ca
 	a->n = pd->n;
 	a->refs = xcalloc(n, sizeof(*a->refs));
 	a->row_of = xcalloc(n, sizeof(*a->row_of));
+	a->left = xcalloc(pd->n_images + 1, sizeof(*a->left));
 	pthread_mutex_init(&a->lock, NULL);
 	res->n = pd->n;
-	res->an = xcalloc(n, sizeof(*res->an));
-	res->ready = xcalloc(n, sizeof(*res->ready));
+	res->fig = xcalloc(n, sizeof(*res->fig));
+	res->state = xcalloc(n, sizeof(*res->state));
 	res->item_of = xcalloc(n, sizeof(*res->item_of));
 	atomic_init(&res->n_analysed, 0);
 	atomic_init(&res->n_failed, 0);
@@ -199,10 +200,11 @@ struct procs_calc_arg *procs_calc_arg_new(const struct procs_data *pd, struct ca
 		/* kernel, JIT: names without code, nothing to analyse */
 		if (!r->proc || !has_time_samples(pd, i) ||
 		    !(pi->state == IMAGE_OK || (pi->state == IMAGE_CHANGED && pi->forced))) {
-			atomic_init(&res->ready[i], 1);
+			atomic_init(&res->state[i], PROCS_CALC_READY);
 			continue;
 		}
 		a->refs[k] = (struct proc_ref){ r->image, r->proc };
+		atomic_fetch_add(&a->left[r->image], 1);
 		res->n_todo++;
 	}
 	a->res = res;
@@ -218,8 +220,9 @@ void procs_calc_arg_free(void *arg)
 	shared_epoch_put(a->se);
 	free(a->refs);
 	free(a->row_of);
-	free(a->res->an);
-	free((void *)a->res->ready);
+	free(a->left);
+	free(a->res->fig);
+	free((void *)a->res->state);
 	free(a->res->item_of);
 	pthread_mutex_destroy(&a->res->want_lock);
 	free(a->res);
@@ -259,23 +262,56 @@ const char *proc_analysis_culprit(const struct proc_analysis *an)
 	return an->dominant >= 0 && an->dominant < CULPRIT__COUNT ? short_names[an->dominant] : NULL;
 }
 
+const struct proc_analysis *procs_calc_get(const struct procs_calc *calc, size_t i,
+					   struct proc_analysis *buf)
+{
+	unsigned state = atomic_load_explicit(&calc->state[i], memory_order_acquire);
+
+	if (!(state & PROCS_CALC_VALID))
+		return NULL;
+	buf->valid = true;
+	buf->cpi = calc->fig[i].cpi;
+	buf->best_cpi = calc->fig[i].best_cpi;
+	buf->culprit_share = calc->fig[i].culprit_share;
+	buf->high_conf = calc->fig[i].high_conf;
+	buf->dominant = (int8_t)((int)(state >> PROCS_CALC_CULPRIT_SHIFT) - 1);
+	return buf;
+}
+
 /*
  * The analysis of item k (a row) done, on the thread that did it.  A
  * failure keeps the message of the lowest row that failed, for the one
  * summary said at the end (the same whatever the threads' timing), and
  * says nothing else; what a row that could be analysed said stays said.
  */
-/* Row i's figures (any thread): final once ready. */
+/* Row i's figures (any thread): final at once. */
 static void set_figures(struct procs_calc *res, size_t i, const struct calc_procrow *row)
 {
-	struct proc_analysis *an = &res->an[i];
+	int dominant = row->dominant >= 0 && row->dominant < CULPRIT__COUNT ? row->dominant : -1;
 
-	an->valid = true;
-	an->cpi = row->cpi;
-	an->best_cpi = row->best_cpi;
-	an->dominant = (int8_t)(row->dominant >= 0 ? row->dominant : -1);
-	an->culprit_share = row->dominant_share;
-	an->high_conf = row->high_share;
+	res->fig[i] = (struct proc_figures){ row->cpi, row->best_cpi, row->dominant_share,
+					     row->high_share };
+	atomic_store_explicit(&res->state[i], (unsigned char)(PROCS_CALC_READY | PROCS_CALC_VALID |
+			      (dominant + 1) << PROCS_CALC_CULPRIT_SHIFT), memory_order_release);
+}
+
+/* Row i done without figures (any thread): final at once. */
+static void set_none(struct procs_calc *res, size_t i)
+{
+	atomic_store_explicit(&res->state[i], PROCS_CALC_READY, memory_order_release);
+}
+
+/*
+ * Item k analysed: its image's decoded profile goes once the image's last
+ * item is (it is read again only for a procedure shown, from its file's
+ * bytes the view keeps: 10,000 images' profiles are not all kept decoded).
+ */
+static void item_done(struct procs_calc_arg *a, size_t k)
+{
+	size_t image = a->refs[k].image;
+
+	if (atomic_fetch_sub(&a->left[image], 1) == 1)
+		epoch_view_profile_forget(&a->se->view, image);
 }
 
 static void fill_row(void *ctx, size_t k, struct calc *c, int r)
@@ -298,12 +334,13 @@ static void fill_row(void *ctx, size_t k, struct calc *c, int r)
 		if (said)
 			report_log_clear(said);
 		atomic_fetch_add(&res->n_failed, 1);
+		set_none(res, i);
 	} else {
 		calc_procrow(c, &row);
 		set_figures(res, i, &row);
 	}
 	workpool_progress(atomic_fetch_add(&res->n_analysed, 1) + 1, res->n_todo);
-	atomic_store_explicit(&res->ready[i], 1, memory_order_release);
+	item_done(a, k);
 }
 
 /* Item k has yet to be analysed (its figures were not found in the memo). */
@@ -331,7 +368,7 @@ static void memo_found(void *ctx, size_t k, const struct calc_procrow *row)
 
 	set_figures(a->res, a->row_of[k], row);
 	atomic_fetch_add(&a->res->n_analysed, 1);
-	atomic_store_explicit(&a->res->ready[a->row_of[k]], 1, memory_order_release);
+	item_done(a, k);
 }
 
 /* Item k's figures for the memo, if it has some. */
@@ -339,9 +376,11 @@ static bool memo_row_of(void *ctx, size_t k, size_t *image, const struct proc **
 			struct calc_procrow *row)
 {
 	struct procs_calc_arg *a = ctx;
-	const struct proc_analysis *an = &a->res->an[a->row_of[k]];
+	struct proc_analysis buf;
+	const struct proc_analysis *an;
 
-	if (!a->refs[k].proc || !an->valid)
+	if (!a->refs[k].proc || !procs_calc_ready(a->res, a->row_of[k]) ||
+	    !(an = procs_calc_get(a->res, a->row_of[k], &buf)))
 		return false;
 	*image = a->refs[k].image;
 	*p = a->refs[k].proc;
@@ -390,7 +429,8 @@ void data_calc_procs(struct job *job)
 	}
 done:
 	for (size_t i = 0; i < a->n; i++)
-		atomic_store(&res->ready[i], 1);
+		if (!procs_calc_ready(res, i))
+			set_none(res, i);
 	job->result = res;
 	job->status = 0;
 }

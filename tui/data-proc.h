@@ -126,16 +126,23 @@ void procs_complete_names(struct sources *s, uint32_t seq, struct candidates *c)
 
 /*
  * The analysis of the rows of a procs_data, readable while the job runs:
- * row i is final once ready[i] is set.  Rows are analysed on the engine's
- * threads (analysis/calc-each.h calc_rows) image after image, hottest
- * image first, except that the rows a view asks for (procs_calc_want():
- * those on its screen) go before the others; with the session's analysis
- * cache (analysis/calc-cache.h), as dcpicalc analyses them.
+ * row i is final once procs_calc_ready(), and read with procs_calc_get().
+ * Rows are analysed on the engine's threads (analysis/calc-each.h
+ * calc_rows) image after image, hottest image first, except that the rows
+ * a view asks for (procs_calc_want(): those on its screen) go before the
+ * others; with the session's analysis cache (analysis/calc-cache.h), as
+ * dcpicalc analyses them.  An image's decoded profile goes once its rows
+ * are analysed.  33 bytes a row: the figures, and a byte that says whether
+ * the row is final, whether it has figures, and its culprit.
  */
+struct proc_figures {
+	double cpi, best_cpi, culprit_share, high_conf;
+};
+
 struct procs_calc {
 	size_t n;                    /* rows */
-	struct proc_analysis *an;    /* per row */
-	_Atomic unsigned char *ready; /* per row: an[i] is final */
+	struct proc_figures *fig;    /* per row */
+	_Atomic unsigned char *state; /* per row: PROCS_CALC_READY, _VALID, the culprit + 1 above */
 	size_t n_todo;               /* rows with a procedure and time samples */
 	atomic_size_t n_analysed;    /* ... analysed so far */
 	atomic_size_t n_failed;      /* ... that could not be (reported once) */
@@ -145,11 +152,18 @@ struct procs_calc {
 	uint32_t *item_of;           /* per row: its place in the analysis' order */
 };
 
-/* True if row i of calc is final (its an[i] may be read). */
+enum { PROCS_CALC_READY = 1, PROCS_CALC_VALID = 2, PROCS_CALC_CULPRIT_SHIFT = 2 };
+
+/* True if row i of calc is final (procs_calc_get() may read it). */
 static inline bool procs_calc_ready(const struct procs_calc *calc, size_t i)
 {
-	return i < calc->n && atomic_load_explicit(&calc->ready[i], memory_order_acquire);
+	return i < calc->n && atomic_load_explicit(&calc->state[i], memory_order_acquire) &
+			      PROCS_CALC_READY;
 }
+
+/* Row i's analysis (final: procs_calc_ready()) in *buf, or NULL when it has none. */
+const struct proc_analysis *procs_calc_get(const struct procs_calc *calc, size_t i,
+					   struct proc_analysis *buf);
 
 /* Asks for row i before the rows in order (a row being drawn). */
 void procs_calc_want(const struct procs_calc *calc, size_t i);
@@ -159,6 +173,7 @@ struct procs_calc_arg {
 	struct calc_cache *cache;    /* the session's, or NULL */
 	struct proc_ref *refs;       /* in the order analysed (proc NULL: nothing to analyse) */
 	uint32_t *row_of;            /* per ref: its row */
+	atomic_uint *left;           /* per image: its refs still to analyse */
 	size_t n;                    /* rows */
 	struct procs_calc *res;      /* owned; the job's result once done */
 	char *first_error;           /* the message of the first row that failed ... */

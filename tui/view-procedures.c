@@ -35,6 +35,7 @@ struct procs_view {
 	struct table table;
 	struct table_samples samples;  /* the event the columns were built for, cum% */
 	int column_of[EVENT__COUNT];    /* per event: its column in pd->pp, or -1 */
+	struct proc_analysis an;        /* a row's analysis as read (procs_calc_get) */
 	struct strbuf name;             /* a name escaped to be drawn */
 	/* the cursor's row, kept while other data loads */
 	char *keep_name;
@@ -126,7 +127,7 @@ static const struct proc_analysis *analysis(struct view *v, const struct procpro
 			procs_calc_want(pv->calc, i);
 		return NULL;
 	}
-	return pv->calc->an[i].valid ? &pv->calc->an[i] : NULL;
+	return procs_calc_get(pv->calc, i, &pv->an);
 }
 
 /* A cell without a figure: "." while being analysed, "-" when there is none. */
@@ -225,13 +226,11 @@ static int cmp_address(const struct table_column *c, const void *a, const void *
  */
 static const struct proc_analysis *sort_analysis(const struct table_column *c, const void *row)
 {
-	const struct procs_view *pv = c->data;
-	const struct proc_analysis *an;
+	struct procs_view *pv = (struct procs_view *)c->data;  /* its buffer: read at once */
 
 	if (!pv->calc || !pv->calc_complete)
 		return NULL;
-	an = &pv->calc->an[INDEX(pv, row)];
-	return an->valid ? an : NULL;
+	return procs_calc_get(pv->calc, INDEX(pv, row), &pv->an);
 }
 
 /* Rows without a figure sort below every figure. */
