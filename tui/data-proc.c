@@ -38,7 +38,7 @@ void procs_data_free(void *data)
 {
 	struct procs_data *pd = data;
 
-	if (!pd)
+	if (!pd || atomic_fetch_sub(&pd->refs, 1) > 1)
 		return;
 	for (size_t i = 0; i < pd->n_images; i++) {
 		free(pd->images[i].path);
@@ -85,6 +85,8 @@ void data_load_procs(struct job *job)
 	struct procs_arg *arg = job->arg;
 	struct procs_data *pd = XNEW(struct procs_data);
 	struct procprof_opts po = PROCPROF_OPTS_INIT;
+
+	atomic_init(&pd->refs, 1);
 	const char *images[1] = { arg->req.image };
 	struct epoch_view *v;
 
@@ -140,6 +142,17 @@ static bool has_time_samples(const struct procs_data *pd, size_t i)
 	return false;
 }
 
+/* Row i has something to analyse: a procedure with code, time samples. */
+static bool analysable(const struct procs_data *pd, size_t i)
+{
+	const struct procprof_row *r = &pd->pp.rows[i];
+	const struct procs_image *pi = &pd->images[r->image];
+
+	/* kernel, JIT: names without code, nothing to analyse */
+	return r->proc && has_time_samples(pd, i) &&
+	       (pi->state == IMAGE_OK || (pi->state == IMAGE_CHANGED && pi->forced));
+}
+
 /*
  * The rows image after image, the image of the hottest row first, each
  * image's in their order (a counting sort: a million rows in two passes).
@@ -176,9 +189,11 @@ struct procs_calc_arg *procs_calc_arg_new(const struct procs_data *pd, struct ca
 
 	a->se = pd->se;
 	shared_epoch_get(a->se);
+	/* the rows outlive the job that made them while they are analysed */
+	a->pd = (struct procs_data *)pd;
+	atomic_fetch_add(&a->pd->refs, 1);
 	a->cache = cache;
 	a->n = pd->n;
-	a->refs = xcalloc(n, sizeof(*a->refs));
 	a->row_of = xcalloc(n, sizeof(*a->row_of));
 	a->left = xcalloc(pd->n_images + 1, sizeof(*a->left));
 	pthread_mutex_init(&a->lock, NULL);
@@ -193,18 +208,13 @@ struct procs_calc_arg *procs_calc_arg_new(const struct procs_data *pd, struct ca
 	order_by_image(pd, a->row_of);
 	for (size_t k = 0; k < pd->n; k++) {
 		size_t i = a->row_of[k];
-		const struct procprof_row *r = &pd->pp.rows[i];
-		const struct procs_image *pi = &pd->images[r->image];
 
 		res->item_of[i] = (uint32_t)k;
-		/* kernel, JIT: names without code, nothing to analyse */
-		if (!r->proc || !has_time_samples(pd, i) ||
-		    !(pi->state == IMAGE_OK || (pi->state == IMAGE_CHANGED && pi->forced))) {
+		if (!analysable(pd, i)) {
 			atomic_init(&res->state[i], PROCS_CALC_READY);
 			continue;
 		}
-		a->refs[k] = (struct proc_ref){ r->image, r->proc };
-		atomic_fetch_add(&a->left[r->image], 1);
+		atomic_fetch_add(&a->left[pd->pp.rows[i].image], 1);
 		res->n_todo++;
 	}
 	a->res = res;
@@ -218,7 +228,7 @@ void procs_calc_arg_free(void *arg)
 	if (!a)
 		return;
 	shared_epoch_put(a->se);
-	free(a->refs);
+	procs_data_free(a->pd);
 	free(a->row_of);
 	free(a->left);
 	free(a->res->fig);
@@ -308,7 +318,7 @@ static void set_none(struct procs_calc *res, size_t i)
  */
 static void item_done(struct procs_calc_arg *a, size_t k)
 {
-	size_t image = a->refs[k].image;
+	size_t image = a->pd->pp.rows[a->row_of[k]].image;
 
 	if (atomic_fetch_sub(&a->left[image], 1) == 1)
 		epoch_view_profile_forget(&a->se->view, image);
@@ -351,13 +361,23 @@ static bool not_ready(void *ctx, size_t k)
 	return !procs_calc_ready(a->res, a->row_of[k]);
 }
 
-/* Item k's procedure, for the memo. */
-static bool memo_item(void *ctx, size_t k, size_t *image, const struct proc **p)
+/* Item k's procedure (calc_rows, the memo): none when its row needs no analysis. */
+static void item_ref(void *ctx, size_t k, struct proc_ref *out)
 {
 	struct procs_calc_arg *a = ctx;
+	size_t i = a->row_of[k];
 
-	*image = a->refs[k].image;
-	*p = a->refs[k].proc;
+	*out = (struct proc_ref){ a->pd->pp.rows[i].image,
+				  analysable(a->pd, i) ? a->pd->pp.rows[i].proc : NULL };
+}
+
+static bool memo_item(void *ctx, size_t k, size_t *image, const struct proc **p)
+{
+	struct proc_ref ref;
+
+	item_ref(ctx, k, &ref);
+	*image = ref.image;
+	*p = ref.proc;
 	return *p != NULL;
 }
 
@@ -379,11 +399,11 @@ static bool memo_row_of(void *ctx, size_t k, size_t *image, const struct proc **
 	struct proc_analysis buf;
 	const struct proc_analysis *an;
 
-	if (!a->refs[k].proc || !procs_calc_ready(a->res, a->row_of[k]) ||
+	if (!procs_calc_ready(a->res, a->row_of[k]) ||
 	    !(an = procs_calc_get(a->res, a->row_of[k], &buf)))
 		return false;
-	*image = a->refs[k].image;
-	*p = a->refs[k].proc;
+	*image = a->pd->pp.rows[a->row_of[k]].image;
+	*p = a->pd->pp.rows[a->row_of[k]].proc;
 	memset(row, 0, sizeof(*row));
 	row->cpi = an->cpi;
 	row->best_cpi = an->best_cpi;
@@ -398,7 +418,7 @@ void data_calc_procs(struct job *job)
 	struct procs_calc_arg *a = job->arg;
 	struct procs_calc *res = a->res;
 	struct calc_opts co = CALC_OPTS_INIT;
-	struct calc_rows rows = { .refs = a->refs, .n = a->n, .o = &co, .row = fill_row, .ctx = a,
+	struct calc_rows rows = { .ref = item_ref, .n = a->n, .o = &co, .row = fill_row, .ctx = a,
 				  .wanted = not_ready };
 	struct calc_memo *memo;
 	int r;

@@ -74,6 +74,7 @@ const char *proc_analysis_culprit(const struct proc_analysis *an);
  * i, c)): 16 bytes a row and 8 a column, the image's figures in images[].
  */
 struct procs_data {
+	atomic_int refs;          /* the job's (procs_data_free() drops it), the analysis' */
 	struct shared_epoch *se;
 	uint32_t seq;
 	bool force;
@@ -171,9 +172,9 @@ void procs_calc_want(const struct procs_calc *calc, size_t i);
 struct procs_calc_arg {
 	struct shared_epoch *se;     /* a reference: the procedures' epoch view */
 	struct calc_cache *cache;    /* the session's, or NULL */
-	struct proc_ref *refs;       /* in the order analysed (proc NULL: nothing to analyse) */
-	uint32_t *row_of;            /* per ref: its row */
-	atomic_uint *left;           /* per image: its refs still to analyse */
+	struct procs_data *pd;       /* a reference: the rows analysed */
+	uint32_t *row_of;            /* per item, in the order analysed: its row */
+	atomic_uint *left;           /* per image: its rows still to analyse */
 	size_t n;                    /* rows */
 	struct procs_calc *res;      /* owned; the job's result once done */
 	char *first_error;           /* the message of the first row that failed ... */
@@ -183,7 +184,8 @@ struct procs_calc_arg {
 
 /*
  * The argument of the analysis of pd's rows (main thread, pd collected):
- * takes a reference on pd's epoch view.  Free with procs_calc_arg_free().
+ * takes a reference on pd and on its epoch view.  Free with
+ * procs_calc_arg_free().
  */
 struct procs_calc_arg *procs_calc_arg_new(const struct procs_data *pd, struct calc_cache *cache);
 void procs_calc_arg_free(void *arg);
