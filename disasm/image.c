@@ -1221,6 +1221,21 @@ static bool take_decode(struct image_private *p, const struct proc *pr, struct i
 	return true;
 }
 
+void image_forget_cfgs(struct image *img)
+{
+	struct image_private *p = img->priv;
+
+	if (p->nr_depth)
+		BUG("image_forget_cfgs() during an analysis of whether a callee returns");
+	u64map_release(&p->noreturn);
+	u64map_release(&p->kept_by_start);
+	for (size_t i = 0; i < p->n_kept; i++)
+		free(p->kept[i].v);
+	free(p->kept);
+	p->kept = NULL;
+	p->n_kept = p->alloc_kept = p->kept_insns = 0;
+}
+
 int image_cfg(struct image *img, const struct proc *pr, struct cfg *cfg)
 {
 	struct image_private *p = img->priv;

@@ -312,16 +312,18 @@ static void set_none(struct procs_calc *res, size_t i)
 }
 
 /*
- * Item k analysed: its image's decoded profile goes once the image's last
- * item is (it is read again only for a procedure shown, from its file's
- * bytes the view keeps: 10,000 images' profiles are not all kept decoded).
+ * Item k analysed: its image's decoded profile and what building its CFGs
+ * kept go once the image's last item is (read again, found again, for a
+ * procedure shown: 10,000 images' are not all kept).
  */
 static void item_done(struct procs_calc_arg *a, size_t k)
 {
 	size_t image = a->pd->pp.rows[a->row_of[k]].image;
 
-	if (atomic_fetch_sub(&a->left[image], 1) == 1)
+	if (atomic_fetch_sub(&a->left[image], 1) == 1) {
 		epoch_view_profile_forget(&a->se->view, image);
+		image_forget_cfgs(epoch_view_image(&a->se->view, image));
+	}
 }
 
 static void fill_row(void *ctx, size_t k, struct calc *c, int r)
