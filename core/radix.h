@@ -35,6 +35,13 @@ void radix_sort(struct radix_item *v, size_t n, bool desc);
 void radix_sort_scratch(struct radix_item *v, size_t n, bool desc, struct radix_item *tmp);
 
 /*
+ * Sorts v by the high 32 bits of each value, stably (a key above an index,
+ * 8 bytes a row where radix_items take 16: half the memory to go through
+ * when the keys fit), with room for n values in tmp.
+ */
+void radix_sort_high(uint64_t *v, size_t n, uint64_t *tmp);
+
+/*
  * A key that orders doubles as < does (-0 and 0 alike; NaN above +inf:
  * callers that want it elsewhere map it first).
  */

@@ -312,6 +312,33 @@ static int compare_rows(const void *pa, const void *pb, void *arg)
 }
 
 /*
+ * sort_indices() of keys that fit in 32 bits (all[i]: row i's): each row
+ * a word of its key above its index (descending: the key's complement),
+ * half what (key, index) pairs take to sort.  0, or -1 if n does not fit.
+ */
+static int sort_small_keys(const struct table *t, uint32_t *v, size_t n, const uint64_t *all,
+			   uint64_t *ties)
+{
+	uint64_t *w, *tmp, flip = t->desc ? UINT32_MAX : 0;
+
+	if (n > UINT32_MAX)
+		return -1;
+	w = xreallocarray(NULL, n, sizeof(*w));
+	tmp = xreallocarray(NULL, n, sizeof(*tmp));
+	for (size_t k = 0; k < n; k++)
+		w[k] = (all[v[k]] ^ flip) << 32 | v[k];
+	radix_sort_high(w, n, tmp);
+	for (size_t k = 0; k < n; k++) {
+		v[k] = (uint32_t)w[k];
+		if (ties && k && w[k] >> 32 == w[k - 1] >> 32)
+			ties[k / 64] |= UINT64_C(1) << (k % 64);
+	}
+	free(w);
+	free(tmp);
+	return 0;
+}
+
+/*
  * Sorts the rows v[0..n) (indices, ascending) by the sort column; a column
  * with a key sorts its keys, read once a row (all at once when every row
  * is sorted and the column can).  Rows given in the order asked for (a
@@ -336,15 +363,22 @@ static void sort_indices(struct table *t, uint32_t *v, size_t n, uint64_t *ties)
 				ties[k / 64] |= UINT64_C(1) << (k % 64);
 		return;
 	}
-	items = xreallocarray(NULL, n, sizeof(*items));
 	if (col->keys && n == t->n_rows) {
-		uint64_t *all = xreallocarray(NULL, n, sizeof(*all));
+		uint64_t *all = xreallocarray(NULL, n, sizeof(*all)), max = 0;
 
 		col->keys(col, t, all);
+		for (k = 0; k < n; k++)
+			max |= all[v[k]];
+		if (max <= UINT32_MAX && !sort_small_keys(t, v, n, all, ties)) {
+			free(all);
+			return;
+		}
+		items = xreallocarray(NULL, n, sizeof(*items));
 		for (k = 0; k < n; k++)
 			items[k] = (struct radix_item){ all[v[k]], v[k] };
 		free(all);
 	} else {
+		items = xreallocarray(NULL, n, sizeof(*items));
 		for (k = 0; k < n; k++)
 			items[k] = (struct radix_item){ col->key(col, table_row_at(t, v[k])), v[k] };
 	}

@@ -607,6 +607,36 @@ static void radix_sorts_stably(void **state)
 	free(v);
 }
 
+/* Values sort by their high half only, ties keeping their order. */
+static void radix_high_sorts_by_the_high_half(void **state)
+{
+	enum { N = 5000 };
+	uint64_t *v = calloc(N, sizeof(*v)), *tmp = calloc(N, sizeof(*tmp));
+	uint64_t seed = 99;
+
+	(void)state;
+	for (uint32_t i = 0; i < N; i++) {
+		seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+		/* few keys, in the low and the top byte of the high half */
+		v[i] = (seed >> 61) << (i % 2 ? 56 : 32) | i;
+	}
+	radix_sort_high(v, N, tmp);
+	for (size_t i = 1; i < N; i++) {
+		assert_true(v[i - 1] >> 32 <= v[i] >> 32);
+		if (v[i - 1] >> 32 == v[i] >> 32)
+			assert_true((uint32_t)v[i - 1] < (uint32_t)v[i]);
+	}
+	/* all keys alike: nothing moves */
+	for (uint32_t i = 0; i < N; i++)
+		v[i] = (uint64_t)7 << 32 | (N - i);
+	radix_sort_high(v, N, tmp);
+	for (uint32_t i = 0; i < N; i++)
+		assert_true(v[i] == ((uint64_t)7 << 32 | (N - i)));
+	radix_sort_high(v, 1, tmp);
+	free(tmp);
+	free(v);
+}
+
 static int cmp_strp(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -682,6 +712,7 @@ int main(void)
 		cmocka_unit_test(hotlist_merge_halves),
 		cmocka_unit_test(hotlist_raise_keeps_big_counts),
 		cmocka_unit_test(radix_sorts_stably),
+		cmocka_unit_test(radix_high_sorts_by_the_high_half),
 		cmocka_unit_test(str_ranks_order),
 	};
 

@@ -397,14 +397,23 @@ static uint64_t key_n(const struct table_column *c, const void *row)
 	return ((const struct row *)row)->n;
 }
 
-/* A table of rows v[0..n): n by key, name by comparisons. */
+/* Every row's n at once (the table's rows are the array's elements). */
+static void keys_n(const struct table_column *c, const struct table *t, uint64_t *out)
+{
+	for (size_t i = 0; i < t->n_rows; i++)
+		out[i] = key_n(c, table_row_at(t, i));
+}
+
+/* A table of rows v[0..n): n by key, name and m (n again) by comparisons. */
 static void keyed_table(struct table *t, const struct row *v, size_t n)
 {
 	table_init(t, NULL);
 	table_add_column(t, &(struct table_column){ .name = "n", .numeric = true, .cmp = cmp_n,
-						    .key = key_n, .cell = cell_n });
+						    .key = key_n, .keys = keys_n, .cell = cell_n });
 	table_add_column(t, &(struct table_column){ .name = "name", .cmp = cmp_name,
 						    .cell = cell_name });
+	table_add_column(t, &(struct table_column){ .name = "m", .numeric = true, .cmp = cmp_n,
+						    .cell = cell_n });
 	table_set_row_array(t, v, n, sizeof(*v));
 }
 
@@ -437,7 +446,7 @@ static void table_orders_kept(void **state)
 		v[i] = (struct row){ names[(i * 7) % 4], (unsigned)((i * 13) % 5) };
 	keyed_table(&t, v, N);
 	for (int round = 0; round < 2; round++) {
-		for (int col = 0; col < 2; col++) {
+		for (int col = 0; col < 3; col++) {
 			for (int desc = 0; desc < 2; desc++) {
 				table_sort_by(&t, col, desc);
 				table_update(&t);
@@ -446,6 +455,14 @@ static void table_orders_kept(void **state)
 				assert_memory_equal(t.shown, want, sizeof(want));
 			}
 		}
+	}
+	/* by keys (sorted as words of key and index) as by comparisons */
+	for (int desc = 0; desc < 2; desc++) {
+		uint32_t by_cmp[N];
+
+		fresh_order(v, N, 2, desc, by_cmp);
+		fresh_order(v, N, 0, desc, want);
+		assert_memory_equal(by_cmp, want, sizeof(want));
 	}
 	/* "gamma" is every fourth row's name from the third; from the last row it wraps */
 	table_sort_by(&t, -1, false);
