@@ -6,7 +6,7 @@
  * The payload (a blob DCPICALC, as the cached static parts; docs/db-format.md
  * "Cached analyses"):
  *
- *   u format (CALC_MEMO_FORMAT)   s analysis   s digest   s model
+ *   u format (CALC_MEMO_FORMAT)   u epoch   s analysis   s digest   s model
  *   u images   per image: s key, u rows, the rows by start:
  *     u start - previous start, u end - start, f cpi, f best_cpi, s dominant,
  *     f dominant_share, f high_share
@@ -238,12 +238,15 @@ static int decode(struct memo_in *in, struct calc_memo *m, unsigned count, memo_
 		  void *ctx, size_t *rows)
 {
 	struct cursor *c = &in->c;
-	uint64_t format, images, total = 0;
+	uint64_t format, epoch, images, total = 0;
 
 	*rows = 0;
 	if (in_fill(in) || cursor_varint(c, &format) || format != CALC_MEMO_FORMAT)
 		return cursor_fail(c, "not a memo of figures");
-	if (!get_same(c, m ? ANALYSIS : NULL, 128) || !get_same(c, m ? m->hex : NULL, KEY_MAX) ||
+	if (cursor_varint(c, &epoch) || epoch > UINT32_MAX)
+		return cursor_fail(c, "not an epoch");
+	if ((m && epoch != m->v->seq) || !get_same(c, m ? ANALYSIS : NULL, 128) ||
+	    !get_same(c, m ? m->hex : NULL, KEY_MAX) ||
 	    !get_same(c, m ? m->model : NULL, DB_CALC_MODEL_MAX))
 		return c->why ? -1 : 1;
 	if (in_count(in, &images, UINT32_MAX, 2))
@@ -541,6 +544,7 @@ void calc_memo_close(struct calc_memo *m, size_t n, calc_memo_row_fn row, void *
 	if (u > m->held && u <= UINT32_MAX && !db_calc_write_begin(m->db, m->hex, m->model, &st.w)) {
 		strbuf_init(&st.chunk, WINDOW + SLACK);
 		strbuf_add_varint(&st.chunk, CALC_MEMO_FORMAT);
+		strbuf_add_varint(&st.chunk, m->v->seq);
 		put_str(&st.chunk, ANALYSIS);
 		put_str(&st.chunk, m->hex);
 		put_str(&st.chunk, m->model);
@@ -575,7 +579,9 @@ void calc_memo_close(struct calc_memo *m, size_t n, calc_memo_row_fn row, void *
 			}
 		}
 		flush(&st, true);
-		db_calc_write_end(&st.w, (uint32_t)u, true);
+		/* those of the epoch made before (or with other options) are stale now */
+		if (!db_calc_write_end(&st.w, (uint32_t)u, true))
+			db_calc_memo_replace(m->db, m->hex, m->model, m->v->seq);
 		strbuf_release(&st.chunk);
 	}
 	free(order);

@@ -13,8 +13,9 @@
  * and capstone; a memo is used only for exactly that, and per procedure
  * only for the same range.  It is a cache: what calc-cache.h says of
  * storing holds (any process that can write the directory; not fsynced;
- * `dcpidb gc` removes it, as a file of no binary any epoch uses; a
- * damaged one is made again with a warning).
+ * a damaged one is made again with a warning).  A memo stored replaces
+ * the others of its epoch and model (made of what the epoch held before,
+ * or with other options); `dcpidb gc` removes those of epochs gone.
  *
  *   struct calc_memo *m = calc_memo_open(db, &view, &opts);
  *   calc_memo_find(m, n, item, found, ctx);      // found() for the items it has
@@ -33,11 +34,12 @@
 #include <stddef.h>
 
 #include "analysis/calc.h"
+#include "db/binaries.h"
 
 struct db;
 
 /* The first number of a memo's payload (a cached static part starts with another). */
-#define CALC_MEMO_FORMAT 64
+#define CALC_MEMO_FORMAT DB_CALC_MEMO_FORMAT
 
 struct calc_memo;
 

@@ -2,6 +2,7 @@
 #include "config.h"
 #include "db/binaries.h"
 #include "core/crc32c.h"
+#include "core/cursor.h"
 #include "core/die.h"
 #include "core/strbuf.h"
 #include "core/xalloc.h"
@@ -10,6 +11,7 @@
 #include "db/db.h"
 #include "db/fsio.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -415,4 +417,69 @@ void db_calc_read_end(struct db_calc_reader *r)
 	if (r->fd >= 0)
 		close(r->fd);
 	r->fd = -1;
+}
+
+/* ---- memos (calc/DIGEST.MODEL) ------------------------------------------------ */
+
+int db_calc_memo_epoch(int dirfd, const char *name, uint32_t *seq)
+{
+	/* the header, then the format's and the epoch's varints */
+	uint8_t head[BLOB_HEADER_SIZE + 2 * 10];
+	struct blob_header h;
+	struct stat st;
+	const char *why;
+	uint64_t format, epoch;
+	uint32_t crc;
+	ssize_t n;
+	int r = -1, fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) &&
+	    (n = pread(fd, head, sizeof(head), 0)) >= BLOB_HEADER_SIZE &&
+	    !blob_decode_header(head, (uint64_t)st.st_size, DB_CALC_MAGIC, DB_CALC_VERSION, &h,
+				&crc, &why)) {
+		size_t len = (size_t)n - BLOB_HEADER_SIZE;
+		struct cursor c = CURSOR_INIT(head + BLOB_HEADER_SIZE,
+					      len < h.payload_size ? len : (size_t)h.payload_size);
+
+		r = 0;
+		if (!cursor_varint(&c, &format) && format == DB_CALC_MEMO_FORMAT) {
+			r = -1;
+			if (!cursor_varint(&c, &epoch) && epoch <= UINT32_MAX) {
+				*seq = (uint32_t)epoch;
+				r = 1;
+			}
+		}
+	}
+	close(fd);
+	return r;
+}
+
+size_t db_calc_memo_replace(struct db *db, const char *hex, const char *model, uint32_t seq)
+{
+	struct dirent *de;
+	size_t removed = 0, hex_len;
+	char keep[128];
+	DIR *d;
+	int fd;
+
+	if (calc_name(keep, sizeof(keep), hex, model) || (fd = calc_dir(db, false)) < 0)
+		return 0;
+	if (!(d = fdopendir(fd))) {
+		close(fd);
+		return 0;
+	}
+	while ((de = readdir(d))) {
+		uint32_t of;
+
+		/* a memo's name: 64 digits, the same model */
+		if (!db_calc_name_valid(de->d_name, &hex_len) || hex_len != 64 ||
+		    strcmp(de->d_name + hex_len + 1, model) || !strcmp(de->d_name, keep) ||
+		    db_calc_memo_epoch(fd, de->d_name, &of) != 1 || of != seq)
+			continue;
+		removed += !unlinkat(fd, de->d_name, 0);
+	}
+	closedir(d);
+	return removed;
 }

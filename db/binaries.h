@@ -135,5 +135,26 @@ ssize_t db_calc_read(struct db_calc_reader *r, void *buf, size_t len, uint64_t a
 		     const char **why);
 void db_calc_read_end(struct db_calc_reader *r);
 
+/*
+ * Memos (analysis/calc-memo.h): files of calc/ named DIGEST.MODEL (64 hex
+ * digits) whose payload starts with the varint DB_CALC_MEMO_FORMAT, then
+ * the varint sequence number of the epoch whose figures they keep.  A
+ * memo is in use while its epoch exists (dcpidb check, gc and retention
+ * see to that); each replaces the others of its epoch and model.
+ */
+#define DB_CALC_MEMO_FORMAT 64
+/*
+ * Whether calc/NAME (under dirfd, the calc directory) is a memo: 1 with
+ * *seq its epoch, 0 if it is not one, -1 if its header cannot be read or
+ * is damaged (no message).
+ */
+int db_calc_memo_epoch(int dirfd, const char *name, uint32_t *seq);
+/*
+ * Removes the memos of epoch seq on model other than calc/HEX.MODEL (the
+ * one just stored): how many.  A memo that cannot be removed stays, without
+ * a word (the next store or gc tries again).
+ */
+size_t db_calc_memo_replace(struct db *db, const char *hex, const char *model, uint32_t seq);
+
 
 #endif
