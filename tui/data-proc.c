@@ -587,30 +587,6 @@ static void proc_failed(struct job *job, struct proc_data *pd, struct epoch_view
 	pd->need_force = changed_binary(v, image);
 }
 
-/*
- * NAME@IMAGE found in IMAGE alone, without reading the symbols of every
- * other image first as proc_lookup() does (it tries the whole spec as a
- * name everywhere before splitting it): true if exactly one procedure
- * matches.  Anything else goes to proc_lookup(), for its messages.
- */
-static bool one_in_image(struct epoch_view *v, const char *spec, struct proc_ref *ref)
-{
-	size_t len, n;
-	const char *image = proc_spec_image(v, spec, &len);
-	struct proc_ref *refs;
-	char *name;
-
-	if (!image)
-		return false;
-	name = xstrndup(spec, len);
-	n = proc_lookup_all(v, name, image, &refs);
-	if (n == 1)
-		*ref = refs[0];
-	free(refs);
-	free(name);
-	return n == 1;
-}
-
 /* dcpicalc's lines, and where each instruction's bubbles are among them. */
 static void index_bubbles(struct proc_data *pd)
 {
@@ -637,8 +613,6 @@ static int find(struct job *job, struct proc_data *pd, struct epoch_view *v,
 	struct strbuf sb = STRBUF_INIT;
 	size_t len;
 
-	if (!arg->req.image && one_in_image(v, arg->req.spec, ref))
-		return 0;
 	if (!proc_lookup_why(v, arg->req.spec, arg->req.image, ref, &pd->lookup))
 		return 0;
 	lookup_failure_text(&pd->lookup, &sb);
