@@ -312,29 +312,30 @@ static int compare_rows(const void *pa, const void *pb, void *arg)
 }
 
 /*
- * sort_indices() of keys that fit in 32 bits (all[i]: row i's): each row
- * a word of its key above its index (descending: the key's complement),
+ * sort_indices() of every row (v[k] == k) by keys that fit in 32 bits
+ * (all[k]: row k's, overwritten; tmp: room for n): each row a word of its
+ * key above its index (descending: the key's complement), made in place,
  * half what (key, index) pairs take to sort.  0, or -1 if n does not fit.
  */
-static int sort_small_keys(const struct table *t, uint32_t *v, size_t n, const uint64_t *all,
-			   uint64_t *ties)
+static int sort_small_keys(const struct table *t, uint32_t *v, size_t n, uint64_t *all,
+			   uint64_t *tmp, uint64_t *ties)
 {
-	uint64_t *w, *tmp, flip = t->desc ? UINT32_MAX : 0;
+	uint64_t flip = t->desc ? UINT32_MAX : 0;
+	size_t k, sorted = 1;
 
 	if (n > UINT32_MAX)
 		return -1;
-	w = xreallocarray(NULL, n, sizeof(*w));
-	tmp = xreallocarray(NULL, n, sizeof(*tmp));
-	for (size_t k = 0; k < n; k++)
-		w[k] = (all[v[k]] ^ flip) << 32 | v[k];
-	radix_sort_high(w, n, tmp);
-	for (size_t k = 0; k < n; k++) {
-		v[k] = (uint32_t)w[k];
-		if (ties && k && w[k] >> 32 == w[k - 1] >> 32)
+	for (k = 0; k < n; k++) {
+		all[k] = (all[k] ^ flip) << 32 | k;
+		sorted += k && all[k] >> 32 >= all[k - 1] >> 32;
+	}
+	if (sorted < n)
+		radix_sort_high(all, n, tmp);
+	for (k = 0; k < n; k++) {
+		v[k] = (uint32_t)all[k];
+		if (ties && k && all[k] >> 32 == all[k - 1] >> 32)
 			ties[k / 64] |= UINT64_C(1) << (k % 64);
 	}
-	free(w);
-	free(tmp);
 	return 0;
 }
 
@@ -365,17 +366,21 @@ static void sort_indices(struct table *t, uint32_t *v, size_t n, uint64_t *ties)
 	}
 	if (col->keys && n == t->n_rows) {
 		uint64_t *all = xreallocarray(NULL, n, sizeof(*all)), max = 0;
+		uint64_t *tmp = xreallocarray(NULL, n, sizeof(*tmp));
 
-		col->keys(col, t, all);
+		/* every row: v[k] == k */
+		col->keys(col, t, all, tmp);
 		for (k = 0; k < n; k++)
-			max |= all[v[k]];
-		if (max <= UINT32_MAX && !sort_small_keys(t, v, n, all, ties)) {
+			max |= all[k];
+		if (max <= UINT32_MAX && !sort_small_keys(t, v, n, all, tmp, ties)) {
+			free(tmp);
 			free(all);
 			return;
 		}
+		free(tmp);
 		items = xreallocarray(NULL, n, sizeof(*items));
 		for (k = 0; k < n; k++)
-			items[k] = (struct radix_item){ all[v[k]], v[k] };
+			items[k] = (struct radix_item){ all[k], v[k] };
 		free(all);
 	} else {
 		items = xreallocarray(NULL, n, sizeof(*items));

@@ -70,9 +70,12 @@ struct table_column {
 	/*
 	 * Optional, with key: every row's key at once, out[i] for row i (for a
 	 * view whose rows' figures lie elsewhere in another order: read there
-	 * in their order, not a row at a time).
+	 * in their order, not a row at a time).  scratch: room for as many
+	 * values, the callback's to use (the sort uses it next: no memory of
+	 * its own to take, a million rows' worth, for each sort).
 	 */
-	void (*keys)(const struct table_column *col, const struct table *t, uint64_t *out);
+	void (*keys)(const struct table_column *col, const struct table *t, uint64_t *out,
+		     uint64_t *scratch);
 	table_cell_fn cell;
 	/* Optional: the cell's text as drawn, plain (searched without drawing the cell). */
 	const char *(*text)(void *ctx, const struct table_column *col, const void *row);

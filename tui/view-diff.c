@@ -186,7 +186,8 @@ static struct diff_row numbers(const struct diff_view *dv, size_t src)
 static uint64_t key_count(const struct diff_view *dv, size_t src, int b)
 {
 	const struct diff *d = &dv->rows_dd->de.diff;
-	const uint64_t *counts = d->rows_src.rows[src].counts;
+	/* the row's counts, n_sets a row (pset.h), without reading the row */
+	const uint64_t *counts = d->rows_src.counts + src * d->rows_src.n_sets;
 	const size_t *side = b ? d->side_b : d->side_a;
 	uint64_t n = 0;
 
@@ -251,17 +252,19 @@ static uint64_t key_row(const struct table_column *c, const void *row)
  * Every row's key: computed source row after source row (their counts
  * and numbers lie in that order), then put in the rows' order.
  */
-static void keys_all(const struct table_column *c, const struct table *t, uint64_t *out)
+static void keys_all(const struct table_column *c, const struct table *t, uint64_t *out,
+		     uint64_t *scratch)
 {
 	const struct diff_col *dc = c->data;
 	const struct diff *d = &dc->dv->rows_dd->de.diff;
-	uint64_t *by_src = xcalloc(d->n_rows + 1, sizeof(*by_src));
+	uint64_t *by_src = d->n_rows <= t->n_rows ? scratch : xcalloc(d->n_rows, sizeof(*by_src));
 
 	for (size_t src = 0; src < d->n_rows; src++)
 		by_src[src] = dc->key(dc->dv, src, dc->side);
 	for (size_t i = 0; i < t->n_rows && i < d->n_rows; i++)
 		out[i] = by_src[d->order[i]];
-	free(by_src);
+	if (by_src != scratch)
+		free(by_src);
 }
 
 static int cmp_name(const struct table_column *c, const void *a, const void *b)

@@ -398,8 +398,10 @@ static uint64_t key_n(const struct table_column *c, const void *row)
 }
 
 /* Every row's n at once (the table's rows are the array's elements). */
-static void keys_n(const struct table_column *c, const struct table *t, uint64_t *out)
+static void keys_n(const struct table_column *c, const struct table *t, uint64_t *out,
+		   uint64_t *scratch)
 {
+	(void)scratch;
 	for (size_t i = 0; i < t->n_rows; i++)
 		out[i] = key_n(c, table_row_at(t, i));
 }
