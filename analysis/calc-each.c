@@ -69,12 +69,19 @@ void calc_each(struct epoch_view *v, const struct proc_ref *refs, size_t n,
 static void row_work(void *arg, size_t i)
 {
 	struct calc_rows *cr = arg;
+	struct proc_ref ref;
 	struct calc c;
 	int r;
 
-	if (!cr->refs[i].proc || (cr->wanted && !cr->wanted(cr->ctx, i)))
+	if (cr->wanted && !cr->wanted(cr->ctx, i))
 		return;
-	r = analyse(&c, cr->v, &cr->view_lock, &cr->refs[i], cr->o);
+	if (cr->refs)
+		ref = cr->refs[i];
+	else
+		cr->ref(cr->ctx, i, &ref);
+	if (!ref.proc)
+		return;
+	r = analyse(&c, cr->v, &cr->view_lock, &ref, cr->o);
 	cr->row(cr->ctx, i, &c, r);
 	calc_release(&c);
 }

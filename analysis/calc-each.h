@@ -49,6 +49,8 @@ void calc_each(struct epoch_view *v, const struct proc_ref *refs, size_t n,
 struct calc_rows {
 	struct epoch_view *v;
 	const struct proc_ref *refs;
+	/* without refs: item i's procedure, from where the caller keeps it (proc NULL: skipped) */
+	void (*ref)(void *ctx, size_t i, struct proc_ref *out);
 	size_t n;
 	const struct calc_opts *o;
 	unsigned threads;               /* 0: one per CPU */

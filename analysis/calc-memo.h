@@ -13,12 +13,19 @@
  * and capstone; a memo is used only for exactly that, and per procedure
  * only for the same range.  It is a cache: what calc-cache.h says of
  * storing holds (any process that can write the directory; not fsynced;
- * `dcpidb gc` removes it, as a file of no binary any epoch uses; a
- * damaged one is made again with a warning).
+ * a damaged one is made again with a warning).  A memo stored replaces
+ * the others of its epoch and model (made of what the epoch held before,
+ * or with other options); `dcpidb gc` removes those of epochs gone.
  *
  *   struct calc_memo *m = calc_memo_open(db, &view, &opts);
- *   for each procedure: calc_memo_get(m, image, proc, &row) ... or analyse it
+ *   calc_memo_find(m, n, item, found, ctx);      // found() for the items it has
+ *   ... analyse the others
  *   calc_memo_close(m, n, each_row, ctx);        // stores them all if some are new
+ *
+ * A million procedures' figures are tens of MB: the memo holds none of
+ * them.  It reads and writes its file a piece at a time (db/binaries.h),
+ * matching what it reads with the caller's procedures as it goes, and the
+ * caller keeps the figures it shows.
  */
 #ifndef DCPI_CORE_ANALYSIS_CALC_MEMO_H
 #define DCPI_CORE_ANALYSIS_CALC_MEMO_H
@@ -27,11 +34,12 @@
 #include <stddef.h>
 
 #include "analysis/calc.h"
+#include "db/binaries.h"
 
 struct db;
 
 /* The first number of a memo's payload (a cached static part starts with another). */
-#define CALC_MEMO_FORMAT 64
+#define CALC_MEMO_FORMAT DB_CALC_MEMO_FORMAT
 
 struct calc_memo;
 
@@ -42,15 +50,21 @@ struct calc_memo;
  * read.
  */
 struct calc_memo *calc_memo_open(struct db *db, struct epoch_view *v, const struct calc_opts *o);
+/* Item k's procedure: image (of the view) and p; false if it has none. */
+typedef bool (*calc_memo_item_fn)(void *ctx, size_t k, size_t *image, const struct proc **p);
 /*
- * The figures of procedure p of image i of the view, if the memo has them
- * (m may be NULL): those a view shows (cpi, best_cpi, dominant,
+ * Item k's figures, found: those a view shows (cpi, best_cpi, dominant,
  * dominant_share, high_share; the others 0).
  */
-bool calc_memo_get(struct calc_memo *m, size_t image, const struct proc *p, struct calc_procrow *row);
-
-/* Lets go of what the database held (read with calc_memo_get() before), keeping its count. */
-void calc_memo_done_reading(struct calc_memo *m);
+typedef void (*calc_memo_found_fn)(void *ctx, size_t k, const struct calc_procrow *row);
+/*
+ * Finds the figures the database holds of items 0..n-1 (their procedures,
+ * the same range), calling found() for each in no order; returns how many.
+ * A stale memo has none; a damaged one is warned about (made again).  m
+ * may be NULL.  Call it once, before calc_memo_close().
+ */
+size_t calc_memo_find(struct calc_memo *m, size_t n, calc_memo_item_fn item,
+		      calc_memo_found_fn found, void *ctx);
 
 /* A procedure's figures to keep: row(ctx, k, ...) gives the kth, false if it has none. */
 typedef bool (*calc_memo_row_fn)(void *ctx, size_t k, size_t *image, const struct proc **p,

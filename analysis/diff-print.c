@@ -183,16 +183,18 @@ static struct cols diff_widths(const struct diff *d, unsigned flags, unsigned dr
 	struct cols c = { 7, 9, 4, d->n_a > 1 || d->n_b > 1, d->rows_src.level == PSET_INSTRUCTIONS };
 
 	for (size_t i = 0; i < d->n_rows; i++) {
-		char *safe = display_safe(d->rows[i].name);
-		size_t len = (size_t)text_width(safe, draw_flags) + d->rows[i].builds_differ;
+		size_t src = diff_row_src(d, i);
+		const struct pset_row *r = &d->rows_src.rows[src];
+		char *safe = display_safe(r->name);
+		size_t len = (size_t)text_width(safe, draw_flags) + r->builds_differ;
 		char hex[20];
-		int w = snprintf(hex, sizeof(hex), "%" PRIx64, d->rows[i].addr);
+		int w = snprintf(hex, sizeof(hex), "%" PRIx64, r->addr);
 
 		free(safe);
 		if (w > c.addr)
 			c.addr = w;
 
-		if (((flags & DIFF_PRINT_ALL) || diff_row_shown(d, &d->rows[i])) && len > (size_t)c.name)
+		if (((flags & DIFF_PRINT_ALL) || diff_src_shown(d, src)) && len > (size_t)c.name)
 			c.name = len > DRAW_NAME_MAX ? DRAW_NAME_MAX : (int)len;
 	}
 
@@ -261,14 +263,15 @@ static void rows(const struct diff *d, struct cols c, unsigned flags, size_t max
 	size_t shown = 0, hidden = 0, cut = 0;
 
 	for (size_t i = 0; i < d->n_rows; i++) {
-		const struct diff_row *row = &d->rows[i];
+		struct diff_row row;
 
-		if (!(flags & DIFF_PRINT_ALL) && !diff_row_shown(d, row))
+		if (!(flags & DIFF_PRINT_ALL) && !diff_src_shown(d, diff_row_src(d, i))) {
 			hidden++;
-		else if (max_rows && shown >= max_rows)
+		} else if (max_rows && shown >= max_rows) {
 			cut++;
-		else {
-			row_line(d, row, c, dr);
+		} else {
+			diff_row_get(d, i, &row);
+			row_line(d, &row, c, dr);
 			shown++;
 		}
 	}
@@ -455,8 +458,12 @@ void diff_json(const struct diff *d, struct json_writer *w, size_t max_rows)
 	json_u64(w, d->n_tested);
 	json_key(w, "rows");
 	json_array_begin(w);
-	for (size_t i = 0; i < n; i++)
-		json_row(d, &d->rows[i], image_level, w);
+	for (size_t i = 0; i < n; i++) {
+		struct diff_row row;
+
+		diff_row_get(d, i, &row);
+		json_row(d, &row, image_level, w);
+	}
 	json_array_end(w);
 	pset_damage_json(d->sets, d->n_sets, w);
 	json_object_end(w);

@@ -14,7 +14,22 @@
 
 #include "analysis/stats.h"
 #include "core/die.h"
+#include "core/radix.h"
+#include "core/strrank.h"
 #include "core/xalloc.h"
+
+/* What a row is, kept per source row (the rest is computed from its counts). */
+enum {
+	ROW_TESTED = 1 << 0,       /* in the Benjamini-Hochberg family */
+	ROW_SIGNIFICANT = 1 << 1,
+	ROW_SHOWN = 1 << 2,        /* diff_row_shown() */
+};
+
+/* The p- and q-value of a tested row. */
+struct diff_tested {
+	uint32_t src;
+	double p, q;
+};
 
 static const char *const method_names[] = { "none", "poisson", "welch", "prediction" };
 
@@ -162,12 +177,14 @@ static double mean_total(const struct diff *d)
 	return d->n_sets ? sum / (double)d->n_sets : 0;
 }
 
-/* The row of src; its p-value if it is tested (or always: the procedure as a whole). */
+/*
+ * The numbers of source row src (NULL: rows_src.proc); its p-value if it
+ * is tested: computed (test), or as kept (compute() found them).
+ */
 static void fill_row(const struct diff *d, struct diff_row *r, const struct pset_row *src,
-		     bool always_p)
+		     bool test, double unit)
 {
 	struct side_stats a, b;
-	double unit = mean_total(d);
 
 	memset(r, 0, sizeof(*r));
 	r->src = src;
@@ -199,9 +216,13 @@ static void fill_row(const struct diff *d, struct diff_row *r, const struct pset
 		r->effect = r->delta;
 	}
 	r->status = !r->a && r->b ? DIFF_APPEARED : r->a && !r->b ? DIFF_DISAPPEARED : DIFF_BOTH;
-	r->tested = testable(d, &a, &b, unit);
-	/* a p-value is shown for the rows tested only (a million rows are mostly not) */
-	r->p = r->q = r->tested || always_p ? row_p(d, &a, &b) : 1;
+	r->p = r->q = 1;
+	if (test) {
+		r->tested = testable(d, &a, &b, unit);
+		/* a p-value is shown for the rows tested only (a million rows are mostly not) */
+		if (r->tested || src == d->rows_src.proc)
+			r->p = r->q = row_p(d, &a, &b);
+	}
 }
 
 static bool big_enough(const struct diff *d, const struct diff_row *r)
@@ -245,35 +266,85 @@ static void choose_method(struct diff *d)
 		d->method = DIFF_PREDICTION;
 }
 
+static int cmp_tested(const void *a, const void *b)
+{
+	const struct diff_tested *x = a, *y = b;
+
+	return (x->src > y->src) - (x->src < y->src);
+}
+
+/* The p- and q-values kept for tested source row src. */
+static const struct diff_tested *tested_of(const struct diff *d, size_t src)
+{
+	struct diff_tested key = { (uint32_t)src, 0, 0 };
+
+	return bsearch(&key, d->tested, d->n_tested, sizeof(key), cmp_tested);
+}
+
+void diff_row_of(const struct diff *d, size_t src, struct diff_row *out)
+{
+	fill_row(d, out, &d->rows_src.rows[src], false, mean_total(d));
+	out->tested = d->flags[src] & ROW_TESTED;
+	out->significant = d->flags[src] & ROW_SIGNIFICANT;
+	if (out->tested) {
+		const struct diff_tested *t = tested_of(d, src);
+
+		out->p = t->p;
+		out->q = t->q;
+	}
+}
+
+void diff_row_get(const struct diff *d, size_t i, struct diff_row *out)
+{
+	diff_row_of(d, d->order[i], out);
+}
+
+/*
+ * Every row's verdict: each row's numbers computed once (the tested ones'
+ * p-values), q-values over the family, and what is kept of each row: 4
+ * bytes of order and a byte of flags (the numbers are computed again from
+ * the counts when a row is read), the p- and q-values of the tested rows.
+ */
 static void compute(struct diff *d)
 {
-	double *p = xcalloc(d->n_rows + 1, sizeof(*p));
-	size_t *idx = xcalloc(d->n_rows + 1, sizeof(*idx)), n = 0;
+	size_t n = d->rows_src.n_rows, alloc = 0;
+	double unit = mean_total(d), *q;
 
 	choose_method(d);
-	for (size_t i = 0; i < d->n_rows; i++) {
-		struct diff_row *r = &d->rows[i];
+	free(d->tested);
+	d->tested = NULL;
+	d->n_tested = 0;
+	d->n_significant = 0;
+	if (!d->flags)
+		d->flags = xcalloc(n + 1, sizeof(*d->flags));
+	for (size_t i = 0; i < n; i++) {
+		struct diff_row r;
 
-		fill_row(d, r, &d->rows_src.rows[i], false);
-		r->q = 1;
-		if (r->tested) {
-			p[n] = r->p;
-			idx[n++] = i;
+		fill_row(d, &r, &d->rows_src.rows[i], true, unit);
+		d->flags[i] = r.tested ? ROW_TESTED : 0;
+		if (r.tested) {
+			ALLOC_GROW(d->tested, d->n_tested + 1, alloc);
+			d->tested[d->n_tested++] = (struct diff_tested){ (uint32_t)i, r.p, 1 };
 		}
 	}
-	stats_bh_adjust(p, n, p);
-	d->n_significant = 0;
-	for (size_t k = 0; k < n; k++)
-		d->rows[idx[k]].q = p[k];
-	for (size_t i = 0; i < d->n_rows; i++) {
-		judge(d, &d->rows[i]);
-		d->n_significant += d->rows[i].significant;
+	q = xcalloc(d->n_tested + 1, sizeof(*q));
+	for (size_t k = 0; k < d->n_tested; k++)
+		q[k] = d->tested[k].p;
+	stats_bh_adjust(q, d->n_tested, q);
+	for (size_t k = 0; k < d->n_tested; k++)
+		d->tested[k].q = q[k];
+	free(q);
+	for (size_t i = 0; i < n; i++) {
+		struct diff_row r;
+
+		diff_row_of(d, i, &r);
+		judge(d, &r);
+		d->flags[i] |= (r.significant ? ROW_SIGNIFICANT : 0) |
+			       (diff_row_shown(d, &r) ? ROW_SHOWN : 0);
+		d->n_significant += r.significant;
 	}
-	d->n_tested = n;
-	free(p);
-	free(idx);
 	if (d->has_proc) {
-		fill_row(d, &d->proc, d->rows_src.proc, true);
+		fill_row(d, &d->proc, d->rows_src.proc, true, unit);
 		judge(d, &d->proc);
 	}
 	diff_sort(d, d->sort);
@@ -347,7 +418,9 @@ int diff_build(struct diff *d, struct pset *const *a, size_t na, struct pset *co
 	d->has_proc = d->rows_src.proc != NULL;
 	d->unaligned = d->rows_src.unaligned;
 	d->n_rows = d->rows_src.n_rows;
-	d->rows = xcalloc(d->n_rows + 1, sizeof(*d->rows));
+	d->order = xcalloc(d->n_rows + 1, sizeof(*d->order));
+	for (size_t i = 0; i < d->n_rows; i++)
+		d->order[i] = (uint32_t)i;
 	d->sort = o->procedure && !d->unaligned ? DIFF_SORT_ADDRESS : DIFF_SORT_VERDICT;
 	compute(d);
 	return 0;
@@ -360,7 +433,9 @@ void diff_release(struct diff *d)
 	free(d->side_a);
 	free(d->side_b);
 	free(d->factors);
-	free(d->rows);
+	free(d->order);
+	free(d->flags);
+	free(d->tested);
 	free(d->name_rank);
 	memset(d, 0, sizeof(*d));
 }
@@ -426,99 +501,114 @@ void diff_swap(struct diff *d)
 
 /* ---- order ---------------------------------------------------------------- */
 
-/* Rows by name, image, address: what orders rows that compare equal otherwise. */
-static int cmp_identity(const char *name_x, const char *image_x, uint64_t addr_x,
-			const char *name_y, const char *image_y, uint64_t addr_y)
+/* Sorts v (source rows) by key(d, row), stably; keys in items (room for n), tmp for the sort. */
+static void sort_src(const struct diff *d, uint32_t *v, size_t n, struct radix_item *items,
+		     struct radix_item *tmp, uint64_t (*key)(const struct diff *d, size_t src,
+							    const void *arg),
+		     const void *arg, bool desc)
 {
-	int r;
-
-	if ((r = strcmp(name_x, name_y)))
-		return r;
-	if ((r = strcmp(image_x, image_y)))
-		return r;
-	return addr_x < addr_y ? -1 : addr_x > addr_y;
-}
-
-static int cmp_names(const struct diff_row *x, const struct diff_row *y)
-{
-	return cmp_identity(x->name, x->image, x->addr, y->name, y->image, y->addr);
-}
-
-static int cmp_src_names(const void *a, const void *b, void *ctx)
-{
-	const struct pset_row *rows = ctx;
-	const struct pset_row *x = &rows[*(const uint32_t *)a], *y = &rows[*(const uint32_t *)b];
-
-	return cmp_identity(x->name, x->image, x->addr, y->name, y->image, y->addr);
-}
-
-/* Each source row's place by name, image and address, found once (the verdict's last key). */
-static void rank_names(struct diff *d)
-{
-	size_t n = d->rows_src.n_rows;
-	uint32_t *idx;
-
-	if (d->name_rank)
-		return;
-	idx = xcalloc(n + 1, sizeof(*idx));
-	for (size_t i = 0; i < n; i++)
-		idx[i] = (uint32_t)i;
-	if (n > 1)
-		qsort_r(idx, n, sizeof(*idx), cmp_src_names, d->rows_src.rows);
-	d->name_rank = xcalloc(n + 1, sizeof(*d->name_rank));
 	for (size_t k = 0; k < n; k++)
-		d->name_rank[idx[k]] = (uint32_t)k;
-	free(idx);
+		items[k] = (struct radix_item){ key(d, v[k], arg), v[k] };
+	radix_sort_scratch(items, n, desc, tmp);
+	for (size_t k = 0; k < n; k++)
+		v[k] = items[k].i;
 }
 
-/* What orders a row by verdict: significant first, by |effect|, else by the larger share. */
-struct verdict_key {
-	double magnitude;
-	uint32_t rank, i;
-	bool significant;
-};
-
-static int cmp_verdict(const void *a, const void *b)
+static uint64_t key_addr(const struct diff *d, size_t src, const void *arg)
 {
-	const struct verdict_key *x = a, *y = b;
+	return d->rows_src.rows[src].addr;
+}
 
-	if (x->significant != y->significant)
-		return x->significant ? -1 : 1;
-	if (x->magnitude != y->magnitude)
-		return x->magnitude > y->magnitude ? -1 : 1;
-	return (x->rank > y->rank) - (x->rank < y->rank);
+static uint64_t key_rank(const struct diff *d, size_t src, const void *arg)
+{
+	return ((const uint32_t *)arg)[src];
+}
+
+static uint64_t key_path(const struct diff *d, size_t src, const void *arg)
+{
+	return ((const uint32_t *)arg)[d->rows_src.rows[src].path];
 }
 
 /*
- * Sorts the rows by verdict: their keys, read once (a million rows of 176
- * bytes are moved once, not at every comparison, and ties compare ranks,
- * not names).
+ * Each source row's place by name, image and address, found once (the
+ * verdict's last key): ranks of the names and of the paths (core/
+ * strrank.h), then radix sorts, the least significant key first; rows
+ * alike in all three keep their order.
+ */
+static void rank_names(struct diff *d)
+{
+	size_t n = d->rows_src.n_rows, n_paths = pset_rows_n_paths(&d->rows_src);
+	uint32_t *v, *names, *paths;
+	const char **s;
+	struct radix_item *items, *tmp;
+
+	if (d->name_rank)
+		return;
+	s = xcalloc((n > n_paths ? n : n_paths) + 1, sizeof(*s));
+	names = xcalloc(n + 1, sizeof(*names));
+	paths = xcalloc(n_paths + 1, sizeof(*paths));
+	for (size_t i = 0; i < n; i++)
+		s[i] = d->rows_src.rows[i].name;
+	str_ranks(s, n, names);
+	for (size_t i = 0; i < n_paths; i++)
+		s[i] = pset_rows_path(&d->rows_src, (uint32_t)i);
+	str_ranks(s, n_paths, paths);
+	free(s);
+	v = xcalloc(n + 1, sizeof(*v));
+	items = xcalloc(n + 1, sizeof(*items));
+	tmp = xcalloc(n + 1, sizeof(*tmp));
+	for (size_t i = 0; i < n; i++)
+		v[i] = (uint32_t)i;
+	sort_src(d, v, n, items, tmp, key_addr, NULL, false);
+	sort_src(d, v, n, items, tmp, key_path, paths, false);
+	sort_src(d, v, n, items, tmp, key_rank, names, false);
+	free(items);
+	free(tmp);
+	free(names);
+	free(paths);
+	/* the place of each row in that order */
+	d->name_rank = xcalloc(n + 1, sizeof(*d->name_rank));
+	for (size_t k = 0; k < n; k++)
+		d->name_rank[v[k]] = (uint32_t)k;
+	free(v);
+}
+
+/* What orders a row by verdict: significant first, by |effect|, else by the larger share. */
+static uint64_t key_magnitude(const struct diff *d, size_t src, const void *arg)
+{
+	struct diff_row r;
+
+	diff_row_of(d, src, &r);
+	return radix_key_double(r.significant ? fabs(r.effect) : fmax(r.share_a, r.share_b));
+}
+
+static uint64_t key_significant(const struct diff *d, size_t src, const void *arg)
+{
+	return (d->flags[src] & ROW_SIGNIFICANT) != 0;
+}
+
+/*
+ * Sorts the rows by verdict: by name rank, then by magnitude, descending,
+ * then significant first, each a stable radix sort of keys read once.
  */
 static void sort_verdict(struct diff *d)
 {
-	struct verdict_key *k = xcalloc(d->n_rows, sizeof(*k));
-	struct diff_row *sorted = xcalloc(d->n_rows, sizeof(*sorted));
+	size_t n = d->n_rows;
+	struct radix_item *items = xcalloc(n + 1, sizeof(*items)), *tmp = xcalloc(n + 1, sizeof(*tmp));
 
 	rank_names(d);
-	for (size_t i = 0; i < d->n_rows; i++) {
-		const struct diff_row *r = &d->rows[i];
-
-		k[i].significant = r->significant;
-		k[i].magnitude = r->significant ? fabs(r->effect) : fmax(r->share_a, r->share_b);
-		k[i].rank = d->name_rank[r->src - d->rows_src.rows];
-		k[i].i = (uint32_t)i;
-	}
-	qsort(k, d->n_rows, sizeof(*k), cmp_verdict);
-	for (size_t i = 0; i < d->n_rows; i++)
-		sorted[i] = d->rows[k[i].i];
-	free(d->rows);
-	d->rows = sorted;
-	free(k);
+	for (size_t i = 0; i < n; i++)
+		d->order[d->name_rank[i]] = (uint32_t)i;
+	sort_src(d, d->order, n, items, tmp, key_magnitude, NULL, true);
+	sort_src(d, d->order, n, items, tmp, key_significant, NULL, true);
+	free(items);
+	free(tmp);
 }
 
-static int cmp_address(const void *a, const void *b)
+static int cmp_address(const void *a, const void *b, void *ctx)
 {
-	const struct diff_row *x = a, *y = b;
+	const struct pset_row *rows = ctx;
+	const struct pset_row *x = &rows[*(const uint32_t *)a], *y = &rows[*(const uint32_t *)b];
 	int r;
 
 	if ((r = strcmp(x->image, y->image)))
@@ -527,7 +617,9 @@ static int cmp_address(const void *a, const void *b)
 		return x->has_addr ? -1 : 1;
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
-	return cmp_names(x, y);
+	if ((r = strcmp(x->name, y->name)))
+		return r;
+	return (*(const uint32_t *)a > *(const uint32_t *)b) - (*(const uint32_t *)a < *(const uint32_t *)b);
 }
 
 void diff_sort(struct diff *d, enum diff_sort how)
@@ -536,7 +628,7 @@ void diff_sort(struct diff *d, enum diff_sort how)
 	if (d->n_rows < 2)
 		return;
 	if (how == DIFF_SORT_ADDRESS)
-		qsort(d->rows, d->n_rows, sizeof(*d->rows), cmp_address);
+		qsort_r(d->order, d->n_rows, sizeof(*d->order), cmp_address, d->rows_src.rows);
 	else
 		sort_verdict(d);
 }
@@ -549,6 +641,11 @@ const char *diff_verdict(const struct diff *d, const struct diff_row *r)
 	if (d->method == DIFF_UNTESTED)
 		return "-";
 	return r->significant ? sig[r->status] : noise[r->status];
+}
+
+bool diff_src_shown(const struct diff *d, size_t src)
+{
+	return d->flags[src] & ROW_SHOWN;
 }
 
 bool diff_row_shown(const struct diff *d, const struct diff_row *r)

@@ -15,13 +15,19 @@
  *   if (diff_build(&d, a, 1, b, 1, &o))
  *           ...;                                    // reported
  *   for (size_t i = 0; i < d.n_rows; i++) {
- *           const struct diff_row *r = &d.rows[i];
- *           r->name, r->image, r->a, r->b, r->share_a, r->share_b, r->delta,
- *           r->ratio, r->significant, diff_verdict(r) ...
+ *           struct diff_row r;
+ *           diff_row_get(&d, i, &r);                // the ith row in the diff's order
+ *           r.name, r.image, r.a, r.b, r.share_a, r.share_b, r.delta,
+ *           r.ratio, r.significant, diff_verdict(&d, &r) ...
  *   }
  *   diff_swap(&d);          // B becomes A: same rows, recomputed, re-sorted
  *   diff_sort(&d, DIFF_SORT_ADDRESS);               // a listing order
  *   diff_release(&d);
+ *
+ * A row is kept as its source row's place in the order (4 bytes), a byte
+ * of verdict and, when it was tested, its p- and q-values: its numbers are
+ * computed again from its counts when it is read (a million rows of 176
+ * bytes were most of a diff's memory).
  *
  * dcpi-tui, for two epochs of its database, in a job:
  *   struct diff_epochs *de = XNEW(struct diff_epochs);
@@ -108,7 +114,7 @@ enum diff_sort {
 };
 
 struct diff_row {
-	const struct pset_row *src; /* names and per-set counts (d->rows_src) */
+	const struct pset_row *src; /* names and per-set counts (d->rows_src), NULL for proc */
 	const char *name;           /* procedure, image path (images), PROC+0xOFF (instructions) */
 	const char *image;          /* image path */
 	uint64_t addr;              /* procedure start, instruction address (has_addr) */
@@ -145,8 +151,7 @@ struct diff {
 	uint64_t total_a, total_b;  /* samples of each side (all sets) */
 	struct pset_rows rows_src;  /* the rows across sets (counts per set) */
 	double *factors;            /* per set (pset_norm_factors), A's then B's */
-	struct diff_row *rows;      /* sorted: significant first (diff_sort) */
-	size_t n_rows;
+	size_t n_rows;              /* read with diff_row_get() */
 	size_t n_significant;
 	size_t n_tested;            /* rows in the Benjamini-Hochberg family */
 	/* with opts.procedure */
@@ -154,8 +159,11 @@ struct diff {
 	bool has_proc;
 	const char *unaligned;      /* why instructions are not compared, or NULL */
 	enum diff_sort sort;        /* the rows' order */
-	/* private: each source row's place by name, image and address (sorting) */
-	uint32_t *name_rank;
+	/* private */
+	uint32_t *order;            /* the rows in order: their source rows (rows_src.rows) */
+	unsigned char *flags;       /* per source row: tested, significant, shown */
+	struct diff_tested *tested; /* p and q of the tested rows, by source row */
+	uint32_t *name_rank;        /* per source row: its place by name, image and address */
 };
 
 /*
@@ -190,6 +198,18 @@ void diff_swap(struct diff *d);
 int diff_renorm(struct diff *d, enum pset_norm norm);
 
 void diff_sort(struct diff *d, enum diff_sort how);
+
+/* Row i of the diff's order, every number of it (computed from its counts). */
+void diff_row_get(const struct diff *d, size_t i, struct diff_row *out);
+/* The source row (rows_src.rows[]) of row i. */
+static inline size_t diff_row_src(const struct diff *d, size_t i)
+{
+	return d->order[i];
+}
+/* The row of source row src. */
+void diff_row_of(const struct diff *d, size_t src, struct diff_row *out);
+/* diff_row_shown() of source row src, as kept (no row computed). */
+bool diff_src_shown(const struct diff *d, size_t src);
 
 /*
  * The verdict word of a row: "changed", "appeared", "disappeared" when

@@ -17,7 +17,8 @@
 #include "core/utf8.h"
 #include "core/xalloc.h"
 
-enum { PROF_NONE = 0, PROF_LOADED = 1 };
+/* A profile's state: not read yet, read and validated (raw, maybe none), decoded (prof). */
+enum { PROF_NONE = 0, PROF_LOADED = 1, PROF_RAW = 2 };
 
 static void add_event(struct epoch_view *v, enum dcpi_event ev)
 {
@@ -103,25 +104,35 @@ static int load_totals(struct epoch_view *v, bool index_read)
  */
 static void validate_profiles(struct epoch_view *v)
 {
+	struct strbuf file = STRBUF_INIT;
+	struct profile scratch = PROFILE_INIT;
+
 	for (size_t i = 0; i < v->n_images; i++) {
 		struct ev_image *im = &v->images[i];
 
 		for (int e = 0; e < EVENT__COUNT; e++) {
 			struct db_profile_id id;
+			int r;
 
 			if (!im->samples[e])
 				continue;
-			im->prof_state[e] = PROF_LOADED;
-			profile_init(&im->prof[e]);
-			if (!db_profile_id_set(&id, im->rec->key, (enum dcpi_event)e, false, 0) &&
-			    db_profile_load(v->db, v->seq, &id, &im->prof[e]) < 0) {
+			im->prof_state[e] = PROF_RAW;
+			if (db_profile_id_set(&id, im->rec->key, (enum dcpi_event)e, false, 0))
+				continue;
+			if ((r = db_profile_read(v->db, v->seq, &id, &file, &scratch)) < 0) {
 				im->unread[e] = im->samples[e];
 				v->unread[e] += im->samples[e];
 				v->totals[e] -= im->samples[e];
 				im->samples[e] = 0;
+			} else if (!r) {
+				/* kept as read: decoded when asked for */
+				im->raw[e] = xmemdup(file.buf, file.len);
+				im->raw_len[e] = (uint32_t)file.len;
 			}
 		}
 	}
+	strbuf_release(&file);
+	profile_release(&scratch);
 	for (size_t k = 0; v->meta_ok && k < v->meta.n_events; k++) {
 		const struct epoch_event *ev = &v->meta.events[k];
 		uint64_t beyond = ev->samples > v->totals[ev->event] ?
@@ -181,8 +192,10 @@ void epoch_view_release(struct epoch_view *v)
 {
 	for (size_t i = 0; i < v->n_images; i++) {
 		image_free(v->images[i].img);
-		for (int e = 0; e < EVENT__COUNT; e++)
+		for (int e = 0; e < EVENT__COUNT; e++) {
 			profile_release(&v->images[i].prof[e]);
+			free(v->images[i].raw[e]);
+		}
 		values_profile_release(&v->images[i].vals);
 		paths_profile_release(&v->images[i].paths);
 		if (v->images[i].pscale)
@@ -213,18 +226,60 @@ struct image *epoch_view_image(struct epoch_view *v, size_t i)
 	return e->img;
 }
 
+/* Decodes image e's profile of ev, read and validated, into p; false if there is none. */
+static bool decode_raw(const struct ev_image *e, enum dcpi_event ev, struct profile *p)
+{
+	struct profile_header h;
+	const char *why;
+
+	p->n = 0;
+	if (!e->raw[ev])
+		return false;
+	if (profile_decode(e->raw[ev], e->raw_len[ev], &h, p, &why))
+		BUG("profile validated, then not decoded: %s", why);
+	return true;
+}
+
 const struct profile *epoch_view_profile(struct epoch_view *v, size_t i, enum dcpi_event ev)
 {
 	struct ev_image *e = &v->images[i];
 	struct db_profile_id id;
 
-	if (e->prof_state[ev] == PROF_NONE) {
+	if (e->prof_state[ev] == PROF_RAW) {
+		e->prof_state[ev] = PROF_LOADED;
+		profile_init(&e->prof[ev]);
+		decode_raw(e, ev, &e->prof[ev]);
+	} else if (e->prof_state[ev] == PROF_NONE) {
 		e->prof_state[ev] = PROF_LOADED;
 		profile_init(&e->prof[ev]);
 		if (e->samples[ev] && !db_profile_id_set(&id, e->rec->key, ev, false, 0))
 			db_profile_load(v->db, v->seq, &id, &e->prof[ev]);  /* errors reported */
 	}
 	return &e->prof[ev];
+}
+
+void epoch_view_profile_forget(struct epoch_view *v, size_t i)
+{
+	struct ev_image *e = &v->images[i];
+
+	for (int ev = 0; ev < EVENT__COUNT; ev++) {
+		if (e->prof_state[ev] != PROF_LOADED || !e->raw[ev])
+			continue;
+		profile_release(&e->prof[ev]);
+		e->prof_state[ev] = PROF_RAW;
+	}
+}
+
+const struct profile *epoch_view_profile_pass(struct epoch_view *v, size_t i, enum dcpi_event ev,
+					      struct profile *scratch)
+{
+	struct ev_image *e = &v->images[i];
+
+	if (e->prof_state[ev] == PROF_RAW) {
+		decode_raw(e, ev, scratch);
+		return scratch;
+	}
+	return epoch_view_profile(v, i, ev);
 }
 
 const struct burst_set *epoch_view_bursts(struct epoch_view *v)

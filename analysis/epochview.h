@@ -18,10 +18,14 @@
  *   const struct profile *p = epoch_view_profile(&v, i, EVENT_CYCLES);
  *   epoch_view_release(&v);
  *
- * Profiles are all read and validated when the view opens (they are
- * compact: a few bytes per sampled instruction), so a damaged one is
- * reported at once, by name, whatever the report then looks at; it is
- * treated as empty and the rest goes on.  What was lost is kept as data
+ * Profiles are all read and validated when the view opens, so a damaged
+ * one is reported at once, by name, whatever the report then looks at; it
+ * is treated as empty and the rest goes on.  The view keeps their files'
+ * bytes (a few bytes per sampled instruction) and decodes a profile when
+ * it is asked for (16 bytes a sample), until epoch_view_profile_forget();
+ * a pass over every image decodes each into a buffer of its own instead
+ * (epoch_view_profile_pass()), so that 10,000 images' profiles are not
+ * all kept decoded.  What was lost is kept as data
  * (db/damage.h): epoch_view_partial() says whether the reports of the view
  * are made from partial data, epoch_view_image_damage() which image's
  * files were damaged or missing, and unread[] how many samples the epoch
@@ -63,6 +67,8 @@ struct ev_image {
 	struct image *img;
 	struct profile prof[EVENT__COUNT];
 	unsigned char prof_state[EVENT__COUNT];
+	char *raw[EVENT__COUNT];         /* the profile's file, validated (decoded into prof on demand) */
+	uint32_t raw_len[EVENT__COUNT];
 	struct values_profile vals;
 	unsigned char vals_state;
 	struct paths_profile paths;
@@ -126,9 +132,23 @@ struct image *epoch_view_image(struct epoch_view *v, size_t i);
 
 /*
  * The profile of image i for ev (all processes); empty if there is none or
- * it is unreadable (reported when the view opened).
+ * it is unreadable (reported when the view opened).  Decoded now and kept
+ * until release.
  */
 const struct profile *epoch_view_profile(struct epoch_view *v, size_t i, enum dcpi_event ev);
+/*
+ * Lets go of image i's profiles decoded by epoch_view_profile() (decoded
+ * again from their files' bytes when asked for): for a caller that is
+ * done with the image, no pointer to them kept.
+ */
+void epoch_view_profile_forget(struct epoch_view *v, size_t i);
+/*
+ * The same for a pass over every image: the view's if it keeps it decoded,
+ * else decoded into scratch (replaced: one buffer for the whole pass,
+ * profile_release() after it), valid until scratch is used again.
+ */
+const struct profile *epoch_view_profile_pass(struct epoch_view *v, size_t i, enum dcpi_event ev,
+					      struct profile *scratch);
 
 /*
  * The value profile of image i (db/values.h; --values), read on first use:

@@ -143,13 +143,15 @@ size_t proc_lookup_all(struct epoch_view *v, const char *spec, const char *image
 	const char *at;
 	size_t len;
 
-	search(v, spec, image, NULL, &f);
-	if (!f.n && (at = proc_spec_image(v, spec, &len))) {
+	/* NAME in IMAGE reads IMAGE's symbols alone, not every image's */
+	if ((at = proc_spec_image(v, spec, &len))) {
 		char *name = xstrndup(spec, len);
 
 		search(v, name, image, at, &f);
 		free(name);
 	}
+	if (!f.n)
+		search(v, spec, image, NULL, &f);
 	*out = f.v;
 	return f.n;
 }

@@ -32,8 +32,11 @@ const char *proc_spec_image(const struct epoch_view *v, const char *spec, size_t
 
 /*
  * Finds every procedure matching spec, restricted to images matching image
- * (may be NULL; an "@IMAGE" in spec restricts further).  *out is allocated
- * (caller frees).  Returns the number found.
+ * (may be NULL; an "@IMAGE" in spec restricts further).  A spec that
+ * splits as NAME@IMAGE (proc_spec_image()) is NAME in those images; only
+ * if none has it is the whole spec a name (a versioned symbol's "f@VER")
+ * in every image.  *out is allocated (caller frees).  Returns the number
+ * found.
  */
 size_t proc_lookup_all(struct epoch_view *v, const char *spec, const char *image,
 		       struct proc_ref **out);

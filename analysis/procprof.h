@@ -10,13 +10,17 @@
  *   struct procprof_opts o = PROCPROF_OPTS_INIT;
  *   if (procprof_build(&pp, &view, &o))
  *           ...;
- *   for (size_t r = 0; r < pp.n_rows; r++) {
- *           const struct procprof_row *row = &pp.rows[r];
- *           row->name, row->image (index into view.images), row->start,
- *           row->samples[pp.events[c]], procprof_percent(&pp, row, c),
- *           row->cum_percent
+ *   for (size_t r = 0, cum = 0; r < pp.n_rows; r++) {
+ *           procprof_name(&pp, r), pp.rows[r].image (index into view.images),
+ *           pp.rows[r].proc, procprof_start(&pp, r),
+ *           procprof_samples(&pp, r, c) (column c: event pp.events[c]),
+ *           procprof_percent(&pp, r, c), the cumulative % from their sum
  *   }
  *   procprof_release(&pp);
+ *
+ * A row is 16 bytes and its samples 8 bytes a column (a million rows of
+ * every image of a server's epoch: 24 MB with one event), so the figures
+ * are read through the accessors below, not from the row.
  *
  * Columns are the events in pp.events (the epoch's, or the ones asked
  * for); rows are sorted by the first column, descending, then by the
@@ -64,22 +68,25 @@ struct procprof_opts {
 #define PROCPROF_OPTS_INIT { false, NULL, 0, NULL, 0, false, PROCPROF_BY_IMAGE }
 
 struct procprof_row {
-	size_t image;                       /* index into view->images */
 	const struct proc *proc;            /* NULL for image rows and unnamed samples */
-	const char *name;                   /* procedure name, placeholder, or (by image) the image path */
-	uint64_t start;                     /* the procedure's address (0 if proc is NULL) */
-	uint64_t samples[EVENT__COUNT];     /* indexed by enum dcpi_event */
-	double cum_percent;                 /* of the first column, this row included */
-	const char *comm;                   /* by process: its name */
-	uint32_t id;                        /* by pid or tgid: the thread or process */
+	uint32_t image;                     /* index into view->images */
+	uint32_t group;                     /* by process: index into groups[], else 0 */
+};
+
+/* By process: what a row's samples ran in. */
+struct procprof_group {
+	const char *comm;                   /* its name (in comms[]) */
+	uint32_t id;                        /* by pid or tgid: the thread or process, else 0 */
 };
 
 struct procprof {
 	struct epoch_view *view;
 	bool by_image;
 	enum procprof_by by;
-	char **comms;                       /* by process: the names rows point to (owned) */
+	char **comms;                       /* by process: the names groups point to (owned) */
 	size_t n_comms;
+	struct procprof_group *groups;      /* by process */
+	size_t n_groups;
 	enum dcpi_event events[EVENT__COUNT]; /* columns */
 	size_t n_events;
 	/*
@@ -92,6 +99,9 @@ struct procprof {
 	uint64_t shown[EVENT__COUNT];       /* samples in the rows */
 	struct procprof_row *rows;
 	size_t n_rows;
+	uint64_t *counts;                   /* row r's samples of column c: counts[r * n_events + c] */
+	uint32_t *name_rank;                /* per row: its name's place in strcmp order, ties alike */
+	const char **unnamed;               /* per image: the name of its samples no procedure holds */
 	size_t unmatched;                   /* image filters that matched no image */
 };
 
@@ -105,16 +115,36 @@ struct procprof {
 int procprof_build(struct procprof *pp, struct epoch_view *v, const struct procprof_opts *o);
 void procprof_release(struct procprof *pp);
 
-/* Percentage of row's samples in column col of all samples of that event. */
-double procprof_percent(const struct procprof *pp, const struct procprof_row *row, size_t col);
+/* Row r's samples of column col. */
+static inline uint64_t procprof_samples(const struct procprof *pp, size_t r, size_t col)
+{
+	return pp->counts[r * pp->n_events + col];
+}
 
-/* The image path of a row. */
-const char *procprof_image_path(const struct procprof *pp, const struct procprof_row *row);
+/* Row r's samples of event ev (0 when ev is not a column). */
+uint64_t procprof_event_samples(const struct procprof *pp, size_t r, enum dcpi_event ev);
+
+/* Percentage of row r's samples in column col of all samples of that event. */
+double procprof_percent(const struct procprof *pp, size_t r, size_t col);
+
+/* Row r's name: the procedure's, a placeholder, or (by image) the image path. */
+const char *procprof_name(const struct procprof *pp, size_t r);
+
+/* Row r's procedure's address (0 without one). */
+static inline uint64_t procprof_start(const struct procprof *pp, size_t r)
+{
+	return pp->rows[r].proc ? pp->rows[r].proc->start : 0;
+}
+
+/* The image path of row r. */
+const char *procprof_image_path(const struct procprof *pp, size_t r);
 
 /*
  * Draws the report as dcpiprof prints it (present/draw.h, a line after
  * another): the header with the totals per event, then one line per row
- * (samples and % per event, cum%, procedure, image).  max_rows 0 means all.
+ * (samples and % per event, cum% (the rows so far, this one included, of
+ * all samples of the first column's event), procedure, image).  max_rows 0
+ * means all.
  */
 void procprof_draw(const struct procprof *pp, struct draw *d, size_t max_rows);
 

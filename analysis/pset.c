@@ -68,6 +68,8 @@ static struct pset_epoch *new_epoch(struct pset *s, size_t *alloc, struct db *db
 	e = &s->epochs[s->n_epochs];
 	memset(e, 0, sizeof(*e));
 	e->db = db;
+	e->view = XNEW(struct epoch_view);
+	e->own = true;
 	return e;
 }
 
@@ -80,13 +82,11 @@ static int open_one(struct pset *s, struct db *db, const char *name,
 	struct strbuf sb = STRBUF_INIT;
 	char *path;
 
-	if (epoch_view_open(&e->view, db, name, o)) {
-		epoch_view_release(&e->view);
-		return -1;
-	}
 	s->n_epochs = 1;
+	if (epoch_view_open(e->view, db, name, o))
+		return -1;
 	path = display_safe(db->path);
-	add_epoch_desc(&sb, &e->view);
+	add_epoch_desc(&sb, e->view);
 	strbuf_addf(&sb, " of %s", path);
 	s->desc = strbuf_detach(&sb, NULL);
 	free(path);
@@ -109,20 +109,22 @@ static int open_all(struct pset *s, struct db *db, const struct epoch_view_opts 
 		char name[16];
 
 		snprintf(name, sizeof(name), "%" PRIu32, seqs[i]);
-		if (epoch_view_open(&e->view, db, name, o))
-			epoch_view_release(&e->view);  /* reported; left out */
-		else
+		if (epoch_view_open(e->view, db, name, o)) {
+			epoch_view_release(e->view);  /* reported; left out */
+			free(e->view);
+		} else {
 			s->n_epochs++;
+		}
 	}
 	if (!s->n_epochs)
 		errorf(n ? "database '%s': no epoch can be read" : "database '%s' has no epochs",
 		       path);
 	else if (s->n_epochs == 1)
-		s->desc = xasprintf("%s (its epoch %" PRIu32 ")", path, s->epochs[0].view.seq);
+		s->desc = xasprintf("%s (its epoch %" PRIu32 ")", path, s->epochs[0].view->seq);
 	else
 		s->desc = xasprintf("%s (%zu epochs, %" PRIu32 "-%" PRIu32 ", summed)", path,
-				    s->n_epochs, s->epochs[0].view.seq,
-				    s->epochs[s->n_epochs - 1].view.seq);
+				    s->n_epochs, s->epochs[0].view->seq,
+				    s->epochs[s->n_epochs - 1].view->seq);
 	free(seqs);
 	free(path);
 	return s->n_epochs ? 0 : -1;
@@ -182,6 +184,23 @@ int pset_open(struct pset *s, struct pset_ctx *ctx, const char *spec)
 	return r;
 }
 
+void pset_borrow_epoch(struct pset *s, struct epoch_view *v)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char name[16], *path = display_safe(v->db->path);
+
+	memset(s, 0, sizeof(*s));
+	snprintf(name, sizeof(name), "%" PRIu32, v->seq);
+	s->spec = xstrdup(name);
+	s->epochs = XNEW(struct pset_epoch);
+	s->epochs[0] = (struct pset_epoch){ v->db, v, false };
+	s->n_epochs = 1;
+	add_epoch_desc(&sb, v);
+	strbuf_addf(&sb, " of %s", path);
+	s->desc = strbuf_detach(&sb, NULL);
+	free(path);
+}
+
 int pset_open_epoch(struct pset *s, struct db *db, uint32_t seq, const struct epoch_view_opts *o)
 {
 	char name[16];
@@ -198,8 +217,12 @@ int pset_open_epoch(struct pset *s, struct db *db, uint32_t seq, const struct ep
 
 void pset_release(struct pset *s)
 {
-	for (size_t i = 0; i < s->n_epochs; i++)
-		epoch_view_release(&s->epochs[i].view);
+	for (size_t i = 0; i < s->n_epochs; i++) {
+		if (!s->epochs[i].own)
+			continue;
+		epoch_view_release(s->epochs[i].view);
+		free(s->epochs[i].view);
+	}
 	free(s->epochs);
 	if (s->own_db)
 		db_close(s->own_db);
@@ -213,7 +236,7 @@ uint64_t pset_total(const struct pset *s, enum dcpi_event ev)
 	uint64_t t = 0;
 
 	for (size_t i = 0; i < s->n_epochs; i++)
-		t += s->epochs[i].view.totals[ev];
+		t += s->epochs[i].view->totals[ev];
 	return t;
 }
 
@@ -221,8 +244,8 @@ enum dcpi_event pset_default_event(struct pset *const *sets, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		for (size_t k = 0; k < sets[i]->n_epochs; k++)
-			if (sets[i]->epochs[k].view.n_events)
-				return sets[i]->epochs[k].view.events[0];
+			if (sets[i]->epochs[k].view->n_events)
+				return sets[i]->epochs[k].view->events[0];
 	return EVENT_CYCLES;
 }
 
@@ -232,7 +255,7 @@ static const struct epoch_view *view_with_event(struct pset *const *sets, size_t
 {
 	for (size_t i = 0; i < n; i++)
 		for (size_t k = 0; k < sets[i]->n_epochs; k++) {
-			const struct epoch_view *v = &sets[i]->epochs[k].view;
+			const struct epoch_view *v = sets[i]->epochs[k].view;
 
 			if (v->meta_ok && epoch_meta_event(&v->meta, ev))
 				return v;
@@ -279,7 +302,7 @@ int pset_norm_lookup(const char *name)
 static bool periods_in_ns(const struct pset *s, enum dcpi_event ev)
 {
 	for (size_t i = 0; i < s->n_epochs; i++) {
-		const struct epoch_view *v = &s->epochs[i].view;
+		const struct epoch_view *v = s->epochs[i].view;
 		const struct epoch_event *e = v->meta_ok ? epoch_meta_event(&v->meta, ev) : NULL;
 
 		if (v->totals[ev] && (!e || !e->period_in_ns))
@@ -294,7 +317,7 @@ static double set_period(const struct pset *s, enum dcpi_event ev, bool ns)
 	double sum = 0, w = 0;
 
 	for (size_t i = 0; i < s->n_epochs; i++) {
-		const struct epoch_view *v = &s->epochs[i].view;
+		const struct epoch_view *v = s->epochs[i].view;
 		const struct epoch_event *e = v->meta_ok ? epoch_meta_event(&v->meta, ev) : NULL;
 		double p;
 
@@ -403,32 +426,48 @@ static size_t strindex_get(struct strindex *x, const char *key, size_t len, bool
 	}
 }
 
-/* What an image is across sets. */
+/* An image of a set's epoch: a member of the image it is across sets. */
+struct image_member {
+	size_t set, epoch;
+	struct epoch_view *view;
+	size_t image;         /* in view */
+	bool unnamed;         /* it has samples outside its procedures (warned after) */
+};
+
+/* What an image is across sets (the images of one path). */
 struct image_info {
 	char *build;          /* the image key (build-id) where first seen */
 	size_t set;           /* ... in this set */
 	char *other;          /* a different key, or NULL */
 	size_t other_set;
 	char *path;
+	struct image_member *members; /* procedures: where it has samples */
+	size_t n_members, alloc_members;
 };
 
 struct rows_priv {
 	struct pset *const *sets;
-	struct arena mem;         /* the rows' names, keys, counts, texts; image paths */
-	struct strindex rows;
+	struct arena mem;         /* names made up, keys, instruction texts, image paths */
+	struct strindex rows;     /* images and instructions: a row's key -> row */
 	struct strindex images;   /* image match key -> infos */
 	struct image_info *infos;
 	size_t alloc_infos;
 	struct strindex warned;   /* image match keys warned about */
 	struct strindex paths;    /* the image paths of rows, once each */
+	size_t alloc_rows;
+	struct profile scratch;   /* the profile of the image at hand (epoch_view_profile_pass) */
+	struct u64map unique;     /* image pointer -> 1 + whether its names are all different */
+	uint32_t *image_row_info; /* images: per row, its info */
 };
 
-/* path, copied once for every row that names it. */
-static const char *intern_path(struct rows_priv *pv, const char *path)
+/* path, copied once for every row that names it; *index: its place among the paths. */
+static const char *intern_path(struct rows_priv *pv, const char *path, uint32_t *index)
 {
 	bool created;
 	size_t i = strindex_get(&pv->paths, path, strlen(path), &created);
 
+	if (index)
+		*index = (uint32_t)i;
 	return pv->paths.v[i].key;
 }
 
@@ -453,8 +492,8 @@ static bool has_builds(enum image_kind kind)
 	       kind == IMAGE_KERNEL;
 }
 
-/* Records that set holds image rec (and whether it is another build). */
-static void note_image(struct pset_rows *t, size_t set, const struct db_image *rec)
+/* Records that set holds image rec (and whether it is another build); its info's index. */
+static size_t note_image(struct pset_rows *t, size_t set, const struct db_image *rec)
 {
 	struct rows_priv *pv = t->priv;
 	struct strbuf key = STRBUF_INIT;
@@ -478,6 +517,7 @@ static void note_image(struct pset_rows *t, size_t set, const struct db_image *r
 		info->other = xstrdup(rec->key);
 		info->other_set = set;
 	}
+	return i;
 }
 
 /* Warns once per image (over all sets) that it cannot be named. */
@@ -497,55 +537,126 @@ static void warn_image(struct pset_rows *t, struct epoch_view *v, size_t i)
 		epoch_view_warn_image(v, i);
 }
 
-/* The row of key, made with name and image when new. */
-static struct pset_row *get_row(struct pset_rows *t, const struct strbuf *key, const char *name,
-				const char *image)
+/* Room for n rows more (the worst case of an image: no copy of a million rows as they grow). */
+static void reserve_rows(struct pset_rows *t, size_t n)
 {
 	struct rows_priv *pv = t->priv;
-	struct pset_row *r;
+
+	if (t->n_rows + n <= pv->alloc_rows)
+		return;
+	pv->alloc_rows = t->n_rows + n > 2 * pv->alloc_rows ? t->n_rows + n : 2 * pv->alloc_rows;
+	t->rows = xreallocarray(t->rows, pv->alloc_rows, sizeof(*t->rows));
+	t->counts = xreallocarray(t->counts, pv->alloc_rows, t->n_sets * sizeof(*t->counts));
+}
+
+/* A new row named name (kept as it is: the caller's to keep alive) in image path. */
+static size_t new_row(struct pset_rows *t, const char *name, const char *path)
+{
+	struct rows_priv *pv = t->priv;
+	size_t r = t->n_rows;
+	struct pset_row *row;
+
+	reserve_rows(t, 1);
+	row = &t->rows[t->n_rows++];
+	memset(row, 0, sizeof(*row));
+	row->name = name;
+	row->image = intern_path(pv, path, &row->path);
+	memset(&t->counts[r * t->n_sets], 0, t->n_sets * sizeof(*t->counts));
+	return r;
+}
+
+/* The row of key (images, instructions), made with name and image when new. */
+static size_t get_row(struct pset_rows *t, const struct strbuf *key, const char *name,
+		      const char *image)
+{
+	struct rows_priv *pv = t->priv;
 	bool created;
 	size_t i = strindex_get(&pv->rows, key->buf, key->len, &created);
 
-	if (!created)
-		return &t->rows[i];
-	ALLOC_GROW(t->rows, t->n_rows + 1, t->alloc);
-	r = &t->rows[t->n_rows++];
-	memset(r, 0, sizeof(*r));
-	r->name = arena_strdup(&pv->mem, name);
-	r->image = (char *)intern_path(pv, image);
-	r->counts = arena_calloc(&pv->mem, t->n_sets ? t->n_sets : 1, sizeof(*r->counts));
-	r->key = (char *)pv->rows.v[i].key;
-	r->keylen = key->len;
-	return r;
+	return created ? new_row(t, arena_strdup(&pv->mem, name), image) : i;
+}
+
+/* Row r's counts (valid until the next row is made). */
+static uint64_t *counts_of(struct pset_rows *t, size_t r)
+{
+	return &t->counts[r * t->n_sets];
 }
 
 /* ---- rows of images, procedures, instructions ---------------------------- */
 
 static void image_rows(struct pset_rows *t, size_t set, struct epoch_view *v)
 {
+	struct rows_priv *pv = t->priv;
 	struct strbuf key = STRBUF_INIT;
 
 	for (size_t i = 0; i < v->n_images; i++) {
 		const struct db_image *rec = v->images[i].rec;
 		uint64_t n = v->images[i].samples[t->event];
+		size_t info, r;
 
 		if (!n)
 			continue;
-		note_image(t, set, rec);
+		info = note_image(t, set, rec);
 		strbuf_setlen(&key, 0);
 		image_match_key(rec, &key);
-		get_row(t, &key, rec->path, rec->path)->counts[set] += n;
+		r = get_row(t, &key, rec->path, rec->path);
+		counts_of(t, r)[set] += n;
+		pv->image_row_info = xreallocarray(pv->image_row_info, t->n_rows, sizeof(uint32_t));
+		pv->image_row_info[r] = (uint32_t)info;
 	}
 	strbuf_release(&key);
 }
 
+/* Records that procedure k answers to name: false if another one does too. */
+static bool alone(struct u64map *seen, const char *name, size_t k)
+{
+	uint64_t *slot = u64map_slot(seen, hash_bytes(HASH_FNV_INIT, name, strlen(name)));
+	bool first = !*slot || *slot == k + 1;
+
+	*slot = k + 1;
+	return first;
+}
+
+/*
+ * True if no two procedures of img answer to the same name (their names,
+ * symbol names and aliases, as image_procs_by_name() finds them): then
+ * each is the first of its name.  Found once per image by hashing its
+ * names, not by sorting them (a by-name index for each of 10,000 images).
+ */
+static bool names_unique(struct rows_priv *pv, struct image *img)
+{
+	uint64_t *known = u64map_slot(&pv->unique, (uint64_t)(uintptr_t)img);
+	struct proctab *tab;
+	struct u64map seen = U64MAP_INIT;  /* hash of a name -> procedure + 1 */
+	bool unique = true;
+
+	if (*known)
+		return *known == 2;
+	tab = image_procs(img);
+	for (size_t k = 0; k < tab->n && unique; k++) {
+		const struct proc *p = &tab->v[k];
+
+		unique = alone(&seen, p->name, k) && (p->sym == p->name || alone(&seen, p->sym, k));
+		for (uint32_t a = 0; a < p->n_aliases && unique; a++)
+			unique = alone(&seen, tab->aliases[p->alias_first + a], k);
+	}
+	u64map_release(&seen);
+	*u64map_slot(&pv->unique, (uint64_t)(uintptr_t)img) = unique ? 2 : 1;
+	return unique;
+}
+
 /* 0 for the first procedure of its name in the image (by address), 1 for the next... */
-static unsigned name_ordinal(struct image *img, const struct proc *p)
+static unsigned name_ordinal(struct rows_priv *pv, struct image *img, const struct proc *p)
 {
 	const struct proc *same[64];
-	size_t n = image_procs_by_name(img, p->name, same, ARRAY_SIZE(same));
+	size_t n;
 	unsigned k = 0;
 
+	/* a gap between procedures (IMAGE+0xADDR) is not in the table: looked up */
+	if (p >= image_procs(img)->v && p < image_procs(img)->v + image_procs(img)->n &&
+	    names_unique(pv, img))
+		return 0;
+	n = image_procs_by_name(img, p->name, same, ARRAY_SIZE(same));
 	for (size_t i = 0; i < n && i < ARRAY_SIZE(same); i++)
 		k += same[i]->start < p->start;
 	return k;
@@ -565,7 +676,8 @@ static size_t count_procs(struct pset_rows *t, struct epoch_view *v, size_t i,
 			  struct proc_count **out, size_t *alloc)
 {
 	struct image *img = epoch_view_image(v, i);
-	const struct profile *prof = epoch_view_profile(v, i, t->event);
+	const struct profile *prof = epoch_view_profile_pass(v, i, t->event,
+							     &((struct rows_priv *)t->priv)->scratch);
 	const struct proc *last = NULL;
 	uint64_t got = profile_total(prof), want = v->images[i].samples[t->event];
 	struct u64map at;   /* proc pointer (0: none) -> index + 1 in out */
@@ -601,56 +713,149 @@ static size_t count_procs(struct pset_rows *t, struct epoch_view *v, size_t i,
 	return n;
 }
 
-static void proc_rows_of_image(struct pset_rows *t, size_t set, struct epoch_view *v, size_t i,
-			       struct proc_count **pc, size_t *alloc)
+/* A row of one image: a name and which of that name it is. */
+struct named {
+	const char *name;
+	unsigned ord;
+};
+
+/* The name of a row of NAME, the ord-th of that name in its image (0: NAME; 1: NAME#2...). */
+static const char *row_name(struct rows_priv *pv, const char *name, unsigned ord)
 {
-	const struct db_image *rec = v->images[i].rec;
-	struct image *img = epoch_view_image(v, i);
-	const char *unnamed = image_unnamed(img);
-	size_t n = count_procs(t, v, i, pc, alloc);
-	struct strbuf key = STRBUF_INIT;
+	char *s;
+	const char *kept;
 
-	for (size_t k = 0; k < n; k++) {
-		const struct proc *p = (*pc)[k].proc;
-		const char *pname = p ? p->name : unnamed;
-		unsigned ord = p ? name_ordinal(img, p) : 0;
-		struct pset_row *out;
-		char *name;
-
-		if (!(*pc)[k].count)
-			continue;
-		note_image(t, set, rec);
-		if (!p)
-			warn_image(t, v, i);
-		strbuf_setlen(&key, 0);
-		image_match_key(rec, &key);
-		strbuf_addch(&key, '\0');
-		strbuf_addstr(&key, pname);
-		strbuf_addf(&key, "%c%u", '\0', ord);
-		/* the second procedure of a name in an image is NAME#2 */
-		name = ord ? xasprintf("%s#%u", pname, ord + 1) : NULL;
-		out = get_row(t, &key, name ? name : pname, rec->path);
-		free(name);
-		if (p && !out->has_addr) {
-			out->addr = p->start;
-			out->has_addr = true;
-		}
-		out->counts[set] += (*pc)[k].count;
-	}
-	strbuf_release(&key);
+	if (!ord)
+		return name;  /* the symbol table's, or a placeholder: it outlives the rows */
+	s = xasprintf("%s#%u", name, ord + 1);
+	kept = arena_strdup(&pv->mem, s);
+	free(s);
+	return kept;
 }
 
-/* Rows of every image of v by procedure, image after image, the images opened in parallel. */
-static void proc_rows(struct pset_rows *t, size_t set, struct epoch_view *v)
+/*
+ * The rows of one image across sets (info g): the procedures of each of
+ * its members, matched by name (the Nth of a name in the image, by
+ * address, is NAME#N), made image by image: no key of a million rows.
+ */
+static void proc_rows_of_image(struct pset_rows *t, size_t g, struct proc_count **pc,
+			       size_t *alloc)
 {
+	struct rows_priv *pv = t->priv;
+	struct image_info *info = &pv->infos[g];
+	struct u64map at = U64MAP_INIT;  /* hash of (name, ord), probed -> row + 1 */
+	struct named *keys = NULL;       /* per row of the image: what it matches */
+	size_t first = t->n_rows, alloc_keys = 0;
+
+	for (size_t m = 0; m < info->n_members; m++) {
+		const struct image_member *mb = &info->members[m];
+		struct image *img = epoch_view_image(mb->view, mb->image);
+		const struct db_image *rec = mb->view->images[mb->image].rec;
+		size_t n = count_procs(t, mb->view, mb->image, pc, alloc);
+		const char *unnamed = image_unnamed(img);
+
+		reserve_rows(t, n);
+		for (size_t k = 0; k < n; k++) {
+			const struct proc *p = (*pc)[k].proc;
+			struct named want = { p ? p->name : unnamed, p ? name_ordinal(pv, img, p) : 0 };
+			uint64_t h = hash_bytes(hash_u64(want.ord), want.name, strlen(want.name));
+			struct pset_row *row;
+			size_t r;
+
+			if (!(*pc)[k].count)
+				continue;
+			if (!p)
+				info->members[m].unnamed = true;
+			for (;; h++) {
+				uint64_t *slot = u64map_slot(&at, h);
+
+				if (!*slot) {
+					r = new_row(t, row_name(pv, want.name, want.ord), rec->path);
+					t->rows[r].builds_differ = info->other != NULL;
+					ALLOC_GROW(keys, r - first + 1, alloc_keys);
+					keys[r - first] = want;
+					*slot = r + 1;
+					break;
+				}
+				r = *slot - 1;
+				if (keys[r - first].ord == want.ord && !strcmp(keys[r - first].name, want.name))
+					break;
+			}
+			row = &t->rows[r];
+			if (p && !row->has_addr) {
+				row->addr = p->start;
+				row->has_addr = true;
+			}
+			counts_of(t, r)[mb->set] += (*pc)[k].count;
+		}
+	}
+	u64map_release(&at);
+	free(keys);
+}
+
+static int cmp_member(const void *a, const void *b)
+{
+	const struct image_member *x = a, *y = b;
+
+	if (x->set != y->set)
+		return x->set < y->set ? -1 : 1;
+	if (x->epoch != y->epoch)
+		return x->epoch < y->epoch ? -1 : 1;
+	return (x->image > y->image) - (x->image < y->image);
+}
+
+/* The images with unnamed samples warned about, set after set, epoch after epoch, in order. */
+static void warn_unnamed(struct pset_rows *t)
+{
+	struct rows_priv *pv = t->priv;
+	struct image_member *v = NULL;
+	size_t n = 0, alloc = 0;
+
+	for (size_t g = 0; g < pv->images.n; g++)
+		for (size_t m = 0; m < pv->infos[g].n_members; m++)
+			if (pv->infos[g].members[m].unnamed) {
+				ALLOC_GROW(v, n + 1, alloc);
+				v[n++] = pv->infos[g].members[m];
+			}
+	if (n > 1)
+		qsort(v, n, sizeof(*v), cmp_member);
+	for (size_t k = 0; k < n; k++)
+		warn_image(t, v[k].view, v[k].image);
+	free(v);
+}
+
+/*
+ * Rows of every image of every set by procedure: the images of each epoch
+ * opened in parallel, then, image by image across sets, their procedures.
+ */
+static void proc_rows(struct pset_rows *t, struct pset *const *sets, size_t n)
+{
+	struct rows_priv *pv = t->priv;
 	struct proc_count *pc = NULL;
 	size_t alloc = 0;
 
-	epoch_view_open_images(v, NULL);
-	for (size_t i = 0; i < v->n_images; i++)
-		if (v->images[i].samples[t->event])
-			proc_rows_of_image(t, set, v, i, &pc, &alloc);
+	for (size_t s = 0; s < n; s++) {
+		for (size_t e = 0; e < sets[s]->n_epochs; e++) {
+			struct epoch_view *v = sets[s]->epochs[e].view;
+
+			epoch_view_open_images(v, NULL);
+			for (size_t i = 0; i < v->n_images; i++) {
+				struct image_info *info;
+				size_t g;
+
+				if (!v->images[i].samples[t->event])
+					continue;
+				g = note_image(t, s, v->images[i].rec);  /* may move infos */
+				info = &pv->infos[g];
+				ALLOC_GROW(info->members, info->n_members + 1, info->alloc_members);
+				info->members[info->n_members++] = (struct image_member){ s, e, v, i, false };
+			}
+		}
+	}
+	for (size_t g = 0; g < pv->images.n; g++)
+		proc_rows_of_image(t, g, &pc, &alloc);
 	free(pc);
+	warn_unnamed(t);
 }
 
 /* "name+0xOFF" for an address in p, "IMAGE+0xADDR" outside procedures. */
@@ -665,7 +870,8 @@ static void insn_rows_of_image(struct pset_rows *t, size_t set, struct epoch_vie
 {
 	const struct db_image *rec = v->images[i].rec;
 	struct image *img = epoch_view_image(v, i);
-	const struct profile *prof = epoch_view_profile(v, i, t->event);
+	const struct profile *prof = epoch_view_profile_pass(v, i, t->event,
+							     &((struct rows_priv *)t->priv)->scratch);
 	const struct proc *last = NULL;
 	struct strbuf key = STRBUF_INIT;
 
@@ -674,6 +880,7 @@ static void insn_rows_of_image(struct pset_rows *t, size_t set, struct epoch_vie
 		uint64_t addr, off = prof->v[k].offset;
 		bool mapped = image_offset_to_addr(img, off, &addr);
 		struct pset_row *r;
+		size_t row;
 		char *name;
 
 		if (mapped && !(last && addr >= last->start && addr < last->end))
@@ -685,11 +892,12 @@ static void insn_rows_of_image(struct pset_rows *t, size_t set, struct epoch_vie
 		strbuf_addf(&key, "%c%c%" PRIx64, '\0', mapped ? 'a' : 'o', mapped ? addr : off);
 		name = mapped ? insn_name(img, last, addr)
 			      : xasprintf("%s@offset 0x%" PRIx64, image_unnamed(img), off);
-		r = get_row(t, &key, name, rec->path);
+		row = get_row(t, &key, name, rec->path);  /* may move the rows */
+		r = &t->rows[row];
 		free(name);
 		r->addr = mapped ? addr : 0;
 		r->has_addr = mapped;
-		r->counts[set] += prof->v[k].count;
+		counts_of(t, row)[set] += prof->v[k].count;
 	}
 	strbuf_release(&key);
 }
@@ -715,6 +923,8 @@ static void rows_init(struct pset_rows *t, struct pset *const *sets, size_t n,
 		t->totals[i] = pset_total(sets[i], ev);
 	pv->sets = sets;
 	pv->rows.mem = pv->images.mem = pv->warned.mem = pv->paths.mem = &pv->mem;
+	u64map_init(&pv->unique);
+	profile_init(&pv->scratch);
 	t->priv = pv;
 }
 
@@ -739,7 +949,6 @@ static void add_build(struct strbuf *sb, const char *key)
 static void finish_builds(struct pset_rows *t)
 {
 	struct rows_priv *pv = t->priv;
-	struct strbuf key = STRBUF_INIT;
 
 	for (size_t i = 0; i < pv->images.n; i++) {
 		struct image_info *info = &pv->infos[i];
@@ -757,42 +966,43 @@ static void finish_builds(struct pset_rows *t)
 		add_note(t, strbuf_detach(&sb, NULL));
 		free(path);
 	}
-	for (size_t r = 0; r < t->n_rows; r++) {
-		struct pset_row *row = &t->rows[r];
-		size_t klen = strnlen(row->key, row->keylen);
-		size_t plen = klen < row->keylen ? strlen(row->key + klen + 1) : 0;
-		bool created;
-		size_t i;
+	/* procedures know theirs; instructions are keyed by build: never mixed */
+	for (size_t r = 0; t->level == PSET_IMAGES && r < t->n_rows; r++)
+		t->rows[r].builds_differ = pv->infos[pv->image_row_info[r]].other != NULL;
+}
 
-		if (t->level == PSET_INSTRUCTIONS)
-			continue;  /* keyed by build: never mixed */
-		strbuf_setlen(&key, 0);
-		strbuf_add(&key, row->key, klen < row->keylen ? klen + 1 + plen : klen);
-		i = strindex_get(&pv->images, key.buf, key.len, &created);
-		if (created)
-			BUG("row of an unknown image");
-		row->builds_differ = pv->infos[i].other != NULL;
+/* The rows made: their counts where they end up, the room reserved for more given back. */
+static void finish_rows(struct pset_rows *t)
+{
+	struct rows_priv *pv = t->priv;
+
+	if (t->n_rows && t->n_rows < pv->alloc_rows) {
+		t->rows = xreallocarray(t->rows, t->n_rows, sizeof(*t->rows));
+		t->counts = xreallocarray(t->counts, t->n_rows, t->n_sets * sizeof(*t->counts));
+		pv->alloc_rows = t->n_rows;
 	}
-	strbuf_release(&key);
+	for (size_t r = 0; r < t->n_rows; r++)
+		t->rows[r].counts = counts_of(t, r);
 }
 
 int pset_rows_build(struct pset_rows *t, struct pset *const *sets, size_t n, enum dcpi_event ev,
 		    enum pset_level level)
 {
 	rows_init(t, sets, n, ev, level);
-	for (size_t s = 0; s < n; s++) {
+	if (level == PSET_PROCEDURES)
+		proc_rows(t, sets, n);
+	for (size_t s = 0; s < n && level != PSET_PROCEDURES; s++) {
 		for (size_t e = 0; e < sets[s]->n_epochs; e++) {
-			struct epoch_view *v = &sets[s]->epochs[e].view;
+			struct epoch_view *v = sets[s]->epochs[e].view;
 
 			if (level == PSET_IMAGES)
 				image_rows(t, s, v);
-			else if (level == PSET_PROCEDURES)
-				proc_rows(t, s, v);
 			else
 				insn_rows(t, s, v);
 		}
 	}
 	finish_builds(t);
+	finish_rows(t);
 	return 0;
 }
 
@@ -814,7 +1024,7 @@ static int find_proc(struct pset *const *sets, size_t n, const char *spec, struc
 {
 	for (size_t s = 0; s < n; s++) {
 		for (size_t e = 0; e < sets[s]->n_epochs; e++) {
-			struct epoch_view *v = &sets[s]->epochs[e].view;
+			struct epoch_view *v = sets[s]->epochs[e].view;
 			struct proc_ref *refs, one;
 			size_t k = proc_lookup_all(v, spec, NULL, &refs);
 
@@ -890,25 +1100,27 @@ static void whole_proc_row(struct pset_rows *t, const struct proc_search *f)
 	const struct found_proc *a = &f->v[0];
 
 	r->name = arena_strdup(&pv->mem, a->ref.proc->name);
-	r->image = (char *)intern_path(pv, found_rec(a)->path);
+	r->image = intern_path(pv, found_rec(a)->path, &r->path);
 	r->addr = a->ref.proc->start;
 	r->has_addr = true;
 	r->counts = arena_calloc(&pv->mem, t->n_sets ? t->n_sets : 1, sizeof(*r->counts));
-	r->key = arena_strdup(&pv->mem, "");
 	for (size_t i = 0; i < f->n; i++)
 		r->counts[f->v[i].set] += proc_ref_samples(f->v[i].view, &f->v[i].ref, t->event);
 	t->proc = r;
 }
 
+/* The row of the instruction at addr (valid until the next row is made). */
 static struct pset_row *insn_row(struct pset_rows *t, uint64_t addr, const struct found_proc *fp)
 {
 	struct strbuf key = STRBUF_INIT;
 	struct pset_row *r;
+	size_t i;
 	char *name;
 
 	strbuf_addf(&key, "%" PRIx64, addr);
 	name = xasprintf("%s+0x%" PRIx64, fp->ref.proc->name, addr - fp->ref.proc->start);
-	r = get_row(t, &key, name, found_rec(fp)->path);
+	i = get_row(t, &key, name, found_rec(fp)->path);  /* may move the rows */
+	r = &t->rows[i];
 	r->addr = addr;
 	r->has_addr = true;
 	free(name);
@@ -943,6 +1155,24 @@ static int cmp_addr(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
+/* The instructions by address, their counts with them. */
+static void sort_by_addr(struct pset_rows *t)
+{
+	uint64_t *counts;
+
+	finish_rows(t);  /* each row points at its counts: they follow it */
+	if (t->n_rows < 2)
+		return;
+	qsort(t->rows, t->n_rows, sizeof(*t->rows), cmp_addr);
+	counts = xreallocarray(NULL, t->n_rows, t->n_sets * sizeof(*counts));
+	for (size_t r = 0; r < t->n_rows; r++) {
+		memcpy(&counts[r * t->n_sets], t->rows[r].counts, t->n_sets * sizeof(*counts));
+		t->rows[r].counts = &counts[r * t->n_sets];
+	}
+	free(t->counts);
+	t->counts = counts;
+}
+
 static void sampled_rows(struct pset_rows *t, const struct proc_search *f)
 {
 	for (size_t i = 0; i < f->n; i++) {
@@ -956,9 +1186,11 @@ static void sampled_rows(struct pset_rows *t, const struct proc_search *f)
 		    !image_addr_to_offset(img, p->end - 1, &hi))
 			continue;
 		for (size_t k = profile_lower_bound(prof, lo); k < prof->n && prof->v[k].offset <= hi;
-		     k++)
-			insn_row(t, p->start + (prof->v[k].offset - lo), fp)->counts[fp->set] +=
-				prof->v[k].count;
+		     k++) {
+			struct pset_row *r = insn_row(t, p->start + (prof->v[k].offset - lo), fp);
+
+			counts_of(t, (size_t)(r - t->rows))[fp->set] += prof->v[k].count;
+		}
 	}
 }
 
@@ -980,14 +1212,13 @@ int pset_rows_build_proc(struct pset_rows *t, struct pset *const *sets, size_t n
 	if (t->unaligned) {
 		t->level = PSET_PROCEDURES;
 		t->rows = XNEW(struct pset_row);
-		t->alloc = t->n_rows = 1;
+		t->n_rows = 1;
 		t->rows[0] = *t->proc;  /* the same strings and counts: the arena's */
 		t->rows[0].builds_differ = true;
 	} else {
 		decoded_rows(t, &f);
 		sampled_rows(t, &f);
-		if (t->n_rows > 1)
-			qsort(t->rows, t->n_rows, sizeof(*t->rows), cmp_addr);
+		sort_by_addr(t);
 	}
 	free(f.v);
 	return 0;
@@ -998,6 +1229,7 @@ void pset_rows_release(struct pset_rows *t)
 	struct rows_priv *pv = t->priv;
 
 	free(t->rows);
+	free(t->counts);
 	for (size_t i = 0; i < t->n_notes; i++)
 		free(t->notes[i]);
 	free(t->notes);
@@ -1008,8 +1240,12 @@ void pset_rows_release(struct pset_rows *t)
 			free(pv->infos[i].build);
 			free(pv->infos[i].other);
 			free(pv->infos[i].path);
+			free(pv->infos[i].members);
 		}
 		free(pv->infos);
+		free(pv->image_row_info);
+		u64map_release(&pv->unique);
+		profile_release(&pv->scratch);
 		strindex_release(&pv->rows);
 		strindex_release(&pv->images);
 		strindex_release(&pv->warned);
@@ -1018,6 +1254,16 @@ void pset_rows_release(struct pset_rows *t)
 		free(pv);
 	}
 	memset(t, 0, sizeof(*t));
+}
+
+size_t pset_rows_n_paths(const struct pset_rows *t)
+{
+	return t->priv ? ((const struct rows_priv *)t->priv)->paths.n : 0;
+}
+
+const char *pset_rows_path(const struct pset_rows *t, uint32_t path)
+{
+	return ((const struct rows_priv *)t->priv)->paths.v[path].key;
 }
 
 void pset_damage_json(struct pset *const *sets, size_t n, struct json_writer *w)

@@ -60,7 +60,8 @@ void pset_ctx_release(struct pset_ctx *ctx);
 
 struct pset_epoch {
 	struct db *db;                    /* borrowed: the context's or the set's */
-	struct epoch_view view;
+	struct epoch_view *view;          /* the set's own, or borrowed (pset_borrow_epoch) */
+	bool own;
 };
 
 struct pset {
@@ -78,8 +79,14 @@ struct pset {
  */
 int pset_open(struct pset *s, struct pset_ctx *ctx, const char *spec);
 
-/* Opens epoch seq of an open database (borrowed) as a set: dcpi-tui's way. */
+/* Opens epoch seq of an open database (borrowed) as a set. */
 int pset_open_epoch(struct pset *s, struct db *db, uint32_t seq, const struct epoch_view_opts *o);
+/*
+ * An epoch view open already (borrowed: it outlives the set, and what is
+ * made of the set) as a set: dcpi-tui's way, the views its other data
+ * read, so that a diff of a million rows does not read the epochs again.
+ */
+void pset_borrow_epoch(struct pset *s, struct epoch_view *v);
 
 void pset_release(struct pset *s);
 
@@ -139,17 +146,19 @@ enum pset_level { PSET_IMAGES, PSET_PROCEDURES, PSET_INSTRUCTIONS };
 
 const char *pset_level_name(enum pset_level level);
 
+/*
+ * A row: 48 bytes, its counts in the rows' array; names are the symbol
+ * tables' (the sets' epochs hold them) where they need no making up.
+ */
 struct pset_row {
-	char *name;           /* procedure (or placeholder), image path (images), PROC+0xOFF */
-	char *image;          /* image path (as the first set holding it has it) */
+	const char *name;     /* procedure (or placeholder), image path (images), PROC+0xOFF */
+	const char *image;    /* image path (as the first set holding it has it) */
 	uint64_t addr;        /* procedure start, instruction address */
-	bool has_addr;        /* false for images, placeholders and unmappable offsets */
-	char *text;           /* instruction text, or NULL */
+	const char *text;     /* instruction text, or NULL */
 	uint64_t *counts;     /* samples of the event per set */
+	uint32_t path;        /* image's place among the rows' paths (the same path, the same place) */
+	bool has_addr;        /* false for images, placeholders and unmappable offsets */
 	bool builds_differ;   /* the image is not the same binary in every set holding it */
-	/* private */
-	char *key;
-	size_t keylen;
 };
 
 struct pset_rows {
@@ -157,8 +166,9 @@ struct pset_rows {
 	enum pset_level level;
 	size_t n_sets;
 	uint64_t *totals;         /* samples of the event per set */
-	struct pset_row *rows;    /* in the order first seen */
+	struct pset_row *rows;    /* in the order first seen (procedures: image by image) */
 	size_t n_rows;
+	uint64_t *counts;         /* the rows' counts, n_sets a row */
 	/* notes: one line per image that differs between sets */
 	char **notes;
 	size_t n_notes;
@@ -167,14 +177,14 @@ struct pset_rows {
 	char *unaligned;          /* why the rows are not instructions (different builds), or NULL */
 	bool no_code;             /* aligned, but no code to show: sampled addresses only */
 	/* private */
-	size_t alloc;
 	void *priv;
 };
 
 /*
  * Builds rows of every image, procedure or sampled instruction of the sets
  * (PROC+0xOFF names instructions).  Warns once per image that cannot be
- * named.  Returns 0 (-1 is reserved for failures; none today).
+ * named.  Returns 0 (-1 is reserved for failures; none today).  The rows
+ * point into the sets' epochs (procedure names): release them first.
  */
 int pset_rows_build(struct pset_rows *t, struct pset *const *sets, size_t n, enum dcpi_event ev,
 		    enum pset_level level);
@@ -193,5 +203,9 @@ int pset_rows_build_proc(struct pset_rows *t, struct pset *const *sets, size_t n
 			 enum dcpi_event ev, const char *spec);
 
 void pset_rows_release(struct pset_rows *t);
+
+/* How many image paths the rows name (pset_row.path is below it), and each. */
+size_t pset_rows_n_paths(const struct pset_rows *t);
+const char *pset_rows_path(const struct pset_rows *t, uint32_t path);
 
 #endif

@@ -131,3 +131,16 @@ char *display_safe(const char *s)
 	strbuf_add_escaped(&sb, s, strlen(s), ESCAPE_TERMINAL);
 	return strbuf_detach(&sb, NULL);
 }
+
+const char *display_safe_in(const char *s, struct strbuf *buf)
+{
+	const char *p = s;
+
+	while (*p >= 0x20 && *p <= 0x7e && *p != '\\')
+		p++;
+	if (!*p)
+		return s;
+	strbuf_reset(buf);
+	strbuf_add_escaped(buf, s, strlen(s), ESCAPE_TERMINAL);
+	return buf->buf;
+}

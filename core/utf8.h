@@ -49,5 +49,11 @@ int strbuf_add_unescaped(struct strbuf *sb, const char *s, size_t len);
 
 /* Terminal-safe copy of s (ESCAPE_TERMINAL), newly allocated. */
 char *display_safe(const char *s);
+/*
+ * s as display_safe() makes it, without a copy where it needs no escaping
+ * (printable ASCII, no backslash: most names of a million rows drawn): s
+ * itself, else its escaped copy in buf (valid until buf changes).
+ */
+const char *display_safe_in(const char *s, struct strbuf *buf);
 
 #endif

@@ -18,6 +18,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
+
+#include "db/blob.h"
+#include "db/fsio.h"
 
 struct db;
 struct strbuf;
@@ -94,6 +98,63 @@ int db_calc_store(struct db *db, const char *hex, const char *model, uint32_t co
 struct blob_header;
 int db_calc_load(struct db *db, const char *hex, const char *model, struct strbuf *buf,
 		 struct blob_header *h, const char **why);
+
+/*
+ * The same written and read piece by piece, for a payload too big to hold
+ * whole (the figures of a million procedures: tens of MB).  Writing: begin,
+ * write the payload's pieces, end (the header once the checksum is known,
+ * then the file renamed into place); every call -1 with errno and no
+ * message, after which end stores nothing.  Reading: begin verifies the
+ * file whole (its header, then its payload's checksum, read through once)
+ * before a piece of it is believed: 0 (h: the blob), 1 if there is none,
+ * -1 with *why; then read the payload's pieces.
+ */
+struct db_calc_writer {
+	struct fsio_cache_file f;
+	char name[128];
+	uint32_t crc;               /* of the payload so far */
+	uint64_t size;
+	bool failed;
+};
+
+int db_calc_write_begin(struct db *db, const char *hex, const char *model,
+			struct db_calc_writer *w);
+int db_calc_write(struct db_calc_writer *w, const void *data, size_t len);
+/* Ends the writer: stores it (count records) if keep and nothing failed; 0 if it did. */
+int db_calc_write_end(struct db_calc_writer *w, uint32_t count, bool keep);
+
+struct db_calc_reader {
+	int fd;
+	struct blob_header h;
+};
+
+int db_calc_read_begin(struct db *db, const char *hex, const char *model,
+		       struct db_calc_reader *r, const char **why);
+/* Up to len bytes of the payload from its byte at: how many (0 past its end), -1 with *why. */
+ssize_t db_calc_read(struct db_calc_reader *r, void *buf, size_t len, uint64_t at,
+		     const char **why);
+void db_calc_read_end(struct db_calc_reader *r);
+
+/*
+ * Memos (analysis/calc-memo.h): files of calc/ named DIGEST.MODEL (64 hex
+ * digits) whose payload starts with the varint DB_CALC_MEMO_FORMAT, then
+ * the varint sequence number of the epoch whose figures they keep.  A
+ * memo is in use while its epoch exists (dcpidb check, gc and retention
+ * see to that); each replaces the others of its epoch and model.
+ */
+#define DB_CALC_MEMO_FORMAT 64
+/*
+ * Whether calc/NAME (under dirfd, the calc directory) is a memo: 1 with
+ * *seq its epoch, 0 if it is not one, -1 if its header cannot be read or
+ * is damaged (no message).
+ */
+int db_calc_memo_epoch(int dirfd, const char *name, uint32_t *seq);
+/*
+ * Removes the memos of epoch seq on model other than calc/HEX.MODEL (the
+ * one just stored): how many.  A memo that cannot be removed stays, without
+ * a word (the next store or gc tries again).
+ */
+size_t db_calc_memo_replace(struct db *db, const char *hex, const char *model, uint32_t seq);
 
 
 #endif

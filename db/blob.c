@@ -28,20 +28,26 @@ static bool magic_ok(const uint8_t *m)
 	return true;
 }
 
+void blob_encode_header(const char *magic, uint16_t version, uint16_t flags, uint32_t count,
+			uint64_t payload_size, uint32_t payload_crc, uint8_t out[BLOB_HEADER_SIZE])
+{
+	if (strlen(magic) != BLOB_MAGIC_SIZE || !magic_ok((const uint8_t *)magic))
+		BUG("blob magic '%s' is not \"DCPI\" and four capitals or digits", magic);
+	memcpy(out + B_MAGIC, magic, BLOB_MAGIC_SIZE);
+	put_le16(out + B_VERSION, version);
+	put_le16(out + B_FLAGS, flags);
+	put_le32(out + B_COUNT, count);
+	put_le64(out + B_PAYLOAD, payload_size);
+	put_le32(out + B_PAYLOAD_CRC, payload_crc);
+	put_le32(out + B_HEADER_CRC, crc32c(0, out, B_HEADER_CRC));
+}
+
 void blob_encode(const char *magic, uint16_t version, uint16_t flags, uint32_t count,
 		 const void *payload, size_t len, struct strbuf *out)
 {
 	uint8_t h[BLOB_HEADER_SIZE];
 
-	if (strlen(magic) != BLOB_MAGIC_SIZE || !magic_ok((const uint8_t *)magic))
-		BUG("blob magic '%s' is not \"DCPI\" and four capitals or digits", magic);
-	memcpy(h + B_MAGIC, magic, BLOB_MAGIC_SIZE);
-	put_le16(h + B_VERSION, version);
-	put_le16(h + B_FLAGS, flags);
-	put_le32(h + B_COUNT, count);
-	put_le64(h + B_PAYLOAD, len);
-	put_le32(h + B_PAYLOAD_CRC, crc32c(0, payload, len));
-	put_le32(h + B_HEADER_CRC, crc32c(0, h, B_HEADER_CRC));
+	blob_encode_header(magic, version, flags, count, len, crc32c(0, payload, len), h);
 	strbuf_add(out, h, sizeof(h));
 	strbuf_add(out, payload, len);
 }
@@ -57,12 +63,13 @@ bool blob_sniff(const void *buf, size_t len)
 	return header_ok(buf, len);
 }
 
-int blob_decode(const void *buf, size_t len, const char *magic, uint16_t max_version,
-		struct blob_header *h, const void **payload, const char **why)
+int blob_decode_header(const void *buf, uint64_t file_len, const char *magic,
+		       uint16_t max_version, struct blob_header *h, uint32_t *payload_crc,
+		       const char **why)
 {
 	const uint8_t *b = buf;
 
-	if (len < BLOB_HEADER_SIZE)
+	if (file_len < BLOB_HEADER_SIZE)
 		return *why = "truncated header", -1;
 	if (!magic_ok(b) || (magic && memcmp(b, magic, BLOB_MAGIC_SIZE)))
 		return *why = "bad magic", -1;
@@ -76,10 +83,22 @@ int blob_decode(const void *buf, size_t len, const char *magic, uint16_t max_ver
 	h->payload_size = get_le64(b + B_PAYLOAD);
 	if (h->version == 0 || (max_version && h->version > max_version))
 		return *why = "unsupported version", -1;
-	if (h->payload_size != len - BLOB_HEADER_SIZE)
-		return *why = h->payload_size > len - BLOB_HEADER_SIZE ? "truncated"
-								      : "trailing bytes", -1;
-	if (get_le32(b + B_PAYLOAD_CRC) != crc32c(0, b + BLOB_HEADER_SIZE, len - BLOB_HEADER_SIZE))
+	if (h->payload_size != file_len - BLOB_HEADER_SIZE)
+		return *why = h->payload_size > file_len - BLOB_HEADER_SIZE ? "truncated"
+									   : "trailing bytes", -1;
+	*payload_crc = get_le32(b + B_PAYLOAD_CRC);
+	return 0;
+}
+
+int blob_decode(const void *buf, size_t len, const char *magic, uint16_t max_version,
+		struct blob_header *h, const void **payload, const char **why)
+{
+	const uint8_t *b = buf;
+	uint32_t crc;
+
+	if (blob_decode_header(buf, len, magic, max_version, h, &crc, why))
+		return -1;
+	if (crc != crc32c(0, b + BLOB_HEADER_SIZE, len - BLOB_HEADER_SIZE))
 		return *why = "bad payload checksum", -1;
 	*payload = b + BLOB_HEADER_SIZE;
 	return 0;

@@ -60,6 +60,18 @@ void blob_encode(const char *magic, uint16_t version, uint16_t flags, uint32_t c
 int blob_decode(const void *buf, size_t len, const char *magic, uint16_t max_version,
 		struct blob_header *h, const void **payload, const char **why);
 
+/*
+ * The header alone, for a blob written or read piece by piece: encoded
+ * from the payload's size and CRC-32C (crc32c(0, ...) over it), or
+ * validated (as blob_decode() does, the file file_len bytes long) with the
+ * CRC the payload must have in *payload_crc.
+ */
+void blob_encode_header(const char *magic, uint16_t version, uint16_t flags, uint32_t count,
+			uint64_t payload_size, uint32_t payload_crc, uint8_t out[BLOB_HEADER_SIZE]);
+int blob_decode_header(const void *buf, uint64_t file_len, const char *magic,
+		       uint16_t max_version, struct blob_header *h, uint32_t *payload_crc,
+		       const char **why);
+
 /* True if buf starts like a blob of any kind ("DCPI" and a valid header CRC). */
 bool blob_sniff(const void *buf, size_t len);
 

@@ -181,6 +181,8 @@ struct checker {
 	char **used;
 	size_t n_used, alloc_used;
 	bool all_indexes_read;
+	const uint32_t *seqs;   /* the epochs there are, sorted */
+	size_t n_seqs;
 };
 
 static void __attribute__((format(printf, 4, 5)))
@@ -709,13 +711,32 @@ static size_t calc_build_id(const char *name)
 }
 
 /*
+ * A file of calc/ that no image index names but that is in use all the
+ * same: a memo of an epoch there is (one of an epoch gone is noted here).
+ */
+static bool memo_in_use(struct checker *k, int dirfd, const char *name, const char *path)
+{
+	uint32_t seq;
+
+	if (db_calc_memo_epoch(dirfd, name, &seq) != 1)
+		return false;
+	if (!k->n_seqs || !bsearch(&seq, k->seqs, k->n_seqs, sizeof(*k->seqs), cmp_u32))
+		find(k, DB_CHECK_NOTE, path, "a memo of epoch %" PRIu32 ", which does not exist "
+		     "(dcpidb gc removes it)", seq);
+	return true;
+}
+
+/*
  * A directory of files named by build-id (binaries/, unwind/, calc/): temps,
- * other names, each file by check, and those no epoch's image index names.
+ * other names, each file by check, and those no epoch's image index names
+ * (unless in_use says otherwise).
  */
 static void check_by_build_id(struct checker *k, const char *dir, const char *what,
 			      size_t (*hex_len)(const char *name),
 			      void (*check)(struct checker *k, int dirfd, const char *hex,
-					    const char *path))
+					    const char *path),
+			      bool (*in_use)(struct checker *k, int dirfd, const char *name,
+					     const char *path))
 {
 	int fd = openat(k->db->dirfd, dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	char **names, path[128];
@@ -746,7 +767,8 @@ static void check_by_build_id(struct checker *k, const char *dir, const char *wh
 			id[idn] = 0;
 			check(k, fd, hex, path);
 			if (k->all_indexes_read &&
-			    !bsearch(&key, k->used, k->n_used, sizeof(*k->used), cmp_str))
+			    !bsearch(&key, k->used, k->n_used, sizeof(*k->used), cmp_str) &&
+			    !(in_use && in_use(k, fd, hex, path)))
 				find(k, DB_CHECK_NOTE, path, "no epoch uses this %s "
 				     "(dcpidb gc removes it)", what);
 		}
@@ -832,9 +854,13 @@ int db_check(struct db *db, unsigned flags, db_check_fn fn, void *ctx, struct db
 			find(&k, DB_CHECK_WARNING, "current", "names epoch %" PRIu32 ", which does not "
 			     "exist (a writer starts a new one)", current);
 	}
-	check_by_build_id(&k, DB_BINARIES_DIR, "snapshot", build_id_name, check_snapshot);
-	check_by_build_id(&k, DB_UNWIND_DIR, "cached unwind table", build_id_name, check_unwind_table);
-	check_by_build_id(&k, DB_CALC_DIR, "cached analysis", calc_build_id, check_calc);
+	k.seqs = seqs;
+	k.n_seqs = nseqs;
+	check_by_build_id(&k, DB_BINARIES_DIR, "snapshot", build_id_name, check_snapshot, NULL);
+	check_by_build_id(&k, DB_UNWIND_DIR, "cached unwind table", build_id_name,
+			  check_unwind_table, NULL);
+	check_by_build_id(&k, DB_CALC_DIR, "cached analysis", calc_build_id, check_calc,
+			  memo_in_use);
 	for (size_t i = 0; i < k.n_used; i++)
 		free(k.used[i]);
 	free(k.used);

@@ -39,6 +39,22 @@ bool db_sync_enabled(const struct db *db);
 int db_open_epoch(struct db *db, uint32_t seq);
 
 /*
+ * The same kept open for a second, for the reads that follow (the 10,000
+ * profiles of an epoch read one after another, on several threads): an fd
+ * borrowed until db_dir_put().  db_epoch_dir(): -1 (reported) as
+ * db_open_epoch(); db_subdir(): a folder of the database (binaries/...),
+ * -1 (with errno, no message) if there is none, what is believed for a
+ * second too.
+ */
+int db_epoch_dir(struct db *db, uint32_t seq);
+int db_subdir(struct db *db, const char *name);
+void db_dir_put(struct db *db, int fd);
+/* Forgets the directories kept (every one closed): for a writer that changed them. */
+void db_dirs_forget(struct db *db);
+/* Closes them for good (db_close()). */
+void db_dirs_release(struct db *db);
+
+/*
  * Reads epoch file name (at most max bytes) into out: 0; 1 if it does not
  * exist; -1 if it cannot be read (reported and recorded as damaged,
  * db/damage.h).

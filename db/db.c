@@ -266,6 +266,7 @@ void db_close(struct db *db)
 		return;
 	if (db->lockfd >= 0)
 		close(db->lockfd);
+	db_dirs_release(db);
 	if (db->dirfd >= 0)
 		close(db->dirfd);
 	db_damage_release(db);
@@ -371,10 +372,10 @@ int db_epoch_read(struct db *db, uint32_t seq, const char *name, size_t max, str
 	int fd, r;
 
 	strbuf_reset(out);
-	if ((fd = db_open_epoch(db, seq)) < 0)
+	if ((fd = db_epoch_dir(db, seq)) < 0)
 		return -1;
 	r = fsio_read_at_why(fd, name, max, out, &why);
-	close(fd);
+	db_dir_put(db, fd);
 	if (r < 0) {
 		db_damage(db, DB_DAMAGED, seq, name, "%s", why);
 		free(why);
@@ -850,11 +851,10 @@ static int check_header_matches(const struct profile_header *h, const struct db_
 	return 0;
 }
 
-/* Like db_profile_load(), but returns -2 (reported) if the file is corrupt. */
-static int load_profile(struct db *db, uint32_t seq, const struct db_profile_id *id,
-			struct profile *p)
+/* Reads a profile's file into sb and decodes it into p: db_profile_load(), -2 (reported) if corrupt. */
+static int read_profile(struct db *db, uint32_t seq, const struct db_profile_id *id,
+			struct strbuf *sb, struct profile *p)
 {
-	struct strbuf sb = STRBUF_INIT;
 	struct profile_header h;
 	char name[128];
 	const char *why;
@@ -862,13 +862,23 @@ static int load_profile(struct db *db, uint32_t seq, const struct db_profile_id 
 
 	p->n = 0;
 	db_profile_name(id, name, sizeof(name));
-	r = db_epoch_read(db, seq, name, PROFILE_MAX_SIZE, &sb);
-	if (!r && (profile_decode(sb.buf, sb.len, &h, p, &why) ||
+	r = db_epoch_read(db, seq, name, PROFILE_MAX_SIZE, sb);
+	if (!r && (profile_decode(sb->buf, sb->len, &h, p, &why) ||
 		   check_header_matches(&h, id, &why))) {
 		p->n = 0;
 		db_damage(db, DB_DAMAGED, seq, name, "corrupt profile: %s", why);
 		r = -2;
 	}
+	return r;
+}
+
+/* Like db_profile_load(), but returns -2 (reported) if the file is corrupt. */
+static int load_profile(struct db *db, uint32_t seq, const struct db_profile_id *id,
+			struct profile *p)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int r = read_profile(db, seq, id, &sb, p);
+
 	strbuf_release(&sb);
 	return r;
 }
@@ -878,6 +888,16 @@ int db_profile_load(struct db *db, uint32_t seq, const struct db_profile_id *id,
 {
 	int r = load_profile(db, seq, id, p);
 
+	return r == -2 ? -1 : r;
+}
+
+int db_profile_read(struct db *db, uint32_t seq, const struct db_profile_id *id,
+		    struct strbuf *file, struct profile *scratch)
+{
+	int r = read_profile(db, seq, id, file, scratch);
+
+	if (r)
+		strbuf_reset(file);
 	return r == -2 ? -1 : r;
 }
 
@@ -891,11 +911,11 @@ int db_profile_stat(struct db *db, uint32_t seq, const struct db_profile_id *id,
 	ssize_t n;
 	int dfd, fd, r = -1;
 
-	if ((dfd = db_open_epoch(db, seq)) < 0)
+	if ((dfd = db_epoch_dir(db, seq)) < 0)
 		return -1;
 	db_profile_name(id, name, sizeof(name));
 	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-	close(dfd);
+	db_dir_put(db, dfd);
 	if (fd < 0) {
 		if (errno == ENOENT)
 			r = 1;

@@ -42,6 +42,7 @@ struct db {
 	int lockfd;    /* -1 unless opened for writing */
 	unsigned flags;
 	struct db_damage_log *damage; /* what readers found damaged (db/damage.h) */
+	struct db_dirs *dirs; /* directories kept open for the reads that follow (db-int.h) */
 	unsigned values_mode; /* files holding register values (db_set_values_mode); 0: 0600 */
 };
 
@@ -190,6 +191,15 @@ int db_profiles_list(struct db *db, uint32_t seq, struct db_profile_id **ids, si
  */
 int db_profile_load(struct db *db, uint32_t seq, const struct db_profile_id *id,
 		    struct profile *p);
+
+/*
+ * Reads a profile's file and validates it as db_profile_load() does (into
+ * scratch, which it replaces): the file's bytes, whole, in file, to be
+ * decoded again later with profile_decode() (a few bytes a sample, where
+ * a decoded profile takes 16).  Same returns; file is empty unless 0.
+ */
+int db_profile_read(struct db *db, uint32_t seq, const struct db_profile_id *id,
+		    struct strbuf *file, struct profile *scratch);
 
 /* Reads and validates only a profile's header (for totals).  Same returns. */
 int db_profile_stat(struct db *db, uint32_t seq, const struct db_profile_id *id,

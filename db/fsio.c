@@ -288,6 +288,60 @@ fail:
 	return -1;
 }
 
+int fsio_cache_open(struct fsio_cache_file *f, int dirfd, const char *name)
+{
+	f->dirfd = dirfd;
+	f->fd = open_tmp(dirfd, name, f->tmp, sizeof(f->tmp), FSIO_FILE_MODE);
+	return f->fd < 0 ? -1 : 0;
+}
+
+int fsio_cache_write(struct fsio_cache_file *f, const void *data, size_t len)
+{
+	return write_all(f->fd, data, len);
+}
+
+int fsio_cache_pwrite(struct fsio_cache_file *f, const void *data, size_t len, uint64_t at)
+{
+	const char *p = data;
+
+	while (len) {
+		ssize_t n = pwrite(f->fd, p, len, (off_t)at);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -1 : (errno = EIO, -1);
+		p += n;
+		len -= (size_t)n;
+		at += (uint64_t)n;
+	}
+	return 0;
+}
+
+int fsio_cache_commit(struct fsio_cache_file *f, const char *name)
+{
+	int err, r = close(f->fd);
+
+	f->fd = -1;
+	if (!r && !renameat(f->dirfd, f->tmp, f->dirfd, name))
+		return 0;
+	err = errno;
+	unlinkat(f->dirfd, f->tmp, 0);
+	errno = err;
+	return -1;
+}
+
+void fsio_cache_abort(struct fsio_cache_file *f)
+{
+	int err = errno;
+
+	if (f->fd >= 0)
+		close(f->fd);
+	f->fd = -1;
+	unlinkat(f->dirfd, f->tmp, 0);
+	errno = err;
+}
+
 int fsio_fsync_dir(int dirfd, const char *what)
 {
 	if (fsync(dirfd) && errno != EINVAL)

@@ -90,6 +90,25 @@ int fsio_copy_atomic(int dirfd, const char *name, const char *what, int src, uin
  */
 int fsio_write_cache(int dirfd, const char *name, const void *data, size_t len);
 
+/*
+ * A cache file written piece by piece, for what is too big to hold whole
+ * (the figures of a million procedures): as fsio_write_cache(), the pieces
+ * appended to a temp file that fsio_cache_commit() renames over name (or
+ * fsio_cache_abort() removes).  -1 with errno set, no message; a failed
+ * write or pwrite leaves the file to abort.
+ */
+struct fsio_cache_file {
+	int dirfd, fd;
+	char tmp[128];
+};
+
+int fsio_cache_open(struct fsio_cache_file *f, int dirfd, const char *name);
+int fsio_cache_write(struct fsio_cache_file *f, const void *data, size_t len);
+/* Writes at an offset (a header whose checksum is known at the end). */
+int fsio_cache_pwrite(struct fsio_cache_file *f, const void *data, size_t len, uint64_t at);
+int fsio_cache_commit(struct fsio_cache_file *f, const char *name);
+void fsio_cache_abort(struct fsio_cache_file *f);
+
 int fsio_fsync_dir(int dirfd, const char *what);
 
 /* Removes entries named .tmp.* (files, and directories with their files). */

@@ -247,6 +247,28 @@ static void epoch_uses(struct db *db, struct db_census *c, struct census_priv *p
 	strbuf_release(&hex);
 }
 
+/* A memo of calc/ (named by a digest, not a build-id) is in use while its epoch is there. */
+static void use_memos(struct db *db, struct db_census *c, struct census_priv *p)
+{
+	int fd = -1;
+
+	for (size_t k = 0; k < p->n_calcs; k++) {
+		struct census_binary *b = &p->calcs[k];
+		struct db_epoch_usage key;
+
+		if (b->refs || strlen(b->hex) != 64)
+			continue;
+		if (fd < 0 && (fd = openat(db->dirfd, DB_CALC_DIR,
+					   O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+			return;
+		if (db_calc_memo_epoch(fd, b->name, &key.seq) == 1 && c->n &&
+		    bsearch(&key, c->epochs, c->n, sizeof(*c->epochs), cmp_epoch))
+			b->refs++;
+	}
+	if (fd >= 0)
+		close(fd);
+}
+
 int db_census_take(struct db *db, struct db_census *c)
 {
 	int fd;
@@ -306,6 +328,7 @@ int db_census_take(struct db *db, struct db_census *c)
 		read_meta(db, &c->epochs[i]);
 		epoch_uses(db, c, p, i);
 	}
+	use_memos(db, c, p);
 	for (size_t k = 0; k < p->n_bins && p->images_ok; k++)
 		c->n_unused_binaries += !p->bins[k].refs;
 	for (size_t k = 0; k < p->n_tabs && p->images_ok; k++)
@@ -440,6 +463,7 @@ int db_epochs_remove(struct db *db, const uint32_t *seqs, size_t n, struct db_pr
 
 	if (!(db->flags & DB_WRITE))
 		BUG("removing epochs of database '%s' opened read-only", db->path);
+	db_dirs_forget(db);  /* none of them read through a directory kept */
 	if (db_epoch_current(db, &cur))
 		cur = 0;
 	/* Oldest first: after a crash the survivors are the newest. */

@@ -51,7 +51,8 @@ struct db_census {
 	size_t n_unused_unwind;         /* tables no epoch names (0 if an index is unreadable) */
 	uint64_t calc_bytes;            /* calc/ and its cached analyses */
 	size_t n_calc;
-	size_t n_unused_calc;           /* analyses of binaries no epoch names (idem) */
+	size_t n_unused_calc;           /* analyses of binaries no epoch names, memos of
+					   epochs gone (idem) */
 	uint64_t temp_bytes;            /* .tmp.* left by writers that died (anywhere) */
 	size_t n_temps;
 	void *priv;                     /* the snapshots and which epochs name them */
@@ -122,7 +123,8 @@ int db_epochs_remove(struct db *db, const uint32_t *seqs, size_t n, struct db_pr
  * Writer: removes the binary snapshots (binaries/HEX), the cached unwind
  * tables (unwind/HEX, listed by that name) and the cached analyses
  * (calc/HEX.MODEL, listed so) that no epoch's image index names by
- * build-id.  If an epoch's index is unreadable
+ * build-id, and the memos of epochs gone (calc/DIGEST.MODEL, db/binaries.h).
+ * If an epoch's index is unreadable
  * nothing is removed (it might name any of them) and 1 is returned, with a
  * warning.  With dry_run, only counts what would go (st) and lists it with
  * list(ctx, hex, bytes) if list is not NULL.  Returns 0, 1 or -1 (reported).

@@ -166,6 +166,15 @@ int image_cfg(struct image *img, const struct proc *p, struct cfg *cfg);
 bool image_noreturn(struct image *img, uint64_t addr);
 
 /*
+ * Lets go of what building CFGs keeps to be quicker next time (which
+ * callees return, instructions decoded for a CFG not built yet): for a
+ * caller done with the image's procedures (10,000 images analysed keep
+ * tens of MB of it).  Found again if asked for.  No other thread may be
+ * building a CFG of img.
+ */
+void image_forget_cfgs(struct image *img);
+
+/*
  * The image's DWARF (opened on first use, from the binary or its debug
  * file), or NULL if there is none or it cannot be read (*why, if why, says
  * which: NULL for none).

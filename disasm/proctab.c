@@ -41,6 +41,7 @@ void proctab_release(struct proctab *t)
 	free(t->aliases);
 	free(t->cand);
 	free(t->names);
+	free(t->names_block);
 	if (t->pool)
 		arena_release(t->pool);
 	free(t->pool);
@@ -252,6 +253,45 @@ static void set_display_names(struct proctab *t)
 	}
 }
 
+/* Copies s to *at, moving it on: the copy. */
+static const char *copy_name(char **at, const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *copy = *at;
+
+	memcpy(copy, s, n);
+	*at += n;
+	return copy;
+}
+
+/*
+ * The names the table keeps, copied end to end into one block, and the
+ * pool (every candidate's name, in chunks of 4 KB and up) let go: it
+ * starts again empty for the names made later (gaps).
+ */
+static void compact_names(struct proctab *t)
+{
+	size_t total = 1;
+	char *at;
+
+	for (size_t i = 0; i < t->n; i++)
+		total += strlen(t->v[i].sym) + 1 +
+			 (t->v[i].name != t->v[i].sym ? strlen(t->v[i].name) + 1 : 0);
+	for (size_t i = 0; i < t->n_aliases; i++)
+		total += strlen(t->aliases[i]) + 1;
+	t->names_block = at = xmalloc(total);
+	for (size_t i = 0; i < t->n; i++) {
+		struct proc *p = &t->v[i];
+		bool same = p->name == p->sym;
+
+		p->sym = copy_name(&at, p->sym);
+		p->name = same ? p->sym : copy_name(&at, p->name);
+	}
+	for (size_t i = 0; i < t->n_aliases; i++)
+		t->aliases[i] = copy_name(&at, t->aliases[i]);
+	arena_release(t->pool);
+}
+
 void proctab_finish(struct proctab *t, uint64_t (*limit)(void *ctx, uint64_t addr), void *ctx)
 {
 	struct alias_buf ab = { NULL, 0, 0 };
@@ -286,6 +326,7 @@ void proctab_finish(struct proctab *t, uint64_t (*limit)(void *ctx, uint64_t add
 	free(t->cand);
 	t->cand = NULL;
 	t->n_cand = t->alloc_cand = 0;
+	compact_names(t);
 }
 
 /* ---- lookups ----------------------------------------------------------- */

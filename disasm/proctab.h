@@ -15,7 +15,9 @@
  *   - adds unwind-table ranges (PROC_FDE) only where no symbol covers them,
  *   - demangles C++ names for display.
  * After finish the table is read-only and its pointers are stable until
- * proctab_release().
+ * proctab_release(); the names it keeps are copied end to end into one
+ * block (the candidates' chunks let go: 10,000 tables of 100 names took
+ * 4 KB each where their names take 1.3).
  *
  * Addresses are those of the image's address space: ELF virtual addresses
  * for files and the vdso, kernel virtual addresses for the kernel and its
@@ -62,7 +64,8 @@ struct proctab {
 	/* private */
 	struct proc_cand *cand;
 	size_t n_cand, alloc_cand;
-	struct arena *pool;       /* the names (core/arena.h) */
+	struct arena *pool;       /* names (core/arena.h): the candidates', those made later */
+	char *names_block;        /* after finish: every name the procedures keep, end to end */
 	struct name_ref *names;   /* name index, built on first lookup by name */
 	size_t n_names;
 	bool finished;

@@ -147,7 +147,7 @@ static int whole_image(struct epoch_view *view, struct out *o)
 
 		for (size_t e = 0; e < pp.n_events; e++)
 			if (event_is_time(pp.events[e]))
-				s += row->samples[pp.events[e]];
+				s += procprof_samples(&pp, k, e);
 		if (!row->proc || s < (o->a->min_samples ? o->a->min_samples : 1))
 			continue;
 		refs[n++] = (struct proc_ref){ row->image, row->proc };

@@ -394,8 +394,8 @@ static int complete_procedures(const char *epoch)
 	if (tool_open(&t) || procprof_build(&pp, &t.view, &po))
 		return tool_finish(&t, -1);
 	for (size_t i = 0; i < pp.n_rows; i++)
-		if (pp.rows[i].proc && pp.rows[i].name)
-			printf("%s\n", pp.rows[i].name);
+		if (pp.rows[i].proc)
+			printf("%s\n", procprof_name(&pp, i));
 	procprof_release(&pp);
 	return tool_finish(&t, 0);
 }

@@ -10,6 +10,7 @@
 #include "core/strbuf.h"
 #include "core/utf8.h"
 #include "core/xalloc.h"
+#include "tui/data-epoch.h"
 #include "tui/job.h"
 
 #include <inttypes.h>
@@ -28,86 +29,74 @@ void diff_arg_free(void *arg)
 	free(a);
 }
 
-static void vrow_release(struct diff_vrow *v)
-{
-	if (v->owned_name)
-		free(v->name);
-	if (v->owned_image)
-		free(v->image);
-}
-
 void diff_data_free(void *data)
 {
 	struct diff_data *dd = data;
 
 	if (!dd)
 		return;
-	for (size_t i = 0; i < dd->n; i++)
-		vrow_release(&dd->rows[i]);
-	free(dd->rows);
-	vrow_release(&dd->proc);
 	for (size_t i = 0; i < dd->n_notes; i++)
 		free(dd->notes[i]);
 	free(dd->notes);
+	free(dd->path_rank);
+	free(dd->proc_name);
 	free(dd->desc_a);
 	free(dd->desc_b);
 	free(dd->unaligned);
 	free(dd->error);
 	if (!dd->status)
 		diff_epochs_release(&dd->de);
+	shared_epoch_put(dd->se[0]);
+	shared_epoch_put(dd->se[1]);
 	free(dd);
 }
 
-/* True if display_safe(s) would be s: printable ASCII, no backslash. */
-static bool plain(const char *s)
+const char *diff_data_base(const char *path)
 {
-	for (; *s; s++)
-		if (*s < 0x20 || *s > 0x7e || *s == '\\')
-			return false;
-	return true;
+	const char *slash = strrchr(path, '/');
+
+	return slash && slash[1] ? slash + 1 : path;
 }
 
-static char *safe(const char *s, bool *owned)
+static const struct pset_rows *ranked_rows;
+
+static int cmp_path(const void *a, const void *b)
 {
-	*owned = !plain(s ? s : "");
-	return *owned ? display_safe(s) : (char *)(s ? s : "");
+	const char *x = pset_rows_path(ranked_rows, *(const uint32_t *)a);
+	const char *y = pset_rows_path(ranked_rows, *(const uint32_t *)b);
+	int r = strcmp(diff_data_base(x), diff_data_base(y));
+
+	return r ? r : strcmp(x, y);
 }
 
-static void vrow_init(struct diff_vrow *v, const struct diff *d, const struct diff_row *r)
+/* Ranks the rows' image paths, so that sorting a million rows by image sorts numbers. */
+static void rank_paths(struct diff_data *dd)
 {
-	const char *slash;
+	const struct pset_rows *t = &dd->de.diff.rows_src;
+	size_t n = pset_rows_n_paths(t);
+	uint32_t *v = xcalloc(n + 1, sizeof(*v)), rank = 0;
 
-	v->r = r;
-	v->name = safe(r->name, &v->owned_name);
-	v->image = safe(r->image, &v->owned_image);
-	slash = strrchr(v->image, '/');
-	v->base = slash && slash[1] ? slash + 1 : v->image;
-	v->shown = diff_row_shown(d, r);
-}
-
-static int cmp_image_of(const void *a, const void *b)
-{
-	const struct diff_vrow *x = *(struct diff_vrow *const *)a, *y = *(struct diff_vrow *const *)b;
-	int r = strcmp(x->base, y->base);
-
-	return r ? r : strcmp(x->image, y->image);
-}
-
-/* Ranks the rows' images, so that sorting 100,000 rows by image compares numbers. */
-static void rank_images(struct diff_data *dd)
-{
-	struct diff_vrow **v = xcalloc(dd->n ? dd->n : 1, sizeof(*v));
-	uint32_t rank = 0;
-
-	for (size_t i = 0; i < dd->n; i++)
-		v[i] = &dd->rows[i];
-	qsort(v, dd->n, sizeof(*v), cmp_image_of);
-	for (size_t i = 0; i < dd->n; i++) {
-		if (i && cmp_image_of(&v[i - 1], &v[i]))
+	for (size_t i = 0; i < n; i++)
+		v[i] = (uint32_t)i;
+	ranked_rows = t;
+	qsort(v, n, sizeof(*v), cmp_path);
+	dd->path_rank = xcalloc(n + 1, sizeof(*dd->path_rank));
+	for (size_t i = 0; i < n; i++) {
+		if (i && cmp_path(&v[i - 1], &v[i]))
 			rank++;
-		v[i]->image_rank = rank;
+		dd->path_rank[v[i]] = rank;
 	}
+	ranked_rows = NULL;
 	free(v);
+}
+
+static void count_shown(struct diff_data *dd)
+{
+	const struct diff *d = &dd->de.diff;
+
+	dd->n_shown = 0;
+	for (size_t i = 0; i < d->n_rows; i++)
+		dd->n_shown += diff_src_shown(d, i);
 }
 
 static void describe(struct diff_data *dd)
@@ -124,33 +113,24 @@ static void describe(struct diff_data *dd)
 	if (d->unaligned)
 		dd->unaligned = display_safe(d->unaligned);
 	dd->n = d->n_rows;
-	dd->rows = xcalloc(dd->n ? dd->n : 1, sizeof(*dd->rows));
-	for (size_t i = 0; i < dd->n; i++) {
-		vrow_init(&dd->rows[i], d, &d->rows[i]);
-		dd->n_shown += dd->rows[i].shown;
-	}
+	count_shown(dd);
 	if (d->has_proc)
-		vrow_init(&dd->proc, d, &d->proc);
-	rank_images(dd);
+		dd->proc_name = display_safe(d->proc.name);
+	rank_paths(dd);
 }
 
 /*
  * dd made into the comparison with its sides exchanged (swap) and
- * normalised by norm, in place: the numbers and verdicts computed again
- * from its rows, the view rows rewritten where they are (a view that still
- * points at them reads rows, not freed memory), each image's rank kept.
- * -1 (reported) if norm cannot be (a period unknown): then only swapped.
+ * normalised by norm, in place: the numbers, verdicts and order computed
+ * again from its rows (a view that still shows it reads new numbers, and
+ * reloads).  -1 (reported) if norm cannot be (a period unknown): then only
+ * swapped.
  */
 static int remake(struct diff_data *dd, bool swap, enum pset_norm norm)
 {
 	struct diff *d = &dd->de.diff;
-	uint32_t *rank = xcalloc(dd->n + 1, sizeof(*rank));
 	int r = 0;
 
-	for (size_t i = 0; i < dd->n; i++) {
-		rank[dd->rows[i].r->src - d->rows_src.rows] = dd->rows[i].image_rank;
-		vrow_release(&dd->rows[i]);
-	}
 	if (swap) {
 		uint32_t a = dd->a;
 		char *desc = dd->desc_a;
@@ -163,17 +143,10 @@ static int remake(struct diff_data *dd, bool swap, enum pset_norm norm)
 	}
 	if (norm != d->opts.norm)
 		r = diff_renorm(d, norm);
-	dd->n_shown = 0;
-	for (size_t i = 0; i < dd->n; i++) {
-		vrow_init(&dd->rows[i], d, &d->rows[i]);
-		dd->rows[i].image_rank = rank[d->rows[i].src - d->rows_src.rows];
-		dd->n_shown += dd->rows[i].shown;
+	if (swap || !r) {
+		count_shown(dd);
+		dd->generation++;
 	}
-	if (d->has_proc) {
-		vrow_release(&dd->proc);
-		vrow_init(&dd->proc, d, &d->proc);
-	}
-	free(rank);
 	return r;
 }
 
@@ -240,7 +213,6 @@ void data_load_diff(struct job *job)
 	struct diff_arg *arg = job->arg;
 	struct diff_data *dd = XNEW(struct diff_data);
 	struct diff_opts o = DIFF_OPTS_INIT;
-	struct epoch_view_opts vo = { .force = arg->env.force, .debug_dir = arg->env.debug_dir };
 	struct pset *pa, *pb;
 
 	job->result = dd;
@@ -248,16 +220,21 @@ void data_load_diff(struct job *job)
 	dd->b = arg->req.b;
 	o.procedure = arg->req.procedure;
 	o.norm = arg->env.norm_period ? PSET_NORM_PERIOD : PSET_NORM_TOTAL;
-	/* the sets first (the event depends on them), then the diff */
-	if (pset_open_epoch(&dd->de.a, arg->env.db, arg->req.a, &vo)) {
-		failed(job, dd, "cannot open epoch A");
+	/* the sets first (the event depends on them), then the diff: on the session's epochs */
+	dd->se[0] = data_epoch_get(arg->env.analysis, job, arg->env.db, arg->req.a, arg->env.force);
+	if (dd->se[0]->status) {
+		dd->status = job->status = -1;
+		dd->error = display_safe(dd->se[0]->error ? dd->se[0]->error : "cannot open epoch A");
 		return;
 	}
-	if (pset_open_epoch(&dd->de.b, arg->env.db, arg->req.b, &vo)) {
-		pset_release(&dd->de.a);
-		failed(job, dd, "cannot open epoch B");
+	dd->se[1] = data_epoch_get(arg->env.analysis, job, arg->env.db, arg->req.b, arg->env.force);
+	if (dd->se[1]->status) {
+		dd->status = job->status = -1;
+		dd->error = display_safe(dd->se[1]->error ? dd->se[1]->error : "cannot open epoch B");
 		return;
 	}
+	pset_borrow_epoch(&dd->de.a, &dd->se[0]->view);
+	pset_borrow_epoch(&dd->de.b, &dd->se[1]->view);
 	o.event = pick_event(&dd->de, arg->env.event);
 	/* as diff_epochs_open() does, on the sets already open */
 	pa = &dd->de.a;

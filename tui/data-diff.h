@@ -13,8 +13,11 @@
  * F is 1 with :force, E the event asked for (-1: dcpidiff's default), N
  * the normalisation: t (total, the default) or p (period, dcpidiff -N period).
  *
- * A result owns its two epochs (struct diff_epochs, opened by the job on
- * the worker thread); the views only read it.
+ * A result compares the session's shared epoch views (tui/data-epoch.h:
+ * a diff after P reads neither epoch again, and the diff of one procedure
+ * side by side neither), each held by a reference; the views only read
+ * it, a row at a time (diff_row_get(): a million rows are kept as their
+ * order and verdicts, not as rows of numbers).
  */
 #ifndef DCPI_TUI_DATA_DIFF_H
 #define DCPI_TUI_DATA_DIFF_H
@@ -27,34 +30,28 @@
 #include "tui/source.h"
 
 struct job;
-
-/* A row as the views draw it. */
-struct diff_vrow {
-	const struct diff_row *r;
-	char *name;              /* terminal-safe (borrowed when it needs no escaping) */
-	char *image;             /* terminal-safe, likewise */
-	const char *base;        /* the last component of image */
-	bool owned_name, owned_image;
-	bool shown;              /* diff_row_shown(): shown without "all" */
-	uint32_t image_rank;     /* the image's place among the rows' images, by file name
-				    then path: sorting by image compares these */
-};
+struct shared_epoch;
 
 struct diff_data {
 	int status;              /* 0, or -1 (error says why) */
 	char *error;             /* terminal-safe */
 	uint32_t a, b;           /* the epochs, as asked */
-	struct diff_epochs de;   /* valid when status is 0 */
+	struct shared_epoch *se[2]; /* the epochs compared (A's, B's as first asked), or NULL */
+	struct diff_epochs de;   /* valid when status is 0: sets on se's views */
 	char label[40];          /* the event's column label: "cycles(clock)" */
-	struct diff_vrow *rows;  /* de.diff.rows, in its order */
-	size_t n;
-	size_t n_shown;          /* rows with shown set */
-	struct diff_vrow proc;   /* with a procedure: the procedure as a whole */
+	size_t n;                /* rows: de.diff.n_rows, read with diff_row_get() */
+	size_t n_shown;          /* rows diff_row_shown() */
+	uint32_t *path_rank;     /* per path of the rows (pset_row.path): by file name, then path */
+	char *proc_name;         /* with a procedure: its name, terminal-safe */
 	char *desc_a, *desc_b;   /* the sets' descriptions, terminal-safe */
 	char **notes;            /* de.diff.rows_src.notes, terminal-safe */
 	size_t n_notes;
 	char *unaligned;         /* why instructions are not compared (terminal-safe), or NULL */
+	unsigned generation;     /* bumped when x or % remake the rows where they are */
 };
+
+/* The last component of an image path. */
+const char *diff_data_base(const char *path);
 
 
 /* Job: the diff of arg's epochs (arg: struct diff_arg *, freed by diff_arg_free). */

@@ -38,12 +38,8 @@ void procs_data_free(void *data)
 {
 	struct procs_data *pd = data;
 
-	if (!pd)
+	if (!pd || atomic_fetch_sub(&pd->refs, 1) > 1)
 		return;
-	for (size_t i = 0; i < pd->n; i++)
-		if (pd->rows[i].name != pd->rows[i].pr->name)
-			free(pd->rows[i].name);
-	free(pd->rows);
 	for (size_t i = 0; i < pd->n_images; i++) {
 		free(pd->images[i].path);
 		free(pd->images[i].why);
@@ -84,20 +80,13 @@ static void describe_images(struct procs_data *pd, struct epoch_view *v)
 	}
 }
 
-/* True if display_safe(s) would be s: printable ASCII, no backslash. */
-static bool plain(const char *s)
-{
-	for (; *s; s++)
-		if (*s < 0x20 || *s > 0x7e || *s == '\\')
-			return false;
-	return true;
-}
-
 void data_load_procs(struct job *job)
 {
 	struct procs_arg *arg = job->arg;
 	struct procs_data *pd = XNEW(struct procs_data);
 	struct procprof_opts po = PROCPROF_OPTS_INIT;
+
+	atomic_init(&pd->refs, 1);
 	const char *images[1] = { arg->req.image };
 	struct epoch_view *v;
 
@@ -125,35 +114,43 @@ void data_load_procs(struct job *job)
 		return;
 	}
 	pd->n = pd->pp.n_rows;
-	pd->rows = xcalloc(pd->n ? pd->n : 1, sizeof(*pd->rows));
-	for (size_t r = 0; r < pd->n; r++) {
-		const char *name = pd->pp.rows[r].name;
-
-		pd->rows[r].pr = &pd->pp.rows[r];
-		/* most names need no escaping: borrow them (they outlive the rows) */
-		pd->rows[r].name = plain(name) ? (char *)name : display_safe(name);
-	}
 	describe_images(pd, v);
 }
 
-const struct procs_image *procs_row_image(const struct procs_data *pd, const struct proc_row *r)
+const struct procs_image *procs_row_image(const struct procs_data *pd, const struct procprof_row *r)
 {
-	return &pd->images[r->pr->image];
+	return &pd->images[r->image];
 }
 
-const char *procs_row_key(const struct procs_data *pd, const struct proc_row *r)
+const char *procs_row_key(const struct procs_data *pd, const struct procprof_row *r)
 {
-	return pd->se->view.images[r->pr->image].rec->key;
+	return pd->se->view.images[r->image].rec->key;
+}
+
+const char *procs_row_name(const struct procs_data *pd, size_t i, struct strbuf *buf)
+{
+	return display_safe_in(procprof_name(&pd->pp, i), buf);
 }
 
 /* ---- every procedure analysed --------------------------------------------------- */
 
-static bool has_time_samples(const struct procs_data *pd, const struct procprof_row *r)
+static bool has_time_samples(const struct procs_data *pd, size_t i)
 {
 	for (size_t e = 0; e < pd->pp.n_events; e++)
-		if (event_is_time(pd->pp.events[e]) && r->samples[pd->pp.events[e]])
+		if (event_is_time(pd->pp.events[e]) && procprof_samples(&pd->pp, i, e))
 			return true;
 	return false;
+}
+
+/* Row i has something to analyse: a procedure with code, time samples. */
+static bool analysable(const struct procs_data *pd, size_t i)
+{
+	const struct procprof_row *r = &pd->pp.rows[i];
+	const struct procs_image *pi = &pd->images[r->image];
+
+	/* kernel, JIT: names without code, nothing to analyse */
+	return r->proc && has_time_samples(pd, i) &&
+	       (pi->state == IMAGE_OK || (pi->state == IMAGE_CHANGED && pi->forced));
 }
 
 /*
@@ -167,7 +164,7 @@ static void order_by_image(const struct procs_data *pd, uint32_t *row_of)
 	size_t n_order = 0, next = 0;
 
 	for (size_t i = 0; i < pd->n; i++) {
-		size_t img = pd->rows[i].pr->image;
+		size_t img = pd->pp.rows[i].image;
 
 		if (!at[img]++)
 			order[n_order++] = (uint32_t)img;
@@ -179,7 +176,7 @@ static void order_by_image(const struct procs_data *pd, uint32_t *row_of)
 		next += count;
 	}
 	for (size_t i = 0; i < pd->n; i++)
-		row_of[at[pd->rows[i].pr->image]++] = (uint32_t)i;
+		row_of[at[pd->pp.rows[i].image]++] = (uint32_t)i;
 	free(at);
 	free(order);
 }
@@ -192,14 +189,17 @@ struct procs_calc_arg *procs_calc_arg_new(const struct procs_data *pd, struct ca
 
 	a->se = pd->se;
 	shared_epoch_get(a->se);
+	/* the rows outlive the job that made them while they are analysed */
+	a->pd = (struct procs_data *)pd;
+	atomic_fetch_add(&a->pd->refs, 1);
 	a->cache = cache;
 	a->n = pd->n;
-	a->refs = xcalloc(n, sizeof(*a->refs));
 	a->row_of = xcalloc(n, sizeof(*a->row_of));
+	a->left = xcalloc(pd->n_images + 1, sizeof(*a->left));
 	pthread_mutex_init(&a->lock, NULL);
 	res->n = pd->n;
-	res->an = xcalloc(n, sizeof(*res->an));
-	res->ready = xcalloc(n, sizeof(*res->ready));
+	res->fig = xcalloc(n, sizeof(*res->fig));
+	res->state = xcalloc(n, sizeof(*res->state));
 	res->item_of = xcalloc(n, sizeof(*res->item_of));
 	atomic_init(&res->n_analysed, 0);
 	atomic_init(&res->n_failed, 0);
@@ -208,17 +208,13 @@ struct procs_calc_arg *procs_calc_arg_new(const struct procs_data *pd, struct ca
 	order_by_image(pd, a->row_of);
 	for (size_t k = 0; k < pd->n; k++) {
 		size_t i = a->row_of[k];
-		const struct procprof_row *r = pd->rows[i].pr;
-		const struct procs_image *pi = &pd->images[r->image];
 
 		res->item_of[i] = (uint32_t)k;
-		/* kernel, JIT: names without code, nothing to analyse */
-		if (!r->proc || !has_time_samples(pd, r) ||
-		    !(pi->state == IMAGE_OK || (pi->state == IMAGE_CHANGED && pi->forced))) {
-			atomic_init(&res->ready[i], 1);
+		if (!analysable(pd, i)) {
+			atomic_init(&res->state[i], PROCS_CALC_READY);
 			continue;
 		}
-		a->refs[k] = (struct proc_ref){ r->image, r->proc };
+		atomic_fetch_add(&a->left[pd->pp.rows[i].image], 1);
 		res->n_todo++;
 	}
 	a->res = res;
@@ -232,10 +228,11 @@ void procs_calc_arg_free(void *arg)
 	if (!a)
 		return;
 	shared_epoch_put(a->se);
-	free(a->refs);
+	procs_data_free(a->pd);
 	free(a->row_of);
-	free(a->res->an);
-	free((void *)a->res->ready);
+	free(a->left);
+	free(a->res->fig);
+	free((void *)a->res->state);
 	free(a->res->item_of);
 	pthread_mutex_destroy(&a->res->want_lock);
 	free(a->res);
@@ -275,23 +272,58 @@ const char *proc_analysis_culprit(const struct proc_analysis *an)
 	return an->dominant >= 0 && an->dominant < CULPRIT__COUNT ? short_names[an->dominant] : NULL;
 }
 
+const struct proc_analysis *procs_calc_get(const struct procs_calc *calc, size_t i,
+					   struct proc_analysis *buf)
+{
+	unsigned state = atomic_load_explicit(&calc->state[i], memory_order_acquire);
+
+	if (!(state & PROCS_CALC_VALID))
+		return NULL;
+	buf->valid = true;
+	buf->cpi = calc->fig[i].cpi;
+	buf->best_cpi = calc->fig[i].best_cpi;
+	buf->culprit_share = calc->fig[i].culprit_share;
+	buf->high_conf = calc->fig[i].high_conf;
+	buf->dominant = (int8_t)((int)(state >> PROCS_CALC_CULPRIT_SHIFT) - 1);
+	return buf;
+}
+
 /*
  * The analysis of item k (a row) done, on the thread that did it.  A
  * failure keeps the message of the lowest row that failed, for the one
  * summary said at the end (the same whatever the threads' timing), and
  * says nothing else; what a row that could be analysed said stays said.
  */
-/* Row i's figures (any thread): final once ready. */
+/* Row i's figures (any thread): final at once. */
 static void set_figures(struct procs_calc *res, size_t i, const struct calc_procrow *row)
 {
-	struct proc_analysis *an = &res->an[i];
+	int dominant = row->dominant >= 0 && row->dominant < CULPRIT__COUNT ? row->dominant : -1;
 
-	an->valid = true;
-	an->cpi = row->cpi;
-	an->best_cpi = row->best_cpi;
-	an->dominant = (int8_t)(row->dominant >= 0 ? row->dominant : -1);
-	an->culprit_share = row->dominant_share;
-	an->high_conf = row->high_share;
+	res->fig[i] = (struct proc_figures){ row->cpi, row->best_cpi, row->dominant_share,
+					     row->high_share };
+	atomic_store_explicit(&res->state[i], (unsigned char)(PROCS_CALC_READY | PROCS_CALC_VALID |
+			      (dominant + 1) << PROCS_CALC_CULPRIT_SHIFT), memory_order_release);
+}
+
+/* Row i done without figures (any thread): final at once. */
+static void set_none(struct procs_calc *res, size_t i)
+{
+	atomic_store_explicit(&res->state[i], PROCS_CALC_READY, memory_order_release);
+}
+
+/*
+ * Item k analysed: its image's decoded profile and what building its CFGs
+ * kept go once the image's last item is (read again, found again, for a
+ * procedure shown: 10,000 images' are not all kept).
+ */
+static void item_done(struct procs_calc_arg *a, size_t k)
+{
+	size_t image = a->pd->pp.rows[a->row_of[k]].image;
+
+	if (atomic_fetch_sub(&a->left[image], 1) == 1) {
+		epoch_view_profile_forget(&a->se->view, image);
+		image_forget_cfgs(epoch_view_image(&a->se->view, image));
+	}
 }
 
 static void fill_row(void *ctx, size_t k, struct calc *c, int r)
@@ -314,12 +346,13 @@ static void fill_row(void *ctx, size_t k, struct calc *c, int r)
 		if (said)
 			report_log_clear(said);
 		atomic_fetch_add(&res->n_failed, 1);
+		set_none(res, i);
 	} else {
 		calc_procrow(c, &row);
 		set_figures(res, i, &row);
 	}
 	workpool_progress(atomic_fetch_add(&res->n_analysed, 1) + 1, res->n_todo);
-	atomic_store_explicit(&res->ready[i], 1, memory_order_release);
+	item_done(a, k);
 }
 
 /* Item k has yet to be analysed (its figures were not found in the memo). */
@@ -330,17 +363,49 @@ static bool not_ready(void *ctx, size_t k)
 	return !procs_calc_ready(a->res, a->row_of[k]);
 }
 
+/* Item k's procedure (calc_rows, the memo): none when its row needs no analysis. */
+static void item_ref(void *ctx, size_t k, struct proc_ref *out)
+{
+	struct procs_calc_arg *a = ctx;
+	size_t i = a->row_of[k];
+
+	*out = (struct proc_ref){ a->pd->pp.rows[i].image,
+				  analysable(a->pd, i) ? a->pd->pp.rows[i].proc : NULL };
+}
+
+static bool memo_item(void *ctx, size_t k, size_t *image, const struct proc **p)
+{
+	struct proc_ref ref;
+
+	item_ref(ctx, k, &ref);
+	*image = ref.image;
+	*p = ref.proc;
+	return *p != NULL;
+}
+
+/* Item k's figures, found in the memo: final at once. */
+static void memo_found(void *ctx, size_t k, const struct calc_procrow *row)
+{
+	struct procs_calc_arg *a = ctx;
+
+	set_figures(a->res, a->row_of[k], row);
+	atomic_fetch_add(&a->res->n_analysed, 1);
+	item_done(a, k);
+}
+
 /* Item k's figures for the memo, if it has some. */
 static bool memo_row_of(void *ctx, size_t k, size_t *image, const struct proc **p,
 			struct calc_procrow *row)
 {
 	struct procs_calc_arg *a = ctx;
-	const struct proc_analysis *an = &a->res->an[a->row_of[k]];
+	struct proc_analysis buf;
+	const struct proc_analysis *an;
 
-	if (!a->refs[k].proc || !an->valid)
+	if (!procs_calc_ready(a->res, a->row_of[k]) ||
+	    !(an = procs_calc_get(a->res, a->row_of[k], &buf)))
 		return false;
-	*image = a->refs[k].image;
-	*p = a->refs[k].proc;
+	*image = a->pd->pp.rows[a->row_of[k]].image;
+	*p = a->pd->pp.rows[a->row_of[k]].proc;
 	memset(row, 0, sizeof(*row));
 	row->cpi = an->cpi;
 	row->best_cpi = an->best_cpi;
@@ -355,7 +420,7 @@ void data_calc_procs(struct job *job)
 	struct procs_calc_arg *a = job->arg;
 	struct procs_calc *res = a->res;
 	struct calc_opts co = CALC_OPTS_INIT;
-	struct calc_rows rows = { .refs = a->refs, .n = a->n, .o = &co, .row = fill_row, .ctx = a,
+	struct calc_rows rows = { .ref = item_ref, .n = a->n, .o = &co, .row = fill_row, .ctx = a,
 				  .wanted = not_ready };
 	struct calc_memo *memo;
 	int r;
@@ -366,16 +431,7 @@ void data_calc_procs(struct job *job)
 	rows.v = &a->se->view;
 	/* what an earlier session found of these very rows first */
 	memo = calc_memo_open(a->se->db, &a->se->view, &co);
-	for (size_t k = 0; k < a->n; k++) {
-		struct calc_procrow row;
-
-		if (!a->refs[k].proc || !calc_memo_get(memo, a->refs[k].image, a->refs[k].proc, &row))
-			continue;
-		set_figures(res, a->row_of[k], &row);
-		atomic_fetch_add(&res->n_analysed, 1);
-		atomic_store_explicit(&res->ready[a->row_of[k]], 1, memory_order_release);
-	}
-	calc_memo_done_reading(memo);
+	calc_memo_find(memo, a->n, memo_item, memo_found, a);
 	pthread_mutex_lock(&res->want_lock);
 	res->rows = &rows;
 	pthread_mutex_unlock(&res->want_lock);
@@ -395,7 +451,8 @@ void data_calc_procs(struct job *job)
 	}
 done:
 	for (size_t i = 0; i < a->n; i++)
-		atomic_store(&res->ready[i], 1);
+		if (!procs_calc_ready(res, i))
+			set_none(res, i);
 	job->result = res;
 	job->status = 0;
 }
@@ -530,30 +587,6 @@ static void proc_failed(struct job *job, struct proc_data *pd, struct epoch_view
 	pd->need_force = changed_binary(v, image);
 }
 
-/*
- * NAME@IMAGE found in IMAGE alone, without reading the symbols of every
- * other image first as proc_lookup() does (it tries the whole spec as a
- * name everywhere before splitting it): true if exactly one procedure
- * matches.  Anything else goes to proc_lookup(), for its messages.
- */
-static bool one_in_image(struct epoch_view *v, const char *spec, struct proc_ref *ref)
-{
-	size_t len, n;
-	const char *image = proc_spec_image(v, spec, &len);
-	struct proc_ref *refs;
-	char *name;
-
-	if (!image)
-		return false;
-	name = xstrndup(spec, len);
-	n = proc_lookup_all(v, name, image, &refs);
-	if (n == 1)
-		*ref = refs[0];
-	free(refs);
-	free(name);
-	return n == 1;
-}
-
 /* dcpicalc's lines, and where each instruction's bubbles are among them. */
 static void index_bubbles(struct proc_data *pd)
 {
@@ -580,8 +613,6 @@ static int find(struct job *job, struct proc_data *pd, struct epoch_view *v,
 	struct strbuf sb = STRBUF_INIT;
 	size_t len;
 
-	if (!arg->req.image && one_in_image(v, arg->req.spec, ref))
-		return 0;
 	if (!proc_lookup_why(v, arg->req.spec, arg->req.image, ref, &pd->lookup))
 		return 0;
 	lookup_failure_text(&pd->lookup, &sb);
@@ -778,10 +809,12 @@ const struct proc_data *data_proc(struct sources *s, uint32_t seq, const char *i
 static void add_proc_names(const void *result, void *data)
 {
 	const struct procs_data *pd = result;
+	struct strbuf buf = STRBUF_INIT;
 
 	for (size_t r = 0; r < pd->n; r++)
-		if (pd->rows[r].pr->proc)
-			candidates_add(data, pd->rows[r].name);
+		if (pd->pp.rows[r].proc)
+			candidates_add(data, procs_row_name(pd, r, &buf));
+	strbuf_release(&buf);
 }
 
 void procs_complete_names(struct sources *s, uint32_t seq, struct candidates *c)

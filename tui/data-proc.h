@@ -37,6 +37,7 @@
 #include "tui/source.h"
 
 struct candidates;
+struct strbuf;
 struct job;
 
 /* ---- procedures ---------------------------------------------------------- */
@@ -69,22 +70,17 @@ struct proc_analysis {
 const char *proc_analysis_culprit(const struct proc_analysis *an);
 
 /*
- * A row: what procprof made of it, and its name as drawn.  16 bytes: the
- * figures are procprof's row, the image's are the procs_image's.
+ * The rows are procprof's (pp.rows[i], its samples procprof_samples(&pp,
+ * i, c)): 16 bytes a row and 8 a column, the image's figures in images[].
  */
-struct proc_row {
-	const struct procprof_row *pr; /* samples, image, proc (NULL: unnamed samples) */
-	char *name;               /* terminal-safe: pr->name when that needs no escaping, else owned */
-};
-
 struct procs_data {
+	atomic_int refs;          /* the job's (procs_data_free() drops it), the analysis' */
 	struct shared_epoch *se;
 	uint32_t seq;
 	bool force;
 	char *image;              /* the image key asked for, NULL: all */
 	struct procprof pp;
-	struct proc_row *rows;
-	size_t n;
+	size_t n;                 /* rows: pp.n_rows */
 	struct procs_image *images;  /* one per image of the epoch view */
 	size_t n_images;
 	bool events[EVENT__COUNT];   /* events with samples in the epoch */
@@ -131,16 +127,23 @@ void procs_complete_names(struct sources *s, uint32_t seq, struct candidates *c)
 
 /*
  * The analysis of the rows of a procs_data, readable while the job runs:
- * row i is final once ready[i] is set.  Rows are analysed on the engine's
- * threads (analysis/calc-each.h calc_rows) image after image, hottest
- * image first, except that the rows a view asks for (procs_calc_want():
- * those on its screen) go before the others; with the session's analysis
- * cache (analysis/calc-cache.h), as dcpicalc analyses them.
+ * row i is final once procs_calc_ready(), and read with procs_calc_get().
+ * Rows are analysed on the engine's threads (analysis/calc-each.h
+ * calc_rows) image after image, hottest image first, except that the rows
+ * a view asks for (procs_calc_want(): those on its screen) go before the
+ * others; with the session's analysis cache (analysis/calc-cache.h), as
+ * dcpicalc analyses them.  An image's decoded profile goes once its rows
+ * are analysed.  33 bytes a row: the figures, and a byte that says whether
+ * the row is final, whether it has figures, and its culprit.
  */
+struct proc_figures {
+	double cpi, best_cpi, culprit_share, high_conf;
+};
+
 struct procs_calc {
 	size_t n;                    /* rows */
-	struct proc_analysis *an;    /* per row */
-	_Atomic unsigned char *ready; /* per row: an[i] is final */
+	struct proc_figures *fig;    /* per row */
+	_Atomic unsigned char *state; /* per row: PROCS_CALC_READY, _VALID, the culprit + 1 above */
 	size_t n_todo;               /* rows with a procedure and time samples */
 	atomic_size_t n_analysed;    /* ... analysed so far */
 	atomic_size_t n_failed;      /* ... that could not be (reported once) */
@@ -150,11 +153,18 @@ struct procs_calc {
 	uint32_t *item_of;           /* per row: its place in the analysis' order */
 };
 
-/* True if row i of calc is final (its an[i] may be read). */
+enum { PROCS_CALC_READY = 1, PROCS_CALC_VALID = 2, PROCS_CALC_CULPRIT_SHIFT = 2 };
+
+/* True if row i of calc is final (procs_calc_get() may read it). */
 static inline bool procs_calc_ready(const struct procs_calc *calc, size_t i)
 {
-	return i < calc->n && atomic_load_explicit(&calc->ready[i], memory_order_acquire);
+	return i < calc->n && atomic_load_explicit(&calc->state[i], memory_order_acquire) &
+			      PROCS_CALC_READY;
 }
+
+/* Row i's analysis (final: procs_calc_ready()) in *buf, or NULL when it has none. */
+const struct proc_analysis *procs_calc_get(const struct procs_calc *calc, size_t i,
+					   struct proc_analysis *buf);
 
 /* Asks for row i before the rows in order (a row being drawn). */
 void procs_calc_want(const struct procs_calc *calc, size_t i);
@@ -162,8 +172,9 @@ void procs_calc_want(const struct procs_calc *calc, size_t i);
 struct procs_calc_arg {
 	struct shared_epoch *se;     /* a reference: the procedures' epoch view */
 	struct calc_cache *cache;    /* the session's, or NULL */
-	struct proc_ref *refs;       /* in the order analysed (proc NULL: nothing to analyse) */
-	uint32_t *row_of;            /* per ref: its row */
+	struct procs_data *pd;       /* a reference: the rows analysed */
+	uint32_t *row_of;            /* per item, in the order analysed: its row */
+	atomic_uint *left;           /* per image: its rows still to analyse */
 	size_t n;                    /* rows */
 	struct procs_calc *res;      /* owned; the job's result once done */
 	char *first_error;           /* the message of the first row that failed ... */
@@ -173,7 +184,8 @@ struct procs_calc_arg {
 
 /*
  * The argument of the analysis of pd's rows (main thread, pd collected):
- * takes a reference on pd's epoch view.  Free with procs_calc_arg_free().
+ * takes a reference on pd and on its epoch view.  Free with
+ * procs_calc_arg_free().
  */
 struct procs_calc_arg *procs_calc_arg_new(const struct procs_data *pd, struct calc_cache *cache);
 void procs_calc_arg_free(void *arg);
@@ -193,8 +205,10 @@ const struct procs_calc *data_procs_calc(struct sources *s, const struct procs_d
 					 struct view *waiter, bool *complete);
 
 /* The image path and key of a row. */
-const struct procs_image *procs_row_image(const struct procs_data *pd, const struct proc_row *r);
-const char *procs_row_key(const struct procs_data *pd, const struct proc_row *r);
+const struct procs_image *procs_row_image(const struct procs_data *pd, const struct procprof_row *r);
+const char *procs_row_key(const struct procs_data *pd, const struct procprof_row *r);
+/* A row's name as drawn: terminal-safe, in buf when it needs escaping (else borrowed). */
+const char *procs_row_name(const struct procs_data *pd, size_t i, struct strbuf *buf);
 
 /* ---- one procedure ----------------------------------------------------------- */
 

@@ -228,7 +228,7 @@ static enum binary_status status_of(const struct image *img)
 }
 
 enum binary_status image_check_binary(const struct db_image *rec, const struct image_opts *opts,
-				      struct binary_check *out)
+				      struct binary_check *out, bool keep)
 {
 	struct image *img;
 	struct stat st;
@@ -247,7 +247,12 @@ enum binary_status image_check_binary(const struct db_image *rec, const struct i
 		out->size = (uint64_t)st.st_size;
 		out->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
 	}
-	image_free(img);
+	if (keep) {
+		image_procs(img);
+		out->img = img;
+	} else {
+		image_free(img);
+	}
 	return out->status;
 }
 
@@ -255,6 +260,7 @@ void binary_check_release(struct binary_check *c)
 {
 	free(c->why);
 	free(c->used);
+	image_free(c->img);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -523,7 +529,7 @@ static void run_checks(struct job *job)
 		if (a->next % 64 == 0)
 			job_progress(job, a->next, a->n);
 		if (a->recs[i].kind == IMAGE_FILE)
-			image_check_binary(&a->recs[i], &o, &a->res->v[i]);
+			image_check_binary(&a->recs[i], &o, &a->res->v[i], true);
 		atomic_store_explicit(&a->res->ready[i], 1, memory_order_release);
 		atomic_fetch_add(&a->res->n_done, 1);
 	}

@@ -96,15 +96,22 @@ struct binary_check {
 	int64_t mtime_ns;
 	char *why;            /* disasm's sentence when not ok (terminal-safe), or NULL */
 	char *used;           /* the file verified when not the recorded path (a snapshot), or NULL */
+	/*
+	 * The image opened to check it, its symbols read while its binary was
+	 * open: kept, so that the epoch views that open the same file share it
+	 * (disasm/image.h) instead of opening 10,000 binaries again for P.
+	 */
+	struct image *img;
 };
 
 /*
  * Checks an image's binary the way the report tools do (image_open() of
  * disasm/image.h with opts), filling out; release out with
- * binary_check_release().
+ * binary_check_release().  keep: the image is kept in out, its symbols
+ * read.
  */
 enum binary_status image_check_binary(const struct db_image *img, const struct image_opts *opts,
-				      struct binary_check *out);
+				      struct binary_check *out, bool keep);
 void binary_check_release(struct binary_check *c);
 
 struct image_row {

@@ -3,16 +3,25 @@
  * tui/table.h - a sortable, filterable table of rows: the model behind the
  * epochs, images, procedures and diff views.
  *
- * A table does not own its rows: it holds pointers into the view's data and
- * an order (`shown`): the rows that pass the filter, sorted.  Columns say
- * how to compare two rows and how to draw one cell; the generic view code
- * (tui/view.c) turns :sort, :filter, <, >, S and column completion into
- * calls on the table, so a view that uses one gets all of that for free.
+ * A table does not own its rows: it reads the view's array of them (or
+ * pointers to them) and keeps an order (`shown`): the indices of the rows
+ * that pass the filter, sorted.  Columns say how to compare two rows and
+ * how to draw one cell; the generic view code (tui/view.c) turns :sort,
+ * :filter, <, >, S, / and column completion into calls on the table, so a
+ * view that uses one gets all of that for free.
  *
  * Sorting is stable (ties keep the order rows were given in), so what is
  * shown is deterministic.  A filter is a substring, case-insensitive unless
  * it contains an upper-case letter (smartcase), matched against the text
  * the view gives for a row.
+ *
+ * A million rows: a column with a key sorts them by a radix sort of the
+ * keys (core/radix.h), and the order of every row under the last sorts is
+ * kept (a 4-byte index a row each), so that going back to a sort, or the
+ * same column the other way, costs a pass, not a sort; a column whose
+ * key is another's (a share and its samples) sorts as that one.  A word
+ * searched for (table_find()) is looked for in the cells, once per row,
+ * and where it was found is kept until the rows or cells change.
  */
 #ifndef DCPI_TUI_TABLE_H
 #define DCPI_TUI_TABLE_H
@@ -25,6 +34,7 @@
 #include "present/draw.h"
 
 struct strbuf;
+struct table;
 struct table_column;
 
 /* Compares two rows for this column, ascending; 0 when equal. */
@@ -57,15 +67,46 @@ struct table_column {
 	table_cmp_fn cmp;      /* NULL: not sortable */
 	/* Optional: a number that orders rows as cmp does (a million rows sort on it, not on cmp). */
 	uint64_t (*key)(const struct table_column *col, const void *row);
+	/*
+	 * Optional, with key: every row's key at once, out[i] for row i (for a
+	 * view whose rows' figures lie elsewhere in another order: read there
+	 * in their order, not a row at a time).  scratch: room for as many
+	 * values, the callback's to use (the sort uses it next: no memory of
+	 * its own to take, a million rows' worth, for each sort).
+	 */
+	void (*keys)(const struct table_column *col, const struct table *t, uint64_t *out,
+		     uint64_t *scratch);
 	table_cell_fn cell;
+	/* Optional: the cell's text as drawn, plain (searched without drawing the cell). */
+	const char *(*text)(void *ctx, const struct table_column *col, const void *row);
+	/* The characters its cells can show, NULL: any (a search skips it for a word of others). */
+	const char *chars;
+	/*
+	 * The cell changes with no table_update() (a background job's figures)
+	 * or with its place (cum%): a search reads it as it is drawn, and an
+	 * order by it is not kept past table_touch().
+	 */
+	bool live;
 };
+
+/* The widest a cell is drawn for text (search, dumps): long paths stay whole. */
+#define TABLE_TEXT_MAX 400
+
+/* The characters of a column of numbers (counts, shares, ratios, "?" unknown, "-" none). */
+#define TABLE_CHARS_NUMBER "0123456789.+-?"
+
+struct table_order;
+struct table_found;
 
 struct table {
 	struct table_column *cols; /* owned */
 	size_t n_cols, alloc_cols;
-	const void **rows;         /* owned array of borrowed pointers */
+	/* the rows: an array (table_set_row_array) or pointers (table_set_rows, owned copy) */
+	const void **ptrs;
+	const char *base;
+	size_t stride;
 	size_t n_rows;
-	size_t *shown;             /* display order: indices into rows */
+	uint32_t *shown;           /* display order: indices of rows */
 	size_t n_shown;
 	int sort;                  /* column index, -1: the given order */
 	bool desc;
@@ -76,17 +117,12 @@ struct table {
 	void (*filter_text)(void *ctx, const void *row, struct strbuf *out);
 	/* Called after every table_update() (e.g. to recompute cumulative sums). */
 	void (*updated)(void *ctx, struct table *t);
-	/*
-	 * Rows it rejects are not shown (before the filter); NULL: every row.
-	 * With it, once every row has been shown under a sort, the table keeps
-	 * their order until the rows or the sort change, so that a change of
-	 * what keep() accepts (or of the filter) costs one pass, not a sort:
-	 * for views whose rows' sort keys never change once set.
-	 */
+	/* Rows it rejects are not shown (before the filter); NULL: every row. */
 	bool (*keep)(void *ctx, const void *row);
-	size_t *order;             /* private: the cached order of all rows (keep only) */
-	int order_sort;
-	bool order_desc, order_ok;
+	/* private */
+	struct table_order *orders; /* the orders of every row under recent sorts */
+	struct table_found *found;  /* where the last word searched for is */
+	unsigned generation;        /* bumped when rows or cells change */
 	int *widths;               /* from the last table_layout() */
 	int *natural;              /* cached widest cells (flexible columns) */
 	int natural_max;           /* the max they were measured with, 0: stale */
@@ -111,6 +147,20 @@ int table_column_index(const struct table *t, const char *name);
 
 /* Replaces the rows (the pointers are copied, not what they point to). */
 void table_set_rows(struct table *t, const void *const *rows, size_t n);
+/*
+ * Replaces the rows with the n elements of an array (each size bytes).
+ * The same array again keeps what was found of it (orders, searches):
+ * call table_touch() if cells changed.
+ */
+void table_set_row_array(struct table *t, const void *array, size_t n, size_t size);
+/* Says that cells changed (live columns': a background job's figures). */
+void table_touch(struct table *t);
+
+/* Row i (an index of shown[]). */
+static inline const void *table_row_at(const struct table *t, size_t i)
+{
+	return t->ptrs ? t->ptrs[i] : t->base + i * t->stride;
+}
 
 /* Sorts by column col (-1: given order); desc: descending. */
 void table_sort_by(struct table *t, int col, bool desc);
@@ -120,7 +170,21 @@ void table_set_filter(struct table *t, const char *text);
 void table_update(struct table *t);
 
 /* The row shown at display position pos. */
-const void *table_row(const struct table *t, size_t pos);
+static inline const void *table_row(const struct table *t, size_t pos)
+{
+	return pos < t->n_shown ? table_row_at(t, t->shown[pos]) : NULL;
+}
+
+/* The display position of row i (an index of the rows), or -1 if not shown. */
+long table_position(const struct table *t, size_t i);
+
+/*
+ * The first display position after from (dir 1) or before it (dir -1),
+ * wrapping around, whose row shows word (no space; icase: word is lower
+ * case and cells are compared folded to lower case) in one of its cells,
+ * from may be the position itself last; -1 if none.
+ */
+long table_find(struct table *t, const char *word, bool icase, size_t from, int dir);
 
 /* Computes the width of every column for a line of `width` columns. */
 void table_layout(struct table *t, int width);
@@ -136,9 +200,6 @@ void table_draw_header(struct table *t, struct draw *d);
 /* Draws the row at display position pos. */
 void table_draw_row(struct table *t, size_t pos, struct draw *d);
 
-/* Replaces the rows with pointers to the n elements of an array (each size bytes). */
-void table_set_row_array(struct table *t, const void *array, size_t n, size_t size);
-
 /* Draws a share (0..1) as a percentage with one decimal. */
 void table_draw_percent(struct draw *d, enum style st, double share, int width);
 
@@ -152,9 +213,14 @@ void table_draw_percent(struct draw *d, enum style st, double share, int width);
 struct table_samples {
 	int event;                              /* the current event, -1: none */
 	const uint64_t *totals;                 /* per event: the % base */
-	uint64_t (*samples)(const void *row, int ev);
-	double *cum;                            /* the running share, by display position */
+	uint64_t (*samples)(const struct table_samples *ts, const void *row, int ev);
+	const void *data;                       /* the view's, for samples() */
+	/* private: the running share, every CUM_STEP display positions, as far as drawn */
+	const struct table *t;
+	double *cum;
 	size_t n_cum;
+	size_t last_pos;                        /* the last position asked for ... */
+	double last_sum;                        /* ... and its running share */
 };
 
 /*
@@ -172,7 +238,7 @@ void table_add_sample_columns(struct table *t, struct table_samples *ts,
 void table_samples_default_sort(struct table *t, const struct table_samples *ts, const char *other);
 /* The share of row in the current event (0 without one). */
 double table_samples_share(const struct table_samples *ts, const void *row);
-/* Recomputes cum% (from the table's updated hook). */
+/* Forgets cum% (from the table's updated hook): it is summed again as far as it is drawn. */
 void table_samples_update(struct table *t, struct table_samples *ts);
 void table_samples_release(struct table_samples *ts);
 

@@ -34,7 +34,7 @@ enum dline_kind {
 	DL_WHOLE,    /* the procedure as a whole */
 	DL_TEXT,     /* a line of text (idx: into msgs) */
 	DL_BLOCK,    /* a basic block (idx: block of the side with the analysis) */
-	DL_INSN,     /* an instruction (idx: into dd->rows) */
+	DL_INSN,     /* an instruction (idx: its row, diff_row_get()) */
 };
 
 struct dline {
@@ -138,10 +138,13 @@ static void build_aligned(struct view *v)
 	if (dd->de.diff.rows_src.no_code)
 		add_msg(pv, xstrdup("  (no code to show: the sampled addresses only)"));
 	for (size_t i = 0; i < dd->n; i++) {
-		const struct diff_row *r = dd->rows[i].r;
+		const struct pset_row *r = &dd->de.diff.rows_src.rows[diff_row_src(&dd->de.diff, i)];
 		long k = insn_of(bc, r->addr);
+		bool sampled = false;
 
-		if (!pv->all && !r->a && !r->b)
+		for (size_t s = 0; s < dd->de.diff.n_sets; s++)
+			sampled |= r->counts[s] != 0;
+		if (!pv->all && !sampled)
 			continue;
 		if (k >= 0 && bc->insns[k].block != block) {
 			block = bc->insns[k].block;
@@ -158,7 +161,7 @@ static void dproc_widths(struct dproc_view *pv)
 
 	pv->aw = 7;
 	for (size_t i = 0; i < pv->dd->n; i++)
-		if (snprintf(buf, sizeof(buf), "%" PRIx64, pv->dd->rows[i].r->addr) > pv->aw)
+		if (snprintf(buf, sizeof(buf), "%" PRIx64, d->rows_src.rows[i].addr) > pv->aw)
 			pv->aw = (int)strlen(buf);
 	pv->wa = draw_digits(d->total_a) > 3 ? draw_digits(d->total_a) : 3;
 	pv->wb = draw_digits(d->total_b) > 3 ? draw_digits(d->total_b) : 3;
@@ -171,7 +174,8 @@ static uint64_t line_addr(const struct view *v, size_t line)
 	if (line >= pv->n)
 		return 0;
 	if (pv->lines[line].kind == DL_INSN)
-		return pv->dd->rows[pv->lines[line].idx].r->addr;
+		return pv->dd->de.diff.rows_src.rows[diff_row_src(&pv->dd->de.diff,
+								  pv->lines[line].idx)].addr;
 	if (pv->lines[line].kind == DL_BLOCK)
 		return blocks_calc(pv)->blocks[pv->lines[line].idx].cfg->start;
 	return 0;
@@ -304,12 +308,16 @@ static void draw_verdict(struct view *v, const struct diff_row *r, struct draw *
 	draw_field(d, diff_row_style(r), diff_verdict(&PV(v)->dd->de.diff, r), 12, ALIGN_LEFT);
 }
 
-static void draw_insn(struct view *v, const struct diff_vrow *vr, struct draw *d)
+static void draw_insn(struct view *v, size_t i, struct draw *d)
 {
 	struct dproc_view *pv = PV(v);
-	const struct diff_row *r = vr->r;
-	long ia = insn_of(pv->ca, r->addr), ib = insn_of(pv->cb, r->addr);
+	struct diff_row row, *r = &row;
+	long ia, ib;
 	char buf[32];
+
+	diff_row_get(&pv->dd->de.diff, i, r);
+	ia = insn_of(pv->ca, r->addr);
+	ib = insn_of(pv->cb, r->addr);
 
 	snprintf(buf, sizeof(buf), "%" PRIx64, r->addr);
 	draw_space(d, STYLE_NORMAL, 1);
@@ -327,7 +335,10 @@ static void draw_insn(struct view *v, const struct diff_vrow *vr, struct draw *d
 		draw_text(d, STYLE_NORMAL, safe);
 		free(safe);
 	} else {
-		draw_text(d, STYLE_DIM, vr->name);
+		char *safe = display_safe(r->name);
+
+		draw_text(d, STYLE_DIM, safe);
+		free(safe);
 	}
 }
 
@@ -354,7 +365,7 @@ static void draw_block(struct view *v, size_t b, struct draw *d)
 static void draw_whole(struct view *v, struct draw *d)
 {
 	struct dproc_view *pv = PV(v);
-	const struct diff_row *r = pv->dd->proc.r;
+	const struct diff_row *r = &pv->dd->de.diff.proc;
 
 	draw_space(d, STYLE_NORMAL, 1);
 	draw_field(d, STYLE_LABEL, "whole", pv->aw, ALIGN_RIGHT);
@@ -362,7 +373,7 @@ static void draw_whole(struct view *v, struct draw *d)
 	draw_cpis(d, pv->ca ? pv->ca->summary.cpi : -1, pv->cb ? pv->cb->summary.cpi : -1);
 	draw_verdict(v, r, d);
 	draw_space(d, STYLE_NORMAL, 1);
-	draw_text(d, STYLE_LABEL, pv->dd->proc.name);
+	draw_text(d, STYLE_LABEL, pv->dd->proc_name);
 }
 
 static void dproc_draw(struct view *v, size_t line, struct draw *d)
@@ -382,7 +393,7 @@ static void dproc_draw(struct view *v, size_t line, struct draw *d)
 		draw_block(v, l->idx, d);
 		break;
 	case DL_INSN:
-		draw_insn(v, &pv->dd->rows[l->idx], d);
+		draw_insn(v, l->idx, d);
 		break;
 	}
 }
@@ -461,7 +472,7 @@ static void dproc_title(struct view *v, struct strbuf *sb)
 	struct dproc_view *pv = PV(v);
 	char *spec = display_safe(v->loc.procedure);
 
-	strbuf_addf(sb, "%s: A ", pv->dd && !pv->dd->status ? pv->dd->proc.name : spec);
+	strbuf_addf(sb, "%s: A ", pv->dd && !pv->dd->status ? pv->dd->proc_name : spec);
 	tui_epoch_name(v->tui, v->loc.epoch, sb);
 	strbuf_addstr(sb, " vs B ");
 	tui_epoch_name(v->tui, v->loc.epoch_b, sb);
@@ -470,7 +481,7 @@ static void dproc_title(struct view *v, struct strbuf *sb)
 		return;
 	if (pv->dd->de.diff.opts.norm == PSET_NORM_PERIOD)
 		strbuf_addstr(sb, " by period");
-	strbuf_addf(sb, ", %s", diff_verdict(&pv->dd->de.diff, pv->dd->proc.r));
+	strbuf_addf(sb, ", %s", diff_verdict(&pv->dd->de.diff, &pv->dd->de.diff.proc));
 	if (!pv->dd->unaligned)
 		strbuf_addf(sb, ", %zu significant of %zu instructions", pv->dd->de.diff.n_significant,
 			    pv->dd->n);
@@ -530,11 +541,14 @@ static void dproc_draw_pane(struct view *v, size_t line, struct draw *d)
 	struct dproc_view *pv = PV(v);
 	const struct diff *df = &pv->dd->de.diff;
 	const struct diff_row *r = NULL;
+	struct diff_row row;
 	struct strbuf sb = STRBUF_INIT;
 	char ratio[24];
 
-	if (v->pos < pv->n && pv->lines[v->pos].kind == DL_INSN)
-		r = pv->dd->rows[pv->lines[v->pos].idx].r;
+	if (v->pos < pv->n && pv->lines[v->pos].kind == DL_INSN) {
+		diff_row_get(df, pv->lines[v->pos].idx, &row);
+		r = &row;
+	}
 	switch (line) {
 	case PANE_A:
 		strbuf_addf(&sb, "%s: %" PRIu64 " samples of %s", pv->dd->desc_a, df->total_a,
@@ -545,7 +559,7 @@ static void dproc_draw_pane(struct view *v, size_t line, struct draw *d)
 			    pv->dd->label);
 		break;
 	case PANE_WHOLE:
-		r = pv->dd->proc.r;
+		r = &df->proc;
 		/* fall through */
 	case PANE_ROW:
 		if (!r)

@@ -30,7 +30,7 @@ struct images_view {
 #define IV(v) ((struct images_view *)(v)->priv)
 #define ROW(p) ((const struct image_row *)(p))
 
-static uint64_t samples(const void *row, int ev)
+static uint64_t samples(const struct table_samples *ts, const void *row, int ev)
 {
 	return ROW(row)->samples[ev];
 }
@@ -49,6 +49,11 @@ static const char *status_name(const struct images_view *iv, const struct image_
 
 /* ---- cells ------------------------------------------------------------- */
 
+static const char *text_status(void *ctx, const struct table_column *col, const void *row)
+{
+	return status_name(col->data, row);
+}
+
 static void cell_status(void *ctx, const struct table_column *col, const void *row, size_t pos,
 			struct draw *d, int width)
 {
@@ -58,6 +63,11 @@ static void cell_status(void *ctx, const struct table_column *col, const void *r
 
 	draw_field(d, ROW(row)->damaged ? STYLE_WARNING : styles[s], status_name(col->data, row),
 		   width, ALIGN_LEFT);
+}
+
+static const char *text_path(void *ctx, const struct table_column *col, const void *row)
+{
+	return ROW(row)->path;
 }
 
 static void cell_path(void *ctx, const struct table_column *col, const void *row, size_t pos,
@@ -125,10 +135,11 @@ static void build_columns(struct view *v)
 	table_clear_columns(t);
 	table_add_sample_columns(t, &iv->samples, events, n, widths);
 	table_add_column(t, &(struct table_column){ .name = "status", .width = status_width(iv),
-						    .data = iv, .cmp = cmp_status, .cell = cell_status });
+						    .data = iv, .cmp = cmp_status, .cell = cell_status,
+						    .text = text_status, .live = true });
 	table_add_column(t, &(struct table_column){ .name = "path", .min = 12,
 						    .align = ALIGN_LEFT_TAIL, .cmp = cmp_path,
-						    .cell = cell_path });
+						    .cell = cell_path, .text = text_path });
 	/* Sort by file name without a column of its own: ":sort name". */
 	table_add_column(t, &(struct table_column){ .name = "name", .hidden = true,
 						    .cmp = cmp_base });

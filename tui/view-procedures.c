@@ -15,6 +15,7 @@
 #include "tui/view.h"
 
 #include "analysis/lookup.h"
+#include "core/radix.h"
 #include "core/strbuf.h"
 #include "core/xalloc.h"
 #include "tui/data-proc.h"
@@ -33,25 +34,41 @@ struct procs_view {
 	bool calc_complete;
 	struct table table;
 	struct table_samples samples;  /* the event the columns were built for, cum% */
-	/* the cursor's row, kept while new data loads */
-	struct procprof_row keep_pr;
-	struct proc_row keep;
+	int column_of[EVENT__COUNT];    /* per event: its column in pd->pp, or -1 */
+	struct proc_analysis an;        /* a row's analysis as read (procs_calc_get) */
+	struct strbuf name;             /* a name escaped to be drawn */
+	/* the cursor's row, kept while other data loads */
+	char *keep_name;
+	size_t keep_image;
+	uint64_t keep_start;
 };
 
 #define PV(v) ((struct procs_view *)(v)->priv)
-#define ROW(p) ((const struct proc_row *)(p))
+#define ROW(p) ((const struct procprof_row *)(p))
+/* The index of a row of pv's data. */
+#define INDEX(pv, row) ((size_t)(ROW(row) - (pv)->pd->pp.rows))
 
-static uint64_t samples(const void *row, int ev)
+static uint64_t samples(const struct table_samples *ts, const void *row, int ev)
 {
-	return ev >= 0 ? ROW(row)->pr->samples[ev] : 0;
+	const struct procs_view *pv = ts->data;
+
+	return ev >= 0 && pv->column_of[ev] >= 0
+		? procprof_samples(&pv->pd->pp, INDEX(pv, row), (size_t)pv->column_of[ev]) : 0;
 }
 
 /* ---- cells ------------------------------------------------------------- */
 
+static const char *text_name(void *ctx, const struct table_column *col, const void *row)
+{
+	struct procs_view *pv = PV((struct view *)ctx);
+
+	return procs_row_name(pv->pd, INDEX(pv, row), &pv->name);
+}
+
 static void cell_name(void *ctx, const struct table_column *col, const void *row, size_t pos,
 		      struct draw *d, int width)
 {
-	draw_field(d, ROW(row)->pr->proc ? STYLE_NORMAL : STYLE_DIM, ROW(row)->name, width,
+	draw_field(d, ROW(row)->proc ? STYLE_NORMAL : STYLE_DIM, text_name(ctx, col, row), width,
 		   ALIGN_LEFT_MIDDLE);
 }
 
@@ -59,30 +76,36 @@ static void cell_name(void *ctx, const struct table_column *col, const void *row
 static void cell_group(void *ctx, const struct table_column *col, const void *row, size_t pos,
 		       struct draw *d, int width)
 {
-	const struct procprof_row *pr = ROW(row)->pr;
+	const struct procs_view *pv = PV((struct view *)ctx);
+	const struct procprof_group *g = &pv->pd->pp.groups[ROW(row)->group];
 	char buf[64];
 
-	if (PV((struct view *)ctx)->by == PROCPROF_BY_COMM)
-		snprintf(buf, sizeof(buf), "%s", pr->comm ? pr->comm : "?");
+	if (pv->by == PROCPROF_BY_COMM)
+		snprintf(buf, sizeof(buf), "%s", g->comm ? g->comm : "?");
 	else
-		snprintf(buf, sizeof(buf), "%" PRIu32 " %s", pr->id, pr->comm ? pr->comm : "?");
+		snprintf(buf, sizeof(buf), "%" PRIu32 " %s", g->id, g->comm ? g->comm : "?");
 	draw_field(d, STYLE_NORMAL, buf, width, ALIGN_LEFT);
 }
 
 static int cmp_group(const struct table_column *c, const void *a, const void *b)
 {
-	const struct procprof_row *x = ROW(a)->pr, *y = ROW(b)->pr;
+	const struct procs_view *pv = c->data;
+	const struct procprof_group *x = &pv->pd->pp.groups[ROW(a)->group];
+	const struct procprof_group *y = &pv->pd->pp.groups[ROW(b)->group];
 	int r = strcmp(x->comm ? x->comm : "", y->comm ? y->comm : "");
 
 	return r ? r : table_cmp_u64(x->id, y->id);
 }
 
+static const char *text_image(void *ctx, const struct table_column *col, const void *row)
+{
+	return procs_row_image(PV((struct view *)ctx)->pd, row)->base;
+}
+
 static void cell_image(void *ctx, const struct table_column *col, const void *row, size_t pos,
 		       struct draw *d, int width)
 {
-	const struct procs_image *pi = procs_row_image(PV((struct view *)ctx)->pd, row);
-
-	draw_field(d, STYLE_NORMAL, pi->base, width, ALIGN_LEFT_TAIL);
+	draw_field(d, STYLE_NORMAL, text_image(ctx, col, row), width, ALIGN_LEFT_TAIL);
 }
 
 /*
@@ -90,21 +113,21 @@ static void cell_image(void *ctx, const struct table_column *col, const void *ro
  * (then *pending says so, and a row being drawn is asked for first), or
  * when it has nothing to analyse.
  */
-static const struct proc_analysis *analysis(struct view *v, const struct proc_row *r,
+static const struct proc_analysis *analysis(struct view *v, const struct procprof_row *r,
 					    bool *pending)
 {
 	struct procs_view *pv = PV(v);
-	size_t i = (size_t)(r - pv->pd->rows);
+	size_t i = INDEX(pv, r);
 
 	*pending = false;
 	if (!pv->calc)
 		return NULL;
 	if (!pv->calc_complete && !procs_calc_ready(pv->calc, i)) {
-		if ((*pending = r->pr->proc != NULL))
+		if ((*pending = r->proc != NULL))
 			procs_calc_want(pv->calc, i);
 		return NULL;
 	}
-	return pv->calc->an[i].valid ? &pv->calc->an[i] : NULL;
+	return procs_calc_get(pv->calc, i, &pv->an);
 }
 
 /* A cell without a figure: "." while being analysed, "-" when there is none. */
@@ -174,12 +197,27 @@ static void cell_conf(void *ctx, const struct table_column *col, const void *row
 
 static int cmp_name(const struct table_column *c, const void *a, const void *b)
 {
-	return strcmp(ROW(a)->name, ROW(b)->name);
+	const struct procs_view *pv = c->data;
+
+	return strcmp(procprof_name(&pv->pd->pp, INDEX(pv, a)), procprof_name(&pv->pd->pp, INDEX(pv, b)));
+}
+
+/* Names sort by their ranks, found once for every row (procprof's). */
+static uint64_t key_name(const struct table_column *c, const void *row)
+{
+	const struct procs_view *pv = c->data;
+
+	return pv->pd->pp.name_rank[INDEX(pv, row)];
+}
+
+static uint64_t key_address(const struct table_column *c, const void *row)
+{
+	return ROW(row)->proc ? ROW(row)->proc->start : 0;
 }
 
 static int cmp_address(const struct table_column *c, const void *a, const void *b)
 {
-	return table_cmp_u64(ROW(a)->pr->start, ROW(b)->pr->start);
+	return table_cmp_u64(key_address(c, a), key_address(c, b));
 }
 
 /*
@@ -188,13 +226,11 @@ static int cmp_address(const struct table_column *c, const void *a, const void *
  */
 static const struct proc_analysis *sort_analysis(const struct table_column *c, const void *row)
 {
-	const struct procs_view *pv = c->data;
-	const struct proc_analysis *an;
+	struct procs_view *pv = (struct procs_view *)c->data;  /* its buffer: read at once */
 
 	if (!pv->calc || !pv->calc_complete)
 		return NULL;
-	an = &pv->calc->an[ROW(row) - pv->pd->rows];
-	return an->valid ? an : NULL;
+	return procs_calc_get(pv->calc, INDEX(pv, row), &pv->an);
 }
 
 /* Rows without a figure sort below every figure. */
@@ -203,42 +239,81 @@ static double figure(const struct proc_analysis *an, double x)
 	return an && x >= 0 ? x : -1;
 }
 
+static double cpi_of(const struct table_column *c, const void *row)
+{
+	const struct proc_analysis *x = sort_analysis(c, row);
+
+	return figure(x, x ? (c->arg ? x->best_cpi : x->cpi) : 0);
+}
+
 static int cmp_cpi(const struct table_column *c, const void *a, const void *b)
 {
-	const struct proc_analysis *x = sort_analysis(c, a), *y = sort_analysis(c, b);
+	return table_cmp_double(cpi_of(c, a), cpi_of(c, b));
+}
 
-	return c->arg ? table_cmp_double(figure(x, x ? x->best_cpi : 0), figure(y, y ? y->best_cpi : 0))
-		      : table_cmp_double(figure(x, x ? x->cpi : 0), figure(y, y ? y->cpi : 0));
+static uint64_t key_cpi(const struct table_column *c, const void *row)
+{
+	return radix_key_double(cpi_of(c, row));
+}
+
+static const char *culprit_of(const struct table_column *c, const void *row)
+{
+	const struct proc_analysis *x = sort_analysis(c, row);
+	const char *p = x ? proc_analysis_culprit(x) : NULL;
+
+	return p ? p : "";
 }
 
 static int cmp_culprit(const struct table_column *c, const void *a, const void *b)
 {
-	const struct proc_analysis *x = sort_analysis(c, a), *y = sort_analysis(c, b);
-	const char *p = x ? proc_analysis_culprit(x) : NULL, *q = y ? proc_analysis_culprit(y) : NULL;
+	return strcmp(culprit_of(c, a), culprit_of(c, b));
+}
 
-	return strcmp(p ? p : "", q ? q : "");
+/* The word's first eight letters (the words are shorter): they sort as the word. */
+static uint64_t key_culprit(const struct table_column *c, const void *row)
+{
+	const char *w = culprit_of(c, row);
+	uint64_t k = 0;
+
+	for (size_t i = 0; i < 8; i++)
+		k = k << 8 | (unsigned char)(*w ? *w++ : 0);
+	return k;
+}
+
+static double conf_of(const struct table_column *c, const void *row)
+{
+	const struct proc_analysis *x = sort_analysis(c, row);
+
+	return figure(x, x ? x->high_conf : 0);
 }
 
 static int cmp_conf(const struct table_column *c, const void *a, const void *b)
 {
-	const struct proc_analysis *x = sort_analysis(c, a), *y = sort_analysis(c, b);
+	return table_cmp_double(conf_of(c, a), conf_of(c, b));
+}
 
-	return table_cmp_double(figure(x, x ? x->high_conf : 0), figure(y, y ? y->high_conf : 0));
+static uint64_t key_conf(const struct table_column *c, const void *row)
+{
+	return radix_key_double(conf_of(c, row));
 }
 
 /* ---- building -------------------------------------------------------------- */
 
+/* Filled in by a background job: live. */
 static void add_analysis_columns(struct table *t, const struct procs_view *pv)
 {
 	table_add_column(t, &(struct table_column){ .name = "cpi", .title = "CPI", .width = 5,
-		.align = ALIGN_RIGHT, .numeric = true, .data = pv, .cmp = cmp_cpi, .cell = cell_cpi });
+		.align = ALIGN_RIGHT, .numeric = true, .data = pv, .cmp = cmp_cpi, .key = key_cpi,
+		.cell = cell_cpi, .chars = TABLE_CHARS_NUMBER, .live = true });
 	table_add_column(t, &(struct table_column){ .name = "best", .title = "best", .width = 5,
 		.align = ALIGN_RIGHT, .numeric = true, .arg = 1, .data = pv, .cmp = cmp_cpi,
-		.cell = cell_cpi });
+		.key = key_cpi, .cell = cell_cpi, .chars = TABLE_CHARS_NUMBER, .live = true });
 	table_add_column(t, &(struct table_column){ .name = "culprit", .width = 7, .data = pv,
-		.cmp = cmp_culprit, .cell = cell_culprit });
+		.cmp = cmp_culprit, .key = key_culprit, .cell = cell_culprit,
+		.chars = "abcdefghijklmnopqrstuvwxyz4.-", .live = true });
 	table_add_column(t, &(struct table_column){ .name = "conf", .title = "conf%", .width = 5,
-		.align = ALIGN_RIGHT, .numeric = true, .data = pv, .cmp = cmp_conf, .cell = cell_conf });
+		.align = ALIGN_RIGHT, .numeric = true, .data = pv, .cmp = cmp_conf, .key = key_conf,
+		.cell = cell_conf, .chars = TABLE_CHARS_NUMBER, .live = true });
 }
 
 /* The current event first, with its % and cum%, then the other events. */
@@ -250,24 +325,29 @@ static void build_columns(struct view *v)
 	int widths[EVENT__COUNT];
 
 	/* as wide as the epoch's total */
-	for (int e = 0; e < EVENT__COUNT; e++)
+	for (int e = 0; e < EVENT__COUNT; e++) {
 		widths[e] = draw_digits(pv->pd->pp.totals[e]);
+		pv->column_of[e] = -1;
+	}
+	for (size_t c = 0; c < pv->pd->pp.n_events; c++)
+		pv->column_of[pv->pd->pp.events[c]] = (int)c;
 	table_clear_columns(t);
 	table_add_sample_columns(t, &pv->samples, pv->pd->pp.events, pv->pd->pp.n_events, widths);
 	if (pv->calc)
 		add_analysis_columns(t, pv);
 	if (pv->by != PROCPROF_BY_IMAGE)
 		table_add_column(t, &(struct table_column){ .name = procprof_by_name(pv->by),
-			.max = pv->by == PROCPROF_BY_COMM ? 16 : 24, .cmp = cmp_group,
+			.max = pv->by == PROCPROF_BY_COMM ? 16 : 24, .data = pv, .cmp = cmp_group,
 			.cell = cell_group });
 	table_add_column(t, &(struct table_column){ .name = "procedure", .min = 12,
-		.max = DRAW_NAME_MAX, .cmp = cmp_name, .cell = cell_name });
+		.max = DRAW_NAME_MAX, .data = pv, .cmp = cmp_name, .key = key_name,
+		.cell = cell_name, .text = text_name });
 	if (!v->loc.image)
 		table_add_column(t, &(struct table_column){ .name = "image", .min = 10,
-			.align = ALIGN_LEFT_TAIL, .cell = cell_image });
+			.align = ALIGN_LEFT_TAIL, .cell = cell_image, .text = text_image });
 	/* Sorting without a column of their own: ":sort address", ":sort name". */
 	table_add_column(t, &(struct table_column){ .name = "address", .hidden = true,
-		.cmp = cmp_address });
+		.cmp = cmp_address, .key = key_address });
 }
 
 static void procs_updated(void *ctx, struct table *t)
@@ -279,21 +359,24 @@ static void procs_filter_text(void *ctx, const void *row, struct strbuf *out)
 {
 	struct procs_view *pv = PV((struct view *)ctx);
 
-	strbuf_addf(out, "%s %s", ROW(row)->name, procs_row_image(pv->pd, row)->path);
+	strbuf_addf(out, "%s %s", text_name(ctx, NULL, row), procs_row_image(pv->pd, row)->path);
 }
 
-static const void *find_row(struct view *v, const struct proc_row *want)
+/* The row the cursor was on before other data loaded (by image, address and name). */
+static bool find_kept(struct view *v)
 {
-	for (size_t i = 0; want && i < v->lines; i++) {
-		const struct proc_row *r = table_row(v->table, i);
+	struct procs_view *pv = PV(v);
 
-		if (r->pr->image == want->pr->image && r->pr->start == want->pr->start &&
-		    !strcmp(r->name, want->name)) {
+	for (size_t i = 0; pv->keep_name && i < v->lines; i++) {
+		const struct procprof_row *r = table_row(v->table, i);
+
+		if (r->image == pv->keep_image && (r->proc ? r->proc->start : 0) == pv->keep_start &&
+		    !strcmp(procprof_name(&pv->pd->pp, INDEX(pv, r)), pv->keep_name)) {
 			view_move_to(v, i);
-			return r;
+			return true;
 		}
 	}
-	return NULL;
+	return false;
 }
 
 static bool has_time_event(const struct procs_data *pd)
@@ -320,16 +403,17 @@ static void load_analysis(struct view *v)
 static void procs_reload(struct view *v)
 {
 	struct procs_view *pv = PV(v);
-	const struct proc_row *cur = table_row(v->table, v->pos);
+	const struct procprof_row *cur = table_row(v->table, v->pos);
 	const struct procs_data *pd = data_procs_by(v->src, v->loc.epoch, v->loc.image, pv->by, v);
 
-	if (cur) {
-		free(pv->keep.name);
-		pv->keep_pr = *cur->pr;
-		pv->keep.pr = &pv->keep_pr;
-		pv->keep.name = xstrdup(cur->name);
+	if (cur && pd != pv->pd) {
+		free(pv->keep_name);
+		pv->keep_name = xstrdup(procprof_name(&pv->pd->pp, INDEX(pv, cur)));
+		pv->keep_image = cur->image;
+		pv->keep_start = cur->proc ? cur->proc->start : 0;
 	}
-	table_set_rows(&pv->table, NULL, 0);
+	if (!pd || pd->status || pd != pv->pd)
+		table_set_rows(&pv->table, NULL, 0);
 	pv->pd = pd;
 	pv->calc = NULL;
 	v->empty = tui_has_db(v->tui) ? "(no samples in this epoch)" : "(no database)";
@@ -345,10 +429,14 @@ static void procs_reload(struct view *v)
 	table_samples_set_event(&pv->table, &pv->samples, tui_event(v->tui));
 	build_columns(v);
 	table_samples_default_sort(&pv->table, &pv->samples, "procedure");
-	table_set_row_array(&pv->table, pd->rows, pd->n, sizeof(*pd->rows));
+	/* the same rows again keep their orders; the analysis' figures may have come */
+	table_set_row_array(&pv->table, pd->pp.rows, pd->n, sizeof(*pd->pp.rows));
+	table_touch(&pv->table);
 	view_table_update(v);
-	if (!find_row(v, pv->keep.name ? &pv->keep : NULL))
+	if (pv->keep_name && !find_kept(v))
 		view_move_to(v, 0);
+	free(pv->keep_name);
+	pv->keep_name = NULL;
 }
 
 static int procs_open(struct view *v)
@@ -362,6 +450,8 @@ static int procs_open(struct view *v)
 	pv->table.updated = procs_updated;
 	pv->samples.event = -1;
 	pv->samples.samples = samples;
+	pv->samples.data = pv;
+	strbuf_init(&pv->name, 0);
 	v->table = &pv->table;
 	procs_reload(v);
 	return 0;
@@ -371,44 +461,45 @@ static void procs_close(struct view *v)
 {
 	table_release(&PV(v)->table);
 	table_samples_release(&PV(v)->samples);
-	free(PV(v)->keep.name);
+	strbuf_release(&PV(v)->name);
+	free(PV(v)->keep_name);
 }
 
 /* Why an unnamed row has no procedure to open. */
-static void refuse(struct view *v, const struct proc_row *r)
+static void refuse(struct view *v, const struct procprof_row *r)
 {
 	const struct procs_image *pi = procs_row_image(PV(v)->pd, r);
 
-	errorf("no procedure to open: %s in '%s'%s%s%s", r->name, pi->path,
+	errorf("no procedure to open: %s in '%s'%s%s%s", text_name(v, NULL, r), pi->path,
 	       pi->why ? ": " : " (samples outside every known procedure)",
 	       pi->why ? pi->why : "",
 	       pi->state == IMAGE_CHANGED && !pi->forced ? " (:force uses it anyway)" : "");
 }
 
-static void open_row(struct view *v, const struct proc_row *r)
+static void open_row(struct view *v, const struct procprof_row *r)
 {
 	char spec[32];
 
-	if (!r->pr->proc) {
+	if (!r->proc) {
 		refuse(v, r);
 		return;
 	}
-	snprintf(spec, sizeof(spec), "0x%" PRIx64, r->pr->start);
+	snprintf(spec, sizeof(spec), "0x%" PRIx64, r->proc->start);
 	tui_open_procedure(v->tui, v->loc.epoch, procs_row_key(PV(v)->pd, r), spec);
 }
 
 /* C: the callers and callees of the selected procedure. */
-static void open_callers(struct view *v, const struct proc_row *r)
+static void open_callers(struct view *v, const struct procprof_row *r)
 {
 	struct view_loc loc = { .epoch = v->loc.epoch };
 
-	if (!r->pr->proc) {
+	if (!r->proc) {
 		refuse(v, r);
 		return;
 	}
 	loc.image = (char *)procs_row_key(PV(v)->pd, r);
-	loc.procedure = r->name;
-	loc.address = r->pr->start;
+	loc.procedure = (char *)text_name(v, NULL, r);
+	loc.address = r->proc->start;
 	tui_open_view(v->tui, "callers", &loc);
 }
 
@@ -427,7 +518,7 @@ static void group_by(struct view *v, const char *arg)
 
 static enum view_result procs_request(struct view *v, enum request req, const char *arg)
 {
-	const struct proc_row *r = table_row(v->table, v->pos);
+	const struct procprof_row *r = table_row(v->table, v->pos);
 
 	switch (req) {
 	case REQ_ENTER:
@@ -457,7 +548,7 @@ static void procs_title(struct view *v, struct strbuf *sb)
 		return;
 	strbuf_addf(sb, ": %zu procedure%s", pd->n, pd->n == 1 ? "" : "s");
 	if (v->loc.image)
-		strbuf_addf(sb, " of %s", pd->n ? procs_row_image(pd, &pd->rows[0])->base : v->loc.image);
+		strbuf_addf(sb, " of %s", pd->n ? procs_row_image(pd, &pd->pp.rows[0])->base : v->loc.image);
 	if (pv->by != PROCPROF_BY_IMAGE)
 		strbuf_addf(sb, " by %s", procprof_by_name(pv->by));
 	if (v->lines != pd->n)
@@ -472,11 +563,12 @@ static void procs_title(struct view *v, struct strbuf *sb)
 		strbuf_addstr(sb, " (forced)");
 }
 
-static bool matches(const struct proc_row *r, const char *what, uint64_t addr, bool is_addr)
+static bool matches(struct view *v, const struct procprof_row *r, const char *what, uint64_t addr,
+		    bool is_addr)
 {
 	if (is_addr)
-		return r->pr->proc && addr >= r->pr->proc->start && addr < r->pr->proc->end;
-	return !strcmp(r->name, what);
+		return r->proc && addr >= r->proc->start && addr < r->proc->end;
+	return !strcmp(text_name(v, NULL, r), what);
 }
 
 /*
@@ -489,7 +581,7 @@ static int procs_goto(struct view *v, const char *what)
 	bool is_addr = lookup_parse_address(what, false, &addr);
 
 	for (size_t i = 0; i < v->lines; i++) {
-		if (matches(table_row(v->table, i), what, addr, is_addr)) {
+		if (matches(v, table_row(v->table, i), what, addr, is_addr)) {
 			view_move_to(v, i);
 			return 0;
 		}
@@ -504,8 +596,8 @@ static void procs_complete(struct view *v, enum arg_kind kind, struct candidates
 	if (kind != ARG_GOTO || !pd)
 		return;
 	for (size_t i = 0; i < pd->n; i++)
-		if (pd->rows[i].pr->proc)
-			candidates_add(c, pd->rows[i].name);
+		if (pd->pp.rows[i].proc)
+			candidates_add(c, text_name(v, NULL, &pd->pp.rows[i]));
 	procs_complete_names(v->src, v->loc.epoch, c);
 }
 
@@ -518,29 +610,27 @@ static size_t procs_pane_lines(struct view *v)
 	return table_row(v->table, v->pos) ? PANE__LINES : 0;
 }
 
-static void describe_samples(const struct procs_data *pd, const struct proc_row *r,
-			     struct strbuf *sb)
+static void describe_samples(const struct procs_data *pd, size_t i, struct strbuf *sb)
 {
 	for (size_t k = 0; k < pd->pp.n_events; k++) {
 		enum dcpi_event e = pd->pp.events[k];
-		uint64_t total = pd->pp.totals[e];
+		uint64_t total = pd->pp.totals[e], n = procprof_samples(&pd->pp, i, k);
 
 		strbuf_addf(sb, "%s%s %" PRIu64 " (%.2f%% of the epoch)", k ? ", " : "",
-			    event_name(e), r->pr->samples[e],
-			    total ? 100.0 * (double)r->pr->samples[e] / (double)total : 0.0);
+			    event_name(e), n, total ? 100.0 * (double)n / (double)total : 0.0);
 	}
 }
 
-static bool has_time(const struct procs_data *pd, const struct proc_row *r)
+static bool has_time(const struct procs_data *pd, size_t i)
 {
 	for (size_t e = 0; e < pd->pp.n_events; e++)
-		if (event_is_time(pd->pp.events[e]) && r->pr->samples[pd->pp.events[e]])
+		if (event_is_time(pd->pp.events[e]) && procprof_samples(&pd->pp, i, e))
 			return true;
 	return false;
 }
 
 /* dcpicalc's figures for the procedure (calc_procrow). */
-static void describe_analysis(struct view *v, const struct proc_row *r, struct strbuf *sb)
+static void describe_analysis(struct view *v, const struct procprof_row *r, struct strbuf *sb)
 {
 	bool pending;
 	const struct proc_analysis *an = analysis(v, r, &pending);
@@ -551,11 +641,11 @@ static void describe_analysis(struct view *v, const struct proc_row *r, struct s
 
 		if (pending)
 			strbuf_addstr(sb, "being analysed (in the background)");
-		else if (!r->pr->proc)
+		else if (!r->proc)
 			strbuf_addstr(sb, "none: no procedure");
 		else if (pi->state != IMAGE_OK && !(pi->state == IMAGE_CHANGED && pi->forced))
 			strbuf_addf(sb, "none: no code to analyse (%s)", image_state_name(pi->state));
-		else if (!PV(v)->calc || !has_time(PV(v)->pd, r))
+		else if (!PV(v)->calc || !has_time(PV(v)->pd, INDEX(PV(v), r)))
 			strbuf_addstr(sb, "none: no time samples");
 		else
 			strbuf_addstr(sb, "none: the analysis failed (M lists why)");
@@ -577,7 +667,7 @@ static void describe_analysis(struct view *v, const struct proc_row *r, struct s
 static void procs_draw_pane(struct view *v, size_t line, struct draw *d)
 {
 	static const char *const labels[] = { "procedure", "image", "samples", "analysis" };
-	const struct proc_row *r = table_row(v->table, v->pos);
+	const struct procprof_row *r = table_row(v->table, v->pos);
 	const struct procs_data *pd = PV(v)->pd;
 	const struct procs_image *pi;
 	struct strbuf sb = STRBUF_INIT;
@@ -587,11 +677,10 @@ static void procs_draw_pane(struct view *v, size_t line, struct draw *d)
 	pi = procs_row_image(pd, r);
 	switch (line) {
 	case PANE_NAME:
-		strbuf_addstr(&sb, r->name);
-		if (r->pr->proc)
+		strbuf_addstr(&sb, text_name(v, NULL, r));
+		if (r->proc)
 			strbuf_addf(&sb, "  0x%" PRIx64 "-0x%" PRIx64 " (%" PRIu64 " bytes)",
-				    r->pr->proc->start, r->pr->proc->end,
-				    r->pr->proc->end - r->pr->proc->start);
+				    r->proc->start, r->proc->end, r->proc->end - r->proc->start);
 		else
 			strbuf_addf(&sb, "  (no procedure: %s)",
 				    pi->why ? pi->why : "samples outside every known procedure");
@@ -601,7 +690,7 @@ static void procs_draw_pane(struct view *v, size_t line, struct draw *d)
 			    image_state_name(pi->state), pi->forced ? " (forced)" : "");
 		break;
 	case PANE_SAMPLES:
-		describe_samples(pd, r, &sb);
+		describe_samples(pd, INDEX(PV(v), r), &sb);
 		break;
 	case PANE_ANALYSIS:
 		describe_analysis(v, r, &sb);
@@ -613,7 +702,7 @@ static void procs_draw_pane(struct view *v, size_t line, struct draw *d)
 
 const struct view_ops procedures_view_ops = {
 	.name = "procedures",
-	.flags = VIEW_FOLLOWS_EPOCH | VIEW_CACHE_TEXT,
+	.flags = VIEW_FOLLOWS_EPOCH,
 	.legend = "Samples per event in each procedure (dcpiprof's rows); % and cum% are shares\n"
 		  "of all samples of the current event in the epoch.  CPI, best (best-case CPI),\n"
 		  "culprit (the dominant reason of the dynamic stalls: icache, itlb, dcache, dtlb,\n"

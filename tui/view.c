@@ -235,19 +235,15 @@ static enum view_result move_request(struct view *v, enum request req)
 
 void view_table_update(struct view *v)
 {
-	const void *cur = table_row(v->table, v->pos);
+	struct table *t = v->table;
+	long cur = v->pos < t->n_shown ? (long)t->shown[v->pos] : -1, pos;
 
-	table_update(v->table);
-	view_set_lines(v, v->table->n_shown); /* also forgets the texts of the lines */
-	if (!cur)
+	table_update(t);
+	view_set_lines(v, t->n_shown); /* also forgets the texts of the lines */
+	if (cur < 0)
 		return;
-	for (size_t i = 0; i < v->table->n_shown; i++) {
-		if (table_row(v->table, i) == cur) {
-			view_move_to(v, i);
-			return;
-		}
-	}
-	view_move_to(v, 0);
+	pos = table_position(t, (size_t)cur);
+	view_move_to(v, pos < 0 ? 0 : (size_t)pos);
 }
 
 static void column_names(const struct table *t, struct strbuf *sb)
@@ -376,12 +372,10 @@ void view_draw_header(struct view *v, struct draw *d)
  * whatever the screen, so that a dump does not depend on the terminal and
  * long paths are searchable; the display lays them out again before drawing.
  */
-#define TEXT_MAX_CELL 400
-
 static void text_layout(struct view *v)
 {
 	if (v->table)
-		table_layout_natural(v->table, TEXT_MAX_CELL);
+		table_layout_natural(v->table, TABLE_TEXT_MAX);
 }
 
 static void line_text(struct view *v, size_t line, struct strbuf *sb, unsigned flags)
@@ -567,6 +561,19 @@ long view_search(struct view *v, const struct view_pattern *p, int dir, bool *wr
 	*wrapped = false;
 	if (!v->lines)
 		return -1;
+	if (v->table && p->literal && *p->literal && !strpbrk(p->literal, " \t")) {
+		/* a word: looked for in the cells, where it was found kept for the next n */
+		char *word = xstrdup(p->literal);
+
+		if (p->icase)
+			for (char *c = word; *c; c++)
+				*c = (char)tolower((unsigned char)*c);
+		found = table_find(v->table, word, p->icase, v->pos, dir);
+		free(word);
+		if (found >= 0)
+			*wrapped = dir > 0 ? (size_t)found <= v->pos : (size_t)found >= v->pos;
+		return found;
+	}
 	if (cache && (v->n_texts != v->lines || !v->texts || v->texts_folded != p->icase))
 		texts_build(v, p->icase);
 	if (!cache)

@@ -410,7 +410,8 @@ static void run_image(struct epoch_view *v, size_t i, const struct object *ob, s
 	for (size_t r = 0; r < pp.n_rows; r++) {
 		const struct procprof_row *row = &pp.rows[r];
 		struct proc_ref ref = { row->image, row->proc };
-		uint64_t s = row->samples[EVENT_CYCLES] + row->samples[EVENT_CLOCK];
+		uint64_t s = procprof_event_samples(&pp, r, EVENT_CYCLES) +
+			     procprof_event_samples(&pp, r, EVENT_CLOCK);
 		struct calc c;
 
 		if (!row->proc || row->image != i || s < a->min_samples)
@@ -469,8 +470,9 @@ static double calibrated_period(struct epoch_view *v, const char *spec, double r
 	if (procprof_build(&pp, v, &po))
 		die("cannot read the epoch");
 	for (size_t r = 0; r < pp.n_rows; r++)
-		if (pp.rows[r].proc && !strcmp(pp.rows[r].name, name))
-			s += (double)(pp.rows[r].samples[EVENT_CYCLES] + pp.rows[r].samples[EVENT_CLOCK]);
+		if (pp.rows[r].proc && !strcmp(procprof_name(&pp, r), name))
+			s += (double)(procprof_event_samples(&pp, r, EVENT_CYCLES) +
+				      procprof_event_samples(&pp, r, EVENT_CLOCK));
 	procprof_release(&pp);
 	if (!(s > 0))
 		die("no samples of '%s' to calibrate with", name);
@@ -496,7 +498,7 @@ static void counted_rate(struct epoch_view *v, const char *spec, double runs, co
 		struct calc c;
 		double s;
 
-		if (!pp.rows[r].proc || strcmp(pp.rows[r].name, name) || calc_build(&c, v, &ref, co))
+		if (!pp.rows[r].proc || strcmp(procprof_name(&pp, r), name) || calc_build(&c, v, &ref, co))
 			continue;
 		s = (double)c.list.totals[c.time_event];
 		double w = c.pscale.cand[CALC_PSCALE_WINDOWS] / s;

@@ -64,6 +64,12 @@ test_expect_success 'the same procedure by name@image, address, address@image' '
 	dcpilist -d db nested_loops "$BID" >a && test_cmp expect a
 '
 
+test_expect_success 'a name with @ that names no image is a name' '
+	dcpilist -d db printf@plt >out &&
+	test_grep "^Procedure printf@plt in " out &&
+	dcpilist -d two printf@plt@shapes-O0 | grep "^Procedure printf@plt in $O0" >/dev/null
+'
+
 test_expect_success 'ambiguity is an error listing the candidates' '
 	test_must_fail dcpilist -d two main 2>err &&
 	test_grep "error: .main. is ambiguous (2 procedures)" err &&

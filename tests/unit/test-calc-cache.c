@@ -429,6 +429,8 @@ struct memo_ctx {
 	struct calc_procrow rows[PROCS];
 	const struct proc *procs[PROCS];
 	size_t n;
+	const struct proc_ref *refs;   /* this round's procedures */
+	bool found[PROCS];
 };
 
 static void memo_row(void *ctx, size_t i, struct calc *c, int r)
@@ -457,6 +459,36 @@ static bool memo_kept(void *ctx, size_t k, size_t *image, const struct proc **p,
 	return true;
 }
 
+/* Item k: the procedure of this round's view (image 0). */
+static bool memo_item(void *ctx, size_t k, size_t *image, const struct proc **p)
+{
+	struct memo_ctx *mc = ctx;
+
+	*image = 0;
+	*p = mc->refs[k].proc;
+	return true;
+}
+
+/* What the memo found of item k: the figures kept, once. */
+static void memo_found(void *ctx, size_t k, const struct calc_procrow *row)
+{
+	struct memo_ctx *mc = ctx;
+
+	assert_non_null(mc->procs[k]);
+	assert_false(mc->found[k]);
+	assert_memory_equal(row, &mc->rows[k], sizeof(*row));
+	mc->found[k] = true;
+}
+
+static size_t count_kept(const struct memo_ctx *mc)
+{
+	size_t n = 0;
+
+	for (size_t k = 0; k < mc->n; k++)
+		n += mc->procs[k] != NULL;
+	return n;
+}
+
 static void memo_round(struct memo_ctx *mc, enum calc_sched mode, bool analyse_them)
 {
 	struct calc_opts o = CALC_OPTS_INIT;
@@ -471,19 +503,18 @@ static void memo_round(struct memo_ctx *mc, enum calc_sched mode, bool analyse_t
 	/* the procedures of this round's view (the last round's are gone with it) */
 	for (size_t k = 0; k < mc->n; k++)
 		mc->procs[k] = mc->procs[k] ? refs[k].proc : NULL;
+	mc->refs = refs;
+	memset(mc->found, 0, sizeof(mc->found));
 	if (analyse_them) {
+		/* nothing kept yet, or a damaged memo: nothing found */
+		assert_int_equal(calc_memo_find(mc->m, mc->n, memo_item, memo_found, mc), 0);
 		calc_each(&v, refs, mc->n, &o, 2, memo_row, mc);
 	} else {
-		for (size_t k = 0; k < mc->n; k++) {
-			struct calc_procrow row;
-			bool found = calc_memo_get(mc->m, 0, refs[k].proc, &row);
-
-			assert_int_equal(found, mc->procs[k] != NULL);
-			if (found)
-				assert_memory_equal(&row, &mc->rows[k], sizeof(row));
-		}
+		assert_int_equal(calc_memo_find(mc->m, mc->n, memo_item, memo_found, mc),
+				 count_kept(mc));
+		for (size_t k = 0; k < mc->n; k++)
+			assert_int_equal(mc->found[k], mc->procs[k] != NULL);
 	}
-	calc_memo_done_reading(mc->m);
 	calc_memo_close(mc->m, mc->n, memo_kept, mc);
 	free(refs);
 	epoch_view_release(&v);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Unit tests of core/: varint and the byte cursor, crc32c, strbuf, binary search, escaping, JSON, u64map, time,
- * hot lists.
+ * hot lists, the radix sort and string ranks.
  */
 #include "config.h"
 
@@ -22,12 +22,15 @@
 #include "core/cursor.h"
 #include "core/hotlist.h"
 #include "core/json.h"
+#include "core/radix.h"
 #include "core/search.h"
 #include "core/strbuf.h"
+#include "core/strrank.h"
 #include "core/timeutil.h"
 #include "core/u64map.h"
 #include "core/utf8.h"
 #include "core/varint.h"
+#include "core/xalloc.h"
 
 /* Pieces keep their bytes, are aligned for anything, and go together. */
 static void arena_pieces(void **state)
@@ -610,6 +613,117 @@ static void hotlist_raise_keeps_big_counts(void **state)
 	assert_true(hotlist_estimate(&h, 0) > 99000 - 20000);
 }
 
+/* Keys sort either way, ties in the order given; doubles sort as numbers. */
+static void radix_sorts_stably(void **state)
+{
+	enum { N = 5000 };
+	struct radix_item *v = calloc(N, sizeof(*v));
+	const double d[] = { -INFINITY, -3.5, -1e-300, -0.0, 0.0, 1e-300, 2.0, 1e300, INFINITY };
+	uint64_t seed = 12345;
+
+	(void)state;
+	for (int desc = 0; desc < 2; desc++) {
+		for (uint32_t i = 0; i < N; i++) {
+			seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+			/* few distinct keys, spread over high and low bytes */
+			v[i] = (struct radix_item){ (seed >> 60) << (i % 2 ? 40 : 3), i };
+		}
+		radix_sort(v, N, desc);
+		for (size_t i = 1; i < N; i++) {
+			if (v[i - 1].key == v[i].key)
+				assert_true(v[i - 1].i < v[i].i);
+			else
+				assert_true(desc ? v[i - 1].key > v[i].key : v[i - 1].key < v[i].key);
+		}
+	}
+	for (size_t i = 1; i < ARRAY_SIZE(d); i++)
+		assert_true(radix_key_double(d[i - 1]) <= radix_key_double(d[i]) &&
+			    (d[i - 1] == d[i]) == (radix_key_double(d[i - 1]) == radix_key_double(d[i])));
+	radix_sort(v, 1, false);
+	radix_sort(v, 0, true);
+	free(v);
+}
+
+/* Values sort by their high half only, ties keeping their order. */
+static void radix_high_sorts_by_the_high_half(void **state)
+{
+	enum { N = 5000 };
+	uint64_t *v = calloc(N, sizeof(*v)), *tmp = calloc(N, sizeof(*tmp));
+	uint64_t seed = 99;
+
+	(void)state;
+	for (uint32_t i = 0; i < N; i++) {
+		seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+		/* few keys, in the low and the top byte of the high half */
+		v[i] = (seed >> 61) << (i % 2 ? 56 : 32) | i;
+	}
+	radix_sort_high(v, N, tmp);
+	for (size_t i = 1; i < N; i++) {
+		assert_true(v[i - 1] >> 32 <= v[i] >> 32);
+		if (v[i - 1] >> 32 == v[i] >> 32)
+			assert_true((uint32_t)v[i - 1] < (uint32_t)v[i]);
+	}
+	/* all keys alike: nothing moves */
+	for (uint32_t i = 0; i < N; i++)
+		v[i] = (uint64_t)7 << 32 | (N - i);
+	radix_sort_high(v, N, tmp);
+	for (uint32_t i = 0; i < N; i++)
+		assert_true(v[i] == ((uint64_t)7 << 32 | (N - i)));
+	radix_sort_high(v, 1, tmp);
+	free(tmp);
+	free(v);
+}
+
+static int cmp_strp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Ranks are strcmp's order: prefixes, repeats, bytes above 0x7f, long common starts. */
+static void str_ranks_order(void **state)
+{
+	enum { N = 3000 };
+	char **s = calloc(N, sizeof(*s)), **sorted = calloc(N, sizeof(*sorted));
+	uint32_t *rank = calloc(N, sizeof(*rank));
+	uint64_t seed = 99;
+	size_t distinct = 1;
+
+	(void)state;
+	for (size_t i = 0; i < N; i++) {
+		char buf[64];
+		size_t len;
+
+		seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+		len = (size_t)(seed >> 59);  /* 0..31 */
+		snprintf(buf, sizeof(buf), "%s", i % 3 ? "lib0001_function_" : "");
+		for (size_t k = strlen(buf); k < len + 17 && k < sizeof(buf) - 1; k++) {
+			seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+			buf[k] = "ab\xc3\x7f"[(seed >> 62)];
+			buf[k + 1] = '\0';
+		}
+		buf[i % 7 ? strlen(buf) : strlen(buf) / 2] = '\0';   /* some prefixes of others */
+		s[i] = strdup(buf);
+	}
+	memcpy(sorted, s, N * sizeof(*s));
+	qsort(sorted, N, sizeof(*sorted), cmp_strp);
+	for (size_t i = 1; i < N; i++)
+		distinct += strcmp(sorted[i - 1], sorted[i]) != 0;
+	assert_int_equal(str_ranks((const char *const *)s, N, rank), distinct);
+	for (size_t i = 0; i < N; i++)
+		for (size_t j = i + 1; j < N; j += 37) {
+			int c = strcmp(s[i], s[j]);
+
+			assert_true(c < 0 ? rank[i] < rank[j] : c > 0 ? rank[i] > rank[j]
+							    : rank[i] == rank[j]);
+		}
+	for (size_t i = 0; i < N; i++)
+		free(s[i]);
+	assert_int_equal(str_ranks(NULL, 0, rank), 0);
+	free(s);
+	free(sorted);
+	free(rank);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -635,6 +749,9 @@ int main(void)
 		cmocka_unit_test(hotlist_skewed),
 		cmocka_unit_test(hotlist_merge_halves),
 		cmocka_unit_test(hotlist_raise_keeps_big_counts),
+		cmocka_unit_test(radix_sorts_stably),
+		cmocka_unit_test(radix_high_sorts_by_the_high_half),
+		cmocka_unit_test(str_ranks_order),
 	};
 
 	return cmocka_run_group_tests_name("core", tests, NULL, NULL);

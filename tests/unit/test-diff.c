@@ -163,11 +163,25 @@ static const struct pset_row *find_prow(const struct pset_rows *t, const char *n
 	return NULL;
 }
 
+/* Row i of d, in its order (a copy: rows are computed when read). */
+static struct diff_row row_at(const struct diff *d, size_t i)
+{
+	struct diff_row r;
+
+	diff_row_get(d, i, &r);
+	return r;
+}
+
+/* The row named name (valid until the next call). */
 static const struct diff_row *find_row(const struct diff *d, const char *name)
 {
-	for (size_t i = 0; i < d->n_rows; i++)
-		if (!strcmp(d->rows[i].name, name))
-			return &d->rows[i];
+	static struct diff_row found;
+
+	for (size_t i = 0; i < d->n_rows; i++) {
+		found = row_at(d, i);
+		if (!strcmp(found.name, name))
+			return &found;
+	}
 	fail_msg("no row '%s'", name);
 	return NULL;
 }
@@ -432,10 +446,10 @@ static void diff_poisson_exact(void **state)
 	assert_rel(r->q, 3.32466024928696e-22, 1e-6);
 	assert_string_equal(diff_verdict(&d, r), "appeared");
 	/* sorted: significant by |delta| (alpha 16.4, beta 10.3, delta 6.7), then gamma */
-	assert_string_equal(d.rows[0].name, "alpha");
-	assert_string_equal(d.rows[1].name, "beta");
-	assert_string_equal(d.rows[2].name, "delta");
-	assert_string_equal(d.rows[3].name, "gamma");
+	assert_string_equal(row_at(&d, 0).name, "alpha");
+	assert_string_equal(row_at(&d, 1).name, "beta");
+	assert_string_equal(row_at(&d, 2).name, "delta");
+	assert_string_equal(row_at(&d, 3).name, "gamma");
 	assert_int_equal(d.n_significant, 3);
 	/* swapped: the same tests, the other way round */
 	diff_swap(&d);
@@ -536,10 +550,12 @@ static void diff_normalised_by_period(void **state)
 		assert_int_equal(diff_renorm(&e, PSET_NORM_PERIOD), 0);
 		assert_int_equal(e.n_rows, d.n_rows);
 		for (size_t i = 0; i < d.n_rows; i++) {
-			assert_string_equal(e.rows[i].name, d.rows[i].name);
-			assert_near(e.rows[i].effect, d.rows[i].effect, 1e-12);
-			assert_near(e.rows[i].q, d.rows[i].q, 1e-12);
-			assert_int_equal(e.rows[i].significant, d.rows[i].significant);
+			struct diff_row x = row_at(&e, i), y = row_at(&d, i);
+
+			assert_string_equal(x.name, y.name);
+			assert_near(x.effect, y.effect, 1e-12);
+			assert_near(x.q, y.q, 1e-12);
+			assert_int_equal(x.significant, y.significant);
 		}
 		assert_int_equal(diff_renorm(&e, PSET_NORM_TOTAL), 0);
 		r = find_row(&e, "alpha");
@@ -606,8 +622,8 @@ static void diff_empty_side_and_procedure(void **state)
 	assert_int_equal(d.total_a, 0);
 	assert_int_equal(d.n_rows, 2);
 	assert_int_equal(d.n_significant, 0);
-	assert_int_equal(d.rows[0].status, DIFF_APPEARED);
-	assert_string_equal(diff_verdict(&d, &d.rows[0]), "-");
+	assert_int_equal(row_at(&d, 0).status, DIFF_APPEARED);
+	assert_string_equal(diff_verdict(&d, find_row(&d, row_at(&d, 0).name)), "-");
 	diff_release(&d);
 	/* a procedure on one side only */
 	o.procedure = "beta";
@@ -617,9 +633,9 @@ static void diff_empty_side_and_procedure(void **state)
 	assert_int_equal(d.proc.b, 60);
 	assert_int_equal(d.n_rows, 2);
 	assert_int_equal(d.sort, DIFF_SORT_ADDRESS);
-	assert_int_equal(d.rows[0].addr, KBASE + 0x100);
-	assert_int_equal(d.rows[0].b, 40);
-	assert_int_equal(d.rows[1].b, 20);
+	assert_int_equal(row_at(&d, 0).addr, KBASE + 0x100);
+	assert_int_equal(row_at(&d, 0).b, 40);
+	assert_int_equal(row_at(&d, 1).b, 20);
 	diff_release(&d);
 	two_close(&t);
 }
@@ -637,7 +653,7 @@ static void diff_epochs_for_the_tui(void **state)
 	assert_int_equal(diff_epochs_open(de, t.db, 1, 2, &o, NULL), 0);
 	assert_int_equal(de->diff.n_rows, 4);
 	assert_int_equal(de->diff.n_significant, 3);
-	assert_string_equal(de->diff.rows[0].name, "alpha");
+	assert_string_equal(row_at(&de->diff, 0).name, "alpha");
 	diff_epochs_release(de);
 	reported = 0;
 	set_report_routine(quiet);

@@ -367,11 +367,9 @@ static void table_keeps_rows(void **state)
 	table_sort_by(&t, 0, true);
 	table_update(&t);
 	assert_int_equal(t.n_shown, 3);
-	assert_false(t.order_ok);          /* a subset sorted: nothing to keep */
 	keep_all = true;
 	table_update(&t);
 	assert_int_equal(t.n_shown, 4);
-	assert_true(t.order_ok);           /* every row sorted: kept */
 	for (size_t i = 0; i < 4; i++)
 		assert_string_equal(name_at(&t, i), want_desc[i]);
 	keep_all = false;
@@ -391,6 +389,92 @@ static void table_keeps_rows(void **state)
 	assert_string_equal(name_at(&t, 1), "libc.so");
 	assert_string_equal(name_at(&t, 2), "LibM.so");
 	assert_string_equal(name_at(&t, 3), "app");
+	table_release(&t);
+}
+
+static uint64_t key_n(const struct table_column *c, const void *row)
+{
+	return ((const struct row *)row)->n;
+}
+
+/* Every row's n at once (the table's rows are the array's elements). */
+static void keys_n(const struct table_column *c, const struct table *t, uint64_t *out,
+		   uint64_t *scratch)
+{
+	(void)scratch;
+	for (size_t i = 0; i < t->n_rows; i++)
+		out[i] = key_n(c, table_row_at(t, i));
+}
+
+/* A table of rows v[0..n): n by key, name and m (n again) by comparisons. */
+static void keyed_table(struct table *t, const struct row *v, size_t n)
+{
+	table_init(t, NULL);
+	table_add_column(t, &(struct table_column){ .name = "n", .numeric = true, .cmp = cmp_n,
+						    .key = key_n, .keys = keys_n, .cell = cell_n });
+	table_add_column(t, &(struct table_column){ .name = "name", .cmp = cmp_name,
+						    .cell = cell_name });
+	table_add_column(t, &(struct table_column){ .name = "m", .numeric = true, .cmp = cmp_n,
+						    .cell = cell_n });
+	table_set_row_array(t, v, n, sizeof(*v));
+}
+
+/* The order of a table of many ties, sorted afresh (a new table) by column col, desc. */
+static void fresh_order(const struct row *v, size_t n, int col, bool desc, uint32_t *out)
+{
+	struct table t;
+
+	keyed_table(&t, v, n);
+	table_sort_by(&t, col, desc);
+	table_update(&t);
+	memcpy(out, t.shown, n * sizeof(*out));
+	table_release(&t);
+}
+
+/*
+ * Orders kept and turned round (S), by keys or by comparisons, are those a
+ * fresh sort gives: ties in the given order either way; back to a sort
+ * (< after >) the same; a search finds words in cells, wrapping.
+ */
+static void table_orders_kept(void **state)
+{
+	enum { N = 300 };
+	static const char *const names[] = { "alpha", "beta", "gamma", "delta" };
+	struct row v[N];
+	uint32_t want[N];
+	struct table t;
+
+	for (size_t i = 0; i < N; i++)
+		v[i] = (struct row){ names[(i * 7) % 4], (unsigned)((i * 13) % 5) };
+	keyed_table(&t, v, N);
+	for (int round = 0; round < 2; round++) {
+		for (int col = 0; col < 3; col++) {
+			for (int desc = 0; desc < 2; desc++) {
+				table_sort_by(&t, col, desc);
+				table_update(&t);
+				fresh_order(v, N, col, desc, want);
+				assert_int_equal(t.n_shown, N);
+				assert_memory_equal(t.shown, want, sizeof(want));
+			}
+		}
+	}
+	/* by keys (sorted as words of key and index) as by comparisons */
+	for (int desc = 0; desc < 2; desc++) {
+		uint32_t by_cmp[N];
+
+		fresh_order(v, N, 2, desc, by_cmp);
+		fresh_order(v, N, 0, desc, want);
+		assert_memory_equal(by_cmp, want, sizeof(want));
+	}
+	/* "gamma" is every fourth row's name from the third; from the last row it wraps */
+	table_sort_by(&t, -1, false);
+	table_update(&t);
+	assert_int_equal(table_find(&t, "gamma", true, N - 1, 1), 2);
+	assert_int_equal(table_find(&t, "gamma", true, 2, 1), 6);
+	assert_int_equal(table_find(&t, "gamma", true, 2, -1), N - 2);
+	assert_int_equal(table_find(&t, "GAMMA", false, 0, 1), -1);
+	assert_int_equal(table_find(&t, "4", true, 0, 1), 3);       /* a number's cell */
+	assert_int_equal(table_position(&t, 5), 5);
 	table_release(&t);
 }
 
@@ -785,6 +869,7 @@ int main(void)
 		cmocka_unit_test(key_syntax),
 		cmocka_unit_test(table_sorts_stably_and_filters),
 		cmocka_unit_test(table_keeps_rows),
+		cmocka_unit_test(table_orders_kept),
 		cmocka_unit_test(table_layout_and_draw),
 		cmocka_unit_test(view_moves_and_searches),
 		cmocka_unit_test(scripts_parse),

@@ -670,6 +670,92 @@ static void unwind_tables_are_a_cache(void **state)
 	free(path);
 }
 
+/* A memo of epoch seq (< 128) as calc/HEX.MODEL: its payload's start, the format and the epoch. */
+static void store_memo(struct db *db, char digit, const char *model, uint32_t seq)
+{
+	const uint8_t head[2] = { DB_CALC_MEMO_FORMAT, (uint8_t)seq };
+	struct db_calc_writer w;
+	char hex[65];
+
+	memset(hex, digit, 64);
+	hex[64] = 0;
+	assert_int_equal(db_calc_write_begin(db, hex, model, &w), 0);
+	assert_int_equal(db_calc_write(&w, head, sizeof(head)), 0);
+	assert_int_equal(db_calc_write_end(&w, 0, true), 0);
+}
+
+static size_t calc_files(struct db *db, size_t *unused)
+{
+	struct db_census c;
+	size_t n;
+
+	assert_int_equal(db_census_take(db, &c), 0);
+	n = c.n_calc;
+	*unused = c.n_unused_calc;
+	db_census_release(&c);
+	return n;
+}
+
+/*
+ * Memos (calc/DIGEST.MODEL) are in use while their epoch is there: check
+ * notes, and gc removes, those of epochs gone; a memo stored replaces the
+ * others of its epoch and model.
+ */
+static void memos_live_with_their_epoch(void **state)
+{
+	char *path, digest[65] = { 0 };
+	struct db *db = make_db(&path, 3, false);
+	struct findings f = { STRBUF_INIT };
+	struct db_prune_stats ps = { 0 };
+	struct db_check_stats st;
+	size_t unused;
+	uint32_t two = 2;
+
+	(void)state;
+	store_memo(db, 'a', "generic", 2);
+	store_memo(db, 'b', "generic", 9);
+	assert_int_equal(db_calc_store(db, "5e010203", "generic", 0, "x", 1), 0);
+	assert_int_equal(db_calc_store(db, "aabb", "generic", 0, "x", 1), 0);
+	assert_int_equal(calc_files(db, &unused), 4);
+	assert_int_equal(unused, 2);
+	db_close(db);
+
+	assert_int_equal(check(path, &f, &st), 0);
+	memset(digest, 'b', 64);
+	assert_non_null(strstr(f.text.buf, digest));
+	assert_non_null(strstr(f.text.buf, ".generic: a memo of epoch 9, which does not exist"));
+	assert_non_null(strstr(f.text.buf, "note calc/aabb.generic: no epoch uses"));
+	assert_null(strstr(f.text.buf, "calc/aaaa"));
+	assert_null(strstr(f.text.buf, "calc/5e01"));
+
+	db = db_open(path, DB_WRITE | DB_NOSYNC);
+	assert_non_null(db);
+	assert_int_equal(db_binaries_gc(db, false, &ps, NULL, NULL), 0);
+	assert_int_equal(ps.calc_files, 2);
+	assert_int_equal(calc_files(db, &unused), 2);
+	assert_int_equal(unused, 0);
+
+	/* another memo of epoch 2 replaces the first; one on another model stays */
+	store_memo(db, 'd', "other", 2);
+	store_memo(db, 'c', "generic", 2);
+	memset(digest, 'c', 64);
+	assert_int_equal(db_calc_memo_replace(db, digest, "generic", 1), 0);
+	assert_int_equal(db_calc_memo_replace(db, digest, "generic", 2), 1);
+	assert_int_equal(calc_files(db, &unused), 3);
+
+	/* epoch 2 gone, so are its memos */
+	assert_int_equal(db_epochs_remove(db, &two, 1, &ps), 0);
+	assert_int_equal(calc_files(db, &unused), 3);
+	assert_int_equal(unused, 2);
+	memset(&ps, 0, sizeof(ps));
+	assert_int_equal(db_binaries_gc(db, false, &ps, NULL, NULL), 0);
+	assert_int_equal(ps.calc_files, 2);
+	assert_int_equal(calc_files(db, &unused), 1);
+	db_close(db);
+	strbuf_release(&f.text);
+	free(path);
+}
+
 static void blob_kinds_are_a_table(void **state)
 {
 	(void)state;
@@ -812,6 +898,7 @@ int main(void)
 		cmocka_unit_test(check_reads_snapshots),
 		cmocka_unit_test(snapshots_from_a_file),
 		cmocka_unit_test(unwind_tables_are_a_cache),
+		cmocka_unit_test(memos_live_with_their_epoch),
 		cmocka_unit_test(blob_kinds_are_a_table),
 		cmocka_unit_test(config_files),
 		cmocka_unit_test(completion_tables),
