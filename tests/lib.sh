@@ -207,6 +207,13 @@ require_root() {
 	[ "$(id -u)" = 0 ] || skip_all "needs root"
 }
 
+# The uid the sandboxed workers run as: the package's own user where it
+# exists (an installed or once-installed dcpi creates it), else nobody, as
+# collect/sandbox.c picks it.
+worker_uid() {
+	id -u dcpi-worker 2>/dev/null || id -u nobody
+}
+
 # Whether this machine lets this user sample is the kernel's answer
 # (dcpi-can-sample opens a cpu-clock event with perf_event_open and waits for
 # a sample), never dcpirun's: a broken collector must fail the tests.

@@ -157,10 +157,11 @@ cat >siblings.sh <<-\EOF
 		grep "^Uid:\|^NoNewPrivs:\|^Seccomp:" /proc/$p/status
 	done
 EOF
-test_expect_success 'the unwinding worker runs as nobody, without new privileges, under seccomp' '
+test_expect_success 'the unwinding worker runs as dcpi-worker (nobody without it), without new privileges, under seccomp' '
 	dcpirun -q -g -d w.db -- sh siblings.sh >worker.status &&
 	cat worker.status &&
-	grep -q "^Uid:	65534	65534	65534	65534" worker.status &&
+	u=$(worker_uid) &&
+	grep -q "^Uid:	$u	$u	$u	$u\$" worker.status &&
 	grep -q "^NoNewPrivs:	1" worker.status &&
 	grep -q "^Seccomp:	2" worker.status
 '

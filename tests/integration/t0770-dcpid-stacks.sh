@@ -96,11 +96,11 @@ test_expect_success 'dcpid -g: stacks of what runs, unwound system-wide' '
 	grep -q " caller_a \[" leaf.txt && grep -q " caller_b \[" leaf.txt
 '
 
-test_expect_success 'its worker runs as nobody under seccomp; status reports the stacks' '
+test_expect_success 'its worker runs as dcpi-worker (nobody without it) under seccomp; status reports the stacks' '
 	w=$(worker_of $(cat dcpid.pid)) && test -n "$w" &&
 	grep "^Uid:\|^NoNewPrivs:\|^Seccomp:" /proc/$w/status >worker.status &&
 	cat worker.status &&
-	grep -q "^Uid:	65534	" worker.status && grep -q "^Seccomp:	2" worker.status &&
+	grep -q "^Uid:	$(worker_uid)	" worker.status && grep -q "^Seccomp:	2" worker.status &&
 	ctl status >status && grep "^stacks:" status &&
 	grep -q "^stacks: dwarf, [0-9]* samples, [0-9.]*% of user stacks complete" status &&
 	ctl --json status >status.json &&
