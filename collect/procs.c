@@ -89,8 +89,18 @@ uint32_t procs_intern(struct procs *p, const struct db_image *img)
 
 	/* Probe past (astronomically unlikely) 64-bit collisions. */
 	while (u64map_get(&p->key_image, h, &v)) {
-		if (!strcmp(p->images[v - 1].img.key, img->key))
+		ci = &p->images[v - 1];
+		if (!strcmp(ci->img.key, img->key)) {
+			/*
+			 * The same file under another path (a copy, a hard
+			 * link) was seen first: a --per-process path still
+			 * gets its processes' profiles.
+			 */
+			if (!ci->per_process && img->kind == IMAGE_FILE && img->path &&
+			    wants_per_process(p, img->path))
+				ci->per_process = true;
 			return (uint32_t)(v - 1);
+		}
 		h = hash_u64(h + 1);
 	}
 	ALLOC_GROW(p->images, p->n_images + 1, p->alloc_images);

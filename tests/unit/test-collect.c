@@ -1271,6 +1271,15 @@ static void test_offline_per_process(void **state)
 	o.store.kallsyms = false;
 	c = collector_new_offline(&o, db, 1);
 	assert_int_equal(collector_begin(c, &eo), 0);
+	/* A copy of /bin/z elsewhere (the same build ID) is seen first: the
+	 * image is /bin/z's all the same, and the copy's process is one of its
+	 * processes. */
+	mk_comm(&r, 59, "z", true, 500);
+	feed(c, 0, &r);
+	mk_mmap2(&r, 59, 0x400000, 0x1000, 0, "/tmp/copy-of-z", build_id, 20, 501);
+	feed(c, 0, &r);
+	mk_sample(&r, 59, 0x400300, 502, 1, false);
+	feed(c, 0, &r);
 	for (uint32_t pid = 60; pid < 62; pid++) {
 		mk_comm(&r, pid, "z", true, pid * 10);
 		feed(c, 0, &r);
@@ -1283,7 +1292,7 @@ static void test_offline_per_process(void **state)
 	assert_int_equal(db_profiles_list(db, 1, &ids, &n), 0);
 	for (size_t i = 0; i < n; i++)
 		per_pid += ids[i].per_pid;
-	assert_int_equal(per_pid, 2);
+	assert_int_equal(per_pid, 3);
 	free(ids);
 	collector_free(c);
 	db_close(db);
