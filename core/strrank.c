@@ -36,7 +36,7 @@ static uint64_t chunk(const char *s, size_t depth)
 
 	for (; b < 8 && p[b]; b++)
 		k = k << 8 | p[b];
-	return b < 8 ? k << (8 * (8 - b)) : k;
+	return b % 8 ? k << (8 * (8 - b)) : k; /* b == 0: k is 0, and a shift by 64 undefined */
 }
 
 /* True if the strings of a chunk go on after it (no NUL in its eight bytes). */

@@ -80,7 +80,8 @@ static uint8_t *code_page(const uint8_t *code, size_t len)
 
 static void burst_at(struct emu_burst_req *req, const uint8_t *code, uint32_t limit)
 {
-	static uint64_t stack[1024];
+	/* page-aligned, whole pages on each side of rsp: a test may copy them */
+	static uint64_t stack[3 * EMU_PAGE_SIZE / 8] __attribute__((aligned(EMU_PAGE_SIZE)));
 
 	memset(req, 0, sizeof(*req));
 	req->space = 1;

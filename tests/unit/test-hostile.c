@@ -560,11 +560,18 @@ static void test_worker_sigsys(void **state)
 	struct outcome o;
 
 	(void)state;
+	/*
+	 * The sanitizers' build installs no filter (sandbox.c).  cmocka's
+	 * skip() prints "not ok # SKIP", which automake counts as a failure:
+	 * say why and return.
+	 */
 #if defined(__SANITIZE_ADDRESS__)
-	skip();         /* the sanitizers' build installs no filter (sandbox.c) */
+	print_message("# SKIP: the sanitizers' build installs no system call filter\n");
+	return;
 #elif defined(__has_feature)
 #if __has_feature(address_sanitizer)
-	skip();
+	print_message("# SKIP: the sanitizers' build installs no system call filter\n");
+	return;
 #endif
 #endif
 	o = one_burst(H_SIGSYS, 0, 2000);

@@ -874,7 +874,7 @@ static void sched_unremembered(const struct cpu_model *m, const struct insn *b, 
 /* insns[0..n) moved by delta: the same code elsewhere. */
 static struct insn *moved(const struct insn *insns, size_t n, uint64_t delta)
 {
-	struct insn *v = xmemdup(insns, (n + 1) * sizeof(*v));
+	struct insn *v = xmemdup(insns, n * sizeof(*v));
 
 	for (size_t i = 0; i < n; i++) {
 		v[i].addr += delta;

@@ -513,7 +513,7 @@ static void listing_decodes_missing_operands(void **state)
 		if (image_cfg(img, &tab->v[k], &l.cfg))
 			continue;
 		l.img = img;
-		kept = xmemdup(l.cfg.insns, (l.cfg.n_insns + 1) * sizeof(*kept));
+		kept = xmemdup(l.cfg.insns, l.cfg.n_insns * sizeof(*kept));
 		for (size_t i = 0; i < l.cfg.n_insns; i++) {
 			assert_true(kept[i].opds_known);
 			memset(l.cfg.insns[i].opd, 0, sizeof(l.cfg.insns[i].opd));
