@@ -169,7 +169,8 @@ static void bin_opened(struct image *img)
 	p->arch_known = ef->arch_known;
 	p->bin_has_code = elffile_has_code(ef);
 	p->segs.n_loads = ef->n_loads;
-	p->segs.loads = xmemdup(ef->loads, (ef->n_loads ? ef->n_loads : 1) * sizeof(*ef->loads));
+	p->segs.loads = ef->n_loads ? xmemdup(ef->loads, ef->n_loads * sizeof(*ef->loads))
+				    : xcalloc(1, sizeof(*ef->loads)); /* no loads: none to copy */
 	memcpy(p->bin_id, ef->build_id, sizeof(p->bin_id));
 	p->bin_id_len = ef->build_id_len;
 	p->bin_size = ef->file_size;
