@@ -59,13 +59,16 @@ struct workpool_batch_state {
 static struct {
 	pthread_mutex_t lock;
 	pthread_cond_t changed;         /* a task queued or finished, an item taken or finished */
+	pthread_cond_t settled;         /* a task settled (workpool_wait() waits on this alone:
+					   a waiter is not woken by every item of a million) */
 	bool started;
 	unsigned threads;
 	struct workpool_task *head[WORKPOOL_PRIO__COUNT], *tail[WORKPOOL_PRIO__COUNT];
 	struct workpool_task *stack[WORKPOOL_PRIO__COUNT + 1]; /* tasks running, innermost last */
 	size_t depth;
 	struct workpool_batch_state *active;
-} E = { .lock = PTHREAD_MUTEX_INITIALIZER, .changed = PTHREAD_COND_INITIALIZER };
+} E = { .lock = PTHREAD_MUTEX_INITIALIZER, .changed = PTHREAD_COND_INITIALIZER,
+	.settled = PTHREAD_COND_INITIALIZER };
 
 /* The task this thread works for (its run, or an item of its batch). */
 static _Thread_local struct workpool_task *current;
@@ -139,6 +142,7 @@ static void finish(struct workpool_task *t)
 	pthread_mutex_lock(&E.lock);
 	t->settled = true;
 	pthread_cond_broadcast(&E.changed);
+	pthread_cond_broadcast(&E.settled);
 	pthread_mutex_unlock(&E.lock);
 }
 
@@ -225,7 +229,7 @@ void workpool_wait(struct workpool_task *t)
 {
 	pthread_mutex_lock(&E.lock);
 	while (!t->settled)
-		pthread_cond_wait(&E.changed, &E.lock);
+		pthread_cond_wait(&E.settled, &E.lock);
 	pthread_mutex_unlock(&E.lock);
 }
 
