@@ -873,6 +873,20 @@ static void feed(struct collector *c, size_t k, const struct rec *r)
 	collector_feed(c, k, r->b, r->n);
 }
 
+/* Process pid execs comm at t, maps path (build_id) at 0x400000 and is sampled at pc. */
+static void feed_process(struct collector *c, uint32_t pid, const char *comm, const char *path,
+			 uint64_t pc, uint64_t t)
+{
+	struct rec r;
+
+	mk_comm(&r, pid, comm, true, t);
+	feed(c, 0, &r);
+	mk_mmap2(&r, pid, 0x400000, 0x1000, 0, path, build_id, 20, t + 1);
+	feed(c, 0, &r);
+	mk_sample(&r, pid, pc, t + 2, 1, false);
+	feed(c, 0, &r);
+}
+
 /*
  * Two CPUs; records arrive out of order across them; pid 30 runs /bin/a,
  * exits, and its pid is reused for /bin/b while /bin/a's samples are still
@@ -1261,7 +1275,6 @@ static void test_offline_per_process(void **state)
 	struct db_profile_id *ids;
 	char *pp[] = { (char *)"/bin/z" };
 	size_t n, per_pid = 0;
-	struct rec r;
 
 	collect_options_init(&o);
 	o.n_events = 1;
@@ -1274,20 +1287,9 @@ static void test_offline_per_process(void **state)
 	/* A copy of /bin/z elsewhere (the same build ID) is seen first: the
 	 * image is /bin/z's all the same, and the copy's process is one of its
 	 * processes. */
-	mk_comm(&r, 59, "z", true, 500);
-	feed(c, 0, &r);
-	mk_mmap2(&r, 59, 0x400000, 0x1000, 0, "/tmp/copy-of-z", build_id, 20, 501);
-	feed(c, 0, &r);
-	mk_sample(&r, 59, 0x400300, 502, 1, false);
-	feed(c, 0, &r);
-	for (uint32_t pid = 60; pid < 62; pid++) {
-		mk_comm(&r, pid, "z", true, pid * 10);
-		feed(c, 0, &r);
-		mk_mmap2(&r, pid, 0x400000, 0x1000, 0, "/bin/z", build_id, 20, pid * 10 + 1);
-		feed(c, 0, &r);
-		mk_sample(&r, pid, 0x400300, pid * 10 + 2, 1, false);
-		feed(c, 0, &r);
-	}
+	feed_process(c, 59, "z", "/tmp/copy-of-z", 0x400300, 500);
+	for (uint32_t pid = 60; pid < 62; pid++)
+		feed_process(c, pid, "z", "/bin/z", 0x400300, pid * 10);
 	assert_int_equal(collector_finish(c), 0);
 	assert_int_equal(db_profiles_list(db, 1, &ids, &n), 0);
 	for (size_t i = 0; i < n; i++)
