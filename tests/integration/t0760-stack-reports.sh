@@ -85,6 +85,8 @@ test_expect_success 'dcpicg: call counts where dcpiwatch counted them, - elsewhe
 	EOF
 '
 
+# Kernel frames (NAME_[k]) are looked for when the epoch has kernel samples:
+# a short run on a loaded machine may have none.
 test_expect_success 'dcpiexport -f folded: one line per stack, the counts add up' '
 	dcpiexport -d g.db -f folded >g.folded && head -n 3 g.folded &&
 	grep -q "^wl-callers;.*;rounds;caller_a;leaf [0-9][0-9]*$" g.folded &&
@@ -92,7 +94,7 @@ test_expect_success 'dcpiexport -f folded: one line per stack, the counts add up
 	! grep -qv " [0-9][0-9]*$" g.folded &&
 	sum=$(awk "{ n += \$NF } END { print n }" g.folded) &&
 	test "$sum" = "$(awk "\$1 == \"event\" { print \$7 }" g.db/000001/meta)" &&
-	grep -q "_\[k\]" g.folded
+	{ ! grep -q "^counter kernel [1-9]" g.db/000001/meta || grep -q "_\[k\]" g.folded; }
 '
 
 if command -v go >/dev/null 2>&1; then
