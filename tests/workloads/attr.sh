@@ -32,10 +32,13 @@ attr_dump() {
 }
 
 attr_report() {
-	local db=$1 epoch=$2 bin pid=${4:-0} event=cycles dump key
+	local db=$1 epoch=$2 bin pid=${4:-0} event=cycles dump key bid
 	bin=$(readlink -f "$3")
 	dump=$(attr_dump "$db" "$epoch") || return 1
-	key=$(awk -v p="$bin" '$1 == "image" && $5 == p { print $2; exit }' "$dump")
+	# An image is its contents: its key is the build ID, and its path the
+	# first seen (a copy run elsewhere first, as t0210 does, names it).
+	bid=$(readelf -nW "$bin" 2>/dev/null | sed -n 's/.*Build ID: *\([0-9a-f]*\).*/\1/p' | head -n 1)
+	key=$(awk -v p="$bin" -v b="$bid" '$1 == "image" && ($5 == p || (b != "" && $2 == b)) { print $2; exit }' "$dump")
 	{
 		readelf -lW "$bin" | awk '$1 == "LOAD" { print "seg", $2, $3, $5 }'
 		nm -S --defined-only "$bin" | awk 'NF == 4 && $3 ~ /^[tTwW]$/ { print "sym", $1, $2, $4 }'
