@@ -147,11 +147,20 @@ else
 		ctl quit >/dev/null &&
 		wait_exit $(cat dcpid.pid) &&
 		grep -q "^event cycles clock" sys/000001/meta &&
-		test_grep "^calibrated: 1 sample = [0-9.]* cycles (register-add clock [0-9.]* MHz, imul [0-9.]* MHz, [0-9]* intervals, [0-9]* ms)$" status &&
+		# The register adds clock the samples where the imul chain agrees
+		# with them; on a busy machine the two can disagree by more than
+		# the few percent allowed, and then the imul clock counts, and
+		# the line says why.  Either way status, JSON and meta agree.
+		M=$(sed -n "s/^calibrated: 1 sample = [0-9.]* cycles (\(register-add\|imul\) clock [0-9.]* MHz, imul [0-9.]* MHz, [0-9]* intervals, [0-9]* ms).*/\1/p" status) &&
+		case "$M" in
+		register-add) H=regadd && test_grep "^calibrated: .* ms)$" status ;;
+		imul) H=imul && test_grep "^calibrated: .* ms); the register adds and the imul chain disagree by [0-9.]*%: the imul clock" status ;;
+		*) echo "no calibrated line in status"; false ;;
+		esac &&
 		grep -q "\"cycles_per_sample\"" status.json &&
-		grep -q "\"method\": \"regadd\"" status.json &&
-		grep "^calib cycles [0-9.]* 500000 [0-9]* [0-9.]* regadd$" sys/000001/meta &&
-		grep "^calib cycles [0-9.]* 500000 [0-9]* [0-9.]* regadd$" sys/000002/meta &&
+		grep -q "\"method\": \"$H\"" status.json &&
+		grep "^calib cycles [0-9.]* 500000 [0-9]* [0-9.]* $H$" sys/000001/meta &&
+		grep -E "^calib cycles [0-9.]* 500000 [0-9]* [0-9.]* (regadd|imul)$" sys/000002/meta &&
 		# 16 or more intervals on each CPU
 		test "$(calib sys 000001 5)" -ge $((16 * $(nproc)))
 	'
