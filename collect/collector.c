@@ -979,9 +979,19 @@ int collector_new_epoch(struct collector *c, const char *label)
 	}
 	if (c->emb)
 		emburst_new_epoch(c->emb);
+	/*
+	 * The old epoch is closed with the calibration it was sampled under,
+	 * then the new one is measured: calibrating first put the new
+	 * measurement into both epochs, merged with the old one.
+	 */
+	if (label && !epoch_label_valid(label))
+		return errorf("invalid epoch label '%s' (1-64 characters, no spaces, not a number, "
+			      "not starting with 'latest')", label);
+	if (store_close(&c->store))
+		return errorf("epoch %" PRIu32 " could not be flushed; staying in it", c->store.seq);
 	collector_calibrate(c);
 	c->calib_base_taken = false;
-	if (store_new_epoch(&c->store, label))
+	if (store_begin(&c->store, &(struct store_epoch_opts){ 0, label, NULL }))
 		return -1;
 	mark_epoch_start(c);
 	if (c->cg)

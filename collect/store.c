@@ -567,18 +567,6 @@ int store_close(struct store *s)
 	return r;
 }
 
-int store_new_epoch(struct store *s, const char *label)
-{
-	struct store_epoch_opts o = { 0, label, NULL };
-
-	if (label && !epoch_label_valid(label))
-		return errorf("invalid epoch label '%s' (1-64 characters, no spaces, not a number, "
-			      "not starting with 'latest')", label);
-	if (store_close(s))
-		return errorf("epoch %" PRIu32 " could not be flushed; staying in it", s->seq);
-	return store_begin(s, &o);
-}
-
 uint64_t store_base_counter(const struct store *s, const char *name)
 {
 	return epoch_meta_counter(&s->base, name);

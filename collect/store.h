@@ -148,9 +148,6 @@ int store_flush(struct store *s);
 /* Flushes, then sets the epoch's end time.  -1 on failure. */
 int store_close(struct store *s);
 
-/* Flushes and closes the epoch, then starts a new one with this label. */
-int store_new_epoch(struct store *s, const char *label);
-
 /* The value of a counter the epoch had before this run (see base). */
 uint64_t store_base_counter(const struct store *s, const char *name);
 
