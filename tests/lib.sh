@@ -248,6 +248,14 @@ wait_exit() {
 	wait_for "${2:-30}" "process $1 to exit" "! kill -0 $1 2>/dev/null"
 }
 
+# flip_byte FILE OFFSET: damages one byte of FILE by inverting it, so that
+# it changes whatever it was (a fixed value may already be there).
+flip_byte() {
+	local b
+	b=$(od -An -tu1 -j "$2" -N1 "$1" | tr -d " ") && test -n "$b" &&
+	printf "\\$(printf %03o $((b ^ 255)))" | dd of="$1" bs=1 seek="$2" conv=notrunc 2>/dev/null
+}
+
 test_must_fail() {
 	"$@"
 	local rc=$?

@@ -152,7 +152,7 @@ test_expect_success 'a damaged value profile is reported by name, the rest still
 	cp -r db dbbad &&
 	key=$(awk "\$1 == \"image\" && \$NF ~ /wl-values\$/ { print \$2 }" dbbad/000001/images) &&
 	f=dbbad/000001/$key.values && test -f "$f" &&
-	printf "\377" | dd of="$f" bs=1 seek=40 conv=notrunc 2>/dev/null &&
+	flip_byte "$f" 40 &&
 	{ dcpicalc -d dbbad -E 1 --values lookup >bad 2>err; rc=$?; } &&
 	cat err && echo "status $rc (2: a report from partial data)" && test $rc = 2 &&
 	grep -q "$(basename "$f")" err &&

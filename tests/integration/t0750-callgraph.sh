@@ -273,7 +273,7 @@ test_expect_success 'bad arguments and epochs without stacks are errors' '
 test_expect_success 'a damaged stack table is reported, not trusted' '
 	cp -r cg.db bad.db &&
 	f=$(ls bad.db/000001/stacks-*) && test -f "$f" &&
-	printf "\377" | dd of="$f" bs=1 seek=40 conv=notrunc 2>/dev/null &&
+	flip_byte "$f" 40 &&
 	test_expect_code 2 dcpicg -d bad.db >out 2>err && cat err && grep -q "stacks" err &&
 	grep "^  damaged  $f: corrupt stack table" out &&
 	grep "0 samples" out
