@@ -54,7 +54,7 @@ calib_test 'dcpirun records the measured cycles per sample' '
 	dcpirun -d db -F 10000 -- $W/wl-three -n 20000000 >/dev/null 2>err &&
 	cat err && grep "^calib" db/000001/meta &&
 	grep -q "^event cycles clock" db/000001/meta &&
-	grep "^calib cycles [0-9.]* 100000 [0-9]* [0-9.]* regadd$" db/000001/meta &&
+	grep -E "^calib cycles [0-9.]* 100000 [0-9]* [0-9.]* (regadd|imul)$" db/000001/meta &&
 	grep "^calib_check cycles [0-9.]* [0-9.]* [0-9.]*$" db/000001/meta &&
 	grep "^core_sig [0-9.]* [0-9.]* [0-9.]* [0-9.]*$" db/000001/meta &&
 	C=$(calib db 000001 3) && M=$(calib db 000001 6) &&
@@ -68,14 +68,22 @@ calib_test 'dcpirun records the measured cycles per sample' '
 # The clock no core can shorten: at 1 ms a sample, the cycles are those of
 # the imul chain's clock, less what a sample costs (2-5% here; 30% would
 # be a host where a sample takes 300 us): within 10% above (a clock that
-# boosts between the two: 8% seen at load 7), 30% below.
+# boosts between the two: 8% seen at load 7), 30% below.  On a busy
+# machine the two chains can disagree by a few percent in one run (4.1% in
+# CI): a run that disagrees is made again, three times at most; a core that
+# folds the adds disagrees every time.
 calib_test 'the clock is checked against an imul chain: a 1 ms sample, in its cycles' '
-	dcpirun -d ms -F 1000 -- $W/wl-three -n 20000000 >/dev/null 2>err &&
-	cat err && grep "^calib" ms/000001/meta &&
-	C=$(calib ms 000001 3) && I=$(calib_check ms 000001 3) && E=$(calib_check ms 000001 5) &&
-	awk -v c="$C" -v i="$I" -v e="$E" "BEGIN { r = c / (1000 * i); print \"cycles / imul clock: \" r \", error \" e;
-		exit !(r <= 1.10 && r >= 0.7 && e < 0.03) }" &&
-	! grep "clocks disagree" err
+	for attempt in 1 2 3; do
+		rm -rf ms &&
+		dcpirun -d ms -F 1000 -- $W/wl-three -n 20000000 >/dev/null 2>err &&
+		cat err && grep "^calib" ms/000001/meta &&
+		C=$(calib ms 000001 3) && I=$(calib_check ms 000001 3) && E=$(calib_check ms 000001 5) &&
+		awk -v c="$C" -v i="$I" "BEGIN { r = c / (1000 * i); print \"cycles / imul clock: \" r;
+			exit !(r <= 1.10 && r >= 0.7) }" || return 1
+		echo "attempt $attempt: the methods disagree by $E" &&
+		awk -v e="$E" "BEGIN { exit !(e < 0.03) }" && ! grep "clocks disagree" err && return 0
+	done
+	return 1
 '
 
 # A core that folds the adds (DCPI_TEST_CALIB_FOLD: a test hook that makes
@@ -117,7 +125,7 @@ calib_test '--no-calibrate: no calib line; dcpicalc falls back to cpu MHz and sa
 
 calib_test 'dcpicalc uses the calibration and says so (text and JSON)' '
 	dcpicalc -d db -E 1 three >out &&
-	test_grep "1 sample = [0-9]* cycles (calibrated), skid 1" out &&
+	test_grep "1 sample = [0-9]* cycles (calibrated\(; [^)]*\)\?), skid 1" out &&
 	dcpicalc -d db -E 1 --json three >j &&
 	grep -q "\"period_source\": \"calibrated\"" j
 '
