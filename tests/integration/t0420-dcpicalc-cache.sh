@@ -66,7 +66,7 @@ test_expect_success 'dcpidb check reads the cache; info counts it' '
 test_expect_success 'a damaged cache is said, made again, and the reports do not change' '
 	f=db/calc/$(cat files) &&
 	size=$(stat -c %s "$f") &&
-	printf "\377\377\377\377" | dd of="$f" bs=1 seek=$((size / 2)) conv=notrunc 2>/dev/null &&
+	flip_byte "$f" $((size / 2)) &&
 	dcpidb -d db check >out &&
 	test_grep "^warning *calc/$BID\.[a-z0-9-]*: damaged cached analysis" out &&
 	dcpicalc -d db --image "$O2" >again 2>err &&

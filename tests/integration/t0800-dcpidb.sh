@@ -61,21 +61,17 @@ damaged() { # PATH MESSAGE CMD...
 	grep -F "error   $path: $msg" check.out &&
 	tail -n 1 check.out | grep "^damaged: "
 }
-flip() { # FILE OFFSET
-	printf "\\x$(printf %02x $(( ($(od -An -tu1 -j "$2" -N1 "$1") ^ 1) )))" |
-		dd of="$1" bs=1 seek="$2" conv=notrunc status=none
-}
 prof() { ls pristine/000001/*.cycles.prof | head -n 1 | xargs basename; }
 
 test_expect_success 'check names each damaged file' '
 	p=$(prof) &&
-	damaged "000001/$p" "corrupt profile: bad payload checksum" flip "000001/$p" 130 &&
-	damaged "000001/$p" "corrupt profile: bad header checksum" flip "000001/$p" 20 &&
+	damaged "000001/$p" "corrupt profile: bad payload checksum" flip_byte "000001/$p" 130 &&
+	damaged "000001/$p" "corrupt profile: bad header checksum" flip_byte "000001/$p" 20 &&
 	damaged "000001/$p" "corrupt profile: " truncate -s 100 "000001/$p" &&
-	damaged 000002/meta "corrupt epoch metadata: " flip 000002/meta 20 &&
+	damaged 000002/meta "corrupt epoch metadata: " flip_byte 000002/meta 20 &&
 	damaged 000002/meta "missing" rm 000002/meta &&
 	damaged 000003/images "corrupt image index: " truncate -s -10 000003/images &&
-	damaged current "corrupt: " flip current 3 &&
+	damaged current "corrupt: " flip_byte current 3 &&
 	{ ! test -e pristine/000001/kallsyms ||
 	  damaged 000001/kallsyms "corrupt kernel symbols: trailing bytes" \
 		sh -c "echo garbage >>000001/kallsyms"; } &&
