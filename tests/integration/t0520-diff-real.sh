@@ -87,7 +87,7 @@ test_expect_success 'the same workload, 5 runs against 5: nothing significant' '
 test_expect_success 'two() twice as long, 5 runs against 5: by shares, the three functions' '
 	dcpidiff -d runs.db a1 a2 a3 a4 a5 -- s1 s2 s3 s4 s5 >out &&
 	cat out &&
-	test "$(changed out)" = "one three two" &&
+	test "$(changed_in out wl-three)" = "one three two" &&
 	awk "NF > 2 && \$(NF-1) == \"two\" && \$7 > 0 { ok = 1 } END { exit !ok }" out &&
 	awk "NF > 2 && \$(NF-1) == \"one\" && \$7 < 0 { ok = 1 } END { exit !ok }" out
 '
