@@ -452,32 +452,52 @@ static void print_buckets(const struct tally *t)
 	       t->conf_within15[1], t->conf_w[0], t->conf_within15[0]);
 }
 
+/* True if name is one of the comma-separated names of list. */
+static bool name_listed(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = list; *p;) {
+		size_t k = strcspn(p, ",");
+
+		if (k == n && !strncmp(p, name, n))
+			return true;
+		p += k + (p[k] == ',');
+	}
+	return false;
+}
+
 /*
- * --calibrate NAME=CYCLES: the procedure NAME ran CYCLES cycles per run
- * (calc-calib: 4 per iteration); cycles per sample = CYCLES x runs / its
- * samples.
+ * --calibrate NAME[,NAME...]=CYCLES: each procedure NAME ran CYCLES cycles
+ * per run (calc-calib: 4 per iteration; a run bracketed by the loop before
+ * and after its workload names both, calib_loop,calib_loop_after); cycles
+ * per sample = CYCLES x names x runs / their samples.
  */
 static double calibrated_period(struct epoch_view *v, const char *spec, double runs)
 {
-	char name[128];
+	char names[256];
 	double cycles, s = 0;
+	size_t n_names = 1;
 	struct procprof_opts po = PROCPROF_OPTS_INIT;
 	struct procprof pp;
 
-	if (sscanf(spec, "%127[^=]=%lf", name, &cycles) != 2)
-		die("bad --calibrate '%s' (want NAME=CYCLES)", spec);
+	if (sscanf(spec, "%255[^=]=%lf", names, &cycles) != 2 || !names[0])
+		die("bad --calibrate '%s' (want NAME[,NAME...]=CYCLES)", spec);
+	for (const char *p = names; *p; p++)
+		n_names += *p == ',';
 	po.quiet = true;
 	if (procprof_build(&pp, v, &po))
 		die("cannot read the epoch");
 	for (size_t r = 0; r < pp.n_rows; r++)
-		if (pp.rows[r].proc && !strcmp(procprof_name(&pp, r), name))
+		if (pp.rows[r].proc && name_listed(names, procprof_name(&pp, r)))
 			s += (double)(procprof_event_samples(&pp, r, EVENT_CYCLES) +
 				      procprof_event_samples(&pp, r, EVENT_CLOCK));
 	procprof_release(&pp);
 	if (!(s > 0))
-		die("no samples of '%s' to calibrate with", name);
-	printf("calibration: %.0f samples of %s: %.0f cycles per sample\n", s, name, cycles * runs / s);
-	return cycles * runs / s;
+		die("no samples of '%s' to calibrate with", names);
+	printf("calibration: %.0f samples of %s: %.0f cycles per sample\n", s, names,
+	       cycles * (double)n_names * runs / s);
+	return cycles * (double)n_names * runs / s;
 }
 
 /* --counted NAME=INSNS: the windows' instructions per sample in NAME against INSNS x runs. */
@@ -518,7 +538,7 @@ static const char usage[] =
 	"usage: calc-accuracy -d DB [-E EPOCH] --callgrind FILE... [--scale X]\n"
 	"                     [--period-cycles P | --mhz M] [--schedule MODE] [--flow] [--model NAME]\n"
 	"                     [--min-samples N] [--label NAME] [--csv FILE] [--procs] [--rates]\n"
-	"                     [--calibrate NAME=CYCLES] [--counted NAME=INSTRUCTIONS]\n";
+	"                     [--calibrate NAME[,NAME...]=CYCLES] [--counted NAME=INSTRUCTIONS]\n";
 
 static void parse_sched(const char *s, struct calc_opts *co)
 {

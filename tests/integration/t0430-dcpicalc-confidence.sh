@@ -10,12 +10,19 @@
 #   - at least 95% of those more than 15% off are marked low (or have no
 #     estimate);
 #   - at least half of those within 15% are marked high.
-# Each workload is recorded in runs appended to one epoch, each after a
-# calibration loop of known cycles in the same process tree (as
-# tests/bench/calc-accuracy.sh does), until it has enough samples for its
-# loops' levels to mean something or eight runs: the count comes from the
-# run, not from this machine's speed.  As root, the same again recorded
-# with --values --bursts (counts measured from registers and from paths).
+# Each workload is recorded in runs appended to one epoch, each between
+# two runs of a calibration loop of known cycles in the same process tree
+# (as t0410 does), until it has enough samples for its loops' levels to
+# mean something or eight runs: the count comes from the run, not from this
+# machine's speed.  The two loops give the cycles per sample of the run and
+# how much they moved meanwhile: under CI's other tests they moved from
+# 221,000 to 285,000 between two runs, and a workload judged by a scale
+# that was not its own came out 15-20% low at every level.  A recording
+# whose scale may be more than 5% off (half of what the loops moved within
+# a run, on average over its runs) is made again, three times at most; if
+# every attempt moved that much, the machine is too busy to tell and the
+# check says SKIP.  As root, the same again recorded with --values
+# --bursts (counts measured from registers and from paths).
 . "$top_srcdir/tests/lib.sh"
 
 require_sampling
@@ -48,22 +55,51 @@ compared() { # NAME DB RUNS
 		awk -v n="$1" '$1 == n { print $2; exit }'
 }
 
+# The samples of the two calibration loops in DB's epoch so far.
+loop_samples() { # DB
+	dcpiprof -d "$1" --json | python3 -c "
+import json, sys
+d = json.load(sys.stdin)
+s = lambda p: sum(r[\"samples\"].get(\"cycles\", 0) for r in d[\"rows\"] if r[\"procedure\"] == p)
+print(s(\"calib_loop\"), s(\"calib_loop_after\"))"
+}
+
+# How much the cycles per sample moved between the two loops of the last
+# run: its samples of each (the totals now less those before it).
+moved() { # BEFORE-TOTALS NOW-TOTALS
+	echo "$1 $2" | awk '{ a = $3 - $1; b = $4 - $2
+		print (a > 0 && b > 0 ? (a > b ? a - b : b - a) / ((a + b) / 2) : 1) }'
+}
+
 # Records NAME into DB (dcpirun options after) until it has ENOUGH samples
-# compared, at most 8 runs; leaves the runs in DB.runs.
+# compared, at most 8 runs; leaves the runs in DB.runs, and in DB.moved how
+# far the scale may be off: half of what the cycles per sample moved within
+# a run, on average over the runs (the scale is the mean of the two loops).
+# Starts again (3 attempts) when that is more than 5%.
 record() { # NAME DB [dcpirun options...]
-	local name=$1 db=$2 runs=0 cmd s
+	local name=$1 db=$2 cmd s attempt runs m sum before now
 	shift 2
 	cmd=$(workload "$name")
-	rm -rf "$db"
-	while [ $runs -lt 8 ]; do
-		dcpirun -q -d "$db" -F 10000 "$@" $([ $runs -gt 0 ] && echo --append) -- \
-			sh -c "$CALIB $CALIB_N && exec $cmd >/dev/null" >/dev/null || return 1
-		runs=$((runs + 1))
-		s=$(compared "$name" "$db" $runs) || return 1
-		echo "$name: $runs runs, $s samples compared"
-		[ "${s:-0}" -ge $ENOUGH ] && break
+	for attempt in 1 2 3; do
+		rm -rf "$db" && runs=0 && sum=0 && before="0 0"
+		while [ $runs -lt 8 ]; do
+			dcpirun -q -d "$db" -F 10000 "$@" $([ $runs -gt 0 ] && echo --append) -- \
+				sh -c "$CALIB $CALIB_N && $cmd >/dev/null && exec $CALIB $CALIB_N after" \
+				>/dev/null || return 1
+			runs=$((runs + 1))
+			now=$(loop_samples "$db") && m=$(moved "$before" "$now") || return 1
+			before=$now
+			sum=$(awk -v a="$sum" -v b="$m" 'BEGIN { print a + b }')
+			s=$(compared "$name" "$db" $runs) || return 1
+			echo "$name ($db): attempt $attempt, $runs runs, $s samples compared, moved $m" |
+				tee -a record.log
+			[ "${s:-0}" -ge $ENOUGH ] && break
+		done
+		echo $runs >"$db.runs" &&
+		awk -v s="$sum" -v n="$runs" 'BEGIN { print s / (2 * n) }' >"$db.moved" &&
+		awk -v m="$(cat "$db.moved")" 'BEGIN { exit !(m > 0.05) }' || return 0
 	done
-	echo $runs >"$db.runs"
+	return 0
 }
 
 # The levels of NAME's counts in DB (calc-accuracy's output in DB.acc): one
@@ -71,7 +107,7 @@ record() { # NAME DB [dcpirun options...]
 # medium, low, none.
 levels() { # NAME DB
 	"$ACC" -d "$2" --callgrind "$1.cg" --scale "$(cat "$2.runs")" --label "$1" \
-		--calibrate calib_loop=$((4 * CALIB_N)) >"$2.acc" &&
+		--calibrate calib_loop,calib_loop_after=$((4 * CALIB_N)) >"$2.acc" &&
 	awk -v n="$1" -v db="$2" '$1 == "levels" { print n, db, $7, $8, $10, $11, $13, $14, $16, $17 }' \
 		"$2.acc"
 }
@@ -118,13 +154,22 @@ else
 	test_skip 'record them again with --values --bursts' 'needs root'
 fi
 
-test_expect_success 'the levels keep their promise over all the recordings' '
-	for db in *.db; do
-		w=${db%.db} && w=${w%-vb} &&
-		levels $w $db || return 1
-	done >levels.txt &&
-	grep -h "^[a-z]* *[0-9]" *.acc &&
-	promise levels.txt
-'
+busy=$(cd "$TEST_DIR" && for f in *.db.moved; do
+	[ -f "$f" ] && awk -v m="$(cat "$f")" -v f="${f%.moved}" \
+		'BEGIN { if (m > 0.05) printf "%s %.1f%% ", f, 100 * m }'
+done)
+if [ -n "$busy" ]; then
+	test_skip 'the levels keep their promise over all the recordings' \
+		"the cycles per sample moved so much within the runs that the scale may be more than 5% off in every attempt (a busy machine): $busy"
+else
+	test_expect_success 'the levels keep their promise over all the recordings' '
+		for db in *.db; do
+			w=${db%.db} && w=${w%-vb} &&
+			levels $w $db || return 1
+		done >levels.txt &&
+		grep -h "^[a-z]* *[0-9]" *.acc &&
+		promise levels.txt
+	'
+fi
 
 test_done
