@@ -138,7 +138,7 @@ test_expect_success 'callgrind counts the workloads' '
 	done
 '
 
-test_expect_success 'record each workload, after a calibration loop' '
+test_expect_success 'record each workload, between two runs of a calibration loop' '
 	for w in $WORKLOADS; do
 		record $w $w.db || return 1
 	done
